@@ -1,0 +1,124 @@
+/* Ring buffer over caller-provided storage; see ring.h for the design. */
+#include "ds/ring.h"
+
+#include "atoll/error.h"
+
+#include <stddef.h>
+
+/* Maps the i-th element (from the head) to its slot. It avoids both `%` and the sum head + i,
+ * which could wrap around UINT32_MAX when cap is large, so the proof needs no modular reasoning
+ * beyond one comparison. Requires head < cap and i < cap. */
+static uint32_t slot_index(const struct atoll_ring *r, uint32_t i) {
+  uint32_t room_before_end = r->cap - r->head;
+  if (i < room_before_end)
+    return r->head + i;
+  return i - room_before_end;
+}
+
+/* Reverses slots[lo..hi). Three reversals rotate an array in place without scratch storage,
+ * which set_capacity needs because the ring owns no memory of its own. */
+static void reverse_slots(uint64_t *slots, uint32_t lo, uint32_t hi) {
+  while (hi - lo > 1) {
+    uint64_t tmp = slots[lo];
+    slots[lo] = slots[hi - 1];
+    slots[hi - 1] = tmp;
+    lo++;
+    hi--;
+  }
+}
+
+bool atoll_ring_is_valid(const struct atoll_ring *r) {
+  if (r == NULL || r->slots == NULL)
+    return false;
+  if (r->cap == 0 || r->cap > r->storage_cap)
+    return false;
+  return r->head < r->cap && r->count <= r->cap;
+}
+
+int atoll_ring_init(struct atoll_ring *r, uint64_t *slots, uint32_t cap) {
+  if (r == NULL || slots == NULL || cap == 0)
+    return ATOLL_EINVAL;
+  r->slots = slots;
+  r->storage_cap = cap;
+  r->cap = cap;
+  r->head = 0;
+  r->count = 0;
+  return ATOLL_OK;
+}
+
+int atoll_ring_push(struct atoll_ring *r, uint64_t v) {
+  if (!atoll_ring_is_valid(r))
+    return ATOLL_EINVAL;
+  if (r->count == r->cap)
+    return ATOLL_EFULL;
+  r->slots[slot_index(r, r->count)] = v;
+  r->count++;
+  return ATOLL_OK;
+}
+
+int atoll_ring_pop(struct atoll_ring *r, uint64_t *out) {
+  if (!atoll_ring_is_valid(r) || out == NULL)
+    return ATOLL_EINVAL;
+  if (r->count == 0)
+    return ATOLL_EEMPTY;
+  *out = r->slots[r->head];
+  /* head < cap, so head + 1 cannot wrap around UINT32_MAX. */
+  r->head = (r->head + 1 == r->cap) ? 0 : r->head + 1;
+  r->count--;
+  return ATOLL_OK;
+}
+
+int atoll_ring_peek(const struct atoll_ring *r, uint32_t i, uint64_t *out) {
+  if (!atoll_ring_is_valid(r) || out == NULL)
+    return ATOLL_EINVAL;
+  if (i >= r->count)
+    return ATOLL_ERANGE;
+  *out = r->slots[slot_index(r, i)];
+  return ATOLL_OK;
+}
+
+uint32_t atoll_ring_count(const struct atoll_ring *r) {
+  if (!atoll_ring_is_valid(r))
+    return 0;
+  return r->count;
+}
+
+bool atoll_ring_is_full(const struct atoll_ring *r) {
+  if (!atoll_ring_is_valid(r))
+    return false;
+  return r->count == r->cap;
+}
+
+bool atoll_ring_is_empty(const struct atoll_ring *r) {
+  if (!atoll_ring_is_valid(r))
+    return true;
+  return r->count == 0;
+}
+
+uint32_t atoll_ring_clear(struct atoll_ring *r) {
+  if (!atoll_ring_is_valid(r))
+    return 0;
+  uint32_t dropped = r->count;
+  r->count = 0;
+  r->head = 0;
+  return dropped;
+}
+
+int atoll_ring_set_capacity(struct atoll_ring *r, uint32_t cap) {
+  if (!atoll_ring_is_valid(r))
+    return ATOLL_EINVAL;
+  if (cap == 0 || cap > r->storage_cap)
+    return ATOLL_ERANGE;
+  if (r->count > cap)
+    return ATOLL_EFULL;
+  /* Rotating slots[0..old cap) left by head puts element i at slot i, which is a valid layout
+   * for every capacity >= count, so the new capacity needs no further moves. */
+  if (r->head != 0) {
+    reverse_slots(r->slots, 0, r->head);
+    reverse_slots(r->slots, r->head, r->cap);
+    reverse_slots(r->slots, 0, r->cap);
+  }
+  r->head = 0;
+  r->cap = cap;
+  return ATOLL_OK;
+}

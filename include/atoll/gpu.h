@@ -1,0 +1,41 @@
+/* A GPU description: resources and the costs the simulator charges.
+ *
+ * Presets live in scenarios/gpus/NAME.yaml; each number there names its source. Costs are integer
+ * nanoseconds; fractions are parts per million so that a run is exact integer arithmetic. */
+#ifndef ATOLL_GPU_H
+#define ATOLL_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct atoll_gpu_costs {
+  int64_t hq_transmit_ns;        /* host queue -> device queue, per command */
+  int64_t cp_dispatch_ns;        /* CP fetch + dispatch of one kernel from a DQ head */
+  int64_t stream_switch_ns;      /* CP moving to another stream's DQ */
+  int64_t launch_sync_ns;        /* host launch + sync around an isolated (profiled) kernel */
+  int64_t cu_reset_ns;           /* killing all running blocks */
+  int64_t hq_reset_per_cmd_ns;   /* synchronous HQ reset, per dropped command */
+  int64_t hq_reset_async_ns;     /* HQ reset with asynchronous reclamation (GC thread) */
+  int64_t evicted_kernel_ns;     /* fetch + dispatch of a lazily evicted kernel (exits at once) */
+  int64_t kernel_select_ns;      /* DKP kernel selection per RT kernel */
+  int64_t copy_latency_ns;       /* fixed cost of one memcpy/memset */
+  uint64_t copy_bytes_per_us;    /* copy engine bandwidth */
+  uint32_t dkp_overhead_ppm;     /* slowdown of a padded kernel's own work, parts per million */
+} atoll_gpu_costs;
+
+typedef struct atoll_gpu {
+  const char *name;
+  const char *vendor;            /* "amd" or "nvidia" */
+  uint32_t cus;                  /* compute units (AMD) or SMs (NVIDIA) */
+  uint32_t max_blocks_per_cu;
+  uint32_t max_threads_per_cu;
+  uint32_t registers_per_cu;     /* 32-bit registers */
+  uint32_t shared_bytes_per_cu;
+  uint32_t dq_capacity;          /* stock runtime's device-queue depth */
+  uint32_t copy_engines;
+  atoll_gpu_costs costs;
+} atoll_gpu;
+
+bool atoll_gpu_is_valid(const atoll_gpu *g);
+
+#endif

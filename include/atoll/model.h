@@ -1,0 +1,126 @@
+/* A model: an ordered list of GPU operations over a table of tensors.
+ *
+ * Indices into `ops` are atoll's one index space: a kernel's execution index, a restart point and
+ * idem_checker's group entry all name an op by its position here. Times are integer nanoseconds
+ * (profiles on disk are in microseconds; loaders round to the nearest ns). */
+#ifndef ATOLL_MODEL_H
+#define ATOLL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct atoll_dim3 {
+  uint32_t x, y, z;
+} atoll_dim3;
+
+typedef enum atoll_tensor_kind {
+  ATOLL_TENSOR_INPUT,
+  ATOLL_TENSOR_OUTPUT,
+  ATOLL_TENSOR_WEIGHT,
+  ATOLL_TENSOR_INTERMEDIATE
+} atoll_tensor_kind;
+
+typedef struct atoll_tensor {
+  const char *name; /* unique within the model */
+  uint64_t bytes;
+  atoll_tensor_kind kind;
+  const char *dtype; /* e.g. "float32"; may be NULL */
+} atoll_tensor;
+
+typedef enum atoll_op_kind {
+  ATOLL_OP_KERNEL,
+  ATOLL_OP_MEMCPY_H2D,
+  ATOLL_OP_MEMCPY_D2H,
+  ATOLL_OP_MEMSET
+} atoll_op_kind;
+
+/* Which kernel fields were derived by a documented formula rather than measured
+ * (docs/models.md, "Derived fields"). */
+enum atoll_derived {
+  ATOLL_DERIVED_BLOCK_TIME = 1u << 0,
+  ATOLL_DERIVED_REGISTERS = 1u << 1,
+  ATOLL_DERIVED_TIME = 1u << 2,
+  ATOLL_DERIVED_OCCUPANCY = 1u << 3
+};
+
+/* Idempotence as idem_checker writes it: unknown until checked. */
+typedef enum atoll_idem {
+  ATOLL_IDEM_UNKNOWN = 0,
+  ATOLL_IDEM_YES,  /* re-executing the kernel alone restores its state */
+  ATOLL_IDEM_GROUP /* re-execute from group_entry (an op index <= this op's) */
+} atoll_idem;
+
+/* Launch geometry and timing of one implementation of a kernel. The kernel itself is its
+ * default version; `versions` lists alternatives for multi-version selection (REEF §5). */
+typedef struct atoll_kernel_shape {
+  atoll_dim3 grid, block;
+  uint32_t occupancy;       /* max resident blocks per CU */
+  int64_t time_ns;          /* standalone kernel time, normal launch */
+  int64_t block_time_ns;    /* one block's run time at occupancy 1 */
+  const int64_t *time_per_occupancy_ns; /* [i] = time at i+1 blocks/CU, persistent form; may be NULL */
+  uint32_t n_time_per_occupancy;
+  uint32_t registers;       /* per thread */
+  uint32_t shared_bytes;    /* static LDS / shared memory per block */
+  uint32_t derived;         /* enum atoll_derived bits */
+} atoll_kernel_shape;
+
+typedef struct atoll_op {
+  atoll_op_kind kind;
+  const char *name; /* kernel name (several ops may share one); NULL for copies */
+
+  /* Kernels. */
+  atoll_kernel_shape shape;
+  const atoll_kernel_shape *versions; /* alternatives; may be NULL */
+  uint32_t n_versions;
+  /* Tensor indices. `readwrites` keeps REEF's whole-tensor readwrite role as such: a reader that
+   * cannot know the access order must assume read first. */
+  const uint32_t *reads, *writes, *readwrites;
+  uint32_t n_reads, n_writes, n_readwrites;
+  atoll_idem idem;
+  uint32_t group_entry; /* valid when idem == ATOLL_IDEM_GROUP */
+
+  /* memcpy / memset: the tensor and byte count; time_ns is the measured time or 0 (derive). */
+  uint32_t tensor;
+  uint64_t bytes;
+  int64_t copy_time_ns;
+} atoll_op;
+
+typedef struct atoll_model {
+  const char *name;
+  const char *gpu;        /* the GPU preset name it was measured on */
+  const char *source;     /* provenance text; may be NULL */
+  int64_t measured_latency_ns; /* whole model standalone, as measured; 0 when unknown */
+  const atoll_tensor *tensors;
+  uint32_t n_tensors;
+  const atoll_op *ops;
+  uint32_t n_ops;
+} atoll_model;
+
+/* Counts and totals, as `atoll model info` prints them. */
+typedef struct atoll_model_stats {
+  uint32_t kernels, memcpys, memsets, distinct_kernels, multi_version_kernels;
+  uint32_t idempotent, group_restored, idem_unknown;
+  uint64_t total_blocks;
+  int64_t sum_kernel_time_ns; /* sum over ops of the standalone kernel time */
+  int64_t sum_copy_time_ns;
+  uint64_t tensor_bytes, weight_bytes;
+  uint32_t derived_block_time, derived_registers;
+} atoll_model_stats;
+
+uint64_t atoll_dim3_count(atoll_dim3 d);
+/* True when every index is in range, every kernel has a sane shape, group entries point at or
+ * before their op, and copies name a tensor. Used by debug assertions, loaders and proofs. */
+bool atoll_kernel_shape_is_valid(const atoll_kernel_shape *s);
+bool atoll_op_is_valid(const atoll_model *m, uint32_t op_index);
+bool atoll_model_is_valid(const atoll_model *m);
+void atoll_model_stats_compute(const atoll_model *m, atoll_model_stats *out);
+/* Derived fields (docs/models.md, "Derived fields"). block time: one block's time at occupancy 1,
+ * from the per-occupancy list when present, else from the normal-launch time. */
+int64_t atoll_derive_block_time_ns(const atoll_kernel_shape *s, uint32_t cus);
+/* Registers per thread: the most that still lets `occupancy` blocks share the register file. */
+uint32_t atoll_derive_registers(const atoll_kernel_shape *s, uint32_t registers_per_cu, uint32_t max_per_thread);
+const char *atoll_op_kind_name(atoll_op_kind k);
+const char *atoll_tensor_kind_name(atoll_tensor_kind k);
+
+#endif

@@ -1,0 +1,110 @@
+/* A scenario: one GPU, the models, the clients that send requests, a policy and the bounds to check.
+ * Built by the loader (io/) from YAML; every string and array lives in the scenario's arena. */
+#ifndef ATOLL_SCENARIO_H
+#define ATOLL_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atoll/gpu.h"
+#include "atoll/model.h"
+
+typedef enum atoll_client_class { ATOLL_CLASS_RT, ATOLL_CLASS_BE } atoll_client_class;
+
+typedef enum atoll_arrival_kind {
+  ATOLL_ARRIVAL_UNIFORM,
+  ATOLL_ARRIVAL_POISSON,
+  ATOLL_ARRIVAL_CLOSED,
+  ATOLL_ARRIVAL_TRACE
+} atoll_arrival_kind;
+
+typedef struct atoll_arrival {
+  atoll_arrival_kind kind;
+  /* uniform / poisson: exactly one of rate_hz and load is set (> 0); load is a fraction of the
+   * model's standalone throughput on the device the run uses, resolved to a rate at run time. */
+  double rate_hz;
+  double load;
+  /* trace: arrival offsets, sorted, from times_ms or file; repeat_ns > 0 replays them. */
+  const int64_t *times_ns;
+  uint32_t n_times;
+  int64_t repeat_ns;
+} atoll_arrival;
+
+typedef struct atoll_client {
+  const char *name;
+  uint32_t model; /* index into atoll_scenario.models */
+  atoll_client_class cls;
+  atoll_arrival arrival;
+  int64_t deadline_ns; /* 0: none (uniform clients default to their period) */
+} atoll_client;
+
+typedef struct atoll_scenario_model {
+  const char *name;
+  const char *path; /* as resolved, for messages */
+  atoll_model model;
+} atoll_scenario_model;
+
+#define ATOLL_POLICY_MAP(X)          \
+  X(RT_ONLY, "rt-only")              \
+  X(SEQ, "seq")                      \
+  X(STREAMS, "streams")              \
+  X(WAIT, "wait")                    \
+  X(ORION, "orion")                  \
+  X(REEF, "reef")                    \
+  X(RESET, "reset")
+
+typedef enum atoll_policy_kind {
+#define ATOLL_POLICY_ENUM(id, text) ATOLL_POLICY_##id,
+  ATOLL_POLICY_MAP(ATOLL_POLICY_ENUM)
+#undef ATOLL_POLICY_ENUM
+  ATOLL_POLICY_COUNT
+} atoll_policy_kind;
+
+typedef enum atoll_rt_queue { ATOLL_RT_QUEUE_FIFO, ATOLL_RT_QUEUE_EDF } atoll_rt_queue;
+
+typedef struct atoll_policy_cfg {
+  atoll_policy_kind kind;
+  bool dkp;            /* reef: dynamic kernel padding (default on) */
+  bool multi_version;  /* reef: multi-version kernel selection */
+  bool priority;       /* streams: high-priority RT streams */
+  uint32_t dq_capacity; /* 0: the policy's default (reef/reset: 4, others: the GPU's) */
+  atoll_rt_queue rt_queue;
+} atoll_policy_cfg;
+
+typedef enum atoll_cmp { ATOLL_CMP_LE, ATOLL_CMP_GE, ATOLL_CMP_LT, ATOLL_CMP_GT } atoll_cmp;
+
+/* One `expect:` bound: "FIELD OP NUMBER" over a report field (docs/scenarios.md lists them). */
+typedef struct atoll_expect {
+  const char *text;  /* as written */
+  const char *field; /* dotted report path, e.g. "rt.norm_latency.p99" */
+  atoll_cmp cmp;
+  double value;
+} atoll_expect;
+
+typedef struct atoll_scenario {
+  const char *path;
+  const char *description; /* may be NULL */
+  atoll_gpu gpu;
+  const atoll_scenario_model *models;
+  uint32_t n_models;
+  const atoll_client *clients;
+  uint32_t n_clients;
+  atoll_policy_cfg policy;
+  int64_t duration_ns;
+  int64_t warmup_ns;
+  uint64_t seed;
+  const atoll_expect *expects;
+  uint32_t n_expects;
+} atoll_scenario;
+
+const char *atoll_policy_name(atoll_policy_kind k);
+/* Returns 0 and sets *out, or ATOLL_ENOENT for an unknown name. */
+int atoll_policy_from_name(const char *name, atoll_policy_kind *out);
+const char *atoll_cmp_text(atoll_cmp c);
+bool atoll_arrival_is_valid(const atoll_arrival *a);
+bool atoll_scenario_is_valid(const atoll_scenario *s);
+/* The model's standalone latency as known before simulation: measured if the profile has it,
+ * else the sum of its ops' standalone times. */
+int64_t atoll_model_reference_latency_ns(const atoll_model *m);
+
+#endif
