@@ -1,0 +1,63 @@
+#include "diag.h"
+
+#include <string.h>
+
+void atoll_diag_clear(atoll_diag *d) { memset(d, 0, sizeof *d); }
+
+static void copy_line(atoll_diag *d, const atoll_source *src, uint32_t line) {
+  const char *p = src->text, *end = src->text + src->len;
+  for (uint32_t l = 1; l < line && p < end; p++)
+    if (*p == '\n')
+      l++;
+  const char *e = p;
+  while (e < end && *e != '\n' && *e != '\r')
+    e++;
+  size_t n = (size_t)(e - p);
+  if (n >= sizeof d->line_text)
+    n = sizeof d->line_text - 1;
+  memcpy(d->line_text, p, n);
+  d->line_text[n] = '\0';
+}
+
+void atoll_diag_vset(atoll_diag *d, const atoll_source *src, uint32_t line, uint32_t col, const char *path,
+                     const char *fmt, va_list ap) {
+  if (!d || d->set)
+    return;
+  d->set = 1;
+  snprintf(d->file, sizeof d->file, "%s", src && src->name ? src->name : "");
+  d->line = src ? line : 0;
+  d->col = src ? col : 0;
+  vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+  snprintf(d->path, sizeof d->path, "%s", path ? path : "");
+  d->line_text[0] = '\0';
+  if (src && src->text && line > 0)
+    copy_line(d, src, line);
+}
+
+void atoll_diag_set(atoll_diag *d, const atoll_source *src, uint32_t line, uint32_t col, const char *path,
+                    const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  atoll_diag_vset(d, src, line, col, path, fmt, ap);
+  va_end(ap);
+}
+
+void atoll_diag_print(const atoll_diag *d, FILE *out) {
+  if (d->line > 0)
+    fprintf(out, "%s:%u:%u: %s\n", d->file, d->line, d->col, d->msg);
+  else if (d->file[0])
+    fprintf(out, "%s: %s\n", d->file, d->msg);
+  else
+    fprintf(out, "%s\n", d->msg);
+  if (d->line > 0 && d->line_text[0]) {
+    int w = fprintf(out, "  %u | ", d->line);
+    fprintf(out, "%s\n", d->line_text);
+    /* The caret sits under the column; tabs in the line are echoed so the caret still lines up. */
+    fprintf(out, "%*s", w, "");
+    for (uint32_t i = 1; i < d->col && d->line_text[i - 1]; i++)
+      fputc(d->line_text[i - 1] == '\t' ? '\t' : ' ', out);
+    fputs("^\n", out);
+  }
+  if (d->path[0])
+    fprintf(out, "  at: %s\n", d->path);
+}

@@ -1,0 +1,218 @@
+#include "disb_import.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "load.h"
+
+typedef struct disb_client {
+  const char *model;
+  double frequency; /* 0 when the client has a trace */
+  const int64_t *trace_ns;
+  uint32_t n_trace;
+  int rt;
+} disb_client;
+
+#define WITH_KEY(r, key, expr) (atoll_yread_push_key((r), (key)), rc = (expr), atoll_yread_pop((r)), rc)
+
+static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, disb_client *out) {
+  static const char *const keys[] = {"name", "frequency", "trace"};
+  const atoll_ynode *v[3];
+  int rc = atoll_yread_map(r, n, "DISB client", keys, 3, v);
+  if (rc == 0)
+    rc = atoll_yread_require(r, n, v[0], "name");
+  if (rc == 0)
+    rc = WITH_KEY(r, "name", atoll_yread_name(r, v[0], &out->model));
+  if (rc)
+    return rc;
+  out->rt = rt;
+  if (!v[1] && !v[2])
+    return atoll_yread_error(r, n, "a DISB client needs a frequency or a trace");
+  if (v[1] && (rc = WITH_KEY(r, "frequency", atoll_yread_double(r, v[1], 0, 1e9, true, &out->frequency))))
+    return rc;
+  if (v[2]) {
+    const atoll_ynode *t = v[2];
+    atoll_yread_push_key(r, "trace");
+    rc = atoll_yread_seq(r, t, "trace");
+    if (rc == 0 && t->n == 0)
+      rc = atoll_yread_error(r, t, "an empty trace");
+    int64_t *ns = rc == 0 ? atoll_arena_calloc(r->arena, t->n, sizeof *ns) : NULL;
+    if (rc == 0 && !ns)
+      rc = ATOLL_ENOMEM;
+    for (uint32_t i = 0; rc == 0 && i < t->n; i++) {
+      atoll_yread_push_index(r, i);
+      rc = atoll_yread_time_ns(r, t->items[i], 1e6, true, &ns[i]);
+      if (rc == 0 && i > 0 && ns[i] < ns[i - 1])
+        rc = atoll_yread_error(r, t->items[i], "trace times must not decrease");
+      atoll_yread_pop(r);
+    }
+    atoll_yread_pop(r);
+    out->trace_ns = ns;
+    out->n_trace = t->n;
+    out->frequency = 0; /* the trace decides the arrivals */
+  }
+  return rc;
+}
+
+static int read_clients(atoll_yread *r, const atoll_ynode *n, const char *key, int rt, disb_client *all,
+                        uint32_t *count) {
+  int rc = atoll_yread_seq(r, n, key);
+  for (uint32_t i = 0; rc == 0 && i < n->n; i++) {
+    atoll_yread_push_index(r, i);
+    rc = read_client(r, n->items[i], rt, &all[(*count)++]);
+    atoll_yread_pop(r);
+  }
+  return rc;
+}
+
+/* Splits an absolute path into its components, in place. */
+static int split_path(char *p, char **parts, int max) {
+  int n = 0;
+  for (char *tok = strtok(p, "/"); tok && n < max; tok = strtok(NULL, "/"))
+    parts[n++] = tok;
+  return n;
+}
+
+/* A relative path from folder `from` to folder `to`, both made absolute first: one "../" per
+ * component of `from` below the common prefix, then the rest of `to`. */
+static const char *relative_dir(atoll_arena *a, const char *from, const char *to) {
+  char fa[PATH_MAX], ta[PATH_MAX];
+  if (!realpath(from, fa) || !realpath(to, ta))
+    return NULL;
+  char *fp[128], *tp[128];
+  int fn = split_path(fa, fp, 128), tn = split_path(ta, tp, 128);
+  int common = 0;
+  while (common < fn && common < tn && strcmp(fp[common], tp[common]) == 0)
+    common++;
+  char out[PATH_MAX * 2] = "";
+  size_t len = 0;
+  for (int i = common; i < fn && len < sizeof out; i++)
+    len += (size_t)snprintf(out + len, sizeof out - len, "%s..", len ? "/" : "");
+  for (int i = common; i < tn && len < sizeof out; i++)
+    len += (size_t)snprintf(out + len, sizeof out - len, "%s%s", len ? "/" : "", tp[i]);
+  return atoll_arena_strdup(a, len ? out : ".");
+}
+
+static const char *gpu_of_models(atoll_arena *a, const char *models_dir, const disb_client *c, uint32_t n,
+                                 const atoll_ynode *where, atoll_yread *r, int *rc) {
+  const char *gpu = NULL;
+  for (uint32_t i = 0; i < n && *rc == 0; i++) {
+    char file[512];
+    snprintf(file, sizeof file, "%s.yaml", c[i].model);
+    const char *path = atoll_path_join(a, models_dir, file);
+    atoll_model m;
+    atoll_diag inner;
+    atoll_diag_clear(&inner);
+    if (atoll_model_load_file(a, path, NULL, &m, &inner) != 0) {
+      if (inner.line == 0)
+        *rc = atoll_yread_error(r, where, "no usable profile for model '%s': %s: %s", c[i].model, path, inner.msg);
+      else {
+        *r->diag = inner;
+        *rc = ATOLL_EPARSE;
+      }
+      return NULL;
+    }
+    if (gpu && strcmp(gpu, m.gpu) != 0) {
+      *rc = atoll_yread_error(r, where, "models were measured on different GPUs ('%s' and '%s')", gpu, m.gpu);
+      return NULL;
+    }
+    gpu = m.gpu;
+  }
+  return gpu;
+}
+
+static void write_scenario(FILE *out, const char *json_path, double time_s, const char *gpu, const char *rel,
+                           const disb_client *c, uint32_t n) {
+  /* The file's base name only: a generated scenario must not depend on where it was made. */
+  const char *base = strrchr(json_path, '/');
+  fprintf(out, "# DISB workload converted by `atoll import disb` from %s.\n", base ? base + 1 : json_path);
+  fprintf(out, "# RT clients keep the file's frequency (uniform) or trace; BE clients run closed loop, as DISB\n"
+               "# runs them (the file's BE frequency is kept as a comment).\n");
+  fprintf(out, "gpu: %s\nmodels:\n", gpu);
+  for (uint32_t i = 0; i < n; i++) {
+    bool seen = false;
+    for (uint32_t j = 0; j < i; j++)
+      seen = seen || strcmp(c[j].model, c[i].model) == 0;
+    if (!seen)
+      fprintf(out, "  %s: %s/%s.yaml\n", c[i].model, rel, c[i].model);
+  }
+  fprintf(out, "clients:\n");
+  for (uint32_t i = 0; i < n; i++) {
+    /* Names: class and model, numbered only when a pair repeats. */
+    uint32_t same = 0, before = 0;
+    for (uint32_t j = 0; j < n; j++) {
+      if (c[j].rt == c[i].rt && strcmp(c[j].model, c[i].model) == 0) {
+        same++;
+        if (j < i)
+          before++;
+      }
+    }
+    char name[128];
+    if (same > 1)
+      snprintf(name, sizeof name, "%s_%s_%u", c[i].rt ? "rt" : "be", c[i].model, before);
+    else
+      snprintf(name, sizeof name, "%s_%s", c[i].rt ? "rt" : "be", c[i].model);
+    fprintf(out, "  - {name: %s, model: %s, class: %s, arrival: ", name, c[i].model, c[i].rt ? "rt" : "be");
+    if (!c[i].rt) {
+      fprintf(out, "{kind: closed}}");
+      if (c[i].frequency > 0)
+        fprintf(out, "  # DISB frequency: %.17g Hz", c[i].frequency);
+      else
+        fprintf(out, "  # DISB trace of %u arrivals", c[i].n_trace);
+    } else if (c[i].n_trace) {
+      fprintf(out, "{kind: trace, times_ms: [");
+      for (uint32_t t = 0; t < c[i].n_trace; t++)
+        fprintf(out, "%s%.6f", t ? ", " : "", (double)c[i].trace_ns[t] / 1e6);
+      fprintf(out, "]}}");
+    } else {
+      fprintf(out, "{kind: uniform, rate_hz: %.17g}}", c[i].frequency);
+    }
+    fputc('\n', out);
+  }
+  fprintf(out, "policy: {name: reef, dkp: true}\nduration_ms: %.17g\nseed: 1\n", time_s * 1000.0);
+}
+
+int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_dir, const char *out_dir, FILE *out,
+                      atoll_diag *d) {
+  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
+  atoll_ynode *root = NULL;
+  if (!src)
+    return ATOLL_ENOMEM;
+  int rc = atoll_source_read_file(a, json_path, src, d);
+  if (rc == 0)
+    rc = atoll_ytree_parse(a, src, 0, &root, d);
+  if (rc)
+    return rc;
+  atoll_yread r;
+  atoll_yread_init(&r, a, d);
+  static const char *const keys[] = {"time", "rt", "be"};
+  const atoll_ynode *v[3];
+  rc = atoll_yread_map(&r, root, "DISB workload", keys, 3, v);
+  for (int k = 0; k < 3 && rc == 0; k++)
+    rc = atoll_yread_require(&r, root, v[k], keys[k]);
+  double time_s = 0;
+  if (rc == 0)
+    rc = WITH_KEY(&r, "time", atoll_yread_double(&r, v[0], 0, 1e7, true, &time_s));
+  uint32_t cap = (v[1] && v[1]->kind == ATOLL_Y_SEQ ? v[1]->n : 0) + (v[2] && v[2]->kind == ATOLL_Y_SEQ ? v[2]->n : 0);
+  disb_client *c = atoll_arena_calloc(a, cap + 1, sizeof *c);
+  uint32_t n = 0;
+  if (rc == 0 && !c)
+    rc = ATOLL_ENOMEM;
+  if (rc == 0)
+    rc = WITH_KEY(&r, "rt", read_clients(&r, v[1], "rt", 1, c, &n));
+  if (rc == 0)
+    rc = WITH_KEY(&r, "be", read_clients(&r, v[2], "be", 0, c, &n));
+  if (rc == 0 && n == 0)
+    rc = atoll_yread_error(&r, root, "a DISB workload without clients");
+  const char *gpu = rc == 0 ? gpu_of_models(a, models_dir, c, n, root, &r, &rc) : NULL;
+  const char *rel = rc == 0 ? relative_dir(a, out_dir, models_dir) : NULL;
+  if (rc == 0 && !rel) {
+    atoll_diag_set(d, NULL, 0, 0, NULL, "cannot resolve folders '%s' and '%s'", out_dir, models_dir);
+    rc = ATOLL_ENOENT;
+  }
+  if (rc == 0)
+    write_scenario(out, json_path, time_s, gpu, rel, c, n);
+  return rc;
+}

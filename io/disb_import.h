@@ -1,0 +1,17 @@
+/* DISB workloads in REEF's JSON form ({time, rt: [...], be: [...]}) converted to atoll scenarios. */
+#ifndef ATOLL_IO_DISB_IMPORT_H
+#define ATOLL_IO_DISB_IMPORT_H
+
+#include <stdio.h>
+
+#include "arena.h"
+#include "diag.h"
+
+/* Reads json_path, checks that models_dir holds a loadable `<model>.yaml` for every client, and
+ * writes the scenario to out. Model paths in the scenario are relative to out_dir (the folder the
+ * scenario will live in). RT clients keep their frequency (uniform) or trace; BE clients become
+ * closed loop, as DISB runs them, with the file's BE frequency kept as a comment. */
+int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_dir, const char *out_dir, FILE *out,
+                      atoll_diag *d);
+
+#endif

@@ -1,0 +1,176 @@
+/* GPU preset loading (docs/gpus.md) and the preset search path. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atoll/error.h"
+#include "load.h"
+
+static const char *const gpu_keys[] = {"atoll_gpu", "name", "vendor", "cus", "max_blocks_per_cu",
+                                       "max_threads_per_cu", "registers_per_cu", "shared_bytes_per_cu",
+                                       "dq_capacity", "copy_engines", "costs", "description"};
+enum { K_VERSION, K_NAME, K_VENDOR, K_CUS, K_MAXB, K_MAXT, K_REGS, K_SHARED, K_DQ, K_COPY, K_COSTS, K_DESC, K_N };
+
+/* Cost keys in the order of the atoll_gpu_costs time fields; all in microseconds. */
+static const char *const cost_time_keys[] = {"hq_transmit_us",      "cp_dispatch_us",   "stream_switch_us",
+                                             "launch_sync_us",      "cu_reset_us",      "hq_reset_per_cmd_us",
+                                             "hq_reset_async_us",   "evicted_kernel_us", "kernel_select_us",
+                                             "copy_latency_us"};
+enum { N_COST_TIMES = sizeof cost_time_keys / sizeof cost_time_keys[0] };
+
+static int64_t *cost_time_field(atoll_gpu_costs *c, int i) {
+  int64_t *fields[N_COST_TIMES] = {&c->hq_transmit_ns,      &c->cp_dispatch_ns,    &c->stream_switch_ns,
+                                   &c->launch_sync_ns,      &c->cu_reset_ns,       &c->hq_reset_per_cmd_ns,
+                                   &c->hq_reset_async_ns,   &c->evicted_kernel_ns, &c->kernel_select_ns,
+                                   &c->copy_latency_ns};
+  return fields[i];
+}
+
+static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c) {
+  const char *keys[N_COST_TIMES + 2];
+  for (int i = 0; i < N_COST_TIMES; i++)
+    keys[i] = cost_time_keys[i];
+  keys[N_COST_TIMES] = "copy_bytes_per_us";
+  keys[N_COST_TIMES + 1] = "dkp_overhead_ppm";
+  const atoll_ynode *v[N_COST_TIMES + 2];
+  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 2, v);
+  for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++)
+    rc = atoll_yread_require(r, n, v[i], keys[i]);
+  for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++) {
+    atoll_yread_push_key(r, keys[i]);
+    if (i < N_COST_TIMES) {
+      rc = atoll_yread_time_ns(r, v[i], 1000.0, true, cost_time_field(c, i));
+    } else if (i == N_COST_TIMES) {
+      rc = atoll_yread_u64(r, v[i], 1, UINT64_C(1) << 40, &c->copy_bytes_per_us);
+    } else {
+      rc = atoll_yread_u32(r, v[i], 0, 999999, &c->dkp_overhead_ppm);
+    }
+    atoll_yread_pop(r);
+  }
+  return rc;
+}
+
+static int read_u32_key(atoll_yread *r, const char *key, const atoll_ynode *v, uint32_t min, uint32_t max,
+                        uint32_t *out) {
+  atoll_yread_push_key(r, key);
+  int rc = atoll_yread_u32(r, v, min, max, out);
+  atoll_yread_pop(r);
+  return rc;
+}
+
+int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
+  const atoll_ynode *v[K_N];
+  int rc = atoll_yread_map(r, n, "GPU description", gpu_keys, K_N, v);
+  for (int k = 0; rc == 0 && k < K_N; k++)
+    if (k != K_DESC)
+      rc = atoll_yread_require(r, n, v[k], gpu_keys[k]);
+  if (rc)
+    return rc;
+  atoll_gpu g = {0};
+  uint32_t version = 0;
+  static const char *const vendors[] = {"amd", "nvidia"};
+  uint32_t vendor = 0;
+  const char *desc = NULL;
+  if ((rc = read_u32_key(r, "atoll_gpu", v[K_VERSION], 1, 1, &version)))
+    return rc;
+  atoll_yread_push_key(r, "name");
+  rc = atoll_yread_name(r, v[K_NAME], &g.name);
+  atoll_yread_pop(r);
+  if (rc == 0) {
+    atoll_yread_push_key(r, "vendor");
+    rc = atoll_yread_enum(r, v[K_VENDOR], "vendor", vendors, 2, &vendor);
+    atoll_yread_pop(r);
+  }
+  if (rc == 0 && v[K_DESC]) {
+    atoll_yread_push_key(r, "description");
+    rc = atoll_yread_str(r, v[K_DESC], &desc);
+    atoll_yread_pop(r);
+  }
+  g.vendor = vendors[vendor];
+  if (rc == 0)
+    rc = read_u32_key(r, "cus", v[K_CUS], 1, 1024, &g.cus);
+  if (rc == 0)
+    rc = read_u32_key(r, "max_blocks_per_cu", v[K_MAXB], 1, 1024, &g.max_blocks_per_cu);
+  if (rc == 0)
+    rc = read_u32_key(r, "max_threads_per_cu", v[K_MAXT], 1, 1u << 16, &g.max_threads_per_cu);
+  if (rc == 0)
+    rc = read_u32_key(r, "registers_per_cu", v[K_REGS], 1, 1u << 24, &g.registers_per_cu);
+  if (rc == 0)
+    rc = read_u32_key(r, "shared_bytes_per_cu", v[K_SHARED], 0, 1u << 24, &g.shared_bytes_per_cu);
+  if (rc == 0)
+    rc = read_u32_key(r, "dq_capacity", v[K_DQ], 1, 1u << 20, &g.dq_capacity);
+  if (rc == 0)
+    rc = read_u32_key(r, "copy_engines", v[K_COPY], 1, 16, &g.copy_engines);
+  if (rc == 0) {
+    atoll_yread_push_key(r, "costs");
+    rc = read_costs(r, v[K_COSTS], &g.costs);
+    atoll_yread_pop(r);
+  }
+  if (rc)
+    return rc;
+  *out = g;
+  return 0;
+}
+
+int atoll_gpu_load_file(atoll_arena *a, const char *path, atoll_gpu *out, atoll_diag *d) {
+  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
+  if (!src)
+    return ATOLL_ENOMEM;
+  atoll_ynode *root = NULL;
+  int rc = atoll_source_read_file(a, path, src, d);
+  if (rc == 0)
+    rc = atoll_ytree_parse(a, src, 0, &root, d);
+  if (rc)
+    return rc;
+  atoll_yread r;
+  atoll_yread_init(&r, a, d);
+  if (!root) {
+    atoll_diag_set(d, src, 1, 1, NULL, "empty GPU preset");
+    return ATOLL_EPARSE;
+  }
+  return atoll_gpu_from_node(&r, root, out);
+}
+
+static const char *try_dir(atoll_arena *a, const char *dir, const char *file) {
+  if (!dir || !dir[0])
+    return NULL;
+  const char *p = atoll_path_join(a, dir, file);
+  if (p && access(p, R_OK) == 0)
+    return p;
+  const char *sub = atoll_path_join(a, dir, "gpus");
+  p = sub ? atoll_path_join(a, sub, file) : NULL;
+  if (p && access(p, R_OK) == 0)
+    return p;
+  return NULL;
+}
+
+const char *atoll_gpu_find_preset(atoll_arena *a, const char *name, const char *base_dir) {
+  size_t nl = strlen(name);
+  char *file = atoll_arena_alloc(a, nl + 6);
+  if (!file)
+    return NULL;
+  memcpy(file, name, nl);
+  memcpy(file + nl, ".yaml", 6);
+  const char *found = try_dir(a, base_dir, file);
+  const char *env = getenv("ATOLL_PATH");
+  if (!found && env) {
+    /* ATOLL_PATH is colon-separated, like PATH. */
+    for (const char *p = env; !found && *p;) {
+      const char *colon = strchr(p, ':');
+      size_t len = colon ? (size_t)(colon - p) : strlen(p);
+      const char *dir = atoll_arena_strndup(a, p, len);
+      found = try_dir(a, dir, file);
+      p += len + (colon ? 1 : 0);
+    }
+  }
+  if (!found)
+    found = try_dir(a, ATOLL_INSTALL_DATA_DIR, file);
+  if (!found)
+    found = try_dir(a, ATOLL_SOURCE_DATA_DIR, file);
+  return found;
+}
+
+uint32_t atoll_gpu_max_registers_per_thread(const atoll_gpu *g) {
+  /* AMD GCN/CDNA: 256 VGPRs per lane; NVIDIA since Kepler: 255 registers per thread. */
+  return strcmp(g->vendor, "nvidia") == 0 ? 255 : 256;
+}

@@ -1,0 +1,50 @@
+/* Loaders for atoll's YAML formats: GPU presets, model profiles and scenarios.
+ *
+ * Each loader either fills its output completely and returns 0, or leaves it untouched, records
+ * one located error in the diag and returns a negative code: nothing half-built escapes. All
+ * memory of a loaded object lives in the arena the caller passes. */
+#ifndef ATOLL_IO_LOAD_H
+#define ATOLL_IO_LOAD_H
+
+#include "arena.h"
+#include "atoll/gpu.h"
+#include "atoll/model.h"
+#include "atoll/scenario.h"
+#include "diag.h"
+#include "yread.h"
+#include "ytree.h"
+
+/* --- GPU presets --- */
+int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out);
+int atoll_gpu_load_file(atoll_arena *a, const char *path, atoll_gpu *out, atoll_diag *d);
+/* Finds NAME.yaml for a preset name: in base_dir and base_dir/gpus, then each $ATOLL_PATH entry
+ * (and its gpus/), then the installed data folder's gpus/, then the source tree's scenarios/gpus.
+ * Returns an arena copy of the path, or NULL. */
+const char *atoll_gpu_find_preset(atoll_arena *a, const char *name, const char *base_dir);
+/* The largest registers per thread a kernel may use on this GPU's family. */
+uint32_t atoll_gpu_max_registers_per_thread(const atoll_gpu *g);
+
+/* --- Model profiles --- */
+/* gpu is used to derive fields the profile omits (block time, registers); it may be NULL, and
+ * then such a profile is an error naming the missing field. */
+int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu *gpu, atoll_model *out);
+/* Loads a profile; the GPU for derivations is the preset its `gpu:` names, looked up from the
+ * profile's folder (or `gpu` when not NULL). */
+int atoll_model_load_file(atoll_arena *a, const char *path, const atoll_gpu *gpu, atoll_model *out,
+                          atoll_diag *d);
+
+/* --- Scenarios --- */
+typedef struct atoll_set_override {
+  const char *text; /* "PATH=VALUE" as given on the command line */
+} atoll_set_override;
+
+int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
+                             atoll_scenario *out, atoll_diag *d);
+
+/* --- Paths --- */
+/* The folder part of path ("." when it has none), as an arena string. */
+const char *atoll_path_dir(atoll_arena *a, const char *path);
+/* rel resolved against base_dir unless it is absolute. */
+const char *atoll_path_join(atoll_arena *a, const char *base_dir, const char *rel);
+
+#endif

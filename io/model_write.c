@@ -1,0 +1,298 @@
+/* Model profile writer (docs/models.md). Field order follows the documented example so that a
+ * converted profile reads like a hand-written one. */
+#include "model_write.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "atoll/error.h"
+
+char *atoll_format_us(int64_t ns, char *buf, size_t size) {
+  /* Integer arithmetic on the ns value, not printf of a double: the text must load back (times
+   * 1000, rounded) to exactly ns, and whole nanoseconds are exactly three decimals of a us. */
+  const char *sign = ns < 0 ? "-" : "";
+  uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  uint64_t whole = mag / 1000, frac = mag % 1000;
+  if (frac == 0) {
+    snprintf(buf, size, "%s%llu", sign, (unsigned long long)whole);
+    return buf;
+  }
+  char digits[4];
+  snprintf(digits, sizeof digits, "%03u", (unsigned)frac);
+  for (int i = 2; i > 0 && digits[i] == '0'; i--)
+    digits[i] = '\0';
+  snprintf(buf, size, "%s%llu.%s", sign, (unsigned long long)whole, digits);
+  return buf;
+}
+
+/* YAML 1.1 readers take these plain words as booleans or null; a name spelled so is quoted. */
+static bool is_reserved_word(const char *s) {
+  static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+    size_t len = strlen(words[i]);
+    bool same = strlen(s) == len;
+    for (size_t j = 0; same && j < len; j++)
+      same = (s[j] | 0x20) == words[i][j];
+    if (same)
+      return true;
+  }
+  return false;
+}
+
+/* A conservative test for text that YAML reads back unchanged as a plain string: an identifier
+ * that starts with a letter or '_' cannot be a number, and excluding ':', '#', spaces, quotes and
+ * flow indicators means it cannot end a key or a flow collection early. */
+static bool is_plain_safe(const char *s) {
+  char c = s[0];
+  if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
+    return false;
+  for (const char *p = s; *p; p++) {
+    c = *p;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+          c == '.'))
+      return false;
+  }
+  return !is_reserved_word(s);
+}
+
+static void write_quoted(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"':
+      fputs("\\\"", f);
+      break;
+    case '\\':
+      fputs("\\\\", f);
+      break;
+    case '\n':
+      fputs("\\n", f);
+      break;
+    case '\t':
+      fputs("\\t", f);
+      break;
+    case '\r':
+      fputs("\\r", f);
+      break;
+    default:
+      /* Other control characters are not allowed raw in YAML; bytes >= 0x80 are UTF-8 text,
+       * which YAML takes as is. */
+      if (*p < 0x20 || *p == 0x7f)
+        fprintf(f, "\\x%02x", *p);
+      else
+        fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+static void write_str(FILE *f, const char *s) {
+  if (is_plain_safe(s))
+    fputs(s, f);
+  else
+    write_quoted(f, s);
+}
+
+static void write_header(FILE *f, const char *text) {
+  if (!text)
+    return;
+  const char *p = text;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if (len > 0 && p[len - 1] == '\r')
+      len--;
+    if (len == 0)
+      fputs("#\n", f);
+    else
+      fprintf(f, "# %.*s\n", (int)len, p);
+    p += nl ? (size_t)(nl - p) + 1 : strlen(p);
+  }
+}
+
+/* Writes "key: value" pairs either as block mapping lines of an op (indented under "  - ") or
+ * inside a one-line flow mapping, so a kernel and its versions share one field writer. */
+typedef struct emitter {
+  FILE *f;
+  bool flow;
+  bool first;
+} emitter;
+
+static void key(emitter *e, const char *k) {
+  if (e->flow)
+    fputs(e->first ? "" : ", ", e->f);
+  else
+    fputs("\n    ", e->f);
+  e->first = false;
+  fprintf(e->f, "%s: ", k);
+}
+
+static void write_time(FILE *f, int64_t ns) {
+  char buf[32];
+  fputs(atoll_format_us(ns, buf, sizeof buf), f);
+}
+
+static void write_dim3(emitter *e, const char *k, atoll_dim3 d) {
+  key(e, k);
+  fprintf(e->f, "[%u, %u, %u]", d.x, d.y, d.z);
+}
+
+static void write_shape(emitter *e, const atoll_kernel_shape *s) {
+  write_dim3(e, "grid", s->grid);
+  write_dim3(e, "block", s->block);
+  key(e, "occupancy");
+  fprintf(e->f, "%u", s->occupancy);
+  key(e, "time_us");
+  write_time(e->f, s->time_ns);
+  if (s->n_time_per_occupancy > 0) {
+    key(e, "time_per_occupancy_us");
+    fputc('[', e->f);
+    for (uint32_t i = 0; i < s->n_time_per_occupancy; i++) {
+      fputs(i ? ", " : "", e->f);
+      write_time(e->f, s->time_per_occupancy_ns[i]);
+    }
+    fputc(']', e->f);
+  }
+  /* Block time and registers are always written, derived or not, so the file states the values
+   * the simulator uses; `derived:` records which of them a formula produced. */
+  key(e, "block_time_us");
+  write_time(e->f, s->block_time_ns);
+  key(e, "registers");
+  fprintf(e->f, "%u", s->registers);
+  if (s->shared_bytes > 0) {
+    key(e, "shared_bytes");
+    fprintf(e->f, "%u", s->shared_bytes);
+  }
+}
+
+static void write_derived(emitter *e, uint32_t bits) {
+  static const char *const names[] = {"block_time", "registers", "time", "occupancy"};
+  if (bits == 0)
+    return;
+  key(e, "derived");
+  fputc('[', e->f);
+  bool first = true;
+  for (uint32_t i = 0; i < 4; i++) {
+    if (bits & (1u << i)) {
+      fprintf(e->f, "%s%s", first ? "" : ", ", names[i]);
+      first = false;
+    }
+  }
+  fputc(']', e->f);
+}
+
+static void write_tensor_list(emitter *e, const atoll_model *m, const char *k, const uint32_t *idx, uint32_t n) {
+  if (n == 0)
+    return;
+  key(e, k);
+  fputc('[', e->f);
+  for (uint32_t i = 0; i < n; i++) {
+    fputs(i ? ", " : "", e->f);
+    write_str(e->f, m->tensors[idx[i]].name);
+  }
+  fputc(']', e->f);
+}
+
+static void write_versions(FILE *f, const atoll_op *op) {
+  if (op->n_versions == 0)
+    return;
+  fputs("\n    versions:", f);
+  for (uint32_t v = 0; v < op->n_versions; v++) {
+    emitter e = {.f = f, .flow = true, .first = true};
+    fputs("\n      - {", f);
+    write_shape(&e, &op->versions[v]);
+    write_derived(&e, op->versions[v].derived);
+    fputc('}', f);
+  }
+}
+
+static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op) {
+  emitter e = {.f = f, .flow = false, .first = true};
+  fputs("  - kernel: ", f);
+  write_str(f, op->name);
+  write_shape(&e, &op->shape);
+  write_tensor_list(&e, m, "reads", op->reads, op->n_reads);
+  write_tensor_list(&e, m, "writes", op->writes, op->n_writes);
+  write_tensor_list(&e, m, "readwrites", op->readwrites, op->n_readwrites);
+  write_derived(&e, op->shape.derived);
+  if (op->idem == ATOLL_IDEM_YES) {
+    key(&e, "idempotent");
+    fputs("true", f);
+  } else if (op->idem == ATOLL_IDEM_GROUP) {
+    key(&e, "group_entry");
+    fprintf(f, "%u", op->group_entry);
+  }
+  write_versions(f, op);
+  fputc('\n', f);
+}
+
+static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {
+  const atoll_tensor *t = &m->tensors[op->tensor];
+  if (op->kind == ATOLL_OP_MEMSET) {
+    fputs("  - memset: ", f);
+    write_str(f, t->name);
+  } else {
+    fprintf(f, "  - memcpy: %s\n    tensor: ", op->kind == ATOLL_OP_MEMCPY_H2D ? "h2d" : "d2h");
+    write_str(f, t->name);
+  }
+  fputc('\n', f);
+  /* bytes defaults to the tensor's size and time_us to "derive from the GPU's copy costs". */
+  if (op->bytes != t->bytes)
+    fprintf(f, "    bytes: %llu\n", (unsigned long long)op->bytes);
+  if (op->copy_time_ns > 0) {
+    fputs("    time_us: ", f);
+    write_time(f, op->copy_time_ns);
+    fputc('\n', f);
+  }
+}
+
+static void write_tensors(FILE *f, const atoll_model *m) {
+  if (m->n_tensors == 0) {
+    fputs("tensors: []\n", f);
+    return;
+  }
+  fputs("tensors:\n", f);
+  for (uint32_t i = 0; i < m->n_tensors; i++) {
+    const atoll_tensor *t = &m->tensors[i];
+    fputs("  - {name: ", f);
+    write_str(f, t->name);
+    fprintf(f, ", bytes: %llu, kind: %s", (unsigned long long)t->bytes, atoll_tensor_kind_name(t->kind));
+    if (t->dtype) {
+      fputs(", dtype: ", f);
+      write_str(f, t->dtype);
+    }
+    fputs("}\n", f);
+  }
+}
+
+int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_comment) {
+  /* A valid model has every tensor index in range, so the writer can name tensors blindly. */
+  if (!out || !atoll_model_is_valid(m))
+    return ATOLL_EINVAL;
+  write_header(out, header_comment);
+  fputs("atoll_model: 1\nname: ", out);
+  write_str(out, m->name);
+  fputs("\ngpu: ", out);
+  write_str(out, m->gpu);
+  fputc('\n', out);
+  if (m->source) {
+    fputs("source: ", out);
+    write_quoted(out, m->source);
+    fputc('\n', out);
+  }
+  if (m->measured_latency_ns > 0) {
+    fputs("measured_latency_us: ", out);
+    write_time(out, m->measured_latency_ns);
+    fputc('\n', out);
+  }
+  write_tensors(out, m);
+  fputs("ops:\n", out);
+  for (uint32_t i = 0; i < m->n_ops; i++) {
+    const atoll_op *op = &m->ops[i];
+    if (op->kind == ATOLL_OP_KERNEL)
+      write_kernel(out, m, op);
+    else
+      write_copy(out, m, op);
+  }
+  return ferror(out) ? ATOLL_EIO : 0;
+}

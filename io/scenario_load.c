@@ -1,0 +1,469 @@
+/* Scenario loading (docs/scenarios.md): the YAML tree, --set overrides grafted onto it, then a
+ * strict read into an atoll_scenario. Files a scenario names are relative to its folder. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "atoll/expect.h"
+#include "load.h"
+
+int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
+                      atoll_diag *d);
+
+#define WITH_KEY(r, key, expr) (atoll_yread_push_key((r), (key)), rc = (expr), atoll_yread_pop((r)), rc)
+
+typedef struct scen_ctx {
+  atoll_yread *r;
+  atoll_arena *a;
+  const char *dir;
+  atoll_scenario *s;
+} scen_ctx;
+
+static int read_gpu(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  if (n && n->kind == ATOLL_Y_MAP)
+    return atoll_gpu_from_node(r, n, &c->s->gpu);
+  const char *name;
+  int rc = atoll_yread_name(r, n, &name);
+  if (rc)
+    return rc;
+  const char *path = atoll_gpu_find_preset(c->a, name, c->dir);
+  if (!path)
+    return atoll_yread_error(r, n, "unknown GPU preset '%s' (looked in the scenario's folder, $ATOLL_PATH and "
+                                   "atoll's data folder)", name);
+  if (atoll_gpu_load_file(c->a, path, &c->s->gpu, r->diag) != 0)
+    return ATOLL_EPARSE;
+  return 0;
+}
+
+static int check_model_fits_gpu(scen_ctx *c, const atoll_ynode *at, const atoll_scenario_model *sm) {
+  const atoll_gpu *g = &c->s->gpu;
+  if (strcmp(sm->model.gpu, g->name) != 0)
+    return atoll_yread_error(c->r, at, "model '%s' was measured on GPU '%s'; this scenario runs on '%s'", sm->name,
+                             sm->model.gpu, g->name);
+  for (uint32_t i = 0; i < sm->model.n_ops; i++) {
+    const atoll_op *op = &sm->model.ops[i];
+    if (op->kind != ATOLL_OP_KERNEL)
+      continue;
+    uint64_t threads = atoll_dim3_count(op->shape.block);
+    if (op->shape.occupancy > g->max_blocks_per_cu || threads * op->shape.occupancy > g->max_threads_per_cu)
+      return atoll_yread_error(c->r, at,
+                               "model '%s' op %u (%s): occupancy %u x %llu threads exceeds the GPU's %u blocks / %u "
+                               "threads per CU",
+                               sm->name, i, op->name, op->shape.occupancy, (unsigned long long)threads,
+                               g->max_blocks_per_cu, g->max_threads_per_cu);
+  }
+  return 0;
+}
+
+static int read_models(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  if (!n || n->kind != ATOLL_Y_MAP || n->n == 0)
+    return atoll_yread_error(r, n, "models must be a mapping of model names to profile paths");
+  atoll_scenario_model *ms = atoll_arena_calloc(c->a, n->n, sizeof *ms);
+  if (!ms)
+    return ATOLL_ENOMEM;
+  int rc = 0;
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    const atoll_ynode *key = n->items[2 * i], *val = n->items[2 * i + 1];
+    atoll_yread_push_key(r, key->str);
+    const char *rel;
+    rc = atoll_yread_name(r, key, &ms[i].name);
+    if (rc == 0)
+      rc = atoll_yread_str(r, val, &rel);
+    if (rc == 0) {
+      ms[i].path = atoll_path_join(c->a, c->dir, rel);
+      atoll_diag inner;
+      atoll_diag_clear(&inner);
+      if (atoll_model_load_file(c->a, ms[i].path, NULL, &ms[i].model, &inner) != 0) {
+        /* A missing file is the scenario's error; a bad profile is reported where it is bad. */
+        if (inner.line == 0)
+          rc = atoll_yread_error(r, val, "cannot load model profile '%s': %s", ms[i].path, inner.msg);
+        else {
+          *r->diag = inner;
+          rc = ATOLL_EPARSE;
+        }
+      }
+    }
+    if (rc == 0)
+      rc = check_model_fits_gpu(c, val, &ms[i]);
+    atoll_yread_pop(r);
+  }
+  c->s->models = ms;
+  c->s->n_models = n->n;
+  return rc;
+}
+
+/* A trace file: one arrival time in milliseconds per line; blank lines and '#' comments ignored. */
+static int read_trace_file(scen_ctx *c, const atoll_ynode *at, const char *rel, int64_t **out, uint32_t *count) {
+  const char *path = atoll_path_join(c->a, c->dir, rel);
+  atoll_source src;
+  atoll_diag inner;
+  atoll_diag_clear(&inner);
+  if (atoll_source_read_file(c->a, path, &src, &inner) != 0)
+    return atoll_yread_error(c->r, at, "cannot read trace file '%s': %s", path, inner.msg);
+  uint32_t cap = 0, n = 0, line = 1;
+  int64_t *t = NULL;
+  for (const char *p = src.text, *end = src.text + src.len; p < end; line++) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+      eol = end;
+    const char *q = p;
+    while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r'))
+      q++;
+    if (q < eol && *q != '#') {
+      char buf[64];
+      size_t len = (size_t)(eol - q);
+      while (len && (q[len - 1] == ' ' || q[len - 1] == '\t' || q[len - 1] == '\r'))
+        len--;
+      char *e = NULL;
+      double ms = -1;
+      if (len < sizeof buf) {
+        memcpy(buf, q, len);
+        buf[len] = '\0';
+        errno = 0;
+        ms = strtod(buf, &e);
+      }
+      if (len >= sizeof buf || *e != '\0' || errno || !(ms >= 0 && ms < 3.15e10)) {
+        atoll_diag_set(c->r->diag, &src, line, (uint32_t)(q - p + 1), NULL,
+                       "expected an arrival time in milliseconds (>= 0)");
+        return ATOLL_EPARSE;
+      }
+      if (n == cap) {
+        uint32_t ncap = cap ? cap * 2 : 256;
+        int64_t *nt = atoll_arena_calloc(c->a, ncap, sizeof *nt);
+        if (!nt)
+          return ATOLL_ENOMEM;
+        if (n)
+          memcpy(nt, t, n * sizeof *t);
+        t = nt, cap = ncap;
+      }
+      t[n] = (int64_t)(ms * 1e6 + 0.5);
+      if (n > 0 && t[n] < t[n - 1]) {
+        atoll_diag_set(c->r->diag, &src, line, (uint32_t)(q - p + 1), NULL,
+                       "arrival times must not decrease (%.6g ms after %.6g ms)", ms, (double)t[n - 1] / 1e6);
+        return ATOLL_EPARSE;
+      }
+      n++;
+    }
+    p = eol + 1;
+  }
+  if (n == 0)
+    return atoll_yread_error(c->r, at, "trace file '%s' holds no arrival times", path);
+  *out = t;
+  *count = n;
+  return 0;
+}
+
+static int read_times_ms(scen_ctx *c, const atoll_ynode *n, int64_t **out, uint32_t *count) {
+  atoll_yread *r = c->r;
+  int rc = atoll_yread_seq(r, n, "times_ms");
+  if (rc)
+    return rc;
+  if (n->n == 0)
+    return atoll_yread_error(r, n, "times_ms needs at least one arrival time");
+  int64_t *t = atoll_arena_calloc(c->a, n->n, sizeof *t);
+  if (!t)
+    return ATOLL_ENOMEM;
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    atoll_yread_push_index(r, i);
+    rc = atoll_yread_time_ns(r, n->items[i], 1e6, true, &t[i]);
+    if (rc == 0 && i > 0 && t[i] < t[i - 1])
+      rc = atoll_yread_error(r, n->items[i], "arrival times must not decrease");
+    atoll_yread_pop(r);
+  }
+  *out = t;
+  *count = n->n;
+  return rc;
+}
+
+static const char *const arrival_kinds[] = {"uniform", "poisson", "closed", "trace"};
+
+static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
+  static const char *const keys[] = {"kind", "rate_hz", "load", "times_ms", "file", "repeat_ms"};
+  enum { A_KIND, A_RATE, A_LOAD, A_TIMES, A_FILE, A_REPEAT, A_N };
+  atoll_yread *r = c->r;
+  const atoll_ynode *v[A_N];
+  int rc = atoll_yread_map(r, n, "arrival", keys, A_N, v);
+  if (rc == 0)
+    rc = atoll_yread_require(r, n, v[A_KIND], "kind");
+  uint32_t kind = 0;
+  if (rc == 0)
+    rc = WITH_KEY(r, "kind", atoll_yread_enum(r, v[A_KIND], "arrival kind", arrival_kinds, 4, &kind));
+  if (rc)
+    return rc;
+  atoll_arrival a = {.kind = (atoll_arrival_kind)kind};
+  /* Each kind takes its own keys; a key of another kind is a mistake worth naming. */
+  bool rated = a.kind == ATOLL_ARRIVAL_UNIFORM || a.kind == ATOLL_ARRIVAL_POISSON;
+  bool traced = a.kind == ATOLL_ARRIVAL_TRACE;
+  for (int k = A_RATE; k < A_N; k++) {
+    bool allowed = (k == A_RATE || k == A_LOAD) ? rated : traced;
+    if (v[k] && !allowed)
+      return atoll_yread_error(r, v[k], "'%s' does not apply to a %s arrival", keys[k],
+                               arrival_kinds[kind]);
+  }
+  if (rated) {
+    if (!v[A_RATE] == !v[A_LOAD])
+      return atoll_yread_error(r, n, "a %s arrival needs exactly one of rate_hz and load", arrival_kinds[kind]);
+    if (v[A_RATE])
+      rc = WITH_KEY(r, "rate_hz", atoll_yread_double(r, v[A_RATE], 0, 1e9, true, &a.rate_hz));
+    else
+      rc = WITH_KEY(r, "load", atoll_yread_double(r, v[A_LOAD], 0, 1000, true, &a.load));
+  } else if (traced) {
+    int64_t *times = NULL;
+    if (!v[A_TIMES] == !v[A_FILE])
+      return atoll_yread_error(r, n, "a trace arrival needs exactly one of times_ms and file");
+    if (v[A_TIMES])
+      rc = WITH_KEY(r, "times_ms", read_times_ms(c, v[A_TIMES], &times, &a.n_times));
+    else {
+      const char *rel;
+      rc = WITH_KEY(r, "file", atoll_yread_str(r, v[A_FILE], &rel));
+      if (rc == 0)
+        rc = WITH_KEY(r, "file", read_trace_file(c, v[A_FILE], rel, &times, &a.n_times));
+    }
+    a.times_ns = times;
+    if (rc == 0 && v[A_REPEAT]) {
+      rc = WITH_KEY(r, "repeat_ms", atoll_yread_time_ns(r, v[A_REPEAT], 1e6, false, &a.repeat_ns));
+      if (rc == 0 && a.times_ns[a.n_times - 1] >= a.repeat_ns)
+        rc = WITH_KEY(r, "repeat_ms",
+                      atoll_yread_error(r, v[A_REPEAT], "repeat_ms must exceed the last arrival time (%.6g ms)",
+                                        (double)a.times_ns[a.n_times - 1] / 1e6));
+    }
+  }
+  if (rc == 0)
+    *out = a;
+  return rc;
+}
+
+static int find_model(scen_ctx *c, const atoll_ynode *n, uint32_t *out) {
+  for (uint32_t m = 0; m < c->s->n_models; m++) {
+    if (strcmp(c->s->models[m].name, n->str) == 0) {
+      *out = m;
+      return 0;
+    }
+  }
+  return atoll_yread_error(c->r, n, "unknown model '%s' (not under models:)", n->str);
+}
+
+static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_client *cl) {
+  static const char *const keys[] = {"name", "model", "class", "arrival", "deadline_ms"};
+  static const char *const classes[] = {"rt", "be"};
+  atoll_yread *r = c->r;
+  const atoll_ynode *v[5];
+  int rc = atoll_yread_map(r, n, "client", keys, 5, v);
+  for (int k = 0; k < 4 && rc == 0; k++)
+    rc = atoll_yread_require(r, n, v[k], keys[k]);
+  if (rc == 0)
+    rc = WITH_KEY(r, "name", atoll_yread_name(r, v[0], &cl->name));
+  if (rc == 0 && strchr(cl->name, '.'))
+    rc = WITH_KEY(r, "name", atoll_yread_error(r, v[0], "client names may not contain '.' (they appear in "
+                                                        "dotted report paths)"));
+  for (uint32_t j = 0; j < index && rc == 0; j++)
+    if (strcmp(c->s->clients[j].name, cl->name) == 0)
+      rc = WITH_KEY(r, "name", atoll_yread_error(r, v[0], "duplicate client name '%s'", cl->name));
+  const char *model;
+  if (rc == 0)
+    rc = WITH_KEY(r, "model", atoll_yread_str(r, v[1], &model));
+  if (rc == 0)
+    rc = WITH_KEY(r, "model", find_model(c, v[1], &cl->model));
+  uint32_t cls = 0;
+  if (rc == 0)
+    rc = WITH_KEY(r, "class", atoll_yread_enum(r, v[2], "client class", classes, 2, &cls));
+  cl->cls = (atoll_client_class)cls;
+  if (rc == 0)
+    rc = WITH_KEY(r, "arrival", read_arrival(c, v[3], &cl->arrival));
+  if (rc == 0 && v[4])
+    rc = WITH_KEY(r, "deadline_ms", atoll_yread_time_ns(r, v[4], 1e6, false, &cl->deadline_ns));
+  return rc;
+}
+
+static int read_clients(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  int rc = atoll_yread_seq(r, n, "clients");
+  if (rc == 0 && n->n == 0)
+    rc = atoll_yread_error(r, n, "a scenario needs at least one client");
+  if (rc)
+    return rc;
+  atoll_client *cl = atoll_arena_calloc(c->a, n->n, sizeof *cl);
+  if (!cl)
+    return ATOLL_ENOMEM;
+  c->s->clients = cl;
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    atoll_yread_push_index(r, i);
+    rc = read_client(c, n->items[i], i, &cl[i]);
+    atoll_yread_pop(r);
+    c->s->n_clients = i + 1;
+  }
+  return rc;
+}
+
+/* Which policies each option applies to, as a bit set over atoll_policy_kind. */
+#define P(id) (1u << ATOLL_POLICY_##id)
+static const struct {
+  const char *key;
+  uint32_t policies;
+} policy_options[] = {
+    {"name", ~0u},
+    {"dq_capacity", ~0u},
+    {"rt_queue", ~0u},
+    {"priority", P(STREAMS)},
+    {"dkp", P(REEF)},
+    {"multi_version", P(REEF)},
+};
+#undef P
+enum { O_NAME, O_DQ, O_RTQ, O_PRIO, O_DKP, O_MV, O_N };
+
+static int read_policy(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  atoll_policy_cfg *p = &c->s->policy;
+  const char *names[ATOLL_POLICY_COUNT];
+  for (int k = 0; k < ATOLL_POLICY_COUNT; k++)
+    names[k] = atoll_policy_name((atoll_policy_kind)k);
+  const atoll_ynode *v[O_N] = {0};
+  int rc = 0;
+  if (n && n->kind == ATOLL_Y_SCALAR) {
+    v[O_NAME] = n; /* `policy: reef` is shorthand for `policy: {name: reef}` */
+  } else {
+    const char *keys[O_N];
+    for (int k = 0; k < O_N; k++)
+      keys[k] = policy_options[k].key;
+    rc = atoll_yread_map(r, n, "policy", keys, O_N, v);
+    if (rc == 0)
+      rc = atoll_yread_require(r, n, v[O_NAME], "name");
+  }
+  uint32_t kind = 0;
+  if (rc == 0)
+    rc = WITH_KEY(r, "name", atoll_yread_enum(r, v[O_NAME], "policy", names, ATOLL_POLICY_COUNT, &kind));
+  if (rc)
+    return rc;
+  *p = (atoll_policy_cfg){.kind = (atoll_policy_kind)kind, .dkp = kind == ATOLL_POLICY_REEF};
+  for (int k = 1; k < O_N; k++)
+    if (v[k] && !(policy_options[k].policies & (1u << kind)))
+      return atoll_yread_error(r, v[k], "option '%s' does not apply to policy '%s'",
+                               policy_options[k].key, names[kind]);
+  if (v[O_DQ])
+    rc = WITH_KEY(r, "dq_capacity", atoll_yread_u32(r, v[O_DQ], 1, 1u << 20, &p->dq_capacity));
+  if (rc == 0 && v[O_RTQ]) {
+    static const char *const queues[] = {"fifo", "edf"};
+    uint32_t q = 0;
+    rc = WITH_KEY(r, "rt_queue", atoll_yread_enum(r, v[O_RTQ], "RT queue order", queues, 2, &q));
+    p->rt_queue = (atoll_rt_queue)q;
+  }
+  if (rc == 0 && v[O_PRIO])
+    rc = WITH_KEY(r, "priority", atoll_yread_bool(r, v[O_PRIO], &p->priority));
+  if (rc == 0 && v[O_DKP])
+    rc = WITH_KEY(r, "dkp", atoll_yread_bool(r, v[O_DKP], &p->dkp));
+  if (rc == 0 && v[O_MV])
+    rc = WITH_KEY(r, "multi_version", atoll_yread_bool(r, v[O_MV], &p->multi_version));
+  if (rc == 0 && p->multi_version && !p->dkp)
+    rc = WITH_KEY(r, "multi_version", atoll_yread_error(r, v[O_MV], "multi_version selects padding kernels: it needs "
+                                                                    "dkp: true"));
+  return rc;
+}
+
+static int read_expects(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  int rc = atoll_yread_seq(r, n, "expect");
+  if (rc)
+    return rc;
+  atoll_expect *e = n->n ? atoll_arena_calloc(c->a, n->n, sizeof *e) : NULL;
+  if (n->n && !e)
+    return ATOLL_ENOMEM;
+  const char **client_names = atoll_arena_calloc(c->a, c->s->n_clients + 1, sizeof *client_names);
+  if (!client_names)
+    return ATOLL_ENOMEM;
+  for (uint32_t i = 0; i < c->s->n_clients; i++)
+    client_names[i] = c->s->clients[i].name;
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    const atoll_ynode *item = n->items[i];
+    atoll_yread_push_index(r, i);
+    rc = atoll_yread_str(r, item, &e[i].text);
+    if (rc == 0) {
+      char field[128];
+      atoll_expect_error err;
+      int prc = atoll_expect_parse(e[i].text, field, sizeof field, &e[i].cmp, &e[i].value, &err);
+      if (prc == 0)
+        prc = atoll_expect_field_check(field, client_names, c->s->n_clients, &err);
+      if (prc != 0) {
+        /* Point at the offending character; a quoted scalar starts one column after its quote. */
+        atoll_ynode at = *item;
+        at.col += err.offset + (item->plain ? 0 : 1);
+        rc = atoll_yread_error(r, &at, "bad bound '%s': %s", e[i].text, err.msg);
+      } else {
+        e[i].field = atoll_arena_strdup(c->a, field);
+      }
+    }
+    atoll_yread_pop(r);
+  }
+  c->s->expects = e;
+  c->s->n_expects = n->n;
+  return rc;
+}
+
+static const char *const scenario_keys[] = {"gpu",       "models", "clients", "policy",     "duration_ms",
+                                            "warmup_ms", "seed",   "expect",  "description"};
+enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_N };
+
+static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
+  atoll_yread *r = c->r;
+  const atoll_ynode *v[SC_N];
+  int rc = atoll_yread_map(r, root, "scenario", scenario_keys, SC_N, v);
+  static const int required[] = {SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION};
+  for (size_t k = 0; k < sizeof required / sizeof required[0] && rc == 0; k++)
+    rc = atoll_yread_require(r, root, v[required[k]], scenario_keys[required[k]]);
+  if (rc == 0 && v[SC_DESC])
+    rc = WITH_KEY(r, "description", atoll_yread_str(r, v[SC_DESC], &c->s->description));
+  if (rc == 0)
+    rc = WITH_KEY(r, "gpu", read_gpu(c, v[SC_GPU]));
+  if (rc == 0)
+    rc = WITH_KEY(r, "models", read_models(c, v[SC_MODELS]));
+  if (rc == 0)
+    rc = WITH_KEY(r, "clients", read_clients(c, v[SC_CLIENTS]));
+  if (rc == 0)
+    rc = WITH_KEY(r, "policy", read_policy(c, v[SC_POLICY]));
+  if (rc == 0)
+    rc = WITH_KEY(r, "duration_ms", atoll_yread_time_ns(r, v[SC_DURATION], 1e6, false, &c->s->duration_ns));
+  if (rc == 0 && v[SC_WARMUP]) {
+    rc = WITH_KEY(r, "warmup_ms", atoll_yread_time_ns(r, v[SC_WARMUP], 1e6, true, &c->s->warmup_ns));
+    if (rc == 0 && c->s->warmup_ns >= c->s->duration_ns)
+      rc = WITH_KEY(r, "warmup_ms", atoll_yread_error(r, v[SC_WARMUP], "warmup_ms must be shorter than duration_ms"));
+  }
+  c->s->seed = 1;
+  if (rc == 0 && v[SC_SEED])
+    rc = WITH_KEY(r, "seed", atoll_yread_u64(r, v[SC_SEED], 0, UINT64_MAX, &c->s->seed));
+  if (rc == 0 && v[SC_EXPECT])
+    rc = WITH_KEY(r, "expect", read_expects(c, v[SC_EXPECT]));
+  return rc;
+}
+
+int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
+                             atoll_scenario *out, atoll_diag *d) {
+  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
+  if (!src)
+    return ATOLL_ENOMEM;
+  atoll_ynode *root = NULL;
+  int rc = atoll_source_read_file(a, path, src, d);
+  if (rc == 0)
+    rc = atoll_ytree_parse(a, src, 0, &root, d);
+  if (rc)
+    return rc;
+  if (!root || root->kind != ATOLL_Y_MAP) {
+    atoll_diag_set(d, src, root ? root->line : 1, root ? root->col : 1, NULL,
+                   "a scenario must be a mapping with gpu, models, clients, policy and duration_ms");
+    return ATOLL_EPARSE;
+  }
+  if ((rc = atoll__apply_sets(a, root, sets, n_sets, d)))
+    return rc;
+  atoll_yread r;
+  atoll_yread_init(&r, a, d);
+  atoll_scenario s = {.path = atoll_arena_strdup(a, path)};
+  scen_ctx c = {.r = &r, .a = a, .dir = atoll_path_dir(a, path), .s = &s};
+  rc = read_scenario(&c, root);
+  if (rc == ATOLL_ENOMEM)
+    atoll_diag_set(d, src, 0, 0, NULL, "out of memory");
+  if (rc)
+    return rc;
+  *out = s;
+  return 0;
+}

@@ -1,0 +1,137 @@
+/* --set PATH=VALUE: grafts a value into a scenario's YAML tree before the tree is read, so a
+ * value given on the command line is checked exactly like one written in the file, and its errors
+ * point into the --set text ("--set:1:COL"). Sequence steps take an index or, for lists of named
+ * mappings such as clients, a name. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "load.h"
+
+static void repoint(atoll_ynode *n, const atoll_source *src) {
+  n->src = src;
+  for (uint32_t i = 0; i < (n->kind == ATOLL_Y_MAP ? 2 * n->n : n->n); i++)
+    repoint(n->items[i], src);
+}
+
+static atoll_ynode *scalar_at(atoll_arena *a, const atoll_source *src, const char *s, size_t len, uint32_t col) {
+  atoll_ynode *n = atoll_ynode_new(a, ATOLL_Y_SCALAR, NULL);
+  if (!n)
+    return NULL;
+  n->src = src;
+  n->line = 1;
+  n->col = col;
+  n->str = atoll_arena_strndup(a, s, len);
+  n->len = (uint32_t)len;
+  n->plain = true;
+  return n->str ? n : NULL;
+}
+
+static bool all_digits(const char *s, size_t len) {
+  if (len == 0 || len > 9)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+  return true;
+}
+
+/* The element of seq named by segment: an index, or the item whose `name` is segment. */
+static atoll_ynode *seq_step(atoll_ynode *seq, const char *seg, size_t len) {
+  if (all_digits(seg, len)) {
+    unsigned long i = strtoul(seg, NULL, 10);
+    return i < seq->n ? seq->items[i] : NULL;
+  }
+  for (uint32_t i = 0; i < seq->n; i++) {
+    const atoll_ynode *name = atoll_ymap_get(seq->items[i], "name");
+    if (name && name->kind == ATOLL_Y_SCALAR && name->len == len && memcmp(name->str, seg, len) == 0)
+      return seq->items[i];
+  }
+  return NULL;
+}
+
+static int apply_one(atoll_arena *a, atoll_ynode *root, const char *text, atoll_diag *d) {
+  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
+  if (!src)
+    return ATOLL_ENOMEM;
+  *src = (atoll_source){.name = "--set", .text = atoll_arena_strdup(a, text), .len = strlen(text)};
+  const char *eq = strchr(text, '=');
+  if (!eq || eq == text) {
+    atoll_diag_set(d, src, 1, 1, NULL, "expected PATH=VALUE, e.g. clients.cam.arrival.load=0.5");
+    return ATOLL_EPARSE;
+  }
+  /* Parse the value as YAML (so lists and mappings can be set too), then re-home its nodes in
+   * the --set source so messages show the whole argument. */
+  atoll_source value_src = {.name = "--set", .text = eq + 1, .len = strlen(eq + 1)};
+  atoll_ynode *value = NULL;
+  int rc = atoll_ytree_parse(a, &value_src, (uint32_t)(eq - text + 1), &value, d);
+  if (rc)
+    return rc;
+  if (!value)
+    value = scalar_at(a, src, "", 0, (uint32_t)(eq - text + 2));
+  if (!value)
+    return ATOLL_ENOMEM;
+  repoint(value, src);
+
+  atoll_ynode *node = root;
+  const char *seg = text;
+  for (;;) {
+    const char *dot = memchr(seg, '.', (size_t)(eq - seg));
+    size_t len = (size_t)((dot ? dot : eq) - seg);
+    uint32_t col = (uint32_t)(seg - text + 1);
+    if (len == 0) {
+      atoll_diag_set(d, src, 1, col, NULL, "empty step in path");
+      return ATOLL_EPARSE;
+    }
+    bool last = dot == NULL;
+    if (node->kind == ATOLL_Y_SEQ) {
+      atoll_ynode *next = seq_step(node, seg, len);
+      if (!next) {
+        atoll_diag_set(d, src, 1, col, NULL, "no element '%.*s' in this list (give an index or a name)", (int)len,
+                       seg);
+        return ATOLL_EPARSE;
+      }
+      if (last) {
+        atoll_diag_set(d, src, 1, col, NULL, "cannot replace a whole list element; set one of its keys");
+        return ATOLL_EPARSE;
+      }
+      node = next;
+    } else if (node->kind == ATOLL_Y_MAP) {
+      atoll_ynode *key = scalar_at(a, src, seg, len, col);
+      if (!key)
+        return ATOLL_ENOMEM;
+      atoll_ynode *next = (atoll_ynode *)atoll_ymap_get(node, key->str);
+      if (last)
+        return atoll_ymap_put(a, node, key, value);
+      if (!next || next->kind == ATOLL_Y_SCALAR) {
+        /* A missing step becomes a new mapping; the loader then rejects keys it does not know. A
+         * scalar stepped into becomes {name: scalar}, the long form of shorthands such as
+         * `policy: reef`, so `--set policy.dq_capacity=8` keeps the policy's name. */
+        atoll_ynode *map = atoll_ynode_new(a, ATOLL_Y_MAP, next ? next : key);
+        if (!map || atoll_ymap_put(a, node, key, map))
+          return ATOLL_ENOMEM;
+        atoll_ynode *name_key = next ? scalar_at(a, src, "name", 4, col) : NULL;
+        if (next && (!name_key || atoll_ymap_put(a, map, name_key, next)))
+          return ATOLL_ENOMEM;
+        next = map;
+      }
+      node = next;
+    } else {
+      atoll_diag_set(d, src, 1, col, NULL, "cannot descend into a scalar value");
+      return ATOLL_EPARSE;
+    }
+    seg = dot + 1;
+  }
+}
+
+int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
+                      atoll_diag *d);
+int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
+                      atoll_diag *d) {
+  for (uint32_t i = 0; i < n_sets; i++) {
+    int rc = apply_one(a, root, sets[i].text, d);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}

@@ -1,0 +1,105 @@
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "atoll/error.h"
+
+void atoll_cli_print_help(const atoll_cmd *cmd, FILE *out) { fputs(cmd->usage, out); }
+
+int atoll_cli_usage_error(const atoll_cmd *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "atoll %s: ", cmd->name);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n(see 'atoll %s --help')\n", cmd->name);
+  va_end(ap);
+  return ATOLL_EXIT_BAD_INPUT;
+}
+
+int atoll_cli_report(const atoll_diag *d) {
+  atoll_diag_print(d, stderr);
+  return ATOLL_EXIT_BAD_INPUT;
+}
+
+static int add_set(const atoll_cmd *cmd, atoll_run_opts *o, const char *text) {
+  if (o->n_sets >= sizeof o->sets / sizeof o->sets[0])
+    return atoll_cli_usage_error(cmd, "too many --set options");
+  o->sets[o->n_sets++].text = text;
+  return 0;
+}
+
+/* The --set text for a shorthand option lives as long as the process: argv does. */
+static char shorthand_buf[3][256];
+
+int atoll_cli_parse(const atoll_cmd *cmd, int argc, char **argv, atoll_run_opts *opts, const char *const *extra,
+                    const char **extra_values, uint32_t n_extra, bool run_options) {
+  memset(opts, 0, sizeof *opts);
+  for (uint32_t i = 0; i < n_extra; i++)
+    extra_values[i] = NULL;
+  atoll_set_override later[64];
+  uint32_t n_later = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+      return ATOLL_CLI_HELP;
+    uint32_t e = 0;
+    while (e < n_extra && strcmp(a, extra[e]) != 0)
+      e++;
+    if (e < n_extra) {
+      if (i + 1 >= argc)
+        return atoll_cli_usage_error(cmd, "%s needs a value", a);
+      extra_values[e] = argv[++i];
+      continue;
+    }
+    static const char *const shorthand[] = {"--policy", "--seed", "--duration-ms"};
+    static const char *const target[] = {"policy", "seed", "duration_ms"};
+    int s = 0;
+    while (s < 3 && strcmp(a, shorthand[s]) != 0)
+      s++;
+    if (run_options && s < 3) {
+      if (i + 1 >= argc)
+        return atoll_cli_usage_error(cmd, "%s needs a value", a);
+      snprintf(shorthand_buf[s], sizeof shorthand_buf[s], "%s=%s", target[s], argv[++i]);
+      int rc = add_set(cmd, opts, shorthand_buf[s]);
+      if (rc)
+        return rc;
+      continue;
+    }
+    if (run_options && strcmp(a, "--set") == 0) {
+      if (i + 1 >= argc)
+        return atoll_cli_usage_error(cmd, "--set needs PATH=VALUE");
+      if (n_later >= 64)
+        return atoll_cli_usage_error(cmd, "too many --set options");
+      later[n_later++].text = argv[++i];
+      continue;
+    }
+    if (a[0] == '-' && a[1] != '\0')
+      return atoll_cli_usage_error(cmd, "unknown option '%s'", a);
+    if (opts->n_positional >= sizeof opts->positional / sizeof opts->positional[0])
+      return atoll_cli_usage_error(cmd, "too many arguments");
+    opts->positional[opts->n_positional++] = a;
+  }
+  for (uint32_t i = 0; i < n_later; i++) {
+    int rc = add_set(cmd, opts, later[i].text);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+void atoll_fmt_ns(char *buf, size_t size, int64_t ns) {
+  if (ns >= 1000000)
+    snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
+  else
+    snprintf(buf, size, "%.1f us", (double)ns / 1e3);
+}
+
+void atoll_fmt_bytes(char *buf, size_t size, uint64_t bytes) {
+  if (bytes >= 1000000)
+    snprintf(buf, size, "%.1f MB", (double)bytes / 1e6);
+  else if (bytes >= 1000)
+    snprintf(buf, size, "%.1f kB", (double)bytes / 1e3);
+  else
+    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+}

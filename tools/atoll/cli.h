@@ -1,0 +1,50 @@
+/* Shared pieces of the atoll command line: subcommand table, run options, help text. */
+#ifndef ATOLL_TOOLS_CLI_H
+#define ATOLL_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "load.h"
+
+typedef struct atoll_cmd {
+  const char *name;
+  int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+  const char *summary;
+  const char *usage; /* full --help text */
+} atoll_cmd;
+
+/* Options every run command takes. --policy, --seed and --duration-ms are --set shorthands,
+ * applied before the --set options in the order given. */
+typedef struct atoll_run_opts {
+  atoll_set_override sets[64];
+  uint32_t n_sets;
+  const char *positional[8];
+  uint32_t n_positional;
+} atoll_run_opts;
+
+enum { ATOLL_CLI_HELP = 1000 };
+
+/* Parses argv[1..) into opts. Options in `extra` (e.g. "-o", "--json") take one value each and are
+ * returned through extra_values in the same order (NULL when absent). Returns 0,
+ * ATOLL_CLI_HELP for --help, or ATOLL_EXIT_BAD_INPUT after printing a usage error. */
+int atoll_cli_parse(const atoll_cmd *cmd, int argc, char **argv, atoll_run_opts *opts, const char *const *extra,
+                    const char **extra_values, uint32_t n_extra, bool run_options);
+int atoll_cli_usage_error(const atoll_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void atoll_cli_print_help(const atoll_cmd *cmd, FILE *out);
+/* Prints a diag to stderr and returns ATOLL_EXIT_BAD_INPUT. */
+int atoll_cli_report(const atoll_diag *d);
+
+int atoll_cmd_check(int argc, char **argv);
+int atoll_cmd_import(int argc, char **argv);
+int atoll_cmd_model(int argc, char **argv);
+
+extern const atoll_cmd atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def;
+
+/* Human figures: "13233.0 us", "4.82 ms". */
+void atoll_fmt_ns(char *buf, size_t size, int64_t ns);
+void atoll_fmt_bytes(char *buf, size_t size, uint64_t bytes);
+
+#endif

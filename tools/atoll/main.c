@@ -1,0 +1,63 @@
+/* atoll: the command-line front end. Each subcommand lives in its own cmd_*.c file; this file
+ * only dispatches and prints the top-level help. */
+#include <stdio.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "cli.h"
+
+static const atoll_cmd *const commands[] = {&atoll_cmd_check_def, &atoll_cmd_import_def, &atoll_cmd_model_def};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static void print_help(FILE *out) {
+  fprintf(out,
+          "usage: atoll COMMAND [ARGS]\n"
+          "\n"
+          "atoll simulates and verifies real-time and best-effort DNN inference sharing one GPU.\n"
+          "\n"
+          "commands:\n");
+  for (int i = 0; i < N_COMMANDS; i++)
+    fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+  fprintf(out,
+          "\n"
+          "options:\n"
+          "  --help     this text ('atoll COMMAND --help' for a command)\n"
+          "  --version  print the version\n"
+          "\n"
+          "exit codes (every command):\n"
+          "  0  ok\n"
+          "  1  a checked bound or verification failed\n"
+          "  2  bad input or usage\n"
+          "  3  exploration incomplete\n"
+          "  4  device or driver unavailable\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    if (argc > 2 && strcmp(argv[1], "help") == 0) {
+      for (int i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(commands[i]->name, argv[2]) == 0) {
+          atoll_cli_print_help(commands[i], stdout);
+          return ATOLL_EXIT_OK;
+        }
+      }
+      fprintf(stderr, "atoll: unknown command '%s'\n", argv[2]);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    print_help(stdout);
+    return ATOLL_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("atoll %s\n", ATOLL_VERSION);
+    return ATOLL_EXIT_OK;
+  }
+  for (int i = 0; i < N_COMMANDS; i++)
+    if (strcmp(commands[i]->name, argv[1]) == 0)
+      return commands[i]->run(argc - 1, argv + 1);
+  fprintf(stderr, "atoll: unknown command '%s' (see 'atoll --help')\n", argv[1]);
+  return ATOLL_EXIT_BAD_INPUT;
+}

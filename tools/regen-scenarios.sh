@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Regenerates the converted REEF profiles (scenarios/models/) and the DISB scenarios of REEF's
+# OSDI'22 artifact (scenarios/disb-osdi/) from REEF's data, with atoll's own importers.
+#   tools/regen-scenarios.sh [ATOLL_BINARY] [REEF_DATA_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+atoll=${1:-$here/build/release/bin/atoll}
+data=${2:-$here/../shared/reef-data}
+[ -x "$atoll" ] || { echo "no atoll binary at $atoll (build first)" >&2; exit 2; }
+[ -d "$data/models" ] || { echo "no REEF data at $data" >&2; exit 2; }
+cd "$here"
+for dir in "$data"/models/*/; do
+  m=$(basename "$dir")
+  "$atoll" import reef-model "$dir" -o "scenarios/models/$m.yaml"
+  echo "scenarios/models/$m.yaml"
+done
+for w in "$data"/disb/*.json; do
+  out="scenarios/disb-osdi/$(basename "$w" .json).yaml"
+  "$atoll" import disb "$w" --models scenarios/models -o "$out"
+  echo "$out"
+done
