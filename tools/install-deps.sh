@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what atoll needs to build and test on Debian 12, and nothing that is already there.
+# As root it runs apt-get; otherwise it prints the apt-get line to run and fails.
+#   tools/install-deps.sh            build + test dependencies
+#   tools/install-deps.sh --extra P  also Debian packages P (e.g. for proofs or plots)
+set -euo pipefail
+
+packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --extra) shift; packages+=($1) ;;
+    *) echo "usage: $0 [--extra 'PKG ...']" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "atoll needs: ${missing[*]}" >&2
+  echo "run: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
