@@ -391,7 +391,7 @@ static int read_external(importer *im, const atoll_ynode *args, bool *external) 
   int rc = 0;
   atoll_yread_push_key(r, "args");
   for (uint32_t i = 0; i < args->n && rc == 0; i++) {
-    uint32_t idx;
+    uint32_t idx = 0;
     atoll_yread_push_index(r, i);
     rc = read_storage_index(r, args->items[i], im->n_tensors, &idx);
     if (rc == 0)
@@ -692,8 +692,8 @@ static int read_kernel(importer *im, const atoll_ynode *n, atoll_op *op) {
   atoll_yread *r = &im->model.r;
   const atoll_ynode *name = NULL, *args_node = NULL;
   uint32_t *args = NULL;
-  const profile_entry *pe;
-  const param_entry *pa;
+  const profile_entry *pe = NULL;
+  const param_entry *pa = NULL;
   atoll_kernel_shape *s = &op->shape;
   int rc = read_launch_entry(im, n, &name, s, &args_node, &args);
   atoll_yread_push_key(r, "name");

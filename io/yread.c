@@ -176,7 +176,7 @@ int atoll_yread_u64(atoll_yread *r, const atoll_ynode *n, uint64_t min, uint64_t
 }
 
 int atoll_yread_u32(atoll_yread *r, const atoll_ynode *n, uint32_t min, uint32_t max, uint32_t *out) {
-  uint64_t v;
+  uint64_t v = 0;
   int rc = atoll_yread_u64(r, n, min, max, &v);
   if (rc == 0)
     *out = (uint32_t)v;
@@ -208,7 +208,7 @@ int atoll_yread_double(atoll_yread *r, const atoll_ynode *n, double min, double 
 int atoll_yread_time_ns(atoll_yread *r, const atoll_ynode *n, double scale_ns, bool allow_zero, int64_t *out) {
   /* One year bounds every time atoll reads: far beyond any run, far inside int64 nanoseconds. */
   const double max_ns = 365.0 * 24 * 3600 * 1e9;
-  double v;
+  double v = 0;
   int rc = atoll_yread_double(r, n, 0.0, max_ns / scale_ns, !allow_zero, &v);
   if (rc)
     return rc;
