@@ -40,8 +40,11 @@ int atoll_cli_report(const atoll_diag *d);
 int atoll_cmd_check(int argc, char **argv);
 int atoll_cmd_import(int argc, char **argv);
 int atoll_cmd_model(int argc, char **argv);
+int atoll_cmd_sim(int argc, char **argv);
+int atoll_cmd_calibrate(int argc, char **argv);
 
-extern const atoll_cmd atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def;
+extern const atoll_cmd atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def, atoll_cmd_sim_def,
+    atoll_cmd_calibrate_def;
 
 /* Human figures: "13233.0 us", "4.82 ms". */
 void atoll_fmt_ns(char *buf, size_t size, int64_t ns);

@@ -6,7 +6,8 @@
 #include "atoll/error.h"
 #include "cli.h"
 
-static const atoll_cmd *const commands[] = {&atoll_cmd_check_def, &atoll_cmd_import_def, &atoll_cmd_model_def};
+static const atoll_cmd *const commands[] = {&atoll_cmd_sim_def, &atoll_cmd_check_def, &atoll_cmd_import_def,
+                                            &atoll_cmd_model_def, &atoll_cmd_calibrate_def};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void print_help(FILE *out) {

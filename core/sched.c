@@ -1,0 +1,318 @@
+/* The scheduler core: task bookkeeping, queues and the event entry points. Policies (policy_*.c)
+ * decide; this file keeps the books and talks to the device. */
+#include "sched.h"
+
+#include <string.h>
+
+#include "atoll/error.h"
+#include "policy.h"
+
+enum { ALIGN = 16 };
+
+static size_t align_up(size_t n) { return (n + ALIGN - 1) & ~(size_t)(ALIGN - 1); }
+
+static uint32_t max_ops(const atoll_scenario *s) {
+  uint32_t m = 1;
+  for (uint32_t i = 0; i < s->n_models; i++)
+    if (s->models[i].model.n_ops > m)
+      m = s->models[i].model.n_ops;
+  return m;
+}
+
+/* Storage layout, shared by size and init so they cannot disagree. */
+typedef struct layout {
+  size_t queues, queue_slots, client_queue, deadlines, tasks, free_slots, scratch, total;
+  uint32_t n_queues, per_queue, n_tasks;
+} layout;
+
+static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, uint32_t n_queues) {
+  layout l = {.n_queues = n_queues};
+  uint32_t per_client = lim && lim->pending_per_client ? lim->pending_per_client : 1024;
+  /* A queue may hold every pending request of every client mapped to it. */
+  l.per_queue = per_client * s->n_clients;
+  l.n_tasks = per_client * s->n_clients + s->n_clients;
+  size_t at = 0;
+  l.queues = at, at += align_up(n_queues * sizeof(atoll_queue));
+  l.queue_slots = at, at += align_up((size_t)n_queues * l.per_queue * sizeof(uint64_t));
+  l.client_queue = at, at += align_up(s->n_clients * sizeof(uint32_t));
+  l.deadlines = at, at += align_up(s->n_clients * sizeof(int64_t));
+  l.tasks = at, at += align_up(l.n_tasks * sizeof(atoll_task));
+  l.free_slots = at, at += align_up(l.n_tasks * sizeof(uint64_t));
+  l.scratch = at, at += align_up(max_ops(s) * sizeof(atoll_cmd));
+  l.total = at;
+  return l;
+}
+
+static uint32_t count_queues(const atoll_scenario *s, bool per_client) {
+  if (per_client)
+    return s->n_clients;
+  uint32_t n = 0;
+  bool any_rt = false;
+  for (uint32_t i = 0; i < s->n_clients; i++) {
+    if (s->clients[i].cls == ATOLL_CLASS_RT)
+      any_rt = true;
+    else
+      n++;
+  }
+  return n + (any_rt ? 1 : 0);
+}
+
+size_t atoll_core_size(const atoll_scenario *s, const atoll_core_limits *lim) {
+  const atoll_policy_ops *p = atoll__policy_ops(s->policy.kind);
+  return p ? plan(s, lim, count_queues(s, p->queue_per_client)).total : 0;
+}
+
+static uint32_t default_dq_capacity(const atoll_scenario *s) {
+  if (s->policy.dq_capacity)
+    return s->policy.dq_capacity;
+  /* REEF restricts the DQ to 4 (§4.2); every other policy keeps the stock runtime's depth. */
+  return s->policy.kind == ATOLL_POLICY_REEF || s->policy.kind == ATOLL_POLICY_RESET ? 4 : 0;
+}
+
+static int make_queue(atoll_core *c, uint32_t q, bool rt, const char *name, uint64_t *slots, uint32_t per_queue) {
+  atoll_queue *qu = &c->queues[q];
+  qu->rt = rt;
+  qu->active = -1;
+  int rc = atoll_ring_init(&qu->pending, slots, per_queue);
+  if (rc)
+    return rc;
+  atoll_stream_cfg cfg = {.priority = rt && c->s->policy.priority ? 1 : 0,
+                          .dq_capacity = default_dq_capacity(c->s),
+                          .name = name};
+  return c->dev.ops->create_stream(c->dev.ctx, &cfg, &qu->stream);
+}
+
+static int setup_queues(atoll_core *c, const layout *l, unsigned char *base) {
+  const atoll_scenario *s = c->s;
+  bool per_client = atoll__policy_ops(c->policy)->queue_per_client;
+  uint64_t *slots = (uint64_t *)(base + l->queue_slots);
+  uint32_t q = 0;
+  int rc = 0;
+  if (per_client) {
+    for (uint32_t i = 0; i < s->n_clients && rc == 0; i++, q++) {
+      c->client_queue[i] = q;
+      rc = make_queue(c, q, s->clients[i].cls == ATOLL_CLASS_RT, s->clients[i].name, slots + (size_t)q * l->per_queue,
+                      l->per_queue);
+    }
+    return rc;
+  }
+  int32_t rtq = -1;
+  for (uint32_t i = 0; i < s->n_clients && rc == 0; i++) {
+    if (s->clients[i].cls == ATOLL_CLASS_RT) {
+      if (rtq < 0) {
+        rtq = (int32_t)q++;
+        rc = make_queue(c, (uint32_t)rtq, true, "rt", slots + (size_t)rtq * l->per_queue, l->per_queue);
+      }
+      c->client_queue[i] = (uint32_t)rtq;
+    } else {
+      c->client_queue[i] = q;
+      rc = make_queue(c, q, false, s->clients[i].name, slots + (size_t)q * l->per_queue, l->per_queue);
+      q++;
+    }
+  }
+  return rc;
+}
+
+int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scenario *s, atoll_device dev,
+                    const atoll_core_observer *obs, void *obs_ctx, const atoll_core_limits *lim,
+                    const int64_t *deadlines_ns) {
+  static const atoll_core_observer no_observer = {0};
+  if (!c || !storage || !s || !dev.ops || !dev.ops->create_stream || !dev.ops->launch || !dev.ops->now)
+    return ATOLL_EINVAL;
+  const atoll_policy_ops *p = atoll__policy_ops(s->policy.kind);
+  if (!p)
+    return ATOLL_ENOTSUP;
+  layout l = plan(s, lim, count_queues(s, p->queue_per_client));
+  if (size < l.total)
+    return ATOLL_EINVAL;
+  unsigned char *base = storage;
+  memset(base, 0, l.total);
+  *c = (atoll_core){.s = s, .dev = dev, .obs = obs ? obs : &no_observer, .obs_ctx = obs_ctx,
+                    .policy = s->policy.kind, .mode = ATOLL_MODE_NORMAL, .n_queues = l.n_queues,
+                    .n_tasks = l.n_tasks, .n_clients = s->n_clients, .owner = -1};
+  c->queues = (atoll_queue *)(base + l.queues);
+  c->client_queue = (uint32_t *)(base + l.client_queue);
+  c->client_deadline_ns = (int64_t *)(base + l.deadlines);
+  c->tasks = (atoll_task *)(base + l.tasks);
+  c->scratch = (atoll_cmd *)(base + l.scratch);
+  c->scratch_cap = max_ops(s);
+  for (uint32_t i = 0; i < s->n_clients; i++)
+    c->client_deadline_ns[i] = deadlines_ns ? deadlines_ns[i] : 0;
+  int rc = atoll_ring_init(&c->free_tasks, (uint64_t *)(base + l.free_slots), l.n_tasks);
+  for (uint32_t t = 0; t < l.n_tasks && rc == 0; t++)
+    rc = atoll_ring_push(&c->free_tasks, t);
+  if (rc == 0)
+    rc = setup_queues(c, &l, base);
+  return rc;
+}
+
+bool atoll_core_client_active(const atoll_core *c, uint32_t client) {
+  const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+  return client < c->n_clients && (!p->client_active || p->client_active(c, client));
+}
+
+bool atoll_core_is_valid(const atoll_core *c) {
+  if (!c || !c->s || c->n_queues == 0 || c->mode > ATOLL_MODE_REALTIME)
+    return false;
+  if (!atoll_ring_is_valid(&c->free_tasks))
+    return false;
+  uint32_t busy = 0;
+  for (uint32_t t = 0; t < c->n_tasks; t++) {
+    const atoll_task *k = &c->tasks[t];
+    if (!k->in_use)
+      continue;
+    busy++;
+    if (k->client >= c->n_clients || k->queue >= c->n_queues || k->n_done > k->next_launch ||
+        k->next_launch > c->s->models[c->s->clients[k->client].model].model.n_ops)
+      return false;
+  }
+  if (busy + atoll_ring_count(&c->free_tasks) != c->n_tasks)
+    return false;
+  for (uint32_t q = 0; q < c->n_queues; q++) {
+    const atoll_queue *qu = &c->queues[q];
+    if (!atoll_ring_is_valid(&qu->pending))
+      return false;
+    if (qu->active >= 0 && ((uint32_t)qu->active >= c->n_tasks || !c->tasks[qu->active].in_use))
+      return false;
+  }
+  return c->owner < (int32_t)c->n_queues;
+}
+
+/* --- shared mechanisms --- */
+
+static const atoll_model *task_model(const atoll_core *c, const atoll_task *t) {
+  return &c->s->models[c->s->clients[t->client].model].model;
+}
+
+bool atoll__queue_activate(atoll_core *c, uint32_t q) {
+  atoll_queue *qu = &c->queues[q];
+  uint32_t n = atoll_ring_count(&qu->pending);
+  if (qu->active >= 0 || n == 0)
+    return false;
+  uint32_t pick = 0;
+  if (qu->rt && c->s->policy.rt_queue == ATOLL_RT_QUEUE_EDF) {
+    /* Earliest deadline; ties keep arrival order because only a strictly earlier one wins. */
+    uint64_t best_id;
+    atoll_ring_peek(&qu->pending, 0, &best_id);
+    for (uint32_t i = 1; i < n; i++) {
+      uint64_t id;
+      atoll_ring_peek(&qu->pending, i, &id);
+      if (c->tasks[id].deadline_ns < c->tasks[best_id].deadline_ns)
+        best_id = id, pick = i;
+    }
+  }
+  /* Remove entry `pick` keeping the others in order: rotate the ones before it to the back... of a
+   * copy. Queues are short when EDF matters, so the O(n) rotation is fine. */
+  uint64_t chosen = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t id;
+    atoll_ring_pop(&qu->pending, &id);
+    if (i == pick)
+      chosen = id;
+    else
+      atoll_ring_push(&qu->pending, id);
+  }
+  qu->active = (int32_t)chosen;
+  return true;
+}
+
+static int launch_range(atoll_core *c, uint32_t q, uint32_t count) {
+  atoll_queue *qu = &c->queues[q];
+  atoll_task *t = &c->tasks[qu->active];
+  const atoll_model *m = task_model(c, t);
+  uint32_t model = c->s->clients[t->client].model;
+  uint32_t n = m->n_ops - t->next_launch;
+  if (count < n)
+    n = count;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t op = t->next_launch + i;
+    c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make((uint32_t)qu->active, op), .rt = qu->rt};
+  }
+  t->next_launch += n;
+  return n ? c->dev.ops->launch(c->dev.ctx, qu->stream, c->scratch, n) : 0;
+}
+
+int atoll__launch_rest(atoll_core *c, uint32_t q) { return launch_range(c, q, UINT32_MAX); }
+int atoll__launch_next(atoll_core *c, uint32_t q) { return launch_range(c, q, 1); }
+
+int32_t atoll__rt_queue(const atoll_core *c) {
+  for (uint32_t q = 0; q < c->n_queues; q++)
+    if (c->queues[q].rt)
+      return (int32_t)q;
+  return -1;
+}
+
+static bool has_work(const atoll_core *c, uint32_t q) {
+  const atoll_queue *qu = &c->queues[q];
+  if (qu->active >= 0) {
+    const atoll_task *t = &c->tasks[qu->active];
+    return t->next_launch < task_model(c, t)->n_ops;
+  }
+  return !atoll_ring_is_empty(&qu->pending);
+}
+
+int32_t atoll__next_be_queue(atoll_core *c) {
+  for (uint32_t i = 0; i < c->n_queues; i++) {
+    uint32_t q = (c->rr_next + i) % c->n_queues;
+    if (!c->queues[q].rt && has_work(c, q)) {
+      c->rr_next = (q + 1) % c->n_queues;
+      return (int32_t)q;
+    }
+  }
+  return -1;
+}
+
+/* --- events --- */
+
+void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t now) {
+  uint32_t q = c->client_queue[client];
+  uint64_t id;
+  if (atoll_ring_is_full(&c->queues[q].pending) || atoll_ring_pop(&c->free_tasks, &id) != 0) {
+    if (c->obs->request_dropped)
+      c->obs->request_dropped(c->obs_ctx, client, req, now);
+    return;
+  }
+  int64_t rel = c->client_deadline_ns[client];
+  c->tasks[id] = (atoll_task){.req = req, .arrival_ns = now, .deadline_ns = rel ? now + rel : INT64_MAX,
+                              .client = client, .queue = q, .in_use = 1};
+  atoll_ring_push(&c->queues[q].pending, id);
+  atoll__policy_ops(c->policy)->on_queued(c, q, now);
+}
+
+void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now) {
+  (void)stream;
+  atoll_task *t = &c->tasks[atoll_tag_task(tag)];
+  if (t->in_use && !t->started) {
+    t->started = 1;
+    if (c->obs->request_started)
+      c->obs->request_started(c->obs_ctx, t->client, t->req, now);
+  }
+}
+
+void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now) {
+  (void)stream;
+  uint32_t id = atoll_tag_task(tag);
+  atoll_task *t = &c->tasks[id];
+  uint32_t q = t->queue;
+  t->n_done++;
+  const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+  if (t->n_done < task_model(c, t)->n_ops) {
+    if (p->on_op_done)
+      p->on_op_done(c, q, now);
+    return;
+  }
+  uint32_t client = t->client;
+  uint64_t req = t->req;
+  t->in_use = 0;
+  c->queues[q].active = -1;
+  atoll_ring_push(&c->free_tasks, id);
+  /* The policy reacts before the runner hears of the completion, so a closed-loop client's next
+   * request (sent by the runner) finds the GPU already handed to whatever was waiting. */
+  p->on_task_done(c, q, now);
+  if (c->obs->request_done)
+    c->obs->request_done(c->obs_ctx, client, req, now);
+}
+
+void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now) {
+  (void)c, (void)cookie, (void)now; /* no policy uses timers yet */
+}

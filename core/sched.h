@@ -1,0 +1,100 @@
+/* The scheduler core: requests become tasks, tasks wait in queues, queues own device streams, and
+ * a policy decides what to launch when. Everything is driven by events (arrival, command start
+ * and completion, timer) and issues commands through the device interface, so the same core runs
+ * on the simulated device and on native ones.
+ *
+ * Queue layout (REEF §3): one RT queue shared by every RT client and one BE queue per BE client,
+ * each with its own stream; the `streams` policy instead gives every client its own queue. A task
+ * is one request: the ops of its model, launched in order on its queue's stream.
+ *
+ * The state lives in one caller-provided block (atoll_core_size / atoll_core_init) and refers to
+ * its parts by index, so it is a plain value that can be copied and compared; the pointers in the
+ * header (scenario, device, observer, the block's parts) are configuration, not state. */
+#ifndef ATOLL_CORE_SCHED_H
+#define ATOLL_CORE_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "atoll/device.h"
+#include "atoll/scenario.h"
+#include "ds/ring.h"
+
+enum atoll_mode { ATOLL_MODE_NORMAL = 0, ATOLL_MODE_REALTIME = 1 };
+
+/* What the core tells its runner (metrics, traces, closed-loop clients). Any entry may be NULL. */
+typedef struct atoll_core_observer {
+  void (*request_started)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  void (*request_done)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  void (*request_dropped)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  void (*mode_changed)(void *ctx, uint32_t mode, int64_t now);
+} atoll_core_observer;
+
+typedef struct atoll_core_limits {
+  uint32_t pending_per_client; /* requests a client may have waiting; more are dropped */
+} atoll_core_limits;
+
+typedef struct atoll_task {
+  uint64_t req;          /* the client's request id */
+  int64_t arrival_ns;
+  int64_t deadline_ns;   /* absolute; INT64_MAX when the client has none */
+  uint32_t client;
+  uint32_t queue;
+  uint32_t next_launch;  /* next op index to hand to the device */
+  uint32_t n_done;       /* ops completed */
+  uint8_t in_use;
+  uint8_t started;       /* its first command has started on the CUs */
+} atoll_task;
+
+typedef struct atoll_queue {
+  uint8_t rt;
+  uint32_t stream;
+  int32_t active;               /* the task launched on the stream, or -1 */
+  struct atoll_ring pending;    /* task indices waiting, in arrival order */
+} atoll_queue;
+
+typedef struct atoll_core {
+  /* Configuration. */
+  const atoll_scenario *s;
+  atoll_device dev;
+  const atoll_core_observer *obs;
+  void *obs_ctx;
+  /* State. */
+  atoll_policy_kind policy;
+  uint32_t mode;
+  uint32_t n_queues, n_tasks, n_clients;
+  atoll_queue *queues;
+  uint32_t *client_queue;        /* client -> queue */
+  int64_t *client_deadline_ns;   /* relative deadline per client (0: none) */
+  atoll_task *tasks;
+  struct atoll_ring free_tasks;
+  atoll_cmd *scratch;            /* launch buffer: the largest model's op count */
+  uint32_t scratch_cap;
+  int32_t owner;                 /* seq/orion: the queue whose work is on the GPU, or -1 */
+  uint32_t rr_next;              /* round-robin cursor over BE queues */
+} atoll_core;
+
+/* Bytes of storage atoll_core_init needs for this scenario. */
+size_t atoll_core_size(const atoll_scenario *s, const atoll_core_limits *lim);
+/* deadlines_ns: per client relative deadline (0: none), resolved by the runner (a uniform
+ * client's default is its period). Creates the policy's streams on the device. */
+int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scenario *s, atoll_device dev,
+                    const atoll_core_observer *obs, void *obs_ctx, const atoll_core_limits *lim,
+                    const int64_t *deadlines_ns);
+bool atoll_core_is_valid(const atoll_core *c);
+/* Whether the policy serves this client at all (rt-only ignores BE clients). */
+bool atoll_core_client_active(const atoll_core *c, uint32_t client);
+
+/* Events. */
+void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t now);
+void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now);
+void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now);
+void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now);
+
+/* Tags: the task index and op index of a command. */
+static inline uint64_t atoll_tag_make(uint32_t task, uint32_t op) { return ((uint64_t)task << 32) | op; }
+static inline uint32_t atoll_tag_task(uint64_t tag) { return (uint32_t)(tag >> 32); }
+static inline uint32_t atoll_tag_op(uint64_t tag) { return (uint32_t)tag; }
+
+#endif

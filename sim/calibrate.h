@@ -1,0 +1,47 @@
+/* Calibration of a GPU preset's free timing parameter against measured model latencies.
+ *
+ * Two parameters are free: launch_sync_us, the host launch + synchronisation cost around an
+ * isolated measurement (each profiled kernel was timed alone, and so was each whole model: a
+ * model's measured latency holds one launch_sync, each kernel's time another), and
+ * cp_dispatch_us, the command processor's gap between back-to-back kernels of a stream. Every
+ * other cost is fixed from its source (docs/gpu-costs.md). For candidate values each model is
+ * simulated alone on the GPU, and its simulated latency plus the isolation overhead (launch_sync
+ * less the first command's HQ transmit, which the simulated request already pays) is compared with
+ * the measured one; the fit minimizes the largest relative error over the models that can be
+ * reconciled with any physical model; leave-one-out refits without each model and predicts it.
+ *
+ * A model is irreconcilable when the launches of one of its kernels alone, at their measured
+ * normal-launch time less the largest overhead scanned, already exceed its measured model
+ * latency: no schedule of its kernels can be as fast as measured. */
+#ifndef ATOLL_SIM_CALIBRATE_H
+#define ATOLL_SIM_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atoll/gpu.h"
+#include "atoll/model.h"
+
+typedef struct atoll_calib_model {
+  const atoll_model *model;
+  bool irreconcilable;
+  char why[256];           /* the arithmetic, when irreconcilable */
+  int64_t simulated_ns;    /* at the fitted value */
+  double error;            /* (simulated - measured) / measured */
+  double loo_error;        /* leave-one-out: fitted without this model */
+  int64_t loo_launch_sync_ns, loo_cp_dispatch_ns;
+} atoll_calib_model;
+
+typedef struct atoll_calib {
+  int64_t launch_sync_ns, cp_dispatch_ns; /* fitted */
+  double max_abs_error;                   /* over reconcilable models */
+  int64_t max_ns;                         /* both scanned over [0, max] */
+} atoll_calib;
+
+/* Fits both parameters over [0, max_ns]: a 1 us grid, then a 0.1 us grid around the best point.
+ * g's other costs are used as they are. */
+int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns, atoll_calib *out);
+/* A model's simulated standalone latency on g (no launch_sync added). */
+int atoll_calib_standalone(const atoll_gpu *g, const atoll_model *m, int64_t *out);
+
+#endif

@@ -1,0 +1,40 @@
+/* The simulator's event queue: a 4-ary heap (core/ds) keyed by (time, priority class, sequence).
+ *
+ * The key is a total order, so a run is a pure function of its inputs: events at the same time
+ * run by class (below, each with its reason), then in the order they were scheduled. Time never
+ * goes backwards (asserted). Cancelling is by flag: the owner of an event keeps a generation
+ * number in the payload and ignores stale ones, so the heap is never searched. */
+#ifndef ATOLL_SIM_EVQ_H
+#define ATOLL_SIM_EVQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ds/heap.h"
+
+typedef enum atoll_ev_class {
+  ATOLL_EV_COMPLETE = 0, /* blocks and copies ending: free resources before anyone looks at them */
+  ATOLL_EV_DISPATCH = 1, /* CP work finishing: sees the resources freed at the same instant */
+  ATOLL_EV_ARRIVAL = 2,  /* requests: find the device state of this instant settled */
+  ATOLL_EV_TIMER = 3     /* core timers: last, after everything else of the instant */
+} atoll_ev_class;
+
+typedef struct atoll_evq {
+  struct atoll_heap heap;
+  struct atoll_heap_item *items;
+  uint32_t cap;
+  uint64_t seq;
+  int64_t now;
+  uint64_t processed;
+} atoll_evq;
+
+int atoll_evq_init(atoll_evq *q, uint32_t initial_cap);
+void atoll_evq_free(atoll_evq *q);
+/* Schedules payload at time (>= now). Returns 0 or ATOLL_ENOMEM. */
+int atoll_evq_push(atoll_evq *q, int64_t time, atoll_ev_class cls, uint64_t payload);
+/* Pops the earliest event, advancing now; false when empty. */
+bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload);
+bool atoll_evq_peek_time(const atoll_evq *q, int64_t *time);
+uint32_t atoll_evq_count(const atoll_evq *q);
+
+#endif

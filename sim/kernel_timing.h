@@ -1,0 +1,49 @@
+/* How long a kernel's blocks take on the simulated GPU, prepared once per (model, op).
+ *
+ * Timing model (docs/simulator.md):
+ *  - Isolated timings (a profile's time_us and time_per_occupancy_us) include the host's launch
+ *    and synchronisation around one kernel (the preset's launch_sync_us); back-to-back launches
+ *    hide it, so it is removed first.
+ *  - A kernel launched normally on an idle GPU takes its measured time_us less that overhead: the
+ *    block time is solved from it, given the waves and the sharing slowdown below. (The
+ *    per-occupancy list describes the persistent-block padding form, which for some kernels runs
+ *    far faster than a normal launch — alexnet's largest convolution: 3884 us normally, 146 us
+ *    padded — so it gives the sharing shape, not the normal-launch time.)
+ *  - A block alone on a CU runs for bt1. Blocks resident on one CU
+ *    share it: each block needs a fraction u of the CU's throughput, and when the resident demand
+ *    D (sum of u) exceeds 1 every block on that CU runs D times slower. A block's duration is fixed
+ *    when it starts, from the demand on its CU at that moment (including itself).
+ *  - u is fitted per kernel to the kernel's own per-occupancy list (the slowdown it measured with
+ *    k blocks per CU); a kernel without a list gets u = 1/occupancy (saturating exactly at full
+ *    occupancy). Nothing is fitted per scenario.
+ *  - A block occupies registers_per_cu / occupancy of a CU's register file, so a kernel alone fits
+ *    exactly `occupancy` blocks per CU and kernels of several streams share CUs by that measure. */
+#ifndef ATOLL_SIM_KERNEL_TIMING_H
+#define ATOLL_SIM_KERNEL_TIMING_H
+
+#include <stdint.h>
+
+#include "atoll/gpu.h"
+#include "atoll/model.h"
+
+enum { ATOLL_DEMAND_ONE = 1024 }; /* fixed-point unit of CU demand: 1024 = one whole CU */
+/* The shortest normal-launch run time a kernel is given when its isolated time is no longer than
+ * the launch overhead (REEF's profiles quantize at 2 us and their shortest kernels read 12 us). */
+enum { ATOLL_MIN_KERNEL_NS = 1000 };
+
+typedef struct atoll_kernel_timing {
+  uint8_t is_copy;
+  uint32_t blocks;       /* grid size */
+  uint32_t block_units;  /* register-file units one block occupies */
+  uint32_t demand;       /* u, in ATOLL_DEMAND_ONE units */
+  int64_t bt1_ns;        /* block time alone on a CU, launch overhead removed */
+  int64_t copy_ns;       /* memcpy/memset: the copy engine's time */
+} atoll_kernel_timing;
+
+void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint32_t op, atoll_kernel_timing *out);
+/* The fitted per-block demand for a shape (exposed for tests and the calibration tool). */
+uint32_t atoll_fit_demand(const atoll_kernel_shape *s, uint32_t cus, int64_t overhead_ns);
+/* A kernel's simulated time alone on an idle GPU (no CP cost): waves x block time x slowdown. */
+int64_t atoll_kernel_alone_ns(const atoll_gpu *g, const atoll_kernel_timing *t);
+
+#endif

@@ -1,0 +1,878 @@
+/* The run report: statistics over a run's raw results, the `expect:` verdicts, and the table,
+ * JSON and CSV writers.
+ *
+ * Everything here is a pure function of the results, so two identical runs give byte-identical
+ * JSON: values are accumulated in a fixed order (clients by index, requests in arrival order),
+ * ties for a maximum go to the first request seen, and numbers are printed by one formatter that
+ * neither depends on pointers nor prints "nan" or "inf". A statistic over no samples is NaN in
+ * memory and null in JSON. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "atoll/expect.h"
+
+/* ---- Statistics ---------------------------------------------------------------------------- */
+
+/* The samples of one statistic while they are collected, and which sample is the maximum. */
+typedef struct sample_set {
+  double *v;
+  uint32_t n;
+  double sum;
+  double max;
+  int32_t max_client;
+  uint64_t max_request;
+  int64_t max_arrival_ns;
+} sample_set;
+
+static sample_set set_over(double *storage) { return (sample_set){.v = storage, .max_client = -1}; }
+
+/* Strictly greater, so that among equal maxima the first request seen (lowest client index, then
+ * earliest arrival) is the one reported. */
+static void set_add(sample_set *s, double v, int32_t client, uint64_t request, int64_t arrival_ns) {
+  if (s->n == 0 || v > s->max) {
+    s->max = v;
+    s->max_client = client;
+    s->max_request = request;
+    s->max_arrival_ns = arrival_ns;
+  }
+  s->v[s->n++] = v;
+  s->sum += v;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Nearest rank: the ceil(p/100 * n)-th smallest. Integer arithmetic, because 0.99 * 100 is not
+ * exactly 99 in binary floating point and a rounding slip would move the rank by one. */
+static double nearest_rank(const double *sorted, uint32_t n, uint32_t percent) {
+  uint64_t rank = ((uint64_t)percent * n + 99) / 100;
+  if (rank < 1)
+    rank = 1;
+  return sorted[rank - 1];
+}
+
+static void stats_empty(atoll_stats *out) {
+  *out = (atoll_stats){.n = 0, .mean = NAN, .p50 = NAN, .p95 = NAN, .p99 = NAN, .max = NAN, .max_client = -1};
+}
+
+/* Sorts the samples in place and fills out. */
+static void stats_finish(sample_set *s, atoll_stats *out) {
+  if (s->n == 0) {
+    stats_empty(out);
+    return;
+  }
+  qsort(s->v, s->n, sizeof s->v[0], cmp_double);
+  out->n = s->n;
+  out->mean = s->sum / s->n;
+  out->p50 = nearest_rank(s->v, s->n, 50);
+  out->p95 = nearest_rank(s->v, s->n, 95);
+  out->p99 = nearest_rank(s->v, s->n, 99);
+  out->max = s->max;
+  out->max_client = s->max_client;
+  out->max_request = s->max_request;
+  out->max_arrival_ns = s->max_arrival_ns;
+}
+
+/* ---- Per-client figures -------------------------------------------------------------------- */
+
+static int64_t standalone_ns(const atoll_run_results *res, uint32_t model) {
+  return res->standalone_ns ? res->standalone_ns[model] : 0;
+}
+
+/* The client's relative deadline in ns: explicit, or for a uniform client its period (from
+ * rate_hz, or from load as a fraction of the model's standalone throughput). False if none. */
+static bool client_deadline(const atoll_run_results *res, uint32_t c, double *deadline_ns) {
+  const atoll_client *cl = &res->scenario->clients[c];
+  if (cl->deadline_ns > 0) {
+    *deadline_ns = (double)cl->deadline_ns;
+    return true;
+  }
+  if (cl->arrival.kind != ATOLL_ARRIVAL_UNIFORM)
+    return false;
+  if (cl->arrival.rate_hz > 0) {
+    *deadline_ns = 1e9 / cl->arrival.rate_hz;
+    return true;
+  }
+  int64_t alone = standalone_ns(res, cl->model);
+  if (cl->arrival.load > 0 && alone > 0) {
+    *deadline_ns = (double)alone / cl->arrival.load;
+    return true;
+  }
+  return false;
+}
+
+/* Where one client's latency samples go: its own sets and, for an RT client, the pooled ones. */
+typedef struct client_sinks {
+  sample_set *lat, *norm, *rt_lat, *rt_norm;
+} client_sinks;
+
+static void add_completed(const atoll_run_results *res, uint32_t c, const atoll_request_record *q,
+                          const client_sinks *k) {
+  int64_t lat_ns = q->done_ns - q->arrival_ns;
+  double lat_us = (double)lat_ns / 1000.0;
+  set_add(k->lat, lat_us, (int32_t)c, q->id, q->arrival_ns);
+  if (k->rt_lat)
+    set_add(k->rt_lat, lat_us, (int32_t)c, q->id, q->arrival_ns);
+  int64_t alone = standalone_ns(res, res->scenario->clients[c].model);
+  if (alone <= 0)
+    return; /* no reference latency: normalized figures stay undefined */
+  double norm = (double)lat_ns / (double)alone;
+  set_add(k->norm, norm, (int32_t)c, q->id, q->arrival_ns);
+  if (k->rt_norm)
+    set_add(k->rt_norm, norm, (int32_t)c, q->id, q->arrival_ns);
+}
+
+/* Counts, deadline misses and latency samples of client c over its requests that arrived at or
+ * after warmup. An uncompleted request misses once its deadline has passed by the end of the run. */
+static void client_collect(const atoll_run_results *res, uint32_t c, const client_sinks *k,
+                           atoll_client_report *cr) {
+  const atoll_client_records *recs = &res->clients[c];
+  int64_t warmup = res->scenario->warmup_ns, end = warmup + res->window_ns;
+  double deadline = 0;
+  bool has_deadline = client_deadline(res, c, &deadline);
+  cr->dropped = recs->dropped;
+  for (uint32_t i = 0; i < recs->n; i++) {
+    const atoll_request_record *q = &recs->req[i];
+    if (q->arrival_ns < warmup)
+      continue;
+    cr->requests++;
+    if (q->done_ns >= 0) {
+      cr->completed++;
+      add_completed(res, c, q, k);
+      if (has_deadline && (double)(q->done_ns - q->arrival_ns) > deadline)
+        cr->deadline_misses++;
+    } else if (has_deadline && (double)(end - q->arrival_ns) >= deadline) {
+      cr->deadline_misses++;
+    }
+  }
+}
+
+static void client_throughput(const atoll_run_results *res, uint32_t c, atoll_client_report *cr) {
+  int64_t alone = standalone_ns(res, res->scenario->clients[c].model);
+  cr->throughput_rps = res->window_ns > 0 ? cr->completed / ((double)res->window_ns / 1e9) : NAN;
+  cr->norm_throughput = alone > 0 ? cr->throughput_rps * (double)alone / 1e9 : NAN;
+}
+
+/* ---- Preemptions and the GPU ----------------------------------------------------------------- */
+
+/* The maximum preemption latency has no client: max_client stays -1, max_request is the index of
+ * the preemption record and max_arrival_ns the RT arrival that caused it. */
+static void preemptions_compute(const atoll_run_results *res, double *storage, atoll_report *r) {
+  sample_set lat = set_over(storage);
+  int64_t hq = 0, dq = 0, cu = 0, wasted = 0, restore = 0;
+  r->restored_kernels = 0;
+  for (uint32_t i = 0; i < res->n_preemptions; i++) {
+    const atoll_preemption_record *p = &res->preemptions[i];
+    set_add(&lat, (double)p->latency_ns / 1000.0, -1, i, p->at_ns);
+    hq += p->hq_reset_ns;
+    dq += p->dq_evict_ns;
+    cu += p->cu_kill_ns;
+    wasted += p->wasted_gpu_ns;
+    restore += p->restore_ns;
+    r->restored_kernels += p->restored_kernels;
+  }
+  stats_finish(&lat, &r->preemption_latency_us);
+  uint32_t n = res->n_preemptions;
+  r->preemption_count = n;
+  r->breakdown_us[0] = n ? (double)hq / 1000.0 / n : NAN;
+  r->breakdown_us[1] = n ? (double)dq / 1000.0 / n : NAN;
+  r->breakdown_us[2] = n ? (double)cu / 1000.0 / n : NAN;
+  r->wasted_gpu_us = (double)wasted / 1000.0;
+  r->restore_us = (double)restore / 1000.0;
+}
+
+static double busy_frac(const atoll_run_results *res, int64_t busy_ns) {
+  double cu_time = (double)res->cus * (double)res->window_ns;
+  return cu_time > 0 ? (double)busy_ns / cu_time : NAN;
+}
+
+/* ---- Field lookup --------------------------------------------------------------------------- */
+
+/* What a report field resolves to. empty: the value is undefined because there was nothing to
+ * measure (no counted requests, no preemptions), as opposed to undefined although there was. */
+typedef struct field_ref {
+  double value;
+  const atoll_stats *stats; /* for a statistic: the set it came from */
+  bool empty;
+} field_ref;
+
+static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int stat_ref(const atoll_stats *s, const char *stat, bool population_empty, field_ref *ref) {
+  const struct {
+    const char *name;
+    double value;
+  } table[] = {{"mean", s->mean}, {"p50", s->p50}, {"p95", s->p95}, {"p99", s->p99}, {"max", s->max}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    if (strcmp(stat, table[i].name) == 0) {
+      *ref = (field_ref){table[i].value, s, population_empty && s->n == 0};
+      return ATOLL_OK;
+    }
+  }
+  return ATOLL_ENOENT;
+}
+
+/* One named scalar of a lookup table. */
+typedef struct named_value {
+  const char *name;
+  double value;
+  bool empty;
+} named_value;
+
+static int scalar_ref(const named_value *table, size_t n, const char *name, field_ref *ref) {
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(name, table[i].name) == 0) {
+      *ref = (field_ref){table[i].value, NULL, table[i].empty && isnan(table[i].value)};
+      return ATOLL_OK;
+    }
+  }
+  return ATOLL_ENOENT;
+}
+
+static int client_ref(const atoll_client_report *cr, const char *rest, field_ref *ref) {
+  if (starts_with(rest, "latency_us."))
+    return stat_ref(&cr->latency_us, rest + strlen("latency_us."), cr->requests == 0, ref);
+  if (starts_with(rest, "norm_latency."))
+    return stat_ref(&cr->norm_latency, rest + strlen("norm_latency."), cr->requests == 0, ref);
+  const named_value table[] = {
+      {"requests", cr->requests, false},          {"completed", cr->completed, false},
+      {"dropped", cr->dropped, false},            {"deadline_misses", cr->deadline_misses, false},
+      {"throughput_rps", cr->throughput_rps, false}, {"norm_throughput", cr->norm_throughput, false},
+  };
+  return scalar_ref(table, sizeof table / sizeof table[0], rest, ref);
+}
+
+static uint32_t rt_requests(const atoll_report *r) {
+  const atoll_scenario *s = r->res->scenario;
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (s->clients[c].cls == ATOLL_CLASS_RT)
+      n += r->clients[c].requests;
+  return n;
+}
+
+static int rt_ref(const atoll_report *r, const char *rest, field_ref *ref) {
+  bool empty = rt_requests(r) == 0;
+  if (starts_with(rest, "latency_us."))
+    return stat_ref(&r->rt_latency_us, rest + strlen("latency_us."), empty, ref);
+  if (starts_with(rest, "norm_latency."))
+    return stat_ref(&r->rt_norm_latency, rest + strlen("norm_latency."), empty, ref);
+  return ATOLL_ENOENT;
+}
+
+static int preemption_ref(const atoll_report *r, const char *rest, field_ref *ref) {
+  bool none = r->preemption_count == 0;
+  if (starts_with(rest, "latency_us."))
+    return stat_ref(&r->preemption_latency_us, rest + strlen("latency_us."), none, ref);
+  const named_value table[] = {
+      {"count", r->preemption_count, false},
+      {"restored_kernels", (double)r->restored_kernels, false},
+      {"wasted_gpu_us", r->wasted_gpu_us, false},
+      {"restore_us", r->restore_us, false},
+      {"breakdown_us.hq_reset", r->breakdown_us[0], none},
+      {"breakdown_us.dq_evict", r->breakdown_us[1], none},
+      {"breakdown_us.cu_kill", r->breakdown_us[2], none},
+  };
+  return scalar_ref(table, sizeof table / sizeof table[0], rest, ref);
+}
+
+static int gpu_ref(const atoll_report *r, const char *rest, field_ref *ref) {
+  const named_value table[] = {
+      {"cu_busy_frac", r->cu_busy_frac, false},
+      {"cu_busy_frac_rt", r->cu_busy_frac_rt, false},
+      {"cu_busy_frac_be", r->cu_busy_frac_be, false},
+  };
+  return scalar_ref(table, sizeof table / sizeof table[0], rest, ref);
+}
+
+/* The client named by the segment after "clients.", or -1. */
+static int32_t field_client(const atoll_scenario *s, const char *field) {
+  if (!starts_with(field, "clients."))
+    return -1;
+  const char *name = field + strlen("clients.");
+  size_t len = strcspn(name, ".");
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (strlen(s->clients[c].name) == len && memcmp(s->clients[c].name, name, len) == 0)
+      return (int32_t)c;
+  return -1;
+}
+
+/* The grammar itself is checked by atoll_expect_field_check, so the loader and the report accept
+ * exactly the same fields; only the one client the field names is passed, which is all the
+ * check needs. The per-section lookups then only pick the value. */
+static int field_resolve(const atoll_report *r, const char *field, field_ref *ref) {
+  const atoll_scenario *s = r->res->scenario;
+  int32_t c = field_client(s, field);
+  const char *const names[1] = {c >= 0 ? s->clients[c].name : NULL};
+  atoll_expect_error err;
+  if (atoll_expect_field_check(field, names, c >= 0 ? 1 : 0, &err) != ATOLL_OK)
+    return ATOLL_ENOENT;
+  if (strcmp(field, "total_norm_throughput") == 0) {
+    *ref = (field_ref){r->total_norm_throughput, NULL, false};
+    return ATOLL_OK;
+  }
+  if (c >= 0)
+    return client_ref(&r->clients[c], field + strlen("clients.") + strlen(names[0]) + 1, ref);
+  if (starts_with(field, "rt."))
+    return rt_ref(r, field + strlen("rt."), ref);
+  if (starts_with(field, "preemptions."))
+    return preemption_ref(r, field + strlen("preemptions."), ref);
+  if (starts_with(field, "gpu."))
+    return gpu_ref(r, field + strlen("gpu."), ref);
+  return ATOLL_ENOENT;
+}
+
+int atoll_report_field(const atoll_report *r, const char *field, double *value) {
+  field_ref ref;
+  int rc = field_resolve(r, field, &ref);
+  if (rc == ATOLL_OK)
+    *value = ref.value;
+  return rc;
+}
+
+/* ---- Verdicts ------------------------------------------------------------------------------- */
+
+/* A bound over an undefined value holds only vacuously: when there was nothing to measure (a
+ * preemption bound in a run without preemptions). A latency bound over a client that had
+ * requests but completed none fails, since starvation must not pass as "within bounds". */
+static void verdict_compute(const atoll_report *r, const atoll_expect *e, atoll_expect_verdict *v) {
+  *v = (atoll_expect_verdict){.value = NAN, .margin = NAN, .client = -1};
+  field_ref ref;
+  if (!e->field || field_resolve(r, e->field, &ref) != ATOLL_OK)
+    return;
+  v->value = ref.value;
+  if (isnan(ref.value))
+    v->holds = ref.empty;
+  else
+    v->holds = atoll_expect_holds(e->cmp, e->value, ref.value, &v->margin) != 0;
+  if (ref.stats && ref.stats->n > 0 && ends_with(e->field, ".max")) {
+    v->has_request = true;
+    v->client = ref.stats->max_client;
+    v->request = ref.stats->max_request;
+    v->arrival_ns = ref.stats->max_arrival_ns;
+  }
+}
+
+/* ---- Compute -------------------------------------------------------------------------------- */
+
+/* Sample storage for the whole computation: one client's two sets (also reused for the
+ * preemption latencies) and the two RT pools. */
+typedef struct scratch {
+  double *buf;
+  double *lat, *norm, *rt_lat, *rt_norm;
+} scratch;
+
+static int scratch_alloc(const atoll_run_results *res, scratch *sc) {
+  const atoll_scenario *s = res->scenario;
+  size_t per_client = res->n_preemptions, rt = 0;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    if (res->clients[c].n > per_client)
+      per_client = res->clients[c].n;
+    if (s->clients[c].cls == ATOLL_CLASS_RT)
+      rt += res->clients[c].n;
+  }
+  sc->buf = malloc((2 * per_client + 2 * rt + 1) * sizeof(double));
+  if (!sc->buf)
+    return ATOLL_ENOMEM;
+  sc->lat = sc->buf;
+  sc->norm = sc->lat + per_client;
+  sc->rt_lat = sc->norm + per_client;
+  sc->rt_norm = sc->rt_lat + rt;
+  return ATOLL_OK;
+}
+
+static void clients_compute(const atoll_run_results *res, const scratch *sc, atoll_report *r) {
+  const atoll_scenario *s = res->scenario;
+  sample_set rt_lat = set_over(sc->rt_lat), rt_norm = set_over(sc->rt_norm);
+  r->total_norm_throughput = 0;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    sample_set lat = set_over(sc->lat), norm = set_over(sc->norm);
+    bool rt = s->clients[c].cls == ATOLL_CLASS_RT;
+    client_sinks k = {&lat, &norm, rt ? &rt_lat : NULL, rt ? &rt_norm : NULL};
+    atoll_client_report *cr = &r->clients[c];
+    client_collect(res, c, &k, cr);
+    stats_finish(&lat, &cr->latency_us);
+    stats_finish(&norm, &cr->norm_latency);
+    client_throughput(res, c, cr);
+    /* A client without a reference latency has no normalized throughput to add. */
+    if (!isnan(cr->norm_throughput))
+      r->total_norm_throughput += cr->norm_throughput;
+  }
+  stats_finish(&rt_lat, &r->rt_latency_us);
+  stats_finish(&rt_norm, &r->rt_norm_latency);
+}
+
+int atoll_report_compute(const atoll_run_results *res, atoll_report *out) {
+  if (!res || !res->scenario || !out)
+    return ATOLL_EINVAL;
+  const atoll_scenario *s = res->scenario;
+  *out = (atoll_report){.res = res};
+  out->clients = calloc(s->n_clients ? s->n_clients : 1, sizeof *out->clients);
+  out->verdicts = calloc(s->n_expects ? s->n_expects : 1, sizeof *out->verdicts);
+  scratch sc = {0};
+  if (!out->clients || !out->verdicts || scratch_alloc(res, &sc) != ATOLL_OK) {
+    atoll_report_free(out);
+    return ATOLL_ENOMEM;
+  }
+  clients_compute(res, &sc, out);
+  preemptions_compute(res, sc.lat, out);
+  free(sc.buf);
+  out->cu_busy_frac = busy_frac(res, res->cu_busy_ns);
+  out->cu_busy_frac_rt = busy_frac(res, res->cu_busy_rt_ns);
+  out->cu_busy_frac_be = busy_frac(res, res->cu_busy_be_ns);
+  out->all_hold = true;
+  for (uint32_t e = 0; e < s->n_expects; e++) {
+    verdict_compute(out, &s->expects[e], &out->verdicts[e]);
+    out->all_hold = out->all_hold && out->verdicts[e].holds;
+  }
+  return ATOLL_OK;
+}
+
+void atoll_report_free(atoll_report *r) {
+  if (!r)
+    return;
+  free(r->clients);
+  free(r->verdicts);
+  r->clients = NULL;
+  r->verdicts = NULL;
+}
+
+/* ---- Number formatting ---------------------------------------------------------------------- */
+
+/* The shortest of %.15g, %.16g and %.17g that reads back as the same double, so that JSON and CSV
+ * values round-trip exactly without the noise digits %.17g alone would add. Empty for NaN and
+ * infinities, which the callers write as null or an empty cell. The program never calls
+ * setlocale, so the decimal point is always '.'. */
+static const char *fmt_number(char buf[32], double v) {
+  if (!isfinite(v)) {
+    buf[0] = '\0';
+    return buf;
+  }
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, 32, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v)
+      break;
+  }
+  return buf;
+}
+
+static const char *class_name(atoll_client_class c) { return c == ATOLL_CLASS_RT ? "rt" : "be"; }
+
+static const char *expect_text(const atoll_expect *e, char *buf, size_t size) {
+  if (e->text)
+    return e->text;
+  char num[32];
+  snprintf(buf, size, "%s %s %s", e->field ? e->field : "?", atoll_cmp_text(e->cmp), fmt_number(num, e->value));
+  return buf;
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+#define JSON_MAX_DEPTH 8
+
+/* A small streaming JSON writer: containers either break their members onto indented lines or,
+ * when inline (short leaf objects such as a set of statistics), keep them on one line. */
+typedef struct json_writer {
+  FILE *f;
+  int depth;
+  bool fresh[JSON_MAX_DEPTH];  /* no member written yet at this depth */
+  bool inline_[JSON_MAX_DEPTH];
+  bool failed;
+} json_writer;
+
+static void jw_raw(json_writer *w, const char *s) {
+  if (fputs(s, w->f) == EOF)
+    w->failed = true;
+}
+
+static void jw_escaped(json_writer *w, const char *s) {
+  jw_raw(w, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    char esc[8];
+    if (*p == '"' || *p == '\\')
+      snprintf(esc, sizeof esc, "\\%c", *p);
+    else if (*p == '\n')
+      snprintf(esc, sizeof esc, "\\n");
+    else if (*p == '\t')
+      snprintf(esc, sizeof esc, "\\t");
+    else if (*p < 0x20)
+      snprintf(esc, sizeof esc, "\\u%04x", *p);
+    else
+      esc[0] = (char)*p, esc[1] = '\0';
+    jw_raw(w, esc);
+  }
+  jw_raw(w, "\"");
+}
+
+static void jw_newline(json_writer *w, int depth) {
+  jw_raw(w, "\n");
+  for (int i = 0; i < depth; i++)
+    jw_raw(w, "  ");
+}
+
+/* Separator and key before a member; key is NULL inside arrays. */
+static void jw_member(json_writer *w, const char *key) {
+  if (w->depth > 0) {
+    if (!w->fresh[w->depth])
+      jw_raw(w, w->inline_[w->depth] ? ", " : ",");
+    if (!w->inline_[w->depth])
+      jw_newline(w, w->depth);
+    w->fresh[w->depth] = false;
+  }
+  if (key) {
+    jw_escaped(w, key);
+    jw_raw(w, ": ");
+  }
+}
+
+static void jw_open(json_writer *w, const char *key, const char *brace, bool inline_) {
+  jw_member(w, key);
+  jw_raw(w, brace);
+  bool outer_inline = w->depth > 0 && w->inline_[w->depth];
+  w->depth++;
+  w->fresh[w->depth] = true;
+  w->inline_[w->depth] = inline_ || outer_inline;
+}
+
+static void jw_close(json_writer *w, const char *brace) {
+  if (!w->fresh[w->depth] && !w->inline_[w->depth])
+    jw_newline(w, w->depth - 1);
+  w->depth--;
+  jw_raw(w, brace);
+}
+
+static void jw_num(json_writer *w, const char *key, double v) {
+  char buf[32];
+  jw_member(w, key);
+  jw_raw(w, isfinite(v) ? fmt_number(buf, v) : "null");
+}
+
+static void jw_uint(json_writer *w, const char *key, uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%" PRIu64, v);
+  jw_member(w, key);
+  jw_raw(w, buf);
+}
+
+static void jw_str(json_writer *w, const char *key, const char *s) {
+  jw_member(w, key);
+  if (s)
+    jw_escaped(w, s);
+  else
+    jw_raw(w, "null");
+}
+
+static void jw_bool(json_writer *w, const char *key, bool b) {
+  jw_member(w, key);
+  jw_raw(w, b ? "true" : "false");
+}
+
+/* A statistic with n == 0 is null throughout, whatever its fields hold. */
+static void jw_stat(json_writer *w, const char *key, const atoll_stats *s, double v) { jw_num(w, key, s->n ? v : NAN); }
+
+static void json_stats(json_writer *w, const char *key, const atoll_stats *s, bool with_p95) {
+  jw_open(w, key, "{", true);
+  jw_stat(w, "mean", s, s->mean);
+  jw_stat(w, "p50", s, s->p50);
+  if (with_p95)
+    jw_stat(w, "p95", s, s->p95);
+  jw_stat(w, "p99", s, s->p99);
+  jw_stat(w, "max", s, s->max);
+  jw_close(w, "}");
+}
+
+static void json_header(json_writer *w, const atoll_report *r) {
+  const atoll_run_results *res = r->res;
+  const atoll_scenario *s = res->scenario;
+  jw_uint(w, "atoll_report", 1);
+  jw_str(w, "mode", res->mode);
+  jw_str(w, "scenario", s->path);
+  jw_str(w, "policy", atoll_policy_name(s->policy.kind));
+  /* Not "gpu": that key holds the busy fractions, matching the expect paths gpu.cu_busy_frac*,
+   * and a JSON object must not repeat a key (most readers keep only the last). */
+  jw_str(w, "gpu_name", s->gpu.name);
+  jw_num(w, "duration_ms", (double)s->duration_ns / 1e6);
+  jw_uint(w, "seed", s->seed);
+  jw_open(w, "standalone_us", "{", true);
+  for (uint32_t m = 0; m < s->n_models; m++)
+    jw_num(w, s->models[m].name ? s->models[m].name : "?", (double)standalone_ns(res, m) / 1000.0);
+  jw_close(w, "}");
+}
+
+static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
+  const atoll_scenario *s = r->res->scenario;
+  const atoll_client *cl = &s->clients[c];
+  const atoll_client_report *cr = &r->clients[c];
+  jw_open(w, NULL, "{", false);
+  jw_str(w, "name", cl->name);
+  jw_str(w, "model", s->models[cl->model].name);
+  jw_str(w, "class", class_name(cl->cls));
+  jw_uint(w, "requests", cr->requests);
+  jw_uint(w, "completed", cr->completed);
+  jw_uint(w, "dropped", cr->dropped);
+  jw_uint(w, "deadline_misses", cr->deadline_misses);
+  jw_num(w, "throughput_rps", cr->throughput_rps);
+  jw_num(w, "norm_throughput", cr->norm_throughput);
+  json_stats(w, "latency_us", &cr->latency_us, true);
+  json_stats(w, "norm_latency", &cr->norm_latency, true);
+  jw_close(w, "}");
+}
+
+static void json_preemptions(json_writer *w, const atoll_report *r) {
+  jw_open(w, "preemptions", "{", false);
+  jw_uint(w, "count", r->preemption_count);
+  json_stats(w, "latency_us", &r->preemption_latency_us, false);
+  jw_open(w, "breakdown_us", "{", true);
+  jw_num(w, "hq_reset", r->breakdown_us[0]);
+  jw_num(w, "dq_evict", r->breakdown_us[1]);
+  jw_num(w, "cu_kill", r->breakdown_us[2]);
+  jw_close(w, "}");
+  jw_uint(w, "restored_kernels", r->restored_kernels);
+  jw_num(w, "wasted_gpu_us", r->wasted_gpu_us);
+  jw_num(w, "restore_us", r->restore_us);
+  jw_close(w, "}");
+}
+
+static void json_expects(json_writer *w, const atoll_report *r) {
+  const atoll_scenario *s = r->res->scenario;
+  jw_open(w, "expect", "[", false);
+  for (uint32_t e = 0; e < s->n_expects; e++) {
+    char text[160];
+    const atoll_expect_verdict *v = &r->verdicts[e];
+    jw_open(w, NULL, "{", true);
+    jw_str(w, "expr", expect_text(&s->expects[e], text, sizeof text));
+    jw_num(w, "value", v->value);
+    jw_bool(w, "holds", v->holds);
+    jw_num(w, "margin", v->margin);
+    jw_close(w, "}");
+  }
+  jw_close(w, "]");
+}
+
+static void json_run(json_writer *w, const atoll_report *r) {
+  const atoll_run_results *res = r->res;
+  jw_open(w, "run", "{", true);
+  jw_uint(w, "events", res->events);
+  jw_num(w, "wall_s", res->wall_s);
+  jw_num(w, "speed_x", res->wall_s > 0 ? ((double)res->scenario->duration_ns / 1e9) / res->wall_s : NAN);
+  jw_close(w, "}");
+}
+
+int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) {
+  json_writer w = {.f = out};
+  const atoll_scenario *s = r->res->scenario;
+  jw_open(&w, NULL, "{", false);
+  json_header(&w, r);
+  jw_open(&w, "clients", "[", false);
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    json_client(&w, r, c);
+  jw_close(&w, "]");
+  jw_open(&w, "rt", "{", false);
+  json_stats(&w, "norm_latency", &r->rt_norm_latency, true);
+  json_stats(&w, "latency_us", &r->rt_latency_us, true);
+  jw_close(&w, "}");
+  jw_num(&w, "total_norm_throughput", r->total_norm_throughput);
+  json_preemptions(&w, r);
+  jw_open(&w, "gpu", "{", true);
+  jw_num(&w, "cu_busy_frac", r->cu_busy_frac);
+  jw_num(&w, "cu_busy_frac_rt", r->cu_busy_frac_rt);
+  jw_num(&w, "cu_busy_frac_be", r->cu_busy_frac_be);
+  jw_close(&w, "}");
+  json_expects(&w, r);
+  if (include_run)
+    json_run(&w, r);
+  jw_close(&w, "}");
+  jw_raw(&w, "\n");
+  return w.failed || ferror(out) ? ATOLL_EIO : ATOLL_OK;
+}
+
+/* ---- CSV ------------------------------------------------------------------------------------ */
+
+/* RFC 4180 quoting, for names that carry a comma, quote or line break. */
+static void csv_str(FILE *out, const char *s, bool *failed) {
+  if (!s)
+    s = "";
+  if (strpbrk(s, ",\"\r\n") == NULL) {
+    *failed |= fputs(s, out) == EOF;
+    return;
+  }
+  *failed |= fputc('"', out) == EOF;
+  for (const char *p = s; *p; p++) {
+    if (*p == '"')
+      *failed |= fputc('"', out) == EOF;
+    *failed |= fputc(*p, out) == EOF;
+  }
+  *failed |= fputc('"', out) == EOF;
+}
+
+/* ",value" with an empty cell for an undefined value. */
+static void csv_num(FILE *out, double v, bool *failed) {
+  char buf[32];
+  *failed |= fprintf(out, ",%s", fmt_number(buf, v)) < 0;
+}
+
+static void csv_stats(FILE *out, const atoll_stats *s, bool *failed) {
+  const double v[5] = {s->mean, s->p50, s->p95, s->p99, s->max};
+  for (int i = 0; i < 5; i++)
+    csv_num(out, s->n ? v[i] : NAN, failed);
+}
+
+static void csv_client(FILE *out, const atoll_report *r, uint32_t c, bool *failed) {
+  const atoll_scenario *s = r->res->scenario;
+  const atoll_client *cl = &s->clients[c];
+  const atoll_client_report *cr = &r->clients[c];
+  csv_str(out, cl->name, failed);
+  *failed |= fputc(',', out) == EOF;
+  csv_str(out, s->models[cl->model].name, failed);
+  *failed |= fprintf(out, ",%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, class_name(cl->cls), cr->requests,
+                     cr->completed, cr->dropped, cr->deadline_misses) < 0;
+  csv_num(out, cr->throughput_rps, failed);
+  csv_num(out, cr->norm_throughput, failed);
+  csv_stats(out, &cr->latency_us, failed);
+  csv_stats(out, &cr->norm_latency, failed);
+  *failed |= fputc('\n', out) == EOF;
+}
+
+int atoll_report_write_csv(const atoll_report *r, FILE *out, bool header) {
+  bool failed = false;
+  if (header)
+    failed |= fputs("client,model,class,requests,completed,dropped,deadline_misses,throughput_rps,"
+                    "norm_throughput,lat_mean_us,lat_p50_us,lat_p95_us,lat_p99_us,lat_max_us,"
+                    "norm_mean,norm_p50,norm_p95,norm_p99,norm_max\n",
+                    out) == EOF;
+  for (uint32_t c = 0; c < r->res->scenario->n_clients; c++)
+    csv_client(out, r, c, &failed);
+  return failed || ferror(out) ? ATOLL_EIO : ATOLL_OK;
+}
+
+/* ---- Human table ---------------------------------------------------------------------------- */
+
+/* A fixed-precision cell, "-" when undefined. */
+static const char *cell(char buf[32], double v, int prec) {
+  if (isfinite(v))
+    snprintf(buf, 32, "%.*f", prec, v);
+  else
+    snprintf(buf, 32, "-");
+  return buf;
+}
+
+static int name_width(const atoll_scenario *s) {
+  size_t w = strlen("rt (pooled)");
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (strlen(s->clients[c].name) > w)
+      w = strlen(s->clients[c].name);
+  return (int)(w > 24 ? 24 : w);
+}
+
+static int model_width(const atoll_scenario *s) {
+  size_t w = strlen("model");
+  for (uint32_t m = 0; m < s->n_models; m++)
+    if (s->models[m].name && strlen(s->models[m].name) > w)
+      w = strlen(s->models[m].name);
+  return (int)(w > 20 ? 20 : w);
+}
+
+/* Latency columns: mean/p99/max in ms, then the same normalized. */
+static void table_latency(FILE *out, const atoll_stats *lat_us, const atoll_stats *norm) {
+  char a[32], b[32], c[32], d[32], e[32], f[32];
+  fprintf(out, " %9s %9s %9s %7s %7s %7s\n", cell(a, lat_us->mean / 1000.0, 3), cell(b, lat_us->p99 / 1000.0, 3),
+          cell(c, lat_us->max / 1000.0, 3), cell(d, norm->mean, 2), cell(e, norm->p99, 2), cell(f, norm->max, 2));
+}
+
+static void table_clients(const atoll_report *r, FILE *out) {
+  const atoll_scenario *s = r->res->scenario;
+  int nw = name_width(s), mw = model_width(s);
+  uint32_t rt_req = 0, rt_done = 0;
+  fprintf(out, "%-*s %-5s %-*s %8s %9s %9s %8s %9s %9s %9s %7s %7s %7s\n", nw, "client", "class", mw, "model",
+          "requests", "completed", "thr/s", "norm thr", "mean ms", "p99 ms", "max ms", "n.mean", "n.p99", "n.max");
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    const atoll_client *cl = &s->clients[c];
+    const atoll_client_report *cr = &r->clients[c];
+    char t[32], n[32];
+    fprintf(out, "%-*s %-5s %-*s %8" PRIu32 " %9" PRIu32 " %9s %8s", nw, cl->name, class_name(cl->cls), mw,
+            s->models[cl->model].name, cr->requests, cr->completed, cell(t, cr->throughput_rps, 1),
+            cell(n, cr->norm_throughput, 3));
+    table_latency(out, &cr->latency_us, &cr->norm_latency);
+    if (cl->cls == ATOLL_CLASS_RT)
+      rt_req += cr->requests, rt_done += cr->completed;
+  }
+  fprintf(out, "%-*s %-5s %-*s %8" PRIu32 " %9" PRIu32 " %9s %8s", nw, "rt (pooled)", "rt", mw, "-", rt_req, rt_done,
+          "-", "-");
+  table_latency(out, &r->rt_latency_us, &r->rt_norm_latency);
+}
+
+static void table_expects(const atoll_report *r, FILE *out) {
+  const atoll_scenario *s = r->res->scenario;
+  if (s->n_expects == 0)
+    return;
+  fprintf(out, "expect:\n");
+  for (uint32_t e = 0; e < s->n_expects; e++) {
+    const atoll_expect_verdict *v = &r->verdicts[e];
+    char text[160], val[32], margin[32];
+    fprintf(out, "  %s  %s  value %s  margin %s\n", v->holds ? "PASS" : "FAIL",
+            expect_text(&s->expects[e], text, sizeof text), isfinite(v->value) ? fmt_number(val, v->value) : "n/a",
+            isfinite(v->margin) ? fmt_number(margin, v->margin) : "n/a");
+  }
+}
+
+void atoll_report_print_table(const atoll_report *r, FILE *out) {
+  const atoll_scenario *s = r->res->scenario;
+  char a[32], b[32], c[32];
+  fprintf(out, "scenario %s  policy %s  gpu %s  duration %s ms (warmup %s ms)  mode %s\n", s->path ? s->path : "-",
+          atoll_policy_name(s->policy.kind), s->gpu.name ? s->gpu.name : "-",
+          fmt_number(a, (double)s->duration_ns / 1e6), fmt_number(b, (double)s->warmup_ns / 1e6),
+          r->res->mode ? r->res->mode : "-");
+  table_clients(r, out);
+  fprintf(out, "total normalized throughput %s\n", cell(a, r->total_norm_throughput, 3));
+  if (r->preemption_count > 0)
+    fprintf(out, "preemptions %" PRIu32 ": latency mean %s us, p99 %s us, max %s us\n", r->preemption_count,
+            cell(a, r->preemption_latency_us.mean, 1), cell(b, r->preemption_latency_us.p99, 1),
+            cell(c, r->preemption_latency_us.max, 1));
+  fprintf(out, "CU busy %s (rt %s, be %s)\n", cell(a, r->cu_busy_frac, 3), cell(b, r->cu_busy_frac_rt, 3),
+          cell(c, r->cu_busy_frac_be, 3));
+  table_expects(r, out);
+}
+
+/* ---- Violations ----------------------------------------------------------------------------- */
+
+static void print_culprit(const atoll_report *r, const atoll_expect_verdict *v, FILE *out) {
+  if (!v->has_request)
+    return;
+  const atoll_scenario *s = r->res->scenario;
+  double at_ms = (double)v->arrival_ns / 1e6;
+  if (v->client >= 0 && (uint32_t)v->client < s->n_clients)
+    fprintf(out, " (set by request %" PRIu64 " of client %s, arrived at %.3f ms)", v->request,
+            s->clients[v->client].name, at_ms);
+  else
+    fprintf(out, " (set by preemption %" PRIu64 ", at %.3f ms)", v->request, at_ms);
+}
+
+void atoll_report_print_violations(const atoll_report *r, FILE *out) {
+  const atoll_scenario *s = r->res->scenario;
+  for (uint32_t e = 0; e < s->n_expects; e++) {
+    const atoll_expect_verdict *v = &r->verdicts[e];
+    if (v->holds)
+      continue;
+    char text[160], val[32], bound[32], margin[32];
+    fprintf(out, "expect FAILED: %s: ", expect_text(&s->expects[e], text, sizeof text));
+    if (isfinite(v->value))
+      fprintf(out, "value %s, bound %s, margin %s", fmt_number(val, v->value), fmt_number(bound, s->expects[e].value),
+              fmt_number(margin, v->margin));
+    else
+      fprintf(out, "value n/a (no samples), bound %s", fmt_number(bound, s->expects[e].value));
+    print_culprit(r, v, out);
+    fputc('\n', out);
+  }
+}

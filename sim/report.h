@@ -1,0 +1,74 @@
+/* The run report: statistics over a run's results, the `expect:` verdicts, and the writers.
+ *
+ * Definitions (REEF §6.2): a request's normalized latency is its end-to-end latency (done -
+ * arrival) divided by its model's standalone latency; a client's normalized throughput is its
+ * completed requests per second divided by the model's standalone maximum (1 / standalone
+ * latency). Only requests that arrived at or after warmup_ns count; throughput counts those that
+ * completed within the run, over the window duration - warmup. Percentiles are nearest-rank
+ * (the ceil(p/100 * n)-th smallest value). `rt.*` pools every RT client's requests. */
+#ifndef ATOLL_SIM_REPORT_H
+#define ATOLL_SIM_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "results.h"
+
+typedef struct atoll_stats {
+  uint32_t n;
+  double mean, p50, p95, p99, max;
+  int32_t max_client;   /* the request that set max: client index and request id; -1 if n == 0 */
+  uint64_t max_request;
+  int64_t max_arrival_ns;
+} atoll_stats;
+
+typedef struct atoll_client_report {
+  uint32_t requests, completed, dropped, deadline_misses;
+  double throughput_rps, norm_throughput;
+  atoll_stats latency_us, norm_latency;
+} atoll_client_report;
+
+typedef struct atoll_expect_verdict {
+  double value;
+  bool holds;
+  double margin; /* > 0 inside the bound, < 0 outside */
+  bool has_request; /* for a max: which request set it */
+  int32_t client;
+  uint64_t request;
+  int64_t arrival_ns;
+} atoll_expect_verdict;
+
+typedef struct atoll_report {
+  const atoll_run_results *res;
+  atoll_client_report *clients; /* per scenario client */
+  atoll_stats rt_latency_us, rt_norm_latency;
+  double total_norm_throughput;
+  uint32_t preemption_count;
+  atoll_stats preemption_latency_us;
+  double breakdown_us[3];  /* mean hq_reset, dq_evict, cu_kill over preemptions */
+  uint64_t restored_kernels;
+  double wasted_gpu_us, restore_us; /* totals */
+  double cu_busy_frac, cu_busy_frac_rt, cu_busy_frac_be;
+  atoll_expect_verdict *verdicts; /* per scenario expect */
+  bool all_hold;
+} atoll_report;
+
+/* Computes every statistic and verdict; allocates with malloc (atoll_report_free). 0 or ATOLL_ENOMEM. */
+int atoll_report_compute(const atoll_run_results *res, atoll_report *out);
+void atoll_report_free(atoll_report *r);
+/* The value of a report field by its dotted path (the grammar of include/atoll/expect.h).
+ * Returns 0, or ATOLL_ENOENT for an unknown field. */
+int atoll_report_field(const atoll_report *r, const char *field, double *value);
+
+/* Human table on out: per client, RT pooled, preemptions, GPU busy, expect verdicts. */
+void atoll_report_print_table(const atoll_report *r, FILE *out);
+/* The JSON report (docs/report.md). include_run=false omits the "run" object (used to compare
+ * runs for determinism). */
+int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run);
+/* One CSV row per client, with a header line when header is true. */
+int atoll_report_write_csv(const atoll_report *r, FILE *out, bool header);
+/* For each violated bound: "expect FAILED: <expr>: value V, bound B, margin M (set by request R
+ * of client C, arrived at T ms)" on out. */
+void atoll_report_print_violations(const atoll_report *r, FILE *out);
+
+#endif

@@ -1,0 +1,51 @@
+/* What a run produced, as raw facts: every request's times, preemption records, CU busy time and
+ * the run's own cost. The report (report.h) turns these into statistics, checks `expect:` bounds
+ * and writes the table, JSON and CSV. Shared by the simulator and, later, the native runner. */
+#ifndef ATOLL_SIM_RESULTS_H
+#define ATOLL_SIM_RESULTS_H
+
+#include <stdint.h>
+
+#include "atoll/scenario.h"
+
+/* One request of one client. done_ns < 0: not completed by the end of the run. */
+typedef struct atoll_request_record {
+  uint64_t id;          /* per-client sequence number, from 0 */
+  int64_t arrival_ns;
+  int64_t start_ns;     /* its first kernel started on the CUs; -1 if never */
+  int64_t done_ns;
+} atoll_request_record;
+
+typedef struct atoll_client_records {
+  atoll_request_record *req; /* in arrival order */
+  uint32_t n, cap;
+  uint32_t dropped;          /* arrivals refused because the client's queue was full */
+} atoll_client_records;
+
+/* One preemption: an RT request arrived while BE work was on the GPU. */
+typedef struct atoll_preemption_record {
+  int64_t at_ns;         /* RT request arrival at the scheduler */
+  int64_t latency_ns;    /* to its first kernel starting on the CUs */
+  int64_t hq_reset_ns, dq_evict_ns, cu_kill_ns; /* breakdown */
+  uint32_t restored_kernels;
+  int64_t wasted_gpu_ns; /* re-executed GPU time caused by this preemption */
+  int64_t restore_ns;
+} atoll_preemption_record;
+
+typedef struct atoll_run_results {
+  const atoll_scenario *scenario;
+  const char *mode;            /* "sim" or "native" */
+  int64_t *standalone_ns;      /* per model: the model alone on the same device */
+  atoll_client_records *clients; /* per scenario client */
+  atoll_preemption_record *preemptions;
+  uint32_t n_preemptions, cap_preemptions;
+  /* CU-time integrals over the measured window [warmup, duration): sum over CUs of the time at
+   * least one block was resident, split by the class of the resident work. */
+  int64_t cu_busy_ns, cu_busy_rt_ns, cu_busy_be_ns;
+  int64_t window_ns;           /* duration - warmup */
+  uint32_t cus;
+  uint64_t events;             /* device events processed */
+  double wall_s;               /* wall-clock time of the run */
+} atoll_run_results;
+
+#endif

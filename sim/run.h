@@ -1,0 +1,25 @@
+/* One simulation run of a scenario: the runner around the core and the simulated device.
+ *
+ * The runner generates arrivals (core/workload.c), feeds them to the core, pumps the event queue
+ * until duration_ms, and records every request. Before the run it measures each model's
+ * standalone latency on the same simulated GPU (one request, nothing else running), which
+ * normalizes latencies and turns `load` arrivals into rates. */
+#ifndef ATOLL_SIM_RUN_H
+#define ATOLL_SIM_RUN_H
+
+#include "atoll/scenario.h"
+#include "results.h"
+#include "trace.h"
+
+typedef struct atoll_sim_opts {
+  atoll_trace *trace; /* NULL: no timeline */
+} atoll_sim_opts;
+
+/* Fills res (free with atoll_sim_results_free). Returns 0, ATOLL_ENOTSUP for a policy the core
+ * does not implement, or ATOLL_ENOMEM. */
+int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res);
+void atoll_sim_results_free(atoll_run_results *res);
+/* A model's latency alone on the scenario's GPU (one request, an otherwise idle device). */
+int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out);
+
+#endif

@@ -1,0 +1,67 @@
+/* The simulated device: a discrete-event model of one GPU behind the atoll_device interface.
+ *
+ * How it models the GPU (docs/simulator.md has the full story and every parameter's source):
+ *  - Each stream has a host queue (HQ, unbounded) feeding a device queue (DQ, a ring of the
+ *    stream's capacity). A transmit step moves one command from HQ to DQ for hq_transmit_ns once
+ *    the DQ has room; a DQ slot stays taken until its command completes.
+ *  - The command processor (CP) is one server. It takes the head of a DQ whose previous command
+ *    has completed (commands of a stream run in order) and spends cp_dispatch_ns on it, plus
+ *    stream_switch_ns when it last served another stream. High-priority streams go first; equal
+ *    priorities go round robin.
+ *  - A dispatched kernel's blocks are placed on CUs as register-file room allows (kernels in
+ *    dispatch order, high priority first), and run for their block time, slowed by the demand of
+ *    the blocks sharing their CU (kernel_timing.h). Blocks placed together with the same end time
+ *    form one wave: one event, however many blocks, without losing which CU slots they hold.
+ *  - memcpy/memset go through the CP to a copy engine (copy_engines of them, FIFO).
+ * Every decision of what to run is the core's; the device only models mechanism and cost. */
+#ifndef ATOLL_SIM_SIMDEV_H
+#define ATOLL_SIM_SIMDEV_H
+
+#include <stdint.h>
+
+#include "atoll/device.h"
+#include "atoll/scenario.h"
+#include "evq.h"
+#include "kernel_timing.h"
+#include "sched.h"
+#include "trace.h"
+
+/* Event payloads: type in the top byte, a generation in the next 24 bits, an id below. */
+enum atoll_sim_ev {
+  ATOLL_SIMEV_WAVE_END = 1,
+  ATOLL_SIMEV_CP_DONE = 2,
+  ATOLL_SIMEV_CP_WAKE = 3,
+  ATOLL_SIMEV_COPY_DONE = 4,
+  ATOLL_SIMEV_TIMER = 5,
+  ATOLL_SIMEV_ARRIVAL = 6 /* the runner's, not the device's */
+};
+
+static inline uint64_t atoll_simev(uint32_t type, uint32_t gen, uint32_t id) {
+  return ((uint64_t)type << 56) | ((uint64_t)(gen & 0xFFFFFF) << 32) | id;
+}
+static inline uint32_t atoll_simev_type(uint64_t p) { return (uint32_t)(p >> 56); }
+static inline uint32_t atoll_simev_gen(uint64_t p) { return (uint32_t)(p >> 32) & 0xFFFFFF; }
+static inline uint32_t atoll_simev_id(uint64_t p) { return (uint32_t)p; }
+
+typedef struct atoll_simdev atoll_simdev;
+
+typedef struct atoll_simdev_cfg {
+  const atoll_scenario *scenario;
+  atoll_evq *evq;
+  atoll_trace *trace;        /* NULL: no timeline */
+  int64_t window_start_ns;   /* CU busy time is counted inside [start, end) */
+  int64_t window_end_ns;
+} atoll_simdev_cfg;
+
+int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg);
+void atoll_simdev_destroy(atoll_simdev *d);
+void atoll_simdev_attach(atoll_simdev *d, atoll_core *core);
+atoll_device atoll_simdev_device(atoll_simdev *d);
+/* Handles one of the device's events (every type but ARRIVAL). */
+void atoll_simdev_handle(atoll_simdev *d, uint64_t payload, int64_t now);
+/* Closes the busy-time books at `now`; fills the run's CU-time integrals. */
+void atoll_simdev_finish(atoll_simdev *d, int64_t now, int64_t *busy, int64_t *busy_rt, int64_t *busy_be);
+/* The timing the device uses for (model, op). */
+const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t model, uint32_t op);
+
+#endif

@@ -1,0 +1,177 @@
+/* Timeline trace writer: Chrome trace-event JSON, streamed event by event.
+ *
+ * The file is the object form {"traceEvents":[...],"displayTimeUnit":"ns"}, one event per line.
+ * A track group is a process (pid = group) and a track a thread (tid = index). A group's
+ * process_name is written the first time the group is used or named, so a trace lists only the
+ * groups it has. Times are integer nanoseconds printed as microseconds with exactly three
+ * decimals by integer division, so no floating-point rounding can move an event. */
+#include "trace.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "atoll/error.h"
+
+static bool is_open(const atoll_trace *t) { return t && t->f; }
+
+/* Every write goes through these two, which remember a failure for atoll_trace_close. */
+static void put(atoll_trace *t, const char *s) {
+  if (fputs(s, t->f) == EOF)
+    t->failed = 1;
+}
+
+static void putf(atoll_trace *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (vfprintf(t->f, fmt, ap) < 0)
+    t->failed = 1;
+  va_end(ap);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; other bytes (UTF-8) as is. */
+static void put_string(atoll_trace *t, const char *s) {
+  put(t, "\"");
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\')
+      putf(t, "\\%c", *p);
+    else if (*p == '\n')
+      put(t, "\\n");
+    else if (*p == '\t')
+      put(t, "\\t");
+    else if (*p < 0x20)
+      putf(t, "\\u%04x", *p);
+    else if (fputc(*p, t->f) == EOF)
+      t->failed = 1;
+  }
+  put(t, "\"");
+}
+
+/* ,"key":U.UUU with U.UUU the time in microseconds. The magnitude is taken in unsigned
+ * arithmetic so that even INT64_MIN prints correctly. */
+static void put_us(atoll_trace *t, const char *key, int64_t ns) {
+  uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  putf(t, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+}
+
+/* Starts an event line: the separator, then {"ph":PH,"pid":G,"tid":I. */
+static void event_begin(atoll_trace *t, const char *ph, atoll_track_group g, uint32_t index) {
+  put(t, t->first ? "\n" : ",\n");
+  t->first = 0;
+  putf(t, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%" PRIu32, ph, (unsigned)g, index);
+}
+
+static const char *group_name(atoll_track_group g) {
+  switch (g) {
+  case ATOLL_TRACK_CU:
+    return "CUs";
+  case ATOLL_TRACK_STREAM:
+    return "streams";
+  case ATOLL_TRACK_CLIENT:
+    return "clients";
+  case ATOLL_TRACK_SCHED:
+    return "scheduler";
+  }
+  return NULL;
+}
+
+/* Writes the group's process_name once. Groups outside the enum are named "group N"; groups of
+ * 32 and above are not remembered and get their name again on each use, which is still valid. */
+static void name_group(atoll_trace *t, atoll_track_group g) {
+  uint32_t bit = (unsigned)g < 32 ? 1u << (unsigned)g : 0;
+  if (bit && (t->named_groups & bit))
+    return;
+  t->named_groups |= bit;
+  char fallback[32];
+  const char *name = group_name(g);
+  if (!name) {
+    snprintf(fallback, sizeof fallback, "group %u", (unsigned)g);
+    name = fallback;
+  }
+  event_begin(t, "M", g, 0);
+  put(t, ",\"name\":\"process_name\",\"args\":{\"name\":");
+  put_string(t, name);
+  put(t, "}}");
+}
+
+int atoll_trace_open(atoll_trace *t, const char *path) {
+  memset(t, 0, sizeof *t);
+  if (strcmp(path, "-") == 0) {
+    t->f = stdout;
+  } else {
+    t->f = fopen(path, "w");
+    if (!t->f)
+      return ATOLL_EIO;
+    t->owns_file = 1;
+  }
+  t->first = 1;
+  put(t, "{\"traceEvents\":[");
+  if (!t->failed)
+    return ATOLL_OK;
+  if (t->owns_file)
+    fclose(t->f);
+  t->f = NULL;
+  return ATOLL_EIO;
+}
+
+void atoll_trace_name_track(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name) {
+  if (!is_open(t))
+    return;
+  name_group(t, g);
+  event_begin(t, "M", g, index);
+  put(t, ",\"name\":\"thread_name\",\"args\":{\"name\":");
+  put_string(t, name);
+  put(t, "}}");
+}
+
+/* The fields every span and instant share after the timestamps. */
+static void event_tail(atoll_trace *t, const char *name, const char *category, const char *args_json) {
+  put(t, ",\"name\":");
+  put_string(t, name);
+  if (category) {
+    put(t, ",\"cat\":");
+    put_string(t, category);
+  }
+  if (args_json) {
+    put(t, ",\"args\":{");
+    put(t, args_json);
+    put(t, "}");
+  }
+  put(t, "}");
+}
+
+void atoll_trace_span(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name, const char *category,
+                      int64_t start_ns, int64_t dur_ns, const char *args_json) {
+  if (!is_open(t))
+    return;
+  name_group(t, g);
+  event_begin(t, "X", g, index);
+  put_us(t, "ts", start_ns);
+  put_us(t, "dur", dur_ns);
+  event_tail(t, name, category, args_json);
+}
+
+void atoll_trace_instant(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name,
+                         const char *category, int64_t at_ns, const char *args_json) {
+  if (!is_open(t))
+    return;
+  name_group(t, g);
+  event_begin(t, "i", g, index);
+  put_us(t, "ts", at_ns);
+  /* Thread scope: the instant is drawn on its own track, not across the whole process. */
+  put(t, ",\"s\":\"t\"");
+  event_tail(t, name, category, args_json);
+}
+
+int atoll_trace_close(atoll_trace *t) {
+  if (!is_open(t))
+    return ATOLL_OK;
+  put(t, "\n],\"displayTimeUnit\":\"ns\"}\n");
+  if (fflush(t->f) == EOF || ferror(t->f))
+    t->failed = 1;
+  if (t->owns_file && fclose(t->f) == EOF)
+    t->failed = 1;
+  t->f = NULL;
+  return t->failed ? ATOLL_EIO : ATOLL_OK;
+}

@@ -1,0 +1,225 @@
+/* The timeline trace writer: valid Chrome trace-event JSON, lazy process names, exact
+ * microsecond timestamps, escaping, and write-failure reporting. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atoll/error.h"
+#include "atoll_test.h"
+#include "json_check.h"
+#include "trace.h"
+
+/* A fresh temporary path; the file exists (empty) until unlinked. */
+static void temp_path(char path[64]) {
+  snprintf(path, 64, "/tmp/atoll_trace_XXXXXX");
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  assert_non_null(buf);
+  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* Runs fill on an open trace in a temporary file and returns the file's text, checked valid. */
+static char *write_trace(void (*fill)(atoll_trace *)) {
+  char path[64];
+  temp_path(path);
+  atoll_trace t;
+  assert_int_equal(atoll_trace_open(&t, path), ATOLL_OK);
+  fill(&t);
+  assert_int_equal(atoll_trace_close(&t), ATOLL_OK);
+  char *text = slurp(path);
+  unlink(path);
+  if (!json_valid(text))
+    fail_msg("invalid JSON:\n%s", text);
+  return text;
+}
+
+static long count(const char *text, const char *needle) {
+  long n = 0;
+  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+static void fill_timeline(atoll_trace *t) {
+  atoll_trace_name_track(t, ATOLL_TRACK_CU, 0, "CU 0");
+  atoll_trace_name_track(t, ATOLL_TRACK_CU, 1, "CU 1");
+  atoll_trace_name_track(t, ATOLL_TRACK_STREAM, 3, "rt stream");
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "conv2d", "kernel", 1000, 2500, "\"op\":12,\"blocks\":480");
+  atoll_trace_span(t, ATOLL_TRACK_STREAM, 3, "conv2d", NULL, 500, 3000, NULL);
+  atoll_trace_instant(t, ATOLL_TRACK_SCHED, 0, "preempt", "mode", 1200, NULL);
+}
+
+static void timeline_is_valid_trace_json(void **state) {
+  (void)state;
+  char *text = write_trace(fill_timeline);
+  char s[64];
+  assert_true(json_string_at(text, "displayTimeUnit", s, sizeof s));
+  assert_string_equal(s, "ns");
+  /* Three thread names, three process names (CU, stream, scheduler) and three events. */
+  assert_int_equal(json_count_at(text, "traceEvents"), 9);
+  assert_true(json_string_at(text, "traceEvents.0.name", s, sizeof s));
+  assert_string_equal(s, "process_name");
+  assert_true(json_string_at(text, "traceEvents.0.args.name", s, sizeof s));
+  assert_string_equal(s, "CUs");
+  assert_true(json_string_at(text, "traceEvents.1.name", s, sizeof s));
+  assert_string_equal(s, "thread_name");
+  assert_true(json_string_at(text, "traceEvents.1.args.name", s, sizeof s));
+  assert_string_equal(s, "CU 0");
+  assert_true(json_string_at(text, "traceEvents.3.args.name", s, sizeof s));
+  assert_string_equal(s, "streams");
+  double v = 0;
+  assert_true(json_number_at(text, "traceEvents.4.pid", &v));
+  assert_true(v == ATOLL_TRACK_STREAM);
+  assert_true(json_number_at(text, "traceEvents.4.tid", &v));
+  assert_true(v == 3);
+  free(text);
+}
+
+static void process_names_are_written_once_per_used_group(void **state) {
+  (void)state;
+  char *text = write_trace(fill_timeline);
+  assert_int_equal(count(text, "\"process_name\""), 3);
+  assert_int_equal(count(text, "\"CUs\""), 1);
+  assert_int_equal(count(text, "\"streams\""), 1);
+  assert_int_equal(count(text, "\"scheduler\""), 1);
+  assert_int_equal(count(text, "\"clients\""), 0);
+  /* The scheduler's name comes before its first event. */
+  assert_true(strstr(text, "\"scheduler\"") < strstr(text, "\"preempt\""));
+  free(text);
+}
+
+static void fill_spans_and_args(atoll_trace *t) {
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "conv2d", "kernel", 1000, 2500, "\"op\":12,\"blocks\":480");
+  atoll_trace_instant(t, ATOLL_TRACK_SCHED, 0, "preempt", "mode", 1200, "\"epoch\":3");
+}
+
+static void spans_and_instants_carry_their_fields(void **state) {
+  (void)state;
+  char *text = write_trace(fill_spans_and_args);
+  char s[64];
+  double v = 0;
+  /* 0: CUs process name, 1: the span, 2: scheduler process name, 3: the instant. */
+  assert_true(json_string_at(text, "traceEvents.1.ph", s, sizeof s));
+  assert_string_equal(s, "X");
+  assert_true(json_string_at(text, "traceEvents.1.cat", s, sizeof s));
+  assert_string_equal(s, "kernel");
+  assert_true(json_number_at(text, "traceEvents.1.args.op", &v));
+  assert_true(v == 12);
+  assert_true(json_number_at(text, "traceEvents.1.args.blocks", &v));
+  assert_true(v == 480);
+  assert_true(json_number_at(text, "traceEvents.1.dur", &v));
+  assert_true(v == 2.5);
+  assert_true(json_string_at(text, "traceEvents.3.ph", s, sizeof s));
+  assert_string_equal(s, "i");
+  assert_true(json_string_at(text, "traceEvents.3.s", s, sizeof s));
+  assert_string_equal(s, "t");
+  assert_null(json_at(text, "traceEvents.3.dur"));
+  assert_true(json_number_at(text, "traceEvents.3.args.epoch", &v));
+  assert_true(v == 3);
+  free(text);
+}
+
+static void fill_times(atoll_trace *t) {
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "a", NULL, 0, 1, NULL);
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "b", NULL, 999, 0, NULL);
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "c", NULL, 1000, 1000000, NULL);
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "d", NULL, 1234567, 20, NULL);
+  atoll_trace_instant(t, ATOLL_TRACK_CU, 0, "e", NULL, -1500, NULL);
+  atoll_trace_instant(t, ATOLL_TRACK_CU, 0, "f", NULL, 86400000000000LL, NULL);
+}
+
+static void timestamps_are_microseconds_with_three_decimals(void **state) {
+  (void)state;
+  char *text = write_trace(fill_times);
+  static const char *const wanted[] = {"\"ts\":0.000,\"dur\":0.001,", "\"ts\":0.999,\"dur\":0.000,",
+                                       "\"ts\":1.000,\"dur\":1000.000,", "\"ts\":1234.567,\"dur\":0.020,",
+                                       "\"ts\":-1.500,", "\"ts\":86400000000.000,"};
+  for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++)
+    if (!strstr(text, wanted[i]))
+      fail_msg("trace lacks %s:\n%s", wanted[i], text);
+  free(text);
+}
+
+static const char *const odd_name = "say \"hi\" \\ back\\slash\n\ttab \x01 end";
+
+static void fill_odd_names(atoll_trace *t) {
+  atoll_trace_name_track(t, ATOLL_TRACK_CLIENT, 2, odd_name);
+  atoll_trace_span(t, ATOLL_TRACK_CLIENT, 2, odd_name, "cat \"q\"", 0, 10, NULL);
+}
+
+static void names_are_json_escaped(void **state) {
+  (void)state;
+  char *text = write_trace(fill_odd_names);
+  char s[128];
+  assert_true(json_string_at(text, "traceEvents.1.args.name", s, sizeof s));
+  assert_string_equal(s, odd_name);
+  assert_true(json_string_at(text, "traceEvents.2.name", s, sizeof s));
+  assert_string_equal(s, odd_name);
+  assert_true(json_string_at(text, "traceEvents.2.cat", s, sizeof s));
+  assert_string_equal(s, "cat \"q\"");
+  free(text);
+}
+
+static void fill_nothing(atoll_trace *t) { (void)t; }
+
+static void empty_trace_is_valid(void **state) {
+  (void)state;
+  char *text = write_trace(fill_nothing);
+  assert_int_equal(json_count_at(text, "traceEvents"), 0);
+  free(text);
+}
+
+static void unopened_trace_ignores_calls(void **state) {
+  (void)state;
+  atoll_trace t = {0};
+  atoll_trace_name_track(&t, ATOLL_TRACK_CU, 0, "CU 0");
+  atoll_trace_span(&t, ATOLL_TRACK_CU, 0, "k", NULL, 0, 1, NULL);
+  atoll_trace_instant(&t, ATOLL_TRACK_CU, 0, "i", NULL, 0, NULL);
+  assert_int_equal(atoll_trace_close(&t), ATOLL_OK);
+  /* Closing twice is harmless too. */
+  assert_int_equal(atoll_trace_close(&t), ATOLL_OK);
+}
+
+static void open_fails_on_a_bad_path(void **state) {
+  (void)state;
+  atoll_trace t;
+  assert_int_equal(atoll_trace_open(&t, "/nonexistent-atoll-dir/trace.json"), ATOLL_EIO);
+  assert_null(t.f);
+}
+
+static void close_reports_a_failed_write(void **state) {
+  (void)state;
+  if (access("/dev/full", W_OK) != 0)
+    skip();
+  atoll_trace t;
+  assert_int_equal(atoll_trace_open(&t, "/dev/full"), ATOLL_OK);
+  for (int i = 0; i < 1000; i++)
+    atoll_trace_span(&t, ATOLL_TRACK_CU, 0, "kernel", "k", i * 1000, 1000, NULL);
+  assert_int_equal(atoll_trace_close(&t), ATOLL_EIO);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(timeline_is_valid_trace_json),
+    cmocka_unit_test(process_names_are_written_once_per_used_group),
+    cmocka_unit_test(spans_and_instants_carry_their_fields),
+    cmocka_unit_test(timestamps_are_microseconds_with_three_decimals),
+    cmocka_unit_test(names_are_json_escaped),
+    cmocka_unit_test(empty_trace_is_valid),
+    cmocka_unit_test(unopened_trace_ignores_calls),
+    cmocka_unit_test(open_fails_on_a_bad_path),
+    cmocka_unit_test(close_reports_a_failed_write),
+};
+ATOLL_TEST_MAIN(tests)
