@@ -21,11 +21,14 @@ typedef struct stream {
   uint32_t head, count, cap, dq_count;
   int64_t transmit_free_ns;
   uint8_t busy;          /* its head is being dispatched or executing */
+  int64_t wake_ns;       /* a scheduled wake-up for a head not yet in the DQ, INT64_MAX none */
   /* The executing kernel (the head), when busy and dispatched. */
   const atoll_kernel_timing *kt;
   uint32_t placed, done;
   uint32_t serial;       /* increments per kernel: waves name their kernel by it */
   uint8_t started, rt;
+  int32_t last_wave;     /* the kernel's most recent wave, for merging (-1 none) */
+  uint32_t last_wave_gen;
   int64_t start_ns, dispatch_ns;
   int32_t exec_index;
   char name[48];
@@ -34,7 +37,7 @@ typedef struct stream {
 typedef struct wave {
   uint32_t stream, serial, n, gen;
   uint16_t cu_lo, cu_hi; /* CUs touched: [lo, hi] */
-  int64_t start_ns;
+  int64_t start_ns, dur_ns;
   uint16_t count[MAX_CUS];
   int32_t next_free;
 } wave;
@@ -50,21 +53,21 @@ struct atoll_simdev {
   stream *streams;
   uint32_t n_streams, cap_streams;
 
-  /* CP */
-  uint8_t cp_busy;
-  int32_t cp_last;      /* stream served last, -1 none */
-  uint32_t cp_stream;   /* stream being dispatched */
-  int64_t cp_wake_ns;   /* a scheduled CP wake-up, INT64_MAX none */
+  /* CP: the stream whose kernel was dispatched last, -1 none */
+  int32_t cp_last;
 
   /* Block dispatcher: streams with unplaced blocks, in dispatch order. */
   uint32_t *pending;
   uint32_t n_pending;
-  uint32_t cu_cursor;
+  uint32_t cu_cursor, rr_offer;
+  uint16_t all_cus[MAX_CUS];
 
   /* CUs */
   uint32_t free_units[MAX_CUS], demand[MAX_CUS], nblocks[MAX_CUS];
   uint32_t res_rt[MAX_CUS], res_be[MAX_CUS];
-  int64_t since_any[MAX_CUS], since_rt[MAX_CUS], since_be[MAX_CUS];
+  /* CU busy time: the number of busy CUs integrated over time, advanced once per event. */
+  uint32_t busy_cus, rt_cus, be_cus;
+  int64_t acc_ns;
   int64_t win0, win1, busy, busy_rt, busy_be;
 
   /* Copy engines */
@@ -96,24 +99,34 @@ static int64_t clip_len(const atoll_simdev *d, int64_t a, int64_t b) {
   return b > a ? b - a : 0;
 }
 
-/* Residency bookkeeping for the CU busy integrals: a CU is busy while any block is resident,
- * RT-busy while an RT block is, BE-busy while a BE block is. */
-static void residency(atoll_simdev *d, uint32_t cu, bool rt, int32_t delta, int64_t now) {
+/* Adds the busy-CU counts times the time since the last event, clipped to the window. */
+static void advance(atoll_simdev *d, int64_t now) {
+  if (now <= d->acc_ns)
+    return;
+  int64_t len = clip_len(d, d->acc_ns, now);
+  d->busy += len * d->busy_cus;
+  d->busy_rt += len * d->rt_cus;
+  d->busy_be += len * d->be_cus;
+  d->acc_ns = now;
+}
+
+/* Residency: a CU is busy while any block is resident, RT-busy while an RT block is, BE-busy while
+ * a BE block is; only the counts of such CUs change here. */
+static void residency(atoll_simdev *d, uint32_t cu, bool rt, int32_t delta) {
   uint32_t before_any = d->res_rt[cu] + d->res_be[cu];
   uint32_t *cls = rt ? &d->res_rt[cu] : &d->res_be[cu];
-  int64_t *since = rt ? &d->since_rt[cu] : &d->since_be[cu];
-  int64_t *acc = rt ? &d->busy_rt : &d->busy_be;
+  uint32_t *cls_cus = rt ? &d->rt_cus : &d->be_cus;
   uint32_t before = *cls;
   *cls = (uint32_t)((int32_t)*cls + delta);
   if (before == 0 && *cls > 0)
-    *since = now;
+    (*cls_cus)++;
   else if (before > 0 && *cls == 0)
-    *acc += clip_len(d, *since, now);
+    (*cls_cus)--;
   uint32_t after_any = d->res_rt[cu] + d->res_be[cu];
   if (before_any == 0 && after_any > 0)
-    d->since_any[cu] = now;
+    d->busy_cus++;
   else if (before_any > 0 && after_any == 0)
-    d->busy += clip_len(d, d->since_any[cu], now);
+    d->busy_cus--;
 }
 
 static entry *head_of(stream *st) { return &st->q[st->head % st->cap]; }
@@ -130,49 +143,30 @@ static void transmit(atoll_simdev *d, stream *st) {
   }
 }
 
-/* --- command processor --- */
+/* --- command processor ---
+ * Every stream is a hardware queue of its own, so streams dispatch in parallel. A kernel pays
+ * cp_dispatch_ns, plus stream_switch_ns when the kernel dispatched before it came from another
+ * stream (REEF Fig. 11: the delay between streams that postpones RT kernels). A stream takes its
+ * DQ head only after its previous command completed: kernels of a stream run in order. */
 
-static void cp_kick(atoll_simdev *d);
-
-static bool candidate(const stream *st) { return !st->busy && st->dq_count > 0; }
-
-static void cp_kick(atoll_simdev *d) {
-  if (d->cp_busy)
+static void stream_kick(atoll_simdev *d, uint32_t sidx) {
+  stream *st = &d->streams[sidx];
+  if (st->busy || st->dq_count == 0)
     return;
-  int64_t now = now_of(d), next_ready = INT64_MAX;
-  int32_t best = -1;
-  uint32_t n = d->n_streams;
-  /* Highest priority first; among equals, round robin from the stream after the last served. */
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t sidx = (uint32_t)((d->cp_last + 1 + (int64_t)i) % n);
-    stream *st = &d->streams[sidx];
-    if (!candidate(st))
-      continue;
-    int64_t ready = head_of(st)->ready_ns;
-    if (ready > now) {
-      if (ready < next_ready)
-        next_ready = ready;
-      continue;
-    }
-    if (best < 0 || st->priority > d->streams[best].priority)
-      best = (int32_t)sidx;
-  }
-  if (best < 0) {
-    if (next_ready != INT64_MAX && next_ready < d->cp_wake_ns) {
-      d->cp_wake_ns = next_ready;
-      schedule(d, next_ready, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_WAKE, 0, 0));
+  int64_t now = now_of(d), ready = head_of(st)->ready_ns;
+  if (ready > now) {
+    if (ready < st->wake_ns) {
+      st->wake_ns = ready;
+      schedule(d, ready, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_WAKE, 0, sidx));
     }
     return;
   }
-  stream *st = &d->streams[best];
   int64_t cost = d->g->costs.cp_dispatch_ns;
-  if (d->cp_last >= 0 && d->cp_last != best)
+  if (d->cp_last >= 0 && d->cp_last != (int32_t)sidx)
     cost += d->g->costs.stream_switch_ns;
   st->busy = 1;
-  d->cp_busy = 1;
-  d->cp_stream = (uint32_t)best;
   st->dispatch_ns = now;
-  schedule(d, now + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, (uint32_t)best));
+  schedule(d, now + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, sidx));
 }
 
 /* --- block placement --- */
@@ -191,6 +185,7 @@ static int32_t wave_alloc(atoll_simdev *d) {
     d->cap_waves = cap;
   }
   d->waves[d->n_waves].gen = 0;
+  memset(d->waves[d->n_waves].count, 0, sizeof d->waves[d->n_waves].count);
   return (int32_t)d->n_waves++;
 }
 
@@ -213,16 +208,29 @@ static void put_blocks(atoll_simdev *d, uint32_t sidx, uint32_t cu, uint32_t fit
   uint32_t demand = d->demand[cu] + fit * kt->demand;
   int64_t dur = kt->bt1_ns * (demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
   int64_t end = now + dur;
+  /* Blocks of one placement whose ends lie within 1/64 of their duration share one wave (ending
+   * at the wave's time): the sharing model is no finer than that, and one event instead of one
+   * per CU keeps co-running kernels cheap to simulate. */
+  int64_t tolerance = dur / 64;
   int32_t w = -1;
   for (uint32_t k = 0; k < *n_open && w < 0; k++)
-    if (open[k].end == end)
+    if (open[k].end >= end - tolerance && open[k].end <= end + tolerance)
       w = open[k].w;
+  /* The same holds across placements: a kernel fed a few CUs at a time as others free them joins
+   * its latest wave while that wave's end is within tolerance. */
+  if (w < 0 && st->last_wave >= 0) {
+    const wave *lw = &d->waves[st->last_wave];
+    int64_t lw_end = lw->start_ns + lw->dur_ns;
+    if (lw->gen == st->last_wave_gen && lw->serial == st->serial && lw->stream == sidx && lw_end > now &&
+        lw_end >= end - tolerance && lw_end <= end + tolerance)
+      w = st->last_wave;
+  }
   if (w < 0) {
     w = wave_alloc(d);
     wave *nw = &d->waves[w];
-    nw->stream = sidx, nw->serial = st->serial, nw->n = 0, nw->start_ns = now;
-    nw->cu_lo = (uint16_t)cu, nw->cu_hi = (uint16_t)cu;
-    memset(nw->count, 0, sizeof nw->count);
+    nw->stream = sidx, nw->serial = st->serial, nw->n = 0, nw->start_ns = now, nw->dur_ns = dur;
+    st->last_wave = w, st->last_wave_gen = nw->gen;
+    nw->cu_lo = (uint16_t)cu, nw->cu_hi = (uint16_t)cu; /* counts are all zero: cleared on release */
     schedule(d, end, ATOLL_EV_COMPLETE, atoll_simev(ATOLL_SIMEV_WAVE_END, nw->gen, (uint32_t)w));
     if (*n_open < 8)
       open[(*n_open)++] = (open_wave){end, w};
@@ -237,7 +245,7 @@ static void put_blocks(atoll_simdev *d, uint32_t sidx, uint32_t cu, uint32_t fit
   d->free_units[cu] -= fit * kt->block_units;
   d->nblocks[cu] += fit;
   d->demand[cu] = demand;
-  residency(d, cu, st->rt, (int32_t)fit, now);
+  residency(d, cu, st->rt, (int32_t)fit);
   st->placed += fit;
 }
 
@@ -247,59 +255,69 @@ static uint32_t room_on(const atoll_simdev *d, uint32_t cu, const atoll_kernel_t
   return fit < room ? fit : room;
 }
 
-/* Places as many of stream sidx's remaining blocks as fit; returns whether any were placed. The
- * hardware dispatcher deals workgroups out across CUs, so blocks are spread evenly: each CU first
- * gets at most its share, ceil(remaining / CUs), and a second pass fills what is left greedily. */
-static bool place_kernel(atoll_simdev *d, uint32_t sidx) {
+static void mark_started(atoll_simdev *d, uint32_t sidx) {
+  stream *st = &d->streams[sidx];
+  if (st->started || st->placed == 0)
+    return;
+  int64_t now = now_of(d);
+  st->started = 1;
+  st->start_ns = now;
+  entry *e = head_of(st);
+  st->exec_index = (int32_t)e->cmd.op;
+  if (d->core)
+    atoll_core_on_cmd_started(d->core, sidx, e->cmd.tag, now);
+}
+
+/* Places as many of stream sidx's remaining blocks as fit on the listed CUs. The hardware's
+ * dispatcher deals workgroups out across CUs, so blocks are spread: a first pass gives each CU at
+ * most the kernel's share, ceil(remaining / CUs listed), and a second pass fills what room is left.
+ * After an attempt either every block is placed or no listed CU has room for one. */
+static void place_kernel(atoll_simdev *d, uint32_t sidx, const uint16_t *cus, uint32_t span) {
   stream *st = &d->streams[sidx];
   const atoll_kernel_timing *kt = st->kt;
-  uint32_t ncu = d->g->cus, before = st->placed;
-  uint32_t share = (kt->blocks - st->placed + ncu - 1) / ncu;
+  uint32_t share = (kt->blocks - st->placed + span - 1) / span;
   open_wave open[8];
   uint32_t n_open = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    for (uint32_t i = 0; i < ncu && st->placed < kt->blocks; i++) {
-      uint32_t cu = (d->cu_cursor + i) % ncu;
+  for (int pass = 0; pass < 2 && st->placed < kt->blocks; pass++) {
+    for (uint32_t i = 0; i < span && st->placed < kt->blocks; i++) {
+      uint32_t cu = cus[(d->cu_cursor + i) % span];
+      if (d->free_units[cu] < kt->block_units || d->nblocks[cu] >= d->g->max_blocks_per_cu)
+        continue;
       uint32_t fit = room_on(d, cu, kt), remaining = kt->blocks - st->placed;
       if (pass == 0 && fit > share)
         fit = share;
       if (fit > remaining)
         fit = remaining;
-      if (fit == 0)
-        continue;
       put_blocks(d, sidx, cu, fit, open, &n_open);
     }
   }
-  d->cu_cursor = (d->cu_cursor + (st->placed - before)) % ncu;
-  bool any = st->placed > before;
-  if (any && !st->started) {
-    int64_t now = now_of(d);
-    st->started = 1;
-    st->start_ns = now;
-    entry *e = head_of(st);
-    st->exec_index = (int32_t)e->cmd.op;
-    if (d->core)
-      atoll_core_on_cmd_started(d->core, sidx, e->cmd.tag, now);
-  }
-  return any;
+  mark_started(d, sidx);
 }
 
-static void place_blocks(atoll_simdev *d) {
-  /* High-priority kernels first, then dispatch order. */
-  for (int pass = 1; pass >= 0; pass--) {
-    for (uint32_t i = 0; i < d->n_pending;) {
-      uint32_t sidx = d->pending[i];
-      stream *st = &d->streams[sidx];
-      if ((pass == 1) != (st->priority > 0)) {
-        i++;
-        continue;
-      }
-      place_kernel(d, sidx);
-      if (st->placed == st->kt->blocks)
-        pending_remove(d, i);
-      else
-        i++;
-    }
+/* Offers the listed CUs to the kernels waiting for room: high-priority streams first; among
+ * equals the queues take turns, each offer going first to the next kernel in rotation and what it
+ * leaves to the others, so a newly dispatched kernel is served as soon as its turn comes rather
+ * than after every older kernel's blocks. Since a kernel left waiting found no room anywhere,
+ * later offers need only cover the CUs that have since freed blocks. */
+enum { MAX_OFFER = 64 };
+
+static void place_blocks(atoll_simdev *d, const uint16_t *cus, uint32_t span) {
+  for (int level = 1; level >= 0; level--) {
+    uint32_t who[MAX_OFFER], n = 0;
+    for (uint32_t i = 0; i < d->n_pending && n < MAX_OFFER; i++)
+      if ((d->streams[d->pending[i]].priority > 0) == (level == 1))
+        who[n++] = d->pending[i];
+    for (uint32_t j = 0; j < n; j++)
+      place_kernel(d, who[(d->rr_offer + j) % n], cus, span);
+  }
+  d->rr_offer++;
+  d->cu_cursor = (d->cu_cursor + 1) % span;
+  for (uint32_t i = 0; i < d->n_pending;) {
+    stream *st = &d->streams[d->pending[i]];
+    if (st->placed == st->kt->blocks)
+      pending_remove(d, i);
+    else
+      i++;
   }
 }
 
@@ -330,7 +348,7 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   transmit(d, st);
   if (d->core)
     atoll_core_on_cmd_done(d->core, sidx, e.cmd.tag, now);
-  cp_kick(d);
+  stream_kick(d, sidx);
 }
 
 static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) {
@@ -339,14 +357,18 @@ static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) 
     return; /* cancelled */
   stream *st = &d->streams[wv->stream];
   const atoll_kernel_timing *kt = st->kt;
+  uint16_t freed[MAX_CUS];
+  uint32_t n_freed = 0;
   for (uint32_t cu = wv->cu_lo; cu <= wv->cu_hi; cu++) {
     uint32_t c = wv->count[cu];
     if (!c)
       continue;
+    freed[n_freed++] = (uint16_t)cu;
     d->free_units[cu] += c * kt->block_units;
     d->nblocks[cu] -= c;
     d->demand[cu] -= c * kt->demand;
-    residency(d, cu, st->rt, -(int32_t)c, now);
+    residency(d, cu, st->rt, -(int32_t)c);
+    wv->count[cu] = 0;
   }
   if (d->trace) {
     char args[64];
@@ -362,16 +384,16 @@ static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) 
   d->free_wave = (int32_t)w;
   if (st->done == kt->blocks)
     command_done(d, wv->stream, now);
-  place_blocks(d);
+  place_blocks(d, freed, n_freed);
 }
 
 static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
-  d->cp_busy = 0;
   d->cp_last = (int32_t)sidx;
   stream *st = &d->streams[sidx];
   entry *e = head_of(st);
   const atoll_kernel_timing *kt = d->timing[e->cmd.model] + e->cmd.op;
   st->kt = kt;
+  st->last_wave = -1;
   st->placed = st->done = 0;
   st->started = 0;
   st->rt = e->cmd.rt;
@@ -390,13 +412,14 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
       atoll_core_on_cmd_started(d->core, sidx, e->cmd.tag, start);
     schedule(d, start + kt->copy_ns, ATOLL_EV_COMPLETE, atoll_simev(ATOLL_SIMEV_COPY_DONE, 0, sidx));
   } else {
+    /* A new kernel may use any CU; the kernels already waiting keep their turn. */
     d->pending[d->n_pending++] = sidx;
-    place_blocks(d);
+    place_blocks(d, d->all_cus, d->g->cus);
   }
-  cp_kick(d);
 }
 
 void atoll_simdev_handle(atoll_simdev *d, uint64_t p, int64_t now) {
+  advance(d, now);
   switch (atoll_simev_type(p)) {
   case ATOLL_SIMEV_WAVE_END:
     on_wave_end(d, atoll_simev_id(p), atoll_simev_gen(p), now);
@@ -404,11 +427,13 @@ void atoll_simdev_handle(atoll_simdev *d, uint64_t p, int64_t now) {
   case ATOLL_SIMEV_CP_DONE:
     on_cp_done(d, atoll_simev_id(p), now);
     break;
-  case ATOLL_SIMEV_CP_WAKE:
-    if (d->cp_wake_ns == now)
-      d->cp_wake_ns = INT64_MAX;
-    cp_kick(d);
+  case ATOLL_SIMEV_CP_WAKE: {
+    stream *st = &d->streams[atoll_simev_id(p)];
+    if (st->wake_ns == now)
+      st->wake_ns = INT64_MAX;
+    stream_kick(d, atoll_simev_id(p));
     break;
+  }
   case ATOLL_SIMEV_COPY_DONE:
     command_done(d, atoll_simev_id(p), now);
     break;
@@ -445,6 +470,7 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
   st->exec_index = -1;
+  st->wake_ns = INT64_MAX;
   snprintf(st->name, sizeof st->name, "%s", cfg->name ? cfg->name : "stream");
   *id = d->n_streams++;
   if (d->trace)
@@ -473,7 +499,7 @@ static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n
     st->q[(st->head + st->count + i) % st->cap] = (entry){.cmd = cmds[i]};
   st->count += n;
   transmit(d, st);
-  cp_kick(d);
+  stream_kick(d, sid);
   return 0;
 }
 
@@ -523,7 +549,7 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   if (!d)
     return ATOLL_ENOMEM;
   d->s = s, d->g = &s->gpu, d->evq = cfg->evq, d->trace = cfg->trace;
-  d->cp_last = -1, d->cp_wake_ns = INT64_MAX, d->free_wave = -1;
+  d->cp_last = -1, d->free_wave = -1;
   d->win0 = cfg->window_start_ns, d->win1 = cfg->window_end_ns;
   d->engine_free_ns = calloc(s->gpu.copy_engines, sizeof *d->engine_free_ns);
   d->timing = calloc(s->n_models, sizeof *d->timing);
@@ -541,8 +567,10 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
     for (uint32_t i = 0; i < md->n_ops; i++)
       atoll_kernel_timing_prepare(&s->gpu, md, i, &d->timing[m][i]);
   }
-  for (uint32_t cu = 0; cu < s->gpu.cus; cu++)
+  for (uint32_t cu = 0; cu < s->gpu.cus; cu++) {
     d->free_units[cu] = s->gpu.registers_per_cu;
+    d->all_cus[cu] = (uint16_t)cu;
+  }
   if (d->trace) {
     uint32_t per = (s->gpu.cus + CU_GROUP_TRACKS - 1) / CU_GROUP_TRACKS;
     for (uint32_t grp = 0; grp * per < s->gpu.cus; grp++) {
@@ -557,15 +585,7 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
 }
 
 void atoll_simdev_finish(atoll_simdev *d, int64_t now, int64_t *busy, int64_t *busy_rt, int64_t *busy_be) {
-  for (uint32_t cu = 0; cu < d->g->cus; cu++) {
-    if (d->res_rt[cu])
-      d->busy_rt += clip_len(d, d->since_rt[cu], now);
-    if (d->res_be[cu])
-      d->busy_be += clip_len(d, d->since_be[cu], now);
-    if (d->res_rt[cu] + d->res_be[cu])
-      d->busy += clip_len(d, d->since_any[cu], now);
-    d->since_rt[cu] = d->since_be[cu] = d->since_any[cu] = now;
-  }
+  advance(d, now);
   *busy = d->busy, *busy_rt = d->busy_rt, *busy_be = d->busy_be;
 }
 

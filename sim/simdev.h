@@ -4,14 +4,15 @@
  *  - Each stream has a host queue (HQ, unbounded) feeding a device queue (DQ, a ring of the
  *    stream's capacity). A transmit step moves one command from HQ to DQ for hq_transmit_ns once
  *    the DQ has room; a DQ slot stays taken until its command completes.
- *  - The command processor (CP) is one server. It takes the head of a DQ whose previous command
- *    has completed (commands of a stream run in order) and spends cp_dispatch_ns on it, plus
- *    stream_switch_ns when it last served another stream. High-priority streams go first; equal
- *    priorities go round robin.
+ *  - The command processor dispatches every stream's DQ head independently (each stream is a
+ *    hardware queue), once the stream's previous command has completed (commands of a stream run
+ *    in order): cp_dispatch_ns, plus stream_switch_ns when the kernel dispatched before it came
+ *    from another stream.
  *  - A dispatched kernel's blocks are placed on CUs as register-file room allows (kernels in
- *    dispatch order, high priority first), and run for their block time, slowed by the demand of
- *    the blocks sharing their CU (kernel_timing.h). Blocks placed together with the same end time
- *    form one wave: one event, however many blocks, without losing which CU slots they hold.
+ *    dispatch order, high-priority streams first), and run for their block time, slowed by the
+ *    demand of the blocks sharing their CU (kernel_timing.h). Blocks placed together that end
+ *    within 1/64 of their duration of each other form one wave: one event, however many blocks,
+ *    without losing which CU slots they hold.
  *  - memcpy/memset go through the CP to a copy engine (copy_engines of them, FIFO).
  * Every decision of what to run is the core's; the device only models mechanism and cost. */
 #ifndef ATOLL_SIM_SIMDEV_H

@@ -5,9 +5,9 @@
 
 #include "atoll/error.h"
 
-void atoll_cli_print_help(const atoll_cmd *cmd, FILE *out) { fputs(cmd->usage, out); }
+void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out) { fputs(cmd->usage, out); }
 
-int atoll_cli_usage_error(const atoll_cmd *cmd, const char *fmt, ...) {
+int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "atoll %s: ", cmd->name);
@@ -22,7 +22,7 @@ int atoll_cli_report(const atoll_diag *d) {
   return ATOLL_EXIT_BAD_INPUT;
 }
 
-static int add_set(const atoll_cmd *cmd, atoll_run_opts *o, const char *text) {
+static int add_set(const atoll_subcommand *cmd, atoll_run_opts *o, const char *text) {
   if (o->n_sets >= sizeof o->sets / sizeof o->sets[0])
     return atoll_cli_usage_error(cmd, "too many --set options");
   o->sets[o->n_sets++].text = text;
@@ -32,7 +32,7 @@ static int add_set(const atoll_cmd *cmd, atoll_run_opts *o, const char *text) {
 /* The --set text for a shorthand option lives as long as the process: argv does. */
 static char shorthand_buf[3][256];
 
-int atoll_cli_parse(const atoll_cmd *cmd, int argc, char **argv, atoll_run_opts *opts, const char *const *extra,
+int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_run_opts *opts, const char *const *extra,
                     const char **extra_values, uint32_t n_extra, bool run_options) {
   memset(opts, 0, sizeof *opts);
   for (uint32_t i = 0; i < n_extra; i++)

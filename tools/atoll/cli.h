@@ -9,12 +9,12 @@
 #include "arena.h"
 #include "load.h"
 
-typedef struct atoll_cmd {
+typedef struct atoll_subcommand {
   const char *name;
   int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
   const char *summary;
   const char *usage; /* full --help text */
-} atoll_cmd;
+} atoll_subcommand;
 
 /* Options every run command takes. --policy, --seed and --duration-ms are --set shorthands,
  * applied before the --set options in the order given. */
@@ -30,10 +30,10 @@ enum { ATOLL_CLI_HELP = 1000 };
 /* Parses argv[1..) into opts. Options in `extra` (e.g. "-o", "--json") take one value each and are
  * returned through extra_values in the same order (NULL when absent). Returns 0,
  * ATOLL_CLI_HELP for --help, or ATOLL_EXIT_BAD_INPUT after printing a usage error. */
-int atoll_cli_parse(const atoll_cmd *cmd, int argc, char **argv, atoll_run_opts *opts, const char *const *extra,
+int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_run_opts *opts, const char *const *extra,
                     const char **extra_values, uint32_t n_extra, bool run_options);
-int atoll_cli_usage_error(const atoll_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void atoll_cli_print_help(const atoll_cmd *cmd, FILE *out);
+int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out);
 /* Prints a diag to stderr and returns ATOLL_EXIT_BAD_INPUT. */
 int atoll_cli_report(const atoll_diag *d);
 
@@ -42,9 +42,10 @@ int atoll_cmd_import(int argc, char **argv);
 int atoll_cmd_model(int argc, char **argv);
 int atoll_cmd_sim(int argc, char **argv);
 int atoll_cmd_calibrate(int argc, char **argv);
+int atoll_cmd_sweep(int argc, char **argv);
 
-extern const atoll_cmd atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def, atoll_cmd_sim_def,
-    atoll_cmd_calibrate_def;
+extern const atoll_subcommand atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def, atoll_cmd_sim_def,
+    atoll_cmd_calibrate_def, atoll_cmd_sweep_def;
 
 /* Human figures: "13233.0 us", "4.82 ms". */
 void atoll_fmt_ns(char *buf, size_t size, int64_t ns);

@@ -7,7 +7,7 @@
 #include "calibrate.h"
 #include "cli.h"
 
-const atoll_cmd atoll_cmd_calibrate_def = {
+const atoll_subcommand atoll_cmd_calibrate_def = {
     "calibrate", atoll_cmd_calibrate, "fit a GPU preset's timing to measured model latencies",
     "usage: atoll calibrate GPU PROFILE.yaml... [--markdown]\n"
     "\n"
@@ -54,7 +54,7 @@ static void print_table(const atoll_calib *c, const atoll_calib_model *ms, uint3
 }
 
 int atoll_cmd_calibrate(int argc, char **argv) {
-  const atoll_cmd *cmd = &atoll_cmd_calibrate_def;
+  const atoll_subcommand *cmd = &atoll_cmd_calibrate_def;
   atoll_run_opts o;
   bool md = false;
   int kept = 1;

@@ -4,7 +4,7 @@
 #include "atoll/error.h"
 #include "cli.h"
 
-const atoll_cmd atoll_cmd_check_def = {
+const atoll_subcommand atoll_cmd_check_def = {
     "check", atoll_cmd_check, "validate a scenario and print a summary",
     "usage: atoll check SCENARIO [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "\n"
@@ -125,7 +125,7 @@ static void warn_overload(const atoll_scenario *s) {
 }
 
 int atoll_cmd_check(int argc, char **argv) {
-  const atoll_cmd *cmd = &atoll_cmd_check_def;
+  const atoll_subcommand *cmd = &atoll_cmd_check_def;
   atoll_run_opts o;
   int rc = atoll_cli_parse(cmd, argc, argv, &o, NULL, NULL, 0, true);
   if (rc == ATOLL_CLI_HELP) {

@@ -12,7 +12,7 @@
 #include "model_write.h"
 #include "reef_import.h"
 
-const atoll_cmd atoll_cmd_import_def = {
+const atoll_subcommand atoll_cmd_import_def = {
     "import", atoll_cmd_import, "convert REEF model directories and DISB workloads",
     "usage: atoll import reef-model DIR -o OUT.yaml [--gpu PRESET]\n"
     "       atoll import disb FILE.json --models DIR -o OUT.yaml\n"
@@ -68,7 +68,7 @@ static const char *out_dir_of(atoll_arena *a, const char *path) {
   return strcmp(path, "-") == 0 ? "." : atoll_path_dir(a, path);
 }
 
-static int import_reef_model(const atoll_cmd *cmd, const atoll_run_opts *o, const char *out_path, const char *gpu_name) {
+static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *gpu_name) {
   if (o->n_positional != 2)
     return atoll_cli_usage_error(cmd, "expected 'reef-model DIR -o OUT.yaml'");
   atoll_arena a;
@@ -107,7 +107,7 @@ static int import_reef_model(const atoll_cmd *cmd, const atoll_run_opts *o, cons
   return rc;
 }
 
-static int import_disb(const atoll_cmd *cmd, const atoll_run_opts *o, const char *out_path, const char *models) {
+static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *models) {
   if (o->n_positional != 2 || !models)
     return atoll_cli_usage_error(cmd, "expected 'disb FILE.json --models DIR -o OUT.yaml'");
   atoll_arena a;
@@ -127,7 +127,7 @@ static int import_disb(const atoll_cmd *cmd, const atoll_run_opts *o, const char
 }
 
 int atoll_cmd_import(int argc, char **argv) {
-  const atoll_cmd *cmd = &atoll_cmd_import_def;
+  const atoll_subcommand *cmd = &atoll_cmd_import_def;
   atoll_run_opts o;
   static const char *const extra[] = {"-o", "--gpu", "--models"};
   const char *vals[3];

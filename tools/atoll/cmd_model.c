@@ -4,7 +4,7 @@
 #include "atoll/error.h"
 #include "cli.h"
 
-const atoll_cmd atoll_cmd_model_def = {
+const atoll_subcommand atoll_cmd_model_def = {
     "model", atoll_cmd_model, "inspect model profiles (model info PROFILE)",
     "usage: atoll model info PROFILE.yaml [--gpu PRESET]\n"
     "\n"
@@ -44,7 +44,7 @@ static void print_info(const char *path, const atoll_model *m) {
 }
 
 int atoll_cmd_model(int argc, char **argv) {
-  const atoll_cmd *cmd = &atoll_cmd_model_def;
+  const atoll_subcommand *cmd = &atoll_cmd_model_def;
   atoll_run_opts o;
   static const char *const extra[] = {"--gpu"};
   const char *gpu_arg;

@@ -6,7 +6,7 @@
 #include "report.h"
 #include "run.h"
 
-const atoll_cmd atoll_cmd_sim_def = {
+const atoll_subcommand atoll_cmd_sim_def = {
     "sim", atoll_cmd_sim, "run a scenario on the simulated GPU and check its bounds",
     "usage: atoll sim SCENARIO [--json FILE|-] [--csv FILE] [--trace FILE]\n"
     "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
@@ -41,7 +41,7 @@ static int write_file(const char *path, const atoll_report *rep, int (*fn)(const
 }
 
 int atoll_cmd_sim(int argc, char **argv) {
-  const atoll_cmd *cmd = &atoll_cmd_sim_def;
+  const atoll_subcommand *cmd = &atoll_cmd_sim_def;
   atoll_run_opts o;
   static const char *const extra[] = {"--json", "--csv", "--trace"};
   const char *vals[3];

@@ -6,7 +6,7 @@
 #include "atoll/error.h"
 #include "cli.h"
 
-static const atoll_cmd *const commands[] = {&atoll_cmd_sim_def, &atoll_cmd_check_def, &atoll_cmd_import_def,
+static const atoll_subcommand *const commands[] = {&atoll_cmd_sim_def, &atoll_cmd_sweep_def, &atoll_cmd_check_def, &atoll_cmd_import_def,
                                             &atoll_cmd_model_def, &atoll_cmd_calibrate_def};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -1,0 +1,68 @@
+/* Simulator throughput benchmark: runs a scenario several times and prints the median events per
+ * wall-clock second and speed_x (simulated time / wall time). Not a test: machines are shared and
+ * noisy, so it prints figures and compares nothing.
+ *   bench_sim [SCENARIO] [--runs N] [--set PATH=VALUE]...
+ * Default: scenarios/disb/C.yaml with policy streams and 60 s of simulated time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load.h"
+#include "run.h"
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  const char *path = ATOLL_SOURCE_DIR "/scenarios/disb/C.yaml";
+  atoll_set_override sets[32] = {{"policy=streams"}, {"duration_ms=60000"}};
+  uint32_t n_sets = 2;
+  int runs = 5;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+      runs = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc && n_sets < 32)
+      sets[n_sets++].text = argv[++i];
+    else if (argv[i][0] != '-')
+      path = argv[i];
+    else {
+      fprintf(stderr, "usage: bench_sim [SCENARIO] [--runs N] [--set PATH=VALUE]...\n");
+      return 2;
+    }
+  }
+  if (runs < 1 || runs > 100)
+    runs = 5;
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  atoll_scenario s;
+  if (atoll_scenario_load_file(&a, path, sets, n_sets, &s, &d) != 0) {
+    atoll_diag_print(&d, stderr);
+    return 2;
+  }
+  double speed[100], eps[100];
+  uint64_t events = 0;
+  for (int r = 0; r < runs; r++) {
+    atoll_run_results res;
+    if (atoll_sim_run(&s, NULL, &res) != 0) {
+      fprintf(stderr, "bench_sim: run failed\n");
+      return 1;
+    }
+    speed[r] = (double)s.duration_ns / 1e9 / res.wall_s;
+    eps[r] = (double)res.events / res.wall_s;
+    events = res.events;
+    atoll_sim_results_free(&res);
+  }
+  qsort(speed, (size_t)runs, sizeof *speed, cmp_double);
+  qsort(eps, (size_t)runs, sizeof *eps, cmp_double);
+  printf("scenario %s, policy %s, %.0f s simulated, %d runs\n", path, atoll_policy_name(s.policy.kind),
+         (double)s.duration_ns / 1e9, runs);
+  printf("events per run %llu\n", (unsigned long long)events);
+  printf("events/s  median %.3g (min %.3g, max %.3g)\n", eps[runs / 2], eps[0], eps[runs - 1]);
+  printf("speed_x   median %.1f (min %.1f, max %.1f)\n", speed[runs / 2], speed[0], speed[runs - 1]);
+  atoll_arena_free(&a);
+  return 0;
+}

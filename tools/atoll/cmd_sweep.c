@@ -1,0 +1,304 @@
+/* atoll sweep: run a scenario over the cross product of --set value lists and policies, one CSV
+ * row per run. Runs are independent, so they are spread over worker threads (one per core by
+ * default); rows are written in cross-product order whatever order the runs finish in. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atoll/error.h"
+#include "cli.h"
+#include "report.h"
+#include "run.h"
+
+const atoll_subcommand atoll_cmd_sweep_def = {
+    "sweep", atoll_cmd_sweep, "run a scenario over a grid of overrides and policies",
+    "usage: atoll sweep SCENARIO --set PATH=v1,v2,... [--set ...] [--policy a,b,...] --csv FILE\n"
+    "                   [--jobs N] [--seed N] [--duration-ms N]\n"
+    "\n"
+    "Simulates SCENARIO once for every combination of the listed values (each --set with commas is an\n"
+    "axis; commas inside [...] or {...} belong to the value) and every policy in --policy, and writes\n"
+    "one CSV row per run: the swept values, RT pooled normalized latency, every client's normalized\n"
+    "latency and throughput, total normalized throughput, preemptions, CU busy fractions and whether\n"
+    "every expect: bound held. A one-line summary per run goes to stdout. This is how the paper's\n"
+    "figures are reproduced (docs/simulator-results.md).\n"
+    "\n"
+    "  --jobs N    worker threads (default: the number of cores)\n"
+    "\n"
+    "exit: 0 every run's bounds hold; 1 a bound was violated in some run; 2 bad input.\n"};
+
+enum { MAX_AXES = 8, MAX_VALUES = 64 };
+
+typedef struct axis {
+  char path[256];
+  const char *values[MAX_VALUES];
+  uint32_t n;
+} axis;
+
+typedef struct sweep {
+  const char *scenario;
+  axis axes[MAX_AXES];
+  uint32_t n_axes;
+  const atoll_set_override *fixed; /* non-swept --set options, applied first */
+  uint32_t n_fixed;
+  uint32_t n_runs;
+  char **rows;     /* per run: the CSV row, or NULL on failure */
+  char **summary;  /* per run: the stdout line */
+  int *status;     /* per run: exit status of that run */
+  uint32_t next;
+  pthread_mutex_t lock;
+} sweep;
+
+/* Splits "PATH=a,b,[c,d]" into an axis; commas nested in brackets or braces stay in the value. */
+static int split_axis(char *text, axis *ax) {
+  char *eq = strchr(text, '=');
+  if (!eq || eq == text)
+    return ATOLL_EINVAL;
+  snprintf(ax->path, sizeof ax->path, "%.*s", (int)(eq - text), text);
+  ax->n = 0;
+  int depth = 0;
+  char *start = eq + 1;
+  for (char *p = start;; p++) {
+    if (*p == '[' || *p == '{')
+      depth++;
+    else if ((*p == ']' || *p == '}') && depth > 0)
+      depth--;
+    if ((*p == ',' && depth == 0) || *p == '\0') {
+      bool end = *p == '\0';
+      *p = '\0';
+      if (ax->n == MAX_VALUES || p == start)
+        return ATOLL_EINVAL;
+      ax->values[ax->n++] = start;
+      start = p + 1;
+      if (end)
+        break;
+    }
+  }
+  return 0;
+}
+
+static void run_index_to_values(const sweep *sw, uint32_t run, uint32_t *pick) {
+  /* The last axis varies fastest. */
+  for (int32_t a = (int32_t)sw->n_axes - 1; a >= 0; a--) {
+    pick[a] = run % sw->axes[a].n;
+    run /= sw->axes[a].n;
+  }
+}
+
+static void csv_cell(FILE *f, const char *s) {
+  bool quote = strpbrk(s, ",\"\n") != NULL;
+  if (!quote) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void num(FILE *f, double v) {
+  if (v != v)
+    fputs(",", f);
+  else
+    fprintf(f, ",%.6g", v);
+}
+
+static void format_row(const sweep *sw, const uint32_t *pick, const atoll_report *r, char **row) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f)
+    return;
+  for (uint32_t a = 0; a < sw->n_axes; a++) {
+    if (a)
+      fputc(',', f);
+    csv_cell(f, sw->axes[a].values[pick[a]]);
+  }
+  const atoll_scenario *s = r->res->scenario;
+  fprintf(f, "%s%s", sw->n_axes ? "," : "", atoll_policy_name(s->policy.kind));
+  num(f, r->rt_norm_latency.mean), num(f, r->rt_norm_latency.p50), num(f, r->rt_norm_latency.p95);
+  num(f, r->rt_norm_latency.p99), num(f, r->rt_norm_latency.max);
+  num(f, r->total_norm_throughput);
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    num(f, r->clients[c].norm_latency.mean), num(f, r->clients[c].norm_latency.p99);
+    num(f, r->clients[c].norm_throughput);
+  }
+  fprintf(f, ",%u", r->preemption_count);
+  num(f, r->preemption_latency_us.p99);
+  num(f, r->cu_busy_frac), num(f, r->cu_busy_frac_rt), num(f, r->cu_busy_frac_be);
+  fprintf(f, ",%s\n", r->all_hold ? "true" : "false");
+  if (fclose(f) == 0)
+    *row = buf;
+  else
+    free(buf);
+}
+
+static void do_run(sweep *sw, uint32_t run) {
+  uint32_t pick[MAX_AXES];
+  run_index_to_values(sw, run, pick);
+  atoll_set_override sets[64 + MAX_AXES];
+  char texts[MAX_AXES][512];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sw->n_fixed; i++)
+    sets[n++] = sw->fixed[i];
+  for (uint32_t a = 0; a < sw->n_axes; a++) {
+    snprintf(texts[a], sizeof texts[a], "%s=%s", sw->axes[a].path, sw->axes[a].values[pick[a]]);
+    sets[n++].text = texts[a];
+  }
+  atoll_arena arena;
+  atoll_arena_init(&arena);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  atoll_scenario s;
+  char *line = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&line, &len);
+  int status = ATOLL_EXIT_BAD_INPUT;
+  if (atoll_scenario_load_file(&arena, sw->scenario, sets, n, &s, &d) != 0) {
+    atoll_diag_print(&d, out);
+  } else {
+    atoll_run_results res;
+    int rc = atoll_sim_run(&s, NULL, &res);
+    atoll_report rep;
+    if (rc != 0) {
+      fprintf(out, "run %u: %s (policy %s)\n", run, rc == ATOLL_ENOTSUP ? "policy not implemented" : atoll_strerror(rc),
+              atoll_policy_name(s.policy.kind));
+    } else if (atoll_report_compute(&res, &rep) == 0) {
+      format_row(sw, pick, &rep, &sw->rows[run]);
+      fprintf(out, "run %u:", run);
+      for (uint32_t a = 0; a < sw->n_axes; a++)
+        fprintf(out, " %s=%s", sw->axes[a].path, sw->axes[a].values[pick[a]]);
+      fprintf(out, " policy=%s  rt norm mean %.3f p99 %.3f  total norm thr %.3f%s\n", atoll_policy_name(s.policy.kind),
+              rep.rt_norm_latency.mean, rep.rt_norm_latency.p99, rep.total_norm_throughput,
+              rep.all_hold ? "" : "  (bound violated)");
+      status = rep.all_hold ? ATOLL_EXIT_OK : ATOLL_EXIT_VIOLATED;
+      atoll_report_free(&rep);
+    }
+    if (rc == 0)
+      atoll_sim_results_free(&res);
+  }
+  fclose(out);
+  sw->summary[run] = line;
+  sw->status[run] = status;
+  atoll_arena_free(&arena);
+}
+
+static void *worker(void *arg) {
+  sweep *sw = arg;
+  for (;;) {
+    pthread_mutex_lock(&sw->lock);
+    uint32_t run = sw->next++;
+    pthread_mutex_unlock(&sw->lock);
+    if (run >= sw->n_runs)
+      return NULL;
+    do_run(sw, run);
+  }
+}
+
+static void write_header(const sweep *sw, FILE *f, const char *scenario_path) {
+  /* Client names come from the scenario as loaded without overrides (sweeps never rename them). */
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  atoll_scenario s;
+  for (uint32_t i = 0; i < sw->n_axes; i++)
+    fprintf(f, "%s%s", i ? "," : "", sw->axes[i].path);
+  fprintf(f, "%spolicy,rt_norm_mean,rt_norm_p50,rt_norm_p95,rt_norm_p99,rt_norm_max,total_norm_throughput",
+          sw->n_axes ? "," : "");
+  if (atoll_scenario_load_file(&a, scenario_path, sw->fixed, sw->n_fixed, &s, &d) == 0)
+    for (uint32_t c = 0; c < s.n_clients; c++)
+      fprintf(f, ",%s.norm_mean,%s.norm_p99,%s.norm_throughput", s.clients[c].name, s.clients[c].name,
+              s.clients[c].name);
+  fprintf(f, ",preemptions,preemption_p99_us,cu_busy,cu_busy_rt,cu_busy_be,bounds_hold\n");
+  atoll_arena_free(&a);
+}
+
+int atoll_cmd_sweep(int argc, char **argv) {
+  const atoll_subcommand *cmd = &atoll_cmd_sweep_def;
+  atoll_run_opts o;
+  static const char *const extra[] = {"--csv", "--jobs"};
+  const char *vals[2];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 2, true);
+  if (rc == ATOLL_CLI_HELP) {
+    atoll_cli_print_help(cmd, stdout);
+    return ATOLL_EXIT_OK;
+  }
+  if (rc)
+    return rc;
+  if (o.n_positional != 1)
+    return atoll_cli_usage_error(cmd, "expected one SCENARIO file");
+  if (!vals[0])
+    return atoll_cli_usage_error(cmd, "--csv FILE is required");
+  static sweep sw;
+  memset(&sw, 0, sizeof sw);
+  sw.scenario = o.positional[0];
+  atoll_set_override fixed[64];
+  static char texts[64][1024];
+  /* A --set whose value has a top-level comma, or a --policy list, is an axis; others are fixed. */
+  for (uint32_t i = 0; i < o.n_sets; i++) {
+    snprintf(texts[i], sizeof texts[i], "%s", o.sets[i].text);
+    axis ax;
+    char probe[1024];
+    memcpy(probe, texts[i], sizeof probe);
+    if (split_axis(probe, &ax) == 0 && ax.n > 1) {
+      if (sw.n_axes == MAX_AXES)
+        return atoll_cli_usage_error(cmd, "at most %d swept --set options", MAX_AXES);
+      if (split_axis(texts[i], &sw.axes[sw.n_axes]) != 0)
+        return atoll_cli_usage_error(cmd, "bad --set list '%s'", o.sets[i].text);
+      sw.n_axes++;
+    } else {
+      fixed[sw.n_fixed++] = o.sets[i];
+    }
+  }
+  sw.fixed = fixed;
+  sw.n_runs = 1;
+  for (uint32_t a = 0; a < sw.n_axes; a++)
+    sw.n_runs *= sw.axes[a].n;
+  long jobs = vals[1] ? strtol(vals[1], NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  if (jobs < 1 || jobs > 256)
+    return atoll_cli_usage_error(cmd, "--jobs takes a number from 1 to 256");
+  sw.rows = calloc(sw.n_runs, sizeof *sw.rows);
+  sw.summary = calloc(sw.n_runs, sizeof *sw.summary);
+  sw.status = calloc(sw.n_runs, sizeof *sw.status);
+  FILE *csv = strcmp(vals[0], "-") == 0 ? stdout : fopen(vals[0], "w");
+  if (!sw.rows || !sw.summary || !sw.status || !csv) {
+    if (!csv)
+      perror(vals[0]);
+    free(sw.rows), free(sw.summary), free(sw.status);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  pthread_mutex_init(&sw.lock, NULL);
+  pthread_t th[256];
+  long started = 0;
+  for (; started < jobs && (uint32_t)started < sw.n_runs; started++)
+    if (pthread_create(&th[started], NULL, worker, &sw) != 0)
+      break;
+  if (started == 0)
+    worker(&sw);
+  for (long i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  pthread_mutex_destroy(&sw.lock);
+  write_header(&sw, csv, sw.scenario);
+  int exit_code = ATOLL_EXIT_OK;
+  for (uint32_t r = 0; r < sw.n_runs; r++) {
+    if (sw.summary[r])
+      fputs(sw.summary[r], sw.status[r] == ATOLL_EXIT_BAD_INPUT ? stderr : stdout);
+    if (sw.rows[r])
+      fputs(sw.rows[r], csv);
+    if (sw.status[r] > exit_code)
+      exit_code = sw.status[r];
+    free(sw.rows[r]);
+    free(sw.summary[r]);
+  }
+  if (csv != stdout && fclose(csv) != 0) {
+    perror(vals[0]);
+    exit_code = ATOLL_EXIT_BAD_INPUT;
+  }
+  free(sw.rows), free(sw.summary), free(sw.status);
+  return exit_code;
+}
