@@ -90,6 +90,13 @@ case $case_name in
     expect_rc 2 "$atoll" import disb "$tmp/w.json" --models "$src/scenarios/models" -o "$tmp/o.yaml"
     grep -q "no usable profile for model 'nosuch'" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
     [ ! -e "$tmp/o.yaml" ] || fail "a failed import left its output" ;;
+  generated_models_up_to_date)
+    [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
+    ( cd "$src" && /usr/bin/python3 tools/gen-layer-models.py --check >"$tmp/.stdout" 2>&1 ) ||
+      fail "scenarios/models/{yolov3,gpt2}.yaml differ from tools/gen-layer-models.py: $(tail -3 "$tmp/.stdout")"
+    for m in yolov3 gpt2; do expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"; done ;;
+  disb_scenarios_check)
+    for w in A B C D E; do expect_rc 0 "$atoll" check "$src/scenarios/disb/$w.yaml"; done ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0
