@@ -3,7 +3,8 @@
  *  rt-only  RT clients alone, through the RT queue, one task at a time: the reference latency.
  *  seq      one task on the GPU at a time, RT first, never preempted (Clockwork-style).
  *  streams  every client on its own stream, all running concurrently (GPU streams, Triton-style);
- *           option priority: RT streams get high priority at the CP and block dispatcher.
+ *           option priority: RT streams are high-priority queues, whose kernels the block
+ *           dispatcher serves first when CUs free up (dispatch itself is per queue and parallel).
  *  orion    one kernel on the GPU at a time, RT kernels first (REEF §6.6's Orion comparison). */
 #include <stddef.h>
 

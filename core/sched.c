@@ -21,14 +21,16 @@ static uint32_t max_ops(const atoll_scenario *s) {
 
 /* Storage layout, shared by size and init so they cannot disagree. */
 typedef struct layout {
-  size_t queues, queue_slots, client_queue, deadlines, tasks, free_slots, scratch, total;
-  uint32_t n_queues, per_queue, n_tasks;
+  size_t queues, queue_slots, client_queue, deadlines, waiting, tasks, free_slots, scratch, total;
+  uint32_t n_queues, per_queue, n_tasks, per_client;
 } layout;
 
 static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, uint32_t n_queues) {
   layout l = {.n_queues = n_queues};
   uint32_t per_client = lim && lim->pending_per_client ? lim->pending_per_client : 1024;
-  /* A queue may hold every pending request of every client mapped to it. */
+  /* A queue may hold every waiting request of every client mapped to it; each client also has one
+   * active task beyond its waiting ones. */
+  l.per_client = per_client;
   l.per_queue = per_client * s->n_clients;
   l.n_tasks = per_client * s->n_clients + s->n_clients;
   size_t at = 0;
@@ -36,6 +38,7 @@ static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, uint32
   l.queue_slots = at, at += align_up((size_t)n_queues * l.per_queue * sizeof(uint64_t));
   l.client_queue = at, at += align_up(s->n_clients * sizeof(uint32_t));
   l.deadlines = at, at += align_up(s->n_clients * sizeof(int64_t));
+  l.waiting = at, at += align_up(s->n_clients * sizeof(uint32_t));
   l.tasks = at, at += align_up(l.n_tasks * sizeof(atoll_task));
   l.free_slots = at, at += align_up(l.n_tasks * sizeof(uint64_t));
   l.scratch = at, at += align_up(max_ops(s) * sizeof(atoll_cmd));
@@ -133,6 +136,8 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
   c->queues = (atoll_queue *)(base + l.queues);
   c->client_queue = (uint32_t *)(base + l.client_queue);
   c->client_deadline_ns = (int64_t *)(base + l.deadlines);
+  c->client_waiting = (uint32_t *)(base + l.waiting);
+  c->pending_per_client = l.per_client;
   c->tasks = (atoll_task *)(base + l.tasks);
   c->scratch = (atoll_cmd *)(base + l.scratch);
   c->scratch_cap = max_ops(s);
@@ -213,6 +218,7 @@ bool atoll__queue_activate(atoll_core *c, uint32_t q) {
       atoll_ring_push(&qu->pending, id);
   }
   qu->active = (int32_t)chosen;
+  c->client_waiting[c->tasks[chosen].client]--;
   return true;
 }
 
@@ -267,7 +273,8 @@ int32_t atoll__next_be_queue(atoll_core *c) {
 void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t now) {
   uint32_t q = c->client_queue[client];
   uint64_t id;
-  if (atoll_ring_is_full(&c->queues[q].pending) || atoll_ring_pop(&c->free_tasks, &id) != 0) {
+  if (c->client_waiting[client] >= c->pending_per_client || atoll_ring_is_full(&c->queues[q].pending) ||
+      atoll_ring_pop(&c->free_tasks, &id) != 0) {
     if (c->obs->request_dropped)
       c->obs->request_dropped(c->obs_ctx, client, req, now);
     return;
@@ -276,6 +283,7 @@ void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t
   c->tasks[id] = (atoll_task){.req = req, .arrival_ns = now, .deadline_ns = rel ? now + rel : INT64_MAX,
                               .client = client, .queue = q, .in_use = 1};
   atoll_ring_push(&c->queues[q].pending, id);
+  c->client_waiting[client]++;
   atoll__policy_ops(c->policy)->on_queued(c, q, now);
 }
 

@@ -32,7 +32,8 @@ typedef struct atoll_core_observer {
 } atoll_core_observer;
 
 typedef struct atoll_core_limits {
-  uint32_t pending_per_client; /* requests a client may have waiting; more are dropped */
+  uint32_t pending_per_client; /* requests a client may have waiting (queued, not yet running); more
+                                  are dropped. 0: 1024 */
 } atoll_core_limits;
 
 typedef struct atoll_task {
@@ -67,6 +68,8 @@ typedef struct atoll_core {
   atoll_queue *queues;
   uint32_t *client_queue;        /* client -> queue */
   int64_t *client_deadline_ns;   /* relative deadline per client (0: none) */
+  uint32_t *client_waiting;      /* per client: its requests queued and not yet active */
+  uint32_t pending_per_client;
   atoll_task *tasks;
   struct atoll_ring free_tasks;
   atoll_cmd *scratch;            /* launch buffer: the largest model's op count */

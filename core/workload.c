@@ -43,16 +43,26 @@ void atoll_client_gen_init(atoll_client_gen *g, const atoll_arrival *a, double r
   atoll_rng_seed(&g->rng, seed, client_index + 1);
 }
 
+/* Arrivals beyond ~146 years are never reached by a run; stopping there keeps the arithmetic far
+ * from int64 overflow however small a rate is. */
+#define HORIZON_NS 4.6e18
+
 int64_t atoll_client_gen_next(atoll_client_gen *g) {
   int64_t t = -1;
   switch (g->kind) {
-  case ATOLL_ARRIVAL_UNIFORM:
+  case ATOLL_ARRIVAL_UNIFORM: {
     /* Arrival k at k / rate, computed from k (not by accumulation) so rounding never drifts. */
-    t = (int64_t)llround((double)g->emitted * 1e9 / g->rate_hz);
+    double at = (double)g->emitted * 1e9 / g->rate_hz;
+    if (!(at < HORIZON_NS))
+      return -1;
+    t = (int64_t)llround(at);
     break;
+  }
   case ATOLL_ARRIVAL_POISSON: {
-    int64_t gap = (int64_t)llround(-log(atoll_rng_unit(&g->rng)) * 1e9 / g->rate_hz);
-    t = (g->emitted ? g->last_ns : 0) + gap;
+    double at = (double)(g->emitted ? g->last_ns : 0) - log(atoll_rng_unit(&g->rng)) * 1e9 / g->rate_hz;
+    if (!(at < HORIZON_NS))
+      return -1;
+    t = (int64_t)llround(at);
     break;
   }
   case ATOLL_ARRIVAL_TRACE: {

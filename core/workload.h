@@ -36,8 +36,9 @@ typedef struct atoll_client_gen {
  * closed and trace clients. */
 void atoll_client_gen_init(atoll_client_gen *g, const atoll_arrival *a, double rate_hz, uint64_t seed,
                            uint32_t client_index);
-/* The next arrival time, or -1 when the client has no further scheduled arrival (closed loop,
- * or a trace that does not repeat and is exhausted). Times never decrease. */
+/* The next arrival time, or -1 when the client has no further scheduled arrival (closed loop, a
+ * trace that does not repeat and is exhausted, or an arrival beyond ~146 years). Times never
+ * decrease. */
 int64_t atoll_client_gen_next(atoll_client_gen *g);
 
 #endif

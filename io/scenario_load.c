@@ -207,9 +207,10 @@ static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
     if (!v[A_RATE] == !v[A_LOAD])
       return atoll_yread_error(r, n, "a %s arrival needs exactly one of rate_hz and load", arrival_kinds[kind]);
     if (v[A_RATE])
-      rc = WITH_KEY(r, "rate_hz", atoll_yread_double(r, v[A_RATE], 0, 1e9, true, &a.rate_hz));
+      /* At least one request a million seconds: below that nothing arrives in any run. */
+      rc = WITH_KEY(r, "rate_hz", atoll_yread_double(r, v[A_RATE], 1e-6, 1e9, false, &a.rate_hz));
     else
-      rc = WITH_KEY(r, "load", atoll_yread_double(r, v[A_LOAD], 0, 1000, true, &a.load));
+      rc = WITH_KEY(r, "load", atoll_yread_double(r, v[A_LOAD], 1e-9, 1000, false, &a.load));
   } else if (traced) {
     int64_t *times = NULL;
     if (!v[A_TIMES] == !v[A_FILE])

@@ -118,8 +118,9 @@ static int run_with(const atoll_scenario *s, atoll_trace *trace, atoll_run_resul
   for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++) {
     double rate = rate_of(&s->clients[c], res->standalone_ns);
     deadlines[c] = s->clients[c].deadline_ns;
-    if (!deadlines[c] && s->clients[c].arrival.kind == ATOLL_ARRIVAL_UNIFORM)
-      deadlines[c] = (int64_t)(1e9 / rate); /* a uniform client's default deadline is its period */
+    /* A uniform client's default deadline is its period (none when the period exceeds any run). */
+    if (!deadlines[c] && s->clients[c].arrival.kind == ATOLL_ARRIVAL_UNIFORM && 1e9 / rate < 4.6e18)
+      deadlines[c] = (int64_t)(1e9 / rate);
     atoll_client_gen_init(&r.gens[c], &s->clients[c].arrival, rate, s->seed, c);
   }
   if (rc == 0)
