@@ -151,6 +151,82 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
   return rc;
 }
 
+/* The storage block starts at the queues array (the first part of the layout). */
+static unsigned char *storage_of(const atoll_core *c) { return (unsigned char *)c->queues; }
+
+/* Moves a pointer into src's block to the same offset in dst's block. */
+static void *rebase(const void *p, const unsigned char *from, unsigned char *to) {
+  return to + ((const unsigned char *)p - from);
+}
+
+int atoll_core_copy(atoll_core *dst, void *dst_storage, size_t size, const atoll_core *src) {
+  const atoll_policy_ops *p = atoll__policy_ops(src->policy);
+  if (!p || !dst_storage)
+    return ATOLL_EINVAL;
+  size_t need = atoll_core_size(src->s, &(atoll_core_limits){.pending_per_client = src->pending_per_client});
+  if (size < need)
+    return ATOLL_EINVAL;
+  const unsigned char *from = storage_of(src);
+  unsigned char *to = dst_storage;
+  memcpy(to, from, need);
+  *dst = *src;
+  dst->queues = rebase(src->queues, from, to);
+  dst->client_queue = rebase(src->client_queue, from, to);
+  dst->client_deadline_ns = rebase(src->client_deadline_ns, from, to);
+  dst->client_waiting = rebase(src->client_waiting, from, to);
+  dst->tasks = rebase(src->tasks, from, to);
+  dst->scratch = rebase(src->scratch, from, to);
+  dst->free_tasks.slots = rebase(src->free_tasks.slots, from, to);
+  for (uint32_t q = 0; q < dst->n_queues; q++)
+    dst->queues[q].pending.slots = rebase(src->queues[q].pending.slots, from, to);
+  return 0;
+}
+
+/* FNV-1a over the logical state: values in order, never addresses. */
+static uint64_t mix(uint64_t h, const void *data, size_t n) {
+  const unsigned char *b = data;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 0x100000001B3ull;
+  return h;
+}
+
+static uint64_t mix_ring(uint64_t h, const struct atoll_ring *r) {
+  uint32_t n = atoll_ring_count(r);
+  h = mix(h, &n, sizeof n);
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t v = 0;
+    atoll_ring_peek(r, i, &v);
+    h = mix(h, &v, sizeof v);
+  }
+  return h;
+}
+
+uint64_t atoll_core_hash(const atoll_core *c) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  uint32_t head[4] = {c->policy, c->mode, (uint32_t)c->owner, c->rr_next};
+  h = mix(h, head, sizeof head);
+  h = mix(h, c->client_waiting, c->n_clients * sizeof *c->client_waiting);
+  for (uint32_t q = 0; q < c->n_queues; q++) {
+    const atoll_queue *qu = &c->queues[q];
+    int32_t fields[3] = {qu->rt, (int32_t)qu->stream, qu->active};
+    h = mix(h, fields, sizeof fields);
+    h = mix_ring(h, &qu->pending);
+  }
+  /* Tasks by index (indices are state: tags and queues name them); free ones contribute only
+   * their being free, so stale contents of freed slots do not matter. */
+  for (uint32_t t = 0; t < c->n_tasks; t++) {
+    const atoll_task *k = &c->tasks[t];
+    if (!k->in_use) {
+      h = mix(h, "", 1);
+      continue;
+    }
+    int64_t f[8] = {(int64_t)k->req, k->arrival_ns, k->deadline_ns, k->client, k->queue, k->next_launch,
+                    k->n_done, k->started};
+    h = mix(h, f, sizeof f);
+  }
+  return mix_ring(h, &c->free_tasks);
+}
+
 bool atoll_core_client_active(const atoll_core *c, uint32_t client) {
   const atoll_policy_ops *p = atoll__policy_ops(c->policy);
   return client < c->n_clients && (!p->client_active || p->client_active(c, client));

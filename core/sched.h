@@ -86,6 +86,12 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
                     const atoll_core_observer *obs, void *obs_ctx, const atoll_core_limits *lim,
                     const int64_t *deadlines_ns);
 bool atoll_core_is_valid(const atoll_core *c);
+/* Copies src's state into dst, whose storage (of atoll_core_size bytes) the caller provides; the
+ * copy shares src's configuration (scenario, device, observer). */
+int atoll_core_copy(atoll_core *dst, void *dst_storage, size_t size, const atoll_core *src);
+/* A hash of the state's logical contents (not of addresses): equal states hash equal, whatever
+ * storage they live in. */
+uint64_t atoll_core_hash(const atoll_core *c);
 /* Whether the policy serves this client at all (rt-only ignores BE clients). */
 bool atoll_core_client_active(const atoll_core *c, uint32_t client);
 

@@ -72,8 +72,18 @@ static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   r->res->clients[client].n--;
 }
 
-static const atoll_core_observer observer = {
-    .request_started = on_started, .request_done = on_done, .request_dropped = on_dropped};
+/* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
+static void on_mode(void *ctx, uint32_t mode, int64_t now) {
+  runner *r = ctx;
+  if (r->trace)
+    atoll_trace_instant(r->trace, ATOLL_TRACK_SCHED, 0, mode == ATOLL_MODE_REALTIME ? "real-time mode" : "normal mode",
+                        "mode", now, NULL);
+}
+
+static const atoll_core_observer observer = {.request_started = on_started,
+                                             .request_done = on_done,
+                                             .request_dropped = on_dropped,
+                                             .mode_changed = on_mode};
 
 static void on_arrival(runner *r, uint32_t client, int64_t now) {
   uint64_t id;
@@ -134,6 +144,7 @@ static int run_with(const atoll_scenario *s, atoll_trace *trace, atoll_run_resul
   if (trace) {
     for (uint32_t c = 0; c < s->n_clients; c++)
       atoll_trace_name_track(trace, ATOLL_TRACK_CLIENT, c, s->clients[c].name);
+    atoll_trace_name_track(trace, ATOLL_TRACK_SCHED, 0, atoll_policy_name(s->policy.kind));
   }
   for (uint32_t c = 0; c < s->n_clients; c++) {
     if (!atoll_core_client_active(&r.core, c))

@@ -617,8 +617,40 @@ static void pending_per_client_limits_each_client(void **state) {
   }
 }
 
+/* The state is a value: a copy in other storage is valid, hashes equal, and is independent of the
+ * original; hashing ignores where the state lives. */
+static void core_state_copies_and_hashes_as_a_value(void **state) {
+  (void)state;
+  fk_scenario(ATOLL_POLICY_SEQ);
+  fk_start_ok(NULL, NULL);
+  fk_arrive(BE0);
+  fk_arrive(RT0);
+  fk_arrive(BE1);
+  size_t size = atoll_core_size(&sc, NULL);
+  void *mem = malloc(size);
+  assert_non_null(mem);
+  atoll_core copy;
+  assert_int_equal(atoll_core_copy(&copy, mem, size, &core), 0);
+  assert_true(atoll_core_is_valid(&copy));
+  uint64_t h = atoll_core_hash(&core);
+  assert_int_equal(atoll_core_hash(&copy), h);
+  assert_int_equal(atoll_core_copy(&copy, mem, size - 1, &core), ATOLL_EINVAL);
+  fk_arrive(RT0); /* the original moves on; the copy stays as it was */
+  assert_int_not_equal(atoll_core_hash(&core), h);
+  assert_int_equal(atoll_core_hash(&copy), h);
+  /* Copying the copy into fresh storage keeps the hash: addresses are not part of it. */
+  void *mem2 = malloc(size);
+  atoll_core copy2;
+  assert_int_equal(atoll_core_copy(&copy2, mem2, size, &copy), 0);
+  assert_int_equal(atoll_core_hash(&copy2), h);
+  assert_int_equal(copy2.queues[copy2.client_queue[BE0]].active, copy.queues[copy.client_queue[BE0]].active);
+  free(mem);
+  free(mem2);
+}
+
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(pending_per_client_limits_each_client),
+    cmocka_unit_test_teardown(core_state_copies_and_hashes_as_a_value, fk_teardown),
+    cmocka_unit_test_teardown(pending_per_client_limits_each_client, fk_teardown),
     cmocka_unit_test_teardown(reef_layout_for_rt_only_seq_orion, fk_teardown),
     cmocka_unit_test_teardown(streams_layout_one_queue_per_client, fk_teardown),
     cmocka_unit_test_teardown(layout_with_one_rt_or_no_rt_client, fk_teardown),
