@@ -92,7 +92,8 @@ bool atoll_op_is_valid(const atoll_model *m, uint32_t op_index) {
       return false;
     if (op->idem == ATOLL_IDEM_GROUP && op->group_entry > op_index)
       return false;
-    return op->idem == ATOLL_IDEM_UNKNOWN || op->idem == ATOLL_IDEM_YES || op->idem == ATOLL_IDEM_GROUP;
+    return op->idem == ATOLL_IDEM_UNKNOWN || op->idem == ATOLL_IDEM_YES || op->idem == ATOLL_IDEM_GROUP ||
+           op->idem == ATOLL_IDEM_NONE;
   case ATOLL_OP_MEMCPY_H2D:
   case ATOLL_OP_MEMCPY_D2H:
   case ATOLL_OP_MEMSET:
@@ -143,6 +144,8 @@ void atoll_model_stats_compute(const atoll_model *m, atoll_model_stats *out) {
       out->idempotent++;
     else if (op->idem == ATOLL_IDEM_GROUP)
       out->group_restored++;
+    else if (op->idem == ATOLL_IDEM_NONE)
+      out->not_restorable++;
     else
       out->idem_unknown++;
     if (op->shape.derived & ATOLL_DERIVED_BLOCK_TIME)

@@ -16,9 +16,13 @@ typedef struct atoll_policy_ops {
   /* q's active task completed (q->active is already -1). */
   void (*on_task_done)(atoll_core *c, uint32_t q, int64_t now);
   bool (*client_active)(const atoll_core *c, uint32_t client);
+  /* A preempted task's running op completed after all (the preemption waited for it). */
+  void (*on_awaited_done)(atoll_core *c, int64_t now);
 } atoll_policy_ops;
 
 const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind);
+/* wait, reset and reef (policy_preempt.c). */
+const atoll_policy_ops *atoll__policy_ops_preempt(void);
 
 /* Shared mechanisms. */
 /* Makes q's next pending task (FIFO, or earliest deadline for an EDF RT queue) active; false when

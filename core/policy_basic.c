@@ -131,7 +131,11 @@ const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind) {
     return &streams_ops;
   case ATOLL_POLICY_ORION:
     return &orion_ops;
+  case ATOLL_POLICY_WAIT:
+  case ATOLL_POLICY_RESET:
+  case ATOLL_POLICY_REEF:
+    return atoll__policy_ops_preempt();
   default:
-    return NULL; /* wait, reset and reef arrive with preemption */
+    return NULL;
   }
 }

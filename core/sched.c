@@ -126,7 +126,7 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
   if (!p)
     return ATOLL_ENOTSUP;
   layout l = plan(s, lim, count_queues(s, p->queue_per_client));
-  if (size < l.total)
+  if (size < l.total || l.n_tasks >= (1u << 24)) /* tags carry 24 bits of task index */
     return ATOLL_EINVAL;
   unsigned char *base = storage;
   memset(base, 0, l.total);
@@ -308,7 +308,8 @@ static int launch_range(atoll_core *c, uint32_t q, uint32_t count) {
     n = count;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t op = t->next_launch + i;
-    c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make((uint32_t)qu->active, op), .rt = qu->rt};
+    c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make((uint32_t)qu->active, op, t->epoch),
+                                .rt = qu->rt};
   }
   t->next_launch += n;
   return n ? c->dev.ops->launch(c->dev.ctx, qu->stream, c->scratch, n) : 0;
@@ -366,35 +367,69 @@ void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t
 void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now) {
   (void)stream;
   atoll_task *t = &c->tasks[atoll_tag_task(tag)];
-  if (t->in_use && !t->started) {
+  if (!t->in_use || atoll_tag_epoch(tag) != t->epoch)
+    return;
+  if (!t->started) {
     t->started = 1;
     if (c->obs->request_started)
       c->obs->request_started(c->obs_ctx, t->client, t->req, now);
   }
+  if (t->restored) {
+    t->restored = 0;
+    if (c->obs->task_restored)
+      c->obs->task_restored(c->obs_ctx, t->client, t->req, now);
+  }
 }
 
-void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now) {
-  (void)stream;
-  uint32_t id = atoll_tag_task(tag);
+/* The task's last op completed: free it, let the policy react, then tell the runner. */
+static void finish_task(atoll_core *c, uint32_t id, int64_t now) {
   atoll_task *t = &c->tasks[id];
-  uint32_t q = t->queue;
-  t->n_done++;
-  const atoll_policy_ops *p = atoll__policy_ops(c->policy);
-  if (t->n_done < task_model(c, t)->n_ops) {
-    if (p->on_op_done)
-      p->on_op_done(c, q, now);
-    return;
-  }
-  uint32_t client = t->client;
+  uint32_t q = t->queue, client = t->client;
   uint64_t req = t->req;
   t->in_use = 0;
   c->queues[q].active = -1;
   atoll_ring_push(&c->free_tasks, id);
   /* The policy reacts before the runner hears of the completion, so a closed-loop client's next
    * request (sent by the runner) finds the GPU already handed to whatever was waiting. */
-  p->on_task_done(c, q, now);
+  atoll__policy_ops(c->policy)->on_task_done(c, q, now);
   if (c->obs->request_done)
     c->obs->request_done(c->obs_ctx, client, req, now);
+}
+
+void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now) {
+  (void)stream;
+  uint32_t id = atoll_tag_task(tag), op = atoll_tag_op(tag);
+  atoll_task *t = &c->tasks[id];
+  if (!t->in_use)
+    return;
+  uint32_t n_ops = task_model(c, t)->n_ops;
+  if (atoll_tag_epoch(tag) != t->epoch) {
+    /* A command of before the task's last preemption. Killed and evicted ones never complete;
+     * one that ran to the end (a preemption that waited for it) is the very op the paused task
+     * needs next, and its work counts. Once the task was relaunched, its new copy of the op will
+     * complete instead, so the old one is ignored. */
+    if (!t->paused || op != t->n_done)
+      return;
+    t->n_done++;
+    if (t->next_launch < t->n_done)
+      t->next_launch = t->n_done;
+    const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+    if (t->n_done == n_ops) {
+      t->paused = 0;
+      finish_task(c, id, now);
+    }
+    if (p->on_awaited_done)
+      p->on_awaited_done(c, now);
+    return;
+  }
+  t->n_done++;
+  if (t->n_done < n_ops) {
+    const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+    if (p->on_op_done)
+      p->on_op_done(c, t->queue, now);
+    return;
+  }
+  finish_task(c, id, now);
 }
 
 void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now) {

@@ -29,6 +29,15 @@ typedef struct atoll_core_observer {
   void (*request_done)(void *ctx, uint32_t client, uint64_t req, int64_t now);
   void (*request_dropped)(void *ctx, uint32_t client, uint64_t req, int64_t now);
   void (*mode_changed)(void *ctx, uint32_t mode, int64_t now);
+  /* An RT arrival switched to real-time mode; n_preempted BE streams had work on the GPU (0: no
+   * preemption was needed). */
+  void (*preemption)(void *ctx, uint32_t n_preempted, int64_t now);
+  /* A BE task was preempted: `interrupted` is the op that was running (-1: none was), it restarts
+   * at op `restart`; it had completed done_before ops and handed launched_before to the device. */
+  void (*task_preempted)(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
+                         uint32_t done_before, uint32_t launched_before, int64_t now);
+  /* The first relaunched kernel of a preempted task started. */
+  void (*task_restored)(void *ctx, uint32_t client, uint64_t req, int64_t now);
 } atoll_core_observer;
 
 typedef struct atoll_core_limits {
@@ -46,6 +55,9 @@ typedef struct atoll_task {
   uint32_t n_done;       /* ops completed */
   uint8_t in_use;
   uint8_t started;       /* its first command has started on the CUs */
+  uint8_t epoch;         /* bumped at each preemption: completions of older commands are stale */
+  uint8_t paused;        /* preempted, waiting for normal mode to be relaunched */
+  uint8_t restored;      /* relaunched after a preemption, its first kernel not yet started */
 } atoll_task;
 
 typedef struct atoll_queue {
@@ -75,6 +87,7 @@ typedef struct atoll_core {
   atoll_cmd *scratch;            /* launch buffer: the largest model's op count */
   uint32_t scratch_cap;
   int32_t owner;                 /* seq/orion: the queue whose work is on the GPU, or -1 */
+  uint32_t awaited;              /* preempting policies: running BE kernels a preemption waits for */
   uint32_t rr_next;              /* round-robin cursor over BE queues */
 } atoll_core;
 
@@ -101,9 +114,12 @@ void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int
 void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now);
 void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now);
 
-/* Tags: the task index and op index of a command. */
-static inline uint64_t atoll_tag_make(uint32_t task, uint32_t op) { return ((uint64_t)task << 32) | op; }
-static inline uint32_t atoll_tag_task(uint64_t tag) { return (uint32_t)(tag >> 32); }
+/* Tags: the task index (24 bits), the task's preemption epoch (8 bits) and the op index. */
+static inline uint64_t atoll_tag_make(uint32_t task, uint32_t op, uint8_t epoch) {
+  return ((uint64_t)(task & 0xFFFFFF) << 40) | ((uint64_t)epoch << 32) | op;
+}
+static inline uint32_t atoll_tag_task(uint64_t tag) { return (uint32_t)(tag >> 40); }
+static inline uint8_t atoll_tag_epoch(uint64_t tag) { return (uint8_t)(tag >> 32); }
 static inline uint32_t atoll_tag_op(uint64_t tag) { return (uint32_t)tag; }
 
 #endif

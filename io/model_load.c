@@ -211,9 +211,8 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
                                                         op->group_entry, index));
     op->idem = ATOLL_IDEM_GROUP;
   } else if (rc == 0 && v[K_IDEM]) {
-    if (!idem)
-      return atoll_yread_error(r, v[K_IDEM], "idempotent: false needs a group_entry");
-    op->idem = ATOLL_IDEM_YES;
+    /* idempotent: false with no group entry: no group restores it (idem_checker's "not restorable"). */
+    op->idem = idem ? ATOLL_IDEM_YES : ATOLL_IDEM_NONE;
   }
   if (rc == 0 && v[K_VERSIONS])
     rc = WITH_KEY(r, "versions", read_versions(c, v[K_VERSIONS], op));

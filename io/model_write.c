@@ -221,6 +221,9 @@ static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op) {
   } else if (op->idem == ATOLL_IDEM_GROUP) {
     key(&e, "group_entry");
     fprintf(f, "%u", op->group_entry);
+  } else if (op->idem == ATOLL_IDEM_NONE) {
+    key(&e, "idempotent"); /* false with no group entry: not restorable */
+    fputs("false", f);
   }
   write_versions(f, op);
   fputc('\n', f);

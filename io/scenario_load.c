@@ -311,9 +311,11 @@ static const struct {
     {"priority", P(STREAMS)},
     {"dkp", P(REEF)},
     {"multi_version", P(REEF)},
+    {"async_reclaim", P(REEF) | P(RESET)},
+    {"reset_cu", P(REEF) | P(RESET)},
 };
 #undef P
-enum { O_NAME, O_DQ, O_RTQ, O_PRIO, O_DKP, O_MV, O_N };
+enum { O_NAME, O_DQ, O_RTQ, O_PRIO, O_DKP, O_MV, O_ASYNC, O_RESETCU, O_N };
 
 static int read_policy(scen_ctx *c, const atoll_ynode *n) {
   atoll_yread *r = c->r;
@@ -338,7 +340,9 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
     rc = WITH_KEY(r, "name", atoll_yread_enum(r, v[O_NAME], "policy", names, ATOLL_POLICY_COUNT, &kind));
   if (rc)
     return rc;
-  *p = (atoll_policy_cfg){.kind = (atoll_policy_kind)kind, .dkp = kind == ATOLL_POLICY_REEF};
+  bool reset_based = kind == ATOLL_POLICY_REEF || kind == ATOLL_POLICY_RESET;
+  *p = (atoll_policy_cfg){.kind = (atoll_policy_kind)kind, .dkp = kind == ATOLL_POLICY_REEF,
+                          .async_reclaim = reset_based, .reset_cu = reset_based};
   for (int k = 1; k < O_N; k++)
     if (v[k] && !(policy_options[k].policies & (1u << kind)))
       return atoll_yread_error(r, v[k], "option '%s' does not apply to policy '%s'",
@@ -357,6 +361,10 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
     rc = WITH_KEY(r, "dkp", atoll_yread_bool(r, v[O_DKP], &p->dkp));
   if (rc == 0 && v[O_MV])
     rc = WITH_KEY(r, "multi_version", atoll_yread_bool(r, v[O_MV], &p->multi_version));
+  if (rc == 0 && v[O_ASYNC])
+    rc = WITH_KEY(r, "async_reclaim", atoll_yread_bool(r, v[O_ASYNC], &p->async_reclaim));
+  if (rc == 0 && v[O_RESETCU])
+    rc = WITH_KEY(r, "reset_cu", atoll_yread_bool(r, v[O_RESETCU], &p->reset_cu));
   if (rc == 0 && p->multi_version && !p->dkp)
     rc = WITH_KEY(r, "multi_version", atoll_yread_error(r, v[O_MV], "multi_version selects padding kernels: it needs "
                                                                     "dkp: true"));

@@ -45,6 +45,7 @@ typedef struct atoll_run_results {
   int64_t window_ns;           /* duration - warmup */
   uint32_t cus;
   uint64_t events;             /* device events processed */
+  uint64_t rt_beside_be;       /* RT block placements while BE blocks were resident (sim only) */
   double wall_s;               /* wall-clock time of the run */
 } atoll_run_results;
 

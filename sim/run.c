@@ -20,7 +20,21 @@ typedef struct runner {
   atoll_run_results *res;
   atoll_trace *trace;
   int oom;
+  /* Preemption bookkeeping: the record waiting for its RT request's first kernel, the last
+   * record (restores and re-executions are charged to it), when normal mode last resumed, and
+   * the device's killed time already charged. */
+  int32_t open_pre, last_pre;
+  int64_t resumed_ns, killed_charged_ns;
+  const atoll_core_observer *tap;
+  void *tap_ctx;
 } runner;
+
+/* Forwards an event to the caller's tap, if it wants this one. */
+#define TAP(r, fn, ...)                               \
+  do {                                                \
+    if ((r)->tap && (r)->tap->fn)                     \
+      (r)->tap->fn((r)->tap_ctx, __VA_ARGS__);        \
+  } while (0)
 
 static int record_arrival(runner *r, uint32_t client, int64_t now, uint64_t *id) {
   atoll_client_records *cr = &r->res->clients[client];
@@ -43,13 +57,87 @@ static void schedule_arrival(runner *r, uint32_t client, int64_t at) {
     r->oom = 1;
 }
 
+static atoll_preemption_record *last_record(runner *r) {
+  return r->last_pre >= 0 ? &r->res->preemptions[r->last_pre] : NULL;
+}
+
+/* The RT request of an open preemption started its first kernel: the preemption is over. */
+static void close_preemption(runner *r, int64_t now) {
+  atoll_preemption_record *p = &r->res->preemptions[r->open_pre];
+  atoll_simdev_marks m;
+  atoll_simdev_take_marks(r->dev, &m);
+  p->latency_ns = now - p->at_ns;
+  p->hq_reset_ns = m.hq_done_ns > p->at_ns ? m.hq_done_ns - p->at_ns : 0;
+  p->dq_evict_ns = m.evict_done_ns > p->at_ns ? m.evict_done_ns - p->at_ns : 0;
+  p->cu_kill_ns = m.kill_done_ns > p->at_ns ? m.kill_done_ns - p->at_ns : 0;
+  int64_t killed;
+  uint32_t n_killed;
+  atoll_simdev_killed(r->dev, &killed, &n_killed);
+  p->wasted_gpu_ns += killed - r->killed_charged_ns;
+  r->killed_charged_ns = killed;
+  if (r->trace) {
+    char args[160];
+    snprintf(args, sizeof args, "\"hq_reset_us\":%.3f,\"dq_evict_us\":%.3f,\"cu_kill_us\":%.3f", p->hq_reset_ns / 1e3,
+             p->dq_evict_ns / 1e3, p->cu_kill_ns / 1e3);
+    atoll_trace_span(r->trace, ATOLL_TRACK_SCHED, 0, "preemption", "preempt", p->at_ns, p->latency_ns, args);
+  }
+  r->open_pre = -1;
+}
+
 static void on_started(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
+  TAP(r, request_started, client, req, now);
   r->res->clients[client].req[req].start_ns = now;
+  if (r->open_pre >= 0 && r->s->clients[client].cls == ATOLL_CLASS_RT)
+    close_preemption(r, now);
+}
+
+static void on_preemption(void *ctx, uint32_t n_preempted, int64_t now) {
+  runner *r = ctx;
+  TAP(r, preemption, n_preempted, now);
+  if (n_preempted == 0)
+    return; /* the GPU had no BE work: nothing was preempted */
+  atoll_run_results *res = r->res;
+  if (res->n_preemptions == res->cap_preemptions) {
+    uint32_t cap = res->cap_preemptions ? res->cap_preemptions * 2 : 64;
+    atoll_preemption_record *np = realloc(res->preemptions, cap * sizeof *np);
+    if (!np) {
+      r->oom = 1;
+      return;
+    }
+    res->preemptions = np, res->cap_preemptions = cap;
+  }
+  /* This observer call comes after the core issued the preemption's steps, so the device's marks
+   * already belong to it; the previous preemption took its own when its RT request started. */
+  res->preemptions[res->n_preemptions] = (atoll_preemption_record){.at_ns = now};
+  r->open_pre = r->last_pre = (int32_t)res->n_preemptions++;
+}
+
+static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
+                              uint32_t done_before, uint32_t launched_before, int64_t now) {
+  runner *r = ctx;
+  TAP(r, task_preempted, client, req, interrupted, restart, done_before, launched_before, now);
+  atoll_preemption_record *p = last_record(r);
+  if (!p)
+    return;
+  uint32_t model = r->s->clients[client].model;
+  p->restored_kernels += launched_before - restart;
+  /* Completed ops the restore runs again (a group entry before the interrupted op). */
+  for (uint32_t op = restart; op < done_before; op++)
+    p->wasted_gpu_ns += atoll_kernel_alone_ns(&r->s->gpu, atoll_simdev_timing(r->dev, model, op));
+}
+
+static void on_task_restored(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  runner *r = ctx;
+  TAP(r, task_restored, client, req, now);
+  atoll_preemption_record *p = last_record(r);
+  if (p && now >= r->resumed_ns)
+    p->restore_ns += now - r->resumed_ns;
 }
 
 static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
+  TAP(r, request_done, client, req, now);
   atoll_request_record *rec = &r->res->clients[client].req[req];
   rec->done_ns = now;
   if (r->trace) {
@@ -66,6 +154,7 @@ static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
 
 static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
+  TAP(r, request_dropped, client, req, now);
   (void)req, (void)now;
   r->res->clients[client].dropped++;
   /* A dropped request is not a request: its record slot is reused by the next arrival. */
@@ -75,6 +164,9 @@ static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
 /* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
 static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   runner *r = ctx;
+  TAP(r, mode_changed, mode, now);
+  if (mode == ATOLL_MODE_NORMAL)
+    r->resumed_ns = now;
   if (r->trace)
     atoll_trace_instant(r->trace, ATOLL_TRACK_SCHED, 0, mode == ATOLL_MODE_REALTIME ? "real-time mode" : "normal mode",
                         "mode", now, NULL);
@@ -83,7 +175,10 @@ static void on_mode(void *ctx, uint32_t mode, int64_t now) {
 static const atoll_core_observer observer = {.request_started = on_started,
                                              .request_done = on_done,
                                              .request_dropped = on_dropped,
-                                             .mode_changed = on_mode};
+                                             .mode_changed = on_mode,
+                                             .preemption = on_preemption,
+                                             .task_preempted = on_task_preempted,
+                                             .task_restored = on_task_restored};
 
 static void on_arrival(runner *r, uint32_t client, int64_t now) {
   uint64_t id;
@@ -111,8 +206,10 @@ static void runner_free(runner *r) {
 }
 
 /* Runs s with standalone latencies already known (res->standalone_ns). */
-static int run_with(const atoll_scenario *s, atoll_trace *trace, atoll_run_results *res) {
-  runner r = {.s = s, .res = res, .trace = trace};
+static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
+  atoll_trace *trace = opts ? opts->trace : NULL;
+  runner r = {.s = s, .res = res, .trace = trace, .open_pre = -1, .last_pre = -1,
+              .tap = opts ? opts->tap : NULL, .tap_ctx = opts ? opts->tap_ctx : NULL};
   int64_t *deadlines = calloc(s->n_clients, sizeof *deadlines);
   r.gens = calloc(s->n_clients, sizeof *r.gens);
   int rc = deadlines && r.gens ? atoll_evq_init(&r.evq, 4096) : ATOLL_ENOMEM;
@@ -162,6 +259,7 @@ static int run_with(const atoll_scenario *s, atoll_trace *trace, atoll_run_resul
       atoll_simdev_handle(r.dev, p, t);
   }
   atoll_simdev_finish(r.dev, s->duration_ns, &res->cu_busy_ns, &res->cu_busy_rt_ns, &res->cu_busy_be_ns);
+  res->rt_beside_be = atoll_simdev_rt_beside_be(r.dev);
   res->events = r.evq.processed;
   rc = r.oom ? ATOLL_ENOMEM : 0;
   runner_free(&r);
@@ -210,7 +308,7 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
   for (uint32_t m = 0; rc == 0 && m < s->n_models; m++)
     rc = atoll_sim_standalone_ns(s, m, &res->standalone_ns[m]);
   if (rc == 0)
-    rc = run_with(s, opts ? opts->trace : NULL, res);
+    rc = run_with(s, opts, res);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   if (rc)

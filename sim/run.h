@@ -11,8 +11,12 @@
 #include "results.h"
 #include "trace.h"
 
+#include "sched.h"
+
 typedef struct atoll_sim_opts {
-  atoll_trace *trace; /* NULL: no timeline */
+  atoll_trace *trace;             /* NULL: no timeline */
+  const atoll_core_observer *tap; /* NULL, or also told of every core event (tests, tools) */
+  void *tap_ctx;
 } atoll_sim_opts;
 
 /* Fills res (free with atoll_sim_results_free). Returns 0, ATOLL_ENOTSUP for a policy the core

@@ -13,6 +13,7 @@ enum { MAX_CUS = 256, CU_GROUP_TRACKS = 15 };
 typedef struct entry {
   atoll_cmd cmd;
   int64_t ready_ns; /* when it reached the DQ (valid for the first dq_count entries) */
+  uint32_t epoch;   /* the stream's launch epoch when it was launched */
 } entry;
 
 typedef struct stream {
@@ -22,6 +23,11 @@ typedef struct stream {
   int64_t transmit_free_ns;
   uint8_t busy;          /* its head is being dispatched or executing */
   int64_t wake_ns;       /* a scheduled wake-up for a head not yet in the DQ, INT64_MAX none */
+  /* Preemption flag as epochs: commands launched before the flag was set (epoch < kill_epoch)
+   * exit in their prologue when dispatched; commands launched after it run. */
+  uint32_t launch_epoch, kill_epoch;
+  uint8_t evicting;      /* its head is being fetched and dispatched only to exit (lazy eviction) */
+  uint32_t prepaid;      /* evictions whose CP time was reserved when the flag was set */
   /* The executing kernel (the head), when busy and dispatched. */
   const atoll_kernel_timing *kt;
   uint32_t placed, done;
@@ -36,6 +42,7 @@ typedef struct stream {
 
 typedef struct wave {
   uint32_t stream, serial, n, gen;
+  uint8_t live;
   uint16_t cu_lo, cu_hi; /* CUs touched: [lo, hi] */
   int64_t start_ns, dur_ns;
   uint16_t count[MAX_CUS];
@@ -79,6 +86,15 @@ struct atoll_simdev {
 
   uint64_t *timers;
   uint32_t n_timers, cap_timers;
+
+  /* Preemption mechanisms: the host thread's timeline (HQ resets delay later transmits), the
+   * CP's eviction work (evicted kernels are fetched and dispatched one after another, and other
+   * dispatches wait behind them), and the marks of the current preemption for its breakdown. */
+  int64_t host_free_ns, cp_evict_free_ns;
+  atoll_simdev_marks marks;
+  int64_t killed_ns;  /* GPU time of killed kernels: their run time until the kill */
+  uint32_t killed_kernels;
+  uint64_t rt_beside_be; /* RT block placements while some BE block was resident */
 };
 
 /* --- helpers --- */
@@ -137,6 +153,8 @@ static void transmit(atoll_simdev *d, stream *st) {
   while (st->dq_count < st->dq_cap && st->dq_count < st->count) {
     entry *e = &st->q[(st->head + st->dq_count) % st->cap];
     int64_t from = st->transmit_free_ns > now ? st->transmit_free_ns : now;
+    if (d->host_free_ns > from)
+      from = d->host_free_ns; /* the host thread is still busy with an HQ reset */
     e->ready_ns = from + d->g->costs.hq_transmit_ns;
     st->transmit_free_ns = e->ready_ns;
     st->dq_count++;
@@ -148,6 +166,8 @@ static void transmit(atoll_simdev *d, stream *st) {
  * cp_dispatch_ns, plus stream_switch_ns when the kernel dispatched before it came from another
  * stream (REEF Fig. 11: the delay between streams that postpones RT kernels). A stream takes its
  * DQ head only after its previous command completed: kernels of a stream run in order. */
+
+static bool head_evicted(const stream *st) { return st->dq_count > 0 && st->q[st->head % st->cap].epoch < st->kill_epoch; }
 
 static void stream_kick(atoll_simdev *d, uint32_t sidx) {
   stream *st = &d->streams[sidx];
@@ -161,12 +181,48 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
     }
     return;
   }
-  int64_t cost = d->g->costs.cp_dispatch_ns;
-  if (d->cp_last >= 0 && d->cp_last != (int32_t)sidx)
-    cost += d->g->costs.stream_switch_ns;
   st->busy = 1;
   st->dispatch_ns = now;
-  schedule(d, now + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, sidx));
+  /* The CP works through evictions one after another, and dispatches wait behind them. */
+  int64_t start = d->cp_evict_free_ns > now ? d->cp_evict_free_ns : now;
+  if (head_evicted(st)) {
+    /* Lazy eviction: the kernel is still fetched and dispatched, and exits in its prologue. Its CP
+     * time may already be reserved (it was waiting in the DQ when the flag was set). */
+    st->evicting = 1;
+    int64_t done = now;
+    if (st->prepaid > 0) {
+      st->prepaid--;
+    } else {
+      d->cp_evict_free_ns = start + d->g->costs.evicted_kernel_ns;
+      done = d->cp_evict_free_ns;
+      if (done > d->marks.evict_done_ns)
+        d->marks.evict_done_ns = done;
+    }
+    schedule(d, done, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_EVICT_DONE, 0, sidx));
+    return;
+  }
+  /* Switching streams costs only while the stream served last still has a kernel in flight: the
+   * delay comes from multiplexing concurrent queues, not from a queue that was emptied. */
+  int64_t cost = d->g->costs.cp_dispatch_ns;
+  if (d->cp_last >= 0 && d->cp_last != (int32_t)sidx) {
+    const stream *last = &d->streams[d->cp_last];
+    if (last->busy && !last->evicting)
+      cost += d->g->costs.stream_switch_ns;
+  }
+  schedule(d, start + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, sidx));
+}
+
+/* The stream's head leaves the DQ without a completion (evicted or killed). */
+static void drop_head(atoll_simdev *d, uint32_t sidx) {
+  stream *st = &d->streams[sidx];
+  st->busy = 0;
+  st->evicting = 0;
+  st->kt = NULL;
+  st->head++;
+  st->count--;
+  st->dq_count--;
+  transmit(d, st);
+  stream_kick(d, sidx);
 }
 
 /* --- block placement --- */
@@ -187,6 +243,14 @@ static int32_t wave_alloc(atoll_simdev *d) {
   d->waves[d->n_waves].gen = 0;
   memset(d->waves[d->n_waves].count, 0, sizeof d->waves[d->n_waves].count);
   return (int32_t)d->n_waves++;
+}
+
+static void wave_release(atoll_simdev *d, uint32_t w) {
+  wave *wv = &d->waves[w];
+  wv->live = 0;
+  wv->gen = (wv->gen + 1) & 0xFFFFFF; /* its pending end event becomes stale */
+  wv->next_free = d->free_wave;
+  d->free_wave = (int32_t)w;
 }
 
 static void pending_remove(atoll_simdev *d, uint32_t i) {
@@ -228,13 +292,15 @@ static void put_blocks(atoll_simdev *d, uint32_t sidx, uint32_t cu, uint32_t fit
   if (w < 0) {
     w = wave_alloc(d);
     wave *nw = &d->waves[w];
-    nw->stream = sidx, nw->serial = st->serial, nw->n = 0, nw->start_ns = now, nw->dur_ns = dur;
+    nw->stream = sidx, nw->serial = st->serial, nw->n = 0, nw->start_ns = now, nw->dur_ns = dur, nw->live = 1;
     st->last_wave = w, st->last_wave_gen = nw->gen;
     nw->cu_lo = (uint16_t)cu, nw->cu_hi = (uint16_t)cu; /* counts are all zero: cleared on release */
     schedule(d, end, ATOLL_EV_COMPLETE, atoll_simev(ATOLL_SIMEV_WAVE_END, nw->gen, (uint32_t)w));
     if (*n_open < 8)
       open[(*n_open)++] = (open_wave){end, w};
   }
+  if (st->rt && d->be_cus > 0)
+    d->rt_beside_be++;
   wave *wv = &d->waves[w];
   wv->count[cu] = (uint16_t)(wv->count[cu] + fit);
   wv->n += fit;
@@ -379,9 +445,7 @@ static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) 
                        wv->start_ns, now - wv->start_ns, args);
   }
   st->done += wv->n;
-  wv->gen = (wv->gen + 1) & 0xFFFFFF;
-  wv->next_free = d->free_wave;
-  d->free_wave = (int32_t)w;
+  wave_release(d, w);
   if (st->done == kt->blocks)
     command_done(d, wv->stream, now);
   place_blocks(d, freed, n_freed);
@@ -391,6 +455,11 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   d->cp_last = (int32_t)sidx;
   stream *st = &d->streams[sidx];
   entry *e = head_of(st);
+  if (e->epoch < st->kill_epoch) {
+    /* The flag was set while the CP dispatched it: its blocks exit in the prologue. */
+    drop_head(d, sidx);
+    return;
+  }
   const atoll_kernel_timing *kt = d->timing[e->cmd.model] + e->cmd.op;
   st->kt = kt;
   st->last_wave = -1;
@@ -418,6 +487,50 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   }
 }
 
+/* CU reset: every running kernel of a flagged stream stops now. Its blocks free their CUs, its
+ * waves' end events go stale, and its command leaves the DQ without completing. The core resets
+ * CUs only when the running kernels belong to preempted streams; RT work launched after the flag
+ * carries a newer epoch and is never killed. */
+static void on_kill(atoll_simdev *d, int64_t now) {
+  for (uint32_t w = 0; w < d->n_waves; w++) {
+    wave *wv = &d->waves[w];
+    stream *st = &d->streams[wv->stream];
+    if (!wv->live || st->kt == NULL || wv->serial != st->serial || head_of(st)->epoch >= st->kill_epoch)
+      continue;
+    for (uint32_t cu = wv->cu_lo; cu <= wv->cu_hi; cu++) {
+      uint32_t c = wv->count[cu];
+      if (!c)
+        continue;
+      d->free_units[cu] += c * st->kt->block_units;
+      d->nblocks[cu] -= c;
+      d->demand[cu] -= c * st->kt->demand;
+      residency(d, cu, st->rt, -(int32_t)c);
+      wv->count[cu] = 0;
+    }
+    wave_release(d, w);
+  }
+  for (uint32_t sidx = 0; sidx < d->n_streams; sidx++) {
+    stream *st = &d->streams[sidx];
+    if (!st->busy || st->evicting || st->kt == NULL || st->kt->is_copy || head_of(st)->epoch >= st->kill_epoch)
+      continue;
+    /* A kernel still being dispatched (no blocks yet) is not running: it exits at its prologue. */
+    if (st->started) {
+      d->killed_ns += now - st->start_ns;
+      d->killed_kernels++;
+      trace_kernel(d, sidx, st, head_of(st), now);
+    }
+    for (uint32_t i = 0; i < d->n_pending; i++)
+      if (d->pending[i] == sidx) {
+        pending_remove(d, i);
+        break;
+      }
+    drop_head(d, sidx);
+  }
+  if (now > d->marks.kill_done_ns)
+    d->marks.kill_done_ns = now;
+  place_blocks(d, d->all_cus, d->g->cus);
+}
+
 void atoll_simdev_handle(atoll_simdev *d, uint64_t p, int64_t now) {
   advance(d, now);
   switch (atoll_simev_type(p)) {
@@ -436,6 +549,12 @@ void atoll_simdev_handle(atoll_simdev *d, uint64_t p, int64_t now) {
   }
   case ATOLL_SIMEV_COPY_DONE:
     command_done(d, atoll_simev_id(p), now);
+    break;
+  case ATOLL_SIMEV_EVICT_DONE:
+    drop_head(d, atoll_simev_id(p));
+    break;
+  case ATOLL_SIMEV_KILL:
+    on_kill(d, now);
     break;
   case ATOLL_SIMEV_TIMER:
     if (d->core)
@@ -496,7 +615,7 @@ static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n
     st->q = nq, st->cap = cap, st->head = 0;
   }
   for (uint32_t i = 0; i < n; i++)
-    st->q[(st->head + st->count + i) % st->cap] = (entry){.cmd = cmds[i]};
+    st->q[(st->head + st->count + i) % st->cap] = (entry){.cmd = cmds[i], .epoch = st->launch_epoch};
   st->count += n;
   transmit(d, st);
   stream_kick(d, sid);
@@ -517,6 +636,69 @@ static int dev_set_timer(void *ctx, int64_t at, uint64_t cookie) {
   return 0;
 }
 
+static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *dropped) {
+  atoll_simdev *d = ctx;
+  if (sid >= d->n_streams)
+    return ATOLL_EINVAL;
+  stream *st = &d->streams[sid];
+  uint32_t n = st->count - st->dq_count;
+  st->count = st->dq_count; /* the HQ part of the deque is gone */
+  /* Reclaiming the dropped commands is host work before anything else is launched: per command
+   * when synchronous, a constant hand-off to the GC thread when asynchronous (REEF Fig. 20(b)). */
+  int64_t cost = async_reclaim ? d->g->costs.hq_reset_async_ns : (int64_t)n * d->g->costs.hq_reset_per_cmd_ns;
+  int64_t now = now_of(d);
+  d->host_free_ns = (d->host_free_ns > now ? d->host_free_ns : now) + cost;
+  if (d->host_free_ns > d->marks.hq_done_ns)
+    d->marks.hq_done_ns = d->host_free_ns;
+  if (dropped)
+    *dropped = n;
+  return 0;
+}
+
+static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
+  atoll_simdev *d = ctx;
+  if (sid >= d->n_streams)
+    return ATOLL_EINVAL;
+  stream *st = &d->streams[sid];
+  if (on) {
+    /* Everything launched so far exits at its prologue; what is launched from now on runs. Epochs
+     * make clearing the flag unnecessary: no later command can be caught by it. */
+    st->kill_epoch = ++st->launch_epoch;
+    /* The commands waiting in the DQ were enqueued before anything launched from now on, so the
+     * CP fetches and dispatches them first: their eviction work is reserved on its timeline
+     * now, and later dispatches wait behind it (REEF Fig. 20(b): the DQ reset is part of the
+     * preemption latency). The head, if it is running or being dispatched, is not waiting. */
+    uint32_t waiting = st->dq_count - (st->busy ? 1 : 0) - st->prepaid;
+    if (waiting > 0) {
+      int64_t now = now_of(d), from = d->cp_evict_free_ns > now ? d->cp_evict_free_ns : now;
+      d->cp_evict_free_ns = from + (int64_t)waiting * d->g->costs.evicted_kernel_ns;
+      if (d->cp_evict_free_ns > d->marks.evict_done_ns)
+        d->marks.evict_done_ns = d->cp_evict_free_ns;
+      st->prepaid += waiting;
+    }
+  }
+  return 0;
+}
+
+static int dev_reset_cus(void *ctx) {
+  atoll_simdev *d = ctx;
+  int64_t at = now_of(d) + d->g->costs.cu_reset_ns;
+  schedule(d, at, ATOLL_EV_COMPLETE, atoll_simev(ATOLL_SIMEV_KILL, 0, 0));
+  return 0;
+}
+
+static int dev_set_dq_capacity(void *ctx, uint32_t sid, uint32_t capacity) {
+  atoll_simdev *d = ctx;
+  if (sid >= d->n_streams || capacity == 0)
+    return ATOLL_EINVAL;
+  stream *st = &d->streams[sid];
+  /* A smaller capacity applies as commands leave: nothing already in the DQ is pushed back. */
+  st->dq_cap = capacity;
+  transmit(d, st);
+  stream_kick(d, sid);
+  return 0;
+}
+
 static int dev_exec_index(void *ctx, uint32_t sid, int32_t *index) {
   atoll_simdev *d = ctx;
   if (sid >= d->n_streams)
@@ -530,8 +712,24 @@ static const atoll_device_ops simdev_ops = {
     .create_stream = dev_create_stream,
     .launch = dev_launch,
     .set_timer = dev_set_timer,
+    .reset_hq = dev_reset_hq,
+    .set_preempt_flag = dev_set_preempt_flag,
+    .reset_cus = dev_reset_cus,
+    .set_dq_capacity = dev_set_dq_capacity,
     .exec_index = dev_exec_index,
 };
+
+void atoll_simdev_take_marks(atoll_simdev *d, atoll_simdev_marks *out) {
+  *out = d->marks;
+  d->marks = (atoll_simdev_marks){0};
+}
+
+uint64_t atoll_simdev_rt_beside_be(const atoll_simdev *d) { return d->rt_beside_be; }
+
+void atoll_simdev_killed(const atoll_simdev *d, int64_t *killed_ns, uint32_t *killed_kernels) {
+  *killed_ns = d->killed_ns;
+  *killed_kernels = d->killed_kernels;
+}
 
 atoll_device atoll_simdev_device(atoll_simdev *d) { return (atoll_device){.ops = &simdev_ops, .ctx = d}; }
 

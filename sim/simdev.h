@@ -7,13 +7,19 @@
  *  - The command processor dispatches every stream's DQ head independently (each stream is a
  *    hardware queue), once the stream's previous command has completed (commands of a stream run
  *    in order): cp_dispatch_ns, plus stream_switch_ns when the kernel dispatched before it came
- *    from another stream.
+ *    from another stream that still has a kernel in flight (concurrent queues are multiplexed).
  *  - A dispatched kernel's blocks are placed on CUs as register-file room allows (kernels in
  *    dispatch order, high-priority streams first), and run for their block time, slowed by the
  *    demand of the blocks sharing their CU (kernel_timing.h). Blocks placed together that end
  *    within 1/64 of their duration of each other form one wave: one event, however many blocks,
  *    without losing which CU slots they hold.
  *  - memcpy/memset go through the CP to a copy engine (copy_engines of them, FIFO).
+ *  - Preemption mechanisms (REEF §4): an HQ reset drops the commands not yet in the DQ and costs
+ *    host time (per command synchronously, a constant with asynchronous reclamation); the
+ *    preempt flag is an epoch: DQ commands launched before it are still fetched and dispatched
+ *    by the CP (evicted_kernel_ns each, one after another, other dispatches waiting behind them)
+ *    and exit in their prologue; a CU reset kills the running kernels of flagged streams after
+ *    cu_reset_ns; the execution index is the op of the last kernel that started on a stream.
  * Every decision of what to run is the core's; the device only models mechanism and cost. */
 #ifndef ATOLL_SIM_SIMDEV_H
 #define ATOLL_SIM_SIMDEV_H
@@ -34,7 +40,9 @@ enum atoll_sim_ev {
   ATOLL_SIMEV_CP_WAKE = 3,
   ATOLL_SIMEV_COPY_DONE = 4,
   ATOLL_SIMEV_TIMER = 5,
-  ATOLL_SIMEV_ARRIVAL = 6 /* the runner's, not the device's */
+  ATOLL_SIMEV_ARRIVAL = 6, /* the runner's, not the device's */
+  ATOLL_SIMEV_EVICT_DONE = 7,
+  ATOLL_SIMEV_KILL = 8
 };
 
 static inline uint64_t atoll_simev(uint32_t type, uint32_t gen, uint32_t id) {
@@ -45,6 +53,12 @@ static inline uint32_t atoll_simev_gen(uint64_t p) { return (uint32_t)(p >> 32) 
 static inline uint32_t atoll_simev_id(uint64_t p) { return (uint32_t)p; }
 
 typedef struct atoll_simdev atoll_simdev;
+
+/* When the steps of the current preemption finished (0: not done): host HQ reset, the CP's last
+ * eviction, the CU kill. The runner takes them when an RT request's first kernel starts. */
+typedef struct atoll_simdev_marks {
+  int64_t hq_done_ns, evict_done_ns, kill_done_ns;
+} atoll_simdev_marks;
 
 typedef struct atoll_simdev_cfg {
   const atoll_scenario *scenario;
@@ -62,6 +76,12 @@ atoll_device atoll_simdev_device(atoll_simdev *d);
 void atoll_simdev_handle(atoll_simdev *d, uint64_t payload, int64_t now);
 /* Closes the busy-time books at `now`; fills the run's CU-time integrals. */
 void atoll_simdev_finish(atoll_simdev *d, int64_t now, int64_t *busy, int64_t *busy_rt, int64_t *busy_be);
+/* Returns the marks and clears them for the next preemption. */
+void atoll_simdev_take_marks(atoll_simdev *d, atoll_simdev_marks *out);
+/* GPU time of killed kernels (run time until the kill) and how many, over the whole run. */
+void atoll_simdev_killed(const atoll_simdev *d, int64_t *killed_ns, uint32_t *killed_kernels);
+/* How many times RT blocks were placed while BE blocks were resident somewhere on the GPU. */
+uint64_t atoll_simdev_rt_beside_be(const atoll_simdev *d);
 /* The timing the device uses for (model, op). */
 const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t model, uint32_t op);
 

@@ -8,6 +8,11 @@
 /* Maps the i-th element (from the head) to its slot. It avoids both `%` and the sum head + i,
  * which could wrap around UINT32_MAX when cap is large, so the proof needs no modular reasoning
  * beyond one comparison. Requires head < cap and i < cap. */
+/*@
+  requires \valid_read(r) && r->head < r->cap && i < r->cap;
+  assigns \nothing;
+  ensures \result == atoll_ring_slot(r, i) && \result < r->cap;
+*/
 static uint32_t slot_index(const struct atoll_ring *r, uint32_t i) {
   uint32_t room_before_end = r->cap - r->head;
   if (i < room_before_end)
@@ -17,7 +22,23 @@ static uint32_t slot_index(const struct atoll_ring *r, uint32_t i) {
 
 /* Reverses slots[lo..hi). Three reversals rotate an array in place without scratch storage,
  * which set_capacity needs because the ring owns no memory of its own. */
+/*@
+  requires lo <= hi && \valid(slots + (lo .. hi - 1));
+  assigns slots[lo .. hi - 1];
+  ensures \forall integer k; lo <= k < hi ==> slots[k] == \old(slots[lo + hi - 1 - k]);
+*/
 static void reverse_slots(uint64_t *slots, uint32_t lo, uint32_t hi) {
+  /*@
+    loop invariant \at(lo, Pre) <= lo <= hi <= \at(hi, Pre);
+    loop invariant lo + hi == \at(lo, Pre) + \at(hi, Pre);
+    loop invariant \forall integer k; \at(lo, Pre) <= k < lo ==>
+                     slots[k] == \at(slots[\at(lo, Pre) + \at(hi, Pre) - 1 - k], Pre);
+    loop invariant \forall integer k; hi <= k < \at(hi, Pre) ==>
+                     slots[k] == \at(slots[\at(lo, Pre) + \at(hi, Pre) - 1 - k], Pre);
+    loop invariant \forall integer k; lo <= k < hi ==> slots[k] == \at(slots[k], Pre);
+    loop assigns lo, hi, slots[\at(lo, Pre) .. \at(hi, Pre) - 1];
+    loop variant hi - lo;
+  */
   while (hi - lo > 1) {
     uint64_t tmp = slots[lo];
     slots[lo] = slots[hi - 1];
@@ -117,6 +138,8 @@ int atoll_ring_set_capacity(struct atoll_ring *r, uint32_t cap) {
     reverse_slots(r->slots, 0, r->head);
     reverse_slots(r->slots, r->head, r->cap);
     reverse_slots(r->slots, 0, r->cap);
+    /*@ assert rotated: \forall integer k; 0 <= k < r->count ==>
+          r->slots[k] == \at(atoll_ring_at(r, k), Pre); */
   }
   r->head = 0;
   r->cap = cap;

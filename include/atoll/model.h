@@ -46,9 +46,10 @@ enum atoll_derived {
 
 /* Idempotence as idem_checker writes it: unknown until checked. */
 typedef enum atoll_idem {
-  ATOLL_IDEM_UNKNOWN = 0,
-  ATOLL_IDEM_YES,  /* re-executing the kernel alone restores its state */
-  ATOLL_IDEM_GROUP /* re-execute from group_entry (an op index <= this op's) */
+  ATOLL_IDEM_UNKNOWN = 0, /* not checked: treated as idempotent (REEF's TVM kernels are, §4.4) */
+  ATOLL_IDEM_YES,         /* re-executing the kernel alone restores its state */
+  ATOLL_IDEM_GROUP,       /* re-execute from group_entry (an op index <= this op's) */
+  ATOLL_IDEM_NONE         /* no group restores it: it must not be killed (preemption waits) */
 } atoll_idem;
 
 /* Launch geometry and timing of one implementation of a kernel. The kernel itself is its
@@ -100,7 +101,7 @@ typedef struct atoll_model {
 /* Counts and totals, as `atoll model info` prints them. */
 typedef struct atoll_model_stats {
   uint32_t kernels, memcpys, memsets, distinct_kernels, multi_version_kernels;
-  uint32_t idempotent, group_restored, idem_unknown;
+  uint32_t idempotent, group_restored, not_restorable, idem_unknown;
   uint64_t total_blocks;
   int64_t sum_kernel_time_ns; /* sum over ops of the standalone kernel time */
   int64_t sum_copy_time_ns;

@@ -69,6 +69,8 @@ typedef struct atoll_policy_cfg {
   bool priority;       /* streams: high-priority RT streams */
   uint32_t dq_capacity; /* 0: the policy's default (reef/reset: 4, others: the GPU's) */
   atoll_rt_queue rt_queue;
+  bool async_reclaim;   /* reef/reset: HQ reset hands commands to a GC thread (default on) */
+  bool reset_cu;        /* reef/reset: kill running BE blocks (default on) */
 } atoll_policy_cfg;
 
 typedef enum atoll_cmp { ATOLL_CMP_LE, ATOLL_CMP_GE, ATOLL_CMP_LT, ATOLL_CMP_GT } atoll_cmp;

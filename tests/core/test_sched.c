@@ -123,21 +123,24 @@ static void streams_priority_option_raises_rt_streams(void **state) {
 
 /* reef, reset and wait are not implemented yet: no storage size, init refuses with ENOTSUP and
  * creates no stream. */
-static void unimplemented_policies_are_refused(void **state) {
+/* The preempting policies keep REEF's layout (one RT queue shared by the RT clients, one queue per
+ * BE client); reef and reset restrict every DQ to 4 (REEF §4.2), wait keeps the stock depth. */
+static void preempting_policies_use_reef_layout_and_dq_depths(void **state) {
   (void)state;
   static const atoll_policy_kind kinds[] = {ATOLL_POLICY_REEF, ATOLL_POLICY_RESET, ATOLL_POLICY_WAIT};
+  static const uint32_t depth[] = {4, 4, 0};
   for (size_t i = 0; i < 3; i++) {
     fk_scenario(kinds[i]);
     sc.policy.dkp = kinds[i] == ATOLL_POLICY_REEF;
-    assert_int_equal(atoll_core_size(&sc, NULL), 0);
-    fk_reset();
-    enum { BIG = 1 << 20 };
-    core_mem = malloc(BIG);
-    assert_non_null(core_mem);
-    atoll_device dev = {.ops = &fk_ops};
-    int rc = atoll_core_init(&core, core_mem, BIG, &sc, dev, &fk_observer, NULL, NULL, NULL);
-    assert_int_equal(rc, ATOLL_ENOTSUP);
-    assert_int_equal(fk.n_streams, 0);
+    assert_true(atoll_core_size(&sc, NULL) > 0);
+    fk_start_ok(NULL, NULL);
+    assert_int_equal(fk.n_streams, 3); /* rt, be0, be1 */
+    assert_int_equal(core.client_queue[RT0], core.client_queue[RT1]);
+    assert_int_not_equal(core.client_queue[BE0], core.client_queue[BE1]);
+    for (uint32_t st = 0; st < fk.n_streams; st++)
+      assert_int_equal(fk.cfg[st].dq_capacity, depth[i]);
+    assert_true(atoll_core_client_active(&core, BE0));
+    fk_teardown(NULL);
   }
 }
 
@@ -656,7 +659,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_teardown(layout_with_one_rt_or_no_rt_client, fk_teardown),
     cmocka_unit_test_teardown(dq_capacity_option_reaches_every_stream, fk_teardown),
     cmocka_unit_test_teardown(streams_priority_option_raises_rt_streams, fk_teardown),
-    cmocka_unit_test_teardown(unimplemented_policies_are_refused, fk_teardown),
+    cmocka_unit_test_teardown(preempting_policies_use_reef_layout_and_dq_depths, fk_teardown),
     cmocka_unit_test_teardown(init_rejects_short_storage_and_missing_device_ops, fk_teardown),
     cmocka_unit_test_teardown(rt_only_ignores_be_clients, fk_teardown),
     cmocka_unit_test_teardown(rt_only_runs_rt_tasks_in_order_one_at_a_time, fk_teardown),

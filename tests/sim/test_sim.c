@@ -665,15 +665,6 @@ static void irreconcilable_rule_boundary(void **state) {
 }
 
 /* An unimplemented policy is refused before anything runs. */
-static void unimplemented_policy_is_enotsup(void **state) {
-  (void)state;
-  loaded *l = load(TINY, "duration_ms=5", "warmup_ms=0", NULL); /* tiny.yaml's own policy: reef */
-  assert_int_equal(l->s.policy.kind, ATOLL_POLICY_REEF);
-  atoll_run_results res;
-  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), ATOLL_ENOTSUP);
-  unload(l);
-}
-
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(same_seed_gives_identical_reports),
     cmocka_unit_test(other_seed_changes_poisson_output),
@@ -689,6 +680,5 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(shipped_preset_matches_measured_latencies),
     cmocka_unit_test(calibrate_reports_resnet_irreconcilable),
     cmocka_unit_test(irreconcilable_rule_boundary),
-    cmocka_unit_test(unimplemented_policy_is_enotsup),
 };
 ATOLL_TEST_MAIN(tests)

@@ -1,0 +1,187 @@
+/* REEF's reset-based preemption (§4) and the wait-based baseline it is measured against (§6.4).
+ *
+ * Both keep REEF's queue layout (one RT queue, one BE queue per BE client, a stream each) and two
+ * modes. In normal mode every BE queue runs its tasks one after another on its stream. An RT
+ * arrival in normal mode switches to real-time mode and preempts every BE stream with work on the
+ * GPU; RT tasks then run one after another; when the RT queue is empty, normal mode resumes and
+ * the preempted BE tasks are relaunched from their restart points.
+ *
+ *  reset  ① reset the BE streams' host queues (asynchronous reclamation unless async_reclaim is
+ *         off), ② set their preempt flags (commands already in the DQ are lazily evicted), ③ reset
+ *         the CUs, killing the running BE blocks (unless reset_cu is off, a running kernel is not
+ *         restorable, or the device has no CU reset: then the preemption waits for running blocks).
+ *         Right after, each preempted stream's execution index gives the interrupted op, and the
+ *         task restarts at that op if it is idempotent, else at the entry of its idempotent group.
+ *  reef   reset plus dynamic kernel padding (§5). Padding is not implemented yet: reef behaves as
+ *         reset, and says so in docs/simulator.md.
+ *  wait   block-level wait-based preemption with lazy eviction: the stock DQ depth, synchronous
+ *         reclamation, every launched BE kernel evicted through the CP, running blocks waited for. */
+#include "policy.h"
+
+static bool is_reset_based(const atoll_core *c) {
+  return c->policy == ATOLL_POLICY_RESET || c->policy == ATOLL_POLICY_REEF;
+}
+
+static const atoll_model *model_of(const atoll_core *c, const atoll_task *t) {
+  return &c->s->models[c->s->clients[t->client].model].model;
+}
+
+/* A BE queue whose active task has commands on the device that have not completed. */
+static bool has_work_on_device(const atoll_core *c, uint32_t q) {
+  const atoll_queue *qu = &c->queues[q];
+  if (qu->rt || qu->active < 0)
+    return false;
+  const atoll_task *t = &c->tasks[qu->active];
+  return !t->paused && t->next_launch > t->n_done;
+}
+
+/* Where a task interrupted while running op `running` restarts (REEF §4.4): the op itself when it
+ * is idempotent (or unchecked: REEF's TVM kernels are), the entry of its minimal idempotent group
+ * otherwise. A non-restorable op is never killed, so it restarts where it stands. */
+static uint32_t restart_point(const atoll_model *m, uint32_t running) {
+  const atoll_op *op = &m->ops[running];
+  return op->kind == ATOLL_OP_KERNEL && op->idem == ATOLL_IDEM_GROUP ? op->group_entry : running;
+}
+
+static void run_queue(atoll_core *c, uint32_t q) {
+  atoll_queue *qu = &c->queues[q];
+  if (qu->active >= 0) {
+    atoll_task *t = &c->tasks[qu->active];
+    if (t->paused) {
+      t->paused = 0;
+      atoll__launch_rest(c, q);
+    }
+    return;
+  }
+  if (atoll__queue_activate(c, q))
+    atoll__launch_rest(c, q);
+}
+
+static void set_mode(atoll_core *c, uint32_t mode, int64_t now) {
+  c->mode = mode;
+  if (c->obs->mode_changed)
+    c->obs->mode_changed(c->obs_ctx, mode, now);
+}
+
+/* Steps ① and ② on one stream. */
+static void stop_stream(atoll_core *c, uint32_t q, bool reset_hq, bool async) {
+  const atoll_device_ops *d = c->dev.ops;
+  uint32_t stream = c->queues[q].stream;
+  uint32_t dropped = 0;
+  if (reset_hq && d->reset_hq)
+    d->reset_hq(c->dev.ctx, stream, async, &dropped);
+  if (d->set_preempt_flag)
+    d->set_preempt_flag(c->dev.ctx, stream, true);
+}
+
+/* The op running on q's stream, or -1 when the last started op has already completed. */
+static int32_t running_op(const atoll_core *c, uint32_t q) {
+  int32_t idx = -1;
+  const atoll_device_ops *d = c->dev.ops;
+  if (!d->exec_index || d->exec_index(c->dev.ctx, c->queues[q].stream, &idx) != 0)
+    return -1;
+  const atoll_task *t = &c->tasks[c->queues[q].active];
+  return idx >= (int32_t)t->n_done && idx < (int32_t)t->next_launch ? idx : -1;
+}
+
+static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
+  atoll_task *t = &c->tasks[c->queues[q].active];
+  uint32_t done_before = t->n_done, launched_before = t->next_launch;
+  int32_t running = running_op(c, q);
+  uint32_t restart = t->n_done;
+  if (running >= 0 && killed)
+    restart = restart_point(model_of(c, t), (uint32_t)running);
+  else if (running >= 0) {
+    restart = (uint32_t)running; /* not killed: it runs to the end, and RT work waits for it */
+    c->awaited++;
+  }
+  t->epoch++;
+  t->paused = 1;
+  t->restored = 1;
+  t->next_launch = restart;
+  t->n_done = restart;
+  if (c->obs->task_preempted)
+    c->obs->task_preempted(c->obs_ctx, t->client, t->req, running, restart, done_before, launched_before, now);
+}
+
+static void preempt(atoll_core *c, int64_t now) {
+  bool reset = is_reset_based(c);
+  const atoll_policy_cfg *p = &c->s->policy;
+  uint32_t n = 0;
+  for (uint32_t q = 0; q < c->n_queues; q++) {
+    if (!has_work_on_device(c, q))
+      continue;
+    /* Wait-based preemption reclaims synchronously; reset-based hands off to the GC thread. */
+    stop_stream(c, q, true, reset ? p->async_reclaim : false);
+    n++;
+  }
+  /* ③ AMD's CU reset kills every running kernel, so it is skipped when any running kernel could
+   * not be restored. */
+  bool kill = reset && p->reset_cu && c->dev.ops->reset_cus && n > 0;
+  for (uint32_t q = 0; kill && q < c->n_queues; q++) {
+    if (!has_work_on_device(c, q))
+      continue;
+    int32_t running = running_op(c, q);
+    const atoll_task *t = &c->tasks[c->queues[q].active];
+    if (running >= 0 && model_of(c, t)->ops[running].idem == ATOLL_IDEM_NONE)
+      kill = false;
+  }
+  if (kill)
+    c->dev.ops->reset_cus(c->dev.ctx);
+  /* The restart points are read right after the kill is issued (REEF Fig. 6). */
+  for (uint32_t q = 0; q < c->n_queues; q++)
+    if (has_work_on_device(c, q))
+      pause_task(c, q, kill, now);
+  if (c->obs->preemption)
+    c->obs->preemption(c->obs_ctx, n, now);
+}
+
+static void preempt_on_queued(atoll_core *c, uint32_t q, int64_t now) {
+  if (c->queues[q].rt) {
+    if (c->mode == ATOLL_MODE_NORMAL) {
+      set_mode(c, ATOLL_MODE_REALTIME, now);
+      preempt(c, now);
+    }
+    /* A preemption that could not kill waits for the BE kernels still running: RT kernels never
+     * run beside BE kernels (padding, when it lands, is the one exception). */
+    if (c->awaited == 0)
+      run_queue(c, q);
+  } else if (c->mode == ATOLL_MODE_NORMAL) {
+    run_queue(c, q);
+  }
+}
+
+static void preempt_on_awaited_done(atoll_core *c, int64_t now) {
+  (void)now;
+  if (c->awaited > 0 && --c->awaited == 0) {
+    int32_t rtq = atoll__rt_queue(c);
+    if (rtq >= 0)
+      run_queue(c, (uint32_t)rtq);
+  }
+}
+
+static void preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now) {
+  if (c->mode == ATOLL_MODE_NORMAL) {
+    run_queue(c, q);
+    return;
+  }
+  if (!c->queues[q].rt)
+    return; /* a BE task finished while RT work runs: its queue waits for normal mode */
+  run_queue(c, q);
+  if (c->queues[q].active >= 0)
+    return;
+  /* The RT queue is empty: resume the BE queues, restoring the preempted tasks first. */
+  set_mode(c, ATOLL_MODE_NORMAL, now);
+  for (uint32_t b = 0; b < c->n_queues; b++)
+    if (!c->queues[b].rt)
+      run_queue(c, b);
+}
+
+static const atoll_policy_ops preempt_ops = {
+    .queue_per_client = false,
+    .on_queued = preempt_on_queued,
+    .on_task_done = preempt_on_task_done,
+    .on_awaited_done = preempt_on_awaited_done,
+};
+
+const atoll_policy_ops *atoll__policy_ops_preempt(void) { return &preempt_ops; }

@@ -1,0 +1,226 @@
+/* Reset-based and wait-based preemption in the simulator (REEF §4): restart points, phases, waiting
+ * for a non-restorable kernel, RT never beside BE, the Fig. 20(b) breakdown, requests conserved. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "atoll_test.h"
+#include "load.h"
+#include "report.h"
+#include "run.h"
+
+#define SRC(path) ATOLL_SOURCE_DIR "/" path
+#define DEMO SRC("scenarios/examples/preempt.yaml")
+#define DISB_A SRC("scenarios/disb-osdi/A.yaml")
+
+typedef struct loaded {
+  atoll_arena arena;
+  atoll_scenario s;
+} loaded;
+
+static loaded *load(const char *path, const char *const *sets, uint32_t n) {
+  loaded *l = calloc(1, sizeof *l);
+  atoll_set_override ov[8];
+  for (uint32_t i = 0; i < n; i++)
+    ov[i].text = sets[i];
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  atoll_arena_init(&l->arena);
+  if (atoll_scenario_load_file(&l->arena, path, ov, n, &l->s, &d) != 0)
+    fail_msg("%s:%u:%u: %s", d.file, d.line, d.col, d.msg);
+  return l;
+}
+
+static void unload(loaded *l) {
+  atoll_arena_free(&l->arena);
+  free(l);
+}
+
+/* What the tap saw. */
+typedef struct seen {
+  const atoll_scenario *s;
+  uint32_t preemptions, interrupted_running, interrupted_idle, from_group, waited, violations;
+  char why[256];
+} seen;
+
+static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
+                              uint32_t done_before, uint32_t launched_before, int64_t now) {
+  seen *v = ctx;
+  (void)req, (void)now;
+  const atoll_model *m = &v->s->models[v->s->clients[client].model].model;
+  v->preemptions++;
+  uint32_t want;
+  if (interrupted < 0) {
+    v->interrupted_idle++;
+    want = done_before; /* nothing ran: restart at the first op not completed */
+  } else {
+    const atoll_op *op = &m->ops[interrupted];
+    v->interrupted_running++;
+    if (op->idem == ATOLL_IDEM_NONE) {
+      v->waited++;
+      want = (uint32_t)interrupted; /* not killed: it completes, the restart follows it */
+    } else if (op->idem == ATOLL_IDEM_GROUP) {
+      v->from_group++;
+      want = op->group_entry;
+    } else {
+      want = (uint32_t)interrupted;
+    }
+    if (restart > (uint32_t)interrupted && !v->violations++)
+      snprintf(v->why, sizeof v->why, "restart %u after the interrupted op %d", restart, interrupted);
+  }
+  if (restart != want && !v->violations++)
+    snprintf(v->why, sizeof v->why, "restart %u, expected %u (interrupted %d, done %u, launched %u)", restart, want,
+             interrupted, done_before, launched_before);
+}
+
+static const atoll_core_observer tap = {.task_preempted = on_task_preempted};
+
+static void run_tapped(const atoll_scenario *s, seen *v, atoll_run_results *res) {
+  memset(v, 0, sizeof *v);
+  v->s = s;
+  atoll_sim_opts opts = {.tap = &tap, .tap_ctx = v};
+  assert_int_equal(atoll_sim_run(s, &opts, res), 0);
+}
+
+/* Every restart point is the interrupted op when it is idempotent (or unchecked), the entry of its
+ * idempotent group otherwise, and the op itself when it cannot be killed; all three cases and both
+ * phases (a kernel running, or only queued commands) occur in the demo. */
+static void restart_points_follow_the_idempotence_metadata(void **state) {
+  (void)state;
+  loaded *l = load(DEMO, NULL, 0);
+  seen v;
+  atoll_run_results res;
+  run_tapped(&l->s, &v, &res);
+  if (v.violations)
+    fail_msg("%u bad restart points; first: %s", v.violations, v.why);
+  assert_true(v.preemptions > 100);
+  assert_true(v.interrupted_running > 0);
+  assert_true(v.interrupted_idle > 0);
+  assert_true(v.from_group > 0);
+  assert_true(v.waited > 0);
+  atoll_sim_results_free(&res);
+  unload(l);
+}
+
+/* A preemption that finds the non-restorable kernel running does not reset the CUs and waits for
+ * it: those preemptions have no CU-kill time and last at least the rest of that kernel. */
+static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
+  (void)state;
+  loaded *l = load(DEMO, NULL, 0);
+  atoll_run_results res;
+  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+  uint32_t killed = 0, waited = 0;
+  for (uint32_t i = 0; i < res.n_preemptions; i++) {
+    if (res.preemptions[i].cu_kill_ns > 0)
+      killed++;
+    else if (res.preemptions[i].latency_ns > 100000)
+      waited++;
+  }
+  assert_true(killed > 0);
+  assert_true(waited > 0);
+  atoll_sim_results_free(&res);
+  unload(l);
+}
+
+/* With reset, RT blocks never start while BE blocks are resident; under GPU streams they do (the
+ * check can fail). */
+static void rt_never_runs_beside_be_under_reset(void **state) {
+  (void)state;
+  const char *reset[] = {"policy=reset"}, *streams[] = {"policy=streams"};
+  loaded *l = load(DISB_A, reset, 1);
+  atoll_run_results res;
+  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+  assert_true(res.n_preemptions > 50);
+  assert_int_equal(res.rt_beside_be, 0);
+  atoll_sim_results_free(&res);
+  unload(l);
+  l = load(DISB_A, streams, 1);
+  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+  assert_true(res.rt_beside_be > 0);
+  atoll_sim_results_free(&res);
+  unload(l);
+  l = load(DEMO, NULL, 0); /* waiting for a non-restorable kernel must keep the property */
+  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+  assert_int_equal(res.rt_beside_be, 0);
+  atoll_sim_results_free(&res);
+  unload(l);
+}
+
+/* One RNET client preempted by reset: the breakdown is REEF Fig. 20(b)'s (HQ 3 us with async
+ * reclamation, DQ 31 us at capacity 4, CU < 3 us + kill), and the latency about their sum. */
+static void reset_breakdown_matches_fig20b(void **state) {
+  (void)state;
+  const char *reset[] = {"policy=reset"};
+  loaded *l = load(DISB_A, reset, 1);
+  atoll_run_results res;
+  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+  assert_true(res.n_preemptions > 50);
+  for (uint32_t i = 0; i < res.n_preemptions; i++) {
+    const atoll_preemption_record *p = &res.preemptions[i];
+    assert_int_equal(p->hq_reset_ns, l->s.gpu.costs.hq_reset_async_ns);
+    assert_int_equal(p->cu_kill_ns, l->s.gpu.costs.cu_reset_ns);
+    assert_true(p->dq_evict_ns <= 3 * l->s.gpu.costs.evicted_kernel_ns);
+    assert_true(p->latency_ns >= p->dq_evict_ns && p->latency_ns <= 45000);
+  }
+  atoll_sim_results_free(&res);
+  unload(l);
+}
+
+/* Synchronous reclamation costs per dropped command; asynchronous costs a constant. */
+static void sync_reclamation_costs_per_command(void **state) {
+  (void)state;
+  const char *sync[] = {"policy={name: reset, async_reclaim: false}"};
+  loaded *l = load(DISB_A, sync, 1);
+  atoll_run_results res;
+  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+  int64_t longest = 0;
+  for (uint32_t i = 0; i < res.n_preemptions; i++)
+    if (res.preemptions[i].hq_reset_ns > longest)
+      longest = res.preemptions[i].hq_reset_ns;
+  /* resnet152 has 207 kernels; a preemption early in a request drops most of them. */
+  assert_true(longest > 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
+  atoll_sim_results_free(&res);
+  unload(l);
+}
+
+/* Every BE request that had time to finish did, and RT latency under reset stays within 1% of
+ * standalone on DISB-OSDI A (REEF: 0.5%); wait-based preemption is slower to preempt. */
+static void requests_complete_and_reset_beats_wait(void **state) {
+  (void)state;
+  const char *reset[] = {"policy=reset"}, *wait[] = {"policy=wait"};
+  int64_t mean_latency[2];
+  for (int k = 0; k < 2; k++) {
+    loaded *l = load(DISB_A, k == 0 ? reset : wait, 1);
+    atoll_run_results res;
+    assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+    for (uint32_t c = 0; c < l->s.n_clients; c++) {
+      const atoll_client_records *cr = &res.clients[c];
+      uint32_t done = 0;
+      for (uint32_t i = 0; i < cr->n; i++)
+        done += cr->req[i].done_ns >= 0;
+      assert_true(cr->n >= 1 && done + 1 >= cr->n); /* at most the last request is cut by the end */
+    }
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < res.n_preemptions; i++)
+      sum += res.preemptions[i].latency_ns;
+    mean_latency[k] = res.n_preemptions ? sum / res.n_preemptions : 0;
+    atoll_report rep;
+    assert_int_equal(atoll_report_compute(&res, &rep), 0);
+    if (k == 0)
+      assert_true(rep.rt_norm_latency.mean <= 1.01);
+    atoll_report_free(&rep);
+    atoll_sim_results_free(&res);
+    unload(l);
+  }
+  assert_true(mean_latency[1] > 5 * mean_latency[0]);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(restart_points_follow_the_idempotence_metadata),
+    cmocka_unit_test(non_restorable_kernel_makes_the_preemption_wait),
+    cmocka_unit_test(rt_never_runs_beside_be_under_reset),
+    cmocka_unit_test(reset_breakdown_matches_fig20b),
+    cmocka_unit_test(sync_reclamation_costs_per_command),
+    cmocka_unit_test(requests_complete_and_reset_beats_wait),
+};
+ATOLL_TEST_MAIN(tests)
