@@ -74,14 +74,19 @@ static void stop_stream(atoll_core *c, uint32_t q, bool reset_hq, bool async) {
     d->set_preempt_flag(c->dev.ctx, stream, true);
 }
 
-/* The op running on q's stream, or -1 when the last started op has already completed. */
+/* The op of q's active task running on its stream, or -1: the execution index names a command
+ * of another task (the one before it on the stream), of an earlier epoch, or one that completed. */
 static int32_t running_op(const atoll_core *c, uint32_t q) {
-  int32_t idx = -1;
+  uint64_t tag = 0;
   const atoll_device_ops *d = c->dev.ops;
-  if (!d->exec_index || d->exec_index(c->dev.ctx, c->queues[q].stream, &idx) != 0)
+  if (!d->exec_index || d->exec_index(c->dev.ctx, c->queues[q].stream, &tag) != 0)
     return -1;
-  const atoll_task *t = &c->tasks[c->queues[q].active];
-  return idx >= (int32_t)t->n_done && idx < (int32_t)t->next_launch ? idx : -1;
+  uint32_t id = (uint32_t)c->queues[q].active;
+  const atoll_task *t = &c->tasks[id];
+  uint32_t op = atoll_tag_op(tag);
+  if (atoll_tag_task(tag) != id || atoll_tag_epoch(tag) != t->epoch)
+    return -1;
+  return op >= t->n_done && op < t->next_launch ? (int32_t)op : -1;
 }
 
 static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {

@@ -36,7 +36,8 @@ typedef struct stream {
   int32_t last_wave;     /* the kernel's most recent wave, for merging (-1 none) */
   uint32_t last_wave_gen;
   int64_t start_ns, dispatch_ns;
-  int32_t exec_index;
+  uint64_t exec_tag;      /* tag of the last command whose kernel started */
+  uint8_t has_exec_tag;
   char name[48];
 } stream;
 
@@ -329,7 +330,8 @@ static void mark_started(atoll_simdev *d, uint32_t sidx) {
   st->started = 1;
   st->start_ns = now;
   entry *e = head_of(st);
-  st->exec_index = (int32_t)e->cmd.op;
+  st->exec_tag = e->cmd.tag;
+  st->has_exec_tag = 1;
   if (d->core)
     atoll_core_on_cmd_started(d->core, sidx, e->cmd.tag, now);
 }
@@ -588,7 +590,6 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   memset(st, 0, sizeof *st);
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
-  st->exec_index = -1;
   st->wake_ns = INT64_MAX;
   snprintf(st->name, sizeof st->name, "%s", cfg->name ? cfg->name : "stream");
   *id = d->n_streams++;
@@ -699,11 +700,13 @@ static int dev_set_dq_capacity(void *ctx, uint32_t sid, uint32_t capacity) {
   return 0;
 }
 
-static int dev_exec_index(void *ctx, uint32_t sid, int32_t *index) {
+static int dev_exec_index(void *ctx, uint32_t sid, uint64_t *tag) {
   atoll_simdev *d = ctx;
   if (sid >= d->n_streams)
     return ATOLL_EINVAL;
-  *index = d->streams[sid].exec_index;
+  if (!d->streams[sid].has_exec_tag)
+    return ATOLL_ENOENT;
+  *tag = d->streams[sid].exec_tag;
   return 0;
 }
 

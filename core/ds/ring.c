@@ -136,8 +136,20 @@ int atoll_ring_set_capacity(struct atoll_ring *r, uint32_t cap) {
    * for every capacity >= count, so the new capacity needs no further moves. */
   if (r->head != 0) {
     reverse_slots(r->slots, 0, r->head);
+    /*@ assert \forall integer k; 0 <= k < r->head ==>
+          r->slots[k] == \at(r->slots[r->head - 1 - k], Pre); */
+    /*@ assert \forall integer k; r->head <= k < r->cap ==>
+          r->slots[k] == \at(r->slots[k], Pre); */
     reverse_slots(r->slots, r->head, r->cap);
+    /*@ assert \forall integer k; 0 <= k < r->head ==>
+          r->slots[k] == \at(r->slots[r->head - 1 - k], Pre); */
+    /*@ assert \forall integer k; r->head <= k < r->cap ==>
+          r->slots[k] == \at(r->slots[r->head + r->cap - 1 - k], Pre); */
     reverse_slots(r->slots, 0, r->cap);
+    /*@ assert \forall integer k; 0 <= k < r->cap - r->head ==>
+          r->slots[k] == \at(r->slots[r->head + k], Pre); */
+    /*@ assert \forall integer k; r->cap - r->head <= k < r->cap ==>
+          r->slots[k] == \at(r->slots[k - (r->cap - r->head)], Pre); */
     /*@ assert rotated: \forall integer k; 0 <= k < r->count ==>
           r->slots[k] == \at(atoll_ring_at(r, k), Pre); */
   }

@@ -42,9 +42,10 @@ typedef struct atoll_device_ops {
   int (*set_preempt_flag)(void *dev, uint32_t stream, bool on);
   int (*reset_cus)(void *dev);
   int (*set_dq_capacity)(void *dev, uint32_t stream, uint32_t capacity);
-  /* The op index of the last kernel of this stream that started (the preemptor prologue's
-   * record), or -1 when none has. */
-  int (*exec_index)(void *dev, uint32_t stream, int32_t *index);
+  /* The execution index: the tag of the last command of this stream whose kernel started (the
+   * preemptor prologue's record); ATOLL_ENOENT when none has. A tag, not a bare op index, so the
+   * core can tell a kernel of the task it preempts from one of the task before it on the stream. */
+  int (*exec_index)(void *dev, uint32_t stream, uint64_t *tag);
 } atoll_device_ops;
 
 typedef struct atoll_device {
