@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the DISB A-E x baseline-policy table in docs/simulator-results.md (between the BEGIN/END
+# Regenerates the DISB A-E x policy table in docs/simulator-results.md (between the BEGIN/END
 # markers): `atoll sim scenarios/disb/W.yaml --policy P --json -` for each workload and baseline.
 #   tools/disb-table.sh [ATOLL_BINARY]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 atoll=${1:-$here/build/release/bin/atoll}
 cd "$here"
-policies=rt-only,seq,streams,orion
+policies=rt-only,seq,streams,orion,wait,reset
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 {
