@@ -39,8 +39,8 @@ static void print_info(const char *path, const atoll_model *m) {
   }
   printf("derived    block time for %u kernels, registers for %u kernels\n", st.derived_block_time,
          st.derived_registers);
-  printf("idempotent %u kernels alone, %u restored from a group entry, %u unknown\n", st.idempotent,
-         st.group_restored, st.idem_unknown);
+  printf("idempotent %u kernels alone, %u restored from a group entry, %u not restorable, %u unknown\n",
+         st.idempotent, st.group_restored, st.not_restorable, st.idem_unknown);
 }
 
 int atoll_cmd_model(int argc, char **argv) {
