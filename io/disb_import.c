@@ -15,7 +15,6 @@ typedef struct disb_client {
   int rt;
 } disb_client;
 
-#define WITH_KEY(r, key, expr) (atoll_yread_push_key((r), (key)), rc = (expr), atoll_yread_pop((r)), rc)
 
 static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, disb_client *out) {
   static const char *const keys[] = {"name", "frequency", "trace"};
@@ -176,13 +175,9 @@ static void write_scenario(FILE *out, const char *json_path, double time_s, cons
 
 int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_dir, const char *out_dir, FILE *out,
                       atoll_diag *d) {
-  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
-  atoll_ynode *root = NULL;
-  if (!src)
-    return ATOLL_ENOMEM;
-  int rc = atoll_source_read_file(a, json_path, src, d);
-  if (rc == 0)
-    rc = atoll_ytree_parse(a, src, 0, &root, d);
+  atoll_source *src;
+  atoll_ynode *root;
+  int rc = atoll_ytree_load_file(a, json_path, &src, &root, d);
   if (rc)
     return rc;
   atoll_yread r;

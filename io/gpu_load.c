@@ -113,13 +113,9 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
 }
 
 int atoll_gpu_load_file(atoll_arena *a, const char *path, atoll_gpu *out, atoll_diag *d) {
-  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
-  if (!src)
-    return ATOLL_ENOMEM;
-  atoll_ynode *root = NULL;
-  int rc = atoll_source_read_file(a, path, src, d);
-  if (rc == 0)
-    rc = atoll_ytree_parse(a, src, 0, &root, d);
+  atoll_source *src;
+  atoll_ynode *root;
+  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
   if (rc)
     return rc;
   atoll_yread r;

@@ -12,10 +12,6 @@ typedef struct model_ctx {
   uint32_t n_tensors;
 } model_ctx;
 
-/* Reads a key's value with the key pushed on the path, so errors name it. */
-#define WITH_KEY(r, key, expr)        \
-  (atoll_yread_push_key((r), (key)),  \
-   rc = (expr), atoll_yread_pop((r)), rc)
 
 static int read_dim3(atoll_yread *r, const atoll_ynode *n, uint32_t max, atoll_dim3 *out) {
   int rc = atoll_yread_seq(r, n, "a [x, y, z] triple");
@@ -363,13 +359,9 @@ int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu 
 
 int atoll_model_load_file(atoll_arena *a, const char *path, const atoll_gpu *gpu, atoll_model *out,
                           atoll_diag *d) {
-  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
-  if (!src)
-    return ATOLL_ENOMEM;
-  atoll_ynode *root = NULL;
-  int rc = atoll_source_read_file(a, path, src, d);
-  if (rc == 0)
-    rc = atoll_ytree_parse(a, src, 0, &root, d);
+  atoll_source *src;
+  atoll_ynode *root;
+  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
   if (rc)
     return rc;
   if (!root) {

@@ -11,7 +11,6 @@
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d);
 
-#define WITH_KEY(r, key, expr) (atoll_yread_push_key((r), (key)), rc = (expr), atoll_yread_pop((r)), rc)
 
 typedef struct scen_ctx {
   atoll_yread *r;
@@ -448,13 +447,9 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
 
 int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
                              atoll_scenario *out, atoll_diag *d) {
-  atoll_source *src = atoll_arena_alloc(a, sizeof *src);
-  if (!src)
-    return ATOLL_ENOMEM;
-  atoll_ynode *root = NULL;
-  int rc = atoll_source_read_file(a, path, src, d);
-  if (rc == 0)
-    rc = atoll_ytree_parse(a, src, 0, &root, d);
+  atoll_source *src;
+  atoll_ynode *root;
+  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
   if (rc)
     return rc;
   if (!root || root->kind != ATOLL_Y_MAP) {

@@ -53,6 +53,10 @@ int atoll_yread_time_ns(atoll_yread *r, const atoll_ynode *n, double scale_ns, b
 /* One of names[0..count): *out is the index. what names the field ("policy", "arrival kind"). */
 int atoll_yread_enum(atoll_yread *r, const atoll_ynode *n, const char *what, const char *const *names,
                      uint32_t count, uint32_t *out);
+/* Evaluates expr with key pushed on r's path, so errors inside it name the key; assigns and
+ * yields the result through the caller's `int rc`. */
+#define WITH_KEY(r, key, expr) (atoll_yread_push_key((r), (key)), rc = (expr), atoll_yread_pop((r)), rc)
+
 /* The path of keys as text, e.g. "clients[1].arrival.rate_hz". */
 void atoll_yread_path(const atoll_yread *r, char *buf, size_t size);
 

@@ -263,6 +263,17 @@ int atoll_source_read_file(atoll_arena *a, const char *path, atoll_source *out, 
   return rc;
 }
 
+int atoll_ytree_load_file(atoll_arena *a, const char *path, atoll_source **src, atoll_ynode **root, atoll_diag *d) {
+  *root = NULL;
+  *src = atoll_arena_alloc(a, sizeof **src);
+  if (!*src)
+    return ATOLL_ENOMEM;
+  int rc = atoll_source_read_file(a, path, *src, d);
+  if (rc == 0)
+    rc = atoll_ytree_parse(a, *src, 0, root, d);
+  return rc;
+}
+
 const atoll_ynode *atoll_ymap_get(const atoll_ynode *map, const char *key) {
   if (!map || map->kind != ATOLL_Y_MAP)
     return NULL;

@@ -22,6 +22,19 @@ int atoll_cli_report(const atoll_diag *d) {
   return ATOLL_EXIT_BAD_INPUT;
 }
 
+int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o, atoll_arena *a, atoll_scenario *s) {
+  if (o->n_positional != 1)
+    return atoll_cli_usage_error(cmd, "expected one SCENARIO file");
+  atoll_arena_init(a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  if (atoll_scenario_load_file(a, o->positional[0], o->sets, o->n_sets, s, &d) != 0) {
+    atoll_arena_free(a);
+    return atoll_cli_report(&d);
+  }
+  return 0;
+}
+
 static int add_set(const atoll_subcommand *cmd, atoll_run_opts *o, const char *text) {
   if (o->n_sets >= sizeof o->sets / sizeof o->sets[0])
     return atoll_cli_usage_error(cmd, "too many --set options");

@@ -36,6 +36,10 @@ int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) __a
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out);
 /* Prints a diag to stderr and returns ATOLL_EXIT_BAD_INPUT. */
 int atoll_cli_report(const atoll_diag *d);
+/* Loads the one SCENARIO positional argument with the run options' overrides into a fresh arena.
+ * Returns 0, or an exit code after printing the usage error or the located input error (the
+ * arena is then freed). */
+int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o, atoll_arena *a, atoll_scenario *s);
 
 int atoll_cmd_check(int argc, char **argv);
 int atoll_cmd_import(int argc, char **argv);

@@ -52,17 +52,10 @@ int atoll_cmd_sim(int argc, char **argv) {
   }
   if (rc)
     return rc;
-  if (o.n_positional != 1)
-    return atoll_cli_usage_error(cmd, "expected one SCENARIO file");
   atoll_arena a;
-  atoll_arena_init(&a);
-  atoll_diag d;
-  atoll_diag_clear(&d);
   atoll_scenario s;
-  if (atoll_scenario_load_file(&a, o.positional[0], o.sets, o.n_sets, &s, &d) != 0) {
-    atoll_arena_free(&a);
-    return atoll_cli_report(&d);
-  }
+  if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
+    return rc;
   atoll_trace trace;
   bool tracing = vals[2] != NULL;
   if (tracing && atoll_trace_open(&trace, vals[2]) != 0) {
