@@ -5,7 +5,7 @@
 #   tools/install-deps.sh --extra P  also Debian packages P (e.g. for proofs or plots)
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3)
+packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3 graphviz)
 while [ $# -gt 0 ]; do
   case "$1" in
     --extra) shift; packages+=($1) ;;

@@ -9,18 +9,20 @@
 #include "atoll/error.h"
 #include "cli.h"
 #include "disb_import.h"
+#include "idem_meta.h"
 #include "model_write.h"
 #include "reef_import.h"
 
 const atoll_subcommand atoll_cmd_import_def = {
     "import", atoll_cmd_import, "convert REEF model directories and DISB workloads",
-    "usage: atoll import reef-model DIR -o OUT.yaml [--gpu PRESET]\n"
+    "usage: atoll import reef-model DIR -o OUT.yaml [--gpu PRESET] [--idem METADATA.yaml]\n"
     "       atoll import disb FILE.json --models DIR -o OUT.yaml\n"
     "\n"
     "reef-model  converts a REEF model directory (DIR/<m>.json, <m>.profile.json, <m>.params.json)\n"
     "            into an atoll model profile (docs/models.md). REEF measured its profiles on one\n"
     "            MI50, so the GPU is mi50 unless --gpu names another preset; derived fields (block\n"
-    "            time, registers) use that preset.\n"
+    "            time, registers) use that preset. --idem fills each kernel's idempotence from\n"
+    "            idem_checker's metadata (-o), which must list the same ops (docs/idempotence.md).\n"
     "disb        converts a DISB workload (REEF's JSON) into a scenario. DIR holds atoll profiles\n"
     "            named <model>.yaml (as scenarios/models/ does); the scenario refers to them by a\n"
     "            path relative to OUT's folder. RT clients keep their frequency or trace; BE\n"
@@ -68,7 +70,8 @@ static const char *out_dir_of(atoll_arena *a, const char *path) {
   return strcmp(path, "-") == 0 ? "." : atoll_path_dir(a, path);
 }
 
-static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *gpu_name) {
+static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *gpu_name,
+                             const char *idem_path) {
   if (o->n_positional != 2)
     return atoll_cli_usage_error(cmd, "expected 'reef-model DIR -o OUT.yaml'");
   atoll_arena a;
@@ -87,6 +90,12 @@ static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *
   rc = atoll_gpu_load_file(&a, preset, &gpu, &d);
   if (rc == 0)
     rc = atoll_reef_import(&a, o->positional[1], &gpu, &m, &d);
+  uint32_t not_restorable = 0;
+  if (rc == 0 && idem_path)
+    rc = atoll_idem_meta_apply_file(&a, idem_path, &m, &not_restorable, &d);
+  if (rc == 0 && not_restorable)
+    fprintf(stderr, "note: %u kernels are not restorable (idempotent: false): a preemption waits for them\n",
+            not_restorable);
   if (rc != 0) {
     atoll_arena_free(&a);
     return atoll_cli_report(&d);
@@ -129,9 +138,9 @@ static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, con
 int atoll_cmd_import(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_import_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"-o", "--gpu", "--models"};
-  const char *vals[3];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 3, false);
+  static const char *const extra[] = {"-o", "--gpu", "--models", "--idem"};
+  const char *vals[4];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 4, false);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -145,11 +154,11 @@ int atoll_cmd_import(int argc, char **argv) {
   if (strcmp(o.positional[0], "reef-model") == 0) {
     if (vals[2])
       return atoll_cli_usage_error(cmd, "--models goes with 'disb'");
-    return import_reef_model(cmd, &o, vals[0], vals[1]);
+    return import_reef_model(cmd, &o, vals[0], vals[1], vals[3]);
   }
   if (strcmp(o.positional[0], "disb") == 0) {
-    if (vals[1])
-      return atoll_cli_usage_error(cmd, "--gpu goes with 'reef-model'");
+    if (vals[1] || vals[3])
+      return atoll_cli_usage_error(cmd, "--gpu and --idem go with 'reef-model'");
     return import_disb(cmd, &o, vals[0], vals[2]);
   }
   return atoll_cli_usage_error(cmd, "unknown import kind '%s' (expected reef-model or disb)", o.positional[0]);

@@ -1,0 +1,205 @@
+/* idem_checker TRACE [--format text|nvbit|reef-model|profile] [--json FILE|-] [-o METADATA.yaml|-]
+ *              [--dot FILE|-]
+ *
+ * Tells, before a model is deployed, which of its kernels can be killed and simply re-run, and for
+ * the others which earlier op a restore must restart from (docs/idempotence.md). Exit codes follow
+ * atoll's table: 0 every kernel restorable, 1 some kernel is not restorable, 2 bad input or usage.
+ * Output files are written to a temporary name and renamed once complete. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atoll/error.h"
+#include "badset.h"
+#include "readers.h"
+#include "report.h"
+#include "sweep.h"
+
+static const char usage[] =
+    "usage: idem_checker TRACE [--format text|nvbit|reef-model|profile] [--json FILE|-] [-o METADATA.yaml|-]\n"
+    "                    [--dot FILE|-]\n";
+
+static const char help[] =
+    "\n"
+    "Finds, for every operation of a model's trace, its minimal idempotent group: the latest op j\n"
+    "such that re-executing ops j..i restores the state op i started from (REEF section 4.4).\n"
+    "j == i: the op is idempotent; no j: the op is not restorable and a preemption must wait for it.\n"
+    "\n"
+    "  TRACE          the trace; '-' reads standard input (text, nvbit)\n"
+    "  --format F     text (default; docs/idempotence.md), nvbit (NVBit mem_trace output),\n"
+    "                 reef-model (a REEF model directory; the default when TRACE is a directory),\n"
+    "                 profile (an atoll model profile)\n"
+    "  --json FILE    every op (index, kind, name, idempotent, group_entry, group_size) and the summary\n"
+    "  -o FILE        the metadata `atoll import reef-model --idem` and the core load\n"
+    "  --dot FILE     Graphviz: ops, RAW/WAR dependencies, groups as clusters (dot -Tsvg FILE)\n"
+    "\n"
+    "The summary goes to standard output unless an output does.\n"
+    "exit: 0 every kernel restorable; 1 some kernel is not restorable; 2 bad input or usage.\n";
+
+typedef struct options {
+  const char *trace, *format, *json, *meta, *dot;
+} options;
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("idem_checker: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputc('\n', stderr);
+  fputs(usage, stderr);
+  return ATOLL_EXIT_BAD_INPUT;
+}
+
+/* 0 to run, -1 after --help, or an exit code. */
+static int parse_args(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char **slot = strcmp(a, "--format") == 0 ? &o->format
+                        : strcmp(a, "--json") == 0 ? &o->json
+                        : strcmp(a, "-o") == 0     ? &o->meta
+                        : strcmp(a, "--dot") == 0  ? &o->dot
+                                                   : NULL;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      fputs(help, stdout);
+      return -1;
+    }
+    if (slot) {
+      if (i + 1 >= argc)
+        return usage_error("%s needs a value", a);
+      if (*slot)
+        return usage_error("%s given twice", a);
+      *slot = argv[++i];
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return usage_error("unknown option '%s'", a);
+    } else if (o->trace) {
+      return usage_error("more than one trace ('%s')", a);
+    } else {
+      o->trace = a;
+    }
+  }
+  if (!o->trace)
+    return usage_error("%s", "no TRACE given");
+  int to_stdout = 0;
+  const char *outs[] = {o->json, o->meta, o->dot};
+  for (int k = 0; k < 3; k++)
+    to_stdout += outs[k] && strcmp(outs[k], "-") == 0;
+  if (to_stdout > 1)
+    return usage_error("%s", "only one of --json, -o and --dot can write to standard output ('-')");
+  return 0;
+}
+
+static idem_format pick_format(const options *o, int *bad) {
+  *bad = 0;
+  if (o->format) {
+    int f = idem_format_parse(o->format);
+    *bad = f < 0;
+    return f < 0 ? IDEM_FMT_TEXT : (idem_format)f;
+  }
+  struct stat st;
+  return stat(o->trace, &st) == 0 && S_ISDIR(st.st_mode) ? IDEM_FMT_REEF_MODEL : IDEM_FMT_TEXT;
+}
+
+typedef enum output_kind { OUT_JSON, OUT_META, OUT_DOT } output_kind;
+
+typedef struct run {
+  const char *name;
+  idem_format format;
+  idem_trace trace;
+  uint32_t *entry;
+  idem_summary summary;
+} run;
+
+static int write_output(const run *r, output_kind kind, FILE *f) {
+  if (kind == OUT_JSON)
+    return idem_write_json(f, r->name, r->format, &r->trace, r->entry, &r->summary);
+  if (kind == OUT_DOT)
+    return idem_write_dot(f, r->name, &r->trace, r->entry);
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_idem_meta meta;
+  int rc = idem_build_meta(&a, r->name, &r->trace, r->entry, &meta);
+  if (rc == ATOLL_OK)
+    rc = atoll_idem_meta_write(f, &meta);
+  atoll_arena_free(&a);
+  return rc;
+}
+
+/* Writes one output, through a temporary file renamed over path only when complete. */
+static int emit(const run *r, output_kind kind, const char *path) {
+  if (strcmp(path, "-") == 0) {
+    int rc = write_output(r, kind, stdout);
+    return rc == ATOLL_OK && fflush(stdout) == 0 ? ATOLL_OK : ATOLL_EIO;
+  }
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+    fprintf(stderr, "idem_checker: %s: path too long\n", path);
+    return ATOLL_EINVAL;
+  }
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    perror(path);
+    return ATOLL_EIO;
+  }
+  int rc = write_output(r, kind, f);
+  if (fclose(f) != 0 && rc == ATOLL_OK)
+    rc = ATOLL_EIO;
+  if (rc == ATOLL_OK && rename(tmp, path) != 0)
+    rc = ATOLL_EIO;
+  if (rc != ATOLL_OK) {
+    fprintf(stderr, "idem_checker: cannot write %s: %s\n", path, atoll_strerror(rc));
+    remove(tmp);
+  }
+  return rc;
+}
+
+static int search_and_report(run *r, const options *o) {
+  r->entry = malloc((size_t)(r->trace.n_ops ? r->trace.n_ops : 1) * sizeof *r->entry);
+  int rc = r->entry ? idem_search(&r->trace, r->entry) : ATOLL_ENOMEM;
+  if (rc == ATOLL_OK)
+    rc = idem_summary_compute(&r->trace, r->entry, &r->summary);
+  if (rc != ATOLL_OK) {
+    fprintf(stderr, "idem_checker: %s\n", atoll_strerror(rc));
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  const char *paths[] = {o->json, o->meta, o->dot};
+  bool to_stdout = false;
+  for (int k = 0; k < 3; k++) {
+    if (!paths[k])
+      continue;
+    to_stdout |= strcmp(paths[k], "-") == 0;
+    if (emit(r, (output_kind)k, paths[k]) != ATOLL_OK)
+      rc = ATOLL_EIO;
+  }
+  if (!to_stdout)
+    idem_print_summary(stdout, r->name, r->format, &r->trace, r->entry, &r->summary, 20);
+  if (rc != ATOLL_OK)
+    return ATOLL_EXIT_BAD_INPUT;
+  return r->summary.not_restorable_kernels > 0 ? ATOLL_EXIT_VIOLATED : ATOLL_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc)
+    return rc < 0 ? ATOLL_EXIT_OK : rc;
+  int bad;
+  run r = {.name = o.trace};
+  r.format = pick_format(&o, &bad);
+  if (bad)
+    return usage_error("unknown format '%s' (expected text, nvbit, reef-model or profile)", o.format);
+  idem_trace_init(&r.trace);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  if (idem_read_path(r.format, o.trace, &r.trace, &d) != ATOLL_OK) {
+    atoll_diag_print(&d, stderr);
+    rc = ATOLL_EXIT_BAD_INPUT;
+  } else {
+    rc = search_and_report(&r, &o);
+  }
+  idem_summary_free(&r.summary);
+  free(r.entry);
+  idem_trace_free(&r.trace);
+  return rc;
+}
