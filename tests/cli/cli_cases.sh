@@ -97,6 +97,14 @@ case $case_name in
     for m in yolov3 gpt2; do expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"; done ;;
   disb_scenarios_check)
     for w in A B C D E; do expect_rc 0 "$atoll" check "$src/scenarios/disb/$w.yaml"; done ;;
+  demo_idempotence_matches_idem_checker)
+    # The preemption demo's hand-written idempotence fields are what idem_checker derives.
+    idem=$(dirname "$atoll")/idem_checker
+    "$idem" "$src/scenarios/examples/preempt-model.yaml" --format profile --json "$tmp/i.json" >/dev/null 2>&1
+    [ -s "$tmp/i.json" ] || fail "idem_checker wrote no JSON"
+    got=$(/usr/bin/python3 -c 'import json,sys; print(" ".join("%s:%s:%s" % (o["name"], o["idempotent"], o["group_entry"]) for o in json.load(open(sys.argv[1]))["ops"]))' "$tmp/i.json")
+    want="conv:True:0 add_inplace:False:0 scan:False:None head:True:3"
+    [ "$got" = "$want" ] || fail "idem_checker says '$got', the profile says '$want'" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0
