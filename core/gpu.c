@@ -10,6 +10,7 @@ bool atoll_gpu_is_valid(const atoll_gpu *g) {
   const atoll_gpu_costs *c = &g->costs;
   if (c->hq_transmit_ns < 0 || c->cp_dispatch_ns < 0 || c->stream_switch_ns < 0 || c->launch_sync_ns < 0 ||
       c->cu_reset_ns < 0 || c->hq_reset_per_cmd_ns < 0 || c->hq_reset_async_ns < 0 || c->evicted_kernel_ns < 0 ||
+      c->dq_reset_ns < 0 ||
       c->kernel_select_ns < 0 || c->copy_latency_ns < 0)
     return false;
   return c->copy_bytes_per_us > 0 && c->dkp_overhead_ppm < 1000000;

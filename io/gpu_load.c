@@ -15,14 +15,14 @@ enum { K_VERSION, K_NAME, K_VENDOR, K_CUS, K_MAXB, K_MAXT, K_REGS, K_SHARED, K_D
 static const char *const cost_time_keys[] = {"hq_transmit_us",      "cp_dispatch_us",   "stream_switch_us",
                                              "launch_sync_us",      "cu_reset_us",      "hq_reset_per_cmd_us",
                                              "hq_reset_async_us",   "evicted_kernel_us", "kernel_select_us",
-                                             "copy_latency_us"};
+                                             "copy_latency_us",     "dq_reset_us"};
 enum { N_COST_TIMES = sizeof cost_time_keys / sizeof cost_time_keys[0] };
 
 static int64_t *cost_time_field(atoll_gpu_costs *c, int i) {
   int64_t *fields[N_COST_TIMES] = {&c->hq_transmit_ns,      &c->cp_dispatch_ns,    &c->stream_switch_ns,
                                    &c->launch_sync_ns,      &c->cu_reset_ns,       &c->hq_reset_per_cmd_ns,
                                    &c->hq_reset_async_ns,   &c->evicted_kernel_ns, &c->kernel_select_ns,
-                                   &c->copy_latency_ns};
+                                   &c->copy_latency_ns,     &c->dq_reset_ns};
   return fields[i];
 }
 

@@ -163,13 +163,19 @@ static void client_throughput(const atoll_run_results *res, uint32_t c, atoll_cl
 /* ---- Preemptions and the GPU ----------------------------------------------------------------- */
 
 /* The maximum preemption latency has no client: max_client stays -1, max_request is the index of
- * the preemption record and max_arrival_ns the RT arrival that caused it. */
+ * the preemption record and max_arrival_ns the RT arrival that caused it. Like requests, only
+ * preemptions at or after the warm-up count, and only those that ended (their RT request started
+ * before the run ended). */
 static void preemptions_compute(const atoll_run_results *res, double *storage, atoll_report *r) {
   sample_set lat = set_over(storage);
   int64_t hq = 0, dq = 0, cu = 0, wasted = 0, restore = 0;
+  uint32_t n = 0;
   r->restored_kernels = 0;
   for (uint32_t i = 0; i < res->n_preemptions; i++) {
     const atoll_preemption_record *p = &res->preemptions[i];
+    if (p->at_ns < res->scenario->warmup_ns || p->latency_ns <= 0)
+      continue;
+    n++;
     set_add(&lat, (double)p->latency_ns / 1000.0, -1, i, p->at_ns);
     hq += p->hq_reset_ns;
     dq += p->dq_evict_ns;
@@ -179,7 +185,6 @@ static void preemptions_compute(const atoll_run_results *res, double *storage, a
     r->restored_kernels += p->restored_kernels;
   }
   stats_finish(&lat, &r->preemption_latency_us);
-  uint32_t n = res->n_preemptions;
   r->preemption_count = n;
   r->breakdown_us[0] = n ? (double)hq / 1000.0 / n : NAN;
   r->breakdown_us[1] = n ? (double)dq / 1000.0 / n : NAN;

@@ -28,6 +28,7 @@ typedef struct atoll_preemption_record {
   int64_t latency_ns;    /* to its first kernel starting on the CUs */
   int64_t hq_reset_ns, dq_evict_ns, cu_kill_ns; /* breakdown */
   uint32_t restored_kernels;
+  uint32_t evicted_kernels; /* DQ commands lazily evicted */
   int64_t wasted_gpu_ns; /* re-executed GPU time caused by this preemption */
   int64_t restore_ns;
 } atoll_preemption_record;

@@ -70,6 +70,7 @@ static void close_preemption(runner *r, int64_t now) {
   p->hq_reset_ns = m.hq_done_ns > p->at_ns ? m.hq_done_ns - p->at_ns : 0;
   p->dq_evict_ns = m.evict_done_ns > p->at_ns ? m.evict_done_ns - p->at_ns : 0;
   p->cu_kill_ns = m.kill_done_ns > p->at_ns ? m.kill_done_ns - p->at_ns : 0;
+  p->evicted_kernels = m.evicted;
   int64_t killed;
   uint32_t n_killed;
   atoll_simdev_killed(r->dev, &killed, &n_killed);

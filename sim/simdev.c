@@ -27,7 +27,8 @@ typedef struct stream {
    * exit in their prologue when dispatched; commands launched after it run. */
   uint32_t launch_epoch, kill_epoch;
   uint8_t evicting;      /* its head is being fetched and dispatched only to exit (lazy eviction) */
-  uint32_t prepaid;      /* evictions whose CP time was reserved when the flag was set */
+  uint32_t prepaid;      /* evictions whose CP time is reserved on the CP timeline */
+  uint32_t to_reserve;   /* evictions to reserve once the running head leaves the stream */
   /* The executing kernel (the head), when busy and dispatched. */
   const atoll_kernel_timing *kt;
   uint32_t placed, done;
@@ -213,9 +214,32 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
   schedule(d, start + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, sidx));
 }
 
+/* Reserves the CP time of draining stream st's DQ of `n` flagged commands: a fixed dq_reset_ns,
+ * then each command fetched and dispatched one after another, from now (or after work already
+ * reserved); every later dispatch waits. */
+static void reserve_evictions(atoll_simdev *d, stream *st, uint32_t n) {
+  if (n == 0)
+    return;
+  int64_t now = now_of(d), from = d->cp_evict_free_ns > now ? d->cp_evict_free_ns : now;
+  d->cp_evict_free_ns = from + d->g->costs.dq_reset_ns + (int64_t)n * d->g->costs.evicted_kernel_ns;
+  d->marks.evicted += n;
+  if (d->cp_evict_free_ns > d->marks.evict_done_ns)
+    d->marks.evict_done_ns = d->cp_evict_free_ns;
+  st->prepaid += n;
+}
+
+/* The running head left the stream (killed or completed): the CP can now reach the flagged
+ * commands queued behind it. */
+static void release_waiting_evictions(atoll_simdev *d, stream *st) {
+  uint32_t n = st->to_reserve;
+  st->to_reserve = 0;
+  reserve_evictions(d, st, n);
+}
+
 /* The stream's head leaves the DQ without a completion (evicted or killed). */
 static void drop_head(atoll_simdev *d, uint32_t sidx) {
   stream *st = &d->streams[sidx];
+  release_waiting_evictions(d, st);
   st->busy = 0;
   st->evicting = 0;
   st->kt = NULL;
@@ -407,6 +431,7 @@ static void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry
 static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   stream *st = &d->streams[sidx];
   entry e = *head_of(st);
+  release_waiting_evictions(d, st);
   trace_kernel(d, sidx, st, &e, now);
   st->busy = 0;
   st->kt = NULL;
@@ -642,12 +667,21 @@ static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *d
   if (sid >= d->n_streams)
     return ATOLL_EINVAL;
   stream *st = &d->streams[sid];
-  uint32_t n = st->count - st->dq_count;
-  st->count = st->dq_count; /* the HQ part of the deque is gone */
-  /* Reclaiming the dropped commands is host work before anything else is launched: per command
-   * when synchronous, a constant hand-off to the GC thread when asynchronous (REEF Fig. 20(b)). */
-  int64_t cost = async_reclaim ? d->g->costs.hq_reset_async_ns : (int64_t)n * d->g->costs.hq_reset_per_cmd_ns;
+  /* Commands whose transmit has not completed are still the host's: they go with the HQ, and the
+   * transmit in flight is abandoned. */
   int64_t now = now_of(d);
+  uint32_t arrived = 0;
+  while (arrived < st->dq_count && (arrived == 0 && st->busy ? 1 : st->q[(st->head + arrived) % st->cap].ready_ns <= now))
+    arrived++;
+  uint32_t n = st->count - arrived;
+  st->count = st->dq_count = arrived; /* the HQ part of the deque is gone */
+  st->transmit_free_ns = now;
+  /* Reclaiming the dropped commands is host work before anything else is launched: per command
+   * when synchronous, a constant hand-off to the GC thread when asynchronous (REEF Fig. 20(b));
+   * nothing to reclaim costs nothing. */
+  int64_t cost = n == 0 ? 0
+                 : async_reclaim ? d->g->costs.hq_reset_async_ns
+                                 : (int64_t)n * d->g->costs.hq_reset_per_cmd_ns;
   d->host_free_ns = (d->host_free_ns > now ? d->host_free_ns : now) + cost;
   if (d->host_free_ns > d->marks.hq_done_ns)
     d->marks.hq_done_ns = d->host_free_ns;
@@ -666,17 +700,15 @@ static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
      * make clearing the flag unnecessary: no later command can be caught by it. */
     st->kill_epoch = ++st->launch_epoch;
     /* The commands waiting in the DQ were enqueued before anything launched from now on, so the
-     * CP fetches and dispatches them first: their eviction work is reserved on its timeline
-     * now, and later dispatches wait behind it (REEF Fig. 20(b): the DQ reset is part of the
-     * preemption latency). The head, if it is running or being dispatched, is not waiting. */
-    uint32_t waiting = st->dq_count - (st->busy ? 1 : 0) - st->prepaid;
-    if (waiting > 0) {
-      int64_t now = now_of(d), from = d->cp_evict_free_ns > now ? d->cp_evict_free_ns : now;
-      d->cp_evict_free_ns = from + (int64_t)waiting * d->g->costs.evicted_kernel_ns;
-      if (d->cp_evict_free_ns > d->marks.evict_done_ns)
-        d->marks.evict_done_ns = d->cp_evict_free_ns;
-      st->prepaid += waiting;
-    }
+     * CP fetches and dispatches them first, and later dispatches wait behind them (REEF Fig.
+     * 20(b): the DQ reset is part of the preemption latency). A stream processes its queue in
+     * order, so while its head runs (until killed or completed) the CP cannot reach them: their
+     * CP time is reserved when the head leaves. */
+    uint32_t waiting = st->dq_count - (st->busy ? 1 : 0) - st->prepaid - st->to_reserve;
+    if (st->busy && !st->evicting)
+      st->to_reserve += waiting;
+    else
+      reserve_evictions(d, st, waiting);
   }
   return 0;
 }

@@ -58,6 +58,7 @@ typedef struct atoll_simdev atoll_simdev;
  * eviction, the CU kill. The runner takes them when an RT request's first kernel starts. */
 typedef struct atoll_simdev_marks {
   int64_t hq_done_ns, evict_done_ns, kill_done_ns;
+  uint32_t evicted; /* commands lazily evicted for this preemption */
 } atoll_simdev_marks;
 
 typedef struct atoll_simdev_cfg {

@@ -8,43 +8,154 @@
 /* Branching factor. Changing it changes only the index arithmetic below. */
 #define ARITY 4u
 
+/* What the sift functions need of the heap they work on: in-bounds storage, the struct apart from
+ * it, and pos a node of the heap. */
+/*@
+  predicate heap_at{L}(struct atoll_heap *h, integer pos) =
+    \valid(h) && atoll_heap_shape(h) && \valid(h->items + (0 .. h->cap - 1)) &&
+    \separated(h, h->items + (0 .. h->cap - 1)) && 0 <= pos < h->count;
+
+  // The heap order on every edge (c, p) of items[0..n) that does not touch node `hole`.
+  predicate ordered_except{L}(struct atoll_heap_item *a, integer n, integer hole) =
+    \forall integer c, p; c < n && atoll_heap_child(c, p) && c != hole && p != hole ==>
+      !atoll_heap_lt(a[c], a[p]);
+
+  // No child of node `hole` sorts before x.
+  predicate children_not_below{L}(struct atoll_heap_item *a, integer n, integer hole,
+                                  struct atoll_heap_item x) =
+    \forall integer c; c < n && atoll_heap_child(c, hole) ==> !atoll_heap_lt(a[c], x);
+
+  // No child of node `hole` sorts before the parent of `hole`.
+  predicate children_not_below_parent{L}(struct atoll_heap_item *a, integer n, integer hole) =
+    \forall integer c, p; c < n && atoll_heap_child(c, hole) && atoll_heap_child(hole, p) ==>
+      !atoll_heap_lt(a[c], a[p]);
+
+  // x does not sort before the parent of node `hole`.
+  predicate parent_not_above{L}(struct atoll_heap_item *a, integer hole, struct atoll_heap_item x) =
+    \forall integer p; atoll_heap_child(hole, p) ==> !atoll_heap_lt(x, a[p]);
+
+  // The heap order holds except that the item at pos may sort before its parent: what a push
+  // leaves at a new leaf, and what remove_at leaves when the moved item is smaller.
+  predicate sift_up_pre{L}(struct atoll_heap *h, integer pos) =
+    ordered_except(h->items, h->count, pos) &&
+    children_not_below(h->items, h->count, pos, h->items[pos]) &&
+    children_not_below_parent(h->items, h->count, pos);
+
+  // The heap order holds except that the item at pos may sort after its children.
+  predicate sift_down_pre{L}(struct atoll_heap *h, integer pos) =
+    ordered_except(h->items, h->count, pos) &&
+    children_not_below_parent(h->items, h->count, pos) &&
+    parent_not_above(h->items, pos, h->items[pos]);
+*/
+
 /* The O(1) part of atoll_heap_is_valid(): enough for every access to stay in bounds. */
+/*@
+  requires h == \null || \valid_read(h);
+  assigns \nothing;
+  ensures \result <==> atoll_heap_shape(h);
+*/
 static bool shape_ok(const struct atoll_heap *h) {
   return h != NULL && h->items != NULL && h->cap != 0 && h->count <= h->cap;
 }
 
+/* The item order on values: the sifts compare a lifted-out item held in a local, and comparing
+ * by value keeps that local out of memory, which keeps the proofs about the heap array simple. */
+/*@
+  assigns \nothing;
+  ensures \result <==> atoll_heap_lt(a, b);
+*/
+static bool sorts_before(struct atoll_heap_item a, struct atoll_heap_item b) {
+  if (a.time != b.time)
+    return a.time < b.time;
+  return a.order < b.order;
+}
+
 /* Index of the first child of pos, in 64 bits because ARITY * pos + 1 can exceed UINT32_MAX
  * for large heaps; a result >= count means pos is a leaf. */
+/*@
+  assigns \nothing;
+  ensures \result == 4 * pos + 1;
+*/
 static uint64_t first_child(uint32_t pos) {
   return (uint64_t)ARITY * pos + 1u;
 }
 
 /* Requires pos > 0. */
+/*@
+  requires pos > 0;
+  assigns \nothing;
+  ensures atoll_heap_child(pos, \result) && \result < pos;
+*/
 static uint32_t parent_of(uint32_t pos) {
   return (pos - 1u) / ARITY;
 }
 
 /* Smallest child of a node whose first child `first` is < count; children past count are
  * ignored. */
+/*@
+  requires \valid_read(h) && \valid_read(h->items + (0 .. h->count - 1));
+  requires first < h->count;
+  assigns \nothing;
+  ensures first <= \result < h->count && \result < first + 4;
+  ensures \forall integer c; first <= c < h->count && c < first + 4 ==>
+            !atoll_heap_lt(h->items[c], h->items[\result]);
+*/
 static uint32_t min_child(const struct atoll_heap *h, uint32_t first) {
   uint32_t best = first;
   uint32_t end = (h->count - first < ARITY) ? h->count : first + ARITY;
+  /*@
+    loop invariant first + 1 <= c <= end;
+    loop invariant first <= best < c;
+    loop invariant \forall integer k; first <= k < c ==> !atoll_heap_lt(h->items[k], h->items[best]);
+    loop assigns c, best;
+    loop variant end - c;
+  */
   for (uint32_t c = first + 1u; c < end; c++) {
-    if (atoll_heap_item_less(&h->items[c], &h->items[best]))
+    if (sorts_before(h->items[c], h->items[best]))
       best = c;
   }
   return best;
 }
 
+/* Copies items[from] over items[to]. A function of its own so that the proofs of the sifts see
+ * the copy's frame (no other item changes) as one plain postcondition. */
+/*@
+  requires \valid(h) && \valid(h->items + (0 .. h->count - 1));
+  requires \separated(h, h->items + (0 .. h->count - 1));
+  requires to < h->count && from < h->count;
+  assigns h->items[to];
+  ensures h->items[to] == \old(h->items[from]);
+  ensures \forall integer k; 0 <= k < h->count && k != to ==> h->items[k] == \old(h->items[k]);
+*/
+static void move_item(struct atoll_heap *h, uint32_t to, uint32_t from) {
+  h->items[to] = h->items[from];
+}
+
 /* Moves the item at pos towards the root while it sorts before its parent. It lifts the item
  * out and shifts parents down into the hole, one copy per level instead of a swap. */
+/*@
+  requires heap_at(h, pos);
+  assigns h->items[0 .. pos];
+  ensures sift_up_pre{Pre}(h, pos) ==> atoll_heap_ordered(h);
+*/
 static void sift_up(struct atoll_heap *h, uint32_t pos) {
   struct atoll_heap_item x = h->items[pos];
+  /*@
+    loop invariant 0 <= pos <= \at(pos, Pre);
+    loop invariant sift_up_pre{Pre}(h, \at(pos, Pre)) ==>
+      ordered_except(h->items, h->count, pos);
+    loop invariant sift_up_pre{Pre}(h, \at(pos, Pre)) ==>
+      children_not_below(h->items, h->count, pos, x);
+    loop invariant sift_up_pre{Pre}(h, \at(pos, Pre)) ==>
+      children_not_below_parent(h->items, h->count, pos);
+    loop assigns pos, h->items[0 .. \at(pos, Pre)];
+    loop variant pos;
+  */
   while (pos > 0) {
     uint32_t parent = parent_of(pos);
-    if (!atoll_heap_item_less(&x, &h->items[parent]))
+    if (!sorts_before(x, h->items[parent]))
       break;
-    h->items[pos] = h->items[parent];
+    move_item(h, pos, parent);
     pos = parent;
   }
   h->items[pos] = x;
@@ -52,16 +163,40 @@ static void sift_up(struct atoll_heap *h, uint32_t pos) {
 
 /* Moves the item at pos towards the leaves while a child sorts before it, with the same hole
  * technique as sift_up. */
+/*@
+  requires heap_at(h, pos);
+  assigns h->items[pos .. h->count - 1];
+  ensures sift_down_pre{Pre}(h, pos) ==> atoll_heap_ordered(h);
+*/
 static void sift_down(struct atoll_heap *h, uint32_t pos) {
   struct atoll_heap_item x = h->items[pos];
+  /*@
+    loop invariant \at(pos, Pre) <= pos < h->count;
+    loop invariant sift_down_pre{Pre}(h, \at(pos, Pre)) ==>
+      ordered_except(h->items, h->count, pos);
+    loop invariant sift_down_pre{Pre}(h, \at(pos, Pre)) ==>
+      children_not_below_parent(h->items, h->count, pos);
+    loop invariant sift_down_pre{Pre}(h, \at(pos, Pre)) ==>
+      parent_not_above(h->items, pos, x);
+    loop assigns pos, h->items[\at(pos, Pre) .. h->count - 1];
+    loop variant h->count - pos;
+  */
   for (;;) {
     uint64_t first = first_child(pos);
     if (first >= h->count)
       break;
     uint32_t best = min_child(h, (uint32_t)first);
-    if (!atoll_heap_item_less(&h->items[best], &x))
+    if (!sorts_before(h->items[best], x))
       break;
-    h->items[pos] = h->items[best];
+    move_item(h, pos, best);
+    /*@ assert kept: sift_down_pre{Pre}(h, \at(pos, Pre)) ==>
+          ordered_except(h->items, h->count, pos); */
+    /*@ assert sift_down_pre{Pre}(h, \at(pos, Pre)) ==>
+          \forall integer c; c < h->count && atoll_heap_child(c, pos) ==>
+            !atoll_heap_lt(h->items[c], h->items[pos]); */
+    /*@ assert sift_down_pre{Pre}(h, \at(pos, Pre)) ==>
+          \forall integer p; atoll_heap_child(pos, p) ==>
+            !atoll_heap_lt(h->items[pos], h->items[p]); */
     pos = best;
   }
   h->items[pos] = x;
@@ -70,9 +205,7 @@ static void sift_down(struct atoll_heap *h, uint32_t pos) {
 bool atoll_heap_item_less(const struct atoll_heap_item *a, const struct atoll_heap_item *b) {
   if (a == NULL || b == NULL)
     return false;
-  if (a->time != b->time)
-    return a->time < b->time;
-  return a->order < b->order;
+  return sorts_before(*a, *b);
 }
 
 int atoll_heap_init(struct atoll_heap *h, struct atoll_heap_item *items, uint32_t cap) {
@@ -107,7 +240,7 @@ int atoll_heap_remove_at(struct atoll_heap *h, uint32_t pos, struct atoll_heap_i
   /* The last item fills the hole. It may sort before the hole's parent (it came from
    * another subtree) or after the hole's children, so exactly one of the two sifts moves it. */
   h->items[pos] = h->items[h->count];
-  if (pos > 0 && atoll_heap_item_less(&h->items[pos], &h->items[parent_of(pos)]))
+  if (pos > 0 && sorts_before(h->items[pos], h->items[parent_of(pos)]))
     sift_up(h, pos);
   else
     sift_down(h, pos);
@@ -148,8 +281,16 @@ uint32_t atoll_heap_clear(struct atoll_heap *h) {
 bool atoll_heap_is_valid(const struct atoll_heap *h) {
   if (!shape_ok(h))
     return false;
+  /*@
+    loop invariant 1 <= i;
+    loop invariant i <= h->count || h->count == 0;
+    loop invariant \forall integer c, p; c < i && c < h->count && atoll_heap_child(c, p) ==>
+      !atoll_heap_lt(h->items[c], h->items[p]);
+    loop assigns i;
+    loop variant h->count - i;
+  */
   for (uint32_t i = 1; i < h->count; i++) {
-    if (atoll_heap_item_less(&h->items[i], &h->items[parent_of(i)]))
+    if (sorts_before(h->items[i], h->items[parent_of(i)]))
       return false;
   }
   return true;

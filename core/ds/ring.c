@@ -48,6 +48,22 @@ static void reverse_slots(uint64_t *slots, uint32_t lo, uint32_t hi) {
   }
 }
 
+/* Rotates slots[0..n) left by `by` places with three reversals. */
+/*@
+  requires 0 < by < n && \valid(slots + (0 .. n - 1));
+  assigns slots[0 .. n - 1];
+  ensures \forall integer k; 0 <= k < n - by ==> slots[k] == \old(slots[by + k]);
+  ensures \forall integer k; n - by <= k < n ==> slots[k] == \old(slots[k - (n - by)]);
+*/
+static void rotate_left(uint64_t *slots, uint32_t n, uint32_t by) {
+  reverse_slots(slots, 0, by);
+  /*@ assert \forall integer k; by <= k < n ==> slots[k] == \at(slots[k], Pre); */
+  reverse_slots(slots, by, n);
+  /*@ assert \forall integer k; 0 <= k < by ==> slots[k] == \at(slots[by - 1 - k], Pre); */
+  /*@ assert \forall integer k; by <= k < n ==> slots[k] == \at(slots[by + n - 1 - k], Pre); */
+  reverse_slots(slots, 0, n);
+}
+
 bool atoll_ring_is_valid(const struct atoll_ring *r) {
   if (r == NULL || r->slots == NULL)
     return false;
@@ -134,26 +150,12 @@ int atoll_ring_set_capacity(struct atoll_ring *r, uint32_t cap) {
     return ATOLL_EFULL;
   /* Rotating slots[0..old cap) left by head puts element i at slot i, which is a valid layout
    * for every capacity >= count, so the new capacity needs no further moves. */
-  if (r->head != 0) {
-    reverse_slots(r->slots, 0, r->head);
-    /*@ assert \forall integer k; 0 <= k < r->head ==>
-          r->slots[k] == \at(r->slots[r->head - 1 - k], Pre); */
-    /*@ assert \forall integer k; r->head <= k < r->cap ==>
-          r->slots[k] == \at(r->slots[k], Pre); */
-    reverse_slots(r->slots, r->head, r->cap);
-    /*@ assert \forall integer k; 0 <= k < r->head ==>
-          r->slots[k] == \at(r->slots[r->head - 1 - k], Pre); */
-    /*@ assert \forall integer k; r->head <= k < r->cap ==>
-          r->slots[k] == \at(r->slots[r->head + r->cap - 1 - k], Pre); */
-    reverse_slots(r->slots, 0, r->cap);
-    /*@ assert \forall integer k; 0 <= k < r->cap - r->head ==>
-          r->slots[k] == \at(r->slots[r->head + k], Pre); */
-    /*@ assert \forall integer k; r->cap - r->head <= k < r->cap ==>
-          r->slots[k] == \at(r->slots[k - (r->cap - r->head)], Pre); */
-    /*@ assert rotated: \forall integer k; 0 <= k < r->count ==>
-          r->slots[k] == \at(atoll_ring_at(r, k), Pre); */
-  }
+  if (r->head != 0)
+    rotate_left(r->slots, r->cap, r->head);
   r->head = 0;
   r->cap = cap;
+  /*@ assert \forall integer k; 0 <= k < r->count ==> atoll_ring_slot(r, k) == k; */
+  /*@ assert \forall integer k; 0 <= k < r->count ==>
+        atoll_ring_at(r, k) == \at(atoll_ring_at(r, k), Pre); */
   return ATOLL_OK;
 }

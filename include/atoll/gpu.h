@@ -17,6 +17,7 @@ typedef struct atoll_gpu_costs {
   int64_t hq_reset_per_cmd_ns;   /* synchronous HQ reset, per dropped command */
   int64_t hq_reset_async_ns;     /* HQ reset with asynchronous reclamation (GC thread) */
   int64_t evicted_kernel_ns;     /* fetch + dispatch of a lazily evicted kernel (exits at once) */
+  int64_t dq_reset_ns;           /* fixed CP cost of draining one flagged stream's DQ */
   int64_t kernel_select_ns;      /* DKP kernel selection per RT kernel */
   int64_t copy_latency_ns;       /* fixed cost of one memcpy/memset */
   uint64_t copy_bytes_per_us;    /* copy engine bandwidth */

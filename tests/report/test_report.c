@@ -53,8 +53,14 @@ static void clear_requests(uint32_t c) { fx.recs[c].n = 0; }
 
 static void add_preemption(int64_t at_ms, int64_t lat_us, int64_t hq_us, int64_t dq_us, int64_t cu_us,
                            uint32_t restored, int64_t wasted_us, int64_t restore_us) {
-  fx.pre[fx.res.n_preemptions++] = (atoll_preemption_record){
-      at_ms * MS, lat_us * US, hq_us * US, dq_us * US, cu_us * US, restored, wasted_us * US, restore_us * US};
+  fx.pre[fx.res.n_preemptions++] = (atoll_preemption_record){.at_ns = at_ms * MS,
+                                                              .latency_ns = lat_us * US,
+                                                              .hq_reset_ns = hq_us * US,
+                                                              .dq_evict_ns = dq_us * US,
+                                                              .cu_kill_ns = cu_us * US,
+                                                              .restored_kernels = restored,
+                                                              .wasted_gpu_ns = wasted_us * US,
+                                                              .restore_ns = restore_us * US};
 }
 
 static void fixture_scenario(void) {

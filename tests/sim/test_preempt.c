@@ -151,7 +151,8 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
 }
 
 /* One RNET client preempted by reset: the breakdown is REEF Fig. 20(b)'s (HQ 3 us with async
- * reclamation, DQ 31 us at capacity 4, CU < 3 us + kill), and the latency about their sum. */
+ * reclamation, DQ 31 us at capacity 4 after the CU kill, CU 3 us), and the latency about their
+ * sum. */
 static void reset_breakdown_matches_fig20b(void **state) {
   (void)state;
   const char *reset[] = {"policy=reset"};
@@ -161,10 +162,17 @@ static void reset_breakdown_matches_fig20b(void **state) {
   assert_true(res.n_preemptions > 50);
   for (uint32_t i = 0; i < res.n_preemptions; i++) {
     const atoll_preemption_record *p = &res.preemptions[i];
+    if (p->latency_ns == 0)
+      continue; /* its RT request had not started when the run ended */
+    if (p->latency_ns < p->dq_evict_ns || p->latency_ns > 45000)
+      fail_msg("preemption %u at %lld ns: latency %lld ns, DQ reset %lld ns", i, (long long)p->at_ns,
+               (long long)p->latency_ns, (long long)p->dq_evict_ns);
     assert_int_equal(p->hq_reset_ns, l->s.gpu.costs.hq_reset_async_ns);
     assert_int_equal(p->cu_kill_ns, l->s.gpu.costs.cu_reset_ns);
-    assert_true(p->dq_evict_ns <= 3 * l->s.gpu.costs.evicted_kernel_ns);
-    assert_true(p->latency_ns >= p->dq_evict_ns && p->latency_ns <= 45000);
+    /* The queue is processed in order: the (at most 4) waiting commands are evicted once the head
+     * leaves, at the CU kill or, for a head still being dispatched, at the end of its dispatch. */
+    const atoll_gpu_costs *k = &l->s.gpu.costs;
+    assert_true(p->dq_evict_ns <= p->cu_kill_ns + k->cp_dispatch_ns + k->dq_reset_ns + 4 * k->evicted_kernel_ns);
   }
   atoll_sim_results_free(&res);
   unload(l);

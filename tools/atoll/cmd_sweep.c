@@ -100,6 +100,14 @@ static void csv_cell(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* A policy axis already names each run's policy; the policy column is for runs that do not sweep it. */
+static bool policy_is_axis(const sweep *sw) {
+  for (uint32_t a = 0; a < sw->n_axes; a++)
+    if (strcmp(sw->axes[a].path, "policy") == 0)
+      return true;
+  return false;
+}
+
 static void num(FILE *f, double v) {
   if (v != v)
     fputs(",", f);
@@ -119,7 +127,8 @@ static void format_row(const sweep *sw, const uint32_t *pick, const atoll_report
     csv_cell(f, sw->axes[a].values[pick[a]]);
   }
   const atoll_scenario *s = r->res->scenario;
-  fprintf(f, "%s%s", sw->n_axes ? "," : "", atoll_policy_name(s->policy.kind));
+  if (!policy_is_axis(sw))
+    fprintf(f, "%s%s", sw->n_axes ? "," : "", atoll_policy_name(s->policy.kind));
   num(f, r->rt_norm_latency.mean), num(f, r->rt_norm_latency.p50), num(f, r->rt_norm_latency.p95);
   num(f, r->rt_norm_latency.p99), num(f, r->rt_norm_latency.max);
   num(f, r->total_norm_throughput);
@@ -208,8 +217,9 @@ static void write_header(const sweep *sw, FILE *f, const char *scenario_path) {
   atoll_scenario s;
   for (uint32_t i = 0; i < sw->n_axes; i++)
     fprintf(f, "%s%s", i ? "," : "", sw->axes[i].path);
-  fprintf(f, "%spolicy,rt_norm_mean,rt_norm_p50,rt_norm_p95,rt_norm_p99,rt_norm_max,total_norm_throughput",
-          sw->n_axes ? "," : "");
+  if (!policy_is_axis(sw))
+    fprintf(f, "%spolicy", sw->n_axes ? "," : "");
+  fprintf(f, ",rt_norm_mean,rt_norm_p50,rt_norm_p95,rt_norm_p99,rt_norm_max,total_norm_throughput");
   if (atoll_scenario_load_file(&a, scenario_path, sw->fixed, sw->n_fixed, &s, &d) == 0)
     for (uint32_t c = 0; c < s.n_clients; c++)
       fprintf(f, ",%s.norm_mean,%s.norm_p99,%s.norm_throughput", s.clients[c].name, s.clients[c].name,
