@@ -12,10 +12,14 @@
  *         restorable, or the device has no CU reset: then the preemption waits for running blocks).
  *         Right after, each preempted stream's execution index gives the interrupted op, and the
  *         task restarts at that op if it is idempotent, else at the entry of its idempotent group.
- *  reef   reset plus dynamic kernel padding (§5). Padding is not implemented yet: reef behaves as
- *         reset, and says so in docs/simulator.md.
+ *  reef   reset plus dynamic kernel padding (§5): in real-time mode the RT task's kernels are
+ *         launched a few at a time (up to the RT DQ's depth), each padded at launch with BE blocks
+ *         that core/dkp.c selects from the BE tasks waiting at their restart points (and new BE
+ *         tasks, which start this way). An op padding has partly run continues with its remaining
+ *         blocks when normal mode resumes.
  *  wait   block-level wait-based preemption with lazy eviction: the stock DQ depth, synchronous
  *         reclamation, every launched BE kernel evicted through the CP, running blocks waited for. */
+#include "dkp.h"
 #include "policy.h"
 
 static bool is_reset_based(const atoll_core *c) {
@@ -43,7 +47,95 @@ static uint32_t restart_point(const atoll_model *m, uint32_t running) {
   return op->kind == ATOLL_OP_KERNEL && op->idem == ATOLL_IDEM_GROUP ? op->group_entry : running;
 }
 
-static void run_queue(atoll_core *c, uint32_t q) {
+static bool padding_on(const atoll_core *c) {
+  return c->policy == ATOLL_POLICY_REEF && c->s->policy.dkp && c->dev.ops->launch_padded;
+}
+
+/* RT kernels in flight at once under padding: the RT DQ's depth, so the DQ stays full. */
+static uint32_t rt_window(const atoll_core *c) { return c->s->policy.dq_capacity ? c->s->policy.dq_capacity : 4; }
+
+enum { MAX_PAD_CANDIDATES = 64 };
+
+/* The BE tasks padding may draw from: each BE queue's paused task, or a pending one made active
+ * (and paused) so its first op can run padded. */
+static uint32_t gather_candidates(atoll_core *c, atoll_dkp_candidate *cand, uint32_t *task_of) {
+  uint32_t n = 0;
+  for (uint32_t q = 0; q < c->n_queues && n < MAX_PAD_CANDIDATES; q++) {
+    atoll_queue *qu = &c->queues[q];
+    if (qu->rt)
+      continue;
+    if (qu->active < 0) {
+      if (!atoll__queue_activate(c, q))
+        continue;
+      c->tasks[qu->active].paused = 1;
+    }
+    atoll_task *t = &c->tasks[qu->active];
+    const atoll_model *m = model_of(c, t);
+    if (!t->paused || t->n_done >= m->n_ops || t->next_launch != t->n_done)
+      continue;
+    const atoll_op *op = &m->ops[t->n_done];
+    if (op->kind != ATOLL_OP_KERNEL)
+      continue;
+    bool started = t->pad_done + t->pad_reserved > 0;
+    uint32_t total = started && t->pad_version > 0 ? (uint32_t)atoll_dim3_count(op->versions[t->pad_version - 1].grid)
+                                                   : (uint32_t)atoll_dim3_count(op->shape.grid);
+    cand[n] = (atoll_dkp_candidate){.op = op,
+                                    .blocks_left = started ? total - t->pad_done - t->pad_reserved : ATOLL_DKP_ALL,
+                                    .version = started ? (t->pad_version > 0 ? t->pad_version : 0) : -1};
+    task_of[n++] = (uint32_t)qu->active;
+  }
+  return n;
+}
+
+/* Launches q's next RT op, padded with the BE blocks the selection allows. */
+static void launch_rt_padded(atoll_core *c, uint32_t q) {
+  atoll_queue *qu = &c->queues[q];
+  atoll_task *t = &c->tasks[qu->active];
+  const atoll_model *m = model_of(c, t);
+  uint32_t i = t->next_launch;
+  const atoll_op *op = &m->ops[i];
+  atoll_dkp_candidate cand[MAX_PAD_CANDIDATES];
+  uint32_t task_of[MAX_PAD_CANDIDATES];
+  atoll_dkp_choice pick[MAX_PAD_CANDIDATES];
+  uint32_t n_cand = op->kind == ATOLL_OP_KERNEL ? gather_candidates(c, cand, task_of) : 0, rt_cus = 0;
+  uint32_t n = n_cand ? atoll_dkp_select(&c->s->gpu, &op->shape, cand, n_cand, c->rr_next++, pick,
+                                         MAX_PAD_CANDIDATES, &rt_cus)
+                      : 0;
+  if (n == 0) {
+    atoll__launch_next(c, q);
+    return;
+  }
+  atoll_pad_part parts[MAX_PAD_CANDIDATES];
+  for (uint32_t k = 0; k < n; k++) {
+    atoll_task *b = &c->tasks[task_of[pick[k].candidate]];
+    uint32_t bop = b->n_done;
+    parts[k] = (atoll_pad_part){
+        .cmd = {.model = c->s->clients[b->client].model, .op = bop,
+                .tag = atoll_tag_make(task_of[pick[k].candidate], bop, b->epoch),
+                .block_lo = b->pad_done + b->pad_reserved, .block_n = pick[k].blocks, .version = pick[k].version},
+        .occupancy = pick[k].occupancy,
+        .cus = pick[k].cus};
+    b->pad_reserved += pick[k].blocks;
+    b->pad_version = (int32_t)pick[k].version;
+  }
+  atoll_cmd rt = {.model = c->s->clients[t->client].model, .op = i, .tag = atoll_tag_make((uint32_t)qu->active, i, t->epoch),
+                  .rt = 1};
+  t->next_launch++;
+  c->dev.ops->launch_padded(c->dev.ctx, qu->stream, &rt, rt_cus, parts, n);
+}
+
+/* Keeps up to rt_window RT kernels of q's active task launched. */
+static void fill_rt_window(atoll_core *c, uint32_t q) {
+  atoll_queue *qu = &c->queues[q];
+  while (qu->active >= 0) {
+    atoll_task *t = &c->tasks[qu->active];
+    if (t->next_launch >= model_of(c, t)->n_ops || t->next_launch - t->n_done >= rt_window(c))
+      return;
+    launch_rt_padded(c, q);
+  }
+}
+
+static void run_queue_plain(atoll_core *c, uint32_t q) {
   atoll_queue *qu = &c->queues[q];
   if (qu->active >= 0) {
     atoll_task *t = &c->tasks[qu->active];
@@ -55,6 +147,15 @@ static void run_queue(atoll_core *c, uint32_t q) {
   }
   if (atoll__queue_activate(c, q))
     atoll__launch_rest(c, q);
+}
+
+static void run_queue(atoll_core *c, uint32_t q) {
+  if (c->queues[q].rt && padding_on(c)) {
+    if (c->queues[q].active >= 0 || atoll__queue_activate(c, q))
+      fill_rt_window(c, q);
+    return;
+  }
+  run_queue_plain(c, q);
 }
 
 static void set_mode(atoll_core *c, uint32_t mode, int64_t now) {
@@ -99,6 +200,10 @@ static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
   else if (running >= 0) {
     restart = (uint32_t)running; /* not killed: it runs to the end, and RT work waits for it */
     c->awaited++;
+  }
+  if (restart < done_before) {
+    t->pad_done = 0; /* its group runs again from the start: padding's part is redone too */
+    t->pad_version = -1;
   }
   t->epoch++;
   t->paused = 1;
@@ -156,6 +261,12 @@ static void preempt_on_queued(atoll_core *c, uint32_t q, int64_t now) {
   }
 }
 
+static void preempt_on_op_done(atoll_core *c, uint32_t q, int64_t now) {
+  (void)now;
+  if (c->queues[q].rt && padding_on(c))
+    fill_rt_window(c, q);
+}
+
 static void preempt_on_awaited_done(atoll_core *c, int64_t now) {
   (void)now;
   if (c->awaited > 0 && --c->awaited == 0) {
@@ -185,6 +296,7 @@ static void preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now) {
 static const atoll_policy_ops preempt_ops = {
     .queue_per_client = false,
     .on_queued = preempt_on_queued,
+    .on_op_done = preempt_on_op_done,
     .on_task_done = preempt_on_task_done,
     .on_awaited_done = preempt_on_awaited_done,
 };

@@ -311,6 +311,14 @@ static int launch_range(atoll_core *c, uint32_t q, uint32_t count) {
     c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make((uint32_t)qu->active, op, t->epoch),
                                 .rt = qu->rt};
   }
+  /* An op partly run inside padded launches continues with the rest of its blocks. */
+  if (n > 0 && t->pad_done > 0 && t->next_launch == t->n_done) {
+    const atoll_kernel_shape *sh = t->pad_version > 0 ? &m->ops[t->n_done].versions[t->pad_version - 1]
+                                                      : &m->ops[t->n_done].shape;
+    c->scratch[0].version = t->pad_version > 0 ? (uint32_t)t->pad_version : 0;
+    c->scratch[0].block_lo = t->pad_done;
+    c->scratch[0].block_n = (uint32_t)atoll_dim3_count(sh->grid) - t->pad_done;
+  }
   t->next_launch += n;
   return n ? c->dev.ops->launch(c->dev.ctx, qu->stream, c->scratch, n) : 0;
 }
@@ -358,7 +366,7 @@ void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t
   }
   int64_t rel = c->client_deadline_ns[client];
   c->tasks[id] = (atoll_task){.req = req, .arrival_ns = now, .deadline_ns = rel ? now + rel : INT64_MAX,
-                              .client = client, .queue = q, .in_use = 1};
+                              .client = client, .queue = q, .in_use = 1, .pad_version = -1};
   atoll_ring_push(&c->queues[q].pending, id);
   c->client_waiting[client]++;
   atoll__policy_ops(c->policy)->on_queued(c, q, now);
@@ -423,6 +431,8 @@ void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_
     return;
   }
   t->n_done++;
+  t->pad_done = 0; /* the op just completed was the partly padded one, if any */
+  t->pad_version = -1;
   if (t->n_done < n_ops) {
     const atoll_policy_ops *p = atoll__policy_ops(c->policy);
     if (p->on_op_done)
@@ -430,6 +440,31 @@ void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_
     return;
   }
   finish_task(c, id, now);
+}
+
+void atoll_core_on_blocks_done(atoll_core *c, uint32_t stream, uint64_t tag, uint32_t blocks, int64_t now) {
+  (void)stream;
+  uint32_t id = atoll_tag_task(tag);
+  atoll_task *t = &c->tasks[id];
+  if (!t->in_use || atoll_tag_epoch(tag) != t->epoch || atoll_tag_op(tag) != t->n_done)
+    return;
+  const atoll_model *m = task_model(c, t);
+  const atoll_op *op = &m->ops[t->n_done];
+  const atoll_kernel_shape *sh = t->pad_version > 0 ? &op->versions[t->pad_version - 1] : &op->shape;
+  t->pad_reserved -= blocks < t->pad_reserved ? blocks : t->pad_reserved;
+  t->pad_done += blocks;
+  if (t->pad_done < atoll_dim3_count(sh->grid))
+    return;
+  /* Padding ran the whole op. */
+  t->n_done++;
+  if (t->next_launch < t->n_done)
+    t->next_launch = t->n_done;
+  t->pad_done = 0;
+  t->pad_version = -1;
+  if (t->n_done == m->n_ops) {
+    t->paused = 0;
+    finish_task(c, id, now);
+  }
 }
 
 void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now) {

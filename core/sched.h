@@ -58,6 +58,10 @@ typedef struct atoll_task {
   uint8_t epoch;         /* bumped at each preemption: completions of older commands are stale */
   uint8_t paused;        /* preempted, waiting for normal mode to be relaunched */
   uint8_t restored;      /* relaunched after a preemption, its first kernel not yet started */
+  /* Padding (REEF §5): blocks of op n_done already run inside padded launches, blocks of it in
+   * padded launches still running, and the version they use (-1: none chosen yet). */
+  uint32_t pad_done, pad_reserved;
+  int32_t pad_version;
 } atoll_task;
 
 typedef struct atoll_queue {
@@ -112,6 +116,8 @@ bool atoll_core_client_active(const atoll_core *c, uint32_t client);
 void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t now);
 void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now);
 void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now);
+/* Blocks of BE command `tag` ran to the end inside a padded launch on `stream`. */
+void atoll_core_on_blocks_done(atoll_core *c, uint32_t stream, uint64_t tag, uint32_t blocks, int64_t now);
 void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now);
 
 /* Tags: the task index (24 bits), the task's preemption epoch (8 bits) and the op index. */

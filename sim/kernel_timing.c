@@ -140,7 +140,11 @@ void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint3
                        : g->costs.copy_latency_ns + (int64_t)(o->bytes * 1000 / g->costs.copy_bytes_per_us);
     return;
   }
-  const atoll_kernel_shape *s = &o->shape;
+  atoll_kernel_timing_prepare_shape(g, &o->shape, out);
+}
+
+void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_shape *s, atoll_kernel_timing *out) {
+  *out = (atoll_kernel_timing){0};
   int64_t overhead = g->costs.launch_sync_ns;
   out->blocks = (uint32_t)atoll_dim3_count(s->grid);
   out->block_units = g->registers_per_cu / s->occupancy;

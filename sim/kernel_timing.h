@@ -41,6 +41,8 @@ typedef struct atoll_kernel_timing {
 } atoll_kernel_timing;
 
 void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint32_t op, atoll_kernel_timing *out);
+/* The same for one kernel shape (a version of a multi-version kernel). */
+void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_shape *s, atoll_kernel_timing *out);
 /* The fitted per-block demand for a shape (exposed for tests and the calibration tool). */
 uint32_t atoll_fit_demand(const atoll_kernel_shape *s, uint32_t cus, int64_t overhead_ns);
 /* A kernel's simulated time alone on an idle GPU (no CP cost): waves x block time x slowdown. */

@@ -8,13 +8,21 @@
 
 #include "atoll/error.h"
 
-enum { MAX_CUS = 256, CU_GROUP_TRACKS = 15 };
+enum { MAX_CUS = 256, CU_GROUP_TRACKS = 15, MAX_HIDDEN = 64, MAX_PARTS = 16 };
 
 typedef struct entry {
   atoll_cmd cmd;
   int64_t ready_ns; /* when it reached the DQ (valid for the first dq_count entries) */
   uint32_t epoch;   /* the stream's launch epoch when it was launched */
+  int32_t pad;      /* a padded launch: index of its pad record, -1 otherwise */
 } entry;
+
+/* A padded launch in flight: its BE parts, how many still run, whether its RT part is done. */
+typedef struct pad_rec {
+  atoll_pad_part parts[MAX_PARTS];
+  uint32_t n, remaining, rt_cus;
+  uint8_t rt_done, live;
+} pad_rec;
 
 typedef struct stream {
   uint32_t priority, dq_cap;
@@ -28,6 +36,15 @@ typedef struct stream {
   uint32_t launch_epoch, kill_epoch;
   uint8_t evicting;      /* its head is being fetched and dispatched only to exit (lazy eviction) */
   uint32_t prepaid;      /* evictions whose CP time is reserved on the CP timeline */
+  /* The running kernel's own timing when it differs from its op's (block range, version,
+   * padding), the CUs it may use [cu_lo, cu_hi), and padding bookkeeping. */
+  atoll_kernel_timing kt_local;
+  uint16_t cu_lo, cu_hi;
+  int32_t pad;           /* owner of a padded launch: its pad record; -1 otherwise */
+  uint8_t hidden;        /* a BE part of a padded launch, run on a device-internal stream */
+  uint32_t owner;        /* hidden: the stream of the padded launch */
+  uint64_t part_tag;     /* hidden: the BE command it runs blocks of */
+  uint32_t part_blocks;
   uint32_t to_reserve;   /* evictions to reserve once the running head leaves the stream */
   /* The executing kernel (the head), when busy and dispatched. */
   const atoll_kernel_timing *kt;
@@ -73,7 +90,8 @@ struct atoll_simdev {
 
   /* CUs */
   uint32_t free_units[MAX_CUS], demand[MAX_CUS], nblocks[MAX_CUS];
-  uint32_t res_rt[MAX_CUS], res_be[MAX_CUS];
+  uint32_t res_rt[MAX_CUS], res_be[MAX_CUS], res_unpadded_be[MAX_CUS];
+  uint32_t unpadded_be_cus; /* CUs holding BE blocks that are not padding */
   /* CU busy time: the number of busy CUs integrated over time, advanced once per event. */
   uint32_t busy_cus, rt_cus, be_cus;
   int64_t acc_ns;
@@ -96,7 +114,11 @@ struct atoll_simdev {
   atoll_simdev_marks marks;
   int64_t killed_ns;  /* GPU time of killed kernels: their run time until the kill */
   uint32_t killed_kernels;
-  uint64_t rt_beside_be; /* RT block placements while some BE block was resident */
+  uint64_t rt_beside_be; /* RT block placements while some unpadded BE block was resident */
+  pad_rec *pads;
+  uint32_t n_pads, cap_pads;
+  int32_t hidden_free[MAX_HIDDEN];
+  uint32_t n_hidden_free, n_core_streams;
 };
 
 /* --- helpers --- */
@@ -130,7 +152,15 @@ static void advance(atoll_simdev *d, int64_t now) {
 
 /* Residency: a CU is busy while any block is resident, RT-busy while an RT block is, BE-busy while
  * a BE block is; only the counts of such CUs change here. */
-static void residency(atoll_simdev *d, uint32_t cu, bool rt, int32_t delta) {
+static void residency(atoll_simdev *d, uint32_t cu, bool rt, bool padding, int32_t delta) {
+  if (!rt && !padding) {
+    uint32_t before = d->res_unpadded_be[cu];
+    d->res_unpadded_be[cu] = (uint32_t)((int32_t)before + delta);
+    if (before == 0 && d->res_unpadded_be[cu] > 0)
+      d->unpadded_be_cus++;
+    else if (before > 0 && d->res_unpadded_be[cu] == 0)
+      d->unpadded_be_cus--;
+  }
   uint32_t before_any = d->res_rt[cu] + d->res_be[cu];
   uint32_t *cls = rt ? &d->res_rt[cu] : &d->res_be[cu];
   uint32_t *cls_cus = rt ? &d->rt_cus : &d->be_cus;
@@ -324,7 +354,7 @@ static void put_blocks(atoll_simdev *d, uint32_t sidx, uint32_t cu, uint32_t fit
     if (*n_open < 8)
       open[(*n_open)++] = (open_wave){end, w};
   }
-  if (st->rt && d->be_cus > 0)
+  if (st->rt && d->unpadded_be_cus > 0)
     d->rt_beside_be++;
   wave *wv = &d->waves[w];
   wv->count[cu] = (uint16_t)(wv->count[cu] + fit);
@@ -336,7 +366,7 @@ static void put_blocks(atoll_simdev *d, uint32_t sidx, uint32_t cu, uint32_t fit
   d->free_units[cu] -= fit * kt->block_units;
   d->nblocks[cu] += fit;
   d->demand[cu] = demand;
-  residency(d, cu, st->rt, (int32_t)fit);
+  residency(d, cu, st->rt, st->hidden, (int32_t)fit);
   st->placed += fit;
 }
 
@@ -350,6 +380,11 @@ static void mark_started(atoll_simdev *d, uint32_t sidx) {
   stream *st = &d->streams[sidx];
   if (st->started || st->placed == 0)
     return;
+  if (st->hidden) {
+    st->started = 1;
+    st->start_ns = now_of(d);
+    return;
+  }
   int64_t now = now_of(d);
   st->started = 1;
   st->start_ns = now;
@@ -367,13 +402,19 @@ static void mark_started(atoll_simdev *d, uint32_t sidx) {
 static void place_kernel(atoll_simdev *d, uint32_t sidx, const uint16_t *cus, uint32_t span) {
   stream *st = &d->streams[sidx];
   const atoll_kernel_timing *kt = st->kt;
-  uint32_t share = (kt->blocks - st->placed + span - 1) / span;
+  uint32_t eligible = 0; /* a padded launch's parts keep to their CUs */
+  for (uint32_t i = 0; i < span; i++)
+    eligible += cus[i] >= st->cu_lo && cus[i] < st->cu_hi;
+  if (eligible == 0)
+    return;
+  uint32_t share = (kt->blocks - st->placed + eligible - 1) / eligible;
   open_wave open[8];
   uint32_t n_open = 0;
   for (int pass = 0; pass < 2 && st->placed < kt->blocks; pass++) {
     for (uint32_t i = 0; i < span && st->placed < kt->blocks; i++) {
       uint32_t cu = cus[(d->cu_cursor + i) % span];
-      if (d->free_units[cu] < kt->block_units || d->nblocks[cu] >= d->g->max_blocks_per_cu)
+      if (cu < st->cu_lo || cu >= st->cu_hi || d->free_units[cu] < kt->block_units ||
+          d->nblocks[cu] >= d->g->max_blocks_per_cu)
         continue;
       uint32_t fit = room_on(d, cu, kt), remaining = kt->blocks - st->placed;
       if (pass == 0 && fit > share)
@@ -433,6 +474,10 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   entry e = *head_of(st);
   release_waiting_evictions(d, st);
   trace_kernel(d, sidx, st, &e, now);
+  if (st->pad >= 0)
+    d->pads[st->pad].live = 0;
+  st->pad = -1;
+  st->cu_lo = 0, st->cu_hi = (uint16_t)d->g->cus;
   st->busy = 0;
   st->kt = NULL;
   st->head++;
@@ -442,6 +487,39 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   if (d->core)
     atoll_core_on_cmd_done(d->core, sidx, e.cmd.tag, now);
   stream_kick(d, sidx);
+}
+
+/* A BE part of a padded launch finished: the core hears of its blocks, the internal stream is
+ * released, and the launch completes once its RT part and every part are done. */
+static void part_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
+  stream *st = &d->streams[sidx];
+  uint32_t owner = st->owner;
+  uint64_t tag = st->part_tag;
+  uint32_t blocks = st->part_blocks;
+  st->busy = 0;
+  st->kt = NULL;
+  d->hidden_free[d->n_hidden_free++] = (int32_t)sidx;
+  if (d->core)
+    atoll_core_on_blocks_done(d->core, owner, tag, blocks, now);
+  pad_rec *rec = &d->pads[d->streams[owner].pad];
+  if (--rec->remaining == 0 && rec->rt_done)
+    command_done(d, owner, now);
+}
+
+/* Every block of a stream's running kernel has ended. */
+static void kernel_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
+  stream *st = &d->streams[sidx];
+  if (st->hidden) {
+    part_done(d, sidx, now);
+    return;
+  }
+  if (st->pad >= 0) {
+    pad_rec *rec = &d->pads[st->pad];
+    rec->rt_done = 1;
+    if (rec->remaining > 0)
+      return; /* Rule 1 makes this rare: a BE part still runs */
+  }
+  command_done(d, sidx, now);
 }
 
 static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) {
@@ -460,7 +538,7 @@ static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) 
     d->free_units[cu] += c * kt->block_units;
     d->nblocks[cu] -= c;
     d->demand[cu] -= c * kt->demand;
-    residency(d, cu, st->rt, -(int32_t)c);
+    residency(d, cu, st->rt, st->hidden, -(int32_t)c);
     wv->count[cu] = 0;
   }
   if (d->trace) {
@@ -474,8 +552,53 @@ static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) 
   st->done += wv->n;
   wave_release(d, w);
   if (st->done == kt->blocks)
-    command_done(d, wv->stream, now);
+    kernel_done(d, wv->stream, now);
   place_blocks(d, freed, n_freed);
+}
+
+/* The timing a dispatched command runs with: its op's, or its own copy for a version or a block
+ * range. */
+static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *cmd, atoll_kernel_timing *local) {
+  const atoll_kernel_timing *kt = d->timing[cmd->model] + cmd->op;
+  if (cmd->version == 0 && cmd->block_n == 0)
+    return kt;
+  const atoll_op *op = &d->s->models[cmd->model].model.ops[cmd->op];
+  if (cmd->version > 0)
+    atoll_kernel_timing_prepare_shape(d->g, &op->versions[cmd->version - 1], local);
+  else
+    *local = *kt;
+  if (cmd->block_n > 0 && cmd->block_n < local->blocks)
+    local->blocks = cmd->block_n;
+  return local;
+}
+
+/* Starts the BE parts of a padded launch on internal streams, on the CUs the RT part leaves. */
+static void start_parts(atoll_simdev *d, uint32_t owner, pad_rec *rec) {
+  uint32_t next_cu = rec->rt_cus;
+  for (uint32_t i = 0; i < rec->n; i++) {
+    const atoll_pad_part *part = &rec->parts[i];
+    assert(d->n_hidden_free > 0 && "more padded parts in flight than internal streams");
+    uint32_t h = (uint32_t)d->hidden_free[--d->n_hidden_free];
+    stream *hs = &d->streams[h];
+    timing_for(d, &part->cmd, &hs->kt_local);
+    /* In the padded kernel every part runs at the launch's occupancy. */
+    hs->kt_local.block_units = d->g->registers_per_cu / part->occupancy;
+    hs->kt = &hs->kt_local;
+    hs->placed = hs->done = 0;
+    hs->started = 0;
+    hs->rt = 0;
+    hs->busy = 1;
+    hs->serial++;
+    hs->last_wave = -1;
+    hs->owner = owner;
+    hs->part_tag = part->cmd.tag;
+    hs->part_blocks = hs->kt_local.blocks;
+    /* Each part keeps to the CUs the selection gave it. */
+    uint32_t hi = next_cu + (part->cus ? part->cus : d->g->cus - next_cu);
+    hs->cu_lo = (uint16_t)next_cu, hs->cu_hi = (uint16_t)(hi < d->g->cus ? hi : d->g->cus);
+    next_cu = hs->cu_hi;
+    d->pending[d->n_pending++] = h;
+  }
 }
 
 static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
@@ -487,7 +610,7 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
     drop_head(d, sidx);
     return;
   }
-  const atoll_kernel_timing *kt = d->timing[e->cmd.model] + e->cmd.op;
+  const atoll_kernel_timing *kt = timing_for(d, &e->cmd, &st->kt_local);
   st->kt = kt;
   st->last_wave = -1;
   st->placed = st->done = 0;
@@ -507,11 +630,25 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
     if (d->core)
       atoll_core_on_cmd_started(d->core, sidx, e->cmd.tag, start);
     schedule(d, start + kt->copy_ns, ATOLL_EV_COMPLETE, atoll_simev(ATOLL_SIMEV_COPY_DONE, 0, sidx));
-  } else {
-    /* A new kernel may use any CU; the kernels already waiting keep their turn. */
-    d->pending[d->n_pending++] = sidx;
-    place_blocks(d, d->all_cus, d->g->cus);
+    return;
   }
+  if (e->pad >= 0) {
+    /* A padded launch: the RT part keeps to its reserved CUs and pays the padding overhead
+     * (REEF §6.5: the dkp kernel's branch and set-up). */
+    pad_rec *rec = &d->pads[e->pad];
+    st->kt_local = *kt;
+    st->kt_local.bt1_ns += st->kt_local.bt1_ns * d->g->costs.dkp_overhead_ppm / 1000000;
+    st->kt = &st->kt_local;
+    st->pad = e->pad;
+    st->cu_lo = 0, st->cu_hi = (uint16_t)rec->rt_cus;
+    rec->rt_done = 0;
+    rec->remaining = rec->n;
+    d->pending[d->n_pending++] = sidx;
+    start_parts(d, sidx, rec);
+  } else {
+    d->pending[d->n_pending++] = sidx;
+  }
+  place_blocks(d, d->all_cus, d->g->cus);
 }
 
 /* CU reset: every running kernel of a flagged stream stops now. Its blocks free their CUs, its
@@ -522,7 +659,7 @@ static void on_kill(atoll_simdev *d, int64_t now) {
   for (uint32_t w = 0; w < d->n_waves; w++) {
     wave *wv = &d->waves[w];
     stream *st = &d->streams[wv->stream];
-    if (!wv->live || st->kt == NULL || wv->serial != st->serial || head_of(st)->epoch >= st->kill_epoch)
+    if (!wv->live || st->hidden || st->kt == NULL || wv->serial != st->serial || head_of(st)->epoch >= st->kill_epoch)
       continue;
     for (uint32_t cu = wv->cu_lo; cu <= wv->cu_hi; cu++) {
       uint32_t c = wv->count[cu];
@@ -531,14 +668,15 @@ static void on_kill(atoll_simdev *d, int64_t now) {
       d->free_units[cu] += c * st->kt->block_units;
       d->nblocks[cu] -= c;
       d->demand[cu] -= c * st->kt->demand;
-      residency(d, cu, st->rt, -(int32_t)c);
+      residency(d, cu, st->rt, st->hidden, -(int32_t)c);
       wv->count[cu] = 0;
     }
     wave_release(d, w);
   }
   for (uint32_t sidx = 0; sidx < d->n_streams; sidx++) {
     stream *st = &d->streams[sidx];
-    if (!st->busy || st->evicting || st->kt == NULL || st->kt->is_copy || head_of(st)->epoch >= st->kill_epoch)
+    if (st->hidden || !st->busy || st->evicting || st->kt == NULL || st->kt->is_copy ||
+        head_of(st)->epoch >= st->kill_epoch)
       continue;
     /* A kernel still being dispatched (no blocks yet) is not running: it exits at its prologue. */
     if (st->started) {
@@ -596,31 +734,43 @@ void atoll_simdev_handle(atoll_simdev *d, uint64_t p, int64_t now) {
 
 static int64_t dev_now(void *ctx) { return now_of(ctx); }
 
+static void stream_init(atoll_simdev *d, stream *st, const char *name) {
+  memset(st, 0, sizeof *st);
+  st->wake_ns = INT64_MAX;
+  st->pad = -1;
+  st->cu_lo = 0, st->cu_hi = (uint16_t)d->g->cus;
+  snprintf(st->name, sizeof st->name, "%s", name);
+}
+
 static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *id) {
   atoll_simdev *d = ctx;
-  if (d->n_streams == d->cap_streams) {
-    uint32_t cap = d->cap_streams ? d->cap_streams * 2 : 8;
-    stream *ns = realloc(d->streams, cap * sizeof *ns);
-    uint32_t *np = realloc(d->pending, cap * sizeof *np);
-    if (!ns || !np) {
-      if (ns)
-        d->streams = ns;
-      if (np)
-        d->pending = np;
-      return ATOLL_ENOMEM;
-    }
-    d->streams = ns, d->pending = np, d->cap_streams = cap;
-  }
-  stream *st = &d->streams[d->n_streams];
-  memset(st, 0, sizeof *st);
+  /* The stream array is sized once (the core's streams plus the internal ones padding uses), so
+   * pointers into it stay valid while events are handled. */
+  if (d->n_core_streams == d->cap_streams - MAX_HIDDEN)
+    return ATOLL_ENOMEM;
+  uint32_t sidx = d->n_core_streams++;
+  stream *st = &d->streams[sidx];
+  stream_init(d, st, cfg->name ? cfg->name : "stream");
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
-  st->wake_ns = INT64_MAX;
-  snprintf(st->name, sizeof st->name, "%s", cfg->name ? cfg->name : "stream");
-  *id = d->n_streams++;
+  d->n_streams = d->n_core_streams;
+  *id = sidx;
   if (d->trace)
     atoll_trace_name_track(d->trace, ATOLL_TRACK_STREAM, *id, st->name);
   return 0;
+}
+
+/* The internal streams padded parts run on, after the core's (created once the core made its). */
+static void make_hidden(atoll_simdev *d) {
+  if (d->n_streams > d->n_core_streams)
+    return;
+  for (uint32_t i = 0; i < MAX_HIDDEN; i++) {
+    uint32_t sidx = d->n_core_streams + i;
+    stream_init(d, &d->streams[sidx], "padding");
+    d->streams[sidx].hidden = 1;
+    d->hidden_free[d->n_hidden_free++] = (int32_t)(d->n_core_streams + MAX_HIDDEN - 1 - i);
+  }
+  d->n_streams = d->n_core_streams + MAX_HIDDEN;
 }
 
 static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n) {
@@ -641,11 +791,48 @@ static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n
     st->q = nq, st->cap = cap, st->head = 0;
   }
   for (uint32_t i = 0; i < n; i++)
-    st->q[(st->head + st->count + i) % st->cap] = (entry){.cmd = cmds[i], .epoch = st->launch_epoch};
+    st->q[(st->head + st->count + i) % st->cap] = (entry){.cmd = cmds[i], .epoch = st->launch_epoch, .pad = -1};
   st->count += n;
   transmit(d, st);
   stream_kick(d, sid);
   return 0;
+}
+
+static int dev_launch_padded(void *ctx, uint32_t sid, const atoll_cmd *rt, uint32_t rt_cus, const atoll_pad_part *parts,
+                             uint32_t n_parts) {
+  atoll_simdev *d = ctx;
+  if (sid >= d->n_core_streams || n_parts > MAX_PARTS || rt_cus == 0 || rt_cus > d->g->cus)
+    return ATOLL_EINVAL;
+  if (n_parts == 0)
+    return dev_launch(ctx, sid, rt, 1);
+  make_hidden(d);
+  if (d->n_pads == d->cap_pads) {
+    uint32_t cap = d->cap_pads ? d->cap_pads * 2 : 16;
+    pad_rec *np = realloc(d->pads, cap * sizeof *np);
+    if (!np)
+      return ATOLL_ENOMEM;
+    d->pads = np, d->cap_pads = cap;
+  }
+  uint32_t r = 0; /* reuse a finished record, else grow */
+  while (r < d->n_pads && d->pads[r].live)
+    r++;
+  if (r == d->n_pads)
+    d->n_pads++;
+  pad_rec *rec = &d->pads[r];
+  memset(rec, 0, sizeof *rec);
+  memcpy(rec->parts, parts, n_parts * sizeof *parts);
+  rec->n = n_parts;
+  rec->rt_cus = rt_cus;
+  rec->live = 1;
+  /* Selecting the padding is host work before the launch (REEF Fig. 26). */
+  int64_t now = now_of(d);
+  d->host_free_ns = (d->host_free_ns > now ? d->host_free_ns : now) + d->g->costs.kernel_select_ns;
+  int rc = dev_launch(ctx, sid, rt, 1);
+  if (rc == 0) {
+    stream *st = &d->streams[sid];
+    st->q[(st->head + st->count - 1) % st->cap].pad = (int32_t)r;
+  }
+  return rc;
 }
 
 static int dev_set_timer(void *ctx, int64_t at, uint64_t cookie) {
@@ -746,6 +933,7 @@ static const atoll_device_ops simdev_ops = {
     .now = dev_now,
     .create_stream = dev_create_stream,
     .launch = dev_launch,
+    .launch_padded = dev_launch_padded,
     .set_timer = dev_set_timer,
     .reset_hq = dev_reset_hq,
     .set_preempt_flag = dev_set_preempt_flag,
@@ -786,7 +974,11 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   d->win0 = cfg->window_start_ns, d->win1 = cfg->window_end_ns;
   d->engine_free_ns = calloc(s->gpu.copy_engines, sizeof *d->engine_free_ns);
   d->timing = calloc(s->n_models, sizeof *d->timing);
-  if (!d->engine_free_ns || !d->timing) {
+  /* Every policy makes at most one stream per client (plus none for RT in REEF's layout). */
+  d->cap_streams = s->n_clients + 1 + MAX_HIDDEN;
+  d->streams = calloc(d->cap_streams, sizeof *d->streams);
+  d->pending = calloc(d->cap_streams, sizeof *d->pending);
+  if (!d->engine_free_ns || !d->timing || !d->streams || !d->pending) {
     atoll_simdev_destroy(d);
     return ATOLL_ENOMEM;
   }
@@ -825,6 +1017,7 @@ void atoll_simdev_finish(atoll_simdev *d, int64_t now, int64_t *busy, int64_t *b
 void atoll_simdev_destroy(atoll_simdev *d) {
   if (!d)
     return;
+  free(d->pads);
   for (uint32_t i = 0; i < d->n_streams; i++)
     free(d->streams[i].q);
   if (d->timing)

@@ -120,12 +120,12 @@ static uint32_t min_child(const struct atoll_heap *h, uint32_t first) {
 /* Copies items[from] over items[to]. A function of its own so that the proofs of the sifts see
  * the copy's frame (no other item changes) as one plain postcondition. */
 /*@
-  requires \valid(h) && \valid(h->items + (0 .. h->count - 1));
-  requires \separated(h, h->items + (0 .. h->count - 1));
-  requires to < h->count && from < h->count;
+  requires \valid(h) && \valid(h->items + (0 .. h->cap - 1));
+  requires \separated(h, h->items + (0 .. h->cap - 1));
+  requires to < h->cap && from < h->cap;
   assigns h->items[to];
   ensures h->items[to] == \old(h->items[from]);
-  ensures \forall integer k; 0 <= k < h->count && k != to ==> h->items[k] == \old(h->items[k]);
+  ensures \forall integer k; 0 <= k < h->cap && k != to ==> h->items[k] == \old(h->items[k]);
 */
 static void move_item(struct atoll_heap *h, uint32_t to, uint32_t from) {
   h->items[to] = h->items[from];
@@ -217,6 +217,31 @@ int atoll_heap_init(struct atoll_heap *h, struct atoll_heap_item *items, uint32_
   return ATOLL_OK;
 }
 
+/* Proof-only (ghost) lemma: in a heap-ordered array no item sorts before the root. It is the
+ * induction over parent links that SMT solvers cannot do alone, written as a loop whose
+ * invariant WP proves; peek and pop call it to prove that they return the minimum. */
+/*@ ghost
+  /@
+    requires \valid_read(h) && \valid_read(h->items + (0 .. h->count - 1));
+    assigns \nothing;
+    ensures atoll_heap_ordered(h) ==>
+      \forall integer i; 0 <= i < h->count ==> !atoll_heap_lt(h->items[i], h->items[0]);
+  @/
+  static void root_is_min(const struct atoll_heap *h) {
+    /@
+      loop invariant 1 <= i && (i <= h->count || h->count == 0);
+      loop invariant atoll_heap_ordered(h) ==> \forall integer k; 0 <= k < i && k < h->count ==>
+        !atoll_heap_lt(h->items[k], h->items[0]);
+      loop assigns i;
+      loop variant h->count - i;
+    @/
+    for (uint32_t i = 1; i < h->count; i++) {
+      uint32_t p = (i - 1u) / 4u;
+      /@ assert atoll_heap_child(i, p) && p < i; @/
+    }
+  }
+*/
+
 int atoll_heap_push(struct atoll_heap *h, const struct atoll_heap_item *item) {
   if (!shape_ok(h) || item == NULL)
     return ATOLL_EINVAL;
@@ -233,17 +258,24 @@ int atoll_heap_remove_at(struct atoll_heap *h, uint32_t pos, struct atoll_heap_i
     return ATOLL_EINVAL;
   if (pos >= h->count)
     return ATOLL_ERANGE;
+  /*@ assert \separated(out, h) && \separated(out, h->items + (0 .. h->cap - 1)); */
   *out = h->items[pos];
   h->count--;
   if (pos == h->count)
     return ATOLL_OK;
   /* The last item fills the hole. It may sort before the hole's parent (it came from
    * another subtree) or after the hole's children, so exactly one of the two sifts moves it. */
-  h->items[pos] = h->items[h->count];
-  if (pos > 0 && sorts_before(h->items[pos], h->items[parent_of(pos)]))
+  move_item(h, pos, h->count);
+  /*@ assert \at(atoll_heap_ordered(h), Pre) ==> ordered_except(h->items, h->count, pos); */
+  /*@ assert \at(atoll_heap_ordered(h), Pre) ==>
+        children_not_below_parent(h->items, h->count, pos); */
+  if (pos > 0 && sorts_before(h->items[pos], h->items[parent_of(pos)])) {
+    /*@ assert \at(atoll_heap_ordered(h), Pre) ==> sift_up_pre(h, pos); */
     sift_up(h, pos);
-  else
+  } else {
+    /*@ assert \at(atoll_heap_ordered(h), Pre) ==> sift_down_pre(h, pos); */
     sift_down(h, pos);
+  }
   return ATOLL_OK;
 }
 
@@ -252,6 +284,7 @@ int atoll_heap_pop(struct atoll_heap *h, struct atoll_heap_item *out) {
     return ATOLL_EINVAL;
   if (h->count == 0)
     return ATOLL_EEMPTY;
+  /*@ ghost root_is_min(h); */
   return atoll_heap_remove_at(h, 0, out);
 }
 
@@ -260,6 +293,7 @@ int atoll_heap_peek(const struct atoll_heap *h, struct atoll_heap_item *out) {
     return ATOLL_EINVAL;
   if (h->count == 0)
     return ATOLL_EEMPTY;
+  /*@ ghost root_is_min(h); */
   *out = h->items[0];
   return ATOLL_OK;
 }

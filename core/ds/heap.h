@@ -203,6 +203,7 @@ uint32_t atoll_heap_clear(struct atoll_heap *h);
  * push. O(log n). Positions of other items may change. */
 /*@
   requires atoll_heap_mem(h) && atoll_heap_out(h, out);
+  assigns *out, h->count, h->items[0 .. h->count - 1];
   behavior invalid:
     assumes !atoll_heap_shape(h) || out == \null;
     assigns \nothing;

@@ -19,7 +19,19 @@ typedef struct atoll_cmd {
   uint32_t op;    /* index into that model's ops */
   uint64_t tag;   /* the core's identifier, echoed by on_cmd_done */
   uint8_t rt;     /* the command belongs to real-time work (for accounting and traces) */
+  /* Kernels may run a range of their blocks: [block_lo, block_lo + block_n); block_n 0 = all. A
+   * kernel partly run by padded launches is finished this way. */
+  uint32_t block_lo, block_n;
+  /* Which implementation of a multi-version kernel (0: the default shape). */
+  uint32_t version;
 } atoll_cmd;
+
+/* One BE block range padded into an RT kernel's launch (REEF §5). */
+typedef struct atoll_pad_part {
+  atoll_cmd cmd;       /* the BE kernel, its block range and version */
+  uint32_t occupancy;  /* blocks per CU in the padded launch (the launch's minimum occupancy) */
+  uint32_t cus;        /* CUs of its own: parts take consecutive CUs after the RT kernel's */
+} atoll_pad_part;
 
 typedef struct atoll_stream_cfg {
   uint32_t priority;    /* 0 normal; higher values are served first by the CP and block dispatcher */
@@ -42,6 +54,11 @@ typedef struct atoll_device_ops {
   int (*set_preempt_flag)(void *dev, uint32_t stream, bool on);
   int (*reset_cus)(void *dev);
   int (*set_dq_capacity)(void *dev, uint32_t stream, uint32_t capacity);
+  /* A padded (dkp) launch: the RT kernel `rt` on `rt_cus` reserved CUs and the BE block ranges
+   * `parts` on the others, as one kernel (REEF §5). Queued on `stream` like any command; each
+   * part's blocks are reported with atoll_core_on_blocks_done before `rt` completes. */
+  int (*launch_padded)(void *dev, uint32_t stream, const atoll_cmd *rt, uint32_t rt_cus, const atoll_pad_part *parts,
+                       uint32_t n_parts);
   /* The execution index: the tag of the last command of this stream whose kernel started (the
    * preemptor prologue's record); ATOLL_ENOENT when none has. A tag, not a bare op index, so the
    * core can tell a kernel of the task it preempts from one of the task before it on the stream. */
