@@ -6,7 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 atoll=${1:-$here/build/release/bin/atoll}
 cd "$here"
-policies=rt-only,seq,streams,orion,wait,reset
+policies=rt-only,seq,streams,orion,wait,reset,reef
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 {

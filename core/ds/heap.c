@@ -272,9 +272,11 @@ int atoll_heap_remove_at(struct atoll_heap *h, uint32_t pos, struct atoll_heap_i
   if (pos > 0 && sorts_before(h->items[pos], h->items[parent_of(pos)])) {
     /*@ assert \at(atoll_heap_ordered(h), Pre) ==> sift_up_pre(h, pos); */
     sift_up(h, pos);
+    /*@ assert *out == \at(h->items[pos], Pre); */
   } else {
     /*@ assert \at(atoll_heap_ordered(h), Pre) ==> sift_down_pre(h, pos); */
     sift_down(h, pos);
+    /*@ assert *out == \at(h->items[pos], Pre); */
   }
   return ATOLL_OK;
 }

@@ -181,9 +181,10 @@ static void do_run(sweep *sw, uint32_t run) {
       fprintf(out, "run %u:", run);
       for (uint32_t a = 0; a < sw->n_axes; a++)
         fprintf(out, " %s=%s", sw->axes[a].path, sw->axes[a].values[pick[a]]);
-      fprintf(out, " policy=%s  rt norm mean %.3f p99 %.3f  total norm thr %.3f%s\n", atoll_policy_name(s.policy.kind),
-              rep.rt_norm_latency.mean, rep.rt_norm_latency.p99, rep.total_norm_throughput,
-              rep.all_hold ? "" : "  (bound violated)");
+      if (!policy_is_axis(sw))
+        fprintf(out, " policy=%s", atoll_policy_name(s.policy.kind));
+      fprintf(out, "  rt norm mean %.3f p99 %.3f  total norm thr %.3f%s\n", rep.rt_norm_latency.mean,
+              rep.rt_norm_latency.p99, rep.total_norm_throughput, rep.all_hold ? "" : "  (bound violated)");
       status = rep.all_hold ? ATOLL_EXIT_OK : ATOLL_EXIT_VIOLATED;
       atoll_report_free(&rep);
     }
