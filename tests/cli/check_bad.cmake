@@ -1,10 +1,11 @@
-# Runs one bad-input file through atoll and checks the contract of docs/scenarios.md:
-# exit code 2, the exact first line "FILE:LINE:COL: message" given by the file's "# expect:" line,
-# the offending line with a caret under it, and nothing on stdout (nothing half-run).
-# The file may also carry "# command: model info" (default: check) and "# args: ..." lines.
+# Runs one bad-input file through a tool and checks the contract of docs/scenarios.md (and
+# docs/idempotence.md): exit code 2, the exact first line "FILE:LINE:COL: message" given by the
+# file's "# expect:" line, the offending line with a caret under it, and nothing on stdout
+# (nothing half-run). -DTOOL= the binary; -DCOMMAND= its default subcommand (atoll: check; empty
+# for idem_checker). The file may also carry "# command: ..." and "# args: ..." lines.
 file(STRINGS "${FILE}" lines)
 set(expect "")
-set(command "check")
+set(command "${COMMAND}")
 set(args "")
 foreach(l IN LISTS lines)
   if(l MATCHES "^# expect: (.*)$")
@@ -19,7 +20,7 @@ if(expect STREQUAL "")
   message(FATAL_ERROR "${FILE}: no '# expect:' line")
 endif()
 file(RELATIVE_PATH rel "${WORKDIR}" "${FILE}")
-execute_process(COMMAND "${ATOLL}" ${command} "${rel}" ${args}
+execute_process(COMMAND "${TOOL}" ${command} "${rel}" ${args}
   WORKING_DIRECTORY "${WORKDIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 # Messages may contain ';', so lines are cut with string(FIND), not turned into a CMake list.
 function(next_line text_var line_var)
