@@ -34,6 +34,18 @@
   predicate parent_not_above{L}(struct atoll_heap_item *a, integer hole, struct atoll_heap_item x) =
     \forall integer p; atoll_heap_child(hole, p) ==> !atoll_heap_lt(x, a[p]);
 
+  // The two states hold the same multiset of items in items[0..count).
+  predicate same_items{L1, L2}(struct atoll_heap *h) =
+    \forall struct atoll_heap_item v;
+      \at(atoll_heap_occ(h->items, h->count, v), L1) == \at(atoll_heap_occ(h->items, h->count, v), L2);
+
+  // During a sift: with the lifted-out item x put back into the hole at pos, items[0..count)
+  // holds the multiset it held when the sift began.
+  predicate hole_holds{L0, L}(struct atoll_heap *h, integer pos, struct atoll_heap_item x) =
+    \forall struct atoll_heap_item v;
+      \at(atoll_heap_occ(h->items, h->count, v) - (h->items[pos] == v ? 1 : 0), L) +
+      (x == v ? 1 : 0) == \at(atoll_heap_occ(h->items, h->count, v), L0);
+
   // The heap order holds except that the item at pos may sort before its parent: what a push
   // leaves at a new leaf, and what remove_at leaves when the moved item is smaller.
   predicate sift_up_pre{L}(struct atoll_heap *h, integer pos) =
@@ -117,8 +129,69 @@ static uint32_t min_child(const struct atoll_heap *h, uint32_t first) {
   return best;
 }
 
-/* Copies items[from] over items[to]. A function of its own so that the proofs of the sifts see
- * the copy's frame (no other item changes) as one plain postcondition. */
+/* Stores x at items[at]. Every write to the array goes through here, so that the proofs of the
+ * callers see its effect as plain postconditions: no other item changes, and the multiset of
+ * every prefix items[0..m) loses the old item and gains x when m > at. */
+/*@
+  requires \valid(h) && \valid(h->items + (0 .. h->cap - 1));
+  requires \separated(h, h->items + (0 .. h->cap - 1));
+  requires at < h->cap;
+  assigns h->items[at];
+  ensures h->items[at] == x;
+  ensures \forall integer k; 0 <= k < h->cap && k != at ==> h->items[k] == \old(h->items[k]);
+  ensures \forall integer m, struct atoll_heap_item v; 0 <= m <= h->cap ==>
+            atoll_heap_occ(h->items, m, v) ==
+              \old(atoll_heap_occ(h->items, m, v)) +
+              (at < m ? (x == v ? 1 : 0) - (\old(h->items[at]) == v ? 1 : 0) : 0);
+*/
+static void put_item(struct atoll_heap *h, uint32_t at, struct atoll_heap_item x) {
+  h->items[at] = x;
+  /* Proof only: induction over the prefix length m. */
+  /*@ ghost
+    /@
+      loop invariant 0 <= m <= h->cap;
+      loop invariant \forall integer m2, struct atoll_heap_item v; 0 <= m2 <= m ==>
+        atoll_heap_occ(h->items, m2, v) ==
+          \at(atoll_heap_occ(h->items, m2, v), Pre) +
+          (at < m2 ? (x == v ? 1 : 0) - (\at(h->items[at], Pre) == v ? 1 : 0) : 0);
+      loop assigns m;
+      loop variant h->cap - m;
+    @/
+    for (uint32_t m = 0; m < h->cap; m++) {
+    }
+  */
+}
+
+/* Copies items[at] to *out, which lies outside the storage. A function of its own for the
+ * proof: the write cannot change the items, but the solvers need the induction below to see
+ * that the multiset of every prefix is unchanged. */
+/*@
+  requires \valid(h) && \valid(h->items + (0 .. h->cap - 1));
+  requires \separated(h, h->items + (0 .. h->cap - 1));
+  requires at < h->cap;
+  requires \valid(out) && \separated(out, h) && \separated(out, h->items + (0 .. h->cap - 1));
+  assigns *out;
+  ensures *out == h->items[at];
+  ensures \forall integer m, struct atoll_heap_item v; 0 <= m <= h->cap ==>
+            atoll_heap_occ(h->items, m, v) == \old(atoll_heap_occ(h->items, m, v));
+*/
+static void copy_out(const struct atoll_heap *h, uint32_t at, struct atoll_heap_item *out) {
+  *out = h->items[at];
+  /* Proof only: induction over the prefix length m. */
+  /*@ ghost
+    /@
+      loop invariant 0 <= m <= h->cap;
+      loop invariant \forall integer m2, struct atoll_heap_item v; 0 <= m2 <= m ==>
+        atoll_heap_occ(h->items, m2, v) == \at(atoll_heap_occ(h->items, m2, v), Pre);
+      loop assigns m;
+      loop variant h->cap - m;
+    @/
+    for (uint32_t m = 0; m < h->cap; m++) {
+    }
+  */
+}
+
+/* Copies items[from] over items[to]. */
 /*@
   requires \valid(h) && \valid(h->items + (0 .. h->cap - 1));
   requires \separated(h, h->items + (0 .. h->cap - 1));
@@ -126,9 +199,13 @@ static uint32_t min_child(const struct atoll_heap *h, uint32_t first) {
   assigns h->items[to];
   ensures h->items[to] == \old(h->items[from]);
   ensures \forall integer k; 0 <= k < h->cap && k != to ==> h->items[k] == \old(h->items[k]);
+  ensures \forall integer m, struct atoll_heap_item v; 0 <= m <= h->cap ==>
+            atoll_heap_occ(h->items, m, v) ==
+              \old(atoll_heap_occ(h->items, m, v)) +
+              (to < m ? (\old(h->items[from]) == v ? 1 : 0) - (\old(h->items[to]) == v ? 1 : 0) : 0);
 */
 static void move_item(struct atoll_heap *h, uint32_t to, uint32_t from) {
-  h->items[to] = h->items[from];
+  put_item(h, to, h->items[from]);
 }
 
 /* Moves the item at pos towards the root while it sorts before its parent. It lifts the item
@@ -137,6 +214,7 @@ static void move_item(struct atoll_heap *h, uint32_t to, uint32_t from) {
   requires heap_at(h, pos);
   assigns h->items[0 .. pos];
   ensures sift_up_pre{Pre}(h, pos) ==> atoll_heap_ordered(h);
+  ensures same_items{Pre, Post}(h);
 */
 static void sift_up(struct atoll_heap *h, uint32_t pos) {
   struct atoll_heap_item x = h->items[pos];
@@ -148,6 +226,7 @@ static void sift_up(struct atoll_heap *h, uint32_t pos) {
       children_not_below(h->items, h->count, pos, x);
     loop invariant sift_up_pre{Pre}(h, \at(pos, Pre)) ==>
       children_not_below_parent(h->items, h->count, pos);
+    loop invariant hole_holds{Pre, Here}(h, pos, x);
     loop assigns pos, h->items[0 .. \at(pos, Pre)];
     loop variant pos;
   */
@@ -158,7 +237,7 @@ static void sift_up(struct atoll_heap *h, uint32_t pos) {
     move_item(h, pos, parent);
     pos = parent;
   }
-  h->items[pos] = x;
+  put_item(h, pos, x);
 }
 
 /* Moves the item at pos towards the leaves while a child sorts before it, with the same hole
@@ -167,6 +246,7 @@ static void sift_up(struct atoll_heap *h, uint32_t pos) {
   requires heap_at(h, pos);
   assigns h->items[pos .. h->count - 1];
   ensures sift_down_pre{Pre}(h, pos) ==> atoll_heap_ordered(h);
+  ensures same_items{Pre, Post}(h);
 */
 static void sift_down(struct atoll_heap *h, uint32_t pos) {
   struct atoll_heap_item x = h->items[pos];
@@ -178,6 +258,7 @@ static void sift_down(struct atoll_heap *h, uint32_t pos) {
       children_not_below_parent(h->items, h->count, pos);
     loop invariant sift_down_pre{Pre}(h, \at(pos, Pre)) ==>
       parent_not_above(h->items, pos, x);
+    loop invariant hole_holds{Pre, Here}(h, pos, x);
     loop assigns pos, h->items[\at(pos, Pre) .. h->count - 1];
     loop variant h->count - pos;
   */
@@ -199,7 +280,7 @@ static void sift_down(struct atoll_heap *h, uint32_t pos) {
             !atoll_heap_lt(h->items[pos], h->items[p]); */
     pos = best;
   }
-  h->items[pos] = x;
+  put_item(h, pos, x);
 }
 
 bool atoll_heap_item_less(const struct atoll_heap_item *a, const struct atoll_heap_item *b) {
@@ -247,10 +328,39 @@ int atoll_heap_push(struct atoll_heap *h, const struct atoll_heap_item *item) {
     return ATOLL_EINVAL;
   if (h->count == h->cap)
     return ATOLL_EFULL;
-  h->items[h->count] = *item;
+  put_item(h, h->count, *item);
   h->count++;
   sift_up(h, h->count - 1u);
   return ATOLL_OK;
+}
+
+/* Fills the hole that removing items[pos] left with the last item, items[count] (count has already
+ * dropped by one), and restores the heap order. The moved item may sort before the hole's parent
+ * (it came from another subtree) or after the hole's children, so exactly one of the two sifts
+ * moves it. */
+/*@
+  requires \valid(h) && \valid(h->items + (0 .. h->cap - 1));
+  requires \separated(h, h->items + (0 .. h->cap - 1));
+  requires pos < h->count < h->cap;
+  assigns h->items[0 .. h->count];
+  ensures ordered_except{Pre}(h->items, h->count + 1, -1) ==> atoll_heap_ordered(h);
+  ensures \forall struct atoll_heap_item v;
+            atoll_heap_occ(h->items, h->count, v) ==
+              \old(atoll_heap_occ(h->items, h->count + 1, v)) - (\old(h->items[pos]) == v ? 1 : 0);
+*/
+static void fill_hole(struct atoll_heap *h, uint32_t pos) {
+  move_item(h, pos, h->count);
+  /*@ assert ordered_except{Pre}(h->items, h->count + 1, -1) ==>
+        ordered_except(h->items, h->count, pos); */
+  /*@ assert ordered_except{Pre}(h->items, h->count + 1, -1) ==>
+        children_not_below_parent(h->items, h->count, pos); */
+  if (pos > 0 && sorts_before(h->items[pos], h->items[parent_of(pos)])) {
+    /*@ assert ordered_except{Pre}(h->items, h->count + 1, -1) ==> sift_up_pre(h, pos); */
+    sift_up(h, pos);
+  } else {
+    /*@ assert ordered_except{Pre}(h->items, h->count + 1, -1) ==> sift_down_pre(h, pos); */
+    sift_down(h, pos);
+  }
 }
 
 int atoll_heap_remove_at(struct atoll_heap *h, uint32_t pos, struct atoll_heap_item *out) {
@@ -258,26 +368,10 @@ int atoll_heap_remove_at(struct atoll_heap *h, uint32_t pos, struct atoll_heap_i
     return ATOLL_EINVAL;
   if (pos >= h->count)
     return ATOLL_ERANGE;
-  /*@ assert \separated(out, h) && \separated(out, h->items + (0 .. h->cap - 1)); */
-  *out = h->items[pos];
+  copy_out(h, pos, out);
   h->count--;
-  if (pos == h->count)
-    return ATOLL_OK;
-  /* The last item fills the hole. It may sort before the hole's parent (it came from
-   * another subtree) or after the hole's children, so exactly one of the two sifts moves it. */
-  move_item(h, pos, h->count);
-  /*@ assert \at(atoll_heap_ordered(h), Pre) ==> ordered_except(h->items, h->count, pos); */
-  /*@ assert \at(atoll_heap_ordered(h), Pre) ==>
-        children_not_below_parent(h->items, h->count, pos); */
-  if (pos > 0 && sorts_before(h->items[pos], h->items[parent_of(pos)])) {
-    /*@ assert \at(atoll_heap_ordered(h), Pre) ==> sift_up_pre(h, pos); */
-    sift_up(h, pos);
-    /*@ assert *out == \at(h->items[pos], Pre); */
-  } else {
-    /*@ assert \at(atoll_heap_ordered(h), Pre) ==> sift_down_pre(h, pos); */
-    sift_down(h, pos);
-    /*@ assert *out == \at(h->items[pos], Pre); */
-  }
+  if (pos < h->count)
+    fill_hole(h, pos);
   return ATOLL_OK;
 }
 

@@ -56,6 +56,11 @@ struct atoll_heap {
     \forall integer c, p; c < h->count && atoll_heap_child(c, p) ==>
       !atoll_heap_lt(h->items[c], h->items[p]);
 
+  // How many of a[0..n) equal v: the multiset of items, which push, pop and remove_at change by
+  // exactly the item added or removed.
+  logic integer atoll_heap_occ{L}(struct atoll_heap_item *a, integer n, struct atoll_heap_item v) =
+    n <= 0 ? 0 : atoll_heap_occ(a, n - 1, v) + (a[n - 1] == v ? 1 : 0);
+
   predicate atoll_heap_mem{L}(struct atoll_heap *h) =
     h == \null ||
     (\valid(h) && (h->items != \null ==>
@@ -118,6 +123,9 @@ int atoll_heap_init(struct atoll_heap *h, struct atoll_heap_item *items, uint32_
     ensures \result == ATOLL_OK;
     ensures atoll_heap_shape(h) && h->count == \old(h->count) + 1;
     ensures \old(atoll_heap_ordered(h)) ==> atoll_heap_ordered(h);
+    ensures \forall struct atoll_heap_item v;
+              atoll_heap_occ(h->items, h->count, v) ==
+                \old(atoll_heap_occ(h->items, h->count, v)) + (\old(*item) == v ? 1 : 0);
   complete behaviors;
   disjoint behaviors;
 */
@@ -141,6 +149,9 @@ int atoll_heap_push(struct atoll_heap *h, const struct atoll_heap_item *item);
     ensures *out == \old(h->items[0]);
     ensures atoll_heap_shape(h) && h->count == \old(h->count) - 1;
     ensures \old(atoll_heap_ordered(h)) ==> atoll_heap_ordered(h);
+    ensures \forall struct atoll_heap_item v;
+              atoll_heap_occ(h->items, h->count, v) ==
+                \old(atoll_heap_occ(h->items, h->count, v)) - (*out == v ? 1 : 0);
     ensures \old(atoll_heap_ordered(h)) ==>
               \forall integer i; 0 <= i < \old(h->count) ==>
                 !atoll_heap_lt(\old(h->items[i]), *out);
@@ -219,6 +230,9 @@ uint32_t atoll_heap_clear(struct atoll_heap *h);
     ensures *out == \old(h->items[pos]);
     ensures atoll_heap_shape(h) && h->count == \old(h->count) - 1;
     ensures \old(atoll_heap_ordered(h)) ==> atoll_heap_ordered(h);
+    ensures \forall struct atoll_heap_item v;
+              atoll_heap_occ(h->items, h->count, v) ==
+                \old(atoll_heap_occ(h->items, h->count, v)) - (*out == v ? 1 : 0);
   complete behaviors;
   disjoint behaviors;
 */

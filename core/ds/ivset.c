@@ -5,16 +5,46 @@
 
 #include <stddef.h>
 
+/* What the static functions below need of a set they read: the struct and its ranges readable. */
+/*@
+  predicate readable{L}(struct atoll_ivset *s) =
+    \valid_read(s) && atoll_ivset_shape(s) && \valid_read(s->iv + (0 .. s->cap - 1));
+
+  // ... and of a set they write: writable, and apart from its own storage.
+  predicate writable{L}(struct atoll_ivset *s) =
+    \valid(s) && atoll_ivset_shape(s) && \valid(s->iv + (0 .. s->cap - 1)) &&
+    \separated(s, s->iv + (0 .. s->cap - 1));
+*/
+
 /* The O(1) part of atoll_ivset_is_valid(): enough for every access to stay in bounds. */
+/*@
+  requires s == \null || \valid_read(s);
+  assigns \nothing;
+  ensures \result <==> atoll_ivset_shape(s);
+*/
 static bool shape_ok(const struct atoll_ivset *s) {
   return s != NULL && s->iv != NULL && s->cap != 0 && s->count <= s->cap;
 }
 
 /* Index of the first range with hi >= x, or count: the first range that overlaps or touches a
  * range starting at x. Binary search, valid because the hi values increase strictly. */
+/*@
+  requires readable(s) && atoll_ivset_canonical(s->iv, s->count);
+  assigns \nothing;
+  ensures 0 <= \result <= s->count;
+  ensures \forall integer k; 0 <= k < \result ==> s->iv[k].hi < x;
+  ensures \forall integer k; \result <= k < s->count ==> s->iv[k].hi >= x;
+*/
 static uint32_t first_reaching(const struct atoll_ivset *s, uint64_t x) {
   uint32_t lo = 0;
   uint32_t hi = s->count;
+  /*@
+    loop invariant 0 <= lo <= hi <= s->count;
+    loop invariant \forall integer k; 0 <= k < lo ==> s->iv[k].hi < x;
+    loop invariant \forall integer k; hi <= k < s->count ==> s->iv[k].hi >= x;
+    loop assigns lo, hi;
+    loop variant hi - lo;
+  */
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2u;
     if (s->iv[mid].hi < x)
@@ -27,9 +57,27 @@ static uint32_t first_reaching(const struct atoll_ivset *s, uint64_t x) {
 
 /* Index of the first range with hi > x, or count: the first range that could hold byte x or
  * anything after it. */
+/*@
+  requires readable(s);
+  assigns \nothing;
+  ensures 0 <= \result <= s->count;
+  ensures atoll_ivset_canonical(s->iv, s->count) ==>
+    \forall integer k; 0 <= k < \result ==> s->iv[k].hi <= x;
+  ensures atoll_ivset_canonical(s->iv, s->count) ==>
+    \forall integer k; \result <= k < s->count ==> s->iv[k].hi > x;
+*/
 static uint32_t first_ending_after(const struct atoll_ivset *s, uint64_t x) {
   uint32_t lo = 0;
   uint32_t hi = s->count;
+  /*@
+    loop invariant 0 <= lo <= hi <= s->count;
+    loop invariant atoll_ivset_canonical(s->iv, s->count) ==>
+      \forall integer k; 0 <= k < lo ==> s->iv[k].hi <= x;
+    loop invariant atoll_ivset_canonical(s->iv, s->count) ==>
+      \forall integer k; hi <= k < s->count ==> s->iv[k].hi > x;
+    loop assigns lo, hi;
+    loop variant hi - lo;
+  */
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2u;
     if (s->iv[mid].hi <= x)
@@ -40,30 +88,264 @@ static uint32_t first_ending_after(const struct atoll_ivset *s, uint64_t x) {
   return lo;
 }
 
+/* Stores v at iv[at]. A function of its own so that the proofs of its callers see the store's
+ * frame (no other range changes) as one plain postcondition. The contracts in this file compare
+ * ranges field by field rather than as whole structs: that is the form in which the solvers can
+ * match the quantified facts against the goals. */
+/*@
+  requires writable(s) && at < s->cap;
+  assigns s->iv[at];
+  ensures s->iv[at].lo == v.lo && s->iv[at].hi == v.hi;
+  ensures \forall integer m; 0 <= m < s->cap && m != at ==>
+            s->iv[m].lo == \old(s->iv[m].lo) && s->iv[m].hi == \old(s->iv[m].hi);
+*/
+static void put_range(struct atoll_ivset *s, uint32_t at, struct atoll_interval v) {
+  s->iv[at] = v;
+}
+
 /* Moves iv[from..count) to start at index `to`, copying in the direction that never overwrites
  * a range before it is moved. Requires count - from + to <= cap. */
+/*@
+  requires writable(s);
+  requires from <= s->count && to + (s->count - from) <= s->cap;
+  assigns s->iv[to .. to + (s->count - from) - 1];
+  ensures \forall integer j; from <= j < s->count ==>
+            s->iv[to + (j - from)].lo == \old(s->iv[j].lo) &&
+            s->iv[to + (j - from)].hi == \old(s->iv[j].hi);
+  ensures \forall integer k; 0 <= k < s->cap && (k < to || k >= to + (s->count - from)) ==>
+            s->iv[k].lo == \old(s->iv[k].lo) && s->iv[k].hi == \old(s->iv[k].hi);
+*/
 static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
   if (to < from) {
+    /*@
+      loop invariant from <= i <= s->count;
+      loop invariant \forall integer j; from <= j < i ==>
+        s->iv[to + (j - from)].lo == \at(s->iv[j].lo, Pre) &&
+        s->iv[to + (j - from)].hi == \at(s->iv[j].hi, Pre);
+      loop invariant \forall integer k; 0 <= k < s->cap && (k < to || k >= to + (i - from)) ==>
+        s->iv[k].lo == \at(s->iv[k].lo, Pre) && s->iv[k].hi == \at(s->iv[k].hi, Pre);
+      loop assigns i, s->iv[to .. to + (s->count - from) - 1];
+      loop variant s->count - i;
+    */
     for (uint32_t i = from; i < s->count; i++)
       s->iv[to + (i - from)] = s->iv[i];
   } else if (to > from) {
+    /*@
+      loop invariant from <= i <= s->count;
+      loop invariant \forall integer j; i <= j < s->count ==>
+        s->iv[to + (j - from)].lo == \at(s->iv[j].lo, Pre) &&
+        s->iv[to + (j - from)].hi == \at(s->iv[j].hi, Pre);
+      loop invariant \forall integer k; 0 <= k < s->cap &&
+                       (k < to + (i - from) || k >= to + (s->count - from)) ==>
+        s->iv[k].lo == \at(s->iv[k].lo, Pre) && s->iv[k].hi == \at(s->iv[k].hi, Pre);
+      loop assigns i, s->iv[to .. to + (s->count - from) - 1];
+      loop variant i;
+    */
     for (uint32_t i = s->count; i > from; i--)
       s->iv[to + (i - 1u - from)] = s->iv[i - 1u];
   }
 }
 
-/* Replaces the ranges iv[a..b) with pieces[0..k), which the caller has computed to keep the set
- * canonical. Fails with ATOLL_EFULL, before writing anything, when the set would grow past cap;
- * the test is written so that nothing can wrap around UINT32_MAX. */
-static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b,
-                        const struct atoll_interval *pieces, uint32_t k) {
+/*@
+  // The k ranges (k <= 2) that replace_span writes: first, then second.
+  predicate pieces_ok(struct atoll_interval first, struct atoll_interval second, integer k) =
+    0 <= k <= 2 && (k > 0 ==> first.lo < first.hi) &&
+    (k > 1 ==> second.lo < second.hi && first.hi < second.lo);
+
+  logic struct atoll_interval last_piece(struct atoll_interval first,
+                                         struct atoll_interval second, integer k) =
+    k > 1 ? second : first;
+
+  predicate in_pieces(struct atoll_interval first, struct atoll_interval second, integer k,
+                      integer x) =
+    (k > 0 && first.lo <= x < first.hi) || (k > 1 && second.lo <= x < second.hi);
+*/
+
+/* What replace_span does, as a relation between the ranges iv[0..n1) at L1 and iv[0..n2) at L2,
+ * and two lemmas about it that WP proves on their own (they are the whole argument that a splice
+ * keeps the set canonical and has the expected bytes; stated apart from the code, their proofs
+ * see no memory-model detail). */
+/*@
+  predicate spliced{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
+                            integer b, struct atoll_interval first,
+                            struct atoll_interval second, integer k) =
+    n2 == n1 - (b - a) + k &&
+    (\forall integer m; 0 <= m < a ==>
+       \at(iv[m].lo, L2) == \at(iv[m].lo, L1) && \at(iv[m].hi, L2) == \at(iv[m].hi, L1)) &&
+    (k > 0 ==> \at(iv[a].lo, L2) == first.lo && \at(iv[a].hi, L2) == first.hi) &&
+    (k > 1 ==> \at(iv[a + 1].lo, L2) == second.lo && \at(iv[a + 1].hi, L2) == second.hi) &&
+    (\forall integer j; b <= j < n1 ==>
+       \at(iv[a + k + (j - b)].lo, L2) == \at(iv[j].lo, L1) &&
+       \at(iv[a + k + (j - b)].hi, L2) == \at(iv[j].hi, L1)) &&
+    (\forall integer m; a + k <= m < n2 ==>
+       \at(iv[m].lo, L2) == \at(iv[m + b - (a + k)].lo, L1) &&
+       \at(iv[m].hi, L2) == \at(iv[m + b - (a + k)].hi, L1));
+
+  predicate splice_fits{L}(struct atoll_interval *iv, integer n, integer a, integer b,
+                           struct atoll_interval first, struct atoll_interval second,
+                           integer k) =
+    0 <= a <= b <= n && atoll_ivset_canonical(iv, n) && pieces_ok(first, second, k) &&
+    (a > 0 && k > 0 ==> iv[a - 1].hi < first.lo) &&
+    (b < n && k > 0 ==> last_piece(first, second, k).hi < iv[b].lo);
+
+  lemma splice_head_below{L}:
+    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits(iv, n, a, b, first, second, k) && k > 0 ==>
+      \forall integer p; 0 <= p < a ==> iv[p].hi < first.lo;
+
+  lemma splice_tail_above{L}:
+    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits(iv, n, a, b, first, second, k) && k > 0 ==>
+      \forall integer j; b <= j < n ==> last_piece(first, second, k).hi < iv[j].lo;
+
+  lemma splice_nonempty{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer m; 0 <= m < n2 ==> \at(iv[m].lo, L2) < \at(iv[m].hi, L2);
+
+  lemma splice_sorted_head_head{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer p, q; p < q && 0 <= p < a && 0 <= q < a ==>
+        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
+
+  lemma splice_sorted_head_piece{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer p, q; p < q && 0 <= p < a && a <= q < a + k ==>
+        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
+
+  lemma splice_sorted_head_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer p, q; p < q && 0 <= p < a && a + k <= q < n2 ==>
+        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
+
+  lemma splice_sorted_piece_piece{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer p, q; p < q && a <= p < a + k && a <= q < a + k ==>
+        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
+
+  lemma splice_sorted_piece_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer p, q; p < q && a <= p < a + k && a + k <= q < n2 ==>
+        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
+
+  lemma splice_sorted_tail_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer p, q; p < q && a + k <= p < n2 && a + k <= q < n2 ==>
+        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
+
+  lemma splice_sorted{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer p, q; 0 <= p < q < n2 ==> \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
+
+  lemma splice_bytes_from_head{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer x, m; 0 <= m < a && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma splice_bytes_from_piece{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer x, m; a <= m < a + k && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma splice_bytes_from_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer x, m; a + k <= m < n2 && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma splice_bytes_new{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer x; atoll_ivset_in{L2}(iv, 0, n2, x) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma splice_bytes_old{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+      \forall integer x; atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x) ==> atoll_ivset_in{L2}(iv, 0, n2, x);
+*/
+
+/* Replaces the ranges iv[a..b) with the k ranges first, second (k <= 2, the ones beyond k
+ * ignored), which the caller has computed to keep the set canonical. Fails with ATOLL_EFULL,
+ * before writing anything, when the set would grow past cap; the test is written so that nothing
+ * can wrap around UINT32_MAX. The pieces come by value: they are at most two, and values keep
+ * the proof free of aliasing between them and the set. */
+/*@
+  requires writable(s) && atoll_ivset_canonical(s->iv, s->count);
+  requires a <= b <= s->count;
+  requires pieces_ok(first, second, k);
+  requires a > 0 && k > 0 ==> s->iv[a - 1].hi < first.lo;
+  requires b < s->count && k > 0 ==> last_piece(first, second, k).hi < s->iv[b].lo;
+  behavior full:
+    assumes k > b - a && s->cap - s->count < k - (b - a);
+    assigns \nothing;
+    ensures \result == ATOLL_EFULL;
+  behavior splice:
+    assumes !(k > b - a && s->cap - s->count < k - (b - a));
+    assigns s->count, s->iv[0 .. s->cap - 1];
+    ensures \result == ATOLL_OK;
+    ensures s->count == \old(s->count) - (b - a) + k;
+    ensures atoll_ivset_valid(s);
+    ensures \forall integer x; atoll_ivset_has(s, x) <==>
+      (\old(atoll_ivset_in(s->iv, 0, a, x)) || in_pieces(first, second, k, x) ||
+       \old(atoll_ivset_in(s->iv, b, s->count, x)));
+  complete behaviors;
+  disjoint behaviors;
+*/
+static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct atoll_interval first,
+                        struct atoll_interval second, uint32_t k) {
   uint32_t removed = b - a;
   if (k > removed && s->cap - s->count < k - removed)
     return ATOLL_EFULL;
   move_tail(s, b, a + k);
   s->count = s->count - removed + k;
-  for (uint32_t i = 0; i < k; i++)
-    s->iv[a + i] = pieces[i];
+  if (k > 0)
+    put_range(s, a, first);
+  if (k > 1)
+    put_range(s, a + 1u, second);
+  /*@ assert spliced{Pre, Here}(s->iv, \at(s->count, Pre), s->count, a, b, first, second, k); */
   return ATOLL_OK;
 }
 
@@ -87,6 +369,12 @@ static bool append_merged(struct atoll_ivset *out, uint64_t lo, uint64_t hi) {
 
 /* The checks shared by intersect, union and subtract. Only equality of pointers is compared:
  * ordering pointers into different objects is undefined in ISO C. */
+/*@
+  requires atoll_ivset_rmem(a) && atoll_ivset_rmem(b) && atoll_ivset_rmem(out);
+  assigns \nothing;
+  ensures \result == ATOLL_OK || \result == ATOLL_EINVAL;
+  ensures \result == ATOLL_OK <==> atoll_ivset_binary_ok(a, b, out);
+*/
 static int check_binary(const struct atoll_ivset *a, const struct atoll_ivset *b,
                         const struct atoll_ivset *out) {
   if (!atoll_ivset_is_valid(a) || !atoll_ivset_is_valid(b) || !shape_ok(out))
@@ -96,6 +384,11 @@ static int check_binary(const struct atoll_ivset *a, const struct atoll_ivset *b
   return ATOLL_OK;
 }
 
+/*@
+  requires \valid(out);
+  assigns out->count;
+  ensures out->count == 0 && \result == ATOLL_EFULL;
+*/
 static int fail_full(struct atoll_ivset *out) {
   out->count = 0;
   return ATOLL_EFULL;
@@ -104,6 +397,12 @@ static int fail_full(struct atoll_ivset *out) {
 bool atoll_ivset_is_valid(const struct atoll_ivset *s) {
   if (!shape_ok(s))
     return false;
+  /*@
+    loop invariant 0 <= i <= s->count;
+    loop invariant atoll_ivset_canonical(s->iv, i);
+    loop assigns i;
+    loop variant s->count - i;
+  */
   for (uint32_t i = 0; i < s->count; i++) {
     if (s->iv[i].lo >= s->iv[i].hi)
       return false;
@@ -147,7 +446,7 @@ int atoll_ivset_insert(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
     if (s->iv[b - 1u].hi > merged.hi)
       merged.hi = s->iv[b - 1u].hi;
   }
-  return replace_span(s, a, b, &merged, 1);
+  return replace_span(s, a, b, merged, merged, 1);
 }
 
 int atoll_ivset_remove(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
@@ -163,7 +462,7 @@ int atoll_ivset_remove(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
     b++;
   if (a == b)
     return ATOLL_OK;
-  struct atoll_interval pieces[2];
+  struct atoll_interval pieces[2] = {{0, 0}, {0, 0}};
   uint32_t k = 0;
   if (s->iv[a].lo < lo) {
     pieces[k].lo = s->iv[a].lo;
@@ -175,7 +474,7 @@ int atoll_ivset_remove(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
     pieces[k].hi = s->iv[b - 1u].hi;
     k++;
   }
-  return replace_span(s, a, b, pieces, k);
+  return replace_span(s, a, b, pieces[0], pieces[1], k);
 }
 
 bool atoll_ivset_contains(const struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
@@ -185,6 +484,12 @@ bool atoll_ivset_contains(const struct atoll_ivset *s, uint64_t lo, uint64_t hi)
     return true;
   /* Touching ranges are merged, so a covered range lies inside a single stored range. */
   uint32_t a = first_ending_after(s, lo);
+  /*@ assert atoll_ivset_valid(s) && (a == s->count || s->iv[a].lo > lo) ==>
+        !atoll_ivset_has(s, lo); */
+  /*@ assert atoll_ivset_valid(s) && a < s->count && s->iv[a].lo <= lo && s->iv[a].hi < hi ==>
+        !atoll_ivset_has(s, s->iv[a].hi); */
+  /*@ assert a < s->count && s->iv[a].lo <= lo && hi <= s->iv[a].hi ==>
+        \forall integer x; lo <= x < hi ==> atoll_ivset_in(s->iv, a, a + 1, x); */
   return a < s->count && s->iv[a].lo <= lo && hi <= s->iv[a].hi;
 }
 
@@ -192,6 +497,11 @@ bool atoll_ivset_overlaps(const struct atoll_ivset *s, uint64_t lo, uint64_t hi)
   if (!shape_ok(s) || lo >= hi)
     return false;
   uint32_t a = first_ending_after(s, lo);
+  /*@ assert atoll_ivset_valid(s) && a < s->count && s->iv[a].lo < hi ==>
+        \let x = (lo > s->iv[a].lo ? lo : s->iv[a].lo);
+        lo <= x < hi && s->iv[a].lo <= x < s->iv[a].hi && atoll_ivset_has(s, x); */
+  /*@ assert atoll_ivset_valid(s) && (a == s->count || s->iv[a].lo >= hi) ==>
+        \forall integer x; lo <= x < hi ==> !atoll_ivset_has(s, x); */
   return a < s->count && s->iv[a].lo < hi;
 }
 
@@ -201,13 +511,32 @@ bool atoll_ivset_intersects(const struct atoll_ivset *a, const struct atoll_ivse
   uint32_t i = 0;
   uint32_t j = 0;
   /* Advance whichever range ends first: it cannot meet any later range of the other set. */
+  /*@
+    loop invariant 0 <= i <= a->count && 0 <= j <= b->count;
+    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b) ==>
+      \forall integer x; atoll_ivset_in(a->iv, 0, i, x) ==> !atoll_ivset_has(b, x);
+    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b) ==>
+      \forall integer x; atoll_ivset_in(b->iv, 0, j, x) ==> !atoll_ivset_has(a, x);
+    loop assigns i, j;
+    loop variant (a->count - i) + (b->count - j);
+  */
   while (i < a->count && j < b->count) {
-    if (a->iv[i].lo < b->iv[j].hi && b->iv[j].lo < a->iv[i].hi)
+    if (a->iv[i].lo < b->iv[j].hi && b->iv[j].lo < a->iv[i].hi) {
+      /*@ assert atoll_ivset_valid(a) && atoll_ivset_valid(b) && a->iv[i].lo <= b->iv[j].lo ==>
+            atoll_ivset_has(a, b->iv[j].lo) && atoll_ivset_has(b, b->iv[j].lo); */
+      /*@ assert atoll_ivset_valid(a) && atoll_ivset_valid(b) && b->iv[j].lo <= a->iv[i].lo ==>
+            atoll_ivset_has(a, a->iv[i].lo) && atoll_ivset_has(b, a->iv[i].lo); */
       return true;
-    if (a->iv[i].hi <= b->iv[j].hi)
+    }
+    if (a->iv[i].hi <= b->iv[j].hi) {
+      /*@ assert atoll_ivset_valid(a) && atoll_ivset_valid(b) ==>
+            \forall integer x; a->iv[i].lo <= x < a->iv[i].hi ==> !atoll_ivset_has(b, x); */
       i++;
-    else
+    } else {
+      /*@ assert atoll_ivset_valid(a) && atoll_ivset_valid(b) ==>
+            \forall integer x; b->iv[j].lo <= x < b->iv[j].hi ==> !atoll_ivset_has(a, x); */
       j++;
+    }
   }
   return false;
 }
@@ -288,6 +617,15 @@ uint64_t atoll_ivset_bytes(const struct atoll_ivset *s) {
   if (!shape_ok(s))
     return 0;
   uint64_t total = 0;
+  /* Under atoll_ivset_valid the sum stays at or below the end of the last range counted, so it
+   * cannot wrap; on a broken set it may, harmlessly (the answer is then meaningless anyway). */
+  /*@
+    loop invariant 0 <= i <= s->count;
+    loop invariant atoll_ivset_valid(s) ==> total == atoll_ivset_total(s->iv, i);
+    loop invariant atoll_ivset_valid(s) && i > 0 ==> total <= s->iv[i - 1].hi;
+    loop assigns i, total;
+    loop variant s->count - i;
+  */
   for (uint32_t i = 0; i < s->count; i++)
     total += s->iv[i].hi - s->iv[i].lo;
   return total;
