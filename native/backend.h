@@ -1,0 +1,112 @@
+/* backend.h — what a native back-end (CPU threads, CUDA, HIP) provides to the native runtime.
+ *
+ * The runtime (native/runtime/) holds everything REEF changed inside the vendor runtime and is shared by
+ * all back-ends: per-stream host queues and their transmit threads, the device-queue capacity
+ * (in-flight bound), the GC thread that reclaims evicted commands, the preempt flags and execution
+ * indices, the scheduler thread running the core's policy. A back-end is thin: memory, copies,
+ * hardware queues that execute launches in order, the preempt flag and execution index in device
+ * memory, and — where the hardware allows — a CU reset. It knows nothing of policy.
+ *
+ * Kernel launches name a kernel of the kernel library (native/kernels) by id with its argument
+ * slots; every launched block first runs the preemptor prologue in the back-end's block wrapper:
+ * if the queue's preempt flag is set the block exits at once (lazy eviction), otherwise it records
+ * the launch's tag as the queue's execution index, then runs the kernel body.
+ *
+ * Completion is reported by the back-end calling cfg->on_complete from one of its threads (never
+ * from inside a call the runtime made while holding its locks). */
+#ifndef ATOLL_NATIVE_BACKEND_H
+#define ATOLL_NATIVE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/ak.h"
+
+#define ATOLL_NPAD_MAX 8 /* BE parts in one padded launch */
+
+typedef enum atoll_nlaunch_kind {
+  ATOLL_NL_KERNEL,
+  ATOLL_NL_PADDED, /* one RT kernel + BE block ranges as one launch (REEF §5) */
+  ATOLL_NL_COPY_H2D,
+  ATOLL_NL_COPY_D2H,
+  ATOLL_NL_MEMSET
+} atoll_nlaunch_kind;
+
+/* A block range of one library kernel. */
+typedef struct atoll_nkernel_range {
+  uint32_t kernel;    /* kernel-library id */
+  ak_args args;
+  uint32_t grid;      /* the kernel's full grid (blocks) */
+  uint32_t threads;   /* threads per block */
+  uint32_t block_lo, block_n; /* the blocks to run: [block_lo, block_lo + block_n) */
+  uint32_t occupancy; /* resident blocks per CU */
+  uint32_t cus;       /* padded launches: CUs given to this part (0 = any) */
+  uint64_t tag;       /* the runtime's tag for this range (echoed on completion) */
+} atoll_nkernel_range;
+
+typedef struct atoll_nlaunch {
+  atoll_nlaunch_kind kind;
+  uint64_t tag;       /* recorded as execution index by the prologue; echoed on completion */
+  atoll_nkernel_range k;                   /* KERNEL, and the RT part of PADDED */
+  atoll_nkernel_range parts[ATOLL_NPAD_MAX]; /* PADDED: the BE parts */
+  uint32_t n_parts;
+  /* Copies and memset. Host pointers are the runtime's; device pointers come from alloc. */
+  void *dst;
+  const void *src;
+  size_t bytes;
+  int value;
+} atoll_nlaunch;
+
+typedef enum atoll_ndone_status {
+  ATOLL_ND_OK,      /* ran to completion */
+  ATOLL_ND_EVICTED, /* its blocks exited in the prologue (flag set) */
+  ATOLL_ND_KILLED,  /* a CU reset abandoned at least one block */
+  ATOLL_ND_FAULT    /* the kernel faulted (fault injection, device error) */
+} atoll_ndone_status;
+
+typedef struct atoll_nbackend_cfg {
+  uint32_t cus;             /* 0: the device's own count */
+  uint32_t slots_per_cu;    /* CPU back-end: max resident blocks per worker; 0: default */
+  bool pin_threads;         /* CPU back-end: pin CU workers to cores */
+  /* Completion: one call per launch (per part for padded launches' BE parts, with the part tag). */
+  void (*on_complete)(void *ctx, uint64_t tag, atoll_ndone_status status);
+  void *ctx;
+} atoll_nbackend_cfg;
+
+typedef struct atoll_nbackend_info {
+  char name[64];      /* device name */
+  uint32_t cus;
+  uint32_t max_occupancy;
+  bool can_reset_cus; /* false on stock GPU drivers: fall back to lazy eviction + preemption points */
+  bool can_pad;       /* padded launches supported */
+} atoll_nbackend_info;
+
+typedef struct atoll_nqueue atoll_nqueue; /* a hardware queue (CPU: the CP's per-stream ring) */
+
+typedef struct atoll_nbackend_ops {
+  const char *name; /* "cpu", "cuda", "hip" */
+  /* Returns ATOLL_ENODEV (exit 4) with a message in err when no device or driver is present. */
+  int (*open)(const atoll_nbackend_cfg *cfg, void **be, char *err, size_t err_len);
+  void (*close)(void *be);
+  int (*info)(void *be, atoll_nbackend_info *out);
+
+  int (*alloc)(void *be, size_t bytes, void **dptr);
+  void (*free)(void *be, void *dptr);
+  /* Synchronous copies outside any queue (set-up, verification read-back). */
+  int (*copy_to_device)(void *be, void *dst, const void *src, size_t bytes);
+  int (*copy_from_device)(void *be, void *dst, const void *src, size_t bytes);
+
+  int (*create_queue)(void *be, uint32_t priority, atoll_nqueue **q);
+  /* Appends to the queue; launches of one queue run in order. Never blocks on the device: the
+   * runtime bounds in-flight launches per queue (the DQ capacity) itself. */
+  int (*submit)(void *be, atoll_nqueue *q, const atoll_nlaunch *l);
+  /* The queue's preempt flag in device memory, written without queueing behind its launches. */
+  int (*set_flag)(void *be, atoll_nqueue *q, bool on);
+  /* The execution index the prologue recorded (ATOLL_ENOENT when none yet). */
+  int (*exec_index)(void *be, atoll_nqueue *q, uint64_t *tag);
+  /* Kill every running block now (NULL when the device cannot: stock GPU drivers). */
+  int (*reset_cus)(void *be);
+} atoll_nbackend_ops;
+
+#endif
