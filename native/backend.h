@@ -109,4 +109,13 @@ typedef struct atoll_nbackend_ops {
   int (*reset_cus)(void *be);
 } atoll_nbackend_ops;
 
+/* Back-end lookup (native/runtime/backend_registry.c): "cpu" is linked in; "cuda" and "hip" are
+ * loadable modules, so atoll starts on machines without CUDA or ROCm libraries. A module is the
+ * shared object libatoll_backend_<name>.so, searched next to the executable, then in ../lib, then
+ * in $ATOLL_BACKEND_PATH; it exports one symbol:
+ *     const atoll_nbackend_ops *atoll_nbackend_module(void);
+ * A missing module or a failing dlopen is ATOLL_ENODEV with the loader's text in err. */
+#define ATOLL_NBACKEND_MODULE_SYMBOL "atoll_nbackend_module"
+int atoll_nbackend_lookup(const char *name, const atoll_nbackend_ops **ops, char *err, size_t err_len);
+
 #endif
