@@ -13,7 +13,24 @@
  * the launch's tag as the queue's execution index, then runs the kernel body.
  *
  * Completion is reported by the back-end calling cfg->on_complete from one of its threads (never
- * from inside a call the runtime made while holding its locks). */
+ * from inside a call the runtime made while holding its locks).
+ *
+ * Semantics every back-end keeps (the core and the simulated device count on them):
+ *   - The prologue's decision is per LAUNCH: the first block to run it reads the flag and decides
+ *     for the whole launch (a per-launch word, e.g. set by compare-and-swap on a GPU). A launch is
+ *     therefore evicted whole (every block exits, status EVICTED) or runs whole; a launch that
+ *     started is never cut short by a flag set later, only by a CU reset. The wait policy relies
+ *     on this: it lets a started kernel finish and counts its work.
+ *   - reset_cus kills every launch with blocks resident on the CUs: their running blocks stop at
+ *     their next preemption point, their blocks not yet started never start, and the launch
+ *     completes with status KILLED (even if, by chance, every block had ended). Launches still
+ *     queued are not touched (the flag evicts them). It returns once the killed blocks have
+ *     stopped where the back-end can tell (CPU), else as soon as the reset is issued.
+ *   - Completions of one queue are reported in submission order; a padded launch reports each BE
+ *     part (with the part's tag) before the launch itself.
+ *
+ * Additions since the first version of this contract (all optional, all appended): cfg->on_start,
+ * atoll_nlaunch.rt, and the cu_busy op. */
 #ifndef ATOLL_NATIVE_BACKEND_H
 #define ATOLL_NATIVE_BACKEND_H
 
@@ -56,6 +73,7 @@ typedef struct atoll_nlaunch {
   const void *src;
   size_t bytes;
   int value;
+  uint8_t rt; /* real-time work (for the CU-time split of cu_busy and for traces) */
 } atoll_nlaunch;
 
 typedef enum atoll_ndone_status {
@@ -72,6 +90,11 @@ typedef struct atoll_nbackend_cfg {
   /* Completion: one call per launch (per part for padded launches' BE parts, with the part tag). */
   void (*on_complete)(void *ctx, uint64_t tag, atoll_ndone_status status);
   void *ctx;
+  /* Optional: a launch's first block passed the prologue (it recorded the execution index); tag as
+   * for on_complete, the launch's own tag for a padded launch. Called at most once per launch,
+   * before its on_complete, under the same rules. A back-end that cannot observe it never calls it
+   * and the runtime takes the completion as the start. */
+  void (*on_start)(void *ctx, uint64_t tag);
 } atoll_nbackend_cfg;
 
 typedef struct atoll_nbackend_info {
@@ -107,6 +130,9 @@ typedef struct atoll_nbackend_ops {
   int (*exec_index)(void *be, atoll_nqueue *q, uint64_t *tag);
   /* Kill every running block now (NULL when the device cannot: stock GPU drivers). */
   int (*reset_cus)(void *be);
+  /* Optional: CU-time integrals since open, in ns: the sum over CUs of the time at least one block
+   * was resident, and the same restricted to RT and to BE blocks (atoll_nlaunch.rt). */
+  int (*cu_busy)(void *be, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_ns);
 } atoll_nbackend_ops;
 
 /* Back-end lookup (native/runtime/backend_registry.c): "cpu" is linked in; "cuda" and "hip" are
