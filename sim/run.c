@@ -8,6 +8,8 @@
 #include "evq.h"
 #include "sched.h"
 #include "simdev.h"
+#include "timeline.h"
+#include "trace_hooks.h"
 #include "workload.h"
 
 typedef struct runner {
@@ -19,6 +21,8 @@ typedef struct runner {
   atoll_client_gen *gens;
   atoll_run_results *res;
   atoll_trace *trace;
+  atoll_timeline tl;        /* what the trace draws (timeline.h) */
+  atoll_trace_hooks hooks;  /* the device's hooks, drawn on tl */
   int oom;
   /* Preemption bookkeeping: the record waiting for its RT request's first kernel, the last
    * record (restores and re-executions are charged to it), when normal mode last resumed, and
@@ -76,12 +80,8 @@ static void close_preemption(runner *r, int64_t now) {
   atoll_simdev_killed(r->dev, &killed, &n_killed);
   p->wasted_gpu_ns += killed - r->killed_charged_ns;
   r->killed_charged_ns = killed;
-  if (r->trace) {
-    char args[160];
-    snprintf(args, sizeof args, "\"hq_reset_us\":%.3f,\"dq_evict_us\":%.3f,\"cu_kill_us\":%.3f", p->hq_reset_ns / 1e3,
-             p->dq_evict_ns / 1e3, p->cu_kill_ns / 1e3);
-    atoll_trace_span(r->trace, ATOLL_TRACK_SCHED, 0, "preemption", "preempt", p->at_ns, p->latency_ns, args);
-  }
+  atoll_timeline_preemption(&r->tl, p->at_ns, p->latency_ns, p->hq_reset_ns, p->dq_evict_ns, p->cu_kill_ns,
+                            p->evicted_kernels);
   r->open_pre = -1;
 }
 
@@ -118,6 +118,7 @@ static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t 
                               uint32_t done_before, uint32_t launched_before, int64_t now) {
   runner *r = ctx;
   TAP(r, task_preempted, client, req, interrupted, restart, done_before, launched_before, now);
+  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s->clients[client].name, restart, now, now);
   atoll_preemption_record *p = last_record(r);
   if (!p)
     return;
@@ -131,6 +132,8 @@ static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t 
 static void on_task_restored(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
   TAP(r, task_restored, client, req, now);
+  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s->clients[client].name, 0,
+                              r->resumed_ns < now ? r->resumed_ns : now, now);
   atoll_preemption_record *p = last_record(r);
   if (p && now >= r->resumed_ns)
     p->restore_ns += now - r->resumed_ns;
@@ -141,13 +144,9 @@ static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   TAP(r, request_done, client, req, now);
   atoll_request_record *rec = &r->res->clients[client].req[req];
   rec->done_ns = now;
-  if (r->trace) {
-    char args[64];
-    snprintf(args, sizeof args, "\"request\":%llu", (unsigned long long)req);
-    atoll_trace_span(r->trace, ATOLL_TRACK_CLIENT, client, r->s->models[r->s->clients[client].model].name,
-                     r->s->clients[client].cls == ATOLL_CLASS_RT ? "rt" : "be", rec->arrival_ns,
-                     now - rec->arrival_ns, args);
-  }
+  const atoll_client *cl = &r->s->clients[client];
+  atoll_timeline_request(&r->tl, client, cl->name, r->s->models[cl->model].name, cl->cls == ATOLL_CLASS_RT, req,
+                         rec->arrival_ns, rec->start_ns, now);
   /* A closed-loop client sends its next request as soon as one completes. */
   if (r->s->clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     schedule_arrival(r, client, now);
@@ -168,9 +167,7 @@ static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   TAP(r, mode_changed, mode, now);
   if (mode == ATOLL_MODE_NORMAL)
     r->resumed_ns = now;
-  if (r->trace)
-    atoll_trace_instant(r->trace, ATOLL_TRACK_SCHED, 0, mode == ATOLL_MODE_REALTIME ? "real-time mode" : "normal mode",
-                        "mode", now, NULL);
+  atoll_timeline_mode(&r->tl, mode == ATOLL_MODE_REALTIME, now);
 }
 
 static const atoll_core_observer observer = {.request_started = on_started,
@@ -214,8 +211,10 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
   int64_t *deadlines = calloc(s->n_clients, sizeof *deadlines);
   r.gens = calloc(s->n_clients, sizeof *r.gens);
   int rc = deadlines && r.gens ? atoll_evq_init(&r.evq, 4096) : ATOLL_ENOMEM;
-  atoll_simdev_cfg dcfg = {.scenario = s, .evq = &r.evq, .trace = trace, .window_start_ns = s->warmup_ns,
-                           .window_end_ns = s->duration_ns};
+  atoll_timeline_init(&r.tl, trace);
+  atoll_trace_hooks_init(&r.hooks, &r.tl, s);
+  atoll_simdev_cfg dcfg = {.scenario = s, .evq = &r.evq, .trace = trace, .hooks = trace ? &r.hooks.hooks : NULL,
+                           .window_start_ns = s->warmup_ns, .window_end_ns = s->duration_ns};
   if (rc == 0)
     rc = atoll_simdev_create(&r.dev, &dcfg);
   size_t size = rc == 0 ? atoll_core_size(s, NULL) : 0;
@@ -239,11 +238,8 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
     return rc;
   }
   atoll_simdev_attach(r.dev, &r.core);
-  if (trace) {
-    for (uint32_t c = 0; c < s->n_clients; c++)
-      atoll_trace_name_track(trace, ATOLL_TRACK_CLIENT, c, s->clients[c].name);
+  if (trace)
     atoll_trace_name_track(trace, ATOLL_TRACK_SCHED, 0, atoll_policy_name(s->policy.kind));
-  }
   for (uint32_t c = 0; c < s->n_clients; c++) {
     if (!atoll_core_client_active(&r.core, c))
       continue;
@@ -260,6 +256,7 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
       atoll_simdev_handle(r.dev, p, t);
   }
   atoll_simdev_finish(r.dev, s->duration_ns, &res->cu_busy_ns, &res->cu_busy_rt_ns, &res->cu_busy_be_ns);
+  atoll_timeline_finish(&r.tl, s->duration_ns);
   res->rt_beside_be = atoll_simdev_rt_beside_be(r.dev);
   res->events = r.evq.processed;
   rc = r.oom ? ATOLL_ENOMEM : 0;

@@ -73,6 +73,7 @@ struct atoll_simdev {
   const atoll_gpu *g;
   atoll_evq *evq;
   atoll_trace *trace;
+  const atoll_simdev_hooks *hooks; /* NULL: nobody observes */
   atoll_core *core;
   atoll_kernel_timing **timing; /* per model, per op */
 
@@ -191,6 +192,8 @@ static void transmit(atoll_simdev *d, stream *st) {
     st->transmit_free_ns = e->ready_ns;
     st->dq_count++;
   }
+  ATOLL_SIMDEV_HOOK(d->hooks, queue_depth, (uint32_t)(st - d->streams), st->name, st->count - st->dq_count,
+                    st->dq_count, now);
 }
 
 /* --- command processor ---
@@ -227,6 +230,7 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
     } else {
       d->cp_evict_free_ns = start + d->g->costs.evicted_kernel_ns;
       done = d->cp_evict_free_ns;
+      ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_DQ_EVICT, sidx, st->name, 1, start, done);
       if (done > d->marks.evict_done_ns)
         d->marks.evict_done_ns = done;
     }
@@ -252,6 +256,8 @@ static void reserve_evictions(atoll_simdev *d, stream *st, uint32_t n) {
     return;
   int64_t now = now_of(d), from = d->cp_evict_free_ns > now ? d->cp_evict_free_ns : now;
   d->cp_evict_free_ns = from + d->g->costs.dq_reset_ns + (int64_t)n * d->g->costs.evicted_kernel_ns;
+  ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_DQ_EVICT, (uint32_t)(st - d->streams), st->name, n, from,
+                    d->cp_evict_free_ns);
   d->marks.evicted += n;
   if (d->cp_evict_free_ns > d->marks.evict_done_ns)
     d->marks.evict_done_ns = d->cp_evict_free_ns;
@@ -499,9 +505,13 @@ static void part_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   st->busy = 0;
   st->kt = NULL;
   d->hidden_free[d->n_hidden_free++] = (int32_t)sidx;
+  pad_rec *rec = &d->pads[d->streams[owner].pad];
+  for (uint32_t i = 0; d->hooks && i < rec->n; i++)
+    if (rec->parts[i].cmd.tag == tag)
+      ATOLL_SIMDEV_HOOK(d->hooks, pad_part, owner, d->streams[owner].name, (int32_t)i, &rec->parts[i].cmd, blocks,
+                        st->cu_lo, st->cu_hi, st->start_ns, now);
   if (d->core)
     atoll_core_on_blocks_done(d->core, owner, tag, blocks, now);
-  pad_rec *rec = &d->pads[d->streams[owner].pad];
   if (--rec->remaining == 0 && rec->rt_done)
     command_done(d, owner, now);
 }
@@ -516,6 +526,8 @@ static void kernel_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   if (st->pad >= 0) {
     pad_rec *rec = &d->pads[st->pad];
     rec->rt_done = 1;
+    ATOLL_SIMDEV_HOOK(d->hooks, pad_part, sidx, st->name, -1, &head_of(st)->cmd, st->kt->blocks, 0, rec->rt_cus,
+                      st->start_ns, now);
     if (rec->remaining > 0)
       return; /* Rule 1 makes this rare: a BE part still runs */
   }
@@ -581,8 +593,9 @@ static void start_parts(atoll_simdev *d, uint32_t owner, pad_rec *rec) {
     uint32_t h = (uint32_t)d->hidden_free[--d->n_hidden_free];
     stream *hs = &d->streams[h];
     timing_for(d, &part->cmd, &hs->kt_local);
-    /* In the padded kernel every part runs at the launch's occupancy. */
-    hs->kt_local.block_units = d->g->registers_per_cu / part->occupancy;
+    /* In the padded kernel every part runs at the launch's occupancy, in persistent-block form. */
+    atoll_kernel_timing_padded(d->g, &d->s->models[part->cmd.model].model.ops[part->cmd.op], part->cmd.version,
+                               part->occupancy, &hs->kt_local);
     hs->kt = &hs->kt_local;
     hs->placed = hs->done = 0;
     hs->started = 0;
@@ -656,6 +669,7 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
  * CUs only when the running kernels belong to preempted streams; RT work launched after the flag
  * carries a newer epoch and is never killed. */
 static void on_kill(atoll_simdev *d, int64_t now) {
+  uint32_t killed_before = d->killed_kernels;
   for (uint32_t w = 0; w < d->n_waves; w++) {
     wave *wv = &d->waves[w];
     stream *st = &d->streams[wv->stream];
@@ -693,6 +707,8 @@ static void on_kill(atoll_simdev *d, int64_t now) {
   }
   if (now > d->marks.kill_done_ns)
     d->marks.kill_done_ns = now;
+  ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_CU_RESET, UINT32_MAX, NULL, d->killed_kernels - killed_before,
+                    now - d->g->costs.cu_reset_ns, now);
   place_blocks(d, d->all_cus, d->g->cus);
 }
 
@@ -872,6 +888,9 @@ static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *d
   d->host_free_ns = (d->host_free_ns > now ? d->host_free_ns : now) + cost;
   if (d->host_free_ns > d->marks.hq_done_ns)
     d->marks.hq_done_ns = d->host_free_ns;
+  ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_HQ_RESET, sid, st->name, n, d->host_free_ns - cost,
+                    d->host_free_ns);
+  ATOLL_SIMDEV_HOOK(d->hooks, queue_depth, sid, st->name, st->count - st->dq_count, st->dq_count, now);
   if (dropped)
     *dropped = n;
   return 0;
@@ -892,6 +911,7 @@ static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
      * order, so while its head runs (until killed or completed) the CP cannot reach them: their
      * CP time is reserved when the head leaves. */
     uint32_t waiting = st->dq_count - (st->busy ? 1 : 0) - st->prepaid - st->to_reserve;
+    ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_FLAG, sid, st->name, waiting, now_of(d), now_of(d));
     if (st->busy && !st->evicting)
       st->to_reserve += waiting;
     else
@@ -969,7 +989,7 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   atoll_simdev *d = calloc(1, sizeof *d);
   if (!d)
     return ATOLL_ENOMEM;
-  d->s = s, d->g = &s->gpu, d->evq = cfg->evq, d->trace = cfg->trace;
+  d->s = s, d->g = &s->gpu, d->evq = cfg->evq, d->trace = cfg->trace, d->hooks = cfg->hooks;
   d->cp_last = -1, d->free_wave = -1;
   d->win0 = cfg->window_start_ns, d->win1 = cfg->window_end_ns;
   d->engine_free_ns = calloc(s->gpu.copy_engines, sizeof *d->engine_free_ns);

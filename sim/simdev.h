@@ -31,6 +31,7 @@
 #include "evq.h"
 #include "kernel_timing.h"
 #include "sched.h"
+#include "simdev_hooks.h"
 #include "trace.h"
 
 /* Event payloads: type in the top byte, a generation in the next 24 bits, an id below. */
@@ -65,6 +66,7 @@ typedef struct atoll_simdev_cfg {
   const atoll_scenario *scenario;
   atoll_evq *evq;
   atoll_trace *trace;        /* NULL: no timeline */
+  const atoll_simdev_hooks *hooks; /* NULL, or told what happens inside (simdev_hooks.h) */
   int64_t window_start_ns;   /* CU busy time is counted inside [start, end) */
   int64_t window_end_ns;
 } atoll_simdev_cfg;

@@ -16,6 +16,20 @@
 
 static bool is_open(const atoll_trace *t) { return t && t->f; }
 
+/* Whether [a, b] touches the window [from, to); with no window, everything does. */
+static bool touches(const atoll_trace *t, int64_t a, int64_t b) {
+  return t->to_ns <= t->from_ns || (b >= t->from_ns && a < t->to_ns);
+}
+
+int atoll_trace_wants(const atoll_trace *t, int64_t start_ns, int64_t end_ns) {
+  return is_open(t) && touches(t, start_ns, end_ns);
+}
+
+void atoll_trace_set_window(atoll_trace *t, int64_t from_ns, int64_t to_ns) {
+  if (t)
+    t->from_ns = from_ns, t->to_ns = to_ns;
+}
+
 /* Every write goes through these two, which remember a failure for atoll_trace_close. */
 static void put(atoll_trace *t, const char *s) {
   if (fputs(s, t->f) == EOF)
@@ -72,6 +86,8 @@ static const char *group_name(atoll_track_group g) {
     return "clients";
   case ATOLL_TRACK_SCHED:
     return "scheduler";
+  case ATOLL_TRACK_QUEUES:
+    return "queues";
   }
   return NULL;
 }
@@ -143,7 +159,7 @@ static void event_tail(atoll_trace *t, const char *name, const char *category, c
 
 void atoll_trace_span(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name, const char *category,
                       int64_t start_ns, int64_t dur_ns, const char *args_json) {
-  if (!is_open(t))
+  if (!is_open(t) || !touches(t, start_ns, start_ns + dur_ns))
     return;
   name_group(t, g);
   event_begin(t, "X", g, index);
@@ -154,7 +170,7 @@ void atoll_trace_span(atoll_trace *t, atoll_track_group g, uint32_t index, const
 
 void atoll_trace_instant(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name,
                          const char *category, int64_t at_ns, const char *args_json) {
-  if (!is_open(t))
+  if (!is_open(t) || !touches(t, at_ns, at_ns))
     return;
   name_group(t, g);
   event_begin(t, "i", g, index);
@@ -162,6 +178,52 @@ void atoll_trace_instant(atoll_trace *t, atoll_track_group g, uint32_t index, co
   /* Thread scope: the instant is drawn on its own track, not across the whole process. */
   put(t, ",\"s\":\"t\"");
   event_tail(t, name, category, args_json);
+}
+
+void atoll_trace_counter(atoll_trace *t, atoll_track_group g, const char *name, const char *series, int64_t at_ns,
+                         int64_t value) {
+  if (!is_open(t) || !touches(t, at_ns, at_ns))
+    return;
+  name_group(t, g);
+  event_begin(t, "C", g, 0);
+  put_us(t, "ts", at_ns);
+  put(t, ",\"name\":");
+  put_string(t, name);
+  put(t, ",\"args\":{");
+  put_string(t, series);
+  putf(t, ":%" PRId64 "}}", value);
+}
+
+/* The fields of an async event after its phase: time, name, category and the id, as a string
+ * (the format's ids are strings or numbers; a hex string keeps all 64 bits exact in readers that
+ * hold numbers as doubles). */
+static void async_event(atoll_trace *t, const char *ph, atoll_track_group g, const char *name, const char *category,
+                        uint64_t id, int64_t at_ns, const char *args_json) {
+  name_group(t, g);
+  event_begin(t, ph, g, 0);
+  put_us(t, "ts", at_ns);
+  putf(t, ",\"id\":\"0x%" PRIx64 "\"", id);
+  event_tail(t, name, category ? category : "async", args_json);
+}
+
+void atoll_trace_async_begin(atoll_trace *t, atoll_track_group g, const char *name, const char *category,
+                             uint64_t id, int64_t at_ns, const char *args_json) {
+  if (is_open(t))
+    async_event(t, "b", g, name, category, id, at_ns, args_json);
+}
+
+void atoll_trace_async_end(atoll_trace *t, atoll_track_group g, const char *name, const char *category, uint64_t id,
+                           int64_t at_ns) {
+  if (is_open(t))
+    async_event(t, "e", g, name, category, id, at_ns, NULL);
+}
+
+void atoll_trace_async(atoll_trace *t, atoll_track_group g, const char *name, const char *category, uint64_t id,
+                       int64_t start_ns, int64_t end_ns, const char *args_json) {
+  if (!atoll_trace_wants(t, start_ns, end_ns))
+    return;
+  async_event(t, "b", g, name, category, id, start_ns, args_json);
+  async_event(t, "e", g, name, category, id, end_ns, NULL);
 }
 
 int atoll_trace_close(atoll_trace *t) {

@@ -1,10 +1,14 @@
 /* Timeline trace in Chrome trace-event JSON (opens in ui.perfetto.dev and chrome://tracing).
  *
- * A streaming writer: spans and instants are written as they happen, so a long run costs no
- * memory. Tracks are (group, index) pairs rendered as one process per group and one thread per
- * index, named once with atoll_trace_name_track(). Times are nanoseconds; the file carries
- * microseconds with three decimals. Every later event kind (preemption steps, padding) goes
- * through this one writer. */
+ * A streaming writer of the format's primitives: spans, instants, counters and async slices are
+ * written as they happen, so a long run costs no memory. Tracks are (group, index) pairs rendered
+ * as one process per group and one thread per index, named once with atoll_trace_name_track().
+ * Times are nanoseconds; the file carries microseconds with three decimals. The writer knows
+ * nothing of any device: what atoll draws with it (queues, preemption steps, padded launches,
+ * requests) is timeline.h, which the simulator, the native runtime and the explorer share.
+ *
+ * Events need not be written in time order (viewers sort them); spans on one track must nest
+ * (a span inside another, or after it), so overlapping work goes to async slices. */
 #ifndef ATOLL_SIM_TRACE_H
 #define ATOLL_SIM_TRACE_H
 
@@ -15,7 +19,8 @@ typedef enum atoll_track_group {
   ATOLL_TRACK_CU = 1,     /* a CU or a group of CUs */
   ATOLL_TRACK_STREAM = 2, /* a device stream: kernels in execution */
   ATOLL_TRACK_CLIENT = 3, /* a client: its requests from arrival to completion */
-  ATOLL_TRACK_SCHED = 4   /* the scheduler: modes, preemptions */
+  ATOLL_TRACK_SCHED = 4,  /* the scheduler: modes, preemptions */
+  ATOLL_TRACK_QUEUES = 5  /* host and device queue depths (counters), per stream */
 } atoll_track_group;
 
 typedef struct atoll_trace {
@@ -24,6 +29,7 @@ typedef struct atoll_trace {
   int owns_file;
   uint32_t named_groups; /* bit g: the process_name of group g has been written */
   int failed;            /* a write failed; atoll_trace_close reports ATOLL_EIO */
+  int64_t from_ns, to_ns; /* the window (atoll_trace_set_window); to_ns <= from_ns: everything */
 } atoll_trace;
 
 /* path "-" writes to stdout. Returns 0 or ATOLL_EIO. A trace that is not open (zero-initialised,
@@ -37,6 +43,29 @@ void atoll_trace_span(atoll_trace *t, atoll_track_group g, uint32_t index, const
 /* An instant event ("ph":"i"), e.g. a mode switch. */
 void atoll_trace_instant(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name,
                          const char *category, int64_t at_ns, const char *args_json);
+/* A counter sample ("ph":"C"): from at_ns on, series `series` of the counter track `name` in
+ * group g has `value`. Viewers draw one step graph per (group, name); samples that repeat the
+ * previous value are allowed but only cost space. */
+void atoll_trace_counter(atoll_trace *t, atoll_track_group g, const char *name, const char *series, int64_t at_ns,
+                         int64_t value);
+/* An async slice: a span that may overlap other spans of its group, e.g. the requests of one
+ * client, written as a "ph":"b" / "ph":"e" pair. Slices of the same (group, category, id) nest: a
+ * begin while a slice of that id is open starts its child, and ends close the innermost slice
+ * first. atoll_trace_async writes one slice; begin and end write a nested set in order (parent
+ * begin, children, parent end: viewers keep the file order of events at equal times). Begin and
+ * end ignore the window: check the whole set once with atoll_trace_wants. */
+void atoll_trace_async(atoll_trace *t, atoll_track_group g, const char *name, const char *category, uint64_t id,
+                       int64_t start_ns, int64_t end_ns, const char *args_json);
+void atoll_trace_async_begin(atoll_trace *t, atoll_track_group g, const char *name, const char *category,
+                             uint64_t id, int64_t at_ns, const char *args_json);
+void atoll_trace_async_end(atoll_trace *t, atoll_track_group g, const char *name, const char *category, uint64_t id,
+                           int64_t at_ns);
+/* True when the trace is open and [start_ns, end_ns] touches its window. */
+int atoll_trace_wants(const atoll_trace *t, int64_t start_ns, int64_t end_ns);
+/* Keeps only events that touch [from_ns, to_ns): spans and slices that overlap it, instants and
+ * counter samples inside it. to_ns <= from_ns keeps everything (the default). Traces of long runs
+ * are large (DISB A's 10 s make ~150 MB): a window keeps a readable part. */
+void atoll_trace_set_window(atoll_trace *t, int64_t from_ns, int64_t to_ns);
 /* Finishes the JSON; returns 0 or ATOLL_EIO if any write failed. */
 int atoll_trace_close(atoll_trace *t);
 
