@@ -18,18 +18,34 @@
  *
  * Arguments are untyped slots (device pointers and scalars) so that one launch descriptor serves
  * every kernel and a padded launch can carry several kernels' arguments; each kernel documents its
- * slot layout next to its body.
+ * slot layout next to its body (and ak_catalog.h lists it at run time).
  *
- * Memory accesses that the CPU tracer must see go through AK_LD / AK_ST (and AK_LDV/AK_STV for
- * whole ranges): in the normal build they are plain loads and stores; in the tracer build
- * (AK_TRACE defined) they also record the byte range into the tracer (idem_checker's text format). */
+ * Memory accesses that the CPU tracer must see go through AK_LD / AK_ST: in the normal build they
+ * are plain loads and stores; in the tracer build (AK_TRACE defined) they also record the byte
+ * range into the tracer (idem_checker's text format, docs/native-kernels.md).
+ *
+ * Refinements since the first version of this contract (all additive):
+ *   - AK_MAX_INTS is 16 (a batched, strided gemm needs 16 scalar slots);
+ *   - the kernel-id list AK_KERNEL_LIST and enum ak_kernel_id (ids are stable: append only);
+ *   - ak_run_block(), the one dispatcher every back-end calls for every block (ak_dispatch.c);
+ *   - AK_PREEMPT_POINT, AK_LD/AK_ST, AK_SHARED, AK_RESTRICT, ak_f32/ak_bits, AK_FADD/AK_FMUL/AK_FDIV,
+ *     AK_FOR_ELEMS/2/3 (work items over threads), AK_BAD_ARGS.
+ *
+ * How a back-end uses the library:
+ *   CPU:      link atoll_kernels; for each block fill an ak_ctx and call ak_run_block().
+ *   CUDA/HIP: compile native/kernels/ak_dispatch.c as CUDA/HIP (`-x cu`, or #include it into the
+ *             .cu/.hip file that holds the __global__ wrapper, which avoids relocatable device
+ *             code); the wrapper runs the prologue, then calls ak_run_block() with every thread of
+ *             the block, with blockIdx.x offset to the kernel's full grid for partial/padded ranges.
+ *   Tracer:   link atoll_kernels_trace, which is the same sources built with AK_TRACE; its
+ *             dispatcher is named ak_run_block_trace so both libraries can be linked together. */
 #ifndef ATOLL_AK_H
 #define ATOLL_AK_H
 
 #include <stdint.h>
 
 #define AK_MAX_PTRS 8
-#define AK_MAX_INTS 12
+#define AK_MAX_INTS 16
 
 /* Kernel arguments: device pointers and 32-bit scalars (floats are passed by bit pattern). */
 typedef struct ak_args {
@@ -37,10 +53,14 @@ typedef struct ak_args {
   int32_t i[AK_MAX_INTS];
 } ak_args;
 
-enum { AK_DONE = 0, AK_KILLED = 1 };
+/* ak_run_block results. AK_BAD_ARGS: a scalar slot out of the kernel's documented range (e.g. a
+ * tile larger than the shared scratch); checked block-uniformly before any access. */
+enum { AK_DONE = 0, AK_KILLED = 1, AK_BAD_KERNEL = 2, AK_BAD_ARGS = 3 };
 
 /* What one block knows about itself. `kill` points at the word the back-end sets to abandon the
- * blocks running on this block's CU (CU reset); NULL when the back-end cannot kill. */
+ * blocks running on this block's CU (CU reset); NULL when the back-end cannot kill. On the CPU the
+ * kernel reads it with a relaxed atomic load (__atomic_load_n), so the back-end must write it with
+ * an atomic store (__atomic_store_n or a C11 atomic of the same width) to stay data-race free. */
 typedef struct ak_ctx {
   uint32_t block;   /* blockIdx.x within the kernel's full grid (not within a launched range) */
   uint32_t grid;    /* gridDim.x of the kernel's full grid */
@@ -49,16 +69,159 @@ typedef struct ak_ctx {
   void *trace;      /* tracer state in the AK_TRACE build, else NULL */
 } ak_ctx;
 
+/* The kernel list: X(ID, name). Ids are the position in this list, from 1 (0 is no kernel); new
+ * kernels are appended so ids stay stable. The slot layout of each kernel is documented at its
+ * body (native/kernels/k_*.h) and in ak_catalog.c. */
+#define AK_KERNEL_LIST(X)                                                                                  \
+  X(GEMM, gemm)               /* C = alpha * A.B + bias, batched, strided; tiled (tile_m x tile_n) */        \
+  X(CONV2D, conv2d)           /* NCHW direct convolution, optional bias; tiled (channels x pixels) */       \
+  X(BIAS_RELU, bias_relu)     /* out = [relu](x + bias[channel]); bias may be NULL */                       \
+  X(MAXPOOL, maxpool)         /* NCHW max pooling, k x k window, stride s */                                \
+  X(AVGPOOL, avgpool)         /* NCHW average pooling, k x k window, stride s */                            \
+  X(SOFTMAX, softmax)         /* row-wise softmax */                                                        \
+  X(LAYERNORM, layernorm)     /* row-wise layer normalisation with gamma, beta */                           \
+  X(GELU, gelu)               /* tanh-approximated GELU, elementwise */                                     \
+  X(ADD, add)                 /* out = a + b, elementwise */                                                \
+  X(ADD_INPLACE, add_inplace) /* out += x, elementwise: NOT idempotent */                                   \
+  X(SPIN, spin)               /* synthetic: a fixed amount of arithmetic per block, for runtime tests */
+
+#define AK_ENUM_ENTRY_(ID, name) AK_K_##ID,
+typedef enum ak_kernel_id { AK_K_NONE = 0, AK_KERNEL_LIST(AK_ENUM_ENTRY_) AK_K_COUNT } ak_kernel_id;
+#undef AK_ENUM_ENTRY_
+
 #if defined(__CUDACC__) || defined(__HIPCC__)
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h> /* hipcc, unlike nvcc, does not pre-include its device runtime */
+#endif
 #define AK_GPU 1
 #define AK_DEVICE __device__
+#define AK_SHARED __shared__
+#define AK_RESTRICT __restrict__
 #define AK_FOR_THREADS(t) for (uint32_t t = threadIdx.x; t < (c)->threads; t += blockDim.x)
 #define AK_BARRIER() __syncthreads()
+#define AK_FOR_ELEMS(e, n) for (uint32_t e = threadIdx.x; e < (uint32_t)(n); e += blockDim.x)
+#define AK_FOR_ELEMS2(i, j, ni, nj)                                                                        \
+  for (uint32_t ak_e_ = threadIdx.x, i = 0, j = 0;                                                         \
+       ak_e_ < (uint32_t)(ni) * (uint32_t)(nj) && ((i = ak_e_ / (uint32_t)(nj)), (j = ak_e_ % (uint32_t)(nj)), 1); \
+       ak_e_ += blockDim.x)
+#define AK_FOR_ELEMS3(i, j, k, ni, nj, nk)                                                                 \
+  for (uint32_t ak_e_ = threadIdx.x, i = 0, j = 0, k = 0;                                                  \
+       ak_e_ < (uint32_t)(ni) * (uint32_t)(nj) * (uint32_t)(nk) &&                                         \
+       ((i = ak_e_ / ((uint32_t)(nj) * (uint32_t)(nk))), (j = ak_e_ / (uint32_t)(nk) % (uint32_t)(nj)),    \
+        (k = ak_e_ % (uint32_t)(nk)), 1);                                                                  \
+       ak_e_ += blockDim.x)
 #else
 #define AK_GPU 0
 #define AK_DEVICE
+#define AK_SHARED
+#define AK_RESTRICT restrict
 #define AK_FOR_THREADS(t) for (uint32_t t = 0; t < (c)->threads; t++)
 #define AK_BARRIER() ((void)0)
+#define AK_FOR_ELEMS(e, n) for (uint32_t e = 0; e < (uint32_t)(n); e++)
+#define AK_FOR_ELEMS2(i, j, ni, nj)                                                                        \
+  for (uint32_t i = 0; i < (uint32_t)(ni); i++)                                                            \
+    for (uint32_t j = 0; j < (uint32_t)(nj); j++)
+#define AK_FOR_ELEMS3(i, j, k, ni, nj, nk)                                                                 \
+  for (uint32_t i = 0; i < (uint32_t)(ni); i++)                                                            \
+    for (uint32_t j = 0; j < (uint32_t)(nj); j++)                                                          \
+      for (uint32_t k = 0; k < (uint32_t)(nk); k++)
 #endif
+
+/* Work items spread over the block's threads. AK_FOR_ELEMS(e, n) runs its body once for every
+ * e in [0, n); on the GPU item e belongs to thread e mod blockDim.x, on the CPU the loop is plain
+ * (so the compiler can vectorise it). The 2-D and 3-D forms enumerate (i, j) / (i, j, k) in
+ * row-major order with the same ownership (flattened index mod blockDim.x): no division on the
+ * CPU. Item ownership is the same in every loop of a kernel, so a thread may keep per-item state
+ * in shared scratch across loops without a barrier. Bodies must not `break` (on the CPU it would
+ * leave only the innermost loop). */
+
+/* Float arithmetic whose rounding the compiler may not change: the GPU compilers contract
+ * a * b + c into one fused multiply-add by default, which would make results depend on the
+ * compiler's choices (and differ from the CPU build). Sums of products in the library use these,
+ * so every tiling — and the CPU and GPU builds — round each step the same way. The CPU library is
+ * built with -ffp-contract=off for the same reason. Float scalars travel in int slots as bits. */
+#if AK_GPU
+#define AK_FADD(x, y) __fadd_rn((x), (y))
+#define AK_FMUL(x, y) __fmul_rn((x), (y))
+#define AK_FDIV(x, y) __fdiv_rn((x), (y))
+static __device__ __forceinline__ float ak_f32(int32_t bits) { return __int_as_float(bits); }
+#else
+#define AK_FADD(x, y) ((x) + (y))
+#define AK_FMUL(x, y) ((x) * (y))
+#define AK_FDIV(x, y) ((x) / (y))
+static inline float ak_f32(int32_t bits) {
+  union {
+    int32_t i;
+    float f;
+  } u;
+  u.i = bits;
+  return u.f;
+}
+/* Host side: a float's bit pattern for an int slot. */
+static inline int32_t ak_bits(float f) {
+  union {
+    float f;
+    int32_t i;
+  } u;
+  u.f = f;
+  return u.i;
+}
+#endif
+
+/* Block-shared scratch that ak_run_block provides to every kernel body (floats). One buffer
+ * for all kernels keeps a padded GPU launch, which reaches every kernel from one __global__
+ * function, at one kernel's worth of static shared memory. On the CPU it lives on the worker
+ * thread's stack (12 KiB). */
+#define AK_SMEM_FLOATS 3072
+
+/* Preemption point: a BLOCK-LEVEL statement (never inside AK_FOR_THREADS, never under a
+ * thread-dependent branch). When the CU has been reset, the block returns AK_KILLED.
+ *   CPU: one relaxed atomic load of *kill and a branch.
+ *   GPU: thread 0 reads the word into shared memory between two barriers, so every thread of the
+ *        block takes the same decision (a block that split would deadlock at its next barrier).
+ *        The first barrier keeps thread 0 from overwriting the shared copy while slower threads
+ *        still read the previous point's value. */
+#if AK_GPU
+#define AK_PREEMPT_POINT(c)                                                                                \
+  do {                                                                                                     \
+    __shared__ uint32_t ak_kill_seen_;                                                                     \
+    __syncthreads();                                                                                       \
+    if (threadIdx.x == 0)                                                                                  \
+      ak_kill_seen_ = (c)->kill ? *(c)->kill : 0u;                                                         \
+    __syncthreads();                                                                                       \
+    if (ak_kill_seen_)                                                                                     \
+      return AK_KILLED;                                                                                    \
+  } while (0)
+#elif defined(AK_NO_PREEMPT_POINTS)
+/* The bench's baseline build: the points compile to nothing (docs/native-kernels.md). */
+#define AK_PREEMPT_POINT(c) ((void)(c))
+#else
+#define AK_PREEMPT_POINT(c)                                                                                \
+  do {                                                                                                     \
+    if ((c)->kill && __atomic_load_n((c)->kill, __ATOMIC_RELAXED))                                         \
+      return AK_KILLED;                                                                                    \
+  } while (0)
+#endif
+
+/* Traced global-memory accesses. `p` is evaluated twice: pass a side-effect-free pointer
+ * expression. Shared-memory scratch is not traced (it lives only while the block runs, so
+ * re-running the block rebuilds it — like NVBit's skipped LDS/STS). The kernel's context must be
+ * named `c` (as for AK_FOR_THREADS). */
+#if defined(AK_TRACE) && !AK_GPU
+#include <stddef.h>
+void ak_trace_access(void *trace, const void *p, size_t bytes, int write);
+#define AK_LD(p) (ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 0), *(p))
+#define AK_ST(p, v) (ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 1), (void)(*(p) = (v)))
+#define ak_run_block ak_run_block_trace
+#else
+#define AK_LD(p) (*(p))
+#define AK_ST(p, v) ((void)(*(p) = (v)))
+#endif
+
+/* Runs block c->block of kernel `kernel` with arguments a (all threads of the block call it on
+ * the GPU). Returns AK_DONE, AK_KILLED (a preemption point saw the kill word set) or AK_BAD_KERNEL
+ * (unknown id). The same dispatcher serves CPU, GPU and padded launches (whose blocks run
+ * different kernels). */
+AK_DEVICE int ak_run_block(uint32_t kernel, const ak_args *a, const ak_ctx *c);
 
 #endif
