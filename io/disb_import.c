@@ -176,8 +176,14 @@ static void write_scenario(FILE *out, const char *json_path, double time_s, cons
 int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_dir, const char *out_dir, FILE *out,
                       atoll_diag *d) {
   atoll_source *src;
+  int rc = atoll_source_load_file(a, json_path, &src, d);
+  return rc ? rc : atoll_disb_import_source(a, src, models_dir, out_dir, out, d);
+}
+
+int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char *models_dir, const char *out_dir,
+                             FILE *out, atoll_diag *d) {
   atoll_ynode *root;
-  int rc = atoll_ytree_load_file(a, json_path, &src, &root, d);
+  int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
     return rc;
   atoll_yread r;
@@ -208,6 +214,6 @@ int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_
     rc = ATOLL_ENOENT;
   }
   if (rc == 0)
-    write_scenario(out, json_path, time_s, gpu, rel, c, n);
+    write_scenario(out, src->name, time_s, gpu, rel, c, n);
   return rc;
 }

@@ -13,5 +13,9 @@
  * closed loop, as DISB runs them, with the file's BE frequency kept as a comment. */
 int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_dir, const char *out_dir, FILE *out,
                       atoll_diag *d);
+/* The same from JSON text in memory; src->name stands for the file's path. src must live as long as
+ * the arena. */
+int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char *models_dir, const char *out_dir,
+                             FILE *out, atoll_diag *d);
 
 #endif

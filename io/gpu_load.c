@@ -114,8 +114,13 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
 
 int atoll_gpu_load_file(atoll_arena *a, const char *path, atoll_gpu *out, atoll_diag *d) {
   atoll_source *src;
+  int rc = atoll_source_load_file(a, path, &src, d);
+  return rc ? rc : atoll_gpu_load_source(a, src, out, d);
+}
+
+int atoll_gpu_load_source(atoll_arena *a, const atoll_source *src, atoll_gpu *out, atoll_diag *d) {
   atoll_ynode *root;
-  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
+  int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
     return rc;
   atoll_yread r;

@@ -154,8 +154,13 @@ static int read_root(atoll_yread *r, const atoll_ynode *root, atoll_idem_meta *o
 
 int atoll_idem_meta_load_file(atoll_arena *a, const char *path, atoll_idem_meta *out, atoll_diag *d) {
   atoll_source *src;
+  int rc = atoll_source_load_file(a, path, &src, d);
+  return rc ? rc : atoll_idem_meta_load_source(a, src, out, d);
+}
+
+int atoll_idem_meta_load_source(atoll_arena *a, const atoll_source *src, atoll_idem_meta *out, atoll_diag *d) {
   atoll_ynode *root;
-  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
+  int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
     return rc;
   if (!root) {

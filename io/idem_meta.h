@@ -51,6 +51,8 @@ typedef struct atoll_idem_meta {
 int atoll_idem_meta_write(FILE *out, const atoll_idem_meta *meta);
 /* Loads and checks metadata; everything lives in a. Errors are FILE:LINE:COL with the key path. */
 int atoll_idem_meta_load_file(atoll_arena *a, const char *path, atoll_idem_meta *out, atoll_diag *d);
+/* The same from text in memory; src must live as long as the arena (the metadata points into it). */
+int atoll_idem_meta_load_source(atoll_arena *a, const atoll_source *src, atoll_idem_meta *out, atoll_diag *d);
 /* Checks that meta describes m op for op (count, kinds, kernel names) and copies each kernel's
  * idempotence into m: m's ops are replaced by a copy allocated in a, so the model's own arrays stay
  * untouched. not_restorable (may be NULL) receives the number of kernels marked not restorable. On

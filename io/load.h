@@ -17,6 +17,8 @@
 /* --- GPU presets --- */
 int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out);
 int atoll_gpu_load_file(atoll_arena *a, const char *path, atoll_gpu *out, atoll_diag *d);
+/* The same from text already in memory (the file version reads the file and calls this). */
+int atoll_gpu_load_source(atoll_arena *a, const atoll_source *src, atoll_gpu *out, atoll_diag *d);
 /* Finds NAME.yaml for a preset name: in base_dir and base_dir/gpus, then each $ATOLL_PATH entry
  * (and its gpus/), then the installed data folder's gpus/, then the source tree's scenarios/gpus.
  * Returns an arena copy of the path, or NULL. */
@@ -32,6 +34,10 @@ int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu 
  * profile's folder (or `gpu` when not NULL). */
 int atoll_model_load_file(atoll_arena *a, const char *path, const atoll_gpu *gpu, atoll_model *out,
                           atoll_diag *d);
+/* The same from text in memory; dir stands for the profile's folder (where its GPU preset is looked
+ * up first). src must live as long as the arena. */
+int atoll_model_load_source(atoll_arena *a, const atoll_source *src, const char *dir, const atoll_gpu *gpu,
+                            atoll_model *out, atoll_diag *d);
 
 /* --- Scenarios --- */
 typedef struct atoll_set_override {
@@ -40,6 +46,10 @@ typedef struct atoll_set_override {
 
 int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
                              atoll_scenario *out, atoll_diag *d);
+/* The same from text in memory: src->name becomes the scenario's path, and the files it names
+ * (profiles, presets, arrival traces) are resolved against dir. src must live as long as the arena. */
+int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const char *dir,
+                               const atoll_set_override *sets, uint32_t n_sets, atoll_scenario *out, atoll_diag *d);
 
 /* --- Paths --- */
 /* The folder part of path ("." when it has none), as an arena string. */

@@ -360,8 +360,14 @@ int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu 
 int atoll_model_load_file(atoll_arena *a, const char *path, const atoll_gpu *gpu, atoll_model *out,
                           atoll_diag *d) {
   atoll_source *src;
+  int rc = atoll_source_load_file(a, path, &src, d);
+  return rc ? rc : atoll_model_load_source(a, src, atoll_path_dir(a, path), gpu, out, d);
+}
+
+int atoll_model_load_source(atoll_arena *a, const atoll_source *src, const char *dir, const atoll_gpu *gpu,
+                            atoll_model *out, atoll_diag *d) {
   atoll_ynode *root;
-  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
+  int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
     return rc;
   if (!root) {
@@ -374,7 +380,7 @@ int atoll_model_load_file(atoll_arena *a, const char *path, const atoll_gpu *gpu
   atoll_gpu found = {0};
   if (!gpu) {
     const atoll_ynode *g = atoll_ymap_get(root, "gpu");
-    const char *preset = g && g->kind == ATOLL_Y_SCALAR ? atoll_gpu_find_preset(a, g->str, atoll_path_dir(a, path))
+    const char *preset = g && g->kind == ATOLL_Y_SCALAR ? atoll_gpu_find_preset(a, g->str, dir)
                                                        : NULL;
     if (preset && atoll_gpu_load_file(a, preset, &found, d) != 0)
       return ATOLL_EPARSE;

@@ -174,6 +174,21 @@ static int out_of_memory(importer *im) {
 
 /* --- Files --- */
 
+/* Parses f->src, which must hold a JSON object. */
+static int parse_file(importer *im, reef_file *f, const char *what) {
+  atoll_yread_init(&f->r, im->out, im->diag);
+  atoll_ynode *root = NULL;
+  int rc = atoll_ytree_parse(&im->scratch, &f->src, 0, &root, im->diag);
+  if (rc)
+    return rc;
+  if (!root) {
+    atoll_diag_set(im->diag, &f->src, 1, 1, NULL, "empty file: expected the REEF %s as a JSON object", what);
+    return ATOLL_EPARSE;
+  }
+  f->root = root;
+  return want_kind(&f->r, root, ATOLL_Y_MAP, "the file's top level");
+}
+
 static int open_file(importer *im, reef_file *f, const char *dir, const char *m, const char *suffix,
                      const char *what) {
   size_t size = strlen(dir) + strlen(m) + strlen(suffix) + 2;
@@ -181,7 +196,6 @@ static int open_file(importer *im, reef_file *f, const char *dir, const char *m,
   if (!path)
     return out_of_memory(im);
   snprintf(path, size, "%s/%s%s", dir, m, suffix);
-  atoll_yread_init(&f->r, im->out, im->diag);
   /* The reader's own message ("cannot open: ...") is wrapped so that it says which of the three
    * files is missing and what it should hold. */
   atoll_diag inner;
@@ -192,15 +206,7 @@ static int open_file(importer *im, reef_file *f, const char *dir, const char *m,
     atoll_diag_set(im->diag, &named, 0, 0, NULL, "cannot read the REEF %s: %s", what, inner.msg);
     return rc;
   }
-  atoll_ynode *root = NULL;
-  if ((rc = atoll_ytree_parse(&im->scratch, &f->src, 0, &root, im->diag)))
-    return rc;
-  if (!root) {
-    atoll_diag_set(im->diag, &f->src, 1, 1, NULL, "empty file: expected the REEF %s as a JSON object", what);
-    return ATOLL_EPARSE;
-  }
-  f->root = root;
-  return want_kind(&f->r, root, ATOLL_Y_MAP, "the file's top level");
+  return parse_file(im, f, what);
 }
 
 /* The directory without trailing slashes, and its base name, which names the three files. */
@@ -791,19 +797,15 @@ static int finish(importer *im, const char *base, int64_t latency_ns, atoll_mode
   return 0;
 }
 
-static int read_all(importer *im, const char *dir, atoll_model *out) {
-  const char *clean, *base;
+static const char *const file_suffix[3] = {".json", ".profile.json", ".params.json"};
+static const char *const file_what[3] = {"model (storage and kernel launches)", "profile (per-kernel latencies)",
+                                         "kernel parameter roles"};
+
+/* Reads the three parsed files into the model. */
+static int import_parsed(importer *im, const char *base, atoll_model *out) {
   const atoll_ynode *storage, *kernels, *args, *latency;
   int64_t latency_ns = 0;
-  int rc = split_dir(im, dir, &clean, &base);
-  if (rc == 0)
-    rc = open_file(im, &im->model, clean, base, ".json", "model (storage and kernel launches)");
-  if (rc == 0)
-    rc = open_file(im, &im->profile, clean, base, ".profile.json", "profile (per-kernel latencies)");
-  if (rc == 0)
-    rc = open_file(im, &im->params, clean, base, ".params.json", "kernel parameter roles");
-  if (rc == 0)
-    rc = get_member(&im->model, "storage", ATOLL_Y_SEQ, true, &storage);
+  int rc = get_member(&im->model, "storage", ATOLL_Y_SEQ, true, &storage);
   if (rc == 0)
     rc = get_member(&im->model, "kernels", ATOLL_Y_SEQ, true, &kernels);
   if (rc == 0)
@@ -828,6 +830,15 @@ static int read_all(importer *im, const char *dir, atoll_model *out) {
   return rc;
 }
 
+static int read_all(importer *im, const char *dir, atoll_model *out) {
+  const char *clean, *base;
+  reef_file *files[3] = {&im->model, &im->profile, &im->params};
+  int rc = split_dir(im, dir, &clean, &base);
+  for (int i = 0; i < 3 && rc == 0; i++)
+    rc = open_file(im, files[i], clean, base, file_suffix[i], file_what[i]);
+  return rc ? rc : import_parsed(im, base, out);
+}
+
 int atoll_reef_import(atoll_arena *a, const char *dir, const atoll_gpu *gpu, atoll_model *out, atoll_diag *d) {
   if (!a || !dir || !out) {
     atoll_diag_set(d, NULL, 0, 0, NULL, "atoll_reef_import: missing arena, directory or output");
@@ -838,6 +849,28 @@ int atoll_reef_import(atoll_arena *a, const char *dir, const atoll_gpu *gpu, ato
   int rc = check_gpu(&im);
   if (rc == 0)
     rc = read_all(&im, dir, out);
+  atoll_arena_free(&im.scratch);
+  return rc;
+}
+
+int atoll_reef_import_sources(atoll_arena *a, const char *name, const atoll_source *model,
+                              const atoll_source *profile, const atoll_source *params, const atoll_gpu *gpu,
+                              atoll_model *out, atoll_diag *d) {
+  if (!a || !name || !*name || !model || !profile || !params || !out) {
+    atoll_diag_set(d, NULL, 0, 0, NULL, "atoll_reef_import_sources: missing arena, name, source or output");
+    return ATOLL_EINVAL;
+  }
+  importer im = {.out = a, .diag = d, .gpu = gpu};
+  atoll_arena_init(&im.scratch);
+  reef_file *files[3] = {&im.model, &im.profile, &im.params};
+  const atoll_source *srcs[3] = {model, profile, params};
+  int rc = check_gpu(&im);
+  for (int i = 0; i < 3 && rc == 0; i++) {
+    files[i]->src = *srcs[i];
+    rc = parse_file(&im, files[i], file_what[i]);
+  }
+  if (rc == 0)
+    rc = import_parsed(&im, name, out);
   atoll_arena_free(&im.scratch);
   return rc;
 }

@@ -19,5 +19,10 @@
  * (FILE:LINE:COL and the path of JSON keys); on error *out is untouched and whatever was
  * allocated stays in a for the caller to free. */
 int atoll_reef_import(atoll_arena *a, const char *dir, const atoll_gpu *gpu, atoll_model *out, atoll_diag *d);
+/* The same from the three files' text in memory (<m>.json, <m>.profile.json, <m>.params.json);
+ * name stands for <m>. The sources are only read during the call. */
+int atoll_reef_import_sources(atoll_arena *a, const char *name, const atoll_source *model,
+                              const atoll_source *profile, const atoll_source *params, const atoll_gpu *gpu,
+                              atoll_model *out, atoll_diag *d);
 
 #endif

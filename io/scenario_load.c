@@ -448,8 +448,14 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
 int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
                              atoll_scenario *out, atoll_diag *d) {
   atoll_source *src;
+  int rc = atoll_source_load_file(a, path, &src, d);
+  return rc ? rc : atoll_scenario_load_source(a, src, atoll_path_dir(a, path), sets, n_sets, out, d);
+}
+
+int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const char *dir,
+                               const atoll_set_override *sets, uint32_t n_sets, atoll_scenario *out, atoll_diag *d) {
   atoll_ynode *root;
-  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
+  int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
     return rc;
   if (!root || root->kind != ATOLL_Y_MAP) {
@@ -461,8 +467,8 @@ int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_o
     return rc;
   atoll_yread r;
   atoll_yread_init(&r, a, d);
-  atoll_scenario s = {.path = atoll_arena_strdup(a, path)};
-  scen_ctx c = {.r = &r, .a = a, .dir = atoll_path_dir(a, path), .s = &s};
+  atoll_scenario s = {.path = atoll_arena_strdup(a, src->name)};
+  scen_ctx c = {.r = &r, .a = a, .dir = dir, .s = &s};
   rc = read_scenario(&c, root);
   if (rc == ATOLL_ENOMEM)
     atoll_diag_set(d, src, 0, 0, NULL, "out of memory");

@@ -263,12 +263,19 @@ int atoll_source_read_file(atoll_arena *a, const char *path, atoll_source *out, 
   return rc;
 }
 
+int atoll_source_load_file(atoll_arena *a, const char *path, atoll_source **src, atoll_diag *d) {
+  *src = atoll_arena_alloc(a, sizeof **src);
+  if (!*src) {
+    atoll_source named = {.name = path};
+    atoll_diag_set(d, &named, 0, 0, NULL, "out of memory");
+    return ATOLL_ENOMEM;
+  }
+  return atoll_source_read_file(a, path, *src, d);
+}
+
 int atoll_ytree_load_file(atoll_arena *a, const char *path, atoll_source **src, atoll_ynode **root, atoll_diag *d) {
   *root = NULL;
-  *src = atoll_arena_alloc(a, sizeof **src);
-  if (!*src)
-    return ATOLL_ENOMEM;
-  int rc = atoll_source_read_file(a, path, *src, d);
+  int rc = atoll_source_load_file(a, path, src, d);
   if (rc == 0)
     rc = atoll_ytree_parse(a, *src, 0, root, d);
   return rc;

@@ -37,6 +37,8 @@ int atoll_ytree_parse(atoll_arena *a, const atoll_source *src, uint32_t col_offs
                       atoll_diag *d);
 /* Reads a whole file into the arena as a source named by path. */
 int atoll_source_read_file(atoll_arena *a, const char *path, atoll_source *out, atoll_diag *d);
+/* Reads a whole file into a new arena-owned source (*src), for loaders that keep the source. */
+int atoll_source_load_file(atoll_arena *a, const char *path, atoll_source **src, atoll_diag *d);
 /* Reads and parses a file: *src (arena-owned) names it in later messages; *root is NULL for an
  * empty document. */
 int atoll_ytree_load_file(atoll_arena *a, const char *path, atoll_source **src, atoll_ynode **root, atoll_diag *d);
