@@ -15,3 +15,13 @@ if(ATOLL_SANITIZE)
     -fno-sanitize-recover=all)
   target_link_options(atoll_options INTERFACE -fsanitize=${ATOLL_SANITIZE})
 endif()
+# Fuzzing (tools/fuzz, docs/fuzzing.md): libFuzzer's coverage instrumentation with ASan and UBSan on
+# every target of the build; the harnesses in tests/fuzz add -fsanitize=fuzzer when they link.
+if(ATOLL_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "ATOLL_FUZZ=ON needs clang (configure with -DCMAKE_C_COMPILER=clang)")
+  endif()
+  target_compile_options(atoll_options INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+    -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_link_options(atoll_options INTERFACE -fsanitize=address,undefined)
+endif()

@@ -1,0 +1,27 @@
+/* Fuzz target: the GPU preset loader (io/gpu_load.c). A failed load must leave the output
+ * untouched. */
+#include <string.h>
+
+#include "fuzz.h"
+#include "load.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char *text = fuzz_text(data, size);
+  atoll_source src = {.name = "fuzz.yaml", .text = text, .len = size};
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  atoll_gpu g, untouched;
+  memset(&g, 0xa5, sizeof g);
+  memcpy(&untouched, &g, sizeof g);
+  int rc = atoll_gpu_load_source(&a, &src, &g, &d);
+  fuzz_check_diag(&d, rc, true);
+  if (rc != 0)
+    FUZZ_CHECK(memcmp(&g, &untouched, sizeof g) == 0);
+  else
+    FUZZ_CHECK(atoll_gpu_is_valid(&g));
+  atoll_arena_free(&a);
+  free(text);
+  return 0;
+}
