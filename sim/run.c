@@ -248,7 +248,13 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
   }
   int64_t t;
   uint64_t p;
+  void (*progress)(void *, int64_t, int64_t) = opts ? opts->progress : NULL;
+  uint32_t since_progress = 0;
   while (!r.oom && atoll_evq_peek_time(&r.evq, &t) && t < s->duration_ns) {
+    if (progress && ++since_progress == 4096) {
+      since_progress = 0;
+      progress(opts->progress_ctx, t, s->duration_ns);
+    }
     atoll_evq_pop(&r.evq, &t, &p);
     if (atoll_simev_type(p) == ATOLL_SIMEV_ARRIVAL)
       on_arrival(&r, atoll_simev_id(p), t);

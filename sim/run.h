@@ -17,6 +17,10 @@ typedef struct atoll_sim_opts {
   atoll_trace *trace;             /* NULL: no timeline */
   const atoll_core_observer *tap; /* NULL, or also told of every core event (tests, tools) */
   void *tap_ctx;
+  /* NULL, or called every few thousand events with the simulated time and the run's end (for a
+   * progress line; it must not touch the run). */
+  void (*progress)(void *ctx, int64_t now_ns, int64_t end_ns);
+  void *progress_ctx;
 } atoll_sim_opts;
 
 /* Fills res (free with atoll_sim_results_free). Returns 0, ATOLL_ENOTSUP for a policy the core

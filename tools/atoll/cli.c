@@ -79,6 +79,10 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
         return rc;
       continue;
     }
+    if (run_options && (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)) {
+      opts->quiet = true;
+      continue;
+    }
     if (run_options && strcmp(a, "--set") == 0) {
       if (i + 1 >= argc)
         return atoll_cli_usage_error(cmd, "--set needs PATH=VALUE");

@@ -23,6 +23,7 @@ typedef struct atoll_run_opts {
   uint32_t n_sets;
   const char *positional[8];
   uint32_t n_positional;
+  bool quiet; /* --quiet / -q: no progress line (progress.h) */
 } atoll_run_opts;
 
 enum { ATOLL_CLI_HELP = 1000 };
@@ -47,9 +48,12 @@ int atoll_cmd_model(int argc, char **argv);
 int atoll_cmd_sim(int argc, char **argv);
 int atoll_cmd_calibrate(int argc, char **argv);
 int atoll_cmd_sweep(int argc, char **argv);
+int atoll_cmd_compare(int argc, char **argv);
+int atoll_cmd_dot(int argc, char **argv);
 
 extern const atoll_subcommand atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def, atoll_cmd_sim_def,
     atoll_cmd_calibrate_def, atoll_cmd_sweep_def;
+extern const atoll_subcommand atoll_cmd_compare_def, atoll_cmd_dot_def;
 
 /* Human figures: "13233.0 us", "4.82 ms". */
 void atoll_fmt_ns(char *buf, size_t size, int64_t ns);

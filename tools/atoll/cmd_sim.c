@@ -1,15 +1,17 @@
 /* atoll sim SCENARIO: run a scenario on the simulated GPU and check its bounds. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
 #include "cli.h"
+#include "progress.h"
 #include "report.h"
 #include "run.h"
 
 const atoll_subcommand atoll_cmd_sim_def = {
     "sim", atoll_cmd_sim, "run a scenario on the simulated GPU and check its bounds",
-    "usage: atoll sim SCENARIO [--json FILE|-] [--csv FILE] [--trace FILE]\n"
-    "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
+    "usage: atoll sim SCENARIO [--json FILE|-] [--csv FILE] [--trace FILE [--trace-window FROM:TO]]\n"
+    "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Simulates SCENARIO (docs/scenarios.md) on the discrete-event model of its GPU (docs/simulator.md)\n"
     "and prints, per client, requests, throughput and latency (absolute and normalized by the\n"
@@ -18,7 +20,9 @@ const atoll_subcommand atoll_cmd_sim_def = {
     "\n"
     "  --json FILE|-      write the JSON report (docs/report.md); '-' writes it to stdout instead of the table\n"
     "  --csv FILE         write one CSV row per client\n"
-    "  --trace FILE       write a Chrome trace-event timeline (open in ui.perfetto.dev)\n"
+    "  --trace FILE       write a Chrome trace-event timeline (docs/traces.md: ui.perfetto.dev)\n"
+    "  --trace-window FROM:TO  trace only what touches [FROM, TO) ms of simulated time\n"
+    "  --quiet, -q        no progress line (shown on a terminal once a run lasts 2 s)\n"
     "  --set PATH=VALUE   override a scenario value; --policy, --seed, --duration-ms are shorthands\n"
     "\n"
     "exit: 0 every bound holds; 1 a bound is violated (which, by how much, and the request that set a\n"
@@ -40,18 +44,38 @@ static int write_file(const char *path, const atoll_report *rep, int (*fn)(const
   return 0;
 }
 
+static void show_progress(void *ctx, int64_t now_ns, int64_t end_ns) {
+  (void)end_ns;
+  atoll_progress_update(ctx, (double)now_ns / 1e9);
+}
+
+/* "FROM:TO" in ms, FROM < TO, both >= 0. */
+static bool parse_window(const char *text, double out[2]) {
+  char *end;
+  out[0] = strtod(text, &end);
+  if (end == text || *end != ':')
+    return false;
+  const char *second = end + 1;
+  out[1] = strtod(second, &end);
+  return end != second && *end == '\0' && out[0] >= 0 && out[1] > out[0];
+}
+
 int atoll_cmd_sim(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_sim_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--json", "--csv", "--trace"};
-  const char *vals[3];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 3, true);
+  static const char *const extra[] = {"--json", "--csv", "--trace", "--trace-window"};
+  const char *vals[4];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 4, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
   }
   if (rc)
     return rc;
+  double window_ms[2] = {0, 0};
+  if (vals[3] && (!vals[2] || !parse_window(vals[3], window_ms)))
+    return atoll_cli_usage_error(cmd, vals[2] ? "--trace-window takes FROM:TO in ms, FROM < TO"
+                                              : "--trace-window needs --trace FILE");
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
@@ -63,9 +87,15 @@ int atoll_cmd_sim(int argc, char **argv) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
+  if (tracing && vals[3])
+    atoll_trace_set_window(&trace, (int64_t)(window_ms[0] * 1e6), (int64_t)(window_ms[1] * 1e6));
   atoll_run_results res;
-  atoll_sim_opts so = {.trace = tracing ? &trace : NULL};
+  atoll_progress progress = {0};
+  atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sim", "s simulated",
+                       (double)s.duration_ns / 1e9);
+  atoll_sim_opts so = {.trace = tracing ? &trace : NULL, .progress = show_progress, .progress_ctx = &progress};
   rc = atoll_sim_run(&s, &so, &res);
+  atoll_progress_end(&progress);
   if (tracing && atoll_trace_close(&trace) != 0 && rc == 0) {
     fprintf(stderr, "atoll sim: writing %s failed\n", vals[2]);
     rc = ATOLL_EIO;

@@ -1,0 +1,304 @@
+/* atoll compare SCENARIO --policy a,b,c: one scenario under several policies, side by side.
+ *
+ * Each policy is one ordinary simulation (the scenario with policy=NAME as an override, loaded
+ * and reported exactly as `atoll sim` does), run on worker threads; the table takes its figures
+ * from the run reports. RT latencies are also shown relative to rt-only on the same scenario,
+ * which is how REEF's Fig. 15 normalizes them; rt-only is run as the reference even when it is not
+ * one of the columns. */
+#include <math.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atoll/error.h"
+#include "cli.h"
+#include "progress.h"
+#include "report.h"
+#include "run.h"
+
+const atoll_subcommand atoll_cmd_compare_def = {
+    "compare", atoll_cmd_compare, "run a scenario under several policies and compare them in one table",
+    "usage: atoll compare SCENARIO --policy a,b,... [--markdown] [--jobs N]\n"
+    "                     [--set PATH=VALUE]... [--seed N] [--duration-ms N] [--quiet]\n"
+    "\n"
+    "Simulates SCENARIO once per policy (each run is `atoll sim SCENARIO --policy NAME`) and prints one\n"
+    "table with the policies as columns: pooled RT latency mean and p99 (in ms, relative to rt-only\n"
+    "on the same scenario, and relative to the model's standalone latency), RT and BE throughput,\n"
+    "total normalized throughput (REEF's overall throughput), preemptions, and how many of the\n"
+    "scenario's expect: bounds held. rt-only is also run as the reference when it is not listed.\n"
+    "\n"
+    "  --policy a,b,...  the policies, in column order (rt-only, seq, streams, wait, orion, reset, reef)\n"
+    "  --markdown        a Markdown table (for docs) instead of aligned text\n"
+    "  --jobs N          worker threads (default: the number of cores)\n"
+    "  --quiet, -q       no progress line\n"
+    "\n"
+    "The scenario's bounds were written for its own policy, so a bound another policy violates is a\n"
+    "finding, not an error: exit 0 once every run completed; 2 bad input or a run that failed.\n"};
+
+enum { MAX_POLICIES = 16 };
+
+/* What the table shows of one run. */
+typedef struct figures {
+  double rt_mean_ms, rt_p99_ms, rt_norm_mean, rt_norm_p99;
+  double rt_rps, be_rps, be_norm, total_norm;
+  uint32_t preemptions;
+  double preempt_mean_us;
+  uint32_t bounds, bounds_held;
+} figures;
+
+typedef struct comparison {
+  const atoll_subcommand *cmd;
+  const atoll_run_opts *base; /* the options without the policy list */
+  const char *policy[MAX_POLICIES + 1];
+  char set_text[MAX_POLICIES + 1][96];
+  figures fig[MAX_POLICIES + 1];
+  int status[MAX_POLICIES + 1]; /* 0 ok, else an exit code */
+  uint32_t n, next, finished;
+  atoll_progress progress;
+  pthread_mutex_t lock;
+} comparison;
+
+static void collect(const atoll_report *r, figures *f) {
+  const atoll_scenario *s = r->res->scenario;
+  *f = (figures){.rt_mean_ms = r->rt_latency_us.mean / 1000.0, .rt_p99_ms = r->rt_latency_us.p99 / 1000.0,
+                 .rt_norm_mean = r->rt_norm_latency.mean, .rt_norm_p99 = r->rt_norm_latency.p99,
+                 .total_norm = r->total_norm_throughput, .preemptions = r->preemption_count,
+                 .preempt_mean_us = r->preemption_latency_us.mean, .bounds = s->n_expects};
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    const atoll_client_report *cr = &r->clients[c];
+    if (s->clients[c].cls == ATOLL_CLASS_RT) {
+      f->rt_rps += cr->throughput_rps;
+    } else {
+      f->be_rps += cr->throughput_rps;
+      if (!isnan(cr->norm_throughput))
+        f->be_norm += cr->norm_throughput;
+    }
+  }
+  for (uint32_t e = 0; e < s->n_expects; e++)
+    f->bounds_held += r->verdicts[e].holds;
+}
+
+/* One policy's run: the base options plus policy=NAME, loaded as `atoll sim` loads a scenario. */
+static void run_one(comparison *cmp, uint32_t i) {
+  atoll_run_opts o = *cmp->base;
+  int status = ATOLL_EXIT_BAD_INPUT;
+  if (o.n_sets < sizeof o.sets / sizeof o.sets[0]) {
+    snprintf(cmp->set_text[i], sizeof cmp->set_text[i], "policy=%s", cmp->policy[i]);
+    o.sets[o.n_sets++].text = cmp->set_text[i];
+  }
+  atoll_arena a;
+  atoll_scenario s;
+  if (atoll_cli_load_scenario(cmp->cmd, &o, &a, &s) == 0) {
+    atoll_run_results res;
+    int rc = atoll_sim_run(&s, NULL, &res);
+    atoll_report rep;
+    if (rc != 0) {
+      fprintf(stderr, "atoll compare: policy %s: %s\n", cmp->policy[i],
+              rc == ATOLL_ENOTSUP ? "not implemented by this simulator" : atoll_strerror(rc));
+    } else if (atoll_report_compute(&res, &rep) != 0) {
+      fprintf(stderr, "atoll compare: out of memory\n");
+    } else {
+      collect(&rep, &cmp->fig[i]);
+      status = 0;
+      atoll_report_free(&rep);
+    }
+    if (rc == 0)
+      atoll_sim_results_free(&res);
+    atoll_arena_free(&a);
+  }
+  cmp->status[i] = status;
+}
+
+static void *worker(void *arg) {
+  comparison *cmp = arg;
+  for (;;) {
+    pthread_mutex_lock(&cmp->lock);
+    uint32_t i = cmp->next++;
+    pthread_mutex_unlock(&cmp->lock);
+    if (i >= cmp->n)
+      return NULL;
+    run_one(cmp, i);
+    pthread_mutex_lock(&cmp->lock);
+    atoll_progress_update(&cmp->progress, ++cmp->finished);
+    pthread_mutex_unlock(&cmp->lock);
+  }
+}
+
+/* ---- The table ---------------------------------------------------------------------------- */
+
+typedef enum row_fmt { F_MS, F_RATIO, F_RPS, F_NORM, F_COUNT, F_US, F_BOUNDS } row_fmt;
+
+typedef struct row {
+  const char *label;
+  row_fmt fmt;
+  size_t offset; /* of a double in figures; unused for counts and bounds */
+  bool vs_ref;   /* divided by the rt-only reference's value at the same offset */
+} row;
+
+static const row rows[] = {
+    {"RT latency mean (ms)", F_MS, offsetof(figures, rt_mean_ms), false},
+    {"RT latency p99 (ms)", F_MS, offsetof(figures, rt_p99_ms), false},
+    {"RT latency mean (x rt-only)", F_RATIO, offsetof(figures, rt_mean_ms), true},
+    {"RT latency p99 (x rt-only)", F_RATIO, offsetof(figures, rt_p99_ms), true},
+    {"RT latency mean (x standalone)", F_RATIO, offsetof(figures, rt_norm_mean), false},
+    {"RT latency p99 (x standalone)", F_RATIO, offsetof(figures, rt_norm_p99), false},
+    {"RT throughput (req/s)", F_RPS, offsetof(figures, rt_rps), false},
+    {"BE throughput (req/s)", F_RPS, offsetof(figures, be_rps), false},
+    {"BE throughput (normalized)", F_NORM, offsetof(figures, be_norm), false},
+    {"total normalized throughput", F_NORM, offsetof(figures, total_norm), false},
+    {"preemptions", F_COUNT, 0, false},
+    {"preemption latency mean (us)", F_US, offsetof(figures, preempt_mean_us), false},
+    {"expect bounds held", F_BOUNDS, 0, false},
+};
+enum { N_ROWS = sizeof rows / sizeof rows[0] };
+
+static double value_at(const figures *f, size_t offset) { return *(const double *)((const char *)f + offset); }
+
+/* One cell's text; "-" for a value that is undefined (no RT requests, no preemptions). */
+static const char *cell(char buf[32], const row *rw, const figures *f, const figures *ref) {
+  double v = 0;
+  if (rw->fmt == F_COUNT) {
+    snprintf(buf, 32, "%u", f->preemptions);
+    return buf;
+  }
+  if (rw->fmt == F_BOUNDS) {
+    snprintf(buf, 32, "%u/%u", f->bounds_held, f->bounds);
+    return buf;
+  }
+  v = value_at(f, rw->offset);
+  if (rw->vs_ref)
+    v = ref ? v / value_at(ref, rw->offset) : NAN;
+  if (!isfinite(v))
+    return strcpy(buf, "-");
+  static const int prec[] = {[F_MS] = 3, [F_RATIO] = 3, [F_RPS] = 1, [F_NORM] = 3, [F_US] = 1};
+  snprintf(buf, 32, "%.*f", prec[rw->fmt], v);
+  return buf;
+}
+
+static void print_table(const comparison *cmp, uint32_t n_cols, const figures *ref, bool markdown) {
+  int label_w = 0, col_w = 8;
+  for (uint32_t r = 0; r < N_ROWS; r++)
+    if ((int)strlen(rows[r].label) > label_w)
+      label_w = (int)strlen(rows[r].label);
+  for (uint32_t i = 0; i < n_cols; i++)
+    if ((int)strlen(cmp->policy[i]) > col_w)
+      col_w = (int)strlen(cmp->policy[i]);
+  if (markdown) {
+    printf("| |");
+    for (uint32_t i = 0; i < n_cols; i++)
+      printf(" %s |", cmp->policy[i]);
+    printf("\n|---|");
+    for (uint32_t i = 0; i < n_cols; i++)
+      printf("---:|");
+    printf("\n");
+  } else {
+    printf("%-*s", label_w, "");
+    for (uint32_t i = 0; i < n_cols; i++)
+      printf("  %*s", col_w, cmp->policy[i]);
+    printf("\n");
+  }
+  for (uint32_t r = 0; r < N_ROWS; r++) {
+    if (markdown)
+      printf("| %s |", rows[r].label);
+    else
+      printf("%-*s", label_w, rows[r].label);
+    for (uint32_t i = 0; i < n_cols; i++) {
+      char buf[32];
+      const char *text = cell(buf, &rows[r], &cmp->fig[i], ref);
+      if (markdown)
+        printf(" %s |", text);
+      else
+        printf("  %*s", col_w, text);
+    }
+    printf("\n");
+  }
+}
+
+/* ---- The command -------------------------------------------------------------------------- */
+
+/* Takes the policy list out of the options: the last policy=... override (what --policy writes). */
+static int take_policies(comparison *cmp, atoll_run_opts *o, char *list, size_t size) {
+  int32_t at = -1;
+  for (uint32_t i = 0; i < o->n_sets; i++)
+    if (strncmp(o->sets[i].text, "policy=", 7) == 0)
+      at = (int32_t)i;
+  if (at < 0)
+    return atoll_cli_usage_error(cmp->cmd, "--policy a,b,... is required");
+  snprintf(list, size, "%s", o->sets[at].text + 7);
+  memmove(&o->sets[at], &o->sets[at + 1], (o->n_sets - (uint32_t)at - 1) * sizeof o->sets[0]);
+  o->n_sets--;
+  for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+    if (cmp->n == MAX_POLICIES)
+      return atoll_cli_usage_error(cmp->cmd, "at most %d policies", MAX_POLICIES);
+    for (uint32_t i = 0; i < cmp->n; i++)
+      if (strcmp(cmp->policy[i], p) == 0)
+        return atoll_cli_usage_error(cmp->cmd, "policy '%s' listed twice", p);
+    cmp->policy[cmp->n++] = p;
+  }
+  return cmp->n ? 0 : atoll_cli_usage_error(cmp->cmd, "--policy lists no policy");
+}
+
+int atoll_cmd_compare(int argc, char **argv) {
+  static comparison cmp;
+  memset(&cmp, 0, sizeof cmp);
+  cmp.cmd = &atoll_cmd_compare_def;
+  /* --markdown is a flag, which the shared parser does not know: take it out first. */
+  char *args[256];
+  int n_args = 0;
+  bool markdown = false;
+  for (int i = 0; i < argc && n_args < 256; i++) {
+    if (i > 0 && strcmp(argv[i], "--markdown") == 0)
+      markdown = true;
+    else
+      args[n_args++] = argv[i];
+  }
+  static atoll_run_opts o;
+  static const char *const extra[] = {"--jobs"};
+  const char *vals[1];
+  int rc = atoll_cli_parse(cmp.cmd, n_args, args, &o, extra, vals, 1, true);
+  if (rc == ATOLL_CLI_HELP) {
+    atoll_cli_print_help(cmp.cmd, stdout);
+    return ATOLL_EXIT_OK;
+  }
+  if (rc)
+    return rc;
+  if (o.n_positional != 1)
+    return atoll_cli_usage_error(cmp.cmd, "expected one SCENARIO file");
+  static char list[1024];
+  if ((rc = take_policies(&cmp, &o, list, sizeof list)))
+    return rc;
+  long jobs = vals[0] ? strtol(vals[0], NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  if (jobs < 1 || jobs > 64)
+    return atoll_cli_usage_error(cmp.cmd, "--jobs takes a number from 1 to 64");
+  /* The rt-only reference: a listed column, or an extra run after the columns. */
+  uint32_t n_cols = cmp.n;
+  int32_t ref = -1;
+  for (uint32_t i = 0; i < cmp.n; i++)
+    if (strcmp(cmp.policy[i], "rt-only") == 0)
+      ref = (int32_t)i;
+  if (ref < 0) {
+    ref = (int32_t)cmp.n;
+    cmp.policy[cmp.n++] = "rt-only";
+  }
+  cmp.base = &o;
+  pthread_mutex_init(&cmp.lock, NULL);
+  atoll_progress_start(&cmp.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "compare", "runs", cmp.n);
+  pthread_t th[64];
+  long started = 0;
+  for (; started < jobs && (uint32_t)started < cmp.n; started++)
+    if (pthread_create(&th[started], NULL, worker, &cmp) != 0)
+      break;
+  if (started == 0)
+    worker(&cmp);
+  for (long i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  atoll_progress_end(&cmp.progress);
+  pthread_mutex_destroy(&cmp.lock);
+  for (uint32_t i = 0; i < cmp.n; i++)
+    if (cmp.status[i])
+      return cmp.status[i];
+  print_table(&cmp, n_cols, &cmp.fig[ref], markdown);
+  return ATOLL_EXIT_OK;
+}
