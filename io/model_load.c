@@ -303,8 +303,8 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
 }
 
 static const char *const model_keys[] = {"atoll_model", "name", "gpu", "source", "measured_latency_us", "tensors",
-                                         "ops"};
-enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_N };
+                                         "ops", "native"};
+enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_N };
 
 int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu *gpu, atoll_model *out) {
   const atoll_ynode *v[M_N];
@@ -331,6 +331,8 @@ int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu 
     return rc;
   if (v[M_LAT] &&
       (rc = WITH_KEY(r, "measured_latency_us", atoll_yread_time_ns(r, v[M_LAT], 1000.0, false, &m.measured_latency_ns))))
+    return rc;
+  if (v[M_NATIVE] && (rc = WITH_KEY(r, "native", atoll_yread_name(r, v[M_NATIVE], &m.native))))
     return rc;
   if ((rc = WITH_KEY(r, "tensors", read_tensors(&c, v[M_TENSORS]))))
     return rc;

@@ -283,6 +283,11 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
     write_quoted(out, m->source);
     fputc('\n', out);
   }
+  if (m->native) {
+    fputs("native: ", out);
+    write_str(out, m->native);
+    fputc('\n', out);
+  }
   if (m->measured_latency_ns > 0) {
     fputs("measured_latency_us: ", out);
     write_time(out, m->measured_latency_ns);

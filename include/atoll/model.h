@@ -92,6 +92,7 @@ typedef struct atoll_model {
   const char *gpu;        /* the GPU preset name it was measured on */
   const char *source;     /* provenance text; may be NULL */
   int64_t measured_latency_ns; /* whole model standalone, as measured; 0 when unknown */
+  const char *native;     /* `native: NAME`: the native model (native/models) that runs it; may be NULL */
   const atoll_tensor *tensors;
   uint32_t n_tensors;
   const atoll_op *ops;
