@@ -1,26 +1,10 @@
 /* The JSON report (--json). */
 #include "atoll/error.h"
+#include "json_out.h"
 #include "badset.h"
 #include "report.h"
 
-/* A JSON string: quotes, backslashes and control characters escaped; other bytes as they are
- * (names are UTF-8 or ASCII). */
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p == '\n')
-      fputs("\\n", out);
-    else if (*p == '\t')
-      fputs("\\t", out);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
-  }
-  fputc('"', out);
-}
+static void json_str(FILE *out, const char *s) { atoll_json_write_string(out, s); }
 
 static void json_op(FILE *out, const idem_trace *t, const uint32_t *entry, const idem_summary *s, uint32_t i) {
   fprintf(out, "    {\"index\": %u, \"kind\": \"%s\", \"name\": ", i, idem_op_kind_name(t->ops[i].kind));

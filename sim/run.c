@@ -189,11 +189,11 @@ static void on_arrival(runner *r, uint32_t client, int64_t now) {
     schedule_arrival(r, client, atoll_client_gen_next(&r->gens[client]));
 }
 
-static double rate_of(const atoll_client *c, const int64_t *standalone_ns) {
+double atoll_sim_client_rate_hz(const atoll_client *c, int64_t standalone_ns) {
   const atoll_arrival *a = &c->arrival;
   if (a->kind != ATOLL_ARRIVAL_UNIFORM && a->kind != ATOLL_ARRIVAL_POISSON)
     return 0;
-  return a->rate_hz > 0 ? a->rate_hz : a->load * 1e9 / (double)standalone_ns[c->model];
+  return a->rate_hz > 0 ? a->rate_hz : a->load * 1e9 / (double)standalone_ns;
 }
 
 static void runner_free(runner *r) {
@@ -223,7 +223,7 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
   if (rc == 0 && !(r.core_mem = malloc(size)))
     rc = ATOLL_ENOMEM;
   for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++) {
-    double rate = rate_of(&s->clients[c], res->standalone_ns);
+    double rate = atoll_sim_client_rate_hz(&s->clients[c], res->standalone_ns[s->clients[c].model]);
     deadlines[c] = s->clients[c].deadline_ns;
     /* A uniform client's default deadline is its period (none when the period exceeds any run). */
     if (!deadlines[c] && s->clients[c].arrival.kind == ATOLL_ARRIVAL_UNIFORM && 1e9 / rate < 4.6e18)

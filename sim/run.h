@@ -27,6 +27,9 @@ typedef struct atoll_sim_opts {
  * does not implement, or ATOLL_ENOMEM. */
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res);
 void atoll_sim_results_free(atoll_run_results *res);
+/* A uniform or poisson client's arrival rate: rate_hz, or its load times the standalone throughput
+ * of its model (standalone_ns: that model's latency alone). 0 for other arrival kinds. */
+double atoll_sim_client_rate_hz(const atoll_client *c, int64_t standalone_ns);
 /* A model's latency alone on the scenario's GPU (one request, an otherwise idle device). */
 int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out);
 

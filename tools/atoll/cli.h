@@ -48,11 +48,13 @@ int atoll_cmd_model(int argc, char **argv);
 int atoll_cmd_sim(int argc, char **argv);
 int atoll_cmd_calibrate(int argc, char **argv);
 int atoll_cmd_sweep(int argc, char **argv);
+int atoll_cmd_bound(int argc, char **argv);
 int atoll_cmd_compare(int argc, char **argv);
 int atoll_cmd_dot(int argc, char **argv);
 
 extern const atoll_subcommand atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def, atoll_cmd_sim_def,
     atoll_cmd_calibrate_def, atoll_cmd_sweep_def;
+extern const atoll_subcommand atoll_cmd_bound_def;
 extern const atoll_subcommand atoll_cmd_compare_def, atoll_cmd_dot_def;
 
 /* Human figures: "13233.0 us", "4.82 ms". */
