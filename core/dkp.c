@@ -8,10 +8,14 @@ const atoll_kernel_shape *atoll_dkp_shape(const atoll_op *op, uint32_t v) {
 }
 
 uint32_t atoll_dkp_rt_cus(const atoll_gpu *g, const atoll_kernel_shape *rt) {
-  /* The CUs the RT kernel spreads over when alone (the dispatcher deals blocks out one CU at a
-   * time): reserving fewer would pack its blocks and slow it down. */
+  /* A kernel of B blocks needs ceil(B / CUs) rounds at one block per CU whatever it is given, so
+   * the fewest CUs that still take it in that many rounds leave its time unchanged: e.g. 64 blocks
+   * need two rounds on 60 CUs and also on 32. Reserving fewer would slow it down. */
   uint64_t need = atoll_dim3_count(rt->grid);
-  return need < g->cus ? (uint32_t)need : g->cus;
+  if (need == 0)
+    return 1;
+  uint64_t rounds = (need + g->cus - 1) / g->cus;
+  return ceil_div32(need, rounds);
 }
 
 /* A kernel's run time on the GPU: its profiled (isolated) time less the launch overhead. */
@@ -20,44 +24,58 @@ static int64_t run_time(int64_t profiled, int64_t overhead_ns) {
   return t > 1000 ? t : 1000;
 }
 
-/* One BE block's time when k blocks share each CU, as the kernel's per-occupancy list measured
- * it (the persistent-block form padding uses); without a list, its block time (k <= its
- * occupancy, at which sharing is assumed not to slow it). */
-static int64_t block_time_at(const atoll_kernel_shape *s, uint32_t k, uint32_t cus, int64_t overhead_ns) {
+int64_t atoll_dkp_block_ns(const atoll_gpu *g, const atoll_kernel_shape *s, uint32_t k) {
+  /* The per-occupancy list times the whole kernel in persistent-block form with k blocks per CU
+   * on every CU: its blocks go round in ceil(blocks / (CUs x k)) rounds of equal length. Without a
+   * list, its block time (k <= its occupancy, at which sharing is assumed not to slow it). */
   if (k >= 1 && k <= s->n_time_per_occupancy) {
-    uint64_t blocks = atoll_dim3_count(s->grid), per_wave = (uint64_t)cus * k;
-    return run_time(s->time_per_occupancy_ns[k - 1], overhead_ns) / (int64_t)((blocks + per_wave - 1) / per_wave);
+    uint64_t blocks = atoll_dim3_count(s->grid), per_round = (uint64_t)g->cus * k;
+    int64_t t = run_time(s->time_per_occupancy_ns[k - 1], g->costs.launch_sync_ns) /
+                (int64_t)((blocks + per_round - 1) / per_round);
+    return t > 0 ? t : 1;
   }
   return s->block_time_ns;
 }
 
-/* Rule 1 and Rule 2 for one version; on success, how many BE waves fit inside the RT kernel. */
-static bool meets_rules(const atoll_gpu *g, const atoll_kernel_shape *rt, const atoll_kernel_shape *be,
+/* Rule 1 and Rule 2 for one version; on success, the BE blocks per CU (k) and how many rounds of
+ * them fit inside the RT kernel. Rule 2 is on the kernels' own occupancies, which set the padded
+ * launch's resources; within the RT's occupancy the BE part may run fewer blocks per CU, and takes
+ * the most whose round still meets Rule 1 (REEF's scheduler picks the BE occupancy this way, from
+ * the highest down). */
+static bool meets_rules(const atoll_gpu *g, const atoll_kernel_shape *rt, const atoll_kernel_shape *be, uint32_t *k,
                         uint32_t *waves) {
   if (be->occupancy < rt->occupancy)
     return false;
   int64_t rt_ns = run_time(rt->time_ns, g->costs.launch_sync_ns);
-  int64_t block_ns = block_time_at(be, rt->occupancy, g->cus, g->costs.launch_sync_ns);
-  if (block_ns <= 0 || block_ns >= rt_ns)
-    return false;
-  *waves = (uint32_t)(rt_ns / block_ns);
-  return *waves >= 1;
+  uint32_t kmax = rt->occupancy;
+  if (be->n_time_per_occupancy > 0 && kmax > be->n_time_per_occupancy)
+    kmax = be->n_time_per_occupancy;
+  for (uint32_t kk = kmax; kk >= 1; kk--) {
+    int64_t block_ns = atoll_dkp_block_ns(g, be, kk);
+    if (block_ns > 0 && block_ns < rt_ns) {
+      *k = kk;
+      *waves = (uint32_t)(rt_ns / block_ns);
+      return true;
+    }
+  }
+  return false;
 }
 
 /* Among the versions a candidate may use, the one meeting both rules with the shortest kernel
  * time; false when none does. */
 static bool best_version(const atoll_gpu *g, const atoll_kernel_shape *rt, const atoll_dkp_candidate *c,
-                         uint32_t *version, uint32_t *waves) {
+                         uint32_t *version, uint32_t *k, uint32_t *waves) {
   bool found = false;
   uint32_t first = c->version >= 0 ? (uint32_t)c->version : 0;
   uint32_t last = c->version >= 0 ? (uint32_t)c->version : c->op->n_versions;
   for (uint32_t v = first; v <= last; v++) {
     const atoll_kernel_shape *s = atoll_dkp_shape(c->op, v);
-    uint32_t w;
-    if (!meets_rules(g, rt, s, &w))
+    uint32_t kk, w;
+    if (!meets_rules(g, rt, s, &kk, &w))
       continue;
     if (!found || s->time_ns < atoll_dkp_shape(c->op, *version)->time_ns) {
       *version = v;
+      *k = kk;
       *waves = w;
       found = true;
     }
@@ -70,20 +88,19 @@ uint32_t atoll_dkp_select(const atoll_gpu *g, const atoll_kernel_shape *rt, cons
                           uint32_t *rt_cus) {
   *rt_cus = atoll_dkp_rt_cus(g, rt);
   uint32_t free_cus = g->cus - *rt_cus, n = 0;
-  /* The padded launch runs at the minimum occupancy of its parts: Rule 2 makes it the RT's. */
-  uint32_t occ = rt->occupancy;
   for (uint32_t i = 0; i < n_cand && free_cus > 0 && n < max_out; i++) {
-    uint32_t k = (start + i) % n_cand;
-    const atoll_dkp_candidate *c = &cand[k];
-    uint32_t version = 0, waves = 0;
-    if (c->blocks_left == 0 || c->op->kind != ATOLL_OP_KERNEL || !best_version(g, rt, c, &version, &waves))
+    uint32_t idx = (start + i) % n_cand;
+    const atoll_dkp_candidate *c = &cand[idx];
+    uint32_t version = 0, k = 0, waves = 0;
+    if (c->blocks_left == 0 || c->op->kind != ATOLL_OP_KERNEL || !best_version(g, rt, c, &version, &k, &waves))
       continue;
-    uint64_t room = (uint64_t)free_cus * occ * waves;
+    /* k blocks per CU for `waves` rounds on each CU it takes. */
+    uint64_t room = (uint64_t)free_cus * k * waves;
     uint64_t left = c->blocks_left == ATOLL_DKP_ALL ? atoll_dim3_count(atoll_dkp_shape(c->op, version)->grid)
                                                     : c->blocks_left;
     uint32_t blocks = left < room ? (uint32_t)left : (uint32_t)room;
-    uint32_t cus = ceil_div32(blocks, (uint64_t)occ * waves);
-    out[n++] = (atoll_dkp_choice){.candidate = k, .version = version, .blocks = blocks, .occupancy = occ, .cus = cus};
+    uint32_t cus = ceil_div32(blocks, (uint64_t)k * waves);
+    out[n++] = (atoll_dkp_choice){.candidate = idx, .version = version, .blocks = blocks, .occupancy = k, .cus = cus};
     free_cus -= cus;
   }
   return n;

@@ -7,12 +7,20 @@
  *           long as its slowest block), and
  *   Rule 2: the BE occupancy is at least the RT kernel's (the padded kernel runs at the minimum
  *           occupancy of its parts; REEF says "higher", and equal costs the RT kernel nothing),
- * taking no more BE waves than fit inside the RT kernel's time, until no CU or candidate is left.
- * Times are run times: the profile's isolated times less the GPU's launch_sync overhead; a BE
- * block's time is taken at the padded launch's occupancy from its per-occupancy list (the
- * persistent-block form padding runs in), else its block_time_us. A candidate
- * with several versions (multi-version kernels, §5.3) runs the version with the shortest kernel
- * time among those meeting both rules. */
+ * taking no more BE rounds than fit inside the RT kernel's time, until no CU or candidate is left.
+ * Rule 2 compares the kernels' own occupancies, which set the padded launch's resources; the BE
+ * part then runs k blocks per CU, the most up to the RT's occupancy whose round meets Rule 1
+ * (REEF's scheduler chooses the BE occupancy the same way: fewer blocks per CU share it less, so a
+ * round is shorter).
+ * Times are run times: the profile's isolated times less the GPU's launch_sync overhead, at least
+ * 1 us (sim/kernel_timing.h). A BE block's time at the padded launch's occupancy k comes from its
+ * per-occupancy list, which REEF measures in the persistent-block form padding runs in: entry k is
+ * the whole kernel with k blocks per CU on every CU, so one round of blocks takes that time over
+ * the rounds the grid needs, ceil(blocks / (CUs x k)) (atoll_dkp_block_ns). Without a list it is
+ * the profile's block_time_us (one block alone). The simulated device runs padded BE
+ * blocks for exactly this time, so selection and execution agree. A candidate with several
+ * versions (multi-version kernels, §5.3) runs the version with the shortest kernel time among those
+ * meeting both rules. */
 #ifndef ATOLL_CORE_DKP_H
 #define ATOLL_CORE_DKP_H
 
@@ -35,15 +43,18 @@ typedef struct atoll_dkp_choice {
   uint32_t candidate;      /* index into the candidates */
   uint32_t version;        /* 0: the op's own shape; v: op->versions[v - 1] */
   uint32_t blocks;         /* how many of its blocks join the launch */
-  uint32_t occupancy;      /* blocks per CU in the padded launch */
+  uint32_t occupancy;      /* its blocks per CU in the padded launch (at most the RT kernel's occupancy) */
   uint32_t cus;            /* CUs they take */
 } atoll_dkp_choice;
 
 /* The shape of version v of a kernel op (0: its own). */
 const atoll_kernel_shape *atoll_dkp_shape(const atoll_op *op, uint32_t v);
-/* CUs reserved for the RT kernel: those it spreads over when alone, one block per CU first (at
- * most all), so padding never packs its blocks tighter than a normal launch would. */
+/* CUs reserved for the RT kernel: as many as it needs to run its blocks in the same number of
+ * rounds as alone, ceil(blocks / ceil(blocks / CUs)) — REEF's CU partition, and the CUs the
+ * simulated dispatcher spreads a lone kernel over — so padding never slows it. */
 uint32_t atoll_dkp_rt_cus(const atoll_gpu *g, const atoll_kernel_shape *rt);
+/* One round of a BE kernel's blocks in padded form at k blocks per CU (see above), in ns. */
+int64_t atoll_dkp_block_ns(const atoll_gpu *g, const atoll_kernel_shape *s, uint32_t k);
 /* Selects padding for one RT kernel. Candidates are visited in turn starting at `start`. Returns
  * the number of choices written (at most max_out); *rt_cus receives the CUs reserved for RT. */
 uint32_t atoll_dkp_select(const atoll_gpu *g, const atoll_kernel_shape *rt, const atoll_dkp_candidate *cand,

@@ -37,5 +37,7 @@ int atoll__launch_next(atoll_core *c, uint32_t q);
 int32_t atoll__next_be_queue(atoll_core *c);
 /* Index of the RT queue in the REEF layout, or -1 when the scenario has no RT client. */
 int32_t atoll__rt_queue(const atoll_core *c);
+/* Forgets a task's padding: the next padded blocks come from op n_done, none has run. */
+void atoll__task_pad_clear(atoll_task *t);
 
 #endif

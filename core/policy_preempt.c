@@ -57,8 +57,12 @@ static uint32_t rt_window(const atoll_core *c) { return c->s->policy.dq_capacity
 enum { MAX_PAD_CANDIDATES = 64 };
 
 /* The BE tasks padding may draw from: each BE queue's paused task, or a pending one made active
- * (and paused) so its first op can run padded. */
+ * (and paused) so its first op can run padded. A task offers the op its padded blocks have reached:
+ * padded launches run in order on the RT stream, so an op's blocks may be handed out as soon as
+ * every block of the op before it has been (REEF's scheduler advances a BE task's kernel and
+ * block offsets at launch the same way), not only once they have run. */
 static uint32_t gather_candidates(atoll_core *c, atoll_dkp_candidate *cand, uint32_t *task_of) {
+  bool any_version = c->s->policy.multi_version;
   uint32_t n = 0;
   for (uint32_t q = 0; q < c->n_queues && n < MAX_PAD_CANDIDATES; q++) {
     atoll_queue *qu = &c->queues[q];
@@ -71,17 +75,24 @@ static uint32_t gather_candidates(atoll_core *c, atoll_dkp_candidate *cand, uint
     }
     atoll_task *t = &c->tasks[qu->active];
     const atoll_model *m = model_of(c, t);
-    if (!t->paused || t->n_done >= m->n_ops || t->next_launch != t->n_done)
+    if (!t->paused || t->next_launch != t->n_done)
       continue;
-    const atoll_op *op = &m->ops[t->n_done];
+    if (t->pad_reserved == 0) { /* nothing in flight: padding resumes where the task stands */
+      t->pad_op = t->n_done;
+      t->pad_next = t->pad_done;
+    }
+    /* The version ring covers ATOLL_PAD_SPAN ops: a task that far ahead waits for completions. */
+    if (t->pad_op >= m->n_ops || t->pad_op - t->n_done >= ATOLL_PAD_SPAN)
+      continue;
+    const atoll_op *op = &m->ops[t->pad_op];
     if (op->kind != ATOLL_OP_KERNEL)
       continue;
-    bool started = t->pad_done + t->pad_reserved > 0;
-    uint32_t total = started && t->pad_version > 0 ? (uint32_t)atoll_dim3_count(op->versions[t->pad_version - 1].grid)
-                                                   : (uint32_t)atoll_dim3_count(op->shape.grid);
+    int32_t v = atoll_task_pad_version(t, t->pad_op);
+    bool started = t->pad_next > 0 && v >= 0;
+    uint32_t total = (uint32_t)atoll_dim3_count(atoll_dkp_shape(op, started ? (uint32_t)v : 0)->grid);
     cand[n] = (atoll_dkp_candidate){.op = op,
-                                    .blocks_left = started ? total - t->pad_done - t->pad_reserved : ATOLL_DKP_ALL,
-                                    .version = started ? (t->pad_version > 0 ? t->pad_version : 0) : -1};
+                                    .blocks_left = started ? total - t->pad_next : ATOLL_DKP_ALL,
+                                    .version = started ? v : (any_version ? -1 : 0)};
     task_of[n++] = (uint32_t)qu->active;
   }
   return n;
@@ -108,15 +119,21 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
   atoll_pad_part parts[MAX_PAD_CANDIDATES];
   for (uint32_t k = 0; k < n; k++) {
     atoll_task *b = &c->tasks[task_of[pick[k].candidate]];
-    uint32_t bop = b->n_done;
+    uint32_t bop = b->pad_op;
     parts[k] = (atoll_pad_part){
         .cmd = {.model = c->s->clients[b->client].model, .op = bop,
                 .tag = atoll_tag_make(task_of[pick[k].candidate], bop, b->epoch),
-                .block_lo = b->pad_done + b->pad_reserved, .block_n = pick[k].blocks, .version = pick[k].version},
+                .block_lo = b->pad_next, .block_n = pick[k].blocks, .version = pick[k].version},
         .occupancy = pick[k].occupancy,
         .cus = pick[k].cus};
+    b->pad_ver[bop % ATOLL_PAD_SPAN] = (int16_t)pick[k].version;
     b->pad_reserved += pick[k].blocks;
-    b->pad_version = (int32_t)pick[k].version;
+    b->pad_next += pick[k].blocks;
+    /* Every block handed out: the next launch may take the next op's. */
+    if (b->pad_next >= atoll_dim3_count(atoll_dkp_shape(cand[pick[k].candidate].op, pick[k].version)->grid)) {
+      b->pad_op++;
+      b->pad_next = 0;
+    }
   }
   atoll_cmd rt = {.model = c->s->clients[t->client].model, .op = i, .tag = atoll_tag_make((uint32_t)qu->active, i, t->epoch),
                   .rt = 1};
@@ -201,15 +218,15 @@ static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
     restart = (uint32_t)running; /* not killed: it runs to the end, and RT work waits for it */
     c->awaited++;
   }
-  if (restart < done_before) {
+  if (restart != done_before)
     t->pad_done = 0; /* its group runs again from the start: padding's part is redone too */
-    t->pad_version = -1;
-  }
   t->epoch++;
   t->paused = 1;
   t->restored = 1;
   t->next_launch = restart;
   t->n_done = restart;
+  if (t->pad_done == 0)
+    atoll__task_pad_clear(t);
   if (c->obs->task_preempted)
     c->obs->task_preempted(c->obs_ctx, t->client, t->req, running, restart, done_before, launched_before, now);
 }

@@ -223,6 +223,9 @@ uint64_t atoll_core_hash(const atoll_core *c) {
     int64_t f[8] = {(int64_t)k->req, k->arrival_ns, k->deadline_ns, k->client, k->queue, k->next_launch,
                     k->n_done, k->started};
     h = mix(h, f, sizeof f);
+    uint32_t pad[7] = {k->paused, k->epoch, k->restored, k->pad_op, k->pad_next, k->pad_reserved, k->pad_done};
+    h = mix(h, pad, sizeof pad);
+    h = mix(h, k->pad_ver, sizeof k->pad_ver);
   }
   return mix_ring(h, &c->free_tasks);
 }
@@ -245,6 +248,9 @@ bool atoll_core_is_valid(const atoll_core *c) {
     busy++;
     if (k->client >= c->n_clients || k->queue >= c->n_queues || k->n_done > k->next_launch ||
         k->next_launch > c->s->models[c->s->clients[k->client].model].model.n_ops)
+      return false;
+    /* Blocks in padded launches belong to ops from n_done on, at most ATOLL_PAD_SPAN of them. */
+    if (k->pad_reserved > 0 && (k->pad_op < k->n_done || k->pad_op - k->n_done > ATOLL_PAD_SPAN))
       return false;
   }
   if (busy + atoll_ring_count(&c->free_tasks) != c->n_tasks)
@@ -313,9 +319,9 @@ static int launch_range(atoll_core *c, uint32_t q, uint32_t count) {
   }
   /* An op partly run inside padded launches continues with the rest of its blocks. */
   if (n > 0 && t->pad_done > 0 && t->next_launch == t->n_done) {
-    const atoll_kernel_shape *sh = t->pad_version > 0 ? &m->ops[t->n_done].versions[t->pad_version - 1]
-                                                      : &m->ops[t->n_done].shape;
-    c->scratch[0].version = t->pad_version > 0 ? (uint32_t)t->pad_version : 0;
+    int32_t v = atoll_task_pad_version(t, t->n_done);
+    const atoll_kernel_shape *sh = v > 0 ? &m->ops[t->n_done].versions[v - 1] : &m->ops[t->n_done].shape;
+    c->scratch[0].version = v > 0 ? (uint32_t)v : 0;
     c->scratch[0].block_lo = t->pad_done;
     c->scratch[0].block_n = (uint32_t)atoll_dim3_count(sh->grid) - t->pad_done;
   }
@@ -366,7 +372,8 @@ void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t
   }
   int64_t rel = c->client_deadline_ns[client];
   c->tasks[id] = (atoll_task){.req = req, .arrival_ns = now, .deadline_ns = rel ? now + rel : INT64_MAX,
-                              .client = client, .queue = q, .in_use = 1, .pad_version = -1};
+                              .client = client, .queue = q, .in_use = 1};
+  atoll__task_pad_clear(&c->tasks[id]);
   atoll_ring_push(&c->queues[q].pending, id);
   c->client_waiting[client]++;
   atoll__policy_ops(c->policy)->on_queued(c, q, now);
@@ -387,6 +394,20 @@ void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int
     if (c->obs->task_restored)
       c->obs->task_restored(c->obs_ctx, t->client, t->req, now);
   }
+}
+
+void atoll__task_pad_clear(atoll_task *t) {
+  t->pad_op = t->n_done;
+  t->pad_next = t->pad_done = t->pad_reserved = 0;
+  for (uint32_t i = 0; i < ATOLL_PAD_SPAN; i++)
+    t->pad_ver[i] = -1;
+}
+
+/* Op n_done completed (normally or through padding): its padding record goes with it. */
+static void op_completed(atoll_task *t) {
+  t->pad_ver[t->n_done % ATOLL_PAD_SPAN] = -1;
+  t->pad_done = 0;
+  t->n_done++;
 }
 
 /* The task's last op completed: free it, let the policy react, then tell the runner. */
@@ -418,7 +439,7 @@ void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_
      * complete instead, so the old one is ignored. */
     if (!t->paused || op != t->n_done)
       return;
-    t->n_done++;
+    op_completed(t);
     if (t->next_launch < t->n_done)
       t->next_launch = t->n_done;
     const atoll_policy_ops *p = atoll__policy_ops(c->policy);
@@ -430,9 +451,7 @@ void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_
       p->on_awaited_done(c, now);
     return;
   }
-  t->n_done++;
-  t->pad_done = 0; /* the op just completed was the partly padded one, if any */
-  t->pad_version = -1;
+  op_completed(t);
   if (t->n_done < n_ops) {
     const atoll_policy_ops *p = atoll__policy_ops(c->policy);
     if (p->on_op_done)
@@ -450,17 +469,16 @@ void atoll_core_on_blocks_done(atoll_core *c, uint32_t stream, uint64_t tag, uin
     return;
   const atoll_model *m = task_model(c, t);
   const atoll_op *op = &m->ops[t->n_done];
-  const atoll_kernel_shape *sh = t->pad_version > 0 ? &op->versions[t->pad_version - 1] : &op->shape;
+  int32_t v = atoll_task_pad_version(t, t->n_done);
+  const atoll_kernel_shape *sh = v > 0 ? &op->versions[v - 1] : &op->shape;
   t->pad_reserved -= blocks < t->pad_reserved ? blocks : t->pad_reserved;
   t->pad_done += blocks;
   if (t->pad_done < atoll_dim3_count(sh->grid))
     return;
-  /* Padding ran the whole op. */
-  t->n_done++;
+  /* Padding ran the whole op (padded launches complete in order, so it is op n_done). */
+  op_completed(t);
   if (t->next_launch < t->n_done)
     t->next_launch = t->n_done;
-  t->pad_done = 0;
-  t->pad_version = -1;
   if (t->n_done == m->n_ops) {
     t->paused = 0;
     finish_task(c, id, now);

@@ -23,6 +23,9 @@
 
 enum atoll_mode { ATOLL_MODE_NORMAL = 0, ATOLL_MODE_REALTIME = 1 };
 
+/* Ops of one BE task that may have padded blocks in flight at once (n_done .. pad_op). */
+enum { ATOLL_PAD_SPAN = 8 };
+
 /* What the core tells its runner (metrics, traces, closed-loop clients). Any entry may be NULL. */
 typedef struct atoll_core_observer {
   void (*request_started)(void *ctx, uint32_t client, uint64_t req, int64_t now);
@@ -58,10 +61,14 @@ typedef struct atoll_task {
   uint8_t epoch;         /* bumped at each preemption: completions of older commands are stale */
   uint8_t paused;        /* preempted, waiting for normal mode to be relaunched */
   uint8_t restored;      /* relaunched after a preemption, its first kernel not yet started */
-  /* Padding (REEF §5): blocks of op n_done already run inside padded launches, blocks of it in
-   * padded launches still running, and the version they use (-1: none chosen yet). */
-  uint32_t pad_done, pad_reserved;
-  int32_t pad_version;
+  /* Padding (REEF §5). Padded launches run one after another on the RT stream, so a BE task may
+   * have blocks of several consecutive ops in flight at once, each op's behind the one before:
+   * pad_op / pad_next is where the next padded blocks come from (an op, its first block not yet
+   * handed out), pad_reserved counts handed-out blocks still running, pad_done the blocks of op
+   * n_done that have run, and pad_ver[op % ATOLL_PAD_SPAN] the version chosen for an op with
+   * padded blocks (-1: none), for the ops from n_done to pad_op. */
+  uint32_t pad_op, pad_next, pad_reserved, pad_done;
+  int16_t pad_ver[ATOLL_PAD_SPAN];
 } atoll_task;
 
 typedef struct atoll_queue {
@@ -127,5 +134,8 @@ static inline uint64_t atoll_tag_make(uint32_t task, uint32_t op, uint8_t epoch)
 static inline uint32_t atoll_tag_task(uint64_t tag) { return (uint32_t)(tag >> 40); }
 static inline uint8_t atoll_tag_epoch(uint64_t tag) { return (uint8_t)(tag >> 32); }
 static inline uint32_t atoll_tag_op(uint64_t tag) { return (uint32_t)tag; }
+
+/* The version padding chose for op `op` of task t (-1: none; 0: the op's own shape). */
+static inline int32_t atoll_task_pad_version(const atoll_task *t, uint32_t op) { return t->pad_ver[op % ATOLL_PAD_SPAN]; }
 
 #endif

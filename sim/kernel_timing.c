@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "dkp.h"
+
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* The measured slowdown at k blocks per CU: the per-block time at k over the one at 1. */
@@ -157,6 +159,13 @@ void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_sh
   out->bt1_ns = ref > 0 ? (int64_t)((double)run * REF_BT1_NS / (double)ref + 0.5) : run;
   if (out->bt1_ns < 1)
     out->bt1_ns = 1;
+}
+
+void atoll_kernel_timing_padded(const atoll_gpu *g, const atoll_op *op, uint32_t version, uint32_t k,
+                                atoll_kernel_timing *t) {
+  t->block_units = g->registers_per_cu / k;
+  t->bt1_ns = atoll_dkp_block_ns(g, atoll_dkp_shape(op, version), k);
+  t->demand = ATOLL_DEMAND_ONE / k; /* k blocks fill the CU exactly: no sharing beyond the list's */
 }
 
 int64_t atoll_kernel_alone_ns(const atoll_gpu *g, const atoll_kernel_timing *t) {

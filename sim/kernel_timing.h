@@ -43,6 +43,12 @@ typedef struct atoll_kernel_timing {
 void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint32_t op, atoll_kernel_timing *out);
 /* The same for one kernel shape (a version of a multi-version kernel). */
 void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_shape *s, atoll_kernel_timing *out);
+/* Turns a BE kernel's timing (version `version` of op) into that of its blocks inside a padded launch at k blocks per CU:
+ * REEF's persistent-block form, each round of k blocks per CU taking the time its per-occupancy
+ * list measured (atoll_dkp_block_ns, the time the selection's Rule 1 used), k to a CU with no
+ * further sharing slowdown. */
+void atoll_kernel_timing_padded(const atoll_gpu *g, const atoll_op *op, uint32_t version, uint32_t k,
+                                atoll_kernel_timing *t);
 /* The fitted per-block demand for a shape (exposed for tests and the calibration tool). */
 uint32_t atoll_fit_demand(const atoll_kernel_shape *s, uint32_t cus, int64_t overhead_ns);
 /* A kernel's simulated time alone on an idle GPU (no CP cost): waves x block time x slowdown. */

@@ -593,8 +593,9 @@ static void start_parts(atoll_simdev *d, uint32_t owner, pad_rec *rec) {
     uint32_t h = (uint32_t)d->hidden_free[--d->n_hidden_free];
     stream *hs = &d->streams[h];
     timing_for(d, &part->cmd, &hs->kt_local);
-    /* In the padded kernel every part runs at the launch's occupancy. */
-    hs->kt_local.block_units = d->g->registers_per_cu / part->occupancy;
+    /* In the padded kernel every part runs at the launch's occupancy, in persistent-block form. */
+    atoll_kernel_timing_padded(d->g, &d->s->models[part->cmd.model].model.ops[part->cmd.op], part->cmd.version,
+                               part->occupancy, &hs->kt_local);
     hs->kt = &hs->kt_local;
     hs->placed = hs->done = 0;
     hs->started = 0;

@@ -239,7 +239,39 @@ static void timing_follows_gpu_size(void **state) {
   assert_int_equal(atoll_kernel_alone_ns(&g, &kt60), 100000);
 }
 
+/* Blocks inside a padded launch run REEF's persistent-block form: k to a CU, each round taking the
+ * per-occupancy list's time for k (less the launch overhead, over the rounds the grid needs), the
+ * time the kernel selection's Rule 1 assumed, and k of them fill a CU without further slowdown. */
+static void padded_blocks_run_the_listed_round_time(void **state) {
+  (void)state;
+  atoll_gpu g = mi50();
+  int64_t lat[4] = {100000, 150000, 230000, 330000};
+  atoll_op op = {.kind = ATOLL_OP_KERNEL, .name = "k"};
+  op.shape = (atoll_kernel_shape){.grid = {150, 1, 1}, .block = {256, 1, 1}, .occupancy = 4, .time_ns = 400000,
+                                  .time_per_occupancy_ns = lat, .n_time_per_occupancy = 4};
+  int64_t over = g.costs.launch_sync_ns;
+  static const int64_t rounds[4] = {3, 2, 1, 1}; /* 150 blocks, 60 x k a round */
+  for (uint32_t k = 1; k <= 4; k++) {
+    atoll_kernel_timing t;
+    atoll_kernel_timing_prepare_shape(&g, &op.shape, &t);
+    atoll_kernel_timing_padded(&g, &op, 0, k, &t);
+    assert_int_equal(t.bt1_ns, (lat[k - 1] - over) / rounds[k - 1]);
+    assert_int_equal(t.block_units, g.registers_per_cu / k);
+    assert_true(t.demand * k <= ATOLL_DEMAND_ONE);
+    assert_int_equal(t.blocks, 150); /* the block count is the command's, untouched */
+  }
+  /* A version is timed from its own list. */
+  int64_t vlat[8] = {20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000};
+  atoll_kernel_shape v = op.shape;
+  v.occupancy = 8, v.time_per_occupancy_ns = vlat, v.n_time_per_occupancy = 8;
+  op.versions = &v, op.n_versions = 1;
+  atoll_kernel_timing t;
+  atoll_kernel_timing_padded(&g, &op, 1, 2, &t);
+  assert_int_equal(t.bt1_ns, (20000 - over) / 2);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(padded_blocks_run_the_listed_round_time),
     cmocka_unit_test(alone_time_is_profiled_time_less_overhead),
     cmocka_unit_test(alone_time_with_per_occupancy_lists),
     cmocka_unit_test(short_kernel_gets_minimum_run_time),
