@@ -1,0 +1,667 @@
+/* gpu_backend.cpp — the CUDA and HIP back-ends of the native runtime, one source for both vendors
+ * (native/cuda and native/hip compile it with their gpu_vendor.h). How it drives the GPU:
+ *
+ *   - A queue is a GPU stream (non-blocking, so it never waits for the legacy default stream) with
+ *     the runtime's priority mapped onto the vendor's stream priorities. Launches of a queue run in
+ *     order; the runtime bounds how many are in flight (REEF's DQ capacity; on CUDA, REEF §4.6's
+ *     closed loop of N outstanding kernels per stream), and this back-end only reports each
+ *     launch's completion: an event is recorded after every launch and a completion thread per
+ *     queue waits for the events in order and calls cfg->on_complete.
+ *   - Kernel launches all run the entry kernel of gpu_entry.h (preemptor prologue, then the kernel
+ *     library's block body), plain launches with one block range and padded launches with the RT
+ *     range followed by the BE parts (gpu_launch.h).
+ *   - The preempt flag of each queue is a word of coherent device memory that the prologue reads.
+ *     The host writes it with a 4-byte copy from pinned memory on a CONTROL stream of the highest
+ *     priority, then waits for that copy. A copy runs on a DMA engine, so it does not queue behind
+ *     the queues' kernels or wait for a free compute slot (a flag-writing kernel would, on a GPU
+ *     full of BE blocks), and the flag is in device memory, where every block's prologue reads it
+ *     from the L2 cache instead of across PCIe. The same mechanism writes the kill words.
+ *   - The execution index and the per-launch status words live in pinned host memory mapped into
+ *     the device: the device writes them (posted PCIe writes), the host reads them without a copy.
+ *   - CU reset: stock drivers have none. reset_cus sets the kill word of every launch in flight,
+ *     and running blocks abandon their kernel at their next in-kernel preemption point
+ *     (AK_PREEMPT_POINT); launches in flight that had not started stop at their first point, or in
+ *     the prologue when their queue's flag is set. A patched driver's reset plugs in through
+ *     gpu_reset_hook.h and is called after the kill words are set.
+ *   - Copies go through a pinned staging ring per queue (gpu_staging.h), so submit never waits for
+ *     the device.
+ *
+ * Policy lives in the runtime and the core: nothing here decides what to launch, preempt or pad. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_vendor.h" /* first: the kernel library's header includes the vendor runtime in GPU builds */
+
+#include "atoll/error.h"
+#include "backend.h"
+#include "gpu_kernels.h"
+#include "gpu_reset_hook.h"
+#include "gpu_staging.h"
+
+#define GPU_MAX_QUEUES 64
+/* Launches in flight per queue: REEF's DQ capacity is 4, a stock runtime's hundreds, and the native
+ * runtime's default "stock" depth 1024. */
+#define GPU_INFLIGHT_MAX 1024
+#define GPU_STAGING_DEFAULT_MB 8
+#define GPU_STATUS_WORDS_PER_SLOT (GPU_MAX_RANGES * GPU_ST_WORDS)
+
+typedef struct gpu_inflight {
+  gpuEvent_t done; /* recorded after the launch; created once per slot */
+  bool is_kernel;
+  bool killed; /* reset_cus killed this launch and set its kill word (cleared before reuse) */
+  uint64_t seq; /* the launch's sequence number (its decision word's key) */
+  uint32_t n_tags;
+  uint64_t tags[GPU_MAX_RANGES]; /* range i's completion tag (the launch's tag for range 0) */
+  size_t stage_off, stage_span;  /* staging held by a copy (span 0: none) */
+  void *d2h_dst;                 /* D2H copies: the runtime's destination, filled on completion */
+  size_t d2h_bytes;
+} gpu_inflight;
+
+typedef struct gpu_backend gpu_backend;
+
+struct atoll_nqueue {
+  gpu_backend *be;
+  gpuStream_t stream;
+  pthread_t completer;
+  bool completer_started;
+
+  pthread_mutex_t mu; /* the ring, the staging ring, the kill shadow */
+  pthread_cond_t work, room;
+  gpu_inflight ring[GPU_INFLIGHT_MAX];
+  uint32_t head, count;
+  bool stop;
+
+  gpu_staging stage;
+  uint8_t *stage_host; /* pinned */
+
+  uint64_t next_seq;
+
+  /* Coherent device memory. Flag and kill words are written by the host through the control
+   * stream; decision words by the prologue (read back by reset_cus). */
+  uint32_t *flag_dev;
+  uint32_t *kill_dev;     /* GPU_INFLIGHT_MAX words, one per ring slot */
+  uint64_t *decision_dev; /* GPU_INFLIGHT_MAX words, one per ring slot */
+  /* Pinned host memory: copy sources and destinations for the above, and the words the device
+   * writes directly. */
+  uint32_t *flag_src;
+  uint32_t *kill_src;       /* shadow of kill_dev */
+  uint64_t *decision_host;  /* reset_cus reads decision_dev into it */
+  uint8_t *mapped;          /* one allocation holding exec_tag, exec_seen, status */
+  uint64_t *exec_tag;       /* host view */
+  uint32_t *exec_seen;      /* host view */
+  uint32_t *status;         /* host view: GPU_STATUS_WORDS_PER_SLOT words per ring slot */
+  uint8_t *mapped_dev;      /* the device's view of `mapped` */
+};
+
+struct gpu_backend {
+  atoll_nbackend_cfg cfg;
+  int ordinal;
+  gpuDeviceProp prop;
+  int prio_least, prio_greatest;
+  uint32_t occupancy;
+  size_t staging_bytes;
+  gpu_reset_hook hook;
+
+  gpuStream_t ctl; /* highest priority: flag and kill-word writes, synchronous copies */
+  pthread_mutex_t ctl_mu;
+
+  pthread_mutex_t mu; /* the queue list */
+  atoll_nqueue *queues[GPU_MAX_QUEUES];
+  uint32_t n_queues;
+};
+
+/* Offsets inside a queue's mapped allocation. */
+#define GPU_MAPPED_EXEC_TAG 0
+#define GPU_MAPPED_EXEC_SEEN 8
+#define GPU_MAPPED_STATUS 64
+#define GPU_MAPPED_BYTES (GPU_MAPPED_STATUS + (size_t)GPU_INFLIGHT_MAX * GPU_STATUS_WORDS_PER_SLOT * sizeof(uint32_t))
+/* Bytes of a queue's control words: decisions, then the flag, then the kill words. */
+#define GPU_CTL_BYTES (sizeof(uint64_t) * GPU_INFLIGHT_MAX + sizeof(uint32_t) * (1 + GPU_INFLIGHT_MAX))
+
+static int fail(char *err, size_t err_len, const char *call, gpuError_t e, int code) {
+  if (err && err_len)
+    snprintf(err, err_len, "%s: %s: %s (%s)", GPU_RUNTIME_NAME, call, gpuGetErrorString(e), gpuGetErrorName(e));
+  return code;
+}
+
+/* Runtime errors after open have no message channel in the back-end interface: they go to
+ * stderr once each, and the call returns ATOLL_EIO. */
+static int report(const char *call, gpuError_t e) {
+  fprintf(stderr, "atoll: %s back-end: %s: %s (%s)\n", GPU_VENDOR_NAME, call, gpuGetErrorString(e), gpuGetErrorName(e));
+  return ATOLL_EIO;
+}
+
+/* Writes `bytes` from pinned `src` to device `dst` through the control stream and waits for it. */
+static int ctl_write(gpu_backend *be, void *dst, const void *src, size_t bytes) {
+  pthread_mutex_lock(&be->ctl_mu);
+  gpuError_t e = gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice, be->ctl);
+  if (e == gpuSuccess)
+    e = gpuStreamSynchronize(be->ctl);
+  pthread_mutex_unlock(&be->ctl_mu);
+  return e == gpuSuccess ? 0 : report("control-stream write", e);
+}
+
+/* Stores `value` into the pinned word `src` and writes it to `dst`, under the control lock so that
+ * two writers of one word cannot overtake each other. */
+static int ctl_write_word(gpu_backend *be, uint32_t *dst, uint32_t *src, uint32_t value) {
+  pthread_mutex_lock(&be->ctl_mu);
+  *src = value;
+  gpuError_t e = gpuMemcpyAsync(dst, src, sizeof *src, gpuMemcpyHostToDevice, be->ctl);
+  if (e == gpuSuccess)
+    e = gpuStreamSynchronize(be->ctl);
+  pthread_mutex_unlock(&be->ctl_mu);
+  return e == gpuSuccess ? 0 : report("control-stream write", e);
+}
+
+static size_t staging_bytes_from_env(void) {
+  const char *s = getenv("ATOLL_GPU_STAGING_MB");
+  char *end = NULL;
+  errno = 0;
+  unsigned long mb = s && *s ? strtoul(s, &end, 10) : 0;
+  if (!s || !*s || errno || *end || mb == 0 || mb > 4096)
+    mb = GPU_STAGING_DEFAULT_MB;
+  return (size_t)mb << 20;
+}
+
+static int ordinal_from_env(void) {
+  const char *s = getenv("ATOLL_GPU_DEVICE");
+  char *end = NULL;
+  long v = s && *s ? strtol(s, &end, 10) : 0;
+  return (s && *s && (*end || v < 0 || v > 1023)) ? -1 : (int)v;
+}
+
+/* ---- device ---------------------------------------------------------------------------------- */
+
+static void gpu_close(void *p);
+
+static int gpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len) {
+  *out = NULL;
+  int count = 0;
+  gpuError_t e = gpuGetDeviceCount(&count);
+  if (e != gpuSuccess)
+    return fail(err, err_len, "GetDeviceCount", e, ATOLL_ENODEV);
+  if (count <= 0) {
+    snprintf(err, err_len, "%s: no GPU device", GPU_RUNTIME_NAME);
+    return ATOLL_ENODEV;
+  }
+  int ordinal = ordinal_from_env();
+  if (ordinal < 0 || ordinal >= count) {
+    snprintf(err, err_len, "ATOLL_GPU_DEVICE: not a device number below %d", count);
+    return ATOLL_EINVAL;
+  }
+  gpu_backend *be = (gpu_backend *)calloc(1, sizeof *be);
+  if (!be) {
+    snprintf(err, err_len, "out of memory");
+    return ATOLL_ENOMEM;
+  }
+  be->cfg = *cfg;
+  be->ordinal = ordinal;
+  be->staging_bytes = staging_bytes_from_env();
+  pthread_mutex_init(&be->ctl_mu, NULL);
+  pthread_mutex_init(&be->mu, NULL);
+  int rc = 0;
+  if ((e = gpuSetDevice(ordinal)) != gpuSuccess)
+    rc = fail(err, err_len, "SetDevice", e, ATOLL_ENODEV);
+  else if ((e = gpuGetDeviceProperties(&be->prop, ordinal)) != gpuSuccess)
+    rc = fail(err, err_len, "GetDeviceProperties", e, ATOLL_ENODEV);
+  else if ((e = gpuDeviceGetStreamPriorityRange(&be->prio_least, &be->prio_greatest)) != gpuSuccess)
+    rc = fail(err, err_len, "DeviceGetStreamPriorityRange", e, ATOLL_ENODEV);
+  else if ((e = gpuStreamCreateWithPriority(&be->ctl, gpuStreamNonBlocking, be->prio_greatest)) != gpuSuccess)
+    rc = fail(err, err_len, "StreamCreateWithPriority", e, ATOLL_ENODEV);
+  if (rc) {
+    gpu_close(be);
+    return rc;
+  }
+  if (cfg->cus != 0 && cfg->cus != (uint32_t)be->prop.multiProcessorCount) {
+    snprintf(err, err_len, "%s back-end: cannot restrict %s to %u of its %d CUs", GPU_VENDOR_NAME, be->prop.name,
+             cfg->cus, be->prop.multiProcessorCount);
+    gpu_close(be);
+    return ATOLL_ENOTSUP;
+  }
+  int occ = 0;
+  if ((e = atoll__gpu_entry_occupancy(32, &occ)) != gpuSuccess) {
+    rc = fail(err, err_len, "OccupancyMaxActiveBlocksPerMultiprocessor", e, ATOLL_ENODEV);
+    gpu_close(be);
+    return rc;
+  }
+  int hw = gpu_max_blocks_per_cu(&be->prop);
+  be->occupancy = (uint32_t)(hw > 0 && hw < occ ? hw : occ);
+  if (atoll__gpu_reset_hook_load(&be->hook, err, err_len) != 0) {
+    gpu_close(be);
+    return ATOLL_EINVAL;
+  }
+  if (be->hook.fn)
+    fprintf(stderr, "atoll: %s back-end: CU reset through the patched-driver hook %s\n", GPU_VENDOR_NAME,
+            be->hook.spec);
+  else
+    fprintf(stderr,
+            "atoll: %s back-end: the driver has no CU reset; preemption falls back to lazy eviction "
+            "and in-kernel preemption points (set %s to plug in a patched driver's reset)\n",
+            GPU_VENDOR_NAME, ATOLL_GPU_CU_RESET_ENV);
+  *out = be;
+  return 0;
+}
+
+static void queue_destroy(atoll_nqueue *q);
+
+static void gpu_close(void *p) {
+  gpu_backend *be = (gpu_backend *)p;
+  if (!be)
+    return;
+  for (uint32_t i = 0; i < be->n_queues; i++)
+    queue_destroy(be->queues[i]);
+  if (be->ctl)
+    (void)gpuStreamDestroy(be->ctl);
+  atoll__gpu_reset_hook_unload(&be->hook);
+  pthread_mutex_destroy(&be->ctl_mu);
+  pthread_mutex_destroy(&be->mu);
+  free(be);
+}
+
+static int gpu_info(void *p, atoll_nbackend_info *out) {
+  gpu_backend *be = (gpu_backend *)p;
+  memset(out, 0, sizeof *out);
+  char arch[64];
+  gpu_arch_name(&be->prop, arch, sizeof arch);
+  snprintf(out->name, sizeof out->name, "%.40s (%.20s)", be->prop.name, arch);
+  out->cus = (uint32_t)be->prop.multiProcessorCount;
+  out->max_occupancy = be->occupancy;
+  out->can_reset_cus = be->hook.fn != NULL;
+  out->can_pad = true;
+  return 0;
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+static int gpu_alloc(void *p, size_t bytes, void **dptr) {
+  (void)p;
+  *dptr = NULL;
+  gpuError_t e = gpuMalloc(dptr, bytes ? bytes : 1);
+  if (e == gpuSuccess)
+    return 0;
+  (void)gpuGetLastError(); /* an allocation failure is not sticky: clear it */
+  return ATOLL_ENOMEM;
+}
+
+static void gpu_free(void *p, void *dptr) {
+  (void)p;
+  if (dptr)
+    (void)gpuFree(dptr);
+}
+
+static int sync_copy(gpu_backend *be, void *dst, const void *src, size_t bytes, bool to_device) {
+  pthread_mutex_lock(&be->ctl_mu);
+  gpuError_t e = gpuMemcpyAsync(dst, src, bytes, to_device ? gpuMemcpyHostToDevice : gpuMemcpyDeviceToHost, be->ctl);
+  if (e == gpuSuccess)
+    e = gpuStreamSynchronize(be->ctl);
+  pthread_mutex_unlock(&be->ctl_mu);
+  return e == gpuSuccess ? 0 : report(to_device ? "copy to device" : "copy from device", e);
+}
+
+static int gpu_copy_to_device(void *p, void *dst, const void *src, size_t bytes) {
+  return sync_copy((gpu_backend *)p, dst, src, bytes, true);
+}
+
+static int gpu_copy_from_device(void *p, void *dst, const void *src, size_t bytes) {
+  return sync_copy((gpu_backend *)p, dst, src, bytes, false);
+}
+
+/* ---- queues ---------------------------------------------------------------------------------- */
+
+static void *completer_main(void *arg);
+
+/* atoll priorities: 0 normal, higher served first. Vendor priorities: lower numbers served first,
+ * from `least` (the default) down to `greatest`. */
+static int vendor_priority(const gpu_backend *be, uint32_t priority) {
+  long v = (long)be->prio_least - (long)(priority > 64 ? 64 : priority);
+  return v < be->prio_greatest ? be->prio_greatest : (int)v;
+}
+
+static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority) {
+  gpuError_t e;
+  void *ptr = NULL;
+  if ((e = gpuStreamCreateWithPriority(&q->stream, gpuStreamNonBlocking, vendor_priority(be, priority))) != gpuSuccess)
+    return report("StreamCreateWithPriority", e);
+  /* One block of control words: decisions first (8-byte aligned), then the flag and kill words. */
+  if ((e = gpuMallocCoherent(&ptr, GPU_CTL_BYTES)) != gpuSuccess)
+    return report("coherent device allocation", e);
+  q->decision_dev = (uint64_t *)ptr;
+  q->flag_dev = (uint32_t *)(q->decision_dev + GPU_INFLIGHT_MAX);
+  q->kill_dev = q->flag_dev + 1;
+  if ((e = gpuHostAllocMapped(&ptr, GPU_CTL_BYTES)) != gpuSuccess)
+    return report("pinned allocation", e);
+  q->decision_host = (uint64_t *)ptr;
+  q->flag_src = (uint32_t *)(q->decision_host + GPU_INFLIGHT_MAX);
+  q->kill_src = q->flag_src + 1;
+  memset(q->decision_host, 0, GPU_CTL_BYTES);
+  if ((e = gpuHostAllocMapped(&ptr, GPU_MAPPED_BYTES)) != gpuSuccess)
+    return report("mapped allocation", e);
+  q->mapped = (uint8_t *)ptr;
+  memset(q->mapped, 0, GPU_MAPPED_BYTES);
+  q->exec_tag = (uint64_t *)(q->mapped + GPU_MAPPED_EXEC_TAG);
+  q->exec_seen = (uint32_t *)(q->mapped + GPU_MAPPED_EXEC_SEEN);
+  q->status = (uint32_t *)(q->mapped + GPU_MAPPED_STATUS);
+  if ((e = gpuHostGetDevicePointer(&ptr, q->mapped)) != gpuSuccess)
+    return report("HostGetDevicePointer", e);
+  q->mapped_dev = (uint8_t *)ptr;
+  if ((e = gpuHostAllocMapped(&ptr, be->staging_bytes)) != gpuSuccess)
+    return report("pinned staging allocation", e);
+  q->stage_host = (uint8_t *)ptr;
+  gpu_staging_init(&q->stage, be->staging_bytes);
+  for (uint32_t i = 0; i < GPU_INFLIGHT_MAX; i++)
+    if ((e = gpuEventCreateWithFlags(&q->ring[i].done, gpuEventDisableTiming)) != gpuSuccess)
+      return report("EventCreateWithFlags", e);
+  /* The flag, every kill word and every decision word start clear (sequence numbers start at 1). */
+  q->next_seq = 1;
+  return ctl_write(be, q->decision_dev, q->decision_host, GPU_CTL_BYTES);
+}
+
+static int gpu_create_queue(void *p, uint32_t priority, atoll_nqueue **out) {
+  gpu_backend *be = (gpu_backend *)p;
+  *out = NULL;
+  atoll_nqueue *q = (atoll_nqueue *)calloc(1, sizeof *q);
+  if (!q)
+    return ATOLL_ENOMEM;
+  q->be = be;
+  pthread_mutex_init(&q->mu, NULL);
+  pthread_cond_init(&q->work, NULL);
+  pthread_cond_init(&q->room, NULL);
+  int rc = queue_alloc(be, q, priority);
+  if (rc == 0) {
+    if (pthread_create(&q->completer, NULL, completer_main, q) != 0)
+      rc = ATOLL_ENOMEM;
+    else
+      q->completer_started = true;
+  }
+  pthread_mutex_lock(&be->mu);
+  if (rc == 0 && be->n_queues == GPU_MAX_QUEUES)
+    rc = ATOLL_EFULL;
+  if (rc == 0)
+    be->queues[be->n_queues++] = q;
+  pthread_mutex_unlock(&be->mu);
+  if (rc) {
+    queue_destroy(q);
+    return rc;
+  }
+  *out = q;
+  return 0;
+}
+
+/* Stops the completion thread once every launch in flight has completed, then frees the queue. */
+static void queue_destroy(atoll_nqueue *q) {
+  if (q->completer_started) {
+    pthread_mutex_lock(&q->mu);
+    q->stop = true;
+    pthread_cond_signal(&q->work);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->completer, NULL);
+  }
+  for (uint32_t i = 0; i < GPU_INFLIGHT_MAX; i++)
+    if (q->ring[i].done)
+      (void)gpuEventDestroy(q->ring[i].done);
+  if (q->stream)
+    (void)gpuStreamDestroy(q->stream);
+  if (q->decision_dev)
+    (void)gpuFree(q->decision_dev);
+  if (q->decision_host)
+    (void)gpuFreeHost(q->decision_host);
+  if (q->mapped)
+    (void)gpuFreeHost(q->mapped);
+  if (q->stage_host)
+    (void)gpuFreeHost(q->stage_host);
+  pthread_mutex_destroy(&q->mu);
+  pthread_cond_destroy(&q->work);
+  pthread_cond_destroy(&q->room);
+  free(q);
+}
+
+/* ---- launches -------------------------------------------------------------------------------- */
+
+static int submit_kernel(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l, gpu_inflight *e) {
+  gpu_launch_desc d;
+  memset(&d, 0, sizeof d);
+  d.tag = l->tag;
+  d.seq = e->seq = q->next_seq++;
+  d.flag = q->flag_dev;
+  d.kill = q->kill_dev + slot;
+  d.decision = q->decision_dev + slot;
+  d.exec_tag = (volatile uint64_t *)(q->mapped_dev + GPU_MAPPED_EXEC_TAG);
+  d.exec_seen = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_EXEC_SEEN);
+  d.status = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_STATUS) + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+  const uint32_t n_parts = l->kind == ATOLL_NL_PADDED ? l->n_parts : 0;
+  if (n_parts > ATOLL_NPAD_MAX)
+    return ATOLL_EINVAL;
+  d.n_ranges = 1 + n_parts;
+  gpu_range_from(&d.r[0], &l->k);
+  e->tags[0] = l->tag;
+  for (uint32_t i = 0; i < n_parts; i++) {
+    gpu_range_from(&d.r[1 + i], &l->parts[i]);
+    e->tags[1 + i] = l->parts[i].tag;
+  }
+  e->n_tags = d.n_ranges;
+  e->is_kernel = true;
+  uint32_t threads = 0;
+  const uint32_t blocks = gpu_launch_shape(&d, &threads);
+  if (blocks == 0)
+    return ATOLL_EINVAL;
+  gpuError_t err = atoll__gpu_launch(&d, blocks, threads, q->stream);
+  return err == gpuSuccess ? 0 : report("kernel launch", err);
+}
+
+/* Reserves staging for a copy, waiting for older copies of the queue to complete when the ring is
+ * full (the only case in which submit waits). Called with q->mu held. */
+static int reserve_staging(atoll_nqueue *q, size_t bytes, gpu_inflight *e) {
+  int rc;
+  while ((rc = gpu_staging_alloc(&q->stage, bytes, &e->stage_off, &e->stage_span)) == ATOLL_EFULL)
+    pthread_cond_wait(&q->room, &q->mu);
+  return rc;
+}
+
+static int submit_copy(atoll_nqueue *q, const atoll_nlaunch *l, gpu_inflight *e) {
+  gpuError_t err = gpuSuccess;
+  e->n_tags = 1;
+  e->tags[0] = l->tag;
+  if (l->kind == ATOLL_NL_MEMSET) {
+    err = gpuMemsetAsync(l->dst, l->value, l->bytes, q->stream);
+    return err == gpuSuccess ? 0 : report("memset", err);
+  }
+  int rc = reserve_staging(q, l->bytes, e);
+  if (rc)
+    return rc;
+  uint8_t *stage = q->stage_host + e->stage_off;
+  if (l->kind == ATOLL_NL_COPY_H2D) {
+    memcpy(stage, l->src, l->bytes);
+    err = gpuMemcpyAsync(l->dst, stage, l->bytes, gpuMemcpyHostToDevice, q->stream);
+  } else {
+    e->d2h_dst = l->dst;
+    e->d2h_bytes = l->bytes;
+    err = gpuMemcpyAsync(stage, l->src, l->bytes, gpuMemcpyDeviceToHost, q->stream);
+  }
+  return err == gpuSuccess ? 0 : report("copy", err);
+}
+
+static int gpu_submit(void *p, atoll_nqueue *q, const atoll_nlaunch *l) {
+  (void)p;
+  pthread_mutex_lock(&q->mu);
+  if (q->count == GPU_INFLIGHT_MAX) {
+    pthread_mutex_unlock(&q->mu);
+    return ATOLL_EFULL;
+  }
+  const uint32_t slot = (q->head + q->count) % GPU_INFLIGHT_MAX;
+  gpu_inflight *e = &q->ring[slot];
+  gpuEvent_t done = e->done;
+  memset(e, 0, sizeof *e);
+  e->done = done;
+  int rc;
+  switch (l->kind) {
+  case ATOLL_NL_KERNEL:
+  case ATOLL_NL_PADDED:
+    rc = submit_kernel(q, slot, l, e);
+    break;
+  case ATOLL_NL_COPY_H2D:
+  case ATOLL_NL_COPY_D2H:
+  case ATOLL_NL_MEMSET:
+    rc = submit_copy(q, l, e);
+    break;
+  default:
+    rc = ATOLL_EINVAL;
+  }
+  if (rc == 0) {
+    gpuError_t err = gpuEventRecord(e->done, q->stream);
+    if (err != gpuSuccess)
+      rc = report("EventRecord", err);
+  }
+  if (rc == 0) {
+    q->count++;
+    pthread_cond_signal(&q->work);
+  } else if (e->stage_span) {
+    gpu_staging_undo_newest(&q->stage, e->stage_span); /* the failed copy's staging */
+  }
+  pthread_mutex_unlock(&q->mu);
+  return rc;
+}
+
+/* ---- completion ------------------------------------------------------------------------------ */
+
+/* Waits for each launch of the queue in order, reads its outcome, and reports it. The outcome is
+ * read and D2H data is copied out of staging before the slot is released; callbacks run with no
+ * lock held, so the runtime may submit from them. */
+static void *completer_main(void *arg) {
+  atoll_nqueue *q = (atoll_nqueue *)arg;
+  pthread_mutex_lock(&q->mu);
+  for (;;) {
+    while (q->count == 0 && !q->stop)
+      pthread_cond_wait(&q->work, &q->mu);
+    if (q->count == 0)
+      break;
+    const uint32_t slot = q->head;
+    gpu_inflight *e = &q->ring[slot];
+    pthread_mutex_unlock(&q->mu);
+
+    const gpuError_t err = gpuEventSynchronize(e->done);
+    if (err != gpuSuccess)
+      report("launch", err);
+    if (e->d2h_dst && err == gpuSuccess)
+      memcpy(e->d2h_dst, q->stage_host + e->stage_off, e->d2h_bytes);
+
+    pthread_mutex_lock(&q->mu); /* reset_cus marks launches killed under it */
+    atoll_ndone_status st[GPU_MAX_RANGES];
+    uint64_t tags[GPU_MAX_RANGES];
+    const uint32_t n_tags = e->n_tags;
+    uint32_t *words = q->status + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+    for (uint32_t i = 0; i < n_tags; i++) {
+      tags[i] = e->tags[i];
+      st[i] = err != gpuSuccess ? ATOLL_ND_FAULT
+                                : e->is_kernel ? gpu_range_status(words + (size_t)i * GPU_ST_WORDS) : ATOLL_ND_OK;
+      /* A killed launch completes KILLED even if its blocks happened to end first (backend.h). */
+      if (e->killed && st[i] != ATOLL_ND_FAULT)
+        st[i] = ATOLL_ND_KILLED;
+    }
+    memset(words, 0, sizeof(uint32_t) * GPU_STATUS_WORDS_PER_SLOT);
+    if (e->killed)
+      ctl_write_word(q->be, q->kill_dev + slot, q->kill_src + slot, 0);
+    if (e->stage_span) {
+      gpu_staging_release(&q->stage, e->stage_span);
+      pthread_cond_broadcast(&q->room);
+    }
+    q->head = (q->head + 1) % GPU_INFLIGHT_MAX;
+    q->count--;
+    pthread_mutex_unlock(&q->mu);
+
+    /* Padded launches: the BE parts first, then the launch itself (backend.h). */
+    if (q->be->cfg.on_complete) {
+      for (uint32_t i = 1; i < n_tags; i++)
+        q->be->cfg.on_complete(q->be->cfg.ctx, tags[i], st[i]);
+      q->be->cfg.on_complete(q->be->cfg.ctx, tags[0], st[0]);
+    }
+    pthread_mutex_lock(&q->mu);
+  }
+  pthread_mutex_unlock(&q->mu);
+  return NULL;
+}
+
+/* ---- preemption mechanism -------------------------------------------------------------------- */
+
+static int gpu_set_flag(void *p, atoll_nqueue *q, bool on) {
+  return ctl_write_word((gpu_backend *)p, q->flag_dev, q->flag_src, on ? 1u : 0u);
+}
+
+static int gpu_exec_index(void *p, atoll_nqueue *q, uint64_t *tag) {
+  (void)p;
+  if (!__atomic_load_n(q->exec_seen, __ATOMIC_ACQUIRE))
+    return ATOLL_ENOENT;
+  *tag = __atomic_load_n(q->exec_tag, __ATOMIC_ACQUIRE);
+  return 0;
+}
+
+/* Kills the launches of one queue that have started (their decision word says RUN): sets their
+ * kill words, so running blocks stop at their next preemption point and blocks not yet started
+ * never start. Launches still undecided are left to the flag. Called with q->mu held. */
+static int kill_started(gpu_backend *be, atoll_nqueue *q) {
+  pthread_mutex_lock(&be->ctl_mu);
+  gpuError_t e = gpuMemcpyAsync(q->decision_host, q->decision_dev, sizeof(uint64_t) * GPU_INFLIGHT_MAX,
+                                gpuMemcpyDeviceToHost, be->ctl);
+  if (e == gpuSuccess)
+    e = gpuStreamSynchronize(be->ctl);
+  pthread_mutex_unlock(&be->ctl_mu);
+  if (e != gpuSuccess)
+    return report("decision read-back", e);
+  uint32_t n_killed = 0;
+  for (uint32_t k = 0; k < q->count; k++) {
+    const uint32_t slot = (q->head + k) % GPU_INFLIGHT_MAX;
+    gpu_inflight *f = &q->ring[slot];
+    if (f->is_kernel && !f->killed && gpu_launch_started(q->decision_host[slot], f->seq)) {
+      f->killed = true;
+      q->kill_src[slot] = 1;
+      n_killed++;
+    }
+  }
+  return n_killed ? ctl_write(be, q->kill_dev, q->kill_src, sizeof(uint32_t) * GPU_INFLIGHT_MAX) : 0;
+}
+
+/* reset_cus without a CU reset in the driver: kill the started launches of every queue through
+ * their kill words; with a patched driver's reset plugged in, call it afterwards. */
+static int gpu_reset_cus(void *p) {
+  gpu_backend *be = (gpu_backend *)p;
+  int rc = 0;
+  pthread_mutex_lock(&be->mu);
+  for (uint32_t qi = 0; qi < be->n_queues && rc == 0; qi++) {
+    atoll_nqueue *q = be->queues[qi];
+    pthread_mutex_lock(&q->mu);
+    if (q->count > 0)
+      rc = kill_started(be, q);
+    pthread_mutex_unlock(&q->mu);
+  }
+  pthread_mutex_unlock(&be->mu);
+  if (rc == 0 && be->hook.fn && be->hook.fn(be->ordinal) != 0) {
+    fprintf(stderr, "atoll: %s back-end: the CU reset hook %s failed\n", GPU_VENDOR_NAME, be->hook.spec);
+    rc = ATOLL_EIO;
+  }
+  return rc;
+}
+
+/* ---- module ---------------------------------------------------------------------------------- */
+
+static const atoll_nbackend_ops gpu_ops = {
+    GPU_VENDOR_NAME,
+    gpu_open,
+    gpu_close,
+    gpu_info,
+    gpu_alloc,
+    gpu_free,
+    gpu_copy_to_device,
+    gpu_copy_from_device,
+    gpu_create_queue,
+    gpu_submit,
+    gpu_set_flag,
+    gpu_exec_index,
+    gpu_reset_cus,
+};
+
+extern "C" __attribute__((visibility("default"))) const atoll_nbackend_ops *atoll_nbackend_module(void) {
+  return &gpu_ops;
+}

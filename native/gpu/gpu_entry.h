@@ -1,0 +1,79 @@
+/* gpu_entry.h — the one __global__ function every GPU launch runs: REEF's preemptor prologue, then
+ * the kernel library's block body.
+ *
+ * Each block:
+ *   1. finds its range (plain launch: the one kernel; padded launch: the RT kernel or a BE part)
+ *      from blockIdx.x (gpu_find_range);
+ *   2. thread 0 takes the launch's decision (gpu_launch.h): if no block decided yet, it reads the
+ *      queue's preempt flag from coherent device memory and publishes RUN or EVICT by
+ *      compare-and-swap. EVICT: the block exits at once (lazy eviction of a launch that was already
+ *      in the device queue) and marks its range EVICTED. RUN: if the launch's kill word is already
+ *      set (reset_cus killed the launch), the block never starts and marks its range KILLED;
+ *      otherwise it records the launch's tag as the queue's execution index in mapped host memory,
+ *      so the host reads it without a copy. Every thread learns the outcome through shared memory,
+ *      so the block never splits;
+ *   3. runs ak_run_block() for block block_lo + local of the kernel's full grid, with the launch's
+ *      kill word as the kernel's preemption-point word. A block that returns AK_KILLED marks its
+ *      range KILLED; an unknown kernel id marks it FAULT.
+ *
+ * Status and index writes go to pinned host memory as posted PCIe writes; a normally completing
+ * block writes only the execution index. Included once, by gpu_kernels.cpp, after the kernel
+ * library's dispatcher (so no relocatable device code is needed). */
+#ifndef ATOLL_GPU_ENTRY_H
+#define ATOLL_GPU_ENTRY_H
+
+#include "gpu_launch.h"
+
+enum { GPU_BLOCK_RUN = 0, GPU_BLOCK_EVICTED = 1, GPU_BLOCK_KILLED = 2 };
+
+/* Thread 0's part of the prologue: the block's fate. */
+static __device__ uint32_t gpu_prologue(const gpu_launch_desc &d, volatile uint32_t *status) {
+  uint64_t word = *(volatile uint64_t *)d.decision;
+  if (!gpu_decided_for(word, d.seq)) {
+    const uint64_t mine = gpu_decision(d.seq, *d.flag != 0);
+    const unsigned long long old =
+        atomicCAS((unsigned long long *)d.decision, (unsigned long long)word, (unsigned long long)mine);
+    /* A failed swap means another block of this launch decided first: its word is the decision. */
+    word = old == (unsigned long long)word ? mine : (uint64_t)old;
+  }
+  if (gpu_decision_evicts(word)) {
+    status[GPU_ST_EVICTED] = 1;
+    return GPU_BLOCK_EVICTED;
+  }
+  if (*d.kill) {
+    status[GPU_ST_KILLED] = 1;
+    return GPU_BLOCK_KILLED;
+  }
+  *d.exec_tag = d.tag;
+  __threadfence_system(); /* the tag lands before the "seen" mark */
+  *d.exec_seen = 1;
+  return GPU_BLOCK_RUN;
+}
+
+__global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
+  __shared__ uint32_t fate;
+  uint32_t local;
+  const uint32_t ri = gpu_find_range(&d, blockIdx.x, &local);
+  if (ri >= d.n_ranges)
+    return; /* the whole block leaves together: ri depends on blockIdx.x only */
+  const gpu_range *r = &d.r[ri];
+  volatile uint32_t *status = d.status + (size_t)ri * GPU_ST_WORDS;
+
+  if (threadIdx.x == 0)
+    fate = gpu_prologue(d, status);
+  __syncthreads();
+  if (fate != GPU_BLOCK_RUN)
+    return;
+
+  ak_ctx c;
+  c.block = r->block_lo + local;
+  c.grid = r->grid;
+  c.threads = r->threads;
+  c.kill = d.kill;
+  c.trace = NULL;
+  const int rc = ak_run_block(r->kernel, &r->args, &c);
+  if (rc != AK_DONE && threadIdx.x == 0)
+    status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;
+}
+
+#endif

@@ -1,0 +1,70 @@
+/* gpu_vendor.h (HIP) — the vendor layer of the GPU back-end: native/gpu/ is written once against
+ * the gpu* names below, and this header maps them onto HIP (ROCm); native/cuda/gpu_vendor.h maps
+ * the same names onto the CUDA runtime. Nothing else in the back-end mentions a vendor. */
+#ifndef ATOLL_GPU_VENDOR_H
+#define ATOLL_GPU_VENDOR_H
+
+#include <hip/hip_runtime.h>
+#include <stdio.h>
+
+#define GPU_VENDOR_NAME "hip"
+#define GPU_RUNTIME_NAME "HIP runtime"
+
+typedef hipError_t gpuError_t;
+typedef hipStream_t gpuStream_t;
+typedef hipEvent_t gpuEvent_t;
+typedef hipDeviceProp_t gpuDeviceProp;
+
+#define gpuSuccess hipSuccess
+#define gpuErrorNotReady hipErrorNotReady
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetErrorName hipGetErrorName
+#define gpuGetLastError hipGetLastError
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuSetDevice hipSetDevice
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuDriverGetVersion hipDriverGetVersion
+#define gpuRuntimeGetVersion hipRuntimeGetVersion
+#define gpuDeviceSynchronize hipDeviceSynchronize
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuHostAllocMapped(p, bytes) hipHostMalloc((p), (bytes), hipHostMallocMapped | hipHostMallocCoherent | hipHostMallocPortable)
+#define gpuFreeHost hipHostFree
+#define gpuHostGetDevicePointer(d, h) hipHostGetDevicePointer((d), (h), 0)
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemsetAsync hipMemsetAsync
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuStreamNonBlocking hipStreamNonBlocking
+#define gpuStreamCreateWithPriority hipStreamCreateWithPriority
+#define gpuDeviceGetStreamPriorityRange hipDeviceGetStreamPriorityRange
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuStreamDestroy hipStreamDestroy
+#define gpuEventDisableTiming hipEventDisableTiming
+#define gpuEventCreateWithFlags hipEventCreateWithFlags
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventQuery hipEventQuery
+#define gpuEventDestroy hipEventDestroy
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
+
+/* AMDGPU passes aggregate kernel arguments by reference into the kernarg segment, so taking their
+ * address needs no annotation. */
+#define GPU_GRID_CONSTANT
+
+/* Device memory that the host writes (DMA) while kernels poll it. Ordinary (coarse-grained) VRAM
+ * is only coherent at kernel boundaries on AMD GPUs: a running block could keep reading a stale
+ * L2 line. Fine-grained VRAM is coherent while kernels run. */
+static inline gpuError_t gpuMallocCoherent(void **p, size_t bytes) {
+  return hipExtMallocWithFlags(p, bytes, hipDeviceMallocFinegrained);
+}
+
+/* "gfx906" style architecture name (the runtime's name may carry feature suffixes). */
+static inline void gpu_arch_name(const gpuDeviceProp *p, char *buf, size_t len) { snprintf(buf, len, "%s", p->gcnArchName); }
+/* HIP does not report a resident-block limit: 0 (the occupancy query of the entry kernel decides). */
+static inline int gpu_max_blocks_per_cu(const gpuDeviceProp *p) {
+  (void)p;
+  return 0;
+}
+
+#endif
