@@ -73,6 +73,10 @@ typedef struct atoll_policy_cfg {
   bool reset_cu;        /* reef/reset: kill running BE blocks (default on) */
 } atoll_policy_cfg;
 
+/* How the simulated device runs blocks on its CUs (docs/simulator.md, "CU engines"): block by
+ * block on each CU, or pooled over the CUs with one completion per group of blocks. */
+typedef enum atoll_sim_engine { ATOLL_ENGINE_BLOCKS, ATOLL_ENGINE_FLUID } atoll_sim_engine;
+
 typedef enum atoll_cmp { ATOLL_CMP_LE, ATOLL_CMP_GE, ATOLL_CMP_LT, ATOLL_CMP_GT } atoll_cmp;
 
 /* One `expect:` bound: "FIELD OP NUMBER" over a report field (docs/scenarios.md lists them). */
@@ -97,6 +101,7 @@ typedef struct atoll_scenario {
   uint64_t seed;
   const atoll_expect *expects;
   uint32_t n_expects;
+  atoll_sim_engine engine; /* sim.engine */
 } atoll_scenario;
 
 const char *atoll_policy_name(atoll_policy_kind k);
