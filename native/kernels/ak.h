@@ -42,6 +42,7 @@
 #ifndef ATOLL_AK_H
 #define ATOLL_AK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define AK_MAX_PTRS 8

@@ -49,7 +49,10 @@ static AK_DEVICE int ak_k_gemm(const ak_args *a, const ak_ctx *c, float *smem) {
   B += (uint32_t)a->i[10] * bt;
   C += (uint32_t)a->i[11] * bt;
 
-  float *acc = smem, *As = smem + 1024, *Bs = smem + 2048;
+  /* Three disjoint regions of the scratch: restrict lets the compiler vectorise the tile loops. */
+  float *AK_RESTRICT acc = smem;
+  float *AK_RESTRICT As = smem + 1024;
+  float *AK_RESTRICT Bs = smem + 2048;
   AK_FOR_ELEMS2(r, j, rows, cols) { acc[r * tn + j] = 0.0f; }
   for (uint32_t k0 = 0; k0 < K; k0 += GEMM_KT) {
     const uint32_t kn = K - k0 < GEMM_KT ? K - k0 : GEMM_KT;
@@ -62,7 +65,9 @@ static AK_DEVICE int ak_k_gemm(const ak_args *a, const ak_ctx *c, float *smem) {
      * j is contiguous (vectorisable). */
     for (uint32_t kk = 0; kk < kn; kk++) {
       AK_FOR_ELEMS2(r, j, rows, cols) {
-        acc[r * tn + j] = AK_FADD(acc[r * tn + j], AK_FMUL(As[r * GEMM_KT + kk], Bs[kk * tn + j]));
+        /* size_t offsets: 32-bit index arithmetic could wrap, which stops the CPU vectoriser. */
+        const size_t e = (size_t)r * tn + j;
+        acc[e] = AK_FADD(acc[e], AK_FMUL(As[(size_t)r * GEMM_KT + kk], Bs[(size_t)kk * tn + j]));
       }
     }
   }

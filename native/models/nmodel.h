@@ -63,7 +63,29 @@ uint32_t atoll_nmodel_count(void);
 const atoll_nmodel *atoll_nmodel_at(uint32_t i);
 
 /* Runs the model's ops in order on the calling thread with the CPU build of the kernel library,
- * no runtime, no preemption: the uninterrupted reference. host_tensors[i] holds tensor i. */
+ * no runtime, no preemption: the uninterrupted reference. host_tensors[i] holds tensor i; the
+ * caller fills the weights (init_weights) and the input (make_input) first. Copies are no-ops
+ * (host and "device" tensors are the same memory). Returns 0, or ATOLL_EINVAL when a kernel
+ * refuses its arguments (a broken model description). */
 int atoll_nmodel_run_reference(const atoll_nmodel *m, void *const *host_tensors);
+
+/* Additions (kept additive; see docs/native-kernels.md):
+ *
+ * The kernel arguments of op `op` (a kernel op) in version `version`, with pointer slots bound
+ * to tensors[i] (device or host addresses, whichever the caller passes) and the version's ints.
+ * Unbound slots are NULL. What every back-end and the runtime use to build a launch. */
+void atoll_nmodel_bind_args(const atoll_nmodel *m, uint32_t op, uint32_t version, void *const *tensors, ak_args *out);
+
+/* Runs blocks [block_lo, block_lo + block_n) of kernel op `op` in `version` on the calling thread
+ * (CPU kernel library), with `kill` as every block's kill word (may be NULL). Returns AK_DONE,
+ * AK_KILLED (the first killed block; later blocks are not run), or ATOLL_EINVAL. Tests use it to
+ * cut an op short the way a CU reset does. */
+int atoll_nmodel_run_blocks(const atoll_nmodel *m, uint32_t op, uint32_t version, void *const *tensors,
+                            uint32_t block_lo, uint32_t block_n, const volatile uint32_t *kill);
+
+/* Allocates one zeroed host buffer per tensor (64-byte aligned) and fills the weights; frees them.
+ * NULL when out of memory. */
+void **atoll_nmodel_alloc_host(const atoll_nmodel *m);
+void atoll_nmodel_free_host(const atoll_nmodel *m, void **tensors);
 
 #endif
