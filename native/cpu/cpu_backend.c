@@ -1,0 +1,687 @@
+/* The CPU back-end: a GPU made of threads (cpu_backend.h has the model).
+ *
+ * One mutex guards the device (queues, the launches being dispatched, slots). The CP thread and
+ * the CU workers wait on condition variables; nothing here spins. A launch moves through:
+ *   submitted -> its queue's FIFO -> (CP, once the queue's previous launch completed) current ->
+ *   kernels: on the active list, where free slots claim its blocks; copies: done by the CP.
+ * The prologue runs in the block wrapper (worker_main): the first block to claim a launch reads the
+ * queue's flag and decides for the whole launch (backend.h); an evicted launch's blocks all exit at
+ * once, a running one records the execution index. Completions are reported after the mutex is
+ * released (backend.h: callbacks never run under the back-end's locks). */
+#define _GNU_SOURCE
+#include "cpu_backend.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atoll/error.h"
+
+enum { MAX_QUEUES = 64, MAX_RANGES = 1 + ATOLL_NPAD_MAX, DONE_LIST = MAX_QUEUES * MAX_RANGES + 8 };
+enum { DECIDE_NONE = 0, DECIDE_RUN = 1, DECIDE_EVICT = 2 };
+
+static atoll_ncpu_block_fn block_fn = ak_run_block;
+
+void atoll_ncpu_set_block_fn(atoll_ncpu_block_fn fn) { block_fn = fn ? fn : ak_run_block; }
+
+/* One block range of a launch: the kernel (or RT part) or one BE part of a padded launch. */
+typedef struct range {
+  uint32_t kernel;
+  ak_args args;
+  uint32_t grid, threads;
+  uint32_t end, next;       /* blocks [next, end) are not claimed yet */
+  uint32_t total, finished; /* blocks in the range; blocks whose body returned AK_DONE */
+  uint32_t occupancy;       /* resident blocks per CU, at most the slots */
+  uint32_t cu_lo, cu_hi;    /* the CUs it may use */
+  uint16_t resident[ATOLL_NCPU_MAX_CUS];
+  uint64_t tag;
+  uint8_t rt, reported;
+} range;
+
+typedef struct cpu_queue cpu_queue;
+
+typedef struct launch {
+  struct launch *next;  /* in its queue's FIFO */
+  struct launch *anext; /* on the active list */
+  cpu_queue *q;
+  atoll_nlaunch_kind kind;
+  uint64_t tag;
+  range r[MAX_RANGES];
+  uint32_t n_ranges;
+  void *dst;
+  const void *src;
+  size_t bytes;
+  int value;
+  uint8_t decision, killed, fault, active;
+  uint32_t running; /* blocks resident now */
+} launch;
+
+struct cpu_queue {
+  uint32_t priority;
+  uint32_t flag;     /* the preempt flag: "device memory", written and read with atomics */
+  uint64_t exec;     /* the execution index, under the device mutex */
+  uint8_t has_exec;
+  launch *head, *tail;
+  launch *cur;       /* dispatched, not complete */
+};
+
+typedef struct cpu_dev cpu_dev;
+
+typedef struct slot {
+  cpu_dev *d;
+  uint32_t cu, index;
+  uint32_t kill;     /* the CU-reset word the kernel's preemption points read */
+  launch *l;
+  pthread_t th;
+  uint8_t started;
+} slot;
+
+/* Completions and starts collected under the mutex and reported after it is released. */
+typedef struct notes {
+  uint64_t tag[DONE_LIST];
+  uint8_t status[DONE_LIST]; /* atoll_ndone_status, or 0xff for a start */
+  uint32_t n;
+} notes;
+
+struct cpu_dev {
+  atoll_nbackend_cfg cfg;
+  uint32_t cus, slots;
+  pthread_mutex_t mu;
+  pthread_cond_t cp_cv, work_cv, kill_cv;
+  cpu_queue *queues[MAX_QUEUES];
+  uint32_t n_queues;
+  launch *active;
+  slot *slot;
+  uint32_t n_slots;
+  pthread_t cp;
+  uint8_t cp_running, stop;
+  uint32_t killing;    /* killed launches with blocks still running */
+  uint32_t rr;         /* rotation among equal-priority launches */
+  /* CU time: resident counts per CU and when each last became non-zero. */
+  struct timespec t0;
+  uint32_t res[3][ATOLL_NCPU_MAX_CUS]; /* all, rt, be */
+  int64_t since[3][ATOLL_NCPU_MAX_CUS];
+  int64_t busy[3];
+};
+
+static int64_t now_ns(const cpu_dev *d) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)(ts.tv_sec - d->t0.tv_sec) * 1000000000 + (ts.tv_nsec - d->t0.tv_nsec);
+}
+
+static void note(notes *n, uint64_t tag, uint8_t status) {
+  if (n->n < DONE_LIST) {
+    n->tag[n->n] = tag;
+    n->status[n->n++] = status;
+  }
+}
+
+/* Reports what was collected; called with the mutex held, releases it around the callbacks. */
+static void flush(cpu_dev *d, notes *n) {
+  if (n->n == 0)
+    return;
+  notes local = *n;
+  n->n = 0;
+  pthread_mutex_unlock(&d->mu);
+  for (uint32_t i = 0; i < local.n; i++) {
+    if (local.status[i] == 0xff) {
+      if (d->cfg.on_start)
+        d->cfg.on_start(d->cfg.ctx, local.tag[i]);
+    } else if (d->cfg.on_complete) {
+      d->cfg.on_complete(d->cfg.ctx, local.tag[i], (atoll_ndone_status)local.status[i]);
+    }
+  }
+  pthread_mutex_lock(&d->mu);
+}
+
+static void residency(cpu_dev *d, uint32_t cu, int rt, int delta) {
+  int64_t t = now_ns(d);
+  int cls[2] = {0, rt ? 1 : 2};
+  for (int k = 0; k < 2; k++) {
+    uint32_t *res = &d->res[cls[k]][cu];
+    if (*res == 0 && delta > 0)
+      d->since[cls[k]][cu] = t;
+    *res = (uint32_t)((int32_t)*res + delta);
+    if (*res == 0 && delta < 0)
+      d->busy[cls[k]] += t - d->since[cls[k]][cu];
+  }
+}
+
+static void active_remove(cpu_dev *d, launch *l) {
+  if (!l->active)
+    return;
+  for (launch **p = &d->active; *p; p = &(*p)->anext)
+    if (*p == l) {
+      *p = l->anext;
+      break;
+    }
+  l->active = 0;
+}
+
+/* The launch leaves the device: its queue may dispatch the next one. Parts not reported yet are
+ * reported with the launch's status, before the launch itself (backend.h). */
+static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
+  active_remove(d, l);
+  l->q->cur = NULL;
+  for (uint32_t i = 1; i < l->n_ranges; i++)
+    if (!l->r[i].reported)
+      note(n, l->r[i].tag, (uint8_t)st);
+  note(n, l->tag, (uint8_t)st);
+  free(l);
+  pthread_cond_signal(&d->cp_cv);
+}
+
+static int all_finished(const launch *l) {
+  for (uint32_t i = 0; i < l->n_ranges; i++)
+    if (l->r[i].finished < l->r[i].total)
+      return 0;
+  return 1;
+}
+
+/* --- the command processor --- */
+
+static int is_kernel(const launch *l) { return l->kind == ATOLL_NL_KERNEL || l->kind == ATOLL_NL_PADDED; }
+
+/* Dispatches every queue's head whose previous launch has completed: high priority first. Copies
+ * are done here, with the mutex released. Returns whether anything was dispatched. */
+static int cp_step(cpu_dev *d, notes *n) {
+  int did = 0;
+  for (int level = 1; level >= 0; level--) {
+    for (uint32_t i = 0; i < d->n_queues; i++) {
+      cpu_queue *q = d->queues[i];
+      if ((q->priority > 0) != (level == 1) || q->cur || !q->head)
+        continue;
+      launch *l = q->head;
+      q->head = l->next;
+      if (!q->head)
+        q->tail = NULL;
+      q->cur = l;
+      did = 1;
+      if (is_kernel(l)) {
+        l->active = 1;
+        l->anext = d->active;
+        d->active = l;
+        pthread_cond_broadcast(&d->work_cv);
+        continue;
+      }
+      /* A copy or memset: its prologue is the same flag test, then the copy engine's work. */
+      if (__atomic_load_n(&q->flag, __ATOMIC_ACQUIRE)) {
+        complete(d, l, ATOLL_ND_EVICTED, n);
+        continue;
+      }
+      l->decision = DECIDE_RUN;
+      note(n, l->tag, 0xff);
+      flush(d, n);
+      pthread_mutex_unlock(&d->mu);
+      if (l->kind == ATOLL_NL_MEMSET)
+        memset(l->dst, l->value, l->bytes);
+      else
+        memcpy(l->dst, l->src, l->bytes);
+      pthread_mutex_lock(&d->mu);
+      complete(d, l, ATOLL_ND_OK, n);
+    }
+  }
+  return did;
+}
+
+static void *cp_main(void *arg) {
+  cpu_dev *d = arg;
+  notes n = {.n = 0};
+  pthread_mutex_lock(&d->mu);
+  while (!d->stop) {
+    int did = cp_step(d, &n);
+    flush(d, &n);
+    if (!did && !d->stop)
+      pthread_cond_wait(&d->cp_cv, &d->mu);
+  }
+  pthread_mutex_unlock(&d->mu);
+  return NULL;
+}
+
+/* --- the CUs --- */
+
+/* A range of an active launch this slot's CU may take a block of; NULL when none. RT-priority
+ * queues first; among equals the launches take turns. */
+static launch *pick(cpu_dev *d, uint32_t cu, uint32_t *which) {
+  for (int level = 1; level >= 0; level--) {
+    uint32_t count = 0;
+    for (launch *l = d->active; l; l = l->anext)
+      count++;
+    uint32_t skip = count ? d->rr % count : 0, seen = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      seen = 0;
+      for (launch *l = d->active; l; l = l->anext, seen++) {
+        if ((pass == 0 && seen < skip) || (pass == 1 && seen >= skip))
+          continue;
+        if ((l->q->priority > 0) != (level == 1) || l->killed || l->fault)
+          continue;
+        for (uint32_t i = 0; i < l->n_ranges; i++) {
+          range *r = &l->r[i];
+          if (r->next < r->end && cu >= r->cu_lo && cu < r->cu_hi && r->resident[cu] < r->occupancy) {
+            *which = i;
+            return l;
+          }
+        }
+      }
+    }
+  }
+  return NULL;
+}
+
+/* The first block to reach the prologue decides for its launch (backend.h). */
+static int prologue(cpu_dev *d, launch *l, notes *n) {
+  if (l->decision == DECIDE_NONE) {
+    if (__atomic_load_n(&l->q->flag, __ATOMIC_ACQUIRE)) {
+      l->decision = DECIDE_EVICT;
+    } else {
+      l->decision = DECIDE_RUN;
+      l->q->exec = l->tag;
+      l->q->has_exec = 1;
+      note(n, l->tag, 0xff);
+    }
+  }
+  if (l->decision == DECIDE_EVICT) {
+    /* Every block of an evicted launch exits in its prologue: no block has run, so the launch can
+     * be retired at once rather than block by block. */
+    complete(d, l, ATOLL_ND_EVICTED, n);
+    return 0;
+  }
+  return 1;
+}
+
+static void *worker_main(void *arg) {
+  slot *s = arg;
+  cpu_dev *d = s->d;
+  notes n = {.n = 0};
+  pthread_mutex_lock(&d->mu);
+  while (!d->stop) {
+    uint32_t ri = 0;
+    launch *l = pick(d, s->cu, &ri);
+    if (!l) {
+      pthread_cond_wait(&d->work_cv, &d->mu);
+      continue;
+    }
+    d->rr++;
+    if (!prologue(d, l, &n)) {
+      flush(d, &n);
+      continue;
+    }
+    range *r = &l->r[ri];
+    uint32_t block = r->next++;
+    s->l = l;
+    __atomic_store_n(&s->kill, 0, __ATOMIC_RELAXED);
+    l->running++;
+    r->resident[s->cu]++;
+    residency(d, s->cu, r->rt, +1);
+    const ak_args args = r->args;
+    const uint32_t kernel = r->kernel;
+    ak_ctx ctx = {.block = block, .grid = r->grid, .threads = r->threads, .kill = &s->kill, .trace = NULL};
+    flush(d, &n); /* the start, if this block decided it, before the body runs */
+    pthread_mutex_unlock(&d->mu);
+    int rc = block_fn(kernel, &args, &ctx);
+    pthread_mutex_lock(&d->mu);
+    residency(d, s->cu, r->rt, -1);
+    r->resident[s->cu]--;
+    l->running--;
+    s->l = NULL;
+    if (rc == AK_DONE && !l->killed) {
+      r->finished++;
+      if (ri > 0 && r->finished == r->total && !r->reported) {
+        r->reported = 1; /* a BE part is reported as soon as its blocks are done */
+        note(&n, r->tag, ATOLL_ND_OK);
+      }
+    } else if (rc != AK_DONE && rc != AK_KILLED) {
+      l->fault = 1; /* a bad kernel id or arguments: the launch ends as a fault */
+      for (uint32_t i = 0; i < l->n_ranges; i++)
+        l->r[i].end = l->r[i].next;
+    }
+    if (l->killed) {
+      if (l->running == 0) {
+        complete(d, l, ATOLL_ND_KILLED, &n);
+        d->killing--;
+        pthread_cond_broadcast(&d->kill_cv);
+      }
+    } else if (l->fault) {
+      if (l->running == 0)
+        complete(d, l, ATOLL_ND_FAULT, &n);
+    } else if (all_finished(l)) {
+      complete(d, l, ATOLL_ND_OK, &n);
+    } else {
+      pthread_cond_broadcast(&d->work_cv); /* occupancy room freed on this CU */
+    }
+    flush(d, &n);
+  }
+  pthread_mutex_unlock(&d->mu);
+  return NULL;
+}
+
+/* --- back-end operations --- */
+
+static void stop_threads(cpu_dev *d) {
+  pthread_mutex_lock(&d->mu);
+  d->stop = 1;
+  pthread_cond_broadcast(&d->cp_cv);
+  pthread_cond_broadcast(&d->work_cv);
+  pthread_mutex_unlock(&d->mu);
+  if (d->cp_running)
+    pthread_join(d->cp, NULL);
+  for (uint32_t i = 0; i < d->n_slots; i++)
+    if (d->slot[i].started)
+      pthread_join(d->slot[i].th, NULL);
+}
+
+static void free_launches(launch *l, int active_list) {
+  while (l) {
+    launch *next = active_list ? l->anext : l->next;
+    free(l);
+    l = next;
+  }
+}
+
+static void cpu_close(void *be) {
+  cpu_dev *d = be;
+  if (!d)
+    return;
+  stop_threads(d);
+  for (uint32_t i = 0; i < d->n_queues; i++) {
+    cpu_queue *q = d->queues[i];
+    free_launches(q->head, 0);
+    if (q->cur && !q->cur->active)
+      free(q->cur);
+    free(q);
+  }
+  free_launches(d->active, 1);
+  free(d->slot);
+  pthread_mutex_destroy(&d->mu);
+  pthread_cond_destroy(&d->cp_cv);
+  pthread_cond_destroy(&d->work_cv);
+  pthread_cond_destroy(&d->kill_cv);
+  free(d);
+}
+
+static uint32_t online_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return (uint32_t)CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (uint32_t)n : 1;
+}
+
+/* Pins to the index-th CPU this process may use (modulo their number). */
+static void pin(pthread_t t, uint32_t index) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    return;
+  uint32_t n = (uint32_t)CPU_COUNT(&allowed), want = index % (n ? n : 1), seen = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (!CPU_ISSET(c, &allowed))
+      continue;
+    if (seen++ == want) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(c, &one);
+      pthread_setaffinity_np(t, sizeof one, &one);
+      return;
+    }
+  }
+}
+
+static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len) {
+  uint32_t ncpu = online_cpus();
+  uint32_t cus = cfg->cus ? cfg->cus : ncpu;
+  uint32_t slots = cfg->slots_per_cu ? cfg->slots_per_cu : ATOLL_NCPU_DEFAULT_SLOTS;
+  if (cus > ATOLL_NCPU_MAX_CUS || slots > 64) {
+    snprintf(err, err_len, "cpu back-end: at most %d CUs and 64 slots per CU", ATOLL_NCPU_MAX_CUS);
+    return ATOLL_EINVAL;
+  }
+  cpu_dev *d = calloc(1, sizeof *d);
+  if (!d)
+    return ATOLL_ENOMEM;
+  d->cfg = *cfg;
+  d->cus = cus;
+  d->slots = slots;
+  d->n_slots = cus * slots;
+  clock_gettime(CLOCK_MONOTONIC, &d->t0);
+  d->slot = calloc(d->n_slots, sizeof *d->slot);
+  if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
+      pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0) {
+    free(d->slot);
+    free(d);
+    return ATOLL_ENOMEM;
+  }
+  int rc = 0;
+  if (pthread_create(&d->cp, NULL, cp_main, d) != 0)
+    rc = ATOLL_ENOMEM;
+  else
+    d->cp_running = 1;
+  /* CU c's workers share one CPU when pinned, counted from the last CPU down, so that with fewer
+   * CUs than CPUs the first CPU is left to the host threads (scheduler, CP, transmit). */
+  for (uint32_t i = 0; rc == 0 && i < d->n_slots; i++) {
+    slot *s = &d->slot[i];
+    s->d = d;
+    s->cu = i / slots;
+    s->index = i;
+    if (pthread_create(&s->th, NULL, worker_main, s) != 0) {
+      rc = ATOLL_ENOMEM;
+      break;
+    }
+    s->started = 1;
+    if (cfg->pin_threads)
+      pin(s->th, ncpu - 1 - (s->cu % ncpu));
+  }
+  if (rc == 0 && cfg->pin_threads && d->cp_running)
+    pin(d->cp, 0);
+  if (rc) {
+    snprintf(err, err_len, "cpu back-end: cannot start its threads");
+    cpu_close(d);
+    return rc;
+  }
+  *out = d;
+  return 0;
+}
+
+static int cpu_info(void *be, atoll_nbackend_info *out) {
+  cpu_dev *d = be;
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "cpu (%u CUs x %u slots)", d->cus, d->slots);
+  out->cus = d->cus;
+  out->max_occupancy = d->slots;
+  out->can_reset_cus = true;
+  out->can_pad = true;
+  return 0;
+}
+
+/* "Device" memory is host memory, 64-byte aligned and zeroed (so a run does not depend on what
+ * the allocator had there before). */
+static int cpu_alloc(void *be, size_t bytes, void **p) {
+  (void)be;
+  size_t n = (bytes + 63) & ~(size_t)63;
+  void *m = aligned_alloc(64, n ? n : 64);
+  if (!m)
+    return ATOLL_ENOMEM;
+  memset(m, 0, n ? n : 64);
+  *p = m;
+  return 0;
+}
+
+static void cpu_free(void *be, void *p) {
+  (void)be;
+  free(p);
+}
+
+static int cpu_copy(void *be, void *dst, const void *src, size_t bytes) {
+  (void)be;
+  memcpy(dst, src, bytes);
+  return 0;
+}
+
+static int cpu_create_queue(void *be, uint32_t priority, atoll_nqueue **out) {
+  cpu_dev *d = be;
+  cpu_queue *q = calloc(1, sizeof *q);
+  if (!q)
+    return ATOLL_ENOMEM;
+  q->priority = priority;
+  pthread_mutex_lock(&d->mu);
+  int rc = d->n_queues < MAX_QUEUES ? 0 : ATOLL_EFULL;
+  if (rc == 0)
+    d->queues[d->n_queues++] = q;
+  pthread_mutex_unlock(&d->mu);
+  if (rc) {
+    free(q);
+    return rc;
+  }
+  *out = (atoll_nqueue *)q;
+  return 0;
+}
+
+/* A range from the launch descriptor: its CUs [lo, hi), clipped to the device (a padded part that
+ * got no CU of its own may use them all rather than never run). */
+static void set_range(cpu_dev *d, range *r, const atoll_nkernel_range *k, uint32_t lo, uint32_t hi, uint8_t rt) {
+  memset(r, 0, sizeof *r);
+  r->kernel = k->kernel;
+  r->args = k->args;
+  r->grid = k->grid;
+  r->threads = k->threads;
+  r->next = k->block_lo;
+  r->total = k->block_n ? k->block_n : (k->grid > k->block_lo ? k->grid - k->block_lo : 0);
+  r->end = r->next + r->total;
+  r->occupancy = k->occupancy && k->occupancy < d->slots ? k->occupancy : d->slots;
+  if (hi > d->cus)
+    hi = d->cus;
+  if (lo >= hi)
+    lo = 0, hi = d->cus;
+  r->cu_lo = lo;
+  r->cu_hi = hi;
+  r->tag = k->tag;
+  r->rt = rt;
+}
+
+static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
+  cpu_dev *d = be;
+  cpu_queue *q = (cpu_queue *)qh;
+  if (nl->kind == ATOLL_NL_PADDED && nl->n_parts > ATOLL_NPAD_MAX)
+    return ATOLL_EINVAL;
+  launch *l = calloc(1, sizeof *l);
+  if (!l)
+    return ATOLL_ENOMEM;
+  l->q = q;
+  l->kind = nl->kind;
+  l->tag = nl->tag;
+  l->dst = nl->dst;
+  l->src = nl->src;
+  l->bytes = nl->bytes;
+  l->value = nl->value;
+  if (is_kernel(l)) {
+    uint32_t rt_cus = nl->kind == ATOLL_NL_PADDED && nl->k.cus ? nl->k.cus : d->cus;
+    set_range(d, &l->r[0], &nl->k, 0, rt_cus, nl->rt);
+    l->r[0].tag = nl->tag;
+    l->n_ranges = 1;
+    if (nl->kind == ATOLL_NL_PADDED) {
+      uint32_t next = rt_cus;
+      for (uint32_t i = 0; i < nl->n_parts; i++) {
+        const atoll_nkernel_range *p = &nl->parts[i];
+        uint32_t hi = p->cus ? next + p->cus : d->cus;
+        set_range(d, &l->r[1 + i], p, next, hi, 0);
+        next = hi;
+      }
+      l->n_ranges = 1 + nl->n_parts;
+    }
+  }
+  pthread_mutex_lock(&d->mu);
+  if (q->tail)
+    q->tail->next = l;
+  else
+    q->head = l;
+  q->tail = l;
+  pthread_cond_signal(&d->cp_cv);
+  pthread_mutex_unlock(&d->mu);
+  return 0;
+}
+
+static int cpu_set_flag(void *be, atoll_nqueue *qh, bool on) {
+  (void)be;
+  __atomic_store_n(&((cpu_queue *)qh)->flag, on ? 1u : 0u, __ATOMIC_RELEASE);
+  return 0;
+}
+
+static int cpu_exec_index(void *be, atoll_nqueue *qh, uint64_t *tag) {
+  cpu_dev *d = be;
+  cpu_queue *q = (cpu_queue *)qh;
+  pthread_mutex_lock(&d->mu);
+  int rc = q->has_exec ? 0 : ATOLL_ENOENT;
+  if (rc == 0)
+    *tag = q->exec;
+  pthread_mutex_unlock(&d->mu);
+  return rc;
+}
+
+/* CU reset: every launch with a decided-running kernel is killed. Its slots' kill words are set,
+ * its unclaimed blocks dropped, and the call waits until its running blocks have returned from
+ * their next preemption point, so nothing of it can still write memory once this returns. */
+static int cpu_reset_cus(void *be) {
+  cpu_dev *d = be;
+  notes n = {.n = 0};
+  pthread_mutex_lock(&d->mu);
+  for (launch *l = d->active, *next; l; l = next) {
+    next = l->anext;
+    if (l->decision != DECIDE_RUN || l->killed)
+      continue;
+    l->killed = 1;
+    for (uint32_t i = 0; i < l->n_ranges; i++)
+      l->r[i].end = l->r[i].next;
+    if (l->running == 0) {
+      complete(d, l, ATOLL_ND_KILLED, &n);
+      continue;
+    }
+    d->killing++;
+    for (uint32_t i = 0; i < d->n_slots; i++)
+      if (d->slot[i].l == l)
+        __atomic_store_n(&d->slot[i].kill, 1u, __ATOMIC_RELAXED);
+  }
+  while (d->killing > 0)
+    pthread_cond_wait(&d->kill_cv, &d->mu);
+  flush(d, &n);
+  pthread_mutex_unlock(&d->mu);
+  return 0;
+}
+
+static int cpu_cu_busy(void *be, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_ns) {
+  cpu_dev *d = be;
+  pthread_mutex_lock(&d->mu);
+  int64_t t = now_ns(d), out[3];
+  for (int k = 0; k < 3; k++) {
+    out[k] = d->busy[k];
+    for (uint32_t cu = 0; cu < d->cus; cu++)
+      if (d->res[k][cu] > 0)
+        out[k] += t - d->since[k][cu];
+  }
+  pthread_mutex_unlock(&d->mu);
+  *busy_ns = out[0];
+  *rt_ns = out[1];
+  *be_ns = out[2];
+  return 0;
+}
+
+static const atoll_nbackend_ops cpu_ops = {
+    .name = "cpu",
+    .open = cpu_open,
+    .close = cpu_close,
+    .info = cpu_info,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .copy_to_device = cpu_copy,
+    .copy_from_device = cpu_copy,
+    .create_queue = cpu_create_queue,
+    .submit = cpu_submit,
+    .set_flag = cpu_set_flag,
+    .exec_index = cpu_exec_index,
+    .reset_cus = cpu_reset_cus,
+    .cu_busy = cpu_cu_busy,
+};
+
+const atoll_nbackend_ops *atoll_ncpu_backend(void) { return &cpu_ops; }

@@ -1,0 +1,561 @@
+/* The native runtime's device: streams with host queues and transmit threads, the preempt flag,
+ * the execution index, and the atoll_device_ops table the core calls (nrt.h has the model).
+ *
+ * Locks: each stream has one mutex over its HQ, in-flight records and flag state. The transmit
+ * thread holds it while it binds and submits a command, so an HQ reset or a flag set sees every
+ * command either still in the HQ or already in flight, never between. Lock order is stream, then
+ * the back-end's own locks; back-ends call the completion callbacks with none of their locks
+ * held, and the callbacks take only the stream's mutex and the inbox's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "nrt_internal.h"
+
+int64_t atoll_nrt_now(const atoll_nrt *r) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)(ts.tv_sec - r->t0.tv_sec) * 1000000000 + (ts.tv_nsec - r->t0.tv_nsec);
+}
+
+void atoll_nrt_epoch(const atoll_nrt *r, struct timespec *out) { *out = r->t0; }
+
+void *atoll_nrt_backend(const atoll_nrt *r) { return r->be; }
+
+void atoll__nrt_set_failure(atoll_nrt *r, int rc) {
+  int expected = 0;
+  atomic_compare_exchange_strong(&r->failure, &expected, rc);
+}
+
+int atoll_nrt_failure(const atoll_nrt *r) { return atomic_load(&((atoll_nrt *)r)->failure); }
+
+static nrt_stream *stream_of(atoll_nrt *r, uint32_t sid) { return sid < r->n_streams ? r->streams[sid] : NULL; }
+
+static inflight *rec_of(nrt_stream *s, uint64_t seq) { return &s->rec[seq & (s->rec_cap - 1)]; }
+
+static uint32_t pow2_above(uint32_t n) {
+  uint32_t p = 64;
+  while (p <= n)
+    p *= 2;
+  return p;
+}
+
+/* --- transmit --- */
+
+static void post_done(atoll_nrt *r, nrt_stream *s, const inflight *f, atoll_ndone_status status, int64_t now) {
+  atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_DONE, .status = (uint8_t)status, .rt = f->rt, .stream = s->index,
+                        .a = f->model, .b = f->op, .tag = f->core_tag, .at_ns = now, .start_ns = f->start_ns};
+  atoll_nrt_post(r, &ev);
+}
+
+/* Moves the HQ head into the back-end's queue. Called with s->mu held. */
+static void transmit_one(atoll_nrt *r, nrt_stream *s) {
+  hq_node *n = s->hq_head;
+  s->hq_head = n->next;
+  if (!s->hq_head)
+    s->hq_tail = NULL;
+  s->hq_count--;
+  uint64_t seq = ++s->next_seq;
+  inflight *f = rec_of(s, seq);
+  *f = (inflight){.seq = seq, .core_tag = n->cmd.tag, .model = n->cmd.model, .op = n->cmd.op, .rt = n->cmd.rt,
+                  .start_ns = -1};
+  atoll_nlaunch l;
+  memset(&l, 0, sizeof l);
+  atoll_nrt_bind_req req = {.cmd = &n->cmd, .payload = n->payload};
+  if (n->pad) {
+    req.rt_cus = n->pad->rt_cus;
+    req.parts = n->pad->parts;
+    req.part_payloads = n->pad->payloads;
+    req.n_parts = n->pad->n_parts;
+  }
+  int rc = r->cfg.bind(r->cfg.bind_ctx, &req, &l);
+  l.tag = nrt_tag(s->index, seq);
+  l.k.tag = l.tag;
+  l.rt = n->cmd.rt;
+  if (rc == 0 && l.kind == ATOLL_NL_PADDED) {
+    f->n_parts = l.n_parts;
+    for (uint32_t i = 0; i < l.n_parts; i++) {
+      l.parts[i].tag = nrt_part_tag(s->index, seq, i);
+      f->part_tag[i] = n->pad->parts[i].cmd.tag;
+      f->part_blocks[i] = l.parts[i].block_n;
+    }
+  }
+  s->in_flight++;
+  if (rc == 0)
+    rc = r->cfg.be_ops->submit(r->be, s->q, &l);
+  atomic_fetch_add_explicit(&r->st_launches, 1, memory_order_relaxed);
+  free(n->pad);
+  free(n);
+  if (rc != 0) {
+    /* Nothing will complete it: retire it here so the stream does not stall behind it. */
+    atomic_fetch_add_explicit(&r->st_faults, 1, memory_order_relaxed);
+    atoll__nrt_set_failure(r, rc);
+    s->in_flight--;
+    s->done_seq = seq;
+    post_done(r, s, f, ATOLL_ND_FAULT, atoll_nrt_now(r));
+  }
+}
+
+static void *transmit_main(void *arg) {
+  nrt_stream *s = arg;
+  atoll_nrt *r = s->r;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (!s->stop && !(s->hq_head && s->in_flight < s->dq_cap && !s->flag_on))
+      pthread_cond_wait(&s->cv, &s->mu);
+    if (s->stop)
+      break;
+    transmit_one(r, s);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+/* --- back-end callbacks (any back-end thread, no back-end lock held) --- */
+
+void atoll__nrt_on_start(void *ctx, uint64_t tag) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, nrt_tag_stream(tag));
+  if (!s || nrt_tag_is_part(tag))
+    return;
+  int64_t now = atoll_nrt_now(r);
+  uint64_t seq = nrt_tag_seq(tag);
+  pthread_mutex_lock(&s->mu);
+  int live = seq > s->done_seq && seq <= s->next_seq;
+  inflight *f = rec_of(s, seq);
+  uint64_t core_tag = f->core_tag;
+  if (live)
+    f->start_ns = now;
+  pthread_mutex_unlock(&s->mu);
+  if (!live)
+    return;
+  atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_START, .stream = s->index, .tag = core_tag, .at_ns = now};
+  atoll_nrt_post(r, &ev);
+}
+
+void atoll__nrt_on_complete(void *ctx, uint64_t tag, atoll_ndone_status status) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, nrt_tag_stream(tag));
+  if (!s)
+    return;
+  int64_t now = atoll_nrt_now(r);
+  uint64_t seq = nrt_tag_seq(tag);
+  pthread_mutex_lock(&s->mu);
+  if (seq <= s->done_seq || seq > s->next_seq) {
+    pthread_mutex_unlock(&s->mu); /* not in flight: a back-end bug; ignore rather than corrupt */
+    atoll__nrt_set_failure(r, ATOLL_EINVAL);
+    return;
+  }
+  inflight f = *rec_of(s, seq);
+  if (nrt_tag_is_part(tag)) {
+    pthread_mutex_unlock(&s->mu);
+    uint32_t p = nrt_tag_part(tag);
+    if (p < f.n_parts) {
+      atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_PART_DONE, .status = (uint8_t)status, .stream = s->index,
+                            .a = f.part_blocks[p], .tag = f.part_tag[p], .at_ns = now};
+      atoll_nrt_post(r, &ev);
+    }
+    return;
+  }
+  /* Launches of a queue complete in order; one that skipped ahead is a back-end bug, but the
+   * books stay right if everything before it is taken as gone with it. */
+  if (seq != s->done_seq + 1)
+    atoll__nrt_set_failure(r, ATOLL_EINVAL);
+  s->in_flight -= (uint32_t)(seq - s->done_seq);
+  s->done_seq = seq;
+  s->last_done_tag = f.core_tag;
+  int drained = 0;
+  if (s->flag_on && seq >= s->flag_seq) {
+    /* The last launch that was in flight when the flag was set has left: nothing made after the
+     * preemption can be caught by the flag once it is clear, so the HQ may transmit again. */
+    s->flag_on = 0;
+    r->cfg.be_ops->set_flag(r->be, s->q, false);
+    drained = 1;
+  }
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  if (status == ATOLL_ND_EVICTED)
+    atomic_fetch_add_explicit(&r->st_evicted, 1, memory_order_relaxed);
+  else if (status == ATOLL_ND_KILLED)
+    atomic_fetch_add_explicit(&r->st_killed, 1, memory_order_relaxed);
+  else if (status == ATOLL_ND_FAULT)
+    atomic_fetch_add_explicit(&r->st_faults, 1, memory_order_relaxed);
+  post_done(r, s, &f, status, now);
+  if (drained) {
+    atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_DRAINED, .stream = s->index, .at_ns = now};
+    atoll_nrt_post(r, &ev);
+  }
+}
+
+/* --- device interface (scheduler thread) --- */
+
+static int64_t dev_now(void *ctx) { return atoll_nrt_now(ctx); }
+
+static void stream_free(nrt_stream *s) {
+  atoll__nrt_free_nodes(s->hq_head, NULL);
+  free(s->rec);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->cv);
+  free(s);
+}
+
+static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *id) {
+  atoll_nrt *r = ctx;
+  if (r->n_streams == NRT_MAX_STREAMS)
+    return ATOLL_EFULL;
+  nrt_stream *s = calloc(1, sizeof *s);
+  if (!s)
+    return ATOLL_ENOMEM;
+  s->r = r;
+  s->index = r->n_streams;
+  s->priority = cfg->priority;
+  snprintf(s->name, sizeof s->name, "%s", cfg->name ? cfg->name : "stream");
+  s->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : r->cfg.stock_dq_capacity;
+  s->rec_cap = pow2_above(s->dq_cap);
+  s->rec = calloc(s->rec_cap, sizeof *s->rec);
+  if (!s->rec || pthread_mutex_init(&s->mu, NULL) != 0 || pthread_cond_init(&s->cv, NULL) != 0) {
+    free(s->rec);
+    free(s);
+    return ATOLL_ENOMEM;
+  }
+  int rc = r->cfg.be_ops->create_queue(r->be, cfg->priority, &s->q);
+  if (rc == 0 && pthread_create(&s->tx, NULL, transmit_main, s) != 0)
+    rc = ATOLL_ENOMEM;
+  if (rc) {
+    stream_free(s);
+    return rc;
+  }
+  s->tx_running = 1;
+  r->streams[r->n_streams] = s;
+  *id = r->n_streams++;
+  return 0;
+}
+
+static void append(nrt_stream *s, hq_node *head, hq_node *tail, uint32_t n) {
+  pthread_mutex_lock(&s->mu);
+  if (s->hq_tail)
+    s->hq_tail->next = head;
+  else
+    s->hq_head = head;
+  s->hq_tail = tail;
+  s->hq_count += n;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, sid);
+  if (!s)
+    return ATOLL_EINVAL;
+  hq_node *head = NULL, *tail = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    hq_node *node = malloc(sizeof *node);
+    if (!node) {
+      atoll__nrt_free_nodes(head, NULL);
+      atoll__nrt_set_failure(r, ATOLL_ENOMEM);
+      return ATOLL_ENOMEM;
+    }
+    *node = (hq_node){.cmd = cmds[i], .payload = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, &cmds[i]) : NULL};
+    if (tail)
+      tail->next = node;
+    else
+      head = node;
+    tail = node;
+  }
+  if (head)
+    append(s, head, tail, n);
+  return 0;
+}
+
+static int dev_launch_padded(void *ctx, uint32_t sid, const atoll_cmd *rt, uint32_t rt_cus, const atoll_pad_part *parts,
+                             uint32_t n_parts) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, sid);
+  if (!s || n_parts > ATOLL_NPAD_MAX) {
+    atoll__nrt_set_failure(r, ATOLL_EINVAL);
+    return ATOLL_EINVAL;
+  }
+  if (n_parts == 0)
+    return dev_launch(ctx, sid, rt, 1);
+  hq_node *node = malloc(sizeof *node);
+  hq_pad *pad = malloc(sizeof *pad);
+  if (!node || !pad) {
+    free(node);
+    free(pad);
+    atoll__nrt_set_failure(r, ATOLL_ENOMEM);
+    return ATOLL_ENOMEM;
+  }
+  pad->rt_cus = rt_cus;
+  pad->n_parts = n_parts;
+  for (uint32_t i = 0; i < n_parts; i++) {
+    pad->parts[i] = parts[i];
+    pad->payloads[i] = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, &parts[i].cmd) : NULL;
+  }
+  *node = (hq_node){.cmd = *rt, .payload = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, rt) : NULL, .pad = pad};
+  append(s, node, node, 1);
+  return 0;
+}
+
+static int dev_set_timer(void *ctx, int64_t at, uint64_t cookie) { return atoll__nrt_set_timer(ctx, at, cookie); }
+
+static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *dropped) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, sid);
+  if (!s)
+    return ATOLL_EINVAL;
+  pthread_mutex_lock(&s->mu);
+  hq_node *head = s->hq_head, *tail = s->hq_tail;
+  uint32_t n = s->hq_count;
+  s->hq_head = s->hq_tail = NULL;
+  s->hq_count = 0;
+  pthread_mutex_unlock(&s->mu);
+  /* Reclaiming is the part whose cost grows with the queue: done here it delays the preemption,
+   * handed to the GC thread it does not. */
+  if (async_reclaim)
+    atoll__nrt_gc_give(r, head, tail);
+  else
+    atoll__nrt_free_nodes(head, NULL);
+  atomic_fetch_add_explicit(&r->st_hq_reset, n, memory_order_relaxed);
+  int64_t now = atoll_nrt_now(r);
+  if (n > 0 && now > r->marks.hq_done_ns)
+    r->marks.hq_done_ns = now;
+  if (dropped)
+    *dropped = n;
+  return 0;
+}
+
+static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, sid);
+  if (!s)
+    return ATOLL_EINVAL;
+  int rc = 0;
+  pthread_mutex_lock(&s->mu);
+  if (on) {
+    /* Only what is in flight now is evicted; with nothing in flight the flag has nothing to do.
+     * A flag already set extends to the launches transmitted since (none: the HQ is held). */
+    if (s->in_flight > 0) {
+      s->flag_seq = s->next_seq;
+      if (!s->flag_on)
+        rc = r->cfg.be_ops->set_flag(r->be, s->q, true);
+      s->flag_on = 1;
+    }
+  } else if (s->flag_on) {
+    s->flag_on = 0;
+    rc = r->cfg.be_ops->set_flag(r->be, s->q, false);
+    pthread_cond_broadcast(&s->cv);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return rc;
+}
+
+static int dev_reset_cus(void *ctx) {
+  atoll_nrt *r = ctx;
+  int64_t t0 = atoll_nrt_now(r);
+  int rc = r->cfg.be_ops->reset_cus(r->be);
+  int64_t t1 = atoll_nrt_now(r);
+  atomic_fetch_add_explicit(&r->st_cu_resets, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&r->st_reset_ns, t1 - t0, memory_order_relaxed);
+  if (t1 > r->marks.kill_done_ns)
+    r->marks.kill_done_ns = t1;
+  return rc;
+}
+
+static int dev_set_dq_capacity(void *ctx, uint32_t sid, uint32_t capacity) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, sid);
+  if (!s || capacity == 0)
+    return ATOLL_EINVAL;
+  int rc = 0;
+  pthread_mutex_lock(&s->mu);
+  /* The records are found by sequence number modulo their count, which must exceed every launch
+   * in flight: grow them before a larger capacity lets more in. A smaller capacity applies as
+   * launches leave (nothing in flight is pushed back). */
+  uint32_t need = pow2_above(capacity > s->in_flight ? capacity : s->in_flight);
+  if (need > s->rec_cap) {
+    inflight *nr = calloc(need, sizeof *nr);
+    if (!nr) {
+      rc = ATOLL_ENOMEM;
+    } else {
+      for (uint64_t q = s->done_seq + 1; q <= s->next_seq; q++)
+        nr[q & (need - 1)] = *rec_of(s, q);
+      free(s->rec);
+      s->rec = nr;
+      s->rec_cap = need;
+    }
+  }
+  if (rc == 0)
+    s->dq_cap = capacity;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  return rc;
+}
+
+static int dev_exec_index(void *ctx, uint32_t sid, uint64_t *tag) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, sid);
+  if (!s)
+    return ATOLL_EINVAL;
+  uint64_t btag;
+  int rc = r->cfg.be_ops->exec_index(r->be, s->q, &btag);
+  if (rc)
+    return rc;
+  uint64_t seq = nrt_tag_seq(btag);
+  pthread_mutex_lock(&s->mu);
+  if (seq > s->done_seq && seq <= s->next_seq)
+    *tag = rec_of(s, seq)->core_tag;
+  else if (seq == s->done_seq && seq > 0)
+    *tag = s->last_done_tag;
+  else
+    rc = ATOLL_ENOENT; /* an older launch: long complete, it names nothing running */
+  pthread_mutex_unlock(&s->mu);
+  return rc;
+}
+
+/* --- life cycle --- */
+
+int atoll_nrt_create(atoll_nrt **out, const atoll_nrt_cfg *cfg, char *err, size_t err_len) {
+  if (!cfg->be_ops || !cfg->bind)
+    return ATOLL_EINVAL;
+  atoll_nrt *r = calloc(1, sizeof *r);
+  if (!r)
+    return ATOLL_ENOMEM;
+  r->cfg = *cfg;
+  if (!r->cfg.stock_dq_capacity)
+    r->cfg.stock_dq_capacity = 1024;
+  clock_gettime(CLOCK_MONOTONIC, &r->t0);
+  int rc = atoll__nrt_inbox_init(r);
+  atoll_nbackend_cfg bc = cfg->be_cfg;
+  bc.on_complete = atoll__nrt_on_complete;
+  bc.on_start = atoll__nrt_on_start;
+  bc.ctx = r;
+  if (rc == 0)
+    rc = cfg->be_ops->open(&bc, &r->be, err, err_len);
+  if (rc == 0)
+    rc = cfg->be_ops->info(r->be, &r->info);
+  if (rc == 0)
+    rc = atoll__nrt_gc_start(r);
+  if (rc) {
+    atoll_nrt_destroy(r);
+    return rc;
+  }
+  r->ops = (atoll_device_ops){
+      .now = dev_now,
+      .create_stream = dev_create_stream,
+      .launch = dev_launch,
+      .set_timer = dev_set_timer,
+      .reset_hq = dev_reset_hq,
+      .set_preempt_flag = dev_set_preempt_flag,
+      .reset_cus = cfg->be_ops->reset_cus && r->info.can_reset_cus ? dev_reset_cus : NULL,
+      .set_dq_capacity = dev_set_dq_capacity,
+      .launch_padded = r->info.can_pad ? dev_launch_padded : NULL,
+      .exec_index = dev_exec_index,
+  };
+  *out = r;
+  return 0;
+}
+
+atoll_device atoll_nrt_device(atoll_nrt *r) { return (atoll_device){.ops = &r->ops, .ctx = r}; }
+
+void atoll_nrt_attach(atoll_nrt *r, atoll_core *core, const atoll_core_observer *obs) {
+  r->core = core;
+  r->obs = obs;
+}
+
+void atoll_nrt_queue_depth(atoll_nrt *r, uint32_t sid, uint32_t *hq, uint32_t *dq) {
+  nrt_stream *s = stream_of(r, sid);
+  *hq = *dq = 0;
+  if (!s)
+    return;
+  pthread_mutex_lock(&s->mu);
+  *hq = s->hq_count;
+  *dq = s->in_flight;
+  pthread_mutex_unlock(&s->mu);
+}
+
+int atoll_nrt_wait_idle(atoll_nrt *r, int64_t timeout_ns) {
+  int64_t until = atoll_nrt_now(r) + timeout_ns;
+  for (;;) {
+    uint32_t busy = 0;
+    for (uint32_t i = 0; i < r->n_streams; i++) {
+      uint32_t hq, dq;
+      atoll_nrt_queue_depth(r, i, &hq, &dq);
+      busy += hq + dq;
+    }
+    if (busy == 0)
+      return 0;
+    if (atoll_nrt_now(r) > until)
+      return ATOLL_EIO;
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+void atoll_nrt_stats_get(const atoll_nrt *r, atoll_nrt_stats *out) {
+  atoll_nrt *m = (atoll_nrt *)r;
+  *out = (atoll_nrt_stats){
+      .events = atomic_load(&m->st_events),
+      .launches = atomic_load(&m->st_launches),
+      .evicted = atomic_load(&m->st_evicted),
+      .killed = atomic_load(&m->st_killed),
+      .faults = atomic_load(&m->st_faults),
+      .hq_reset_cmds = atomic_load(&m->st_hq_reset),
+      .gc_freed = atomic_load(&m->st_gc_freed),
+      .cu_resets = atomic_load(&m->st_cu_resets),
+      .killed_gpu_ns = atomic_load(&m->st_killed_gpu_ns),
+      .reset_cus_ns_total = atomic_load(&m->st_reset_ns),
+  };
+}
+
+/* Leaves the back-end idle: drops every HQ, evicts what is in flight, kills what runs, and waits
+ * for the last completion. Without a CU reset (stock GPU drivers) running kernels end by
+ * themselves. */
+void atoll_nrt_quiesce(atoll_nrt *r) {
+  atoll_nrt_stop(r);
+  if (!r->be)
+    return;
+  for (uint32_t i = 0; i < r->n_streams; i++) {
+    nrt_stream *s = r->streams[i];
+    pthread_mutex_lock(&s->mu);
+    hq_node *head = s->hq_head;
+    s->hq_head = s->hq_tail = NULL;
+    s->hq_count = 0;
+    if (s->in_flight > 0) {
+      s->flag_seq = s->next_seq;
+      if (!s->flag_on)
+        r->cfg.be_ops->set_flag(r->be, s->q, true);
+      s->flag_on = 1;
+    }
+    pthread_mutex_unlock(&s->mu);
+    atoll__nrt_free_nodes(head, NULL);
+  }
+  if (r->cfg.be_ops->reset_cus && r->info.can_reset_cus)
+    r->cfg.be_ops->reset_cus(r->be);
+  atoll_nrt_wait_idle(r, (int64_t)30 * 1000000000);
+}
+
+void atoll_nrt_destroy(atoll_nrt *r) {
+  if (!r)
+    return;
+  atoll_nrt_quiesce(r);
+  for (uint32_t i = 0; i < r->n_streams; i++) {
+    nrt_stream *s = r->streams[i];
+    if (s->tx_running) {
+      pthread_mutex_lock(&s->mu);
+      s->stop = 1;
+      pthread_cond_broadcast(&s->cv);
+      pthread_mutex_unlock(&s->mu);
+      pthread_join(s->tx, NULL);
+    }
+  }
+  atoll__nrt_gc_stop(r);
+  if (r->be)
+    r->cfg.be_ops->close(r->be);
+  for (uint32_t i = 0; i < r->n_streams; i++)
+    stream_free(r->streams[i]);
+  if (r->in_buf)
+    atoll__nrt_inbox_free(r);
+  free(r);
+}

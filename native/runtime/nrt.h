@@ -1,0 +1,153 @@
+/* nrt.h — the native runtime: the scheduler core's device interface over a native back-end.
+ *
+ * How it drives the GPU (docs/native.md has the whole story): the runtime holds what REEF changed
+ * inside the vendor runtime, once for every back-end (native/backend.h):
+ *   - per stream, a host queue (HQ: a linked list the core's launches append to) and a transmit
+ *     thread that moves its head into the back-end's hardware queue while the stream's in-flight
+ *     count is below its device-queue (DQ) capacity, which can be changed at run time;
+ *   - HQ reset: the list is cut off at once; its nodes are freed by the caller (synchronous
+ *     reclamation) or handed to the GC thread (asynchronous reclamation, REEF §4.2);
+ *   - the preempt flag in device memory, set through the back-end without queueing behind launches.
+ *     Every launch in flight when it is set is evicted by the prologue (or killed); the runtime
+ *     clears the flag once the last of them has completed and holds later launches in the HQ until
+ *     then, so no launch made after the preemption can be caught by it (DESIGN.md, "Restore
+ *     timing");
+ *   - the execution index: the back-end's prologue records the launch tag; the runtime maps it back
+ *     to the core's command tag;
+ *   - one scheduler thread that owns the core (core/ is single threaded): back-end completions and
+ *     client arrivals are posted to an inbox that it drains, busy-polling while work is recent and
+ *     parking on a condition variable after `spin_ns` without events.
+ *
+ * Every atoll_device_ops entry is called by the scheduler thread only (from inside the core's event
+ * functions), and the core's events are only called from that thread. */
+#ifndef ATOLL_NATIVE_NRT_H
+#define ATOLL_NATIVE_NRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "atoll/device.h"
+#include "backend.h"
+#include "sched.h"
+
+typedef struct atoll_nrt atoll_nrt;
+
+/* Turns one queued command into a back-end launch, on the stream's transmit thread. `payload` is
+ * what atoll_nrt_payload_fn returned for the command when it was launched (for padded launches,
+ * part_payloads[i] for part i). The runtime fills in tags. Must only read data that does not change
+ * while the run lasts. */
+typedef struct atoll_nrt_bind_req {
+  const atoll_cmd *cmd;
+  void *payload;
+  /* Padded launches. */
+  uint32_t rt_cus;
+  const atoll_pad_part *parts;
+  void *const *part_payloads;
+  uint32_t n_parts;
+} atoll_nrt_bind_req;
+typedef int (*atoll_nrt_bind_fn)(void *ctx, const atoll_nrt_bind_req *req, atoll_nlaunch *out);
+/* On the scheduler thread, while the core launches `cmd`: the payload its binding will get. */
+typedef void *(*atoll_nrt_payload_fn)(void *ctx, const atoll_cmd *cmd);
+
+/* Events in the scheduler's inbox. The runtime handles the device's own; the others (arrivals and
+ * whatever a runner posts) go to the runner's handler, on the scheduler thread. */
+typedef enum atoll_nrt_ev_kind {
+  ATOLL_NRT_EV_START = 1,  /* a launch passed its prologue */
+  ATOLL_NRT_EV_DONE,       /* a launch completed (status says how) */
+  ATOLL_NRT_EV_PART_DONE,  /* a BE part of a padded launch completed */
+  ATOLL_NRT_EV_DRAINED,    /* a flagged stream's evicted launches have all left: its flag is clear */
+  ATOLL_NRT_EV_ARRIVAL,    /* a client request (runner-defined payload) */
+  ATOLL_NRT_EV_USER        /* anything else a runner posts */
+} atoll_nrt_ev_kind;
+
+typedef struct atoll_nrt_event {
+  uint8_t kind, status; /* status: atoll_ndone_status for DONE / PART_DONE */
+  uint8_t rt;
+  uint32_t stream;
+  uint32_t a, b;        /* DONE: model, op; PART_DONE: blocks; ARRIVAL/USER: the poster's */
+  uint64_t tag;         /* the core's command tag */
+  int64_t at_ns;        /* when it happened (runtime clock) */
+  int64_t start_ns;     /* DONE: when the launch passed its prologue (-1: never) */
+  void *ptr;            /* ARRIVAL/USER: the poster's */
+} atoll_nrt_event;
+
+typedef void (*atoll_nrt_handler_fn)(void *ctx, const atoll_nrt_event *ev);
+
+/* Preemption marks, as the simulated device keeps them (sim/simdev.h): when the current
+ * preemption's steps finished, on the runtime clock (0: not done), and how many launches the
+ * flag evicted. */
+typedef struct atoll_nrt_marks {
+  int64_t hq_done_ns, evict_done_ns, kill_done_ns;
+  uint32_t evicted;
+} atoll_nrt_marks;
+
+typedef struct atoll_nrt_stats {
+  uint64_t events;            /* inbox events handled */
+  uint64_t launches;          /* submitted to the back-end */
+  uint64_t evicted, killed;   /* launches completed EVICTED / KILLED */
+  uint64_t faults;            /* launches completed FAULT, or failed to bind or submit */
+  uint64_t hq_reset_cmds;     /* commands dropped by HQ resets */
+  uint64_t gc_freed;          /* of them, freed by the GC thread */
+  uint64_t cu_resets;
+  int64_t killed_gpu_ns;      /* killed launches: their run time until the kill */
+  int64_t reset_cus_ns_total; /* time spent inside the back-end's reset_cus */
+} atoll_nrt_stats;
+
+typedef struct atoll_nrt_cfg {
+  const atoll_nbackend_ops *be_ops;
+  /* The back-end is opened by atoll_nrt_create with these settings (cus, slots_per_cu,
+   * pin_threads; the callbacks are the runtime's) and closed by atoll_nrt_destroy. */
+  atoll_nbackend_cfg be_cfg;
+  atoll_nrt_bind_fn bind;
+  atoll_nrt_payload_fn payload; /* NULL: payloads are NULL */
+  void *bind_ctx;
+  /* Every event, on the scheduler thread, after the runtime's own handling (device events reach
+   * the core first; the handler may draw them); ARRIVAL and USER events are the handler's alone. */
+  atoll_nrt_handler_fn handler;
+  void *handler_ctx;
+  uint32_t stock_dq_capacity;  /* a stream's DQ depth when the core asks for 0; 0: 1024 */
+  int64_t spin_ns;             /* busy-poll this long after the last event before parking; <0: never park */
+  int sched_cpu;               /* pin the scheduler thread to this CPU; <0: not pinned */
+} atoll_nrt_cfg;
+
+/* Opens the back-end and starts the GC thread; the runtime clock's origin is taken here. Returns
+ * 0, the back-end's error (ATOLL_ENODEV with its text in err), or ATOLL_ENOMEM. */
+int atoll_nrt_create(atoll_nrt **out, const atoll_nrt_cfg *cfg, char *err, size_t err_len);
+/* The opened back-end, for memory and synchronous copies (any thread). */
+void *atoll_nrt_backend(const atoll_nrt *r);
+/* Whether anything failed to bind or submit, or completed with a fault (ATOLL_E* code, 0: none). */
+int atoll_nrt_failure(const atoll_nrt *r);
+/* Stops every thread (scheduler, transmit, GC). Launches still in flight are evicted and killed
+ * first, so the back-end is idle when this returns. */
+void atoll_nrt_destroy(atoll_nrt *r);
+atoll_device atoll_nrt_device(atoll_nrt *r);
+/* The core whose events the scheduler thread calls (set before atoll_nrt_start). */
+void atoll_nrt_attach(atoll_nrt *r, atoll_core *core, const atoll_core_observer *obs);
+int64_t atoll_nrt_now(const atoll_nrt *r);
+/* The runtime clock's origin (CLOCK_MONOTONIC), for client threads that sleep until a time. */
+void atoll_nrt_epoch(const atoll_nrt *r, struct timespec *out);
+
+/* Starts the scheduler thread; `first`, when not NULL, runs on it before the loop (e.g. to start
+ * the clients). Stop it with atoll_nrt_stop, which returns once it has exited. */
+int atoll_nrt_start(atoll_nrt *r, void (*first)(void *ctx), void *ctx);
+void atoll_nrt_stop(atoll_nrt *r);
+/* Stops the scheduler thread and leaves the device idle: every HQ dropped, what is in flight
+ * evicted, what runs killed (where the back-end can), the last completion received. The runtime
+ * and the back-end stay open (memory can still be freed); atoll_nrt_destroy does this first. */
+void atoll_nrt_quiesce(atoll_nrt *r);
+/* Any thread. Returns 0 or ATOLL_ENOMEM. */
+int atoll_nrt_post(atoll_nrt *r, const atoll_nrt_event *ev);
+
+/* Scheduler thread (from the core's observer): the current preemption's marks, then cleared. */
+void atoll_nrt_take_marks(atoll_nrt *r, atoll_nrt_marks *out);
+/* Any thread, once stopped; counters are approximate while running. */
+void atoll_nrt_stats_get(const atoll_nrt *r, atoll_nrt_stats *out);
+/* A stream's HQ and DQ depth (commands launched and not transmitted; transmitted and not
+ * completed). Any thread. */
+void atoll_nrt_queue_depth(atoll_nrt *r, uint32_t stream, uint32_t *hq, uint32_t *dq);
+/* Waits until every stream has nothing queued or in flight; ATOLL_EIO after timeout_ns. */
+int atoll_nrt_wait_idle(atoll_nrt *r, int64_t timeout_ns);
+
+#endif

@@ -1,0 +1,39 @@
+/* Small thread helpers of the native runtime: pinning and monotonic condition variables. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+
+#include "atoll/error.h"
+#include "nrt_internal.h"
+
+/* Pins a thread to one CPU (modulo the CPUs this process may use). Benchmarks pin so that the CU
+ * worker and the host threads do not trade places between measurements. */
+int atoll__nrt_pin(pthread_t t, int cpu) {
+  cpu_set_t allowed;
+  if (cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    return ATOLL_EINVAL;
+  int n = CPU_COUNT(&allowed), want = cpu % (n > 0 ? n : 1), seen = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (!CPU_ISSET(c, &allowed))
+      continue;
+    if (seen++ == want) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(c, &one);
+      return pthread_setaffinity_np(t, sizeof one, &one) == 0 ? 0 : ATOLL_EINVAL;
+    }
+  }
+  return ATOLL_EINVAL;
+}
+
+/* Condition variables time out against CLOCK_MONOTONIC, the runtime's clock. */
+int atoll__nrt_cond_init(pthread_cond_t *cv) {
+  pthread_condattr_t a;
+  if (pthread_condattr_init(&a) != 0)
+    return ATOLL_ENOMEM;
+  int rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  if (rc == 0)
+    rc = pthread_cond_init(cv, &a);
+  pthread_condattr_destroy(&a);
+  return rc == 0 ? 0 : ATOLL_ENOMEM;
+}

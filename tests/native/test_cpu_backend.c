@@ -1,0 +1,325 @@
+/* The CPU back-end alone (native/backend.h contract), with the kernel library's spin kernel:
+ * launches run and record the execution index; a flag set before a launch evicts it whole, one set
+ * after it started does not cut it short; a CU reset kills running blocks long before they would
+ * end and the CUs serve the next launch; queue order; padded launches report their parts first;
+ * copies; CU busy time. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atoll/error.h"
+#include "atoll_test.h"
+#include "cpu/cpu_backend.h"
+
+enum { MAX_LOG = 256, START = 0xff };
+
+typedef struct log_t {
+  pthread_mutex_t mu;
+  uint64_t tag[MAX_LOG];
+  uint8_t what[MAX_LOG]; /* atoll_ndone_status, or START */
+  uint32_t n;
+} log_t;
+
+static log_t L;
+
+static void on_complete(void *ctx, uint64_t tag, atoll_ndone_status st) {
+  (void)ctx;
+  pthread_mutex_lock(&L.mu);
+  if (L.n < MAX_LOG)
+    L.tag[L.n] = tag, L.what[L.n++] = (uint8_t)st;
+  pthread_mutex_unlock(&L.mu);
+}
+
+static void on_start(void *ctx, uint64_t tag) { on_complete(ctx, tag, (atoll_ndone_status)START); }
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void pause_ms(int ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* The index of the log entry for (tag, what), or -1. */
+static int find(uint64_t tag, uint8_t what) {
+  pthread_mutex_lock(&L.mu);
+  int at = -1;
+  for (uint32_t i = 0; i < L.n && at < 0; i++)
+    if (L.tag[i] == tag && L.what[i] == what)
+      at = (int)i;
+  pthread_mutex_unlock(&L.mu);
+  return at;
+}
+
+/* Waits up to 20 s for a completion of tag; returns its status. */
+static int wait_done(uint64_t tag) {
+  for (int i = 0; i < 20000; i++) {
+    pthread_mutex_lock(&L.mu);
+    for (uint32_t k = 0; k < L.n; k++)
+      if (L.tag[k] == tag && L.what[k] != START) {
+        int st = L.what[k];
+        pthread_mutex_unlock(&L.mu);
+        return st;
+      }
+    pthread_mutex_unlock(&L.mu);
+    pause_ms(1);
+  }
+  fail_msg("launch %llu never completed", (unsigned long long)tag);
+  return -1;
+}
+
+static void wait_start(uint64_t tag) {
+  for (int i = 0; i < 20000 && find(tag, START) < 0; i++)
+    pause_ms(1);
+  assert_true(find(tag, START) >= 0);
+}
+
+static const atoll_nbackend_ops *B;
+
+static void *open_cpu(uint32_t cus) {
+  memset(&L, 0, sizeof L);
+  pthread_mutex_init(&L.mu, NULL);
+  B = atoll_ncpu_backend();
+  atoll_nbackend_cfg cfg = {.cus = cus, .slots_per_cu = 1, .on_complete = on_complete, .on_start = on_start};
+  void *be = NULL;
+  char err[128];
+  assert_int_equal(B->open(&cfg, &be, err, sizeof err), 0);
+  return be;
+}
+
+static void close_cpu(void *be) {
+  B->close(be);
+  pthread_mutex_destroy(&L.mu);
+}
+
+/* A spin launch: `iters` iterations per thread per block, a preemption point every `per_point`. */
+static atoll_nlaunch spin(uint64_t tag, float *out, uint32_t grid, uint32_t iters, uint32_t per_point) {
+  atoll_nlaunch l;
+  memset(&l, 0, sizeof l);
+  l.kind = ATOLL_NL_KERNEL;
+  l.tag = tag;
+  l.k = (atoll_nkernel_range){.kernel = AK_K_SPIN, .grid = grid, .threads = 4, .block_n = grid, .occupancy = 1,
+                              .tag = tag};
+  l.k.args.p[0] = out;
+  l.k.args.i[0] = (int32_t)iters;
+  l.k.args.i[1] = (int32_t)per_point;
+  return l;
+}
+
+static void spin_launch_completes_and_matches_direct_run(void **state) {
+  (void)state;
+  void *be = open_cpu(2);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  float out[16] = {0}, ref[16] = {0};
+  atoll_nlaunch l = spin(1, out, 16, 1000, 100);
+  uint64_t idx;
+  assert_int_equal(B->exec_index(be, q, &idx), ATOLL_ENOENT);
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(1), ATOLL_ND_OK);
+  assert_true(find(1, START) >= 0 && find(1, START) < find(1, ATOLL_ND_OK));
+  assert_int_equal(B->exec_index(be, q, &idx), 0);
+  assert_int_equal(idx, 1);
+  ak_args a = l.k.args;
+  a.p[0] = ref;
+  for (uint32_t b = 0; b < 16; b++) {
+    ak_ctx c = {.block = b, .grid = 16, .threads = 4};
+    assert_int_equal(ak_run_block(AK_K_SPIN, &a, &c), AK_DONE);
+  }
+  assert_memory_equal(out, ref, sizeof out);
+  close_cpu(be);
+}
+
+static void flag_before_launch_evicts_it_whole(void **state) {
+  (void)state;
+  void *be = open_cpu(1);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  float out[8] = {0}, zero[8] = {0};
+  assert_int_equal(B->set_flag(be, q, true), 0);
+  atoll_nlaunch l = spin(5, out, 8, 1000, 100);
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(5), ATOLL_ND_EVICTED);
+  assert_true(find(5, START) < 0);
+  assert_memory_equal(out, zero, sizeof out); /* no block ran its body */
+  uint64_t idx;
+  assert_int_equal(B->exec_index(be, q, &idx), ATOLL_ENOENT);
+  /* Cleared, the queue runs again. */
+  assert_int_equal(B->set_flag(be, q, false), 0);
+  l.tag = l.k.tag = 6;
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(6), ATOLL_ND_OK);
+  close_cpu(be);
+}
+
+static void flag_after_start_does_not_cut_a_launch_short(void **state) {
+  (void)state;
+  void *be = open_cpu(1);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  float out[8] = {0};
+  /* Eight blocks one after another on one CU, a few ms each. */
+  atoll_nlaunch l = spin(9, out, 8, 2000000, 1000);
+  assert_int_equal(B->submit(be, q, &l), 0);
+  wait_start(9);
+  assert_int_equal(B->set_flag(be, q, true), 0);
+  assert_int_equal(wait_done(9), ATOLL_ND_OK);
+  for (int b = 0; b < 8; b++)
+    assert_true(out[b] != 0.0f); /* every block ran */
+  close_cpu(be);
+}
+
+static void reset_kills_running_blocks_for_real(void **state) {
+  (void)state;
+  void *be = open_cpu(1);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  float out[4] = {0};
+  /* Each block would spin for seconds; a preemption point every 10000 iterations. */
+  atoll_nlaunch l = spin(11, out, 4, 2000000000, 10000);
+  assert_int_equal(B->submit(be, q, &l), 0);
+  wait_start(11);
+  pause_ms(5);
+  int64_t t0 = now_ns();
+  assert_int_equal(B->reset_cus(be), 0);
+  int64_t took = now_ns() - t0;
+  assert_int_equal(wait_done(11), ATOLL_ND_KILLED);
+  if (took > 100000000)
+    fail_msg("the kill took %lld us (a block runs for seconds; a preemption point comes every ~10 us)",
+             (long long)(took / 1000));
+  assert_int_equal(out[0], 0.0f); /* the killed block never reached its store */
+  /* The CU serves the next launch. */
+  float out2[2] = {0};
+  atoll_nlaunch l2 = spin(12, out2, 2, 100, 10);
+  assert_int_equal(B->submit(be, q, &l2), 0);
+  assert_int_equal(wait_done(12), ATOLL_ND_OK);
+  assert_true(out2[0] != 0.0f);
+  close_cpu(be);
+}
+
+static void reset_with_nothing_running_is_harmless(void **state) {
+  (void)state;
+  void *be = open_cpu(1);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  assert_int_equal(B->reset_cus(be), 0);
+  float out[2] = {0};
+  atoll_nlaunch l = spin(3, out, 2, 100, 10);
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(3), ATOLL_ND_OK);
+  close_cpu(be);
+}
+
+static void queue_order_is_kept(void **state) {
+  (void)state;
+  void *be = open_cpu(2);
+  atoll_nqueue *q[2];
+  assert_int_equal(B->create_queue(be, 0, &q[0]), 0);
+  assert_int_equal(B->create_queue(be, 0, &q[1]), 0);
+  static float out[2][6][4];
+  for (uint32_t i = 0; i < 6; i++)
+    for (uint32_t k = 0; k < 2; k++) {
+      atoll_nlaunch l = spin(100 * (k + 1) + i, out[k][i], 4, 20000 * (6 - i), 1000);
+      assert_int_equal(B->submit(be, q[k], &l), 0);
+    }
+  for (uint32_t k = 0; k < 2; k++) {
+    int prev = -1;
+    for (uint32_t i = 0; i < 6; i++) {
+      assert_int_equal(wait_done(100 * (k + 1) + i), ATOLL_ND_OK);
+      int at = find(100 * (k + 1) + i, ATOLL_ND_OK);
+      assert_true(at > prev); /* later launches are shorter, yet complete after earlier ones */
+      prev = at;
+    }
+  }
+  close_cpu(be);
+}
+
+static void padded_launch_reports_parts_first(void **state) {
+  (void)state;
+  void *be = open_cpu(2);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 1, &q), 0);
+  float rt_out[2] = {0}, be_out[8] = {0};
+  atoll_nlaunch l = spin(20, rt_out, 2, 100000, 1000);
+  l.kind = ATOLL_NL_PADDED;
+  l.k.cus = 1;
+  l.n_parts = 1;
+  l.parts[0] = (atoll_nkernel_range){.kernel = AK_K_SPIN, .grid = 8, .threads = 4, .block_lo = 3, .block_n = 5,
+                                     .occupancy = 1, .cus = 1, .tag = 21};
+  l.parts[0].args.p[0] = be_out;
+  l.parts[0].args.i[0] = 1000;
+  l.parts[0].args.i[1] = 100;
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(20), ATOLL_ND_OK);
+  int part = find(21, ATOLL_ND_OK), whole = find(20, ATOLL_ND_OK);
+  assert_true(part >= 0 && part < whole);
+  for (int b = 0; b < 8; b++)
+    assert_true((be_out[b] != 0.0f) == (b >= 3)); /* exactly its block range ran */
+  assert_true(rt_out[0] != 0.0f && rt_out[1] != 0.0f);
+  close_cpu(be);
+}
+
+static void copies_and_memset_run_in_order(void **state) {
+  (void)state;
+  void *be = open_cpu(1);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  char *dev;
+  assert_int_equal(B->alloc(be, 64, (void **)&dev), 0);
+  char host[64], back[64];
+  memset(host, 7, sizeof host);
+  atoll_nlaunch l;
+  memset(&l, 0, sizeof l);
+  l = (atoll_nlaunch){.kind = ATOLL_NL_COPY_H2D, .tag = 30, .dst = dev, .src = host, .bytes = 64};
+  assert_int_equal(B->submit(be, q, &l), 0);
+  l = (atoll_nlaunch){.kind = ATOLL_NL_MEMSET, .tag = 31, .dst = dev + 32, .value = 9, .bytes = 32};
+  assert_int_equal(B->submit(be, q, &l), 0);
+  l = (atoll_nlaunch){.kind = ATOLL_NL_COPY_D2H, .tag = 32, .dst = back, .src = dev, .bytes = 64};
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(32), ATOLL_ND_OK);
+  for (int i = 0; i < 64; i++)
+    assert_int_equal(back[i], i < 32 ? 7 : 9);
+  B->free(be, dev);
+  close_cpu(be);
+}
+
+static void cu_busy_counts_resident_time(void **state) {
+  (void)state;
+  void *be = open_cpu(1);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  float out[4] = {0};
+  int64_t b0, r0, e0, b1, r1, e1;
+  assert_int_equal(B->cu_busy(be, &b0, &r0, &e0), 0);
+  atoll_nlaunch l = spin(40, out, 4, 5000000, 1000);
+  int64_t t0 = now_ns();
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(40), ATOLL_ND_OK);
+  int64_t wall = now_ns() - t0;
+  assert_int_equal(B->cu_busy(be, &b1, &r1, &e1), 0);
+  assert_true(b1 - b0 > 0 && b1 - b0 <= wall);
+  assert_int_equal(r1 - r0, 0); /* BE work only */
+  assert_int_equal(e1 - e0, b1 - b0);
+  close_cpu(be);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(spin_launch_completes_and_matches_direct_run),
+      cmocka_unit_test(flag_before_launch_evicts_it_whole),
+      cmocka_unit_test(flag_after_start_does_not_cut_a_launch_short),
+      cmocka_unit_test(reset_kills_running_blocks_for_real),
+      cmocka_unit_test(reset_with_nothing_running_is_harmless),
+      cmocka_unit_test(queue_order_is_kept),
+      cmocka_unit_test(padded_launch_reports_parts_first),
+      cmocka_unit_test(copies_and_memset_run_in_order),
+      cmocka_unit_test(cu_busy_counts_resident_time),
+  };
+  if (argc > 1)
+    cmocka_set_test_filter(argv[1]);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,412 @@
+/* The native runtime's mechanisms against a scripted back-end: the test submits through the device
+ * interface (as the core would) and completes launches by hand, so each mechanism is checked
+ * exactly, whatever the timing: the DQ bound and its run-time capacity, the HQ reset (synchronous
+ * and through the GC thread), the preempt flag holding later launches until the evicted ones have
+ * left, the execution index mapped back to the core's tag, completions and starts reaching the
+ * scheduler thread in order, padded launches' parts. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atoll/error.h"
+#include "atoll_test.h"
+#include "nrt.h"
+
+/* --- the scripted back-end --- */
+
+enum { MAX_SUB = 512 };
+
+typedef struct fake {
+  atoll_nbackend_cfg cfg;
+  pthread_mutex_t mu;
+  atoll_nlaunch sub[MAX_SUB];
+  uint32_t sub_queue[MAX_SUB];
+  uint32_t n_sub, n_queues;
+  uint32_t flag[8], flag_writes;
+  uint64_t exec;
+  int has_exec;
+  uint32_t resets;
+} fake;
+
+static fake *F;
+
+static int f_open(const atoll_nbackend_cfg *cfg, void **be, char *err, size_t len) {
+  (void)err, (void)len;
+  F = calloc(1, sizeof *F);
+  F->cfg = *cfg;
+  pthread_mutex_init(&F->mu, NULL);
+  *be = F;
+  return 0;
+}
+static void f_close(void *be) {
+  (void)be;
+  pthread_mutex_destroy(&F->mu);
+  free(F);
+  F = NULL;
+}
+static int f_info(void *be, atoll_nbackend_info *o) {
+  (void)be;
+  memset(o, 0, sizeof *o);
+  o->cus = 2;
+  o->max_occupancy = 1;
+  o->can_reset_cus = true;
+  o->can_pad = true;
+  return 0;
+}
+static int f_alloc(void *be, size_t n, void **p) {
+  (void)be;
+  *p = calloc(1, n);
+  return 0;
+}
+static void f_free(void *be, void *p) {
+  (void)be;
+  free(p);
+}
+static int f_copy(void *be, void *d, const void *s, size_t n) {
+  (void)be;
+  memcpy(d, s, n);
+  return 0;
+}
+static int f_create_queue(void *be, uint32_t prio, atoll_nqueue **q) {
+  (void)be, (void)prio;
+  *q = (atoll_nqueue *)(uintptr_t)(++F->n_queues); /* 1-based, never NULL */
+  return 0;
+}
+static int f_submit(void *be, atoll_nqueue *q, const atoll_nlaunch *l) {
+  (void)be;
+  pthread_mutex_lock(&F->mu);
+  F->sub_queue[F->n_sub] = (uint32_t)(uintptr_t)q - 1;
+  F->sub[F->n_sub++] = *l;
+  pthread_mutex_unlock(&F->mu);
+  return 0;
+}
+static int f_set_flag(void *be, atoll_nqueue *q, bool on) {
+  (void)be;
+  pthread_mutex_lock(&F->mu);
+  F->flag[(uintptr_t)q - 1] = on;
+  F->flag_writes++;
+  pthread_mutex_unlock(&F->mu);
+  return 0;
+}
+static int f_exec_index(void *be, atoll_nqueue *q, uint64_t *tag) {
+  (void)be, (void)q;
+  pthread_mutex_lock(&F->mu);
+  int rc = F->has_exec ? 0 : ATOLL_ENOENT;
+  *tag = F->exec;
+  pthread_mutex_unlock(&F->mu);
+  return rc;
+}
+static int f_reset(void *be) {
+  (void)be;
+  F->resets++;
+  return 0;
+}
+
+static const atoll_nbackend_ops fake_ops = {.name = "fake", .open = f_open, .close = f_close, .info = f_info,
+                                            .alloc = f_alloc, .free = f_free, .copy_to_device = f_copy,
+                                            .copy_from_device = f_copy, .create_queue = f_create_queue,
+                                            .submit = f_submit, .set_flag = f_set_flag, .exec_index = f_exec_index,
+                                            .reset_cus = f_reset};
+
+static uint32_t submitted(void) {
+  pthread_mutex_lock(&F->mu);
+  uint32_t n = F->n_sub;
+  pthread_mutex_unlock(&F->mu);
+  return n;
+}
+
+static atoll_nlaunch sub_at(uint32_t i) {
+  pthread_mutex_lock(&F->mu);
+  atoll_nlaunch l = F->sub[i];
+  pthread_mutex_unlock(&F->mu);
+  return l;
+}
+
+static uint32_t flag_of(uint32_t q) {
+  pthread_mutex_lock(&F->mu);
+  uint32_t v = F->flag[q];
+  pthread_mutex_unlock(&F->mu);
+  return v;
+}
+
+static void pause_ms(int ms) {
+  struct timespec ts = {0, ms * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* Waits (up to 2 s) until `n` launches have been submitted; the transmit threads are asynchronous. */
+static void wait_submitted(uint32_t n) {
+  for (int i = 0; i < 2000 && submitted() < n; i++)
+    pause_ms(1);
+  assert_int_equal(submitted(), n);
+}
+
+/* --- events seen by the scheduler thread --- */
+
+typedef struct seen {
+  pthread_mutex_t mu;
+  atoll_nrt_event ev[MAX_SUB * 2];
+  uint32_t n;
+} seen;
+
+static seen S;
+
+static void handler(void *ctx, const atoll_nrt_event *ev) {
+  (void)ctx;
+  pthread_mutex_lock(&S.mu);
+  if (S.n < MAX_SUB * 2)
+    S.ev[S.n++] = *ev;
+  pthread_mutex_unlock(&S.mu);
+}
+
+static uint32_t count_kind(uint8_t kind, uint8_t status) {
+  pthread_mutex_lock(&S.mu);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < S.n; i++)
+    n += S.ev[i].kind == kind && (kind != ATOLL_NRT_EV_DONE || S.ev[i].status == status);
+  pthread_mutex_unlock(&S.mu);
+  return n;
+}
+
+static void wait_events(uint8_t kind, uint8_t status, uint32_t n) {
+  for (int i = 0; i < 2000 && count_kind(kind, status) < n; i++)
+    pause_ms(1);
+  assert_int_equal(count_kind(kind, status), n);
+}
+
+static int bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
+  (void)ctx;
+  out->kind = b->n_parts ? ATOLL_NL_PADDED : ATOLL_NL_KERNEL;
+  out->k.kernel = b->cmd->op; /* the test reads the op back from the launch */
+  out->k.grid = 4;
+  out->n_parts = b->n_parts;
+  for (uint32_t i = 0; i < b->n_parts; i++) {
+    out->parts[i].kernel = b->parts[i].cmd.op;
+    out->parts[i].block_n = b->parts[i].cmd.block_n;
+  }
+  return 0;
+}
+
+static atoll_nrt *make(void) {
+  memset(&S, 0, sizeof S);
+  pthread_mutex_init(&S.mu, NULL);
+  atoll_nrt_cfg cfg = {.be_ops = &fake_ops, .bind = bind, .handler = handler, .stock_dq_capacity = 1024,
+                       .spin_ns = 100000, .sched_cpu = -1};
+  atoll_nrt *r = NULL;
+  char err[128];
+  assert_int_equal(atoll_nrt_create(&r, &cfg, err, sizeof err), 0);
+  assert_int_equal(atoll_nrt_start(r, NULL, NULL), 0);
+  return r;
+}
+
+/* Completes launches by hand from the test thread, as a back-end thread would. */
+static void complete(uint32_t i, atoll_ndone_status st) {
+  atoll_nlaunch l = sub_at(i);
+  F->cfg.on_complete(F->cfg.ctx, l.tag, st);
+}
+
+static void launch_ops(atoll_nrt *r, uint32_t stream, uint32_t from, uint32_t n) {
+  atoll_device d = atoll_nrt_device(r);
+  atoll_cmd cmds[64];
+  for (uint32_t i = 0; i < n; i++)
+    cmds[i] = (atoll_cmd){.model = 0, .op = from + i, .tag = 1000 + from + i};
+  assert_int_equal(d.ops->launch(d.ctx, stream, cmds, n), 0);
+}
+
+static uint32_t new_stream(atoll_nrt *r, uint32_t dq) {
+  atoll_device d = atoll_nrt_device(r);
+  atoll_stream_cfg cfg = {.dq_capacity = dq, .name = "s"};
+  uint32_t id;
+  assert_int_equal(d.ops->create_stream(d.ctx, &cfg, &id), 0);
+  return id;
+}
+
+static void finish(atoll_nrt *r) {
+  /* The back-end must be idle for destroy: complete whatever is still out. */
+  atoll_nrt_stop(r);
+  atoll_nrt_destroy(r);
+  pthread_mutex_destroy(&S.mu);
+}
+
+/* --- cases --- */
+
+static void dq_capacity_bounds_in_flight(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 4);
+  launch_ops(r, s, 0, 10);
+  wait_submitted(4);
+  pause_ms(20);
+  assert_int_equal(submitted(), 4); /* the DQ is full: the rest waits in the HQ */
+  uint32_t hq, dq;
+  atoll_nrt_queue_depth(r, s, &hq, &dq);
+  assert_int_equal(hq, 6);
+  assert_int_equal(dq, 4);
+  complete(0, ATOLL_ND_OK);
+  wait_submitted(5);
+  /* A larger capacity set at run time lets more in at once; launches keep their order. */
+  atoll_device d = atoll_nrt_device(r);
+  assert_int_equal(d.ops->set_dq_capacity(d.ctx, s, 8), 0);
+  wait_submitted(9);
+  for (uint32_t i = 0; i < 9; i++)
+    assert_int_equal(sub_at(i).k.kernel, i);
+  for (uint32_t i = 1; i < 9; i++)
+    complete(i, ATOLL_ND_OK);
+  wait_submitted(10);
+  complete(9, ATOLL_ND_OK);
+  wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_OK, 10);
+  /* Completions reach the scheduler thread in order, with the core's tags. */
+  pthread_mutex_lock(&S.mu);
+  for (uint32_t i = 0, k = 0; i < S.n; i++)
+    if (S.ev[i].kind == ATOLL_NRT_EV_DONE)
+      assert_int_equal(S.ev[i].tag, 1000 + k++);
+  pthread_mutex_unlock(&S.mu);
+  finish(r);
+}
+
+static void flag_holds_later_launches_until_evicted_left(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 4);
+  atoll_device d = atoll_nrt_device(r);
+  launch_ops(r, s, 0, 6);
+  wait_submitted(4);
+  /* The core's preemption: reset the HQ, set the flag. */
+  uint32_t dropped = 0;
+  assert_int_equal(d.ops->reset_hq(d.ctx, s, false, &dropped), 0);
+  assert_int_equal(dropped, 2);
+  assert_int_equal(d.ops->set_preempt_flag(d.ctx, s, true), 0);
+  assert_int_equal(flag_of(0), 1);
+  /* Restored work launched now must not be caught by the flag: it waits in the HQ. */
+  launch_ops(r, s, 10, 3);
+  pause_ms(20);
+  assert_int_equal(submitted(), 4);
+  complete(0, ATOLL_ND_OK); /* it had started before the flag: it ran to the end */
+  complete(1, ATOLL_ND_EVICTED);
+  complete(2, ATOLL_ND_EVICTED);
+  pause_ms(20);
+  assert_int_equal(submitted(), 4);
+  assert_int_equal(flag_of(0), 1);
+  complete(3, ATOLL_ND_EVICTED); /* the last launch in flight at the flag has left */
+  wait_submitted(7);
+  assert_int_equal(flag_of(0), 0);
+  assert_int_equal(sub_at(4).k.kernel, 10);
+  wait_events(ATOLL_NRT_EV_DRAINED, 0, 1);
+  wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_EVICTED, 3);
+  for (uint32_t i = 4; i < 7; i++)
+    complete(i, ATOLL_ND_OK);
+  wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_OK, 4);
+  finish(r);
+}
+
+static void flag_with_nothing_in_flight_is_not_set(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 4);
+  atoll_device d = atoll_nrt_device(r);
+  uint32_t writes = F->flag_writes;
+  assert_int_equal(d.ops->set_preempt_flag(d.ctx, s, true), 0);
+  assert_int_equal(F->flag_writes, writes);
+  launch_ops(r, s, 0, 1);
+  wait_submitted(1); /* nothing holds the HQ */
+  complete(0, ATOLL_ND_OK);
+  finish(r);
+}
+
+static void async_reset_hands_commands_to_gc(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 1);
+  atoll_device d = atoll_nrt_device(r);
+  launch_ops(r, s, 0, 50);
+  wait_submitted(1);
+  uint32_t dropped = 0;
+  assert_int_equal(d.ops->reset_hq(d.ctx, s, true, &dropped), 0);
+  assert_int_equal(dropped, 49);
+  atoll_nrt_stats st;
+  for (int i = 0; i < 2000; i++) {
+    atoll_nrt_stats_get(r, &st);
+    if (st.gc_freed == 49)
+      break;
+    pause_ms(1);
+  }
+  assert_int_equal(st.gc_freed, 49);
+  assert_int_equal(st.hq_reset_cmds, 49);
+  complete(0, ATOLL_ND_OK);
+  finish(r);
+}
+
+static void exec_index_maps_to_core_tag(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 4);
+  atoll_device d = atoll_nrt_device(r);
+  uint64_t tag = 0;
+  assert_int_equal(d.ops->exec_index(d.ctx, s, &tag), ATOLL_ENOENT);
+  launch_ops(r, s, 0, 3);
+  wait_submitted(3);
+  pthread_mutex_lock(&F->mu);
+  F->exec = F->sub[1].tag; /* the prologue of the second launch recorded its tag */
+  F->has_exec = 1;
+  pthread_mutex_unlock(&F->mu);
+  assert_int_equal(d.ops->exec_index(d.ctx, s, &tag), 0);
+  assert_int_equal(tag, 1001);
+  complete(0, ATOLL_ND_OK);
+  complete(1, ATOLL_ND_OK);
+  assert_int_equal(d.ops->exec_index(d.ctx, s, &tag), 0); /* the last completed is still named */
+  assert_int_equal(tag, 1001);
+  complete(2, ATOLL_ND_OK);
+  assert_int_equal(d.ops->exec_index(d.ctx, s, &tag), ATOLL_ENOENT); /* older than the last completed */
+  finish(r);
+}
+
+static void starts_and_parts_reach_the_scheduler(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 4);
+  atoll_device d = atoll_nrt_device(r);
+  atoll_cmd rt = {.op = 7, .tag = 77, .rt = 1};
+  atoll_pad_part parts[2] = {{.cmd = {.op = 3, .tag = 33, .block_lo = 2, .block_n = 5}, .cus = 1},
+                             {.cmd = {.op = 4, .tag = 44, .block_n = 6}, .cus = 1}};
+  assert_int_equal(d.ops->launch_padded(d.ctx, s, &rt, 1, parts, 2), 0);
+  wait_submitted(1);
+  atoll_nlaunch l = sub_at(0);
+  assert_int_equal(l.kind, ATOLL_NL_PADDED);
+  assert_int_equal(l.n_parts, 2);
+  assert_int_not_equal(l.parts[0].tag, l.parts[1].tag);
+  assert_int_not_equal(l.parts[0].tag, l.tag);
+  F->cfg.on_start(F->cfg.ctx, l.tag);
+  F->cfg.on_complete(F->cfg.ctx, l.parts[1].tag, ATOLL_ND_OK);
+  F->cfg.on_complete(F->cfg.ctx, l.parts[0].tag, ATOLL_ND_OK);
+  F->cfg.on_complete(F->cfg.ctx, l.tag, ATOLL_ND_OK);
+  wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_OK, 1);
+  pthread_mutex_lock(&S.mu);
+  assert_int_equal(S.n, 4);
+  assert_int_equal(S.ev[0].kind, ATOLL_NRT_EV_START);
+  assert_int_equal(S.ev[0].tag, 77);
+  assert_int_equal(S.ev[1].kind, ATOLL_NRT_EV_PART_DONE);
+  assert_int_equal(S.ev[1].tag, 44);
+  assert_int_equal(S.ev[1].a, 6);
+  assert_int_equal(S.ev[2].tag, 33);
+  assert_int_equal(S.ev[2].a, 5);
+  assert_int_equal(S.ev[3].kind, ATOLL_NRT_EV_DONE);
+  assert_int_equal(S.ev[3].tag, 77);
+  assert_true(S.ev[3].start_ns >= 0 && S.ev[3].start_ns <= S.ev[3].at_ns);
+  pthread_mutex_unlock(&S.mu);
+  finish(r);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(dq_capacity_bounds_in_flight),
+      cmocka_unit_test(flag_holds_later_launches_until_evicted_left),
+      cmocka_unit_test(flag_with_nothing_in_flight_is_not_set),
+      cmocka_unit_test(async_reset_hands_commands_to_gc),
+      cmocka_unit_test(exec_index_maps_to_core_tag),
+      cmocka_unit_test(starts_and_parts_reach_the_scheduler),
+  };
+  if (argc > 1)
+    cmocka_set_test_filter(argv[1]);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
