@@ -212,7 +212,9 @@ static inline int32_t ak_bits(float f) {
 #include <stddef.h>
 void ak_trace_access(void *trace, const void *p, size_t bytes, int write);
 #define AK_LD(p) (ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 0), *(p))
-#define AK_ST(p, v) (ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 1), (void)(*(p) = (v)))
+/* The store is recorded after it is made, so the loads inside `v` come first in the trace (an
+ * in-place update reads, then writes). */
+#define AK_ST(p, v) ((void)(*(p) = (v)), ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 1))
 #define ak_run_block ak_run_block_trace
 #else
 #define AK_LD(p) (*(p))

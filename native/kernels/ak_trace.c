@@ -27,6 +27,7 @@ struct ak_tracer {
   uint32_t op;   /* ops started so far */
   bool have_line, line_write;
   uint64_t line_lo, line_hi;
+  const region *line_region; /* lines never span two buffers, even when their addresses touch */
   uint64_t lines;
   bool fault;
   const void *fault_addr;
@@ -90,13 +91,14 @@ static void flush_line(ak_tracer *t) {
   t->have_line = false;
 }
 
-static void emit(ak_tracer *t, uint64_t lo, uint64_t hi, bool write) {
-  if (t->have_line && t->line_write == write && t->line_hi == lo) {
+static void emit(ak_tracer *t, const region *g, uint64_t lo, uint64_t hi, bool write) {
+  if (t->have_line && t->line_write == write && t->line_hi == lo && t->line_region == g) {
     t->line_hi = hi;
     return;
   }
   flush_line(t);
   t->have_line = true;
+  t->line_region = g;
   t->line_write = write;
   t->line_lo = lo;
   t->line_hi = hi;
@@ -150,7 +152,7 @@ void ak_tracer_range(ak_tracer *t, const void *p, size_t bytes, int write) {
     }
     set_bit(g->seen, off);
     if (emit_it)
-      emit(t, g->addr + off, g->addr + off + 1, write != 0);
+      emit(t, g, g->addr + off, g->addr + off + 1, write != 0);
   }
 }
 

@@ -8,9 +8,10 @@
  *
  * What is written per op: the access lines in the order the kernels made them, reduced to what
  * decides idempotence — a read of a byte the op has not touched yet, and the first write of each
- * byte — and coalesced: consecutive lines of the same direction that continue each other become
- * one. For every byte, the op's first access and whether the op writes it are exactly those of the
- * full access stream, which is all idem_checker reads from a trace (its first-access rule).
+ * byte — and coalesced: consecutive lines of the same direction that continue each other within
+ * one buffer become one. For every byte, the op's first access and whether the op writes it are
+ * exactly those of the full access stream, which is all idem_checker reads from a trace (its
+ * first-access rule).
  *
  * Single-threaded: one tracer serves one model run on one thread. */
 #ifndef ATOLL_AK_TRACE_H

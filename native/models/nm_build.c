@@ -223,8 +223,8 @@ void atoll__nm_gemm(nm_def *d, const char *name, uint32_t A, uint32_t B, uint32_
   need(d, bias, s->N, "gemm: bias is too small");
   const uint32_t ptrs[4] = {A, B, C, bias};
   atoll_nop *op = kernel_op(d, name, AK_K_GEMM, ptrs, 4);
-  /* Version 0 is 32x32 tiles; then 16x16 (4x the blocks) and 64x16 (a different aspect). */
-  static const uint32_t tiles[][2] = {{32, 32}, {16, 16}, {64, 16}};
+  /* Version 0 is 32x32 tiles; then 16x16 (4x the blocks) and 32x16 (2x the blocks). */
+  static const uint32_t tiles[][2] = {{32, 32}, {16, 16}, {32, 16}};
   for (uint32_t t = 0; t < 3; t++) {
     uint32_t tm = tiles[t][0], tn = tiles[t][1];
     int32_t ints[15] = {(int32_t)s->M,    (int32_t)s->N,    (int32_t)s->K,    (int32_t)s->a_sm, (int32_t)s->a_sk,
@@ -259,18 +259,19 @@ void atoll__nm_conv(nm_def *d, const char *name, uint32_t in, uint32_t w, uint32
   }
   const uint32_t ptrs[4] = {in, w, bias, out};
   atoll_nop *op = kernel_op(d, name, AK_K_CONV2D, ptrs, 4);
-  /* Version 0: up to 8 channels x as many rows as fit 1024 outputs; then 1 channel (more, smaller
-   * blocks); then up to 32 channels with fewer rows. */
-  static const uint32_t want_c[3] = {8, 1, 32};
+  /* Three tilings with different block counts: version 0 has up to 8 channels x as many rows as
+   * fill 1024 outputs; version 1 one channel x up to 8 rows (more, smaller blocks); version 2 up to
+   * 16 channels x rows filling 512 outputs. */
+  static const uint32_t want_c[3] = {8, 1, 16}, want_out[3] = {1024, 1024, 512};
   for (uint32_t t = 0; t < 3; t++) {
     uint32_t tc = want_c[t] < Cout ? want_c[t] : Cout;
     if (tc * k * k > 1024)
       tc = 1024 / (k * k);
-    if (tc * OW > 1024)
-      tc = 1024 / OW;
-    uint32_t tr = 1024 / (tc * OW);
+    if (tc * OW > want_out[t])
+      tc = want_out[t] / OW ? want_out[t] / OW : 1;
+    uint32_t tr = want_out[t] / (tc * OW) ? want_out[t] / (tc * OW) : 1;
     if (t == 1 && tr > 8)
-      tr = 8; /* the small-block version */
+      tr = 8;
     if (tr > OH)
       tr = OH;
     /* The tile's zero-padded input rows must fit the scratch too (k_conv2d.h). */
