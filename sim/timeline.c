@@ -110,13 +110,14 @@ void atoll_timeline_preemption(atoll_timeline *tl, int64_t at_ns, int64_t latenc
 }
 
 void atoll_timeline_pad_part(atoll_timeline *tl, uint32_t owner, const char *owner_name, int32_t part,
-                             const char *kernel, uint32_t blocks, uint32_t cu_lo, uint32_t cu_hi, int64_t start_ns,
-                             int64_t end_ns) {
+                             const char *kernel, const char *model, uint32_t op, uint32_t blocks, uint32_t cu_lo,
+                             uint32_t cu_hi, int64_t start_ns, int64_t end_ns) {
   if (!on(tl))
     return;
-  char args[128];
-  snprintf(args, sizeof args, "\"blocks\":%" PRIu32 ",\"cus\":\"%" PRIu32 "-%" PRIu32 "\"", blocks, cu_lo,
-           cu_hi > cu_lo ? cu_hi - 1 : cu_lo);
+  char args[256], text[128];
+  snprintf(args, sizeof args,
+           "\"model\":\"%s\",\"op\":%" PRIu32 ",\"blocks\":%" PRIu32 ",\"cus\":\"%" PRIu32 "-%" PRIu32 "\"",
+           json_text(text, sizeof text, model), op, blocks, cu_lo, cu_hi > cu_lo ? cu_hi - 1 : cu_lo);
   if (part < 0) {
     atoll_trace_span(tl->trace, ATOLL_TRACK_STREAM, owner, "RT part", "rt", start_ns, end_ns - start_ns, args);
     return;

@@ -70,10 +70,10 @@ void atoll_timeline_preemption(atoll_timeline *tl, int64_t at_ns, int64_t latenc
                                int64_t dq_evict_ns, int64_t cu_kill_ns, uint32_t evicted_kernels);
 /* A part of a padded launch on stream `owner`: part < 0 is the RT kernel (drawn inside the
  * launch's span on the owner's track), part >= 0 the BE block range of slot `part`, on a track of
- * its own; cu_lo..cu_hi - 1 are the CUs it ran on. */
+ * its own. `kernel` is op `op` of model `model`; cu_lo..cu_hi - 1 are the CUs it ran on. */
 void atoll_timeline_pad_part(atoll_timeline *tl, uint32_t owner, const char *owner_name, int32_t part,
-                             const char *kernel, uint32_t blocks, uint32_t cu_lo, uint32_t cu_hi, int64_t start_ns,
-                             int64_t end_ns);
+                             const char *kernel, const char *model, uint32_t op, uint32_t blocks, uint32_t cu_lo,
+                             uint32_t cu_hi, int64_t start_ns, int64_t end_ns);
 /* A mode switch (true: real-time mode). */
 void atoll_timeline_mode(atoll_timeline *tl, bool realtime, int64_t now);
 /* A completed request: arrival, first kernel (start_ns < 0: none recorded) and completion. */

@@ -8,13 +8,14 @@
 
 #include "atoll/error.h"
 #include "cli.h"
+#include "progress.h"
 #include "report.h"
 #include "run.h"
 
 const atoll_subcommand atoll_cmd_sweep_def = {
     "sweep", atoll_cmd_sweep, "run a scenario over a grid of overrides and policies",
     "usage: atoll sweep SCENARIO --set PATH=v1,v2,... [--set ...] [--policy a,b,...] --csv FILE\n"
-    "                   [--jobs N] [--seed N] [--duration-ms N]\n"
+    "                   [--jobs N] [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Simulates SCENARIO once for every combination of the listed values (each --set with commas is an\n"
     "axis; commas inside [...] or {...} belong to the value) and every policy in --policy, and writes\n"
@@ -24,6 +25,7 @@ const atoll_subcommand atoll_cmd_sweep_def = {
     "figures are reproduced (docs/simulator-results.md).\n"
     "\n"
     "  --jobs N    worker threads (default: the number of cores)\n"
+    "  --quiet     no progress line (shown on a terminal once the sweep lasts 2 s)\n"
     "\n"
     "exit: 0 every run's bounds hold; 1 a bound was violated in some run; 2 bad input.\n"};
 
@@ -45,7 +47,8 @@ typedef struct sweep {
   char **rows;     /* per run: the CSV row, or NULL on failure */
   char **summary;  /* per run: the stdout line */
   int *status;     /* per run: exit status of that run */
-  uint32_t next;
+  uint32_t next, finished;
+  atoll_progress progress; /* runs finished; updated under lock */
   pthread_mutex_t lock;
 } sweep;
 
@@ -139,7 +142,16 @@ static void format_row(const sweep *sw, const uint32_t *pick, const atoll_report
   fprintf(f, ",%u", r->preemption_count);
   num(f, r->preemption_latency_us.p99);
   num(f, r->cu_busy_frac), num(f, r->cu_busy_frac_rt), num(f, r->cu_busy_frac_be);
-  fprintf(f, ",%s\n", r->all_hold ? "true" : "false");
+  fprintf(f, ",%s", r->all_hold ? "true" : "false");
+  /* Absolute figures (appended, so earlier columns keep their places): what plots of latency in
+   * ms and preemption means need (tools/plot). */
+  num(f, r->rt_latency_us.mean), num(f, r->rt_latency_us.p99);
+  num(f, r->preemption_latency_us.mean), num(f, r->preemption_latency_us.p50);
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    num(f, r->clients[c].latency_us.mean), num(f, r->clients[c].latency_us.p99);
+    num(f, r->clients[c].throughput_rps);
+  }
+  fputc('\n', f);
   if (fclose(f) == 0)
     *row = buf;
   else
@@ -206,6 +218,9 @@ static void *worker(void *arg) {
     if (run >= sw->n_runs)
       return NULL;
     do_run(sw, run);
+    pthread_mutex_lock(&sw->lock);
+    atoll_progress_update(&sw->progress, ++sw->finished);
+    pthread_mutex_unlock(&sw->lock);
   }
 }
 
@@ -221,11 +236,18 @@ static void write_header(const sweep *sw, FILE *f, const char *scenario_path) {
   if (!policy_is_axis(sw))
     fprintf(f, "%spolicy", sw->n_axes ? "," : "");
   fprintf(f, ",rt_norm_mean,rt_norm_p50,rt_norm_p95,rt_norm_p99,rt_norm_max,total_norm_throughput");
-  if (atoll_scenario_load_file(&a, scenario_path, sw->fixed, sw->n_fixed, &s, &d) == 0)
+  bool loaded = atoll_scenario_load_file(&a, scenario_path, sw->fixed, sw->n_fixed, &s, &d) == 0;
+  if (loaded)
     for (uint32_t c = 0; c < s.n_clients; c++)
       fprintf(f, ",%s.norm_mean,%s.norm_p99,%s.norm_throughput", s.clients[c].name, s.clients[c].name,
               s.clients[c].name);
-  fprintf(f, ",preemptions,preemption_p99_us,cu_busy,cu_busy_rt,cu_busy_be,bounds_hold\n");
+  fprintf(f, ",preemptions,preemption_p99_us,cu_busy,cu_busy_rt,cu_busy_be,bounds_hold");
+  fprintf(f, ",rt_lat_mean_us,rt_lat_p99_us,preemption_mean_us,preemption_p50_us");
+  if (loaded)
+    for (uint32_t c = 0; c < s.n_clients; c++)
+      fprintf(f, ",%s.lat_mean_us,%s.lat_p99_us,%s.throughput_rps", s.clients[c].name, s.clients[c].name,
+              s.clients[c].name);
+  fputc('\n', f);
   atoll_arena_free(&a);
 }
 
@@ -284,6 +306,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
     return ATOLL_EXIT_BAD_INPUT;
   }
   pthread_mutex_init(&sw.lock, NULL);
+  atoll_progress_start(&sw.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sweep", "runs", sw.n_runs);
   pthread_t th[256];
   long started = 0;
   for (; started < jobs && (uint32_t)started < sw.n_runs; started++)
@@ -293,6 +316,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
     worker(&sw);
   for (long i = 0; i < started; i++)
     pthread_join(th[i], NULL);
+  atoll_progress_end(&sw.progress);
   pthread_mutex_destroy(&sw.lock);
   write_header(&sw, csv, sw.scenario);
   int exit_code = ATOLL_EXIT_OK;

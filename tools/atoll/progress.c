@@ -39,9 +39,11 @@ static void fmt_duration(char *buf, size_t size, double s) {
     snprintf(buf, size, "%d h %02d min", (int)(s / 3600), (int)(s / 60) % 60);
 }
 
-/* A count: integers as such, fractions with two decimals. */
-static void fmt_count(char *buf, size_t size, double v) {
-  if (v == (double)(long long)v && v < 1e15)
+static bool is_whole(double v) { return v < 1e15 && v > -1e15 && v == (double)(long long)v; }
+
+/* A count: integers as such, fractions with two decimals (both of a pair alike). */
+static void fmt_count(char *buf, size_t size, double v, bool whole) {
+  if (whole)
     snprintf(buf, size, "%lld", (long long)v);
   else
     snprintf(buf, size, "%.2f", v);
@@ -50,10 +52,11 @@ static void fmt_count(char *buf, size_t size, double v) {
 const char *atoll_progress_format(char *buf, size_t size, const char *label, const char *unit, double done,
                                   double total, double elapsed_s) {
   char d[32], t[32], eta[32];
-  fmt_count(d, sizeof d, done);
+  bool whole = is_whole(done) && (total <= 0 || is_whole(total));
+  fmt_count(d, sizeof d, done, whole);
   int n;
   if (total > 0) {
-    fmt_count(t, sizeof t, total);
+    fmt_count(t, sizeof t, total, whole);
     n = snprintf(buf, size, "%s: %s/%s %s (%.0f%%)", label, d, t, unit, 100.0 * done / total);
   } else {
     n = snprintf(buf, size, "%s: %s %s", label, d, unit);
@@ -64,7 +67,7 @@ const char *atoll_progress_format(char *buf, size_t size, const char *label, con
   /* The rate's unit is the count's first word per second ("s simulated" -> "s/s"). */
   char word[16];
   snprintf(word, sizeof word, "%.*s", (int)strcspn(unit, " "), unit);
-  n += snprintf(buf + n, size - (size_t)n, "  %.3g %s/s", rate, word);
+  n += snprintf(buf + n, size - (size_t)n, rate >= 100 ? "  %.0f %s/s" : "  %.3g %s/s", rate, word);
   if (total > 0 && rate > 0 && done < total && (size_t)n < size) {
     fmt_duration(eta, sizeof eta, (total - done) / rate);
     snprintf(buf + n, size - (size_t)n, "  ETA %s", eta);
@@ -76,7 +79,8 @@ void atoll_progress_update(atoll_progress *p, double done) {
   if (!p->out)
     return;
   double now = now_s(p);
-  if (now - p->start_s < p->delay_s || now - p->last_s < REDRAW_MS / 1000.0)
+  /* The first line waits only for the delay; later ones are at most every REDRAW_MS. */
+  if (now - p->start_s < p->delay_s || (p->shown && now - p->last_s < REDRAW_MS / 1000.0))
     return;
   p->last_s = now;
   char line[160];
