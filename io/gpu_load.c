@@ -68,7 +68,8 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
     return rc;
   atoll_gpu g = {0};
   uint32_t version = 0;
-  static const char *const vendors[] = {"amd", "nvidia"};
+  /* "cpu": a native CPU device measured by `atoll native --profile` (docs/hil.md). */
+  static const char *const vendors[] = {"amd", "nvidia", "cpu"};
   uint32_t vendor = 0;
   const char *desc = NULL;
   if ((rc = read_u32_key(r, "atoll_gpu", v[K_VERSION], 1, 1, &version)))
@@ -78,7 +79,7 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
   atoll_yread_pop(r);
   if (rc == 0) {
     atoll_yread_push_key(r, "vendor");
-    rc = atoll_yread_enum(r, v[K_VENDOR], "vendor", vendors, 2, &vendor);
+    rc = atoll_yread_enum(r, v[K_VENDOR], "vendor", vendors, 3, &vendor);
     atoll_yread_pop(r);
   }
   if (rc == 0 && v[K_DESC]) {
