@@ -7,9 +7,15 @@
  *   none     ak_dispatch.c compiled into this binary with AK_NO_PREEMPT_POINTS (the points vanish).
  * Runs are interleaved (points, null, none, points, ...) so that machine noise hits all three
  * alike; the figures are medians over the rounds and the overhead is the median of the per-round
- * ratios points/none. Then each native model's reference run is timed.
+ * ratios points/none.
+ *
+ * Kill latency: a thread runs the case's launch over and over; after a random 0.2-2 ms the main
+ * thread sets the kill word, and the figure is the time from that store to the block's return with
+ * AK_KILLED (the wait for the next preemption point, plus the cache-line transfer). Then each
+ * native model's reference run is timed.
  *
  *   bench_kernels [ROUNDS]        (default 31) */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +134,51 @@ static bench_case pool_case(const char *name, uint32_t kernel, uint32_t C, uint3
   return b;
 }
 
+typedef struct killed_run {
+  const bench_case *b;
+  uint32_t kill;
+  int64_t returned_ns;
+} killed_run;
+
+static void *run_until_killed(void *p) {
+  killed_run *k = p;
+  for (;;) {
+    for (uint32_t blk = 0; blk < k->b->grid; blk++) {
+      ak_ctx c = {.block = blk, .grid = k->b->grid, .threads = k->b->threads, .kill = &k->kill};
+      if (ak_run_block(k->b->kernel, &k->b->a, &c) == AK_KILLED) {
+        k->returned_ns = now_ns();
+        return NULL;
+      }
+    }
+  }
+}
+
+/* p50, p99 and max kill latency in microseconds over `samples` kills. */
+static void kill_latency(const bench_case *b, int samples, double out[3]) {
+  double *lat = malloc((size_t)samples * sizeof *lat);
+  if (!lat)
+    exit(1);
+  unsigned seed = 12345;
+  for (int s = 0; s < samples; s++) {
+    killed_run k = {.b = b, .kill = 0};
+    pthread_t th;
+    if (pthread_create(&th, NULL, run_until_killed, &k) != 0)
+      exit(1);
+    seed = seed * 1103515245u + 12345u;
+    struct timespec d = {0, 200000 + (long)(seed >> 8) % 1800000};
+    nanosleep(&d, NULL);
+    int64_t t0 = now_ns();
+    __atomic_store_n(&k.kill, 1u, __ATOMIC_RELAXED);
+    pthread_join(th, NULL);
+    lat[s] = (double)(k.returned_ns - t0) / 1e3;
+  }
+  qsort(lat, (size_t)samples, sizeof *lat, cmp_double);
+  out[0] = lat[samples / 2];
+  out[1] = lat[(samples * 99) / 100 < samples ? (samples * 99) / 100 : samples - 1];
+  out[2] = lat[samples - 1];
+  free(lat);
+}
+
 static void bench_models(int rounds) {
   printf("\nnative models, reference run on this thread (median of %d):\n", rounds);
   for (uint32_t i = 0; i < atoll_nmodel_count(); i++) {
@@ -198,6 +249,13 @@ int main(int argc, char **argv) {
       printf("%-38s %10.1f %10.1f %10.1f %9.3f %9.3f %8.2f\n", b->name, mp, mz, mn, rr, rz, b->flop / (mp * 1e3));
     else
       printf("%-38s %10.1f %10.1f %10.1f %9.3f %9.3f %8s\n", b->name, mp, mz, mn, rr, rz, "-");
+  }
+  printf("\nkill latency: from setting the kill word to the block's AK_KILLED return (%d kills)\n", 101);
+  printf("%-38s %10s %10s %10s\n", "case", "p50_us", "p99_us", "max_us");
+  for (int c = 0; c < n; c++) {
+    double l[3];
+    kill_latency(&cases[c], 101, l);
+    printf("%-38s %10.1f %10.1f %10.1f\n", cases[c].name, l[0], l[1], l[2]);
   }
   bench_models(rounds);
   free(tp), free(tn), free(tz), free(ratio), free(ratio_null);

@@ -8,7 +8,7 @@
  * POOL_POINT outputs with a preemption point before each. Each output is computed alone, in the
  * window's row-major order, so the partitioning never changes a result. */
 
-#define POOL_POINT 2048u
+#define POOL_POINT 1024u
 
 /* max: starts from the window's first element, then `v > m ? v : m` in row-major order. */
 static AK_DEVICE int ak_k_maxpool(const ak_args *a, const ak_ctx *c, float *smem) {

@@ -3,12 +3,18 @@
  *
  * Block b handles rows [b * rows_per_block, +rows_per_block), one row per work item (a thread
  * walks its row sequentially, so the reduction order is fixed: increasing column), in rounds of
- * ROWS_POINT rows with a preemption point before each. Rows are independent, so the partitioning
- * never changes a result. expf/sqrtf come from the platform's math library: CPU and GPU builds may
- * differ in the last bit (expf), each build is deterministic. */
+ * about ROWS_POINT_ELEMS elements (at least one row) with a preemption point before each. Rows
+ * are independent, so the partitioning never changes a result. expf/sqrtf come from the
+ * platform's math library: CPU and GPU builds may differ in the last bit (expf), each build is
+ * deterministic. */
 #include <math.h>
 
-#define ROWS_POINT 64u
+#define ROWS_POINT_ELEMS 2048u
+
+/* Rows per round between preemption points. */
+static AK_DEVICE uint32_t ak_rows_per_point(uint32_t cols) {
+  return cols >= ROWS_POINT_ELEMS ? 1u : ROWS_POINT_ELEMS / cols;
+}
 
 /* softmax: out[r][j] = exp(x[r][j] - max_r) / sum_j exp(x[r][j] - max_r). The exponentials are
  * computed twice (for the sum, then for the output) rather than stored and re-read, so the kernel
@@ -23,8 +29,9 @@ static AK_DEVICE int ak_k_softmax(const ak_args *a, const ak_ctx *c, float *smem
     return AK_BAD_ARGS;
   uint32_t lo;
   const uint32_t cnt = ak_elt_range(c, rows, rpb, &lo);
-  for (uint32_t r0 = 0; r0 < cnt; r0 += ROWS_POINT) {
-    const uint32_t rn = cnt - r0 < ROWS_POINT ? cnt - r0 : ROWS_POINT;
+  const uint32_t per_point = ak_rows_per_point(cols);
+  for (uint32_t r0 = 0; r0 < cnt; r0 += per_point) {
+    const uint32_t rn = cnt - r0 < per_point ? cnt - r0 : per_point;
     AK_PREEMPT_POINT(c);
     AK_FOR_ELEMS(e, rn) {
       const float *xr = x + (lo + r0 + e) * cols;
@@ -61,8 +68,9 @@ static AK_DEVICE int ak_k_layernorm(const ak_args *a, const ak_ctx *c, float *sm
   const float fcols = (float)cols;
   uint32_t lo;
   const uint32_t cnt = ak_elt_range(c, rows, rpb, &lo);
-  for (uint32_t r0 = 0; r0 < cnt; r0 += ROWS_POINT) {
-    const uint32_t rn = cnt - r0 < ROWS_POINT ? cnt - r0 : ROWS_POINT;
+  const uint32_t per_point = ak_rows_per_point(cols);
+  for (uint32_t r0 = 0; r0 < cnt; r0 += per_point) {
+    const uint32_t rn = cnt - r0 < per_point ? cnt - r0 : per_point;
     AK_PREEMPT_POINT(c);
     AK_FOR_ELEMS(e, rn) {
       const float *xr = x + (lo + r0 + e) * cols;
