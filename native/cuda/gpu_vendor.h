@@ -12,6 +12,9 @@
 
 #define GPU_VENDOR_NAME "cuda"
 #define GPU_RUNTIME_NAME "CUDA runtime"
+#define GPU_API_PREFIX "cuda" /* error messages name the vendor call */
+#define GPU_COHERENT_ALLOC_NAME "Malloc"
+#define GPU_HOST_ALLOC_NAME "HostAlloc"
 
 typedef cudaError_t gpuError_t;
 typedef cudaStream_t gpuStream_t;
@@ -35,7 +38,6 @@ typedef cudaDeviceProp gpuDeviceProp;
 #define gpuFreeHost cudaFreeHost
 #define gpuHostGetDevicePointer(d, h) cudaHostGetDevicePointer((d), (h), 0)
 #define gpuMemcpyAsync cudaMemcpyAsync
-#define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuStreamNonBlocking cudaStreamNonBlocking

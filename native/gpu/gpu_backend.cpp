@@ -23,8 +23,11 @@
  *     (AK_PREEMPT_POINT); launches in flight that had not started stop at their first point, or in
  *     the prologue when their queue's flag is set. A patched driver's reset plugs in through
  *     gpu_reset_hook.h and is called after the kill words are set.
- *   - Copies go through a pinned staging ring per queue (gpu_staging.h), so submit never waits for
- *     the device.
+ *   - Copies and memsets are launches of the entry kernel with a built-in body, not DMA commands:
+ *     they pass the same prologue, so the flag evicts a queued copy as it evicts a queued kernel
+ *     (the CPU back-end's semantics). Host data goes through a pinned, mapped staging ring per
+ *     queue (gpu_staging.h): H2D data is copied into it at submit, D2H data out of it at
+ *     completion, so submit never waits for the device.
  *
  * Policy lives in the runtime and the core: nothing here decides what to launch, preempt or pad. */
 #include <errno.h>
@@ -76,7 +79,8 @@ struct atoll_nqueue {
   bool stop;
 
   gpu_staging stage;
-  uint8_t *stage_host; /* pinned */
+  uint8_t *stage_host; /* pinned and mapped */
+  uint8_t *stage_dev;  /* the device's view of stage_host */
 
   uint64_t next_seq;
 
@@ -122,16 +126,32 @@ struct gpu_backend {
 /* Bytes of a queue's control words: decisions, then the flag, then the kill words. */
 #define GPU_CTL_BYTES (sizeof(uint64_t) * GPU_INFLIGHT_MAX + sizeof(uint32_t) * (1 + GPU_INFLIGHT_MAX))
 
+/* "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version
+ * (cudaErrorInsufficientDriver)": the call, the runtime's text, and its error name when the text
+ * is not just the name. */
+static void describe(char *buf, size_t len, const char *call, gpuError_t e) {
+  const char *text = gpuGetErrorString(e), *name = gpuGetErrorName(e);
+  if (strcmp(text, name) == 0)
+    snprintf(buf, len, "%s%s: %s", GPU_API_PREFIX, call, text);
+  else
+    snprintf(buf, len, "%s%s: %s (%s)", GPU_API_PREFIX, call, text, name);
+}
+
 static int fail(char *err, size_t err_len, const char *call, gpuError_t e, int code) {
-  if (err && err_len)
-    snprintf(err, err_len, "%s: %s: %s (%s)", GPU_RUNTIME_NAME, call, gpuGetErrorString(e), gpuGetErrorName(e));
+  if (err && err_len) {
+    char what[384];
+    describe(what, sizeof what, call, e);
+    snprintf(err, err_len, "%s: %s", GPU_RUNTIME_NAME, what);
+  }
   return code;
 }
 
 /* Runtime errors after open have no message channel in the back-end interface: they go to
- * stderr once each, and the call returns ATOLL_EIO. */
+ * stderr, and the call returns ATOLL_EIO. */
 static int report(const char *call, gpuError_t e) {
-  fprintf(stderr, "atoll: %s back-end: %s: %s (%s)\n", GPU_VENDOR_NAME, call, gpuGetErrorString(e), gpuGetErrorName(e));
+  char what[384];
+  describe(what, sizeof what, call, e);
+  fprintf(stderr, "atoll: %s back-end: %s\n", GPU_VENDOR_NAME, what);
   return ATOLL_EIO;
 }
 
@@ -142,7 +162,7 @@ static int ctl_write(gpu_backend *be, void *dst, const void *src, size_t bytes) 
   if (e == gpuSuccess)
     e = gpuStreamSynchronize(be->ctl);
   pthread_mutex_unlock(&be->ctl_mu);
-  return e == gpuSuccess ? 0 : report("control-stream write", e);
+  return e == gpuSuccess ? 0 : report("MemcpyAsync (control stream)", e);
 }
 
 /* Stores `value` into the pinned word `src` and writes it to `dst`, under the control lock so that
@@ -154,7 +174,7 @@ static int ctl_write_word(gpu_backend *be, uint32_t *dst, uint32_t *src, uint32_
   if (e == gpuSuccess)
     e = gpuStreamSynchronize(be->ctl);
   pthread_mutex_unlock(&be->ctl_mu);
-  return e == gpuSuccess ? 0 : report("control-stream write", e);
+  return e == gpuSuccess ? 0 : report("MemcpyAsync (control stream)", e);
 }
 
 static size_t staging_bytes_from_env(void) {
@@ -299,7 +319,7 @@ static int sync_copy(gpu_backend *be, void *dst, const void *src, size_t bytes, 
   if (e == gpuSuccess)
     e = gpuStreamSynchronize(be->ctl);
   pthread_mutex_unlock(&be->ctl_mu);
-  return e == gpuSuccess ? 0 : report(to_device ? "copy to device" : "copy from device", e);
+  return e == gpuSuccess ? 0 : report(to_device ? "MemcpyAsync (to device)" : "MemcpyAsync (from device)", e);
 }
 
 static int gpu_copy_to_device(void *p, void *dst, const void *src, size_t bytes) {
@@ -328,18 +348,18 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority) {
     return report("StreamCreateWithPriority", e);
   /* One block of control words: decisions first (8-byte aligned), then the flag and kill words. */
   if ((e = gpuMallocCoherent(&ptr, GPU_CTL_BYTES)) != gpuSuccess)
-    return report("coherent device allocation", e);
+    return report(GPU_COHERENT_ALLOC_NAME, e);
   q->decision_dev = (uint64_t *)ptr;
   q->flag_dev = (uint32_t *)(q->decision_dev + GPU_INFLIGHT_MAX);
   q->kill_dev = q->flag_dev + 1;
   if ((e = gpuHostAllocMapped(&ptr, GPU_CTL_BYTES)) != gpuSuccess)
-    return report("pinned allocation", e);
+    return report(GPU_HOST_ALLOC_NAME, e);
   q->decision_host = (uint64_t *)ptr;
   q->flag_src = (uint32_t *)(q->decision_host + GPU_INFLIGHT_MAX);
   q->kill_src = q->flag_src + 1;
   memset(q->decision_host, 0, GPU_CTL_BYTES);
   if ((e = gpuHostAllocMapped(&ptr, GPU_MAPPED_BYTES)) != gpuSuccess)
-    return report("mapped allocation", e);
+    return report(GPU_HOST_ALLOC_NAME, e);
   q->mapped = (uint8_t *)ptr;
   memset(q->mapped, 0, GPU_MAPPED_BYTES);
   q->exec_tag = (uint64_t *)(q->mapped + GPU_MAPPED_EXEC_TAG);
@@ -349,8 +369,11 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority) {
     return report("HostGetDevicePointer", e);
   q->mapped_dev = (uint8_t *)ptr;
   if ((e = gpuHostAllocMapped(&ptr, be->staging_bytes)) != gpuSuccess)
-    return report("pinned staging allocation", e);
+    return report(GPU_HOST_ALLOC_NAME, e);
   q->stage_host = (uint8_t *)ptr;
+  if ((e = gpuHostGetDevicePointer(&ptr, q->stage_host)) != gpuSuccess)
+    return report("HostGetDevicePointer", e);
+  q->stage_dev = (uint8_t *)ptr;
   gpu_staging_init(&q->stage, be->staging_bytes);
   for (uint32_t i = 0; i < GPU_INFLIGHT_MAX; i++)
     if ((e = gpuEventCreateWithFlags(&q->ring[i].done, gpuEventDisableTiming)) != gpuSuccess)
@@ -421,35 +444,46 @@ static void queue_destroy(atoll_nqueue *q) {
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
-static int submit_kernel(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l, gpu_inflight *e) {
-  gpu_launch_desc d;
-  memset(&d, 0, sizeof d);
-  d.tag = l->tag;
-  d.seq = e->seq = q->next_seq++;
-  d.flag = q->flag_dev;
-  d.kill = q->kill_dev + slot;
-  d.decision = q->decision_dev + slot;
-  d.exec_tag = (volatile uint64_t *)(q->mapped_dev + GPU_MAPPED_EXEC_TAG);
-  d.exec_seen = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_EXEC_SEEN);
-  d.status = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_STATUS) + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
-  const uint32_t n_parts = l->kind == ATOLL_NL_PADDED ? l->n_parts : 0;
-  if (n_parts > ATOLL_NPAD_MAX)
+/* The descriptor fields every launch of slot `slot` shares: tag, sequence number, control words. */
+static void desc_init(atoll_nqueue *q, uint32_t slot, gpu_inflight *e, uint64_t tag, gpu_launch_desc *d) {
+  memset(d, 0, sizeof *d);
+  d->tag = tag;
+  d->seq = e->seq = q->next_seq++;
+  d->flag = q->flag_dev;
+  d->kill = q->kill_dev + slot;
+  d->decision = q->decision_dev + slot;
+  d->exec_tag = (volatile uint64_t *)(q->mapped_dev + GPU_MAPPED_EXEC_TAG);
+  d->exec_seen = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_EXEC_SEEN);
+  d->status = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_STATUS) + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+}
+
+static int launch_desc(atoll_nqueue *q, const gpu_launch_desc *d) {
+  uint32_t threads = 0;
+  const uint32_t blocks = gpu_launch_shape(d, &threads);
+  if (blocks == 0)
     return ATOLL_EINVAL;
+  gpuError_t err = atoll__gpu_launch(d, blocks, threads, q->stream);
+  return err == gpuSuccess ? 0 : report("LaunchKernel", err);
+}
+
+static int submit_kernel(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l, gpu_inflight *e) {
+  const uint32_t n_parts = l->kind == ATOLL_NL_PADDED ? l->n_parts : 0;
+  if (n_parts > ATOLL_NPAD_MAX || l->k.kernel == 0 || gpu_is_builtin(l->k.kernel))
+    return ATOLL_EINVAL;
+  gpu_launch_desc d;
+  desc_init(q, slot, e, l->tag, &d);
   d.n_ranges = 1 + n_parts;
   gpu_range_from(&d.r[0], &l->k);
   e->tags[0] = l->tag;
   for (uint32_t i = 0; i < n_parts; i++) {
+    if (gpu_is_builtin(l->parts[i].kernel))
+      return ATOLL_EINVAL;
     gpu_range_from(&d.r[1 + i], &l->parts[i]);
     e->tags[1 + i] = l->parts[i].tag;
   }
   e->n_tags = d.n_ranges;
   e->is_kernel = true;
-  uint32_t threads = 0;
-  const uint32_t blocks = gpu_launch_shape(&d, &threads);
-  if (blocks == 0)
-    return ATOLL_EINVAL;
-  gpuError_t err = atoll__gpu_launch(&d, blocks, threads, q->stream);
-  return err == gpuSuccess ? 0 : report("kernel launch", err);
+  return launch_desc(q, &d);
 }
 
 /* Reserves staging for a copy, waiting for older copies of the queue to complete when the ring is
@@ -461,27 +495,41 @@ static int reserve_staging(atoll_nqueue *q, size_t bytes, gpu_inflight *e) {
   return rc;
 }
 
-static int submit_copy(atoll_nqueue *q, const atoll_nlaunch *l, gpu_inflight *e) {
-  gpuError_t err = gpuSuccess;
+/* Copies and memsets: one range of the built-in body (gpu_launch.h), 16 bytes per thread and
+ * round, on up to 8 blocks per CU. Host data goes through the queue's mapped staging buffer. */
+static int submit_copy(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l, gpu_inflight *e) {
+  gpu_launch_desc d;
+  desc_init(q, slot, e, l->tag, &d);
+  d.n_ranges = 1;
   e->n_tags = 1;
   e->tags[0] = l->tag;
-  if (l->kind == ATOLL_NL_MEMSET) {
-    err = gpuMemsetAsync(l->dst, l->value, l->bytes, q->stream);
-    return err == gpuSuccess ? 0 : report("memset", err);
+  gpu_range *r = &d.r[0];
+  r->kernel = l->kind == ATOLL_NL_MEMSET ? GPU_K_MEMSET : GPU_K_COPY;
+  r->args.p[0] = l->dst;
+  r->args.i[0] = (int32_t)(uint32_t)l->bytes;
+  r->args.i[1] = (int32_t)(uint32_t)((uint64_t)l->bytes >> 32);
+  r->args.i[2] = l->value;
+  if (l->kind != ATOLL_NL_MEMSET) {
+    int rc = reserve_staging(q, l->bytes, e);
+    if (rc)
+      return rc;
+    if (l->kind == ATOLL_NL_COPY_H2D) {
+      memcpy(q->stage_host + e->stage_off, l->src, l->bytes);
+      r->args.p[1] = q->stage_dev + e->stage_off;
+    } else {
+      e->d2h_dst = l->dst;
+      e->d2h_bytes = l->bytes;
+      r->args.p[0] = q->stage_dev + e->stage_off;
+      r->args.p[1] = (void *)l->src;
+    }
   }
-  int rc = reserve_staging(q, l->bytes, e);
-  if (rc)
-    return rc;
-  uint8_t *stage = q->stage_host + e->stage_off;
-  if (l->kind == ATOLL_NL_COPY_H2D) {
-    memcpy(stage, l->src, l->bytes);
-    err = gpuMemcpyAsync(l->dst, stage, l->bytes, gpuMemcpyHostToDevice, q->stream);
-  } else {
-    e->d2h_dst = l->dst;
-    e->d2h_bytes = l->bytes;
-    err = gpuMemcpyAsync(stage, l->src, l->bytes, gpuMemcpyDeviceToHost, q->stream);
-  }
-  return err == gpuSuccess ? 0 : report("copy", err);
+  const uint64_t per_block = (uint64_t)GPU_COPY_THREADS * 16;
+  uint64_t blocks = ((uint64_t)l->bytes + per_block - 1) / per_block;
+  const uint64_t most = 8 * (uint64_t)q->be->prop.multiProcessorCount;
+  blocks = blocks < 1 ? 1 : blocks > most ? most : blocks;
+  r->grid = r->block_n = (uint32_t)blocks;
+  r->threads = GPU_COPY_THREADS;
+  return launch_desc(q, &d);
 }
 
 static int gpu_submit(void *p, atoll_nqueue *q, const atoll_nlaunch *l) {
@@ -505,7 +553,7 @@ static int gpu_submit(void *p, atoll_nqueue *q, const atoll_nlaunch *l) {
   case ATOLL_NL_COPY_H2D:
   case ATOLL_NL_COPY_D2H:
   case ATOLL_NL_MEMSET:
-    rc = submit_copy(q, l, e);
+    rc = submit_copy(q, slot, l, e);
     break;
   default:
     rc = ATOLL_EINVAL;
@@ -544,7 +592,7 @@ static void *completer_main(void *arg) {
 
     const gpuError_t err = gpuEventSynchronize(e->done);
     if (err != gpuSuccess)
-      report("launch", err);
+      report("EventSynchronize", err);
     if (e->d2h_dst && err == gpuSuccess)
       memcpy(e->d2h_dst, q->stage_host + e->stage_off, e->d2h_bytes);
 
@@ -609,7 +657,7 @@ static int kill_started(gpu_backend *be, atoll_nqueue *q) {
     e = gpuStreamSynchronize(be->ctl);
   pthread_mutex_unlock(&be->ctl_mu);
   if (e != gpuSuccess)
-    return report("decision read-back", e);
+    return report("MemcpyAsync (decision words)", e);
   uint32_t n_killed = 0;
   for (uint32_t k = 0; k < q->count; k++) {
     const uint32_t slot = (q->head + k) % GPU_INFLIGHT_MAX;

@@ -14,7 +14,8 @@
  *      so the block never splits;
  *   3. runs ak_run_block() for block block_lo + local of the kernel's full grid, with the launch's
  *      kill word as the kernel's preemption-point word. A block that returns AK_KILLED marks its
- *      range KILLED; an unknown kernel id marks it FAULT.
+ *      range KILLED; an unknown kernel id or bad arguments mark it FAULT. Copies and memsets run a
+ *      built-in body instead (gpu_launch.h) and record no execution index.
  *
  * Status and index writes go to pinned host memory as posted PCIe writes; a normally completing
  * block writes only the execution index. Included once, by gpu_kernels.cpp, after the kernel
@@ -44,10 +45,36 @@ static __device__ uint32_t gpu_prologue(const gpu_launch_desc &d, volatile uint3
     status[GPU_ST_KILLED] = 1;
     return GPU_BLOCK_KILLED;
   }
+  if (gpu_is_builtin(d.r[0].kernel))
+    return GPU_BLOCK_RUN; /* copies record no execution index */
   *d.exec_tag = d.tag;
   __threadfence_system(); /* the tag lands before the "seen" mark */
   *d.exec_seen = 1;
   return GPU_BLOCK_RUN;
+}
+
+/* A copy or memset, spread over the range's blocks: 16-byte words when both ends are 16-byte
+ * aligned (the staging buffer and device allocations are; a source in mapped host memory is read
+ * across PCIe, where wide reads matter), then the remaining bytes one by one. */
+static __device__ void gpu_builtin_body(const gpu_range *r, uint32_t local) {
+  const uint64_t bytes = gpu_copy_bytes(&r->args);
+  const uint64_t stride = (uint64_t)blockDim.x * r->block_n;
+  const uint64_t first = (uint64_t)local * blockDim.x + threadIdx.x;
+  unsigned char *dst = (unsigned char *)r->args.p[0];
+  const unsigned char *src = (const unsigned char *)r->args.p[1];
+  const bool is_copy = r->kernel == GPU_K_COPY;
+  const unsigned char value = (unsigned char)r->args.i[2];
+  uint64_t done = 0;
+  if (((uintptr_t)dst | (is_copy ? (uintptr_t)src : 0)) % 16 == 0) {
+    const uint64_t words = bytes / 16;
+    uint4 fill;
+    fill.x = fill.y = fill.z = fill.w = value * 0x01010101u;
+    for (uint64_t w = first; w < words; w += stride)
+      ((uint4 *)dst)[w] = is_copy ? ((const uint4 *)src)[w] : fill;
+    done = words * 16;
+  }
+  for (uint64_t b = done + first; b < bytes; b += stride)
+    dst[b] = is_copy ? src[b] : value;
 }
 
 __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
@@ -65,6 +92,10 @@ __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
   if (fate != GPU_BLOCK_RUN)
     return;
 
+  if (gpu_is_builtin(r->kernel)) {
+    gpu_builtin_body(r, local);
+    return;
+  }
   ak_ctx c;
   c.block = r->block_lo + local;
   c.grid = r->grid;

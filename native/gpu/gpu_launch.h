@@ -35,6 +35,19 @@
 
 #define GPU_MAX_RANGES (1 + ATOLL_NPAD_MAX)
 
+/* Copies and memsets are launches of the entry kernel too, running these built-in bodies instead
+ * of a library kernel: they pass the same prologue, so a copy queued behind the preempt flag is
+ * evicted like a kernel (as on the CPU back-end), and, like it there, records no execution index.
+ * Arguments: p[0] destination, p[1] source (copies), i[0] and i[1] the byte count's low and high
+ * 32 bits, i[2] the memset byte. Ids far above the library's (which count up from 1). */
+#define GPU_K_COPY 0xC0000001u
+#define GPU_K_MEMSET 0xC0000002u
+#define GPU_COPY_THREADS 256u
+static inline GPU_HD int gpu_is_builtin(uint32_t kernel) { return kernel == GPU_K_COPY || kernel == GPU_K_MEMSET; }
+static inline GPU_HD uint64_t gpu_copy_bytes(const ak_args *a) {
+  return (uint64_t)(uint32_t)a->i[0] | (uint64_t)(uint32_t)a->i[1] << 32;
+}
+
 /* Status words of one range, written by the device into pinned host memory only on the
  * exceptional paths (so a normal block writes nothing): */
 enum {

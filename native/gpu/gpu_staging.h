@@ -1,10 +1,11 @@
 /* gpu_staging.h — first-in first-out allocation of a queue's pinned staging buffer.
  *
- * Why staging: the runtime's host buffers are ordinary (pageable) memory, and an asynchronous
- * device-to-host copy into pageable memory makes the CUDA and HIP runtimes wait until the copy is
- * done — the calling thread would block behind every earlier launch of the stream, and submit must
- * never block on the device. So a queue's copies go through a pinned buffer: H2D data is copied
- * into it at submit time, D2H data is copied out of it when the launch completes.
+ * Why staging: the runtime's host buffers are ordinary (pageable) memory, which the device cannot
+ * address, and the runtime may reuse a source buffer as soon as submit returns. So a queue's copies
+ * go through a pinned buffer mapped into the device, which the copy launch reads or writes: H2D data
+ * is copied into it at submit time, D2H data out of it when the launch completes. (An asynchronous
+ * vendor copy from pageable memory would make the calling thread wait for the stream instead, and
+ * submit must never wait for the device.)
  *
  * Launches of one queue complete in submission order, so the staging buffer is a ring that is
  * released from its oldest end: an allocation that does not fit before the end of the buffer

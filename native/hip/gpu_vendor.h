@@ -9,6 +9,9 @@
 
 #define GPU_VENDOR_NAME "hip"
 #define GPU_RUNTIME_NAME "HIP runtime"
+#define GPU_API_PREFIX "hip" /* error messages name the vendor call */
+#define GPU_COHERENT_ALLOC_NAME "ExtMallocWithFlags"
+#define GPU_HOST_ALLOC_NAME "HostMalloc"
 
 typedef hipError_t gpuError_t;
 typedef hipStream_t gpuStream_t;
@@ -32,7 +35,6 @@ typedef hipDeviceProp_t gpuDeviceProp;
 #define gpuFreeHost hipHostFree
 #define gpuHostGetDevicePointer(d, h) hipHostGetDevicePointer((d), (h), 0)
 #define gpuMemcpyAsync hipMemcpyAsync
-#define gpuMemsetAsync hipMemsetAsync
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuStreamNonBlocking hipStreamNonBlocking

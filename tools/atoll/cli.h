@@ -56,6 +56,8 @@ extern const atoll_subcommand atoll_cmd_check_def, atoll_cmd_import_def, atoll_c
     atoll_cmd_calibrate_def, atoll_cmd_sweep_def;
 extern const atoll_subcommand atoll_cmd_bound_def;
 extern const atoll_subcommand atoll_cmd_compare_def, atoll_cmd_dot_def;
+int atoll_cmd_selftest(int argc, char **argv);
+extern const atoll_subcommand atoll_cmd_selftest_def;
 
 /* Human figures: "13233.0 us", "4.82 ms". */
 void atoll_fmt_ns(char *buf, size_t size, int64_t ns);

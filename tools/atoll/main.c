@@ -7,7 +7,8 @@
 #include "cli.h"
 
 static const atoll_subcommand *const commands[] = {&atoll_cmd_sim_def, &atoll_cmd_sweep_def, &atoll_cmd_compare_def, &atoll_cmd_check_def, &atoll_cmd_import_def,
-                                            &atoll_cmd_model_def, &atoll_cmd_dot_def, &atoll_cmd_calibrate_def, &atoll_cmd_bound_def};
+                                            &atoll_cmd_model_def, &atoll_cmd_dot_def, &atoll_cmd_calibrate_def, &atoll_cmd_bound_def,
+                                            &atoll_cmd_selftest_def};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void print_help(FILE *out) {

@@ -1,0 +1,15 @@
+# A back-end module exports its entry point, atoll_nbackend_module, and none of the back-end's
+# internal names (they are hidden, so the CUDA and HIP modules can be loaded side by side).
+execute_process(COMMAND nm -D --defined-only ${MODULE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed: ${err}")
+endif()
+if(NOT out MATCHES " T atoll_nbackend_module\n")
+  message(FATAL_ERROR "${MODULE} does not export atoll_nbackend_module:\n${out}")
+endif()
+string(REGEX MATCHALL " [A-Za-z] (atoll|gpu)[A-Za-z0-9_]*" ours "${out}")
+list(REMOVE_ITEM ours " T atoll_nbackend_module")
+if(ours)
+  message(FATAL_ERROR "${MODULE} exports internal names: ${ours}")
+endif()
+message("${MODULE}: exports atoll_nbackend_module only")
