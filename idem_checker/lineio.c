@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 
 void idem_lines_init(idem_lines *l, FILE *in, const char *name, atoll_diag *d) {
   memset(l, 0, sizeof *l);
@@ -29,6 +30,15 @@ int idem_lines_next(idem_lines *l) {
     any = true;
     if (c == '\n')
       break;
+    if (l->len >= ATOLL_MAX_LINE_BYTES) {
+      /* Located at the first byte past the limit; the line itself is not echoed (it is huge). */
+      l->line++;
+      l->buf[0] = '\0';
+      l->len = 0;
+      return idem_lines_error(l, ATOLL_MAX_LINE_BYTES + 1,
+                              "line longer than %d bytes (atoll's input limit, see docs/limits.md)",
+                              (int)ATOLL_MAX_LINE_BYTES);
+    }
     if (l->len + 1 >= l->cap) {
       size_t cap = l->cap ? l->cap * 2 : 256;
       char *b = realloc(l->buf, cap);

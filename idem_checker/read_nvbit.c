@@ -52,7 +52,8 @@ static bool parse_dec(const char *p, const char **end, uint64_t *out) {
 static int start_op(nvbit *nb, const char *name, size_t len) {
   int rc = idem_trace_add_op(nb->t, IDEM_OP_KERNEL, name, len, nb->l->line);
   if (rc == ATOLL_ERANGE)
-    return idem_lines_error(nb->l, 1, "too many kernel launches (at most %d)", (int)IDEM_MAX_OPS);
+    return idem_lines_error(nb->l, 1, "more than %d kernel launches (atoll's input limit, see docs/limits.md)",
+                            (int)IDEM_MAX_OPS);
   if (rc)
     return idem_lines_error(nb->l, 1, "out of memory");
   idem_ivbuf_clear(&nb->seen);
@@ -142,7 +143,8 @@ static int emit(nvbit *nb, bool write, uint64_t lo, uint64_t hi) {
   if (rc == ATOLL_OK && write)
     rc = idem_ivbuf_insert(&nb->written, lo, hi);
   if (rc == ATOLL_ERANGE)
-    return idem_lines_error(nb->l, 1, "too many accesses in one kernel");
+    return idem_lines_error(nb->l, 1, "more than %d accesses (atoll's input limit, see docs/limits.md)",
+                            (int)IDEM_MAX_ACCESSES);
   return rc == ATOLL_OK ? ATOLL_OK : idem_lines_error(nb->l, 1, "out of memory");
 }
 

@@ -41,7 +41,8 @@ static int parse_op(idem_lines *l, idem_trace *t, idem_op_kind kind, const char 
                             (int)(word_end(rest) - rest), rest);
   int rc = idem_trace_add_op(t, kind, p, (size_t)(end - p), l->line);
   if (rc == ATOLL_ERANGE)
-    return idem_lines_error(l, 1, "too many operations (at most %d)", (int)IDEM_MAX_OPS);
+    return idem_lines_error(l, 1, "more than %d operations (atoll's input limit, see docs/limits.md)",
+                            (int)IDEM_MAX_OPS);
   return rc == ATOLL_OK ? ATOLL_OK : idem_lines_error(l, 1, "out of memory");
 }
 
@@ -93,7 +94,8 @@ static int parse_access(idem_lines *l, idem_trace *t, bool write, const char *kw
                             (int)(word_end(rest) - rest), rest);
   rc = idem_trace_add_access(t, write, addr, addr + len);
   if (rc == ATOLL_ERANGE)
-    return idem_lines_error(l, 1, "too many access lines in one op");
+    return idem_lines_error(l, 1, "more than %d access lines (atoll's input limit, see docs/limits.md)",
+                            (int)IDEM_MAX_ACCESSES);
   return rc == ATOLL_OK ? ATOLL_OK : idem_lines_error(l, 1, "out of memory");
 }
 

@@ -76,7 +76,7 @@ int idem_trace_add_access(idem_trace *t, bool write, uint64_t lo, uint64_t hi) {
   if (t->n_ops == 0 || lo >= hi)
     return ATOLL_EINVAL;
   idem_op *op = &t->ops[t->n_ops - 1];
-  if (op->n_acc == UINT32_MAX)
+  if (op->n_acc == UINT32_MAX || t->n_acc >= IDEM_MAX_ACCESSES)
     return ATOLL_ERANGE;
   int rc = grow_acc(t, t->n_acc + 1);
   if (rc)

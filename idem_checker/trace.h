@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "atoll/limits.h"
 
 typedef enum idem_op_kind { IDEM_OP_KERNEL, IDEM_OP_MEMCPY, IDEM_OP_MEMSET } idem_op_kind;
 
@@ -39,15 +40,17 @@ typedef struct idem_trace {
   size_t n_acc, cap_acc;
 } idem_trace;
 
-/* An index one past the largest usable op index: op counts stay below it so that an entry
- * (an op index) and "no entry" (IDEM_NO_ENTRY) never collide. */
-enum { IDEM_MAX_OPS = 0x7fffffff };
+/* Op counts stay below IDEM_MAX_OPS, so an entry (an op index) and "no entry" (IDEM_NO_ENTRY)
+ * never collide; the input limits (include/atoll/limits.h) bound ops and accesses so that no trace
+ * can exhaust memory. */
+enum { IDEM_MAX_OPS = ATOLL_MAX_TRACE_OPS, IDEM_MAX_ACCESSES = ATOLL_MAX_TRACE_ACCESSES };
 
 void idem_trace_init(idem_trace *t);
 void idem_trace_free(idem_trace *t);
 /* Appends an op; name is copied. ATOLL_ENOMEM, or ATOLL_ERANGE past IDEM_MAX_OPS ops. */
 int idem_trace_add_op(idem_trace *t, idem_op_kind kind, const char *name, size_t name_len, uint32_t line);
-/* Appends an access to the last op. ATOLL_EINVAL without an op or when lo >= hi. */
+/* Appends an access to the last op. ATOLL_EINVAL without an op or when lo >= hi; ATOLL_ERANGE past
+ * IDEM_MAX_ACCESSES accesses in the trace. */
 int idem_trace_add_access(idem_trace *t, bool write, uint64_t lo, uint64_t hi);
 /* Reserves room for n more accesses (readers that know the count avoid repeated growth). */
 int idem_trace_reserve(idem_trace *t, uint32_t n_ops, size_t n_acc);

@@ -5,7 +5,13 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 #include "load.h"
+#include "strmap.h"
+
+/* Generated client names are "rt_MODEL_N" / "be_MODEL_N": a model name leaves room for the class
+ * and a number within a client name's length limit. */
+enum { CLIENT_NAME_EXTRA = 14, MAX_MODEL_NAME = ATOLL_MAX_NAME_BYTES - CLIENT_NAME_EXTRA };
 
 typedef struct disb_client {
   const char *model;
@@ -24,6 +30,10 @@ static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, disb_client
     rc = atoll_yread_require(r, n, v[0], "name");
   if (rc == 0)
     rc = WITH_KEY(r, "name", atoll_yread_name(r, v[0], &out->model));
+  if (rc == 0 && strlen(out->model) > MAX_MODEL_NAME)
+    rc = WITH_KEY(r, "name", atoll_yread_error(r, v[0], "a model name longer than %d bytes leaves no room for "
+                                                        "the client names made from it",
+                                               (int)MAX_MODEL_NAME));
   if (rc)
     return rc;
   out->rt = rt;
@@ -37,6 +47,8 @@ static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, disb_client
     rc = atoll_yread_seq(r, t, "trace");
     if (rc == 0 && t->n == 0)
       rc = atoll_yread_error(r, t, "an empty trace");
+    if (rc == 0)
+      rc = atoll_yread_count(r, t, "arrival times", ATOLL_MAX_ARRIVALS);
     int64_t *ns = rc == 0 ? atoll_arena_calloc(r->arena, t->n, sizeof *ns) : NULL;
     if (rc == 0 && !ns)
       rc = ATOLL_ENOMEM;
@@ -58,6 +70,9 @@ static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, disb_client
 static int read_clients(atoll_yread *r, const atoll_ynode *n, const char *key, int rt, disb_client *all,
                         uint32_t *count) {
   int rc = atoll_yread_seq(r, n, key);
+  if (rc == 0 && n->n > ATOLL_MAX_CLIENTS - *count)
+    rc = atoll_yread_error(r, n, "more than %d clients (atoll's input limit, see docs/limits.md)",
+                           (int)ATOLL_MAX_CLIENTS);
   for (uint32_t i = 0; rc == 0 && i < n->n; i++) {
     atoll_yread_push_index(r, i);
     rc = read_client(r, n->items[i], rt, &all[(*count)++]);
@@ -97,8 +112,18 @@ static const char *relative_dir(atoll_arena *a, const char *from, const char *to
 static const char *gpu_of_models(atoll_arena *a, const char *models_dir, const disb_client *c, uint32_t n,
                                  const atoll_ynode *where, atoll_yread *r, int *rc) {
   const char *gpu = NULL;
+  /* Each model is loaded once, however many clients run it. */
+  atoll_strmap loaded;
+  atoll_strmap_init(&loaded);
   for (uint32_t i = 0; i < n && *rc == 0; i++) {
-    char file[512];
+    int seen = atoll_strmap_add(&loaded, c[i].model, strlen(c[i].model), i, NULL);
+    if (seen < 0) {
+      *rc = atoll_yread_error(r, where, "out of memory");
+      break;
+    }
+    if (seen)
+      continue;
+    char file[ATOLL_MAX_NAME_BYTES + 8];
     snprintf(file, sizeof file, "%s.yaml", c[i].model);
     const char *path = atoll_path_join(a, models_dir, file);
     atoll_model m;
@@ -111,15 +136,14 @@ static const char *gpu_of_models(atoll_arena *a, const char *models_dir, const d
         *r->diag = inner;
         *rc = ATOLL_EPARSE;
       }
-      return NULL;
-    }
-    if (gpu && strcmp(gpu, m.gpu) != 0) {
+    } else if (gpu && strcmp(gpu, m.gpu) != 0) {
       *rc = atoll_yread_error(r, where, "models were measured on different GPUs ('%s' and '%s')", gpu, m.gpu);
-      return NULL;
+    } else {
+      gpu = m.gpu;
     }
-    gpu = m.gpu;
   }
-  return gpu;
+  atoll_strmap_free(&loaded);
+  return *rc == 0 ? gpu : NULL;
 }
 
 static void write_scenario(FILE *out, const char *json_path, double time_s, const char *gpu, const char *rel,
@@ -148,7 +172,7 @@ static void write_scenario(FILE *out, const char *json_path, double time_s, cons
           before++;
       }
     }
-    char name[128];
+    char name[ATOLL_MAX_NAME_BYTES + 1];
     if (same > 1)
       snprintf(name, sizeof name, "%s_%s_%u", c[i].rt ? "rt" : "be", c[i].model, before);
     else
@@ -186,6 +210,10 @@ int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char
   int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
     return rc;
+  if (!root) {
+    atoll_diag_set(d, src, 1, 1, NULL, "empty file: expected a DISB workload {\"time\": ..., \"rt\": [...], \"be\": [...]}");
+    return ATOLL_EPARSE;
+  }
   atoll_yread r;
   atoll_yread_init(&r, a, d);
   static const char *const keys[] = {"time", "rt", "be"};
@@ -200,7 +228,7 @@ int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char
   disb_client *c = atoll_arena_calloc(a, cap + 1, sizeof *c);
   uint32_t n = 0;
   if (rc == 0 && !c)
-    rc = ATOLL_ENOMEM;
+    rc = atoll_yread_error(&r, root, "out of memory");
   if (rc == 0)
     rc = WITH_KEY(&r, "rt", read_clients(&r, v[1], "rt", 1, c, &n));
   if (rc == 0)

@@ -2,7 +2,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 #include "load.h"
+#include "strmap.h"
 
 typedef struct model_ctx {
   atoll_yread *r;
@@ -10,6 +12,9 @@ typedef struct model_ctx {
   const char *gpu_name;
   atoll_tensor *tensors;
   uint32_t n_tensors;
+  atoll_strmap by_name; /* tensor name -> index, so lookups and duplicate checks stay linear overall */
+  uint32_t *listed;     /* per tensor: the serial of the last tensor list naming it */
+  uint32_t list_serial;
 } model_ctx;
 
 
@@ -31,32 +36,32 @@ static int read_dim3(atoll_yread *r, const atoll_ynode *n, uint32_t max, atoll_d
 }
 
 static int find_tensor(const model_ctx *c, const atoll_ynode *n, uint32_t *out) {
-  for (uint32_t t = 0; t < c->n_tensors; t++) {
-    if (strcmp(c->tensors[t].name, n->str) == 0) {
-      *out = t;
-      return 0;
-    }
-  }
+  if (atoll_strmap_get(&c->by_name, n->str, n->len, out))
+    return 0;
   return atoll_yread_error(c->r, n, "unknown tensor '%s' (not in the model's tensors)", n->str);
 }
 
 static int read_tensor_list(model_ctx *c, const atoll_ynode *n, const uint32_t **out, uint32_t *count) {
   atoll_yread *r = c->r;
   int rc = atoll_yread_seq(r, n, "a list of tensor names");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "tensors in one list", ATOLL_MAX_OP_TENSORS);
   if (rc)
     return rc;
   uint32_t *idx = n->n ? atoll_arena_calloc(r->arena, n->n, sizeof *idx) : NULL;
   if (n->n && !idx)
     return atoll_yread_error(r, n, "out of memory");
+  uint32_t serial = ++c->list_serial;
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     const char *name;
     atoll_yread_push_index(r, i);
     rc = atoll_yread_str(r, n->items[i], &name);
     if (rc == 0)
       rc = find_tensor(c, n->items[i], &idx[i]);
-    for (uint32_t j = 0; j < i && rc == 0; j++)
-      if (idx[j] == idx[i])
-        rc = atoll_yread_error(r, n->items[i], "tensor '%s' listed twice", name);
+    if (rc == 0 && c->listed[idx[i]] == serial)
+      rc = atoll_yread_error(r, n->items[i], "tensor '%s' listed twice", name);
+    if (rc == 0)
+      c->listed[idx[i]] = serial;
     atoll_yread_pop(r);
   }
   *out = idx;
@@ -92,7 +97,8 @@ static int read_derived(atoll_yread *r, const atoll_ynode *n, uint32_t *bits) {
     atoll_yread_push_index(r, i);
     rc = atoll_yread_enum(r, n->items[i], "derived field", derived_names, 4, &k);
     atoll_yread_pop(r);
-    *bits |= 1u << k;
+    if (rc == 0)
+      *bits |= 1u << k;
   }
   return rc;
 }
@@ -154,6 +160,8 @@ static int read_shape(model_ctx *c, const atoll_ynode *map, const atoll_ynode *c
 static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   atoll_yread *r = c->r;
   int rc = atoll_yread_seq(r, n, "versions");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "versions of one kernel", ATOLL_MAX_VERSIONS);
   if (rc)
     return rc;
   atoll_kernel_shape *vs = n->n ? atoll_arena_calloc(r->arena, n->n, sizeof *vs) : NULL;
@@ -271,10 +279,13 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
   static const char *const kinds[] = {"input", "output", "weight", "intermediate"};
   atoll_yread *r = c->r;
   int rc = atoll_yread_seq(r, n, "tensors");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "tensors", ATOLL_MAX_TENSORS);
   if (rc)
     return rc;
   c->tensors = n->n ? atoll_arena_calloc(r->arena, n->n, sizeof *c->tensors) : NULL;
-  if (n->n && !c->tensors)
+  c->listed = atoll_arena_calloc(r->arena, n->n + 1, sizeof *c->listed);
+  if ((n->n && !c->tensors) || !c->listed)
     return atoll_yread_error(r, n, "out of memory");
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     const atoll_ynode *v[4];
@@ -286,9 +297,12 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
       rc = atoll_yread_require(r, n->items[i], v[k], keys[k]);
     if (rc == 0)
       rc = WITH_KEY(r, "name", atoll_yread_name(r, v[0], &t->name));
-    for (uint32_t j = 0; j < i && rc == 0; j++)
-      if (strcmp(c->tensors[j].name, t->name) == 0)
-        rc = atoll_yread_error(r, v[0], "duplicate tensor name '%s' (also tensors[%u])", t->name, j);
+    uint32_t j = 0;
+    int added = rc == 0 ? atoll_strmap_add(&c->by_name, t->name, v[0]->len, i, &j) : 0;
+    if (added < 0)
+      rc = atoll_yread_error(r, v[0], "out of memory");
+    else if (added == 1)
+      rc = atoll_yread_error(r, v[0], "duplicate tensor name '%s' (also tensors[%u])", t->name, j);
     if (rc == 0)
       rc = WITH_KEY(r, "bytes", atoll_yread_u64(r, v[1], 1, UINT64_C(1) << 48, &t->bytes));
     if (rc == 0)
@@ -306,7 +320,7 @@ static const char *const model_keys[] = {"atoll_model", "name", "gpu", "source",
                                          "ops", "native"};
 enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_N };
 
-int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu *gpu, atoll_model *out) {
+static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_model *out) {
   const atoll_ynode *v[M_N];
   int rc = atoll_yread_map(r, n, "model profile", model_keys, M_N, v);
   static const int required[] = {M_VERSION, M_NAME, M_GPU, M_TENSORS, M_OPS};
@@ -315,7 +329,6 @@ int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu 
   if (rc)
     return rc;
   atoll_model m = {0};
-  model_ctx c = {.r = r, .gpu = gpu};
   uint32_t version;
   if ((rc = WITH_KEY(r, "atoll_model", atoll_yread_u32(r, v[M_VERSION], 1, 1, &version))))
     return rc;
@@ -323,10 +336,10 @@ int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu 
     return rc;
   if ((rc = WITH_KEY(r, "gpu", atoll_yread_name(r, v[M_GPU], &m.gpu))))
     return rc;
-  c.gpu_name = m.gpu;
-  if (gpu && strcmp(gpu->name, m.gpu) != 0)
+  c->gpu_name = m.gpu;
+  if (c->gpu && strcmp(c->gpu->name, m.gpu) != 0)
     return WITH_KEY(r, "gpu", atoll_yread_error(r, v[M_GPU], "profile was measured on '%s', not on '%s'", m.gpu,
-                                                gpu->name));
+                                                c->gpu->name));
   if (v[M_SOURCE] && (rc = WITH_KEY(r, "source", atoll_yread_str(r, v[M_SOURCE], &m.source))))
     return rc;
   if (v[M_LAT] &&
@@ -334,29 +347,39 @@ int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu 
     return rc;
   if (v[M_NATIVE] && (rc = WITH_KEY(r, "native", atoll_yread_name(r, v[M_NATIVE], &m.native))))
     return rc;
-  if ((rc = WITH_KEY(r, "tensors", read_tensors(&c, v[M_TENSORS]))))
+  if ((rc = WITH_KEY(r, "tensors", read_tensors(c, v[M_TENSORS]))))
     return rc;
   atoll_yread_push_key(r, "ops");
   rc = atoll_yread_seq(r, v[M_OPS], "ops");
   if (rc == 0 && v[M_OPS]->n == 0)
     rc = atoll_yread_error(r, v[M_OPS], "a model needs at least one op");
+  if (rc == 0)
+    rc = atoll_yread_count(r, v[M_OPS], "ops", ATOLL_MAX_OPS);
   atoll_op *ops = rc == 0 ? atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *ops) : NULL;
   if (rc == 0 && !ops)
     rc = atoll_yread_error(r, v[M_OPS], "out of memory");
   for (uint32_t i = 0; rc == 0 && i < v[M_OPS]->n; i++) {
     atoll_yread_push_index(r, i);
-    rc = read_op(&c, v[M_OPS]->items[i], i, &ops[i]);
+    rc = read_op(c, v[M_OPS]->items[i], i, &ops[i]);
     atoll_yread_pop(r);
   }
   atoll_yread_pop(r);
   if (rc)
     return rc;
-  m.tensors = c.tensors;
-  m.n_tensors = c.n_tensors;
+  m.tensors = c->tensors;
+  m.n_tensors = c->n_tensors;
   m.ops = ops;
   m.n_ops = v[M_OPS]->n;
   *out = m;
   return 0;
+}
+
+int atoll_model_from_node(atoll_yread *r, const atoll_ynode *n, const atoll_gpu *gpu, atoll_model *out) {
+  model_ctx c = {.r = r, .gpu = gpu};
+  atoll_strmap_init(&c.by_name);
+  int rc = read_model(r, n, &c, out);
+  atoll_strmap_free(&c.by_name);
+  return rc;
 }
 
 int atoll_model_load_file(atoll_arena *a, const char *path, const atoll_gpu *gpu, atoll_model *out,

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 #include "load.h"
+#include "strmap.h"
 #include "yread.h"
 #include "ytree.h"
 
@@ -55,6 +57,7 @@ typedef struct importer {
   const atoll_ynode *kernel_latency, *shared_memory;
   profile_entry *prof; /* parallel to kernel_latency's pairs */
   param_entry *par;    /* parallel to params.json's pairs */
+  atoll_strmap prof_index, par_index; /* kernel name -> pair index in kernel_latency, params.json */
   atoll_tensor *tensors;
   uint32_t n_tensors;
   atoll_op *ops;
@@ -160,11 +163,17 @@ static int read_storage_index(atoll_yread *r, const atoll_ynode *n, uint32_t n_s
   return 0;
 }
 
-static int64_t pair_index(const atoll_ynode *map, const char *key) {
-  for (uint32_t i = 0; map && i < map->n; i++)
-    if (strcmp(map->items[2 * i]->str, key) == 0)
-      return i;
-  return -1;
+/* Indexes a mapping's keys (all scalars, all distinct: the tree refuses duplicates). */
+static int index_pairs(atoll_strmap *index, const atoll_ynode *map) {
+  for (uint32_t i = 0; i < map->n; i++)
+    if (atoll_strmap_add(index, map->items[2 * i]->str, map->items[2 * i]->len, i, NULL) < 0)
+      return ATOLL_ENOMEM;
+  return 0;
+}
+
+static int64_t pair_index(const atoll_strmap *index, const atoll_ynode *key) {
+  uint32_t i;
+  return atoll_strmap_get(index, key->str, key->len, &i) ? (int64_t)i : -1;
 }
 
 static int out_of_memory(importer *im) {
@@ -257,7 +266,7 @@ static const char *const stype_names[] = {"float32", "int32", "uint32", "float16
 static const uint8_t stype_bytes[] = {4, 4, 4, 2, 2, 2, 2, 8, 8, 8, 1, 1, 1, 1, 1};
 
 static bool is_name(const char *s) {
-  if (!*s)
+  if (!*s || strlen(s) > ATOLL_MAX_NAME_BYTES)
     return false;
   for (; *s; s++) {
     char c = *s;
@@ -410,6 +419,11 @@ static int read_external(importer *im, const atoll_ynode *args, bool *external) 
 
 static int read_tensors(importer *im, const atoll_ynode *storage, const atoll_ynode *args) {
   atoll_yread *r = &im->model.r;
+  atoll_yread_push_key(r, "storage");
+  int limit_rc = atoll_yread_count(r, storage, "storage entries", ATOLL_MAX_TENSORS);
+  atoll_yread_pop(r);
+  if (limit_rc)
+    return limit_rc;
   uint32_t n = storage->n;
   im->n_tensors = n;
   im->tensors = n ? atoll_arena_calloc(im->out, n, sizeof *im->tensors) : NULL;
@@ -518,6 +532,8 @@ static int read_param_entry(importer *im, uint32_t index, param_entry *pe) {
   const atoll_ynode *name = im->params.root->items[2 * index], *n = im->params.root->items[2 * index + 1];
   atoll_yread_push_key(r, name->str);
   int rc = want_kind(r, n, ATOLL_Y_SEQ, "a kernel's parameter list");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "parameters of one kernel", ATOLL_MAX_OP_TENSORS);
   if (rc == 0 && n->n > 0) {
     pe->roles = atoll_arena_calloc(&im->scratch, n->n, sizeof *pe->roles);
     if (!pe->roles)
@@ -574,6 +590,8 @@ static int read_launch(atoll_yread *r, const atoll_ynode *n, atoll_kernel_shape 
 static int read_args(importer *im, const atoll_ynode *n, uint32_t **args) {
   atoll_yread *r = &im->model.r;
   int rc = want_kind(r, n, ATOLL_Y_SEQ, "args");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "args in one launch", ATOLL_MAX_OP_TENSORS);
   if (rc)
     return rc;
   *args = n->n ? atoll_arena_calloc(&im->scratch, n->n, sizeof **args) : NULL;
@@ -588,7 +606,7 @@ static int read_args(importer *im, const atoll_ynode *n, uint32_t **args) {
 }
 
 static int profile_for(importer *im, const atoll_ynode *name_node, const profile_entry **out) {
-  int64_t i = pair_index(im->kernel_latency, name_node->str);
+  int64_t i = pair_index(&im->prof_index, name_node);
   if (i < 0)
     return atoll_yread_error(&im->model.r, name_node, "kernel '%s' has no entry in kernel_latency of %s",
                              name_node->str, im->profile.src.name);
@@ -598,7 +616,7 @@ static int profile_for(importer *im, const atoll_ynode *name_node, const profile
 }
 
 static int params_for(importer *im, const atoll_ynode *name_node, const param_entry **out) {
-  int64_t i = pair_index(im->params.root, name_node->str);
+  int64_t i = pair_index(&im->par_index, name_node);
   if (i < 0)
     return atoll_yread_error(&im->model.r, name_node, "kernel '%s' has no entry in %s", name_node->str,
                              im->params.src.name);
@@ -739,13 +757,18 @@ static int read_kernels(importer *im, const atoll_ynode *kernels) {
     atoll_yread_pop(r);
     return rc;
   }
+  atoll_yread_push_key(r, "kernels");
+  int rc = atoll_yread_count(r, kernels, "kernel launches", ATOLL_MAX_OPS);
+  atoll_yread_pop(r);
+  if (rc)
+    return rc;
   im->n_ops = kernels->n;
   im->ops = atoll_arena_calloc(im->out, kernels->n, sizeof *im->ops);
   im->prof = atoll_arena_calloc(&im->scratch, im->kernel_latency->n + 1, sizeof *im->prof);
   im->par = atoll_arena_calloc(&im->scratch, im->params.root->n + 1, sizeof *im->par);
-  if (!im->ops || !im->prof || !im->par)
+  if (!im->ops || !im->prof || !im->par || index_pairs(&im->prof_index, im->kernel_latency) ||
+      index_pairs(&im->par_index, im->params.root))
     return out_of_memory(im);
-  int rc = 0;
   atoll_yread_push_key(r, "kernels");
   for (uint32_t i = 0; i < kernels->n && rc == 0; i++) {
     atoll_yread_push_index(r, i);
@@ -758,9 +781,11 @@ static int read_kernels(importer *im, const atoll_ynode *kernels) {
 
 /* --- The model --- */
 
-/* The model's name is <m> with characters a profile name cannot hold replaced by '_'. */
+/* The model's name is <m> with characters a profile name cannot hold replaced by '_', cut to the
+ * longest name a profile may carry. */
 static char *model_name(atoll_arena *a, const char *base) {
-  char *name = atoll_arena_strdup(a, base);
+  size_t len = strlen(base);
+  char *name = atoll_arena_strndup(a, base, len < ATOLL_MAX_NAME_BYTES ? len : ATOLL_MAX_NAME_BYTES);
   for (char *p = name; p && *p; p++) {
     char c = *p;
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
@@ -849,6 +874,8 @@ int atoll_reef_import(atoll_arena *a, const char *dir, const atoll_gpu *gpu, ato
   int rc = check_gpu(&im);
   if (rc == 0)
     rc = read_all(&im, dir, out);
+  atoll_strmap_free(&im.prof_index);
+  atoll_strmap_free(&im.par_index);
   atoll_arena_free(&im.scratch);
   return rc;
 }
@@ -871,6 +898,8 @@ int atoll_reef_import_sources(atoll_arena *a, const char *name, const atoll_sour
   }
   if (rc == 0)
     rc = import_parsed(&im, name, out);
+  atoll_strmap_free(&im.prof_index);
+  atoll_strmap_free(&im.par_index);
   atoll_arena_free(&im.scratch);
   return rc;
 }

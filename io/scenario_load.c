@@ -6,6 +6,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
+#include "atoll/limits.h"
 #include "load.h"
 
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
@@ -60,6 +61,8 @@ static int read_models(scen_ctx *c, const atoll_ynode *n) {
   atoll_yread *r = c->r;
   if (!n || n->kind != ATOLL_Y_MAP || n->n == 0)
     return atoll_yread_error(r, n, "models must be a mapping of model names to profile paths");
+  if (atoll_yread_count(r, n, "models", ATOLL_MAX_MODELS))
+    return ATOLL_EPARSE;
   atoll_scenario_model *ms = atoll_arena_calloc(c->a, n->n, sizeof *ms);
   if (!ms)
     return ATOLL_ENOMEM;
@@ -129,6 +132,12 @@ static int read_trace_file(scen_ctx *c, const atoll_ynode *at, const char *rel, 
                        "expected an arrival time in milliseconds (>= 0)");
         return ATOLL_EPARSE;
       }
+      if (n == ATOLL_MAX_ARRIVALS) {
+        atoll_diag_set(c->r->diag, &src, line, (uint32_t)(q - p + 1), NULL,
+                       "more than %d arrival times (atoll's input limit, see docs/limits.md)",
+                       (int)ATOLL_MAX_ARRIVALS);
+        return ATOLL_EPARSE;
+      }
       if (n == cap) {
         uint32_t ncap = cap ? cap * 2 : 256;
         int64_t *nt = atoll_arena_calloc(c->a, ncap, sizeof *nt);
@@ -162,6 +171,8 @@ static int read_times_ms(scen_ctx *c, const atoll_ynode *n, int64_t **out, uint3
     return rc;
   if (n->n == 0)
     return atoll_yread_error(r, n, "times_ms needs at least one arrival time");
+  if (atoll_yread_count(r, n, "arrival times", ATOLL_MAX_ARRIVALS))
+    return ATOLL_EPARSE;
   int64_t *t = atoll_arena_calloc(c->a, n->n, sizeof *t);
   if (!t)
     return ATOLL_ENOMEM;
@@ -283,6 +294,8 @@ static int read_clients(scen_ctx *c, const atoll_ynode *n) {
   int rc = atoll_yread_seq(r, n, "clients");
   if (rc == 0 && n->n == 0)
     rc = atoll_yread_error(r, n, "a scenario needs at least one client");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "clients", ATOLL_MAX_CLIENTS);
   if (rc)
     return rc;
   atoll_client *cl = atoll_arena_calloc(c->a, n->n, sizeof *cl);
@@ -373,6 +386,8 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
 static int read_expects(scen_ctx *c, const atoll_ynode *n) {
   atoll_yread *r = c->r;
   int rc = atoll_yread_seq(r, n, "expect");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "bounds", ATOLL_MAX_EXPECTS);
   if (rc)
     return rc;
   atoll_expect *e = n->n ? atoll_arena_calloc(c->a, n->n, sizeof *e) : NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 
 void atoll_yread_init(atoll_yread *r, atoll_arena *a, atoll_diag *d) {
   memset(r, 0, sizeof *r);
@@ -105,6 +106,13 @@ int atoll_yread_seq(atoll_yread *r, const atoll_ynode *n, const char *what) {
   return 0;
 }
 
+int atoll_yread_count(atoll_yread *r, const atoll_ynode *n, const char *what, uint32_t max) {
+  uint32_t count = n->kind == ATOLL_Y_MAP || n->kind == ATOLL_Y_SEQ ? n->n : 0;
+  if (count > max)
+    return atoll_yread_error(r, n, "more than %u %s (atoll's input limit, see docs/limits.md)", max, what);
+  return 0;
+}
+
 static int want_scalar(atoll_yread *r, const atoll_ynode *n, const char *what) {
   if (!n || n->kind != ATOLL_Y_SCALAR)
     return atoll_yread_error(r, n, "expected %s, found %s", what, n ? kind_name(n->kind) : "nothing");
@@ -131,6 +139,9 @@ int atoll_yread_name(atoll_yread *r, const atoll_ynode *n, const char **out) {
   int rc = atoll_yread_str(r, n, out);
   if (rc)
     return rc;
+  if (n->len > ATOLL_MAX_NAME_BYTES)
+    return atoll_yread_error(r, n, "a name longer than %d bytes (atoll's input limit, see docs/limits.md)",
+                             (int)ATOLL_MAX_NAME_BYTES);
   for (const char *p = n->str; *p; p++) {
     char c = *p;
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||

@@ -39,9 +39,12 @@ int atoll_yread_map(atoll_yread *r, const atoll_ynode *n, const char *what, cons
 /* Error "missing required key" at the mapping unless v is set. */
 int atoll_yread_require(atoll_yread *r, const atoll_ynode *map, const atoll_ynode *v, const char *key);
 int atoll_yread_seq(atoll_yread *r, const atoll_ynode *n, const char *what);
+/* Error at n (a list or mapping) when it holds more than max items: "more than MAX WHAT". */
+int atoll_yread_count(atoll_yread *r, const atoll_ynode *n, const char *what, uint32_t max);
 
 int atoll_yread_str(atoll_yread *r, const atoll_ynode *n, const char **out);
-int atoll_yread_name(atoll_yread *r, const atoll_ynode *n, const char **out); /* [A-Za-z0-9_.-]+ */
+/* [A-Za-z0-9_.-]+, at most ATOLL_MAX_NAME_BYTES long */
+int atoll_yread_name(atoll_yread *r, const atoll_ynode *n, const char **out);
 int atoll_yread_bool(atoll_yread *r, const atoll_ynode *n, bool *out);
 int atoll_yread_u64(atoll_yread *r, const atoll_ynode *n, uint64_t min, uint64_t max, uint64_t *out);
 int atoll_yread_u32(atoll_yread *r, const atoll_ynode *n, uint32_t min, uint32_t max, uint32_t *out);

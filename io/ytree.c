@@ -7,6 +7,8 @@
 #include <yaml.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
+#include "strmap.h"
 
 /* Children are collected in a growable array per open collection, then copied into the arena
  * when the collection ends, so the finished tree is compact and arena-owned. */
@@ -14,21 +16,37 @@ typedef struct open_node {
   atoll_ynode *node;
   atoll_ynode **kids;
   uint32_t n, cap;
+  atoll_strmap keys; /* a long mapping's keys -> pair index, for the duplicate check */
 } open_node;
+
+/* Mappings up to this many pairs are checked for duplicate keys by a scan; longer ones by a hash
+ * map, so a mapping with many keys costs linear, not quadratic, time. */
+enum { SCAN_PAIRS = 16 };
 
 typedef struct builder {
   atoll_arena *arena;
   const atoll_source *src;
   uint32_t col_offset;
   atoll_diag *diag;
-  open_node stack[ATOLL_YTREE_MAX_DEPTH + 1];
+  open_node stack[ATOLL_MAX_NESTING + 1];
   int depth;
+  uint32_t nodes; /* values so far, against ATOLL_MAX_NODES */
   atoll_ynode *root;
 } builder;
 
 static void mark_of(const builder *b, yaml_mark_t m, uint32_t *line, uint32_t *col) {
   *line = (uint32_t)m.line + 1;
   *col = (uint32_t)m.column + 1 + (m.line == 0 ? b->col_offset : 0);
+}
+
+/* what holds one %d, the limit. */
+static int limit_error(builder *b, yaml_mark_t m, const char *what, int limit) {
+  uint32_t line, col;
+  char msg[128];
+  mark_of(b, m, &line, &col);
+  snprintf(msg, sizeof msg, what, limit);
+  atoll_diag_set(b->diag, b->src, line, col, NULL, "%s (atoll's input limit, see docs/limits.md)", msg);
+  return ATOLL_EPARSE;
 }
 
 static atoll_ynode *node_at(builder *b, atoll_ykind kind, yaml_mark_t m) {
@@ -69,13 +87,28 @@ static int check_duplicate_key(builder *b, open_node *o) {
     atoll_diag_set(b->diag, b->src, key->line, key->col, NULL, "mapping keys must be plain strings");
     return ATOLL_EPARSE;
   }
-  for (uint32_t i = 0; i + 2 < o->n; i += 2) {
-    const atoll_ynode *k = o->kids[i];
-    if (k->len == key->len && memcmp(k->str, key->str, key->len) == 0) {
-      atoll_diag_set(b->diag, b->src, key->line, key->col, NULL, "duplicate key '%s' (first at line %u)",
-                     key->str, k->line);
-      return ATOLL_EPARSE;
+  uint32_t pairs = o->n / 2, first = pairs;
+  if (pairs <= SCAN_PAIRS) {
+    for (uint32_t i = 0; i + 1 < pairs && first == pairs; i++) {
+      const atoll_ynode *k = o->kids[2 * i];
+      if (k->len == key->len && memcmp(k->str, key->str, key->len) == 0)
+        first = i;
     }
+  } else {
+    /* Past the scan length every key goes into the map, the earlier ones on the first time. */
+    for (uint32_t i = o->keys.n; i < pairs && first == pairs; i++) {
+      const atoll_ynode *k = o->kids[2 * i];
+      int rc = atoll_strmap_add(&o->keys, k->str, k->len, i, &first);
+      if (rc < 0)
+        return rc;
+      if (rc == 0)
+        first = pairs;
+    }
+  }
+  if (first < pairs) {
+    atoll_diag_set(b->diag, b->src, key->line, key->col, NULL, "duplicate key '%s' (first at line %u)", key->str,
+                   o->kids[2 * first]->line);
+    return ATOLL_EPARSE;
   }
   return 0;
 }
@@ -87,13 +120,20 @@ static int add_node(builder *b, atoll_ynode *n) {
   return rc;
 }
 
+/* Counts one more value against the file's limit. */
+static int count_node(builder *b, yaml_mark_t m) {
+  if (b->nodes >= ATOLL_MAX_NODES)
+    return limit_error(b, m, "more than %d values in one file", ATOLL_MAX_NODES);
+  b->nodes++;
+  return 0;
+}
+
 static int open_collection(builder *b, atoll_ykind kind, yaml_mark_t m) {
-  if (b->depth >= ATOLL_YTREE_MAX_DEPTH) {
-    uint32_t line, col;
-    mark_of(b, m, &line, &col);
-    atoll_diag_set(b->diag, b->src, line, col, NULL, "nesting deeper than %d levels", ATOLL_YTREE_MAX_DEPTH);
-    return ATOLL_EPARSE;
-  }
+  if (b->depth >= ATOLL_MAX_NESTING)
+    return limit_error(b, m, "nesting deeper than %d levels", ATOLL_MAX_NESTING);
+  int rc = count_node(b, m);
+  if (rc)
+    return rc;
   atoll_ynode *n = node_at(b, kind, m);
   if (!n)
     return ATOLL_ENOMEM;
@@ -113,14 +153,18 @@ static int close_collection(builder *b) {
   }
   o.node->n = o.node->kind == ATOLL_Y_MAP ? o.n / 2 : o.n;
   free(o.kids);
+  atoll_strmap_free(&o.keys);
   if (rc)
     return rc;
   return add_node(b, o.node);
 }
 
 static void free_open(builder *b) {
-  while (b->depth > 0)
-    free(b->stack[--b->depth].kids);
+  while (b->depth > 0) {
+    open_node *o = &b->stack[--b->depth];
+    free(o->kids);
+    atoll_strmap_free(&o->keys);
+  }
 }
 
 static int parse_error(builder *b, const yaml_parser_t *p) {
@@ -151,6 +195,11 @@ static int parse_error(builder *b, const yaml_parser_t *p) {
 static int on_event(builder *b, const yaml_event_t *e) {
   switch (e->type) {
   case YAML_SCALAR_EVENT: {
+    if (e->data.scalar.length > ATOLL_MAX_SCALAR_BYTES)
+      return limit_error(b, e->start_mark, "a value longer than %d bytes", ATOLL_MAX_SCALAR_BYTES);
+    int rc = count_node(b, e->start_mark);
+    if (rc)
+      return rc;
     atoll_ynode *n = node_at(b, ATOLL_Y_SCALAR, e->start_mark);
     if (!n)
       return ATOLL_ENOMEM;
@@ -213,6 +262,22 @@ int atoll_ytree_parse(atoll_arena *a, const atoll_source *src, uint32_t col_offs
   return rc;
 }
 
+/* A file past ATOLL_MAX_INPUT_BYTES: the error points at the line and column of the first byte
+ * beyond the limit (buf holds the file up to it). */
+static int too_large(atoll_diag *d, const char *path, const char *buf) {
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < (size_t)ATOLL_MAX_INPUT_BYTES; i++) {
+    if (buf[i] == '\n')
+      line++, col = 1;
+    else
+      col++;
+  }
+  atoll_source src = {.name = path, .text = buf, .len = ATOLL_MAX_INPUT_BYTES};
+  atoll_diag_set(d, &src, line, col, NULL, "file larger than %d bytes (atoll's input limit, see docs/limits.md)",
+                 (int)ATOLL_MAX_INPUT_BYTES);
+  return ATOLL_ERANGE;
+}
+
 int atoll_source_read_file(atoll_arena *a, const char *path, atoll_source *out, atoll_diag *d) {
   atoll_source named = {.name = path};
   FILE *f = fopen(path, "rb");
@@ -224,13 +289,15 @@ int atoll_source_read_file(atoll_arena *a, const char *path, atoll_source *out, 
   size_t len = 0, cap = 0;
   int rc = 0;
   for (;;) {
+    if (len > ATOLL_MAX_INPUT_BYTES) {
+      rc = too_large(d, path, buf);
+      break;
+    }
     if (len + 4096 > cap) {
+      /* One byte past the limit is enough to tell that the file exceeds it. */
       cap = cap ? cap * 2 : 65536;
-      if (cap > ((size_t)1 << 30)) {
-        atoll_diag_set(d, &named, 0, 0, NULL, "file larger than 1 GiB");
-        rc = ATOLL_ERANGE;
-        break;
-      }
+      if (cap > (size_t)ATOLL_MAX_INPUT_BYTES + 1)
+        cap = (size_t)ATOLL_MAX_INPUT_BYTES + 1;
       char *nb = realloc(buf, cap);
       if (!nb) {
         rc = ATOLL_ENOMEM;

@@ -29,13 +29,13 @@ typedef struct atoll_ynode {
   uint32_t n;
 } atoll_ynode;
 
-enum { ATOLL_YTREE_MAX_DEPTH = 64 };
-
 /* Parses src->text. *root is NULL for an empty document. col_offset is added to the column of
- * marks on the first line (used for --set values parsed out of a longer argument). */
+ * marks on the first line (used for --set values parsed out of a longer argument). Nesting, the
+ * number of values and the length of a scalar are bounded (include/atoll/limits.h). */
 int atoll_ytree_parse(atoll_arena *a, const atoll_source *src, uint32_t col_offset, atoll_ynode **root,
                       atoll_diag *d);
-/* Reads a whole file into the arena as a source named by path. */
+/* Reads a whole file into the arena as a source named by path; a file larger than
+ * ATOLL_MAX_INPUT_BYTES is an error located where it passes the limit. */
 int atoll_source_read_file(atoll_arena *a, const char *path, atoll_source *out, atoll_diag *d);
 /* Reads a whole file into a new arena-owned source (*src), for loaders that keep the source. */
 int atoll_source_load_file(atoll_arena *a, const char *path, atoll_source **src, atoll_diag *d);
