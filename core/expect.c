@@ -40,6 +40,7 @@ static const field_pattern patterns[] = {
     {"gpu.cu_busy_frac", NULL},
     {"gpu.cu_busy_frac_rt", NULL},
     {"gpu.cu_busy_frac_be", NULL},
+    {"gpu.cu_busy_frac_be_padded", NULL},
 };
 
 static bool is_space(char c) { return c == ' ' || c == '\t'; }

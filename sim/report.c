@@ -193,6 +193,30 @@ static void preemptions_compute(const atoll_run_results *res, double *storage, a
   r->restore_us = (double)restore / 1000.0;
 }
 
+/* Overhead of the RT kernels that ran padded: each padded launch's time less the RT kernel's time
+ * alone, and a CDF as the percentiles every 5%. */
+static int padding_compute(const atoll_run_results *res, atoll_report *r) {
+  uint32_t n = res->n_pad_samples;
+  r->rt_kernels = res->rt_kernels;
+  r->rt_kernels_padded = n;
+  double *buf = malloc((2 * (size_t)n + 1) * sizeof *buf);
+  if (!buf)
+    return ATOLL_ENOMEM;
+  sample_set us = set_over(buf), pct = set_over(buf + n);
+  for (uint32_t i = 0; i < n; i++) {
+    const atoll_pad_sample *p = &res->pad_samples[i];
+    double over = (double)(p->launch_ns - p->alone_ns);
+    set_add(&us, over / 1000.0, -1, i, 0);
+    set_add(&pct, p->alone_ns > 0 ? 100.0 * over / (double)p->alone_ns : NAN, -1, i, 0);
+  }
+  stats_finish(&us, &r->rt_overhead_us);
+  stats_finish(&pct, &r->rt_overhead_pct);
+  for (uint32_t i = 0; i <= 20; i++)
+    r->rt_overhead_cdf_us[i] = n ? nearest_rank(us.v, n, 5 * i) : NAN;
+  free(buf);
+  return ATOLL_OK;
+}
+
 static double busy_frac(const atoll_run_results *res, int64_t busy_ns) {
   double cu_time = (double)res->cus * (double)res->window_ns;
   return cu_time > 0 ? (double)busy_ns / cu_time : NAN;
@@ -298,6 +322,7 @@ static int gpu_ref(const atoll_report *r, const char *rest, field_ref *ref) {
       {"cu_busy_frac", r->cu_busy_frac, false},
       {"cu_busy_frac_rt", r->cu_busy_frac_rt, false},
       {"cu_busy_frac_be", r->cu_busy_frac_be, false},
+      {"cu_busy_frac_be_padded", r->cu_busy_frac_be_padded, false},
   };
   return scalar_ref(table, sizeof table / sizeof table[0], rest, ref);
 }
@@ -434,9 +459,14 @@ int atoll_report_compute(const atoll_run_results *res, atoll_report *out) {
   clients_compute(res, &sc, out);
   preemptions_compute(res, sc.lat, out);
   free(sc.buf);
+  if (padding_compute(res, out) != ATOLL_OK) {
+    atoll_report_free(out);
+    return ATOLL_ENOMEM;
+  }
   out->cu_busy_frac = busy_frac(res, res->cu_busy_ns);
   out->cu_busy_frac_rt = busy_frac(res, res->cu_busy_rt_ns);
   out->cu_busy_frac_be = busy_frac(res, res->cu_busy_be_ns);
+  out->cu_busy_frac_be_padded = busy_frac(res, res->cu_busy_be_padded_ns);
   out->all_hold = true;
   for (uint32_t e = 0; e < s->n_expects; e++) {
     verdict_compute(out, &s->expects[e], &out->verdicts[e]);
@@ -650,6 +680,20 @@ static void json_preemptions(json_writer *w, const atoll_report *r) {
   jw_close(w, "}");
 }
 
+/* Present only when some RT kernel ran padded. */
+static void json_padding(json_writer *w, const atoll_report *r) {
+  jw_open(w, "padding", "{", false);
+  jw_uint(w, "rt_kernels", r->rt_kernels);
+  jw_uint(w, "rt_kernels_padded", r->rt_kernels_padded);
+  json_stats(w, "rt_overhead_us", &r->rt_overhead_us, true);
+  json_stats(w, "rt_overhead_pct", &r->rt_overhead_pct, true);
+  jw_open(w, "rt_overhead_cdf_us", "[", true);
+  for (uint32_t i = 0; i <= 20; i++)
+    jw_num(w, NULL, r->rt_overhead_cdf_us[i]);
+  jw_close(w, "]");
+  jw_close(w, "}");
+}
+
 static void json_expects(json_writer *w, const atoll_report *r) {
   const atoll_scenario *s = r->res->scenario;
   jw_open(w, "expect", "[", false);
@@ -694,7 +738,10 @@ int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) 
   jw_num(&w, "cu_busy_frac", r->cu_busy_frac);
   jw_num(&w, "cu_busy_frac_rt", r->cu_busy_frac_rt);
   jw_num(&w, "cu_busy_frac_be", r->cu_busy_frac_be);
+  jw_num(&w, "cu_busy_frac_be_padded", r->cu_busy_frac_be_padded);
   jw_close(&w, "}");
+  if (r->rt_kernels_padded > 0)
+    json_padding(&w, r);
   json_expects(&w, r);
   if (include_run)
     json_run(&w, r);
@@ -789,10 +836,10 @@ static int model_width(const atoll_scenario *s) {
   return (int)(w > 20 ? 20 : w);
 }
 
-/* Latency columns: mean/p99/max in ms, then the same normalized (x the standalone latency). */
+/* Latency columns: mean/p99/max in ms, then the same normalized. */
 static void table_latency(FILE *out, const atoll_stats *lat_us, const atoll_stats *norm) {
   char a[32], b[32], c[32], d[32], e[32], f[32];
-  fprintf(out, " %9s %9s %9s %8s %8s %8s\n", cell(a, lat_us->mean / 1000.0, 3), cell(b, lat_us->p99 / 1000.0, 3),
+  fprintf(out, " %9s %9s %9s %7s %7s %7s\n", cell(a, lat_us->mean / 1000.0, 3), cell(b, lat_us->p99 / 1000.0, 3),
           cell(c, lat_us->max / 1000.0, 3), cell(d, norm->mean, 2), cell(e, norm->p99, 2), cell(f, norm->max, 2));
 }
 
@@ -800,8 +847,8 @@ static void table_clients(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
   int nw = name_width(s), mw = model_width(s);
   uint32_t rt_req = 0, rt_done = 0;
-  fprintf(out, "%-*s %-5s %-*s %8s %9s %9s %8s %9s %9s %9s %8s %8s %8s\n", nw, "client", "class", mw, "model",
-          "requests", "completed", "req/s", "norm thr", "mean ms", "p99 ms", "max ms", "mean x", "p99 x", "max x");
+  fprintf(out, "%-*s %-5s %-*s %8s %9s %9s %8s %9s %9s %9s %7s %7s %7s\n", nw, "client", "class", mw, "model",
+          "requests", "completed", "thr/s", "norm thr", "mean ms", "p99 ms", "max ms", "n.mean", "n.p99", "n.max");
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client *cl = &s->clients[c];
     const atoll_client_report *cr = &r->clients[c];
@@ -818,54 +865,17 @@ static void table_clients(const atoll_report *r, FILE *out) {
   table_latency(out, &r->rt_latency_us, &r->rt_norm_latency);
 }
 
-/* The unit a report field is in, for people: " us", " req/s", "x" (times the standalone
- * latency), or none (counts, normalized throughputs, fractions). */
-static const char *field_unit(const char *field) {
-  if (!field)
-    return "";
-  if (strstr(field, "norm_latency"))
-    return "x";
-  if (strstr(field, "throughput_rps"))
-    return " req/s";
-  if (strstr(field, "_us"))
-    return " us";
-  return "";
-}
-
-/* A value for people: six significant digits, then its unit; "n/a" when undefined. */
-static const char *human(char buf[48], double v, const char *unit, bool sign) {
-  if (!isfinite(v))
-    return strcpy(buf, "n/a");
-  snprintf(buf, 48, sign ? "%+.6g%s" : "%.6g%s", v, unit);
-  return buf;
-}
-
-/* The bounds come first: whether they hold is what a scenario is run for. */
 static void table_expects(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
-  if (s->n_expects == 0) {
-    fprintf(out, "bounds: none (the scenario has no expect:)\n");
+  if (s->n_expects == 0)
     return;
-  }
-  uint32_t held = 0;
-  int width = 0;
-  char text[160];
-  for (uint32_t e = 0; e < s->n_expects; e++) {
-    held += r->verdicts[e].holds;
-    int len = (int)strlen(expect_text(&s->expects[e], text, sizeof text));
-    width = len > width ? len : width;
-  }
-  if (held == s->n_expects)
-    fprintf(out, "bounds: all %" PRIu32 " hold\n", s->n_expects);
-  else
-    fprintf(out, "bounds: FAILED, %" PRIu32 " of %" PRIu32 " hold\n", held, s->n_expects);
+  fprintf(out, "expect:\n");
   for (uint32_t e = 0; e < s->n_expects; e++) {
     const atoll_expect_verdict *v = &r->verdicts[e];
-    const char *unit = field_unit(s->expects[e].field);
-    char val[48], margin[48];
-    fprintf(out, "  %s  %-*s  value %s  margin %s\n", v->holds ? "PASS" : "FAIL", width,
-            expect_text(&s->expects[e], text, sizeof text), human(val, v->value, unit, false),
-            human(margin, v->margin, unit, true));
+    char text[160], val[32], margin[32];
+    fprintf(out, "  %s  %s  value %s  margin %s\n", v->holds ? "PASS" : "FAIL",
+            expect_text(&s->expects[e], text, sizeof text), isfinite(v->value) ? fmt_number(val, v->value) : "n/a",
+            isfinite(v->margin) ? fmt_number(margin, v->margin) : "n/a");
   }
 }
 
@@ -876,21 +886,19 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
           atoll_policy_name(s->policy.kind), s->gpu.name ? s->gpu.name : "-",
           fmt_number(a, (double)s->duration_ns / 1e6), fmt_number(b, (double)s->warmup_ns / 1e6),
           r->res->mode ? r->res->mode : "-");
-  table_expects(r, out);
   table_clients(r, out);
-  fprintf(out, "(ms: end-to-end latency; x: latency / the model's standalone latency; norm thr: throughput / the\n"
-               " model's standalone throughput)\n");
-  fprintf(out, "%-28s %s\n", "total normalized throughput", cell(a, r->total_norm_throughput, 3));
-  if (r->preemption_count > 0) {
-    fprintf(out, "%-28s %" PRIu32 ": latency mean %s us, p99 %s us, max %s us\n", "preemptions", r->preemption_count,
+  fprintf(out, "total normalized throughput %s\n", cell(a, r->total_norm_throughput, 3));
+  if (r->preemption_count > 0)
+    fprintf(out, "preemptions %" PRIu32 ": latency mean %s us, p99 %s us, max %s us\n", r->preemption_count,
             cell(a, r->preemption_latency_us.mean, 1), cell(b, r->preemption_latency_us.p99, 1),
             cell(c, r->preemption_latency_us.max, 1));
-    fprintf(out, "%-28s HQ reset %s us, DQ eviction %s us, CU kill %s us (mean, from the preemption)\n",
-            "preemption steps done at", cell(a, r->breakdown_us[0], 1), cell(b, r->breakdown_us[1], 1),
-            cell(c, r->breakdown_us[2], 1));
-  }
-  fprintf(out, "%-28s %s %% (rt %s %%, be %s %%)\n", "CU busy", cell(a, 100 * r->cu_busy_frac, 1),
-          cell(b, 100 * r->cu_busy_frac_rt, 1), cell(c, 100 * r->cu_busy_frac_be, 1));
+  fprintf(out, "CU busy %s (rt %s, be %s)\n", cell(a, r->cu_busy_frac, 3), cell(b, r->cu_busy_frac_rt, 3),
+          cell(c, r->cu_busy_frac_be, 3));
+  if (r->rt_kernels_padded > 0)
+    fprintf(out, "padding: %" PRIu32 " of %" PRIu64 " RT kernels padded, overhead p50 %s p99 %s us, padded BE CU busy %s\n",
+            r->rt_kernels_padded, r->rt_kernels, cell(a, r->rt_overhead_us.p50, 2), cell(b, r->rt_overhead_us.p99, 2),
+            cell(c, r->cu_busy_frac_be_padded, 3));
+  table_expects(r, out);
 }
 
 /* ---- Violations ----------------------------------------------------------------------------- */

@@ -49,6 +49,14 @@ typedef struct atoll_report {
   uint64_t restored_kernels;
   double wasted_gpu_us, restore_us; /* totals */
   double cu_busy_frac, cu_busy_frac_rt, cu_busy_frac_be;
+  double cu_busy_frac_be_padded; /* the part of cu_busy_frac_be with padded BE blocks resident */
+  /* Padding (REEF Fig. 27): RT kernels completed in the window, how many ran in padded launches,
+   * and those kernels' overhead (padded launch time less the kernel's time alone) in us and in
+   * percent of the time alone; rt_overhead_cdf_us[i] is the overhead's (5 x i)-th percentile. */
+  uint64_t rt_kernels;
+  uint32_t rt_kernels_padded;
+  atoll_stats rt_overhead_us, rt_overhead_pct;
+  double rt_overhead_cdf_us[21];
   atoll_expect_verdict *verdicts; /* per scenario expect */
   bool all_hold;
 } atoll_report;

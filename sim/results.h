@@ -33,6 +33,12 @@ typedef struct atoll_preemption_record {
   int64_t restore_ns;
 } atoll_preemption_record;
 
+/* One RT kernel that ran in a padded launch (REEF §5): the launch's time, from its first block to
+ * the end of its last part, and the RT kernel's time alone on the same GPU. */
+typedef struct atoll_pad_sample {
+  int64_t launch_ns, alone_ns;
+} atoll_pad_sample;
+
 typedef struct atoll_run_results {
   const atoll_scenario *scenario;
   const char *mode;            /* "sim" or "native" */
@@ -47,6 +53,12 @@ typedef struct atoll_run_results {
   uint32_t cus;
   uint64_t events;             /* device events processed */
   uint64_t rt_beside_be;       /* RT block placements while BE blocks were resident (sim only) */
+  /* Padding, over the window: CU-time with padded BE blocks resident (part of cu_busy_be_ns), RT
+   * kernels completed, and one sample per RT kernel that ran padded. */
+  int64_t cu_busy_be_padded_ns;
+  uint64_t rt_kernels;
+  atoll_pad_sample *pad_samples;
+  uint32_t n_pad_samples;
   double wall_s;               /* wall-clock time of the run */
 } atoll_run_results;
 

@@ -264,6 +264,16 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
   atoll_simdev_finish(r.dev, s->duration_ns, &res->cu_busy_ns, &res->cu_busy_rt_ns, &res->cu_busy_be_ns);
   atoll_timeline_finish(&r.tl, s->duration_ns);
   res->rt_beside_be = atoll_simdev_rt_beside_be(r.dev);
+  atoll_simdev_padding_stats pad;
+  atoll_simdev_padding(r.dev, &pad);
+  res->cu_busy_be_padded_ns = pad.busy_padded_ns;
+  res->rt_kernels = pad.rt_kernels;
+  if (pad.n_samples && (res->pad_samples = malloc(pad.n_samples * sizeof *pad.samples)) != NULL) {
+    memcpy(res->pad_samples, pad.samples, pad.n_samples * sizeof *pad.samples);
+    res->n_pad_samples = pad.n_samples;
+  } else if (pad.n_samples) {
+    r.oom = 1;
+  }
   res->events = r.evq.processed;
   rc = r.oom ? ATOLL_ENOMEM : 0;
   runner_free(&r);
@@ -327,6 +337,8 @@ void atoll_sim_results_free(atoll_run_results *res) {
   free(res->clients);
   free(res->standalone_ns);
   free(res->preemptions);
+  free(res->pad_samples);
+  res->pad_samples = NULL;
   res->clients = NULL;
   res->standalone_ns = NULL;
   res->preemptions = NULL;

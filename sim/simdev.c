@@ -116,6 +116,15 @@ struct atoll_simdev {
   int64_t killed_ns;  /* GPU time of killed kernels: their run time until the kill */
   uint32_t killed_kernels;
   uint64_t rt_beside_be; /* RT block placements while some unpadded BE block was resident */
+  /* Padding figures (REEF Figs. 24 and 27), over the window: CUs holding padded BE blocks and
+   * their CU-time, RT kernels completed, and for each padded one its overhead (the padded launch's
+   * time less the RT kernel's time alone, cached per op in alone_ns; 0 = not yet computed). */
+  uint32_t res_pad[MAX_CUS], pad_cus;
+  int64_t busy_pad;
+  uint64_t rt_kernels;
+  atoll_pad_sample *pad_samples;
+  uint32_t n_pad_samples, cap_pad_samples;
+  int64_t **alone_ns;
   pad_rec *pads;
   uint32_t n_pads, cap_pads;
   int32_t hidden_free[MAX_HIDDEN];
@@ -148,12 +157,18 @@ static void advance(atoll_simdev *d, int64_t now) {
   d->busy += len * d->busy_cus;
   d->busy_rt += len * d->rt_cus;
   d->busy_be += len * d->be_cus;
+  d->busy_pad += len * d->pad_cus;
   d->acc_ns = now;
 }
 
 /* Residency: a CU is busy while any block is resident, RT-busy while an RT block is, BE-busy while
  * a BE block is; only the counts of such CUs change here. */
 static void residency(atoll_simdev *d, uint32_t cu, bool rt, bool padding, int32_t delta) {
+  if (!rt && padding) {
+    uint32_t before = d->res_pad[cu];
+    d->res_pad[cu] = (uint32_t)((int32_t)before + delta);
+    d->pad_cus += (before == 0 && d->res_pad[cu] > 0) - (before > 0 && d->res_pad[cu] == 0);
+  }
   if (!rt && !padding) {
     uint32_t before = d->res_unpadded_be[cu];
     d->res_unpadded_be[cu] = (uint32_t)((int32_t)before + delta);
@@ -475,11 +490,33 @@ static void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry
                    now - st->start_ns, args);
 }
 
+/* An RT kernel that started in the window completed: counted, and when it ran padded its
+ * overhead against its time alone is recorded. */
+static void note_rt_kernel(atoll_simdev *d, const stream *st, const entry *e, int64_t now) {
+  if (!e->cmd.rt || !st->kt || st->kt->is_copy || st->start_ns < d->win0 || now > d->win1)
+    return;
+  d->rt_kernels++;
+  if (st->pad < 0)
+    return;
+  int64_t *alone = &d->alone_ns[e->cmd.model][e->cmd.op];
+  if (*alone == 0)
+    *alone = atoll_kernel_alone_ns(d->g, d->timing[e->cmd.model] + e->cmd.op);
+  if (d->n_pad_samples == d->cap_pad_samples) {
+    uint32_t cap = d->cap_pad_samples ? d->cap_pad_samples * 2 : 256;
+    atoll_pad_sample *ns = realloc(d->pad_samples, cap * sizeof *ns);
+    if (!ns)
+      return; /* a figure, not the run: a sample lost to memory is not worth failing it */
+    d->pad_samples = ns, d->cap_pad_samples = cap;
+  }
+  d->pad_samples[d->n_pad_samples++] = (atoll_pad_sample){.launch_ns = now - st->start_ns, .alone_ns = *alone};
+}
+
 static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   stream *st = &d->streams[sidx];
   entry e = *head_of(st);
   release_waiting_evictions(d, st);
   trace_kernel(d, sidx, st, &e, now);
+  note_rt_kernel(d, st, &e, now);
   if (st->pad >= 0)
     d->pads[st->pad].live = 0;
   st->pad = -1;
@@ -994,18 +1031,20 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   d->win0 = cfg->window_start_ns, d->win1 = cfg->window_end_ns;
   d->engine_free_ns = calloc(s->gpu.copy_engines, sizeof *d->engine_free_ns);
   d->timing = calloc(s->n_models, sizeof *d->timing);
+  d->alone_ns = calloc(s->n_models, sizeof *d->alone_ns);
   /* Every policy makes at most one stream per client (plus none for RT in REEF's layout). */
   d->cap_streams = s->n_clients + 1 + MAX_HIDDEN;
   d->streams = calloc(d->cap_streams, sizeof *d->streams);
   d->pending = calloc(d->cap_streams, sizeof *d->pending);
-  if (!d->engine_free_ns || !d->timing || !d->streams || !d->pending) {
+  if (!d->engine_free_ns || !d->timing || !d->alone_ns || !d->streams || !d->pending) {
     atoll_simdev_destroy(d);
     return ATOLL_ENOMEM;
   }
   for (uint32_t m = 0; m < s->n_models; m++) {
     const atoll_model *md = &s->models[m].model;
     d->timing[m] = calloc(md->n_ops, sizeof **d->timing);
-    if (!d->timing[m]) {
+    d->alone_ns[m] = calloc(md->n_ops, sizeof **d->alone_ns);
+    if (!d->timing[m] || !d->alone_ns[m]) {
       atoll_simdev_destroy(d);
       return ATOLL_ENOMEM;
     }
@@ -1034,6 +1073,11 @@ void atoll_simdev_finish(atoll_simdev *d, int64_t now, int64_t *busy, int64_t *b
   *busy = d->busy, *busy_rt = d->busy_rt, *busy_be = d->busy_be;
 }
 
+void atoll_simdev_padding(const atoll_simdev *d, atoll_simdev_padding_stats *out) {
+  *out = (atoll_simdev_padding_stats){.busy_padded_ns = d->busy_pad, .rt_kernels = d->rt_kernels,
+                                      .samples = d->pad_samples, .n_samples = d->n_pad_samples};
+}
+
 void atoll_simdev_destroy(atoll_simdev *d) {
   if (!d)
     return;
@@ -1043,6 +1087,11 @@ void atoll_simdev_destroy(atoll_simdev *d) {
   if (d->timing)
     for (uint32_t m = 0; m < d->s->n_models; m++)
       free(d->timing[m]);
+  if (d->alone_ns)
+    for (uint32_t m = 0; m < d->s->n_models; m++)
+      free(d->alone_ns[m]);
+  free(d->alone_ns);
+  free(d->pad_samples);
   free(d->timing);
   free(d->streams);
   free(d->pending);

@@ -30,6 +30,7 @@
 #include "atoll/scenario.h"
 #include "evq.h"
 #include "kernel_timing.h"
+#include "results.h"
 #include "sched.h"
 #include "simdev_hooks.h"
 #include "trace.h"
@@ -79,6 +80,16 @@ atoll_device atoll_simdev_device(atoll_simdev *d);
 void atoll_simdev_handle(atoll_simdev *d, uint64_t payload, int64_t now);
 /* Closes the busy-time books at `now`; fills the run's CU-time integrals. */
 void atoll_simdev_finish(atoll_simdev *d, int64_t now, int64_t *busy, int64_t *busy_rt, int64_t *busy_be);
+/* The padding figures over the window (call after atoll_simdev_finish): CU-time during which CUs
+ * held padded BE blocks (within the BE busy time), RT kernels that started in the window and
+ * completed, and one sample per padded one (the device owns the array). */
+typedef struct atoll_simdev_padding_stats {
+  int64_t busy_padded_ns;
+  uint64_t rt_kernels;
+  const atoll_pad_sample *samples;
+  uint32_t n_samples;
+} atoll_simdev_padding_stats;
+void atoll_simdev_padding(const atoll_simdev *d, atoll_simdev_padding_stats *out);
 /* Returns the marks and clears them for the next preemption. */
 void atoll_simdev_take_marks(atoll_simdev *d, atoll_simdev_marks *out);
 /* GPU time of killed kernels (run time until the kill) and how many, over the whole run. */
