@@ -3,13 +3,16 @@
 # As root it runs apt-get; otherwise it prints the apt-get line to run and fails.
 #   tools/install-deps.sh            build + test dependencies
 #   tools/install-deps.sh --extra P  also Debian packages P (e.g. for proofs or plots)
+#   tools/install-deps.sh --gpu      also the HIP compiler and runtime (ROCm 5.2, ~650 MB) for
+#                                    -DATOLL_HIP=ON; CUDA comes from NVIDIA's toolkit in /usr/local/cuda
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3 graphviz)
 while [ $# -gt 0 ]; do
   case "$1" in
     --extra) shift; packages+=($1) ;;
-    *) echo "usage: $0 [--extra 'PKG ...']" >&2; exit 2 ;;
+    --gpu) packages+=(hipcc libamdhip64-dev rocm-device-libs) ;;
+    *) echo "usage: $0 [--extra 'PKG ...'] [--gpu]" >&2; exit 2 ;;
   esac
   shift
 done
