@@ -836,10 +836,10 @@ static int model_width(const atoll_scenario *s) {
   return (int)(w > 20 ? 20 : w);
 }
 
-/* Latency columns: mean/p99/max in ms, then the same normalized. */
+/* Latency columns: mean/p99/max in ms, then the same normalized (x the standalone latency). */
 static void table_latency(FILE *out, const atoll_stats *lat_us, const atoll_stats *norm) {
   char a[32], b[32], c[32], d[32], e[32], f[32];
-  fprintf(out, " %9s %9s %9s %7s %7s %7s\n", cell(a, lat_us->mean / 1000.0, 3), cell(b, lat_us->p99 / 1000.0, 3),
+  fprintf(out, " %9s %9s %9s %8s %8s %8s\n", cell(a, lat_us->mean / 1000.0, 3), cell(b, lat_us->p99 / 1000.0, 3),
           cell(c, lat_us->max / 1000.0, 3), cell(d, norm->mean, 2), cell(e, norm->p99, 2), cell(f, norm->max, 2));
 }
 
@@ -847,8 +847,8 @@ static void table_clients(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
   int nw = name_width(s), mw = model_width(s);
   uint32_t rt_req = 0, rt_done = 0;
-  fprintf(out, "%-*s %-5s %-*s %8s %9s %9s %8s %9s %9s %9s %7s %7s %7s\n", nw, "client", "class", mw, "model",
-          "requests", "completed", "thr/s", "norm thr", "mean ms", "p99 ms", "max ms", "n.mean", "n.p99", "n.max");
+  fprintf(out, "%-*s %-5s %-*s %8s %9s %9s %8s %9s %9s %9s %8s %8s %8s\n", nw, "client", "class", mw, "model",
+          "requests", "completed", "req/s", "norm thr", "mean ms", "p99 ms", "max ms", "mean x", "p99 x", "max x");
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client *cl = &s->clients[c];
     const atoll_client_report *cr = &r->clients[c];
@@ -865,17 +865,54 @@ static void table_clients(const atoll_report *r, FILE *out) {
   table_latency(out, &r->rt_latency_us, &r->rt_norm_latency);
 }
 
+/* The unit a report field is in, for people: " us", " req/s", "x" (times the standalone
+ * latency), or none (counts, normalized throughputs, fractions). */
+static const char *field_unit(const char *field) {
+  if (!field)
+    return "";
+  if (strstr(field, "norm_latency"))
+    return "x";
+  if (strstr(field, "throughput_rps"))
+    return " req/s";
+  if (strstr(field, "_us"))
+    return " us";
+  return "";
+}
+
+/* A value for people: six significant digits, then its unit; "n/a" when undefined. */
+static const char *human(char buf[48], double v, const char *unit, bool sign) {
+  if (!isfinite(v))
+    return strcpy(buf, "n/a");
+  snprintf(buf, 48, sign ? "%+.6g%s" : "%.6g%s", v, unit);
+  return buf;
+}
+
+/* The bounds come first: whether they hold is what a scenario is run for. */
 static void table_expects(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
-  if (s->n_expects == 0)
+  if (s->n_expects == 0) {
+    fprintf(out, "bounds: none (the scenario has no expect:)\n");
     return;
-  fprintf(out, "expect:\n");
+  }
+  uint32_t held = 0;
+  int width = 0;
+  char text[160];
+  for (uint32_t e = 0; e < s->n_expects; e++) {
+    held += r->verdicts[e].holds;
+    int len = (int)strlen(expect_text(&s->expects[e], text, sizeof text));
+    width = len > width ? len : width;
+  }
+  if (held == s->n_expects)
+    fprintf(out, "bounds: all %" PRIu32 " hold\n", s->n_expects);
+  else
+    fprintf(out, "bounds: FAILED, %" PRIu32 " of %" PRIu32 " hold\n", held, s->n_expects);
   for (uint32_t e = 0; e < s->n_expects; e++) {
     const atoll_expect_verdict *v = &r->verdicts[e];
-    char text[160], val[32], margin[32];
-    fprintf(out, "  %s  %s  value %s  margin %s\n", v->holds ? "PASS" : "FAIL",
-            expect_text(&s->expects[e], text, sizeof text), isfinite(v->value) ? fmt_number(val, v->value) : "n/a",
-            isfinite(v->margin) ? fmt_number(margin, v->margin) : "n/a");
+    const char *unit = field_unit(s->expects[e].field);
+    char val[48], margin[48];
+    fprintf(out, "  %s  %-*s  value %s  margin %s\n", v->holds ? "PASS" : "FAIL", width,
+            expect_text(&s->expects[e], text, sizeof text), human(val, v->value, unit, false),
+            human(margin, v->margin, unit, true));
   }
 }
 
@@ -886,19 +923,25 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
           atoll_policy_name(s->policy.kind), s->gpu.name ? s->gpu.name : "-",
           fmt_number(a, (double)s->duration_ns / 1e6), fmt_number(b, (double)s->warmup_ns / 1e6),
           r->res->mode ? r->res->mode : "-");
+  table_expects(r, out);
   table_clients(r, out);
-  fprintf(out, "total normalized throughput %s\n", cell(a, r->total_norm_throughput, 3));
-  if (r->preemption_count > 0)
-    fprintf(out, "preemptions %" PRIu32 ": latency mean %s us, p99 %s us, max %s us\n", r->preemption_count,
+  fprintf(out, "(ms: end-to-end latency; x: latency / the model's standalone latency; norm thr: throughput / the\n"
+               " model's standalone throughput)\n");
+  fprintf(out, "%-28s %s\n", "total normalized throughput", cell(a, r->total_norm_throughput, 3));
+  if (r->preemption_count > 0) {
+    fprintf(out, "%-28s %" PRIu32 ": latency mean %s us, p99 %s us, max %s us\n", "preemptions", r->preemption_count,
             cell(a, r->preemption_latency_us.mean, 1), cell(b, r->preemption_latency_us.p99, 1),
             cell(c, r->preemption_latency_us.max, 1));
-  fprintf(out, "CU busy %s (rt %s, be %s)\n", cell(a, r->cu_busy_frac, 3), cell(b, r->cu_busy_frac_rt, 3),
-          cell(c, r->cu_busy_frac_be, 3));
+    fprintf(out, "%-28s HQ reset %s us, DQ eviction %s us, CU kill %s us (mean, from the preemption)\n",
+            "preemption steps done at", cell(a, r->breakdown_us[0], 1), cell(b, r->breakdown_us[1], 1),
+            cell(c, r->breakdown_us[2], 1));
+  }
+  fprintf(out, "%-28s %s %% (rt %s %%, be %s %%)\n", "CU busy", cell(a, 100 * r->cu_busy_frac, 1),
+          cell(b, 100 * r->cu_busy_frac_rt, 1), cell(c, 100 * r->cu_busy_frac_be, 1));
   if (r->rt_kernels_padded > 0)
-    fprintf(out, "padding: %" PRIu32 " of %" PRIu64 " RT kernels padded, overhead p50 %s p99 %s us, padded BE CU busy %s\n",
-            r->rt_kernels_padded, r->rt_kernels, cell(a, r->rt_overhead_us.p50, 2), cell(b, r->rt_overhead_us.p99, 2),
-            cell(c, r->cu_busy_frac_be_padded, 3));
-  table_expects(r, out);
+    fprintf(out, "%-28s %" PRIu32 " of %" PRIu64 " RT kernels; their overhead p50 %s us, p99 %s us; padded BE CU busy %s %%\n",
+            "padded launches", r->rt_kernels_padded, r->rt_kernels, cell(a, r->rt_overhead_us.p50, 2),
+            cell(b, r->rt_overhead_us.p99, 2), cell(c, 100 * r->cu_busy_frac_be_padded, 1));
 }
 
 /* ---- Violations ----------------------------------------------------------------------------- */
