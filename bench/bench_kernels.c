@@ -14,7 +14,11 @@
  * AK_KILLED (the wait for the next preemption point, plus the cache-line transfer). Then each
  * native model's reference run is timed.
  *
- *   bench_kernels [ROUNDS]        (default 31) */
+ *   bench_kernels [ROUNDS]        (default 31)
+ *   bench_kernels --one CASE points|null|none
+ *       runs one launch of case CASE (0-based, in the printed order) in one build: for instruction
+ *       counts under callgrind (bench/kernel_instructions.sh), which the machine's load does not
+ *       disturb. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,14 +201,16 @@ static void bench_models(int rounds) {
         exit(1);
       ms[r] = (double)(now_ns() - t0) / 1e6;
     }
-    printf("  %-12s %2u kernels  %8.3f ms\n", m->name, kernels, median(ms, rounds));
+    double med = median(ms, rounds); /* sorts ms */
+    printf("  %-12s %2u kernels  median %8.3f ms  fastest %8.3f ms\n", m->name, kernels, med, ms[0]);
     free(ms);
     atoll_nmodel_free_host(m, t);
   }
 }
 
 int main(int argc, char **argv) {
-  int rounds = argc > 1 ? atoi(argv[1]) : 31;
+  int one = argc == 4 && strcmp(argv[1], "--one") == 0;
+  int rounds = argc > 1 && !one ? atoi(argv[1]) : 31;
   if (rounds < 1)
     rounds = 1;
   bench_case cases[] = {
@@ -225,6 +231,21 @@ int main(int argc, char **argv) {
   };
   const int n = (int)(sizeof cases / sizeof cases[0]);
   const volatile uint32_t kill = 0;
+  if (one) {
+    int c = atoi(argv[2]);
+    if (c < 0 || c >= n)
+      return 2;
+    if (strcmp(argv[3], "points") == 0)
+      time_launch(ak_run_block, &cases[c], &kill);
+    else if (strcmp(argv[3], "null") == 0)
+      time_launch(ak_run_block, &cases[c], NULL);
+    else if (strcmp(argv[3], "none") == 0)
+      time_launch(ak_run_block_nopp, &cases[c], NULL);
+    else
+      return 2;
+    printf("%s\n", cases[c].name);
+    return 0;
+  }
   double *tp = malloc((size_t)rounds * sizeof *tp), *tn = malloc((size_t)rounds * sizeof *tn);
   double *tz = malloc((size_t)rounds * sizeof *tz), *ratio = malloc((size_t)rounds * sizeof *ratio);
   double *ratio_null = malloc((size_t)rounds * sizeof *ratio_null);

@@ -57,9 +57,10 @@ int atoll__nmodel_write_profile(const atoll_nmodel *m, const atoll_nmodel_times 
                                 FILE *out);
 
 /* Single-thread CPU times of every kernel op and version: each launch (all blocks on the calling
- * thread, CPU kernel library) is run `repeats` times and the median kept; block time is the launch
- * time over the grid (one core = one CU at occupancy 1). vt must hold n_ops * MAX_VERSIONS
- * entries. Also the median whole-model reference time. ATOLL_ENOMEM, ATOLL_EINVAL. */
+ * thread, CPU kernel library) is run `repeats` times and the fastest kept (on a shared machine the
+ * run least disturbed by other work); block time is the launch time over the grid (one core = one
+ * CU at occupancy 1). vt must hold n_ops * MAX_VERSIONS entries. Also the fastest whole-model
+ * reference run. ATOLL_ENOMEM, ATOLL_EINVAL. */
 int atoll__nmodel_measure_cpu(const atoll_nmodel *m, uint32_t repeats, atoll_nmodel_vtime *vt, int64_t *latency_ns);
 
 #endif

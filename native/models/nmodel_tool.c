@@ -106,7 +106,7 @@ static int profile(const atoll_nmodel *m, const char *gpu, uint32_t repeats, con
   char header[512];
   snprintf(header, sizeof header,
            "Native model '%s' (native/models), written by `atoll-nmodel profile %s --gpu %s`.\n"
-           "Times: single-thread CPU runs of each launch (median of %u), one core as one CU at occupancy 1.\n"
+           "Times: single-thread CPU runs of each launch (fastest of %u), one core as one CU at occupancy 1.\n"
            "Idempotence: idem_checker's group search on the model's own memory-access trace.\n"
            "`atoll native --profile` rewrites this with times measured on the native device.",
            m->name, m->name, gpu, repeats);
@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "run") == 0)
     return run(m, repeats ? repeats : 21);
   if (strcmp(cmd, "profile") == 0)
-    return profile(m, gpu, repeats ? repeats : 11, out);
+    return profile(m, gpu, repeats ? repeats : 21, out);
   if (strcmp(cmd, "trace") == 0) {
     FILE *f = open_out(out);
     if (!f) {

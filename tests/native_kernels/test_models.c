@@ -4,6 +4,7 @@
  * re-running from its idempotent group entry gives the uninterrupted output bit for bit. Then the
  * profile writer: the profile loads back, says `native:`, and carries the same idempotence. */
 #include <math.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -222,6 +223,54 @@ static void inplace_restore_needs_the_group_entry(void **state) {
   free(idem), free(entry);
 }
 
+/* Threads that look the models up for the first time together and run their references at once
+ * (as the CPU back-end's workers run kernels side by side): the same bits as a lone run. Under
+ * TSan this also shows the library keeps no shared mutable state. */
+typedef struct worker {
+  uint32_t model;
+  float *out; /* the model's output, copied */
+  int rc;
+} worker;
+
+static void *run_worker(void *p) {
+  worker *w = p;
+  const atoll_nmodel *m = atoll_nmodel_at(w->model);
+  void **t = m ? atoll_nmodel_alloc_host(m) : NULL;
+  w->rc = -1;
+  if (t) {
+    m->make_input(11, t[m->input]);
+    w->rc = atoll_nmodel_run_reference(m, t);
+    w->out = malloc(m->tensors[m->output].bytes);
+    if (w->out)
+      memcpy(w->out, t[m->output], m->tensors[m->output].bytes);
+    atoll_nmodel_free_host(m, t);
+  }
+  return NULL;
+}
+
+static void concurrent_runs_agree(void **state) {
+  (void)state;
+  enum { PER_MODEL = 2, MODELS = 3 };
+  worker w[PER_MODEL * MODELS];
+  pthread_t th[PER_MODEL * MODELS];
+  for (uint32_t i = 0; i < PER_MODEL * MODELS; i++) {
+    w[i] = (worker){.model = i % MODELS};
+    assert_int_equal(pthread_create(&th[i], NULL, run_worker, &w[i]), 0);
+  }
+  for (uint32_t i = 0; i < PER_MODEL * MODELS; i++)
+    assert_int_equal(pthread_join(th[i], NULL), 0);
+  for (uint32_t i = 0; i < PER_MODEL * MODELS; i++) {
+    const atoll_nmodel *m = atoll_nmodel_at(w[i].model);
+    assert_int_equal(w[i].rc, 0);
+    assert_non_null(w[i].out);
+    run_state s = fresh(m, 11);
+    assert_int_equal(atoll_nmodel_run_reference(m, s.t), 0);
+    nk_assert_same(w[i].out, output(&s), out_n(m), "output of a concurrent run");
+    done(&s);
+    free(w[i].out);
+  }
+}
+
 static void bad_op_or_version_is_refused(void **state) {
   (void)state;
   const atoll_nmodel *m = atoll_nmodel_find("cnn");
@@ -315,6 +364,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(classifier_outputs_are_distributions),
       cmocka_unit_test(every_version_gives_the_same_bits),
       cmocka_unit_test(inplace_restore_needs_the_group_entry),
+      cmocka_unit_test(concurrent_runs_agree),
       cmocka_unit_test(bad_op_or_version_is_refused),
       cmocka_unit_test(profile_loads_back_with_native_and_idempotence),
       cmocka_unit_test(profile_without_times_is_refused),
