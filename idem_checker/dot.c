@@ -51,7 +51,7 @@ static int collect_edges(const idem_trace *t, edges *es) {
   s.dep_ctx = es;
   uint32_t entry;
   for (uint32_t i = 0; i < t->n_ops && rc == ATOLL_OK; i++)
-    rc = idem_sweep_op(&s, &t->acc[t->ops[i].first], t->ops[i].n_acc, &entry);
+    rc = idem_sweep_op(&s, idem_op_accesses(t, i), t->ops[i].n_acc, &entry);
   idem_sweep_free(&s);
   if (rc == ATOLL_OK)
     rc = es->rc;

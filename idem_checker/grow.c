@@ -51,7 +51,7 @@ static int build_sets(const idem_trace *t, op_sets *o) {
   if (!o->at && rc == ATOLL_OK)
     rc = ATOLL_ENOMEM;
   for (uint32_t i = 0; i < t->n_ops && rc == ATOLL_OK; i++) {
-    rc = idem_norm_op(&nm, &t->acc[t->ops[i].first], t->ops[i].n_acc);
+    rc = idem_norm_op(&nm, idem_op_accesses(t, i), t->ops[i].n_acc);
     for (int k = 0; k < 3; k++)
       idem_ivbuf_clear(&s[k]);
     const idem_rlist *fr[] = {&nm.read_only, &nm.in_place};

@@ -171,7 +171,7 @@ int idem_search(const idem_trace *t, uint32_t *entry) {
   idem_sweep s;
   int rc = idem_sweep_init(&s);
   for (uint32_t i = 0; i < t->n_ops && rc == ATOLL_OK; i++)
-    rc = idem_sweep_op(&s, &t->acc[t->ops[i].first], t->ops[i].n_acc, &entry[i]);
+    rc = idem_sweep_op(&s, idem_op_accesses(t, i), t->ops[i].n_acc, &entry[i]);
   idem_sweep_free(&s);
   return rc;
 }

@@ -57,4 +57,10 @@ int idem_trace_reserve(idem_trace *t, uint32_t n_ops, size_t n_acc);
 
 const char *idem_op_kind_name(idem_op_kind k); /* "kernel", "memcpy", "memset" */
 
+/* Op i's accesses (n_acc of them), or NULL when it has none: a trace whose ops access nothing has
+ * no access array, and no pointer may be formed into a missing array. */
+static inline const idem_access *idem_op_accesses(const idem_trace *t, uint32_t i) {
+  return t->ops[i].n_acc ? &t->acc[t->ops[i].first] : NULL;
+}
+
 #endif

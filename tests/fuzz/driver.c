@@ -64,7 +64,8 @@ static int run_dir(const char *dir, unsigned *count) {
     snprintf(names[n++], len, "%s/%s", dir, e->d_name);
   }
   closedir(dp);
-  qsort(names, n, sizeof *names, by_name);
+  if (n)
+    qsort(names, n, sizeof *names, by_name);
   int bad = 0;
   for (size_t i = 0; i < n; i++) {
     struct stat st;
