@@ -7,7 +7,7 @@
 #                                    -DATOLL_HIP=ON; CUDA comes from NVIDIA's toolkit in /usr/local/cuda
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3 graphviz)
+packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3 graphviz python3-matplotlib)
 while [ $# -gt 0 ]; do
   case "$1" in
     --extra) shift; packages+=($1) ;;

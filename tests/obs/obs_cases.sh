@@ -130,7 +130,7 @@ case $case_name in
     "$atoll" sim "$DISB_A" --policy rt-only "${SHORT[@]}" --trace "$tmp/t0.json" >/dev/null 2>&1
     expect_rc 0 "$src/tools/plot" reports "$tmp/r.json" -o "$tmp/rep.png"
     expect_rc 0 "$src/tools/plot" latency-cdf "$tmp/t.json" -o "$tmp/cdf.png"
-    expect_rc 0 "$src/tools/plot" rt-overhead "$tmp/t0.json" "$tmp/t.json" -o "$tmp/ovh.png"
+    expect_rc 0 "$src/tools/plot" rt-overhead --alone "$tmp/t0.json" "$tmp/t.json" -o "$tmp/ovh.png"
     grep -Eq 'RT kernels, [0-9.]+% not slower' "$tmp/.stdout" || fail "rt-overhead summary: $(cat "$tmp/.stdout")"
     expect_rc 0 "$src/tools/plot" timeline "$tmp/t.json" --start 0 --end 20 -o "$tmp/tl.png"
     for f in fig15 xy rep cdf ovh tl; do
