@@ -54,7 +54,6 @@ void st_begin(st_dev *d);
 uint64_t st_tag(const st_dev *d, uint32_t index);
 /* Waits until `n` completions of this experiment arrived. 0, or -1 on timeout (reported). */
 int st_wait(st_dev *d, uint32_t n);
-bool st_is_done(st_dev *d, uint32_t index);
 int64_t st_now_ns(void);
 
 /* Prints a check's outcome; counts failures. Returns ok. */

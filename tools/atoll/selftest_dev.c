@@ -79,13 +79,6 @@ void st_begin(st_dev *d) {
 
 uint64_t st_tag(const st_dev *d, uint32_t index) { return (uint64_t)d->epoch << 32 | index; }
 
-bool st_is_done(st_dev *d, uint32_t index) {
-  pthread_mutex_lock(&d->mu);
-  bool done = d->done[index] != 0;
-  pthread_mutex_unlock(&d->mu);
-  return done;
-}
-
 int st_wait(st_dev *d, uint32_t n) {
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
