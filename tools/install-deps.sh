@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Installs what atoll needs to build and test on Debian 12, and nothing that is already there.
 # As root it runs apt-get; otherwise it prints the apt-get line to run and fails.
-#   tools/install-deps.sh            build + test dependencies
+#   tools/install-deps.sh            build + test dependencies (valgrind: the memcheck smoke tests)
 #   tools/install-deps.sh --extra P  also Debian packages P (e.g. for proofs or plots)
+#   tools/install-deps.sh --fuzz     also clang and its libFuzzer runtime, for tools/fuzz
 #   tools/install-deps.sh --gpu      also the HIP compiler and runtime (ROCm 5.2, ~650 MB) for
 #                                    -DATOLL_HIP=ON; CUDA comes from NVIDIA's toolkit in /usr/local/cuda
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3 graphviz python3-matplotlib)
+packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3 graphviz python3-matplotlib valgrind)
 while [ $# -gt 0 ]; do
   case "$1" in
     --extra) shift; packages+=($1) ;;
     --gpu) packages+=(hipcc libamdhip64-dev rocm-device-libs) ;;
-    *) echo "usage: $0 [--extra 'PKG ...'] [--gpu]" >&2; exit 2 ;;
+    --fuzz) packages+=(clang libclang-rt-dev) ;;
+    *) echo "usage: $0 [--extra 'PKG ...'] [--gpu] [--fuzz]" >&2; exit 2 ;;
   esac
   shift
 done
