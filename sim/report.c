@@ -743,6 +743,12 @@ int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) 
   if (r->rt_kernels_padded > 0)
     json_padding(&w, r);
   json_expects(&w, r);
+  if (r->res->verified) {
+    jw_open(&w, "verify", "{", true);
+    jw_uint(&w, "requests", r->res->verify_requests);
+    jw_uint(&w, "mismatches", r->res->verify_mismatches);
+    jw_close(&w, "}");
+  }
   if (include_run)
     json_run(&w, r);
   jw_close(&w, "}");
@@ -942,6 +948,9 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
     fprintf(out, "%-28s %" PRIu32 " of %" PRIu64 " RT kernels; their overhead p50 %s us, p99 %s us; padded BE CU busy %s %%\n",
             "padded launches", r->rt_kernels_padded, r->rt_kernels, cell(a, r->rt_overhead_us.p50, 2),
             cell(b, r->rt_overhead_us.p99, 2), cell(c, 100 * r->cu_busy_frac_be_padded, 1));
+  if (r->res->verified)
+    fprintf(out, "verify: %" PRIu32 " requests compared with the uninterrupted reference, %" PRIu32 " mismatches\n",
+            r->res->verify_requests, r->res->verify_mismatches);
 }
 
 /* ---- Violations ----------------------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #ifndef ATOLL_SIM_RESULTS_H
 #define ATOLL_SIM_RESULTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "atoll/scenario.h"
@@ -60,6 +61,10 @@ typedef struct atoll_run_results {
   atoll_pad_sample *pad_samples;
   uint32_t n_pad_samples;
   double wall_s;               /* wall-clock time of the run */
+  /* Native runs with --verify: completed requests whose output was compared bit for bit with the
+   * uninterrupted reference, and how many differed. */
+  bool verified;
+  uint32_t verify_requests, verify_mismatches;
 } atoll_run_results;
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,8 @@ struct cpu_dev {
   pthread_t cp;
   uint8_t cp_running, stop;
   uint32_t killing;    /* killed launches with blocks still running */
+  uint64_t next_ticket; /* report batches, in the order they were collected (flush) */
+  atomic_ullong serving;
   uint32_t rr;         /* rotation among equal-priority launches */
   /* CU time: resident counts per CU and when each last became non-zero. */
   struct timespec t0;
@@ -121,13 +124,20 @@ static void note(notes *n, uint64_t tag, uint8_t status) {
   }
 }
 
-/* Reports what was collected; called with the mutex held, releases it around the callbacks. */
+/* Reports what was collected; called with the mutex held, releases it around the callbacks.
+ * Several threads report (workers, the CP, a reset), so each batch takes a ticket while the mutex
+ * still orders them and waits for its turn: callbacks arrive in the order the device decided
+ * things, which keeps each queue's completions in submission order (backend.h). A turn is short:
+ * the runtime's callbacks only append to its inbox. */
 static void flush(cpu_dev *d, notes *n) {
   if (n->n == 0)
     return;
   notes local = *n;
   n->n = 0;
+  uint64_t ticket = d->next_ticket++;
   pthread_mutex_unlock(&d->mu);
+  while (atomic_load_explicit(&d->serving, memory_order_acquire) != ticket)
+    sched_yield();
   for (uint32_t i = 0; i < local.n; i++) {
     if (local.status[i] == 0xff) {
       if (d->cfg.on_start)
@@ -136,6 +146,7 @@ static void flush(cpu_dev *d, notes *n) {
       d->cfg.on_complete(d->cfg.ctx, local.tag[i], (atoll_ndone_status)local.status[i]);
     }
   }
+  atomic_store_explicit(&d->serving, ticket + 1, memory_order_release);
   pthread_mutex_lock(&d->mu);
 }
 
@@ -165,15 +176,42 @@ static void active_remove(cpu_dev *d, launch *l) {
 
 /* The launch leaves the device: its queue may dispatch the next one. Parts not reported yet are
  * reported with the launch's status, before the launch itself (backend.h). */
+static int is_kernel(const launch *l) { return l->kind == ATOLL_NL_KERNEL || l->kind == ATOLL_NL_PADDED; }
+
+/* The CP's dispatch of a kernel: it goes on the active list, where free slots claim its blocks. */
+static void activate(cpu_dev *d, launch *l) {
+  l->active = 1;
+  l->anext = d->active;
+  d->active = l;
+  pthread_cond_broadcast(&d->work_cv);
+}
+
+/* Takes q's head as its current launch. */
+static launch *pop_head(cpu_queue *q) {
+  launch *l = q->head;
+  q->head = l->next;
+  if (!q->head)
+    q->tail = NULL;
+  q->cur = l;
+  return l;
+}
+
 static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
+  cpu_queue *q = l->q;
   active_remove(d, l);
-  l->q->cur = NULL;
+  q->cur = NULL;
   for (uint32_t i = 1; i < l->n_ranges; i++)
     if (!l->r[i].reported)
       note(n, l->r[i].tag, (uint8_t)st);
   note(n, l->tag, (uint8_t)st);
   free(l);
-  pthread_cond_signal(&d->cp_cv);
+  /* A kernel queued behind it is dispatched here, by the thread that completed this launch (it
+   * holds the device already): the CP's step, without waiting for the CP thread to wake, so a
+   * queue's kernels follow each other as closely as on a GPU. Copies stay with the CP thread. */
+  if (q->head && is_kernel(q->head))
+    activate(d, pop_head(q));
+  else
+    pthread_cond_signal(&d->cp_cv);
 }
 
 static int all_finished(const launch *l) {
@@ -184,9 +222,6 @@ static int all_finished(const launch *l) {
 }
 
 /* --- the command processor --- */
-
-static int is_kernel(const launch *l) { return l->kind == ATOLL_NL_KERNEL || l->kind == ATOLL_NL_PADDED; }
-
 /* Dispatches every queue's head whose previous launch has completed: high priority first. Copies
  * are done here, with the mutex released. Returns whether anything was dispatched. */
 static int cp_step(cpu_dev *d, notes *n) {
@@ -196,17 +231,10 @@ static int cp_step(cpu_dev *d, notes *n) {
       cpu_queue *q = d->queues[i];
       if ((q->priority > 0) != (level == 1) || q->cur || !q->head)
         continue;
-      launch *l = q->head;
-      q->head = l->next;
-      if (!q->head)
-        q->tail = NULL;
-      q->cur = l;
+      launch *l = pop_head(q);
       did = 1;
       if (is_kernel(l)) {
-        l->active = 1;
-        l->anext = d->active;
-        d->active = l;
-        pthread_cond_broadcast(&d->work_cv);
+        activate(d, l);
         continue;
       }
       /* A copy or memset: its prologue is the same flag test, then the copy engine's work. */

@@ -13,7 +13,7 @@
 
 #include "backend.h"
 
-enum { ATOLL_NCPU_MAX_CUS = 64, ATOLL_NCPU_DEFAULT_SLOTS = 2 };
+enum { ATOLL_NCPU_MAX_CUS = 64, ATOLL_NCPU_DEFAULT_SLOTS = 1 };
 
 const atoll_nbackend_ops *atoll_ncpu_backend(void);
 

@@ -35,14 +35,14 @@ static int try_load(const char *path, const atoll_nbackend_ops **ops, char *err,
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
-    snprintf(err, err_len, "%s", why ? why : path);
+    snprintf(err, err_len, "%.400s", why ? why : path);
     return ATOLL_ENODEV;
   }
   module_fn fn;
   *(void **)&fn = dlsym(h, ATOLL_NBACKEND_MODULE_SYMBOL);
   const atoll_nbackend_ops *o = fn ? fn() : NULL;
   if (!o) {
-    snprintf(err, err_len, "%s: no %s entry point", path, ATOLL_NBACKEND_MODULE_SYMBOL);
+    snprintf(err, err_len, "%.400s: no %s entry point", path, ATOLL_NBACKEND_MODULE_SYMBOL);
     dlclose(h);
     return ATOLL_ENODEV;
   }
@@ -79,7 +79,7 @@ int atoll_nbackend_lookup(const char *name, const atoll_nbackend_ops **ops, char
       continue;
     if (try_load(path, ops, first_err, sizeof first_err) == 0)
       return 0;
-    snprintf(err, err_len, "%s", first_err);
+    snprintf(err, err_len, "%.500s", first_err);
     return ATOLL_ENODEV; /* the module exists but does not load: its own error says why */
   }
   snprintf(err, err_len,

@@ -35,7 +35,7 @@ static nrt_stream *stream_of(atoll_nrt *r, uint32_t sid) { return sid < r->n_str
 static inflight *rec_of(nrt_stream *s, uint64_t seq) { return &s->rec[seq & (s->rec_cap - 1)]; }
 
 static uint32_t pow2_above(uint32_t n) {
-  uint32_t p = 64;
+  uint32_t p = 1024; /* also the history the execution index can name (dev_exec_index) */
   while (p <= n)
     p *= 2;
   return p;
@@ -45,7 +45,8 @@ static uint32_t pow2_above(uint32_t n) {
 
 static void post_done(atoll_nrt *r, nrt_stream *s, const inflight *f, atoll_ndone_status status, int64_t now) {
   atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_DONE, .status = (uint8_t)status, .rt = f->rt, .stream = s->index,
-                        .a = f->model, .b = f->op, .tag = f->core_tag, .at_ns = now, .start_ns = f->start_ns};
+                        .a = f->model, .b = f->op, .tag = f->core_tag, .at_ns = now, .start_ns = f->start_ns,
+                        .seq = f->seq};
   atoll_nrt_post(r, &ev);
 }
 
@@ -130,7 +131,7 @@ void atoll__nrt_on_start(void *ctx, uint64_t tag) {
   pthread_mutex_unlock(&s->mu);
   if (!live)
     return;
-  atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_START, .stream = s->index, .tag = core_tag, .at_ns = now};
+  atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_START, .stream = s->index, .tag = core_tag, .at_ns = now, .seq = seq};
   atoll_nrt_post(r, &ev);
 }
 
@@ -164,7 +165,6 @@ void atoll__nrt_on_complete(void *ctx, uint64_t tag, atoll_ndone_status status) 
     atoll__nrt_set_failure(r, ATOLL_EINVAL);
   s->in_flight -= (uint32_t)(seq - s->done_seq);
   s->done_seq = seq;
-  s->last_done_tag = f.core_tag;
   int drained = 0;
   if (s->flag_on && seq >= s->flag_seq) {
     /* The last launch that was in flight when the flag was set has left: nothing made after the
@@ -379,7 +379,8 @@ static int dev_set_dq_capacity(void *ctx, uint32_t sid, uint32_t capacity) {
     if (!nr) {
       rc = ATOLL_ENOMEM;
     } else {
-      for (uint64_t q = s->done_seq + 1; q <= s->next_seq; q++)
+      uint64_t from = s->next_seq >= s->rec_cap ? s->next_seq - s->rec_cap + 1 : 1;
+      for (uint64_t q = from; q <= s->next_seq; q++)
         nr[q & (need - 1)] = *rec_of(s, q);
       free(s->rec);
       s->rec = nr;
@@ -404,13 +405,21 @@ static int dev_exec_index(void *ctx, uint32_t sid, uint64_t *tag) {
     return rc;
   uint64_t seq = nrt_tag_seq(btag);
   pthread_mutex_lock(&s->mu);
-  if (seq > s->done_seq && seq <= s->next_seq)
-    *tag = rec_of(s, seq)->core_tag;
-  else if (seq == s->done_seq && seq > 0)
-    *tag = s->last_done_tag;
+  /* Records outlive their launches until rec_cap later launches reuse them: the core reads the
+   * index twice in one preemption, and the named launch may have been killed in between. */
+  const inflight *f = seq >= 1 && seq <= s->next_seq && s->next_seq - seq < s->rec_cap ? rec_of(s, seq) : NULL;
+  if (f && f->seq == seq)
+    *tag = f->core_tag;
   else
-    rc = ATOLL_ENOENT; /* an older launch: long complete, it names nothing running */
+    rc = ATOLL_ENOENT; /* a launch so old that it names nothing running */
   pthread_mutex_unlock(&s->mu);
+  /* The core reads the index during a preemption and restarts at or before the launch it names.
+   * Launches before that one may have completed without the core having heard yet (their
+   * completions wait in the inbox); counted late, they would move the restart point past an
+   * idempotent group's entry while the interrupted in-place kernel has already changed its data.
+   * The restart point accounts for them, so their completions are withheld (docs/native.md). */
+  if (rc == 0 && seq > s->withhold_below)
+    s->withhold_below = seq;
   return rc;
 }
 
@@ -506,6 +515,8 @@ void atoll_nrt_stats_get(const atoll_nrt *r, atoll_nrt_stats *out) {
       .cu_resets = atomic_load(&m->st_cu_resets),
       .killed_gpu_ns = atomic_load(&m->st_killed_gpu_ns),
       .reset_cus_ns_total = atomic_load(&m->st_reset_ns),
+      .withheld = m->withheld,
+      .padded_parts = m->padded_parts,
   };
 }
 

@@ -70,6 +70,7 @@ typedef struct atoll_nrt_event {
   uint64_t tag;         /* the core's command tag */
   int64_t at_ns;        /* when it happened (runtime clock) */
   int64_t start_ns;     /* DONE: when the launch passed its prologue (-1: never) */
+  uint64_t seq;         /* START/DONE: the launch's sequence number on its stream (from 1) */
   void *ptr;            /* ARRIVAL/USER: the poster's */
 } atoll_nrt_event;
 
@@ -93,6 +94,8 @@ typedef struct atoll_nrt_stats {
   uint64_t cu_resets;
   int64_t killed_gpu_ns;      /* killed launches: their run time until the kill */
   int64_t reset_cus_ns_total; /* time spent inside the back-end's reset_cus */
+  uint64_t withheld;          /* completions superseded by a preemption's restart point */
+  uint64_t padded_parts;      /* BE parts of padded launches that ran to the end */
 } atoll_nrt_stats;
 
 typedef struct atoll_nrt_cfg {

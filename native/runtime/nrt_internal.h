@@ -62,13 +62,16 @@ typedef struct nrt_stream {
   hq_node *hq_head, *hq_tail;
   uint32_t hq_count;
   uint32_t dq_cap, in_flight;
-  inflight *rec;     /* rec_cap (a power of two, > every capacity set) records, by seq */
+  inflight *rec;     /* rec_cap (a power of two, > every capacity set) records, by seq; a
+                        record stays readable until rec_cap later launches reuse it */
   uint32_t rec_cap;
   uint64_t next_seq; /* the last transmitted launch (0: none yet) */
   uint64_t done_seq; /* the last completed one */
-  uint64_t last_done_tag;
   uint8_t flag_on;   /* the back-end's flag is set until launch flag_seq has completed */
   uint64_t flag_seq;
+  /* Scheduler thread only: completions of launches before this one, heard of after a preemption
+   * read the execution index, are withheld from the core (nrt_sched.c, device_event). */
+  uint64_t withhold_below;
   uint8_t stop;
   pthread_t tx;
   uint8_t tx_running;
@@ -102,6 +105,8 @@ struct atoll_nrt {
   struct atoll_heap timers; /* (at, sequence) -> cookie */
   uint64_t timer_seq;
   atoll_nrt_marks marks;
+  uint64_t withheld; /* completions withheld from the core (nrt_sched.c) */
+  uint64_t padded_parts; /* BE parts of padded launches that ran to the end */
 
   /* The GC thread. */
   pthread_t gc;

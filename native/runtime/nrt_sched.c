@@ -88,6 +88,10 @@ static void device_event(atoll_nrt *r, const atoll_nrt_event *ev) {
   case ATOLL_NRT_EV_DONE:
     switch ((atoll_ndone_status)ev->status) {
     case ATOLL_ND_OK:
+      if (ev->stream < r->n_streams && ev->seq < r->streams[ev->stream]->withhold_below) {
+        r->withheld++;
+        break; /* superseded by a preemption's restart point (nrt.c, dev_exec_index) */
+      }
       /* A back-end that cannot observe prologues reports no start: the completion is one. */
       if (c && ev->start_ns < 0)
         atoll_core_on_cmd_started(c, ev->stream, ev->tag, ev->at_ns);
@@ -108,6 +112,8 @@ static void device_event(atoll_nrt *r, const atoll_nrt_event *ev) {
     }
     break;
   case ATOLL_NRT_EV_PART_DONE:
+    if (ev->status == ATOLL_ND_OK)
+      r->padded_parts++;
     if (c && ev->status == ATOLL_ND_OK)
       atoll_core_on_blocks_done(c, ev->stream, ev->tag, ev->a, ev->at_ns);
     break;

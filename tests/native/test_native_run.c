@@ -1,0 +1,228 @@
+/* Whole native runs on the CPU back-end with --verify: every completed request's output equals the
+ * uninterrupted reference bit for bit, under every policy that preempts, in every phase a
+ * preemption can catch a task (commands still in the HQ, waiting in the DQ, running on the CUs),
+ * 10,000 times over; an in-place model restores from its idempotent group entry, and with a
+ * profile that hides the group (the in-place add marked idempotent) the same runs go wrong. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "atoll_test.h"
+#include "models/nmodel_profile.h"
+#include "native_fixture.h"
+#include "nrun.h"
+
+typedef struct outcome {
+  uint32_t requests[8], completed[8];
+  uint32_t preemptions, verified, mismatches;
+  atoll_native_info info;
+} outcome;
+
+static void run(fx_scenario *f, uint32_t cus, outcome *o) {
+  atoll_native_opts opts = fx_opts(f, cus);
+  atoll_run_results res;
+  char err[256];
+  memset(o, 0, sizeof *o);
+  int rc = atoll_native_run(&f->s, &opts, &res, &o->info, err, sizeof err);
+  if (rc)
+    fail_msg("native run: %s (%s)", atoll_strerror(rc), err);
+  for (uint32_t c = 0; c < f->s.n_clients; c++) {
+    o->requests[c] = res.clients[c].n;
+    for (uint32_t i = 0; i < res.clients[c].n; i++)
+      o->completed[c] += res.clients[c].req[i].done_ns >= 0;
+  }
+  o->preemptions = res.n_preemptions;
+  assert_true(res.verified);
+  o->verified = res.verify_requests;
+  o->mismatches = res.verify_mismatches;
+  atoll_native_results_free(&res);
+}
+
+static const fx_client rt_be[2] = {{"rt", 0, ATOLL_CLASS_RT, ATOLL_ARRIVAL_POISSON, 400},
+                                   {"be", 1, ATOLL_CLASS_BE, ATOLL_ARRIVAL_CLOSED, 0}};
+
+static void catalogue_models_match_reference_alone(void **state) {
+  (void)state;
+  const atoll_nmodel *m[2] = {atoll_nmodel_find("cnn"), atoll_nmodel_find("inplace")};
+  assert_non_null(m[0]);
+  assert_non_null(m[1]);
+  fx_client c[2] = {{"a", 0, ATOLL_CLASS_RT, ATOLL_ARRIVAL_CLOSED, 0}, {"b", 1, ATOLL_CLASS_RT, ATOLL_ARRIVAL_CLOSED, 0}};
+  fx_scenario f;
+  fx_build(&f, m, 2, c, 2, ATOLL_POLICY_RT_ONLY, 400, 1);
+  outcome o;
+  run(&f, 2, &o);
+  assert_true(o.completed[0] > 0 && o.completed[1] > 0);
+  assert_int_equal(o.verified, o.completed[0] + o.completed[1]);
+  assert_int_equal(o.mismatches, 0);
+  fx_free(&f);
+}
+
+/* Runs reset-based preemption until each phase has been seen: commands dropped from the HQ,
+ * launches evicted from the DQ by the flag, running kernels killed; a group restore too. */
+static void reset_restores_from_every_phase(void **state) {
+  (void)state;
+  const atoll_nmodel *m[2] = {fx_tiny_rt(), fx_chain_be()};
+  uint64_t hq = 0, dq = 0, killed = 0, groups = 0, preemptions = 0, verified = 0;
+  for (uint64_t seed = 1; seed <= 20 && !(hq && dq && killed && groups); seed++) {
+    fx_scenario f;
+    fx_build(&f, m, 2, rt_be, 2, ATOLL_POLICY_RESET, 600, seed);
+    outcome o;
+    run(&f, 1, &o);
+    if (o.mismatches)
+      fail_msg("seed %llu: %u of %u outputs differ from the reference", (unsigned long long)seed, o.mismatches,
+               o.verified);
+    hq += o.info.stats.hq_reset_cmds;
+    dq += o.info.stats.evicted;
+    killed += o.info.stats.killed;
+    groups += o.info.group_restores;
+    preemptions += o.preemptions;
+    verified += o.verified;
+    fx_free(&f);
+  }
+  print_message("preemptions %llu, HQ commands dropped %llu, DQ launches evicted %llu, kernels killed %llu, "
+                "group restores %llu, outputs verified %llu\n",
+                (unsigned long long)preemptions, (unsigned long long)hq, (unsigned long long)dq,
+                (unsigned long long)killed, (unsigned long long)groups, (unsigned long long)verified);
+  assert_true(hq > 0);
+  assert_true(dq > 0);
+  assert_true(killed > 0);
+  assert_true(groups > 0);
+  assert_true(verified > 0);
+}
+
+static void wait_policy_outputs_match(void **state) {
+  (void)state;
+  const atoll_nmodel *m[2] = {fx_tiny_rt(), fx_chain_be()};
+  fx_scenario f;
+  fx_build(&f, m, 2, rt_be, 2, ATOLL_POLICY_WAIT, 600, 7);
+  outcome o;
+  run(&f, 1, &o);
+  assert_true(o.preemptions > 0);
+  assert_int_equal(o.info.stats.killed, 0); /* waiting never kills */
+  assert_true(o.completed[1] > 0);
+  assert_int_equal(o.mismatches, 0);
+  fx_free(&f);
+}
+
+static void reef_with_padding_outputs_match(void **state) {
+  (void)state;
+  const atoll_nmodel *m[2] = {fx_tiny_rt(), fx_chain_be()};
+  fx_scenario f;
+  fx_build(&f, m, 2, rt_be, 2, ATOLL_POLICY_REEF, 600, 11);
+  /* The tiny RT kernel has four blocks, so it keeps four CUs: with eight, the other four take BE
+   * blocks padded into its launch. */
+  outcome o;
+  run(&f, 8, &o);
+  print_message("reef on 8 CUs: %u preemptions, %llu padded parts, %u outputs verified\n", o.preemptions,
+                (unsigned long long)o.info.stats.padded_parts, o.verified);
+  assert_true(o.preemptions > 0);
+  assert_true(o.info.stats.padded_parts > 0);
+  assert_int_equal(o.mismatches, 0);
+  fx_free(&f);
+}
+
+/* 10,000 preemptions, every output checked. */
+static void ten_thousand_preemptions_without_a_mismatch(void **state) {
+  (void)state;
+  const atoll_nmodel *m[2] = {fx_tiny_rt(), fx_chain_be()};
+  fx_client c[2] = {{"rt", 0, ATOLL_CLASS_RT, ATOLL_ARRIVAL_POISSON, 1500},
+                    {"be", 1, ATOLL_CLASS_BE, ATOLL_ARRIVAL_CLOSED, 0}};
+  uint64_t preemptions = 0, verified = 0, killed = 0;
+  for (uint64_t seed = 1; seed <= 200 && preemptions < 10000; seed++) {
+    fx_scenario f;
+    fx_build(&f, m, 2, c, 2, seed % 2 ? ATOLL_POLICY_RESET : ATOLL_POLICY_REEF, 2000, seed);
+    outcome o;
+    run(&f, 1 + seed % 2, &o);
+    if (o.mismatches)
+      fail_msg("after %llu preemptions, seed %llu: %u of %u outputs differ", (unsigned long long)preemptions,
+               (unsigned long long)seed, o.mismatches, o.verified);
+    preemptions += o.preemptions;
+    verified += o.verified;
+    killed += o.info.stats.killed;
+    fx_free(&f);
+  }
+  print_message("%llu preemptions (%llu kernels killed), %llu outputs verified, 0 mismatches\n",
+                (unsigned long long)preemptions, (unsigned long long)killed, (unsigned long long)verified);
+  assert_true(preemptions >= 10000);
+}
+
+/* The in-place adds restart from their group entry. With a profile that calls them idempotent the
+ * core restarts a killed add at itself, the add runs twice over the elements it had done, and
+ * --verify catches it. */
+static void inplace_needs_its_group_entry(void **state) {
+  (void)state;
+  const atoll_nmodel *m[2] = {fx_tiny_rt(), fx_chain_be()};
+  uint32_t right = 0, wrong = 0, right_groups = 0;
+  for (uint64_t seed = 1; seed <= 30 && (wrong == 0 || right_groups == 0); seed++) {
+    fx_scenario good, bad;
+    fx_build(&good, m, 2, rt_be, 2, ATOLL_POLICY_RESET, 500, seed);
+    fx_build(&bad, m, 2, rt_be, 2, ATOLL_POLICY_RESET, 500, seed);
+    fx_break_idempotence(&bad, 1);
+    outcome o;
+    run(&good, 1, &o);
+    right += o.mismatches;
+    right_groups += o.info.group_restores;
+    run(&bad, 1, &o);
+    wrong += o.mismatches;
+    fx_free(&good);
+    fx_free(&bad);
+  }
+  print_message("with the group entry: %u mismatches over %u group restores; without: %u mismatches\n", right,
+                right_groups, wrong);
+  assert_int_equal(right, 0);
+  assert_true(right_groups > 0);
+  assert_true(wrong > 0);
+}
+
+/* The catalogue's in-place model, at the level of its ops: kill an in-place add half way, then
+ * re-run from the add itself (wrong) or from its group entry (right). */
+static void catalogue_inplace_model_group_entry(void **state) {
+  (void)state;
+  const atoll_nmodel *m = atoll_nmodel_find("inplace");
+  assert_non_null(m);
+  atoll_idem idem[64];
+  uint32_t entry[64];
+  assert_true(m->n_ops <= 64);
+  assert_int_equal(atoll__nmodel_idem(m, idem, entry), 0);
+  uint32_t k = 0;
+  while (k < m->n_ops && idem[k] != ATOLL_IDEM_GROUP)
+    k++;
+  assert_true(k < m->n_ops && entry[k] < k);
+  void **ref = atoll_nmodel_alloc_host(m), **t = atoll_nmodel_alloc_host(m);
+  m->make_input(3, ref[m->input]);
+  assert_int_equal(atoll_nmodel_run_reference(m, ref), 0);
+  for (int from_entry = 0; from_entry < 2; from_entry++) {
+    m->make_input(3, t[m->input]);
+    for (uint32_t i = 0; i < k; i++)
+      if (m->ops[i].kind == ATOLL_OP_KERNEL)
+        assert_int_equal(atoll_nmodel_run_blocks(m, i, 0, t, 0, m->ops[i].v[0].grid, NULL), AK_DONE);
+    /* Half its blocks ran, then the CU was reset. */
+    uint32_t grid = m->ops[k].v[0].grid;
+    assert_int_equal(atoll_nmodel_run_blocks(m, k, 0, t, 0, grid / 2 > 0 ? grid / 2 : 1, NULL), AK_DONE);
+    for (uint32_t i = from_entry ? entry[k] : k; i < m->n_ops; i++)
+      if (m->ops[i].kind == ATOLL_OP_KERNEL)
+        assert_int_equal(atoll_nmodel_run_blocks(m, i, 0, t, 0, m->ops[i].v[0].grid, NULL), AK_DONE);
+    int same = memcmp(t[m->output], ref[m->output], m->tensors[m->output].bytes) == 0;
+    if (from_entry)
+      assert_true(same);
+    else
+      assert_false(same);
+  }
+  atoll_nmodel_free_host(m, ref);
+  atoll_nmodel_free_host(m, t);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(catalogue_models_match_reference_alone),
+      cmocka_unit_test(reset_restores_from_every_phase),
+      cmocka_unit_test(wait_policy_outputs_match),
+      cmocka_unit_test(reef_with_padding_outputs_match),
+      cmocka_unit_test(ten_thousand_preemptions_without_a_mismatch),
+      cmocka_unit_test(inplace_needs_its_group_entry),
+      cmocka_unit_test(catalogue_inplace_model_group_entry),
+  };
+  if (argc > 1)
+    cmocka_set_test_filter(argv[1]);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

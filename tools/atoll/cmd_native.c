@@ -1,0 +1,209 @@
+/* atoll native SCENARIO: run a scenario for real on a native device (the CPU back-end, or a GPU
+ * module), with the same core and the same report as `atoll sim`; --profile measures the device. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "native_cli.h"
+#include "../../sim/report.h"
+
+const atoll_subcommand atoll_cmd_native_def = {
+    "native", atoll_cmd_native, "run a scenario for real on a native device (cpu, cuda, hip)",
+    "usage: atoll native SCENARIO [--device cpu|cuda|hip] [--cus N] [--slots N] [--pin] [--verify]\n"
+    "                    [--json FILE|-] [--csv FILE] [--trace FILE]\n"
+    "                    [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
+    "       atoll native --profile SCENARIO [--device D] [--cus N] [--slots N] [--pin] [-o DIR]\n"
+    "\n"
+    "Runs SCENARIO on a real device: client threads send requests at the scenario's arrival times,\n"
+    "the scheduler core (the same code `atoll sim` runs) decides, the native runtime (docs/native.md)\n"
+    "queues and preempts, and every kernel computes for real. Every model of the scenario needs a\n"
+    "native implementation (`native: NAME` in its profile). The report is `atoll sim`'s (mode\n"
+    "\"native\"); standalone latencies are measured on the device first.\n"
+    "\n"
+    "  --device D         cpu (threads as CUs, always available), cuda or hip (loadable modules)\n"
+    "  --cus N            CUs of the CPU back-end (default: one per CPU)\n"
+    "  --slots N          CPU back-end: resident blocks per CU (default 1)\n"
+    "  --pin              pin CU workers (and the scheduler) to CPUs\n"
+    "  --verify           compare every completed request's output bit for bit with the\n"
+    "                     uninterrupted reference run; adds \"verify\" to the report\n"
+    "  --json FILE|-      write the JSON report; '-' writes it to stdout instead of the table\n"
+    "  --csv FILE         write one CSV row per client\n"
+    "  --trace FILE       write a Chrome trace-event timeline\n"
+    "  --profile          measure every native model of SCENARIO on the device and write its\n"
+    "                     profile (native-MODEL.yaml) and the device preset (gpu-NAME.yaml) to DIR\n"
+    "                     (-o, default .); see docs/hil.md\n"
+    "\n"
+    "exit: 0 every bound holds (and --verify found no mismatch); 1 a bound is violated or an output\n"
+    "differs; 2 bad input (including a model without a native implementation); 4 device unavailable.\n"};
+
+/* Removes the boolean options from argv (atoll_cli_parse knows only valued ones). */
+int atoll__native_flags(int *argc, char **argv, const char *const *names, bool *values, uint32_t n) {
+  int k = 1;
+  for (uint32_t i = 0; i < n; i++)
+    values[i] = false;
+  for (int i = 1; i < *argc; i++) {
+    uint32_t f = 0;
+    while (f < n && strcmp(argv[i], names[f]) != 0)
+      f++;
+    if (f < n)
+      values[f] = true;
+    else
+      argv[k++] = argv[i];
+  }
+  *argc = k;
+  return 0;
+}
+
+int atoll__native_models(const atoll_scenario *s, const atoll_nmodel **out) {
+  for (uint32_t m = 0; m < s->n_models; m++) {
+    const atoll_scenario_model *sm = &s->models[m];
+    if (!sm->model.native) {
+      fprintf(stderr,
+              "atoll native: model '%s' (%s) has no native implementation: its profile has no 'native:' key\n"
+              "(only models built from the kernel library run natively: see 'atoll-nmodel list')\n",
+              sm->name, sm->path ? sm->path : "-");
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    out[m] = atoll_nmodel_find(sm->model.native);
+    if (!out[m]) {
+      fprintf(stderr, "atoll native: model '%s' (%s): no native model is named '%s' (known:", sm->name,
+              sm->path ? sm->path : "-", sm->model.native);
+      for (uint32_t i = 0; i < atoll_nmodel_count(); i++)
+        fprintf(stderr, " %s", atoll_nmodel_at(i)->name);
+      fprintf(stderr, ")\n");
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+  }
+  return 0;
+}
+
+int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char *text, uint32_t max, uint32_t *out) {
+  if (!text)
+    return 0;
+  char *end;
+  unsigned long v = strtoul(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || v > max)
+    return atoll_cli_usage_error(cmd, "%s wants an integer from 0 to %u, not '%s'", opt, max, text);
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int write_file(const char *path, const atoll_report *rep, int (*fn)(const atoll_report *, FILE *, bool)) {
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+  if (!f) {
+    perror(path);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  int rc = fn(rep, f, true);
+  if (f != stdout && fclose(f) != 0)
+    rc = ATOLL_EIO;
+  if (rc) {
+    fprintf(stderr, "atoll native: writing %s failed\n", path);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
+/* Exit code for a failed native run. */
+int atoll__native_fail(const char *what, int rc, const char *err) {
+  fprintf(stderr, "atoll %s: %s\n", what, err && err[0] ? err : atoll_strerror(rc));
+  return rc == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : rc == ATOLL_EIO ? ATOLL_EXIT_VIOLATED : ATOLL_EXIT_BAD_INPUT;
+}
+
+enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, N_X };
+enum { F_VERIFY, F_PIN, F_PROFILE, N_F };
+
+int atoll_cmd_native(int argc, char **argv) {
+  const atoll_subcommand *cmd = &atoll_cmd_native_def;
+  static const char *const flags[N_F] = {"--verify", "--pin", "--profile"};
+  bool fl[N_F];
+  atoll__native_flags(&argc, argv, flags, fl, N_F);
+  static const char *const extra[N_X] = {"--json", "--csv", "--trace", "--device", "--cus", "--slots", "-o"};
+  const char *vals[N_X];
+  atoll_run_opts o;
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, N_X, true);
+  if (rc == ATOLL_CLI_HELP) {
+    atoll_cli_print_help(cmd, stdout);
+    return ATOLL_EXIT_OK;
+  }
+  if (rc)
+    return rc;
+  atoll_native_opts no = {.device = vals[X_DEVICE] ? vals[X_DEVICE] : "cpu", .pin_threads = fl[F_PIN],
+                          .sched_cpu = fl[F_PIN] ? 0 : -1, .verify = fl[F_VERIFY]};
+  if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 64, &no.cus)) ||
+      (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 64, &no.slots_per_cu)))
+    return rc;
+  atoll_arena a;
+  atoll_scenario s;
+  if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
+    return rc;
+  const atoll_nmodel **nm = calloc(s.n_models ? s.n_models : 1, sizeof *nm);
+  if (!nm || (rc = atoll__native_models(&s, nm))) {
+    free(nm);
+    atoll_arena_free(&a);
+    return nm ? rc : ATOLL_EXIT_BAD_INPUT;
+  }
+  no.nmodels = nm;
+  if (fl[F_PROFILE]) {
+    rc = atoll__native_profile(&s, &no, vals[X_OUT] ? vals[X_OUT] : ".", stdout);
+    free(nm);
+    atoll_arena_free(&a);
+    return rc;
+  }
+  atoll_trace trace;
+  bool tracing = vals[X_TRACE] != NULL;
+  if (tracing && atoll_trace_open(&trace, vals[X_TRACE]) != 0) {
+    perror(vals[X_TRACE]);
+    free(nm);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  no.trace = tracing ? &trace : NULL;
+  atoll_run_results res;
+  atoll_native_info info;
+  char err[256];
+  rc = atoll_native_run(&s, &no, &res, &info, err, sizeof err);
+  if (tracing && atoll_trace_close(&trace) != 0 && rc == 0) {
+    fprintf(stderr, "atoll native: writing %s failed\n", vals[X_TRACE]);
+    rc = ATOLL_EIO;
+  }
+  if (rc) {
+    int code = atoll__native_fail("native", rc, err);
+    free(nm);
+    atoll_arena_free(&a);
+    return code;
+  }
+  atoll_report rep;
+  int exit_code = ATOLL_EXIT_OK;
+  if (atoll_report_compute(&res, &rep) != 0) {
+    fprintf(stderr, "atoll native: out of memory\n");
+    exit_code = ATOLL_EXIT_BAD_INPUT;
+  } else {
+    bool json_stdout = vals[X_JSON] && strcmp(vals[X_JSON], "-") == 0;
+    if (!json_stdout) {
+      atoll_report_print_table(&rep, stdout);
+      printf("device %s: %llu launches, %llu evicted, %llu killed (%llu CU resets, %.1f us each on average)\n",
+             info.device, (unsigned long long)info.stats.launches, (unsigned long long)info.stats.evicted,
+             (unsigned long long)info.stats.killed, (unsigned long long)info.stats.cu_resets,
+             info.stats.cu_resets ? (double)info.stats.reset_cus_ns_total / 1e3 / (double)info.stats.cu_resets : 0.0);
+    }
+    if (vals[X_JSON] && (rc = write_file(vals[X_JSON], &rep, atoll_report_write_json)))
+      exit_code = rc;
+    if (vals[X_CSV] && (rc = write_file(vals[X_CSV], &rep, atoll_report_write_csv)))
+      exit_code = rc;
+    if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {
+      atoll_report_print_violations(&rep, stderr);
+      exit_code = ATOLL_EXIT_VIOLATED;
+    }
+    if (exit_code == ATOLL_EXIT_OK && res.verified && res.verify_mismatches > 0) {
+      fprintf(stderr, "verify FAILED: %u of %u outputs differ from the uninterrupted reference\n",
+              res.verify_mismatches, res.verify_requests);
+      exit_code = ATOLL_EXIT_VIOLATED;
+    }
+    atoll_report_free(&rep);
+  }
+  atoll_native_results_free(&res);
+  free(nm);
+  atoll_arena_free(&a);
+  return exit_code;
+}

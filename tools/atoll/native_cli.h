@@ -1,0 +1,30 @@
+/* Pieces shared by the native commands (cmd_native.c, cmd_hil.c, native_profile.c). */
+#ifndef ATOLL_TOOLS_NATIVE_CLI_H
+#define ATOLL_TOOLS_NATIVE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "atoll/scenario.h"
+#include "cli.h"
+#include "nrun.h"
+
+int atoll_cmd_native(int argc, char **argv);
+int atoll_cmd_hil(int argc, char **argv);
+extern const atoll_subcommand atoll_cmd_native_def, atoll_cmd_hil_def;
+
+/* Removes the boolean options `names` from argv, setting values[i] for those present. */
+int atoll__native_flags(int *argc, char **argv, const char *const *names, bool *values, uint32_t n);
+/* Resolves every model's `native:` name; prints why and returns ATOLL_EXIT_BAD_INPUT when one
+ * has none or names no native model. */
+int atoll__native_models(const atoll_scenario *s, const atoll_nmodel **out);
+/* Parses an unsigned option value (NULL text: leaves *out); a usage error's exit code, or 0. */
+int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char *text, uint32_t max, uint32_t *out);
+/* Prints a failed native run's error; returns its exit code (4 for an unavailable device). */
+int atoll__native_fail(const char *what, int rc, const char *err);
+/* `atoll native --profile`: measures and writes the device preset and the models' profiles to
+ * dir; a summary on out. Returns an exit code. */
+int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, FILE *out);
+
+#endif

@@ -1,0 +1,139 @@
+/* atoll native --profile: measure the device and the scenario's native models, and write the
+ * device preset (DIR/gpus/NAME.yaml) and one profile per native model (DIR/models/MODEL.yaml), in
+ * the formats the simulator loads (docs/gpus.md, docs/models.md). docs/hil.md shows the loop. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atoll/error.h"
+#include "model_write.h"
+#include "native_cli.h"
+#include "nprofile.h"
+
+static int mkdir_p(const char *path) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+      return -1;
+    *p = '/';
+  }
+  return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Where each preset cost comes from, in the order of atoll_gpu_costs (nprofile.c measures). */
+static const char *const cost_notes[13] = {
+    "measured: launch through the HQ and transmit thread to completion, less launch_sync",
+    "measured: per kernel, empty kernels back to back on one queue",
+    "the CPU CP serves queues independently: no switch cost",
+    "measured: one empty kernel, submit to completion (median)",
+    "measured: reset_cus with each model kernel running (median; waits for the next preemption point)",
+    "measured: synchronous reset of 10000 queued commands, per command",
+    "measured: the same reset handing the commands to the GC thread",
+    "measured: per launch, flagged launches retired back to back",
+    "no fixed cost: the flag is a word the prologue reads",
+    "measured: one padding selection (core/dkp.c)",
+    "measured: a 64-byte copy, submit to completion",
+    "measured: a 16 MiB copy less the 64-byte one",
+    "a padded launch is its block ranges: no proxy kernel"};
+
+static void header(char *buf, size_t size, const char *what, const atoll_native_opts *o, const char *scenario) {
+  struct utsname u;
+  char host[200] = "?", cmd[400];
+  if (uname(&u) == 0)
+    snprintf(host, sizeof host, "%s %s %s", u.nodename, u.sysname, u.machine);
+  time_t now = time(NULL);
+  char when[64];
+  strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+  int k = snprintf(cmd, sizeof cmd, "atoll native --profile %s --device %s", scenario ? scenario : "-",
+                   o->device ? o->device : "cpu");
+  if (o->cus && k > 0 && (size_t)k < sizeof cmd)
+    k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --cus %u", o->cus);
+  if (o->slots_per_cu && k > 0 && (size_t)k < sizeof cmd)
+    k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --slots %u", o->slots_per_cu);
+  if (o->pin_threads && k > 0 && (size_t)k < sizeof cmd)
+    snprintf(cmd + k, sizeof cmd - (size_t)k, " --pin");
+  snprintf(buf, size,
+           "%s\n"
+           "Written by: %s\n"
+           "Measured on %s (%ld CPUs online), %s. Regenerate on the machine the simulation should predict.",
+           what, cmd, host, sysconf(_SC_NPROCESSORS_ONLN), when);
+}
+
+int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, FILE *out) {
+  atoll_arena a;
+  atoll_arena_init(&a);
+  char err[256] = "", path[1200], head[1024];
+  /* Each native model once, in scenario order. */
+  const atoll_nmodel *uniq[64];
+  uint32_t n = 0;
+  for (uint32_t m = 0; m < s->n_models && n < 64; m++) {
+    uint32_t k = 0;
+    while (k < n && uniq[k] != o->nmodels[m])
+      k++;
+    if (k == n)
+      uniq[n++] = o->nmodels[m];
+  }
+  atoll_gpu g;
+  atoll_native_costs_note note;
+  const char *name = o->device ? o->device : "cpu";
+  int rc = atoll_native_measure_device(o, name, uniq, n, &a, &g, &note, err, sizeof err);
+  if (rc) {
+    atoll_arena_free(&a);
+    return atoll__native_fail("native --profile", rc, err);
+  }
+  snprintf(path, sizeof path, "%s/gpus", dir);
+  if (mkdir_p(path) != 0) {
+    perror(path);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  snprintf(path, sizeof path, "%s/gpus/%s.yaml", dir, g.name);
+  header(head, sizeof head, "A native device measured by atoll (docs/hil.md, docs/native.md).", o, s->path);
+  FILE *f = fopen(path, "w");
+  if (!f || atoll_gpu_write_yaml(f, &g, head, cost_notes) != 0 || fclose(f) != 0) {
+    perror(path);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  fprintf(out, "device %s: %u CUs x %u slots; launch %.1f us, dispatch %.1f us, transmit %.1f us, kill %.1f us "
+               "(median of %u kernels, max %.1f us), eviction %.2f us/launch\n  wrote %s\n",
+          g.name, g.cus, g.max_blocks_per_cu, g.costs.launch_sync_ns / 1e3, g.costs.cp_dispatch_ns / 1e3,
+          g.costs.hq_transmit_ns / 1e3, g.costs.cu_reset_ns / 1e3, note.kill_kernels, note.kill_max_ns / 1e3,
+          g.costs.evicted_kernel_ns / 1e3, path);
+  snprintf(path, sizeof path, "%s/models", dir);
+  if (mkdir_p(path) != 0) {
+    perror(path);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    atoll_model m;
+    rc = atoll_native_measure_model(o, uniq[k], &g, 9, &a, &m, err, sizeof err);
+    if (rc) {
+      atoll_arena_free(&a);
+      return atoll__native_fail("native --profile", rc, err);
+    }
+    snprintf(path, sizeof path, "%s/models/%s.yaml", dir, uniq[k]->name);
+    char what[200];
+    snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k]->name, g.name);
+    header(head, sizeof head, what, o, s->path);
+    f = fopen(path, "w");
+    if (!f || atoll_model_write_yaml(f, &m, head) != 0 || fclose(f) != 0) {
+      perror(path);
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    fprintf(out, "model %s: %u ops, alone %.3f ms\n  wrote %s\n", uniq[k]->name, m.n_ops,
+            m.measured_latency_ns / 1e6, path);
+  }
+  atoll_arena_free(&a);
+  return ATOLL_EXIT_OK;
+}
