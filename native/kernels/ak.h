@@ -209,7 +209,6 @@ static inline int32_t ak_bits(float f) {
  * re-running the block rebuilds it — like NVBit's skipped LDS/STS). The kernel's context must be
  * named `c` (as for AK_FOR_THREADS). */
 #if defined(AK_TRACE) && !AK_GPU
-#include <stddef.h>
 void ak_trace_access(void *trace, const void *p, size_t bytes, int write);
 #define AK_LD(p) (ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 0), *(p))
 /* The store is recorded after it is made, so the loads inside `v` come first in the trace (an
@@ -222,8 +221,8 @@ void ak_trace_access(void *trace, const void *p, size_t bytes, int write);
 #endif
 
 /* Runs block c->block of kernel `kernel` with arguments a (all threads of the block call it on
- * the GPU). Returns AK_DONE, AK_KILLED (a preemption point saw the kill word set) or AK_BAD_KERNEL
- * (unknown id). The same dispatcher serves CPU, GPU and padded launches (whose blocks run
+ * the GPU). Returns AK_DONE, AK_KILLED (a preemption point saw the kill word set), AK_BAD_KERNEL
+ * (unknown id) or AK_BAD_ARGS. The same dispatcher serves CPU, GPU and padded launches (whose blocks run
  * different kernels). */
 AK_DEVICE int ak_run_block(uint32_t kernel, const ak_args *a, const ak_ctx *c);
 
