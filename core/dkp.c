@@ -37,17 +37,26 @@ int64_t atoll_dkp_block_ns(const atoll_gpu *g, const atoll_kernel_shape *s, uint
   return s->block_time_ns;
 }
 
+uint32_t atoll_dkp_rt_occupancy(const atoll_gpu *g, const atoll_kernel_shape *rt) {
+  uint64_t blocks = atoll_dim3_count(rt->grid);
+  uint64_t rounds = (blocks + g->cus - 1) / g->cus;
+  if (rounds < 1)
+    rounds = 1;
+  return rounds < rt->occupancy ? (uint32_t)rounds : rt->occupancy;
+}
+
 /* Rule 1 and Rule 2 for one version; on success, the BE blocks per CU (k) and how many rounds of
- * them fit inside the RT kernel. Rule 2 is on the kernels' own occupancies, which set the padded
- * launch's resources; within the RT's occupancy the BE part may run fewer blocks per CU, and takes
- * the most whose round still meets Rule 1 (REEF's scheduler picks the BE occupancy this way, from
- * the highest down). */
+ * them fit inside the RT kernel. Rule 2 compares the BE kernel's occupancy with the blocks per CU
+ * the RT kernel runs at (see dkp.h); the padded launch's resources then allow the lower of the two
+ * kernels' own occupancies per CU, and the BE part takes the most blocks per CU, up to that, whose
+ * round still meets Rule 1 (REEF's scheduler picks the BE occupancy this way, from the highest
+ * down). */
 static bool meets_rules(const atoll_gpu *g, const atoll_kernel_shape *rt, const atoll_kernel_shape *be, uint32_t *k,
                         uint32_t *waves) {
-  if (be->occupancy < rt->occupancy)
+  if (be->occupancy < atoll_dkp_rt_occupancy(g, rt))
     return false;
   int64_t rt_ns = run_time(rt->time_ns, g->costs.launch_sync_ns);
-  uint32_t kmax = rt->occupancy;
+  uint32_t kmax = rt->occupancy < be->occupancy ? rt->occupancy : be->occupancy;
   if (be->n_time_per_occupancy > 0 && kmax > be->n_time_per_occupancy)
     kmax = be->n_time_per_occupancy;
   for (uint32_t kk = kmax; kk >= 1; kk--) {

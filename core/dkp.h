@@ -5,13 +5,18 @@
  * from the BE candidates, in turn, with blocks that satisfy
  *   Rule 1: the BE block time is shorter than the RT kernel's time (the padded kernel lasts as
  *           long as its slowest block), and
- *   Rule 2: the BE occupancy is at least the RT kernel's (the padded kernel runs at the minimum
- *           occupancy of its parts; REEF says "higher", and equal costs the RT kernel nothing),
+ *   Rule 2: the BE kernel's occupancy is at least the RT kernel's (the padded kernel runs at the
+ *           minimum occupancy of its parts; REEF says "higher", and equal costs the RT kernel
+ *           nothing),
  * taking no more BE rounds than fit inside the RT kernel's time, until no CU or candidate is left.
- * Rule 2 compares the kernels' own occupancies, which set the padded launch's resources; the BE
- * part then runs k blocks per CU, the most up to the RT's occupancy whose round meets Rule 1
- * (REEF's scheduler chooses the BE occupancy the same way: fewer blocks per CU share it less, so a
- * round is shorter).
+ * The RT kernel's occupancy in Rule 2 is the one it runs at on its reserved CUs: the rounds it
+ * needs at one block per CU, ceil(blocks / CUs), at most its own occupancy (atoll_dkp_rt_occupancy;
+ * REEF's scheduler compares with this "minimum occupancy" of the RT kernel, not with the most
+ * blocks its resources would allow per CU): a padded launch whose resources allow that many blocks
+ * per CU keeps every RT block resident as when the kernel runs alone. The BE part then runs k blocks
+ * per CU, the most up to both kernels' own occupancies (the padded launch's resources) whose round
+ * meets Rule 1 (REEF's scheduler chooses the BE occupancy the same way: fewer blocks per CU share a
+ * CU less, so a round is shorter).
  * Times are run times: the profile's isolated times less the GPU's launch_sync overhead, at least
  * 1 us (sim/kernel_timing.h). A BE block's time at the padded launch's occupancy k comes from its
  * per-occupancy list, which REEF measures in the persistent-block form padding runs in: entry k is
@@ -53,6 +58,9 @@ const atoll_kernel_shape *atoll_dkp_shape(const atoll_op *op, uint32_t v);
  * rounds as alone, ceil(blocks / ceil(blocks / CUs)) — REEF's CU partition, and the CUs the
  * simulated dispatcher spreads a lone kernel over — so padding never slows it. */
 uint32_t atoll_dkp_rt_cus(const atoll_gpu *g, const atoll_kernel_shape *rt);
+/* The blocks per CU the RT kernel runs at on its reserved CUs: ceil(blocks / CUs), at most its own
+ * occupancy. Rule 2 compares a BE kernel's occupancy with it. */
+uint32_t atoll_dkp_rt_occupancy(const atoll_gpu *g, const atoll_kernel_shape *rt);
 /* One round of a BE kernel's blocks in padded form at k blocks per CU (see above), in ns. */
 int64_t atoll_dkp_block_ns(const atoll_gpu *g, const atoll_kernel_shape *s, uint32_t k);
 /* Selects padding for one RT kernel. Candidates are visited in turn starting at `start`. Returns

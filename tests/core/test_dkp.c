@@ -1,5 +1,6 @@
 /* Kernel selection and pruning for dynamic kernel padding (core/dkp.c): the chosen blocks never
- * exceed the free CUs, never break Rule 1 or Rule 2, fit inside the RT kernel's time at the BE
+ * exceed the free CUs, never break Rule 1 or Rule 2 (the BE kernel's occupancy against the blocks
+ * per CU the RT kernel runs at), fit inside the RT kernel's time at the BE
  * occupancy chosen (the most that meets Rule 1), the version chosen is the shortest meeting both
  * rules, and pruning keeps exactly the non-dominated versions (the last three checked against
  * brute-force references on random inputs). */
@@ -79,15 +80,25 @@ static void be_occupancy_is_the_most_that_meets_rule_1(void **state) {
   assert_int_equal(out[0].occupancy, 2); /* 90 us < 100; 120 us at 3 would outlast the RT kernel */
   assert_int_equal(out[0].blocks, 40);
   assert_int_equal(out[0].cus, 20); /* one 90 us round of 2 blocks per CU */
-  /* A BE kernel whose own occupancy is below the RT's fails Rule 2, however short its blocks. */
-  be.shape.occupancy = 3;
-  assert_int_equal(atoll_dkp_select(&g, &rt, &c, 1, 0, out, 1, &rt_cus), 0);
+  /* Rule 2 compares with the blocks per CU the RT kernel runs at: 130 blocks take 3 rounds. A BE
+   * kernel of occupancy 2 fails it, however short its blocks; one of 3 passes, and runs at most 3
+   * per CU (here 2: a round of 3 takes 120 us). */
+  atoll_kernel_shape rt3 = shape(130, 4, 110, 100);
+  assert_int_equal(atoll_dkp_rt_occupancy(&g, &rt3), 3);
+  be.shape.occupancy = be.shape.n_time_per_occupancy = 2;
+  assert_int_equal(atoll_dkp_select(&g, &rt3, &c, 1, 0, out, 1, &rt_cus), 0);
+  be.shape.occupancy = be.shape.n_time_per_occupancy = 3;
+  assert_int_equal(atoll_dkp_select(&g, &rt3, &c, 1, 0, out, 1, &rt_cus), 1);
+  assert_int_equal(out[0].occupancy, 2);
 }
 
 static void rules_one_and_two_filter_candidates(void **state) {
   (void)state;
   atoll_gpu g = gpu();
-  atoll_kernel_shape rt = shape(16, 8, 110, 100); /* runs 100 us after the 10 us launch overhead */
+  /* 421 blocks need 8 rounds at one block per CU: the RT kernel runs 8 blocks per CU on 53 CUs,
+   * and runs 100 us after the 10 us launch overhead. */
+  atoll_kernel_shape rt = shape(421, 8, 110, 100);
+  assert_int_equal(atoll_dkp_rt_occupancy(&g, &rt), 8);
   atoll_op ok = kernel_op(shape(400, 8, 500, 40));        /* block 40 us < 100, occupancy 8 >= 8 */
   atoll_op slow = kernel_op(shape(400, 8, 500, 120));     /* Rule 1: 120 us blocks outlast the RT kernel */
   atoll_op low_occ = kernel_op(shape(400, 4, 500, 40));   /* Rule 2: occupancy 4 < 8 */
@@ -96,13 +107,23 @@ static void rules_one_and_two_filter_candidates(void **state) {
   atoll_dkp_choice out[3];
   uint32_t rt_cus;
   uint32_t n = atoll_dkp_select(&g, &rt, c, 3, 0, out, 3, &rt_cus);
-  assert_int_equal(rt_cus, 16);
+  assert_int_equal(rt_cus, 53);
   assert_int_equal(n, 1);
   assert_int_equal(out[0].candidate, 2);
-  /* 44 free CUs x occupancy 8 x floor(100 / 40) = 2 waves = 704 block slots; 400 blocks fit. */
-  assert_int_equal(out[0].blocks, 400);
+  /* 7 free CUs x 8 blocks per CU x floor(100 / 40) = 2 rounds = 112 block slots. */
+  assert_int_equal(out[0].blocks, 112);
   assert_int_equal(out[0].occupancy, 8);
-  assert_int_equal(out[0].cus, 25); /* ceil(400 / (8 x 2)) */
+  assert_int_equal(out[0].cus, 7);
+  /* A 16-block RT kernel runs one block per CU: occupancy 4 passes Rule 2 and runs 4 per CU. */
+  atoll_kernel_shape small = shape(16, 8, 110, 100);
+  assert_int_equal(atoll_dkp_rt_occupancy(&g, &small), 1);
+  n = atoll_dkp_select(&g, &small, c, 3, 1, out, 3, &rt_cus);
+  assert_int_equal(rt_cus, 16);
+  assert_int_equal(n, 1); /* visited first, it takes every free CU */
+  assert_int_equal(out[0].candidate, 1);
+  assert_int_equal(out[0].occupancy, 4);
+  assert_int_equal(out[0].blocks, 352); /* 44 CUs x 4 blocks per CU x 2 rounds */
+  assert_int_equal(out[0].cus, 44);
 }
 
 static void choices_never_exceed_free_cus(void **state) {
@@ -127,7 +148,8 @@ static void choices_never_exceed_free_cus(void **state) {
       const atoll_kernel_shape *be = atoll_dkp_shape(c[out[k].candidate].op, out[k].version);
       used += out[k].cus;
       assert_true(out[k].blocks > 0);
-      assert_true(be->occupancy >= rt.occupancy);                        /* Rule 2 */
+      assert_true(be->occupancy >= atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
+      assert_true(out[k].occupancy <= rt.occupancy && out[k].occupancy <= be->occupancy);
       assert_true(be->block_time_ns < rt.time_ns - g.costs.launch_sync_ns); /* Rule 1 (no list: block time) */
       if (c[out[k].candidate].blocks_left != ATOLL_DKP_ALL)
         assert_true(out[k].blocks <= c[out[k].candidate].blocks_left);
@@ -140,7 +162,7 @@ static void choices_never_exceed_free_cus(void **state) {
 static void multi_version_picks_shortest_kernel_meeting_rules(void **state) {
   (void)state;
   atoll_gpu g = gpu();
-  atoll_kernel_shape rt = shape(8, 8, 110, 50);
+  atoll_kernel_shape rt = shape(421, 8, 110, 50); /* runs 8 blocks per CU: Rule 2 needs occupancy 8 */
   atoll_kernel_shape versions[3] = {shape(200, 8, 300, 30), shape(100, 16, 200, 20), shape(100, 4, 100, 10)};
   atoll_op op = kernel_op(shape(400, 8, 400, 150)); /* its own shape breaks Rule 1 */
   op.versions = versions;
@@ -214,14 +236,15 @@ static void random_choices_meet_both_rules_and_fit(void **state) {
       int64_t round = atoll_dkp_block_ns(&g, be, occ);
       used += out[k].cus;
       assert_true(out[k].blocks > 0 && out[k].cus > 0);
-      assert_true(be->occupancy >= rt.occupancy);                      /* Rule 2 */
-      assert_true(occ >= 1 && occ <= rt.occupancy);                    /* within the launch's occupancy */
+      assert_true(be->occupancy >= atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
+      assert_true(occ >= 1 && occ <= rt.occupancy && occ <= be->occupancy); /* within the launch's occupancy */
       if (be->n_time_per_occupancy)
         assert_true(occ <= be->n_time_per_occupancy);
       if (round >= rt_run)                                             /* Rule 1 */
         fail_msg("trial %d: BE round %lld ns at %u per CU, RT kernel %lld ns", trial, (long long)round, occ,
                  (long long)rt_run);
-      for (uint32_t k2 = occ + 1; k2 <= rt.occupancy && (!be->n_time_per_occupancy || k2 <= be->n_time_per_occupancy); k2++)
+      for (uint32_t k2 = occ + 1; k2 <= rt.occupancy && k2 <= be->occupancy &&
+                                  (!be->n_time_per_occupancy || k2 <= be->n_time_per_occupancy); k2++)
         assert_true(atoll_dkp_block_ns(&g, be, k2) >= rt_run);        /* the most blocks per CU that fit */
       /* Its rounds on its CUs end within the RT kernel. */
       uint64_t per_round = (uint64_t)out[k].cus * occ;
@@ -234,9 +257,10 @@ static void random_choices_meet_both_rules_and_fit(void **state) {
         /* Reference: no other version meets both rules with a shorter kernel time. */
         for (uint32_t v = 0; v <= cd->op->n_versions; v++) {
           const atoll_kernel_shape *o = atoll_dkp_shape(cd->op, v);
-          if (o->occupancy < rt.occupancy || o->time_ns >= be->time_ns)
+          if (o->occupancy < atoll_dkp_rt_occupancy(&g, &rt) || o->time_ns >= be->time_ns)
             continue;
-          for (uint32_t k2 = 1; k2 <= rt.occupancy && (!o->n_time_per_occupancy || k2 <= o->n_time_per_occupancy); k2++)
+          for (uint32_t k2 = 1; k2 <= rt.occupancy && k2 <= o->occupancy &&
+                                (!o->n_time_per_occupancy || k2 <= o->n_time_per_occupancy); k2++)
             if (atoll_dkp_block_ns(&g, o, k2) < rt_run)
               fail_msg("trial %d: version %u (%lld ns) chosen over version %u (%lld ns) that meets both rules", trial,
                        out[k].version, (long long)be->time_ns, v, (long long)o->time_ns);
