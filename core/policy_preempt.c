@@ -21,6 +21,7 @@
  *         reclamation, every launched BE kernel evicted through the CP, running blocks waited for. */
 #include "dkp.h"
 #include "policy.h"
+#include "restart.h"
 
 static bool is_reset_based(const atoll_core *c) {
   return c->policy == ATOLL_POLICY_RESET || c->policy == ATOLL_POLICY_REEF;
@@ -37,14 +38,6 @@ static bool has_work_on_device(const atoll_core *c, uint32_t q) {
     return false;
   const atoll_task *t = &c->tasks[qu->active];
   return !t->paused && t->next_launch > t->n_done;
-}
-
-/* Where a task interrupted while running op `running` restarts (REEF §4.4): the op itself when it
- * is idempotent (or unchecked: REEF's TVM kernels are), the entry of its minimal idempotent group
- * otherwise. A non-restorable op is never killed, so it restarts where it stands. */
-static uint32_t restart_point(const atoll_model *m, uint32_t running) {
-  const atoll_op *op = &m->ops[running];
-  return op->kind == ATOLL_OP_KERNEL && op->idem == ATOLL_IDEM_GROUP ? op->group_entry : running;
 }
 
 static bool padding_on(const atoll_core *c) {
@@ -212,8 +205,8 @@ static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
   uint32_t done_before = t->n_done, launched_before = t->next_launch;
   int32_t running = running_op(c, q);
   uint32_t restart = t->n_done;
-  if (running >= 0 && killed)
-    restart = restart_point(model_of(c, t), (uint32_t)running);
+  if (running >= 0 && killed) /* the idempotent group entry (core/restart.h, proved) */
+    restart = atoll_restart_point(model_of(c, t), (uint32_t)running);
   else if (running >= 0) {
     restart = (uint32_t)running; /* not killed: it runs to the end, and RT work waits for it */
     c->awaited++;
