@@ -4,7 +4,9 @@
 bool atoll_gpu_is_valid(const atoll_gpu *g) {
   if (!g || !g->name || !g->vendor)
     return false;
-  if (g->cus == 0 || g->max_blocks_per_cu == 0 || g->max_threads_per_cu == 0 || g->registers_per_cu == 0 ||
+  /* At most 65535 CUs: with a kernel's occupancy also below 65536, a round of blocks on the whole
+   * GPU counts below 2^32 (core/dkp.c's arithmetic relies on it; real GPUs have a few hundred). */
+  if (g->cus == 0 || g->cus > 65535 || g->max_blocks_per_cu == 0 || g->max_threads_per_cu == 0 || g->registers_per_cu == 0 ||
       g->dq_capacity == 0 || g->copy_engines == 0)
     return false;
   const atoll_gpu_costs *c = &g->costs;

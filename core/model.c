@@ -56,6 +56,11 @@ bool atoll_kernel_shape_is_valid(const atoll_kernel_shape *s) {
     return false;
   if (s->occupancy == 0 || s->time_ns <= 0 || s->block_time_ns <= 0)
     return false;
+  /* Bounds far above any real kernel that keep block counts in 32 bits (below ATOLL_DKP_ALL) and a
+   * GPU-wide round of blocks below 2^32 (core/dkp.c's proved arithmetic relies on both). */
+  uint64_t xy = (uint64_t)s->grid.x * s->grid.y;
+  if (s->occupancy > 65535 || xy >= UINT32_MAX || xy * s->grid.z >= UINT32_MAX)
+    return false;
   if (s->n_time_per_occupancy > s->occupancy || (s->n_time_per_occupancy > 0 && !s->time_per_occupancy_ns))
     return false;
   for (uint32_t i = 0; i < s->n_time_per_occupancy; i++)
@@ -77,6 +82,13 @@ bool atoll_op_is_valid(const atoll_model *m, uint32_t op_index) {
   if (!m || op_index >= m->n_ops)
     return false;
   const atoll_op *op = &m->ops[op_index];
+  /* Idempotence metadata may name a group for any op (idem_checker traces copies too); a group
+   * entry is at or before its op (core/restart.h relies on it). */
+  if (op->idem != ATOLL_IDEM_UNKNOWN && op->idem != ATOLL_IDEM_YES && op->idem != ATOLL_IDEM_GROUP &&
+      op->idem != ATOLL_IDEM_NONE)
+    return false;
+  if (op->idem == ATOLL_IDEM_GROUP && op->group_entry > op_index)
+    return false;
   switch (op->kind) {
   case ATOLL_OP_KERNEL:
     if (!op->name || !atoll_kernel_shape_is_valid(&op->shape))
@@ -90,10 +102,7 @@ bool atoll_op_is_valid(const atoll_model *m, uint32_t op_index) {
         !indices_valid(op->writes, op->n_writes, m->n_tensors) ||
         !indices_valid(op->readwrites, op->n_readwrites, m->n_tensors))
       return false;
-    if (op->idem == ATOLL_IDEM_GROUP && op->group_entry > op_index)
-      return false;
-    return op->idem == ATOLL_IDEM_UNKNOWN || op->idem == ATOLL_IDEM_YES || op->idem == ATOLL_IDEM_GROUP ||
-           op->idem == ATOLL_IDEM_NONE;
+    return true;
   case ATOLL_OP_MEMCPY_H2D:
   case ATOLL_OP_MEMCPY_D2H:
   case ATOLL_OP_MEMSET:
