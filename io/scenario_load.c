@@ -424,9 +424,23 @@ static int read_expects(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
-static const char *const scenario_keys[] = {"gpu",       "models", "clients", "policy",     "duration_ms",
-                                            "warmup_ms", "seed",   "expect",  "description"};
-enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_N };
+/* sim: options of the simulated device (docs/scenarios.md). */
+static int read_sim(scen_ctx *c, const atoll_ynode *n) {
+  static const char *const keys[] = {"engine"};
+  static const char *const engines[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
+  atoll_yread *r = c->r;
+  const atoll_ynode *v[1] = {0};
+  int rc = atoll_yread_map(r, n, "sim", keys, 1, v);
+  uint32_t engine = c->s->engine;
+  if (rc == 0 && v[0])
+    rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", engines, 2, &engine));
+  c->s->engine = (atoll_sim_engine)engine;
+  return rc;
+}
+
+static const char *const scenario_keys[] = {"gpu",       "models", "clients", "policy",      "duration_ms",
+                                            "warmup_ms", "seed",   "expect",  "description", "sim"};
+enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_N };
 
 static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
   atoll_yread *r = c->r;
@@ -457,6 +471,9 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
     rc = WITH_KEY(r, "seed", atoll_yread_u64(r, v[SC_SEED], 0, UINT64_MAX, &c->s->seed));
   if (rc == 0 && v[SC_EXPECT])
     rc = WITH_KEY(r, "expect", read_expects(c, v[SC_EXPECT]));
+  c->s->engine = ATOLL_ENGINE_DEFAULT;
+  if (rc == 0 && v[SC_SIM])
+    rc = WITH_KEY(r, "sim", read_sim(c, v[SC_SIM]));
   return rc;
 }
 

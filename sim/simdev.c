@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "cu_model.h"
 
-enum { MAX_CUS = 256, CU_GROUP_TRACKS = 15, MAX_HIDDEN = 64, MAX_PARTS = 16 };
+enum { MAX_HIDDEN = 64, MAX_PARTS = 16 };
 
 typedef struct entry {
   atoll_cmd cmd;
@@ -48,25 +49,12 @@ typedef struct stream {
   uint32_t to_reserve;   /* evictions to reserve once the running head leaves the stream */
   /* The executing kernel (the head), when busy and dispatched. */
   const atoll_kernel_timing *kt;
-  uint32_t placed, done;
-  uint32_t serial;       /* increments per kernel: waves name their kernel by it */
   uint8_t started, rt;
-  int32_t last_wave;     /* the kernel's most recent wave, for merging (-1 none) */
-  uint32_t last_wave_gen;
   int64_t start_ns, dispatch_ns;
   uint64_t exec_tag;      /* tag of the last command whose kernel started */
   uint8_t has_exec_tag;
   char name[48];
 } stream;
-
-typedef struct wave {
-  uint32_t stream, serial, n, gen;
-  uint8_t live;
-  uint16_t cu_lo, cu_hi; /* CUs touched: [lo, hi] */
-  int64_t start_ns, dur_ns;
-  uint16_t count[MAX_CUS];
-  int32_t next_free;
-} wave;
 
 struct atoll_simdev {
   const atoll_scenario *s;
@@ -83,27 +71,12 @@ struct atoll_simdev {
   /* CP: the stream whose kernel was dispatched last, -1 none */
   int32_t cp_last;
 
-  /* Block dispatcher: streams with unplaced blocks, in dispatch order. */
-  uint32_t *pending;
-  uint32_t n_pending;
-  uint32_t cu_cursor, rr_offer;
-  uint16_t all_cus[MAX_CUS];
-
-  /* CUs */
-  uint32_t free_units[MAX_CUS], demand[MAX_CUS], nblocks[MAX_CUS];
-  uint32_t res_rt[MAX_CUS], res_be[MAX_CUS], res_unpadded_be[MAX_CUS];
-  uint32_t unpadded_be_cus; /* CUs holding BE blocks that are not padding */
-  /* CU busy time: the number of busy CUs integrated over time, advanced once per event. */
-  uint32_t busy_cus, rt_cus, be_cus;
-  int64_t acc_ns;
-  int64_t win0, win1, busy, busy_rt, busy_be;
+  /* The CUs (cu_model.h): where dispatched kernels' blocks run. */
+  atoll_cu_model *cu;
+  int64_t win0, win1; /* the statistics window */
 
   /* Copy engines */
   int64_t *engine_free_ns;
-
-  wave *waves;
-  uint32_t n_waves, cap_waves;
-  int32_t free_wave;
 
   uint64_t *timers;
   uint32_t n_timers, cap_timers;
@@ -115,12 +88,9 @@ struct atoll_simdev {
   atoll_simdev_marks marks;
   int64_t killed_ns;  /* GPU time of killed kernels: their run time until the kill */
   uint32_t killed_kernels;
-  uint64_t rt_beside_be; /* RT block placements while some unpadded BE block was resident */
   /* Padding figures (REEF Figs. 24 and 27), over the window: CUs holding padded BE blocks and
    * their CU-time, RT kernels completed, and for each padded one its overhead (the padded launch's
    * time less the RT kernel's time alone, cached per op in alone_ns; 0 = not yet computed). */
-  uint32_t res_pad[MAX_CUS], pad_cus;
-  int64_t busy_pad;
   uint64_t rt_kernels;
   atoll_pad_sample *pad_samples;
   uint32_t n_pad_samples, cap_pad_samples;
@@ -139,58 +109,6 @@ static void schedule(atoll_simdev *d, int64_t at, atoll_ev_class cls, uint64_t p
   int rc = atoll_evq_push(d->evq, at, cls, payload);
   assert(rc == 0 && "event queue allocation failed");
   (void)rc;
-}
-
-static int64_t clip_len(const atoll_simdev *d, int64_t a, int64_t b) {
-  if (a < d->win0)
-    a = d->win0;
-  if (b > d->win1)
-    b = d->win1;
-  return b > a ? b - a : 0;
-}
-
-/* Adds the busy-CU counts times the time since the last event, clipped to the window. */
-static void advance(atoll_simdev *d, int64_t now) {
-  if (now <= d->acc_ns)
-    return;
-  int64_t len = clip_len(d, d->acc_ns, now);
-  d->busy += len * d->busy_cus;
-  d->busy_rt += len * d->rt_cus;
-  d->busy_be += len * d->be_cus;
-  d->busy_pad += len * d->pad_cus;
-  d->acc_ns = now;
-}
-
-/* Residency: a CU is busy while any block is resident, RT-busy while an RT block is, BE-busy while
- * a BE block is; only the counts of such CUs change here. */
-static void residency(atoll_simdev *d, uint32_t cu, bool rt, bool padding, int32_t delta) {
-  if (!rt && padding) {
-    uint32_t before = d->res_pad[cu];
-    d->res_pad[cu] = (uint32_t)((int32_t)before + delta);
-    d->pad_cus += (before == 0 && d->res_pad[cu] > 0) - (before > 0 && d->res_pad[cu] == 0);
-  }
-  if (!rt && !padding) {
-    uint32_t before = d->res_unpadded_be[cu];
-    d->res_unpadded_be[cu] = (uint32_t)((int32_t)before + delta);
-    if (before == 0 && d->res_unpadded_be[cu] > 0)
-      d->unpadded_be_cus++;
-    else if (before > 0 && d->res_unpadded_be[cu] == 0)
-      d->unpadded_be_cus--;
-  }
-  uint32_t before_any = d->res_rt[cu] + d->res_be[cu];
-  uint32_t *cls = rt ? &d->res_rt[cu] : &d->res_be[cu];
-  uint32_t *cls_cus = rt ? &d->rt_cus : &d->be_cus;
-  uint32_t before = *cls;
-  *cls = (uint32_t)((int32_t)*cls + delta);
-  if (before == 0 && *cls > 0)
-    (*cls_cus)++;
-  else if (before > 0 && *cls == 0)
-    (*cls_cus)--;
-  uint32_t after_any = d->res_rt[cu] + d->res_be[cu];
-  if (before_any == 0 && after_any > 0)
-    d->busy_cus++;
-  else if (before_any > 0 && after_any == 0)
-    d->busy_cus--;
 }
 
 static entry *head_of(stream *st) { return &st->q[st->head % st->cap]; }
@@ -301,114 +219,15 @@ static void drop_head(atoll_simdev *d, uint32_t sidx) {
   stream_kick(d, sidx);
 }
 
-/* --- block placement --- */
+/* --- the CUs' reports --- */
 
-static int32_t wave_alloc(atoll_simdev *d) {
-  if (d->free_wave >= 0) {
-    int32_t w = d->free_wave;
-    d->free_wave = d->waves[w].next_free;
-    return w;
-  }
-  if (d->n_waves == d->cap_waves) {
-    uint32_t cap = d->cap_waves ? d->cap_waves * 2 : 64;
-    wave *nw = realloc(d->waves, cap * sizeof *nw);
-    assert(nw && "wave pool allocation failed");
-    d->waves = nw;
-    d->cap_waves = cap;
-  }
-  d->waves[d->n_waves].gen = 0;
-  memset(d->waves[d->n_waves].count, 0, sizeof d->waves[d->n_waves].count);
-  return (int32_t)d->n_waves++;
-}
-
-static void wave_release(atoll_simdev *d, uint32_t w) {
-  wave *wv = &d->waves[w];
-  wv->live = 0;
-  wv->gen = (wv->gen + 1) & 0xFFFFFF; /* its pending end event becomes stale */
-  wv->next_free = d->free_wave;
-  d->free_wave = (int32_t)w;
-}
-
-static void pending_remove(atoll_simdev *d, uint32_t i) {
-  memmove(&d->pending[i], &d->pending[i + 1], (d->n_pending - i - 1) * sizeof *d->pending);
-  d->n_pending--;
-}
-
-typedef struct open_wave {
-  int64_t end;
-  int32_t w;
-} open_wave;
-
-/* Puts `fit` blocks of stream sidx's kernel on CU cu, grouping blocks that end together into
- * one wave per placement pass. */
-static void put_blocks(atoll_simdev *d, uint32_t sidx, uint32_t cu, uint32_t fit, open_wave *open, uint32_t *n_open) {
+static void cu_started(void *ctx, uint32_t sidx, int64_t now) {
+  atoll_simdev *d = ctx;
   stream *st = &d->streams[sidx];
-  const atoll_kernel_timing *kt = st->kt;
-  int64_t now = now_of(d);
-  uint32_t demand = d->demand[cu] + fit * kt->demand;
-  int64_t dur = kt->bt1_ns * (demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
-  int64_t end = now + dur;
-  /* Blocks of one placement whose ends lie within 1/64 of their duration share one wave (ending
-   * at the wave's time): the sharing model is no finer than that, and one event instead of one
-   * per CU keeps co-running kernels cheap to simulate. */
-  int64_t tolerance = dur / 64;
-  int32_t w = -1;
-  for (uint32_t k = 0; k < *n_open && w < 0; k++)
-    if (open[k].end >= end - tolerance && open[k].end <= end + tolerance)
-      w = open[k].w;
-  /* The same holds across placements: a kernel fed a few CUs at a time as others free them joins
-   * its latest wave while that wave's end is within tolerance. */
-  if (w < 0 && st->last_wave >= 0) {
-    const wave *lw = &d->waves[st->last_wave];
-    int64_t lw_end = lw->start_ns + lw->dur_ns;
-    if (lw->gen == st->last_wave_gen && lw->serial == st->serial && lw->stream == sidx && lw_end > now &&
-        lw_end >= end - tolerance && lw_end <= end + tolerance)
-      w = st->last_wave;
-  }
-  if (w < 0) {
-    w = wave_alloc(d);
-    wave *nw = &d->waves[w];
-    nw->stream = sidx, nw->serial = st->serial, nw->n = 0, nw->start_ns = now, nw->dur_ns = dur, nw->live = 1;
-    st->last_wave = w, st->last_wave_gen = nw->gen;
-    nw->cu_lo = (uint16_t)cu, nw->cu_hi = (uint16_t)cu; /* counts are all zero: cleared on release */
-    schedule(d, end, ATOLL_EV_COMPLETE, atoll_simev(ATOLL_SIMEV_WAVE_END, nw->gen, (uint32_t)w));
-    if (*n_open < 8)
-      open[(*n_open)++] = (open_wave){end, w};
-  }
-  if (st->rt && d->unpadded_be_cus > 0)
-    d->rt_beside_be++;
-  wave *wv = &d->waves[w];
-  wv->count[cu] = (uint16_t)(wv->count[cu] + fit);
-  wv->n += fit;
-  if (cu < wv->cu_lo)
-    wv->cu_lo = (uint16_t)cu;
-  if (cu > wv->cu_hi)
-    wv->cu_hi = (uint16_t)cu;
-  d->free_units[cu] -= fit * kt->block_units;
-  d->nblocks[cu] += fit;
-  d->demand[cu] = demand;
-  residency(d, cu, st->rt, st->hidden, (int32_t)fit);
-  st->placed += fit;
-}
-
-static uint32_t room_on(const atoll_simdev *d, uint32_t cu, const atoll_kernel_timing *kt) {
-  uint32_t fit = d->free_units[cu] / kt->block_units;
-  uint32_t room = d->g->max_blocks_per_cu - d->nblocks[cu];
-  return fit < room ? fit : room;
-}
-
-static void mark_started(atoll_simdev *d, uint32_t sidx) {
-  stream *st = &d->streams[sidx];
-  if (st->started || st->placed == 0)
-    return;
-  if (st->hidden) {
-    st->started = 1;
-    st->start_ns = now_of(d);
-    return;
-  }
-  int64_t now = now_of(d);
   st->started = 1;
   st->start_ns = now;
+  if (st->hidden)
+    return;
   entry *e = head_of(st);
   st->exec_tag = e->cmd.tag;
   st->has_exec_tag = 1;
@@ -416,63 +235,14 @@ static void mark_started(atoll_simdev *d, uint32_t sidx) {
     atoll_core_on_cmd_started(d->core, sidx, e->cmd.tag, now);
 }
 
-/* Places as many of stream sidx's remaining blocks as fit on the listed CUs. The hardware's
- * dispatcher deals workgroups out across CUs, so blocks are spread: a first pass gives each CU at
- * most the kernel's share, ceil(remaining / CUs listed), and a second pass fills what room is left.
- * After an attempt either every block is placed or no listed CU has room for one. */
-static void place_kernel(atoll_simdev *d, uint32_t sidx, const uint16_t *cus, uint32_t span) {
+static const char *cu_name(void *ctx, uint32_t sidx) { return ((atoll_simdev *)ctx)->streams[sidx].name; }
+
+/* Hands stream sidx's dispatched kernel to the CUs (placed at the next atoll_cu_place). */
+static void cu_submit(atoll_simdev *d, uint32_t sidx) {
   stream *st = &d->streams[sidx];
-  const atoll_kernel_timing *kt = st->kt;
-  uint32_t eligible = 0; /* a padded launch's parts keep to their CUs */
-  for (uint32_t i = 0; i < span; i++)
-    eligible += cus[i] >= st->cu_lo && cus[i] < st->cu_hi;
-  if (eligible == 0)
-    return;
-  uint32_t share = (kt->blocks - st->placed + eligible - 1) / eligible;
-  open_wave open[8];
-  uint32_t n_open = 0;
-  for (int pass = 0; pass < 2 && st->placed < kt->blocks; pass++) {
-    for (uint32_t i = 0; i < span && st->placed < kt->blocks; i++) {
-      uint32_t cu = cus[(d->cu_cursor + i) % span];
-      if (cu < st->cu_lo || cu >= st->cu_hi || d->free_units[cu] < kt->block_units ||
-          d->nblocks[cu] >= d->g->max_blocks_per_cu)
-        continue;
-      uint32_t fit = room_on(d, cu, kt), remaining = kt->blocks - st->placed;
-      if (pass == 0 && fit > share)
-        fit = share;
-      if (fit > remaining)
-        fit = remaining;
-      put_blocks(d, sidx, cu, fit, open, &n_open);
-    }
-  }
-  mark_started(d, sidx);
-}
-
-/* Offers the listed CUs to the kernels waiting for room: high-priority streams first; among
- * equals the queues take turns, each offer going first to the next kernel in rotation and what it
- * leaves to the others, so a newly dispatched kernel is served as soon as its turn comes rather
- * than after every older kernel's blocks. Since a kernel left waiting found no room anywhere,
- * later offers need only cover the CUs that have since freed blocks. */
-enum { MAX_OFFER = 64 };
-
-static void place_blocks(atoll_simdev *d, const uint16_t *cus, uint32_t span) {
-  for (int level = 1; level >= 0; level--) {
-    uint32_t who[MAX_OFFER], n = 0;
-    for (uint32_t i = 0; i < d->n_pending && n < MAX_OFFER; i++)
-      if ((d->streams[d->pending[i]].priority > 0) == (level == 1))
-        who[n++] = d->pending[i];
-    for (uint32_t j = 0; j < n; j++)
-      place_kernel(d, who[(d->rr_offer + j) % n], cus, span);
-  }
-  d->rr_offer++;
-  d->cu_cursor = (d->cu_cursor + 1) % span;
-  for (uint32_t i = 0; i < d->n_pending;) {
-    stream *st = &d->streams[d->pending[i]];
-    if (st->placed == st->kt->blocks)
-      pending_remove(d, i);
-    else
-      i++;
-  }
+  atoll_cu_job j = {.kt = *st->kt, .cu_lo = st->cu_lo, .cu_hi = st->cu_hi, .rt = st->rt, .padding = st->hidden,
+                    .high = st->priority > 0};
+  atoll_cu_add(d->cu, sidx, &j);
 }
 
 /* --- completion --- */
@@ -554,7 +324,8 @@ static void part_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
 }
 
 /* Every block of a stream's running kernel has ended. */
-static void kernel_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
+static void kernel_done(void *ctx, uint32_t sidx, int64_t now) {
+  atoll_simdev *d = ctx;
   stream *st = &d->streams[sidx];
   if (st->hidden) {
     part_done(d, sidx, now);
@@ -569,40 +340,6 @@ static void kernel_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
       return; /* Rule 1 makes this rare: a BE part still runs */
   }
   command_done(d, sidx, now);
-}
-
-static void on_wave_end(atoll_simdev *d, uint32_t w, uint32_t gen, int64_t now) {
-  wave *wv = &d->waves[w];
-  if (wv->gen != gen)
-    return; /* cancelled */
-  stream *st = &d->streams[wv->stream];
-  const atoll_kernel_timing *kt = st->kt;
-  uint16_t freed[MAX_CUS];
-  uint32_t n_freed = 0;
-  for (uint32_t cu = wv->cu_lo; cu <= wv->cu_hi; cu++) {
-    uint32_t c = wv->count[cu];
-    if (!c)
-      continue;
-    freed[n_freed++] = (uint16_t)cu;
-    d->free_units[cu] += c * kt->block_units;
-    d->nblocks[cu] -= c;
-    d->demand[cu] -= c * kt->demand;
-    residency(d, cu, st->rt, st->hidden, -(int32_t)c);
-    wv->count[cu] = 0;
-  }
-  if (d->trace) {
-    char args[64];
-    snprintf(args, sizeof args, "\"blocks\":%u,\"stream\":%u", wv->n, wv->stream);
-    uint32_t per = (d->g->cus + CU_GROUP_TRACKS - 1) / CU_GROUP_TRACKS;
-    for (uint32_t grp = wv->cu_lo / per; grp <= wv->cu_hi / per; grp++)
-      atoll_trace_span(d->trace, ATOLL_TRACK_CU, grp, d->streams[wv->stream].name, st->rt ? "rt" : "be",
-                       wv->start_ns, now - wv->start_ns, args);
-  }
-  st->done += wv->n;
-  wave_release(d, w);
-  if (st->done == kt->blocks)
-    kernel_done(d, wv->stream, now);
-  place_blocks(d, freed, n_freed);
 }
 
 /* The timing a dispatched command runs with: its op's, or its own copy for a version or a block
@@ -634,12 +371,9 @@ static void start_parts(atoll_simdev *d, uint32_t owner, pad_rec *rec) {
     atoll_kernel_timing_padded(d->g, &d->s->models[part->cmd.model].model.ops[part->cmd.op], part->cmd.version,
                                part->occupancy, &hs->kt_local);
     hs->kt = &hs->kt_local;
-    hs->placed = hs->done = 0;
     hs->started = 0;
     hs->rt = 0;
     hs->busy = 1;
-    hs->serial++;
-    hs->last_wave = -1;
     hs->owner = owner;
     hs->part_tag = part->cmd.tag;
     hs->part_blocks = hs->kt_local.blocks;
@@ -647,7 +381,7 @@ static void start_parts(atoll_simdev *d, uint32_t owner, pad_rec *rec) {
     uint32_t hi = next_cu + (part->cus ? part->cus : d->g->cus - next_cu);
     hs->cu_lo = (uint16_t)next_cu, hs->cu_hi = (uint16_t)(hi < d->g->cus ? hi : d->g->cus);
     next_cu = hs->cu_hi;
-    d->pending[d->n_pending++] = h;
+    cu_submit(d, h);
   }
 }
 
@@ -662,11 +396,8 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   }
   const atoll_kernel_timing *kt = timing_for(d, &e->cmd, &st->kt_local);
   st->kt = kt;
-  st->last_wave = -1;
-  st->placed = st->done = 0;
   st->started = 0;
   st->rt = e->cmd.rt;
-  st->serial++;
   if (kt->is_copy) {
     /* The earliest-free copy engine takes it. */
     uint32_t best = 0;
@@ -693,41 +424,33 @@ static void on_cp_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
     st->cu_lo = 0, st->cu_hi = (uint16_t)rec->rt_cus;
     rec->rt_done = 0;
     rec->remaining = rec->n;
-    d->pending[d->n_pending++] = sidx;
+    cu_submit(d, sidx);
     start_parts(d, sidx, rec);
   } else {
-    d->pending[d->n_pending++] = sidx;
+    cu_submit(d, sidx);
   }
-  place_blocks(d, d->all_cus, d->g->cus);
+  atoll_cu_place(d->cu);
 }
 
 /* CU reset: every running kernel of a flagged stream stops now. Its blocks free their CUs, its
  * waves' end events go stale, and its command leaves the DQ without completing. The core resets
  * CUs only when the running kernels belong to preempted streams; RT work launched after the flag
  * carries a newer epoch and is never killed. */
+/* Whether the CU reset kills stream sidx's kernel: a kernel of a flagged stream (not a padded part,
+ * not a copy) that was dispatched before the flag. */
+static bool killable(void *ctx, uint32_t sidx) {
+  atoll_simdev *d = ctx;
+  const stream *st = &d->streams[sidx];
+  return !st->hidden && st->busy && !st->evicting && st->kt != NULL && !st->kt->is_copy &&
+         st->q[st->head % st->cap].epoch < st->kill_epoch;
+}
+
 static void on_kill(atoll_simdev *d, int64_t now) {
   uint32_t killed_before = d->killed_kernels;
-  for (uint32_t w = 0; w < d->n_waves; w++) {
-    wave *wv = &d->waves[w];
-    stream *st = &d->streams[wv->stream];
-    if (!wv->live || st->hidden || st->kt == NULL || wv->serial != st->serial || head_of(st)->epoch >= st->kill_epoch)
-      continue;
-    for (uint32_t cu = wv->cu_lo; cu <= wv->cu_hi; cu++) {
-      uint32_t c = wv->count[cu];
-      if (!c)
-        continue;
-      d->free_units[cu] += c * st->kt->block_units;
-      d->nblocks[cu] -= c;
-      d->demand[cu] -= c * st->kt->demand;
-      residency(d, cu, st->rt, st->hidden, -(int32_t)c);
-      wv->count[cu] = 0;
-    }
-    wave_release(d, w);
-  }
+  atoll_cu_kill(d->cu, killable, d);
   for (uint32_t sidx = 0; sidx < d->n_streams; sidx++) {
     stream *st = &d->streams[sidx];
-    if (st->hidden || !st->busy || st->evicting || st->kt == NULL || st->kt->is_copy ||
-        head_of(st)->epoch >= st->kill_epoch)
+    if (!killable(d, sidx))
       continue;
     /* A kernel still being dispatched (no blocks yet) is not running: it exits at its prologue. */
     if (st->started) {
@@ -735,25 +458,19 @@ static void on_kill(atoll_simdev *d, int64_t now) {
       d->killed_kernels++;
       trace_kernel(d, sidx, st, head_of(st), now);
     }
-    for (uint32_t i = 0; i < d->n_pending; i++)
-      if (d->pending[i] == sidx) {
-        pending_remove(d, i);
-        break;
-      }
     drop_head(d, sidx);
   }
   if (now > d->marks.kill_done_ns)
     d->marks.kill_done_ns = now;
   ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_CU_RESET, UINT32_MAX, NULL, d->killed_kernels - killed_before,
                     now - d->g->costs.cu_reset_ns, now);
-  place_blocks(d, d->all_cus, d->g->cus);
+  atoll_cu_place(d->cu);
 }
 
 void atoll_simdev_handle(atoll_simdev *d, uint64_t p, int64_t now) {
-  advance(d, now);
   switch (atoll_simev_type(p)) {
   case ATOLL_SIMEV_WAVE_END:
-    on_wave_end(d, atoll_simev_id(p), atoll_simev_gen(p), now);
+    atoll_cu_handle(d->cu, p, now);
     break;
   case ATOLL_SIMEV_CP_DONE:
     on_cp_done(d, atoll_simev_id(p), now);
@@ -1004,7 +721,9 @@ void atoll_simdev_take_marks(atoll_simdev *d, atoll_simdev_marks *out) {
   d->marks = (atoll_simdev_marks){0};
 }
 
-uint64_t atoll_simdev_rt_beside_be(const atoll_simdev *d) { return d->rt_beside_be; }
+uint64_t atoll_simdev_rt_beside_be(const atoll_simdev *d) { return atoll_cu_rt_beside_be(d->cu); }
+
+uint64_t atoll_simdev_cu_groups(const atoll_simdev *d) { return atoll_cu_groups(d->cu); }
 
 void atoll_simdev_killed(const atoll_simdev *d, int64_t *killed_ns, uint32_t *killed_kernels) {
   *killed_ns = d->killed_ns;
@@ -1021,13 +740,11 @@ const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t m
 
 int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   const atoll_scenario *s = cfg->scenario;
-  if (s->gpu.cus > MAX_CUS)
-    return ATOLL_ENOTSUP;
   atoll_simdev *d = calloc(1, sizeof *d);
   if (!d)
     return ATOLL_ENOMEM;
   d->s = s, d->g = &s->gpu, d->evq = cfg->evq, d->trace = cfg->trace, d->hooks = cfg->hooks;
-  d->cp_last = -1, d->free_wave = -1;
+  d->cp_last = -1;
   d->win0 = cfg->window_start_ns, d->win1 = cfg->window_end_ns;
   d->engine_free_ns = calloc(s->gpu.copy_engines, sizeof *d->engine_free_ns);
   d->timing = calloc(s->n_models, sizeof *d->timing);
@@ -1035,8 +752,7 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   /* Every policy makes at most one stream per client (plus none for RT in REEF's layout). */
   d->cap_streams = s->n_clients + 1 + MAX_HIDDEN;
   d->streams = calloc(d->cap_streams, sizeof *d->streams);
-  d->pending = calloc(d->cap_streams, sizeof *d->pending);
-  if (!d->engine_free_ns || !d->timing || !d->alone_ns || !d->streams || !d->pending) {
+  if (!d->engine_free_ns || !d->timing || !d->alone_ns || !d->streams) {
     atoll_simdev_destroy(d);
     return ATOLL_ENOMEM;
   }
@@ -1051,30 +767,25 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
     for (uint32_t i = 0; i < md->n_ops; i++)
       atoll_kernel_timing_prepare(&s->gpu, md, i, &d->timing[m][i]);
   }
-  for (uint32_t cu = 0; cu < s->gpu.cus; cu++) {
-    d->free_units[cu] = s->gpu.registers_per_cu;
-    d->all_cus[cu] = (uint16_t)cu;
-  }
-  if (d->trace) {
-    uint32_t per = (s->gpu.cus + CU_GROUP_TRACKS - 1) / CU_GROUP_TRACKS;
-    for (uint32_t grp = 0; grp * per < s->gpu.cus; grp++) {
-      char name[32];
-      uint32_t hi = (grp + 1) * per > s->gpu.cus ? s->gpu.cus : (grp + 1) * per;
-      snprintf(name, sizeof name, "CU %u-%u", grp * per, hi - 1);
-      atoll_trace_name_track(d->trace, ATOLL_TRACK_CU, grp, name);
-    }
+  atoll_cu_model_cfg ccfg = {.engine = s->engine, .gpu = &s->gpu, .max_jobs = d->cap_streams, .evq = d->evq,
+                             .trace = d->trace, .sink = {.ctx = d, .started = cu_started, .done = kernel_done,
+                                                         .name = cu_name},
+                             .window_start_ns = d->win0, .window_end_ns = d->win1};
+  int rc = atoll_cu_model_create(&d->cu, &ccfg);
+  if (rc) {
+    atoll_simdev_destroy(d);
+    return rc;
   }
   *out = d;
   return 0;
 }
 
 void atoll_simdev_finish(atoll_simdev *d, int64_t now, int64_t *busy, int64_t *busy_rt, int64_t *busy_be) {
-  advance(d, now);
-  *busy = d->busy, *busy_rt = d->busy_rt, *busy_be = d->busy_be;
+  atoll_cu_busy(d->cu, now, busy, busy_rt, busy_be);
 }
 
 void atoll_simdev_padding(const atoll_simdev *d, atoll_simdev_padding_stats *out) {
-  *out = (atoll_simdev_padding_stats){.busy_padded_ns = d->busy_pad, .rt_kernels = d->rt_kernels,
+  *out = (atoll_simdev_padding_stats){.busy_padded_ns = atoll_cu_busy_padded(d->cu), .rt_kernels = d->rt_kernels,
                                       .samples = d->pad_samples, .n_samples = d->n_pad_samples};
 }
 
@@ -1094,9 +805,8 @@ void atoll_simdev_destroy(atoll_simdev *d) {
   free(d->pad_samples);
   free(d->timing);
   free(d->streams);
-  free(d->pending);
+  atoll_cu_model_destroy(d->cu);
   free(d->engine_free_ns);
-  free(d->waves);
   free(d->timers);
   free(d);
 }

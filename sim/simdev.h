@@ -8,11 +8,10 @@
  *    hardware queue), once the stream's previous command has completed (commands of a stream run
  *    in order): cp_dispatch_ns, plus stream_switch_ns when the kernel dispatched before it came
  *    from another stream that still has a kernel in flight (concurrent queues are multiplexed).
- *  - A dispatched kernel's blocks are placed on CUs as register-file room allows (kernels in
- *    dispatch order, high-priority streams first), and run for their block time, slowed by the
- *    demand of the blocks sharing their CU (kernel_timing.h). Blocks placed together that end
- *    within 1/64 of their duration of each other form one wave: one event, however many blocks,
- *    without losing which CU slots they hold.
+ *  - A dispatched kernel goes to the CUs (cu_model.h): its blocks are placed as register-file room
+ *    allows (high-priority streams first, the others in turn) and run for their block time, slowed
+ *    by the demand of the blocks sharing their CU (kernel_timing.h), block by block on every CU
+ *    (engine blocks) or pooled over the CUs (engine fluid, the scenario's sim.engine).
  *  - memcpy/memset go through the CP to a copy engine (copy_engines of them, FIFO).
  *  - Preemption mechanisms (REEF §4): an HQ reset drops the commands not yet in the DQ and costs
  *    host time (per command synchronously, a constant with asynchronous reclamation); the
@@ -96,6 +95,8 @@ void atoll_simdev_take_marks(atoll_simdev *d, atoll_simdev_marks *out);
 void atoll_simdev_killed(const atoll_simdev *d, int64_t *killed_ns, uint32_t *killed_kernels);
 /* How many times RT blocks were placed while BE blocks were resident somewhere on the GPU. */
 uint64_t atoll_simdev_rt_beside_be(const atoll_simdev *d);
+/* Completion groups (waves or fluid groups) the CUs created: a measure of the engine's work. */
+uint64_t atoll_simdev_cu_groups(const atoll_simdev *d);
 /* The timing the device uses for (model, op). */
 const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t model, uint32_t op);
 

@@ -1,0 +1,61 @@
+/* Inside the CU model (cu_model.h): the state both engines share and the table each engine fills.
+ * Only cu_model.c, cu_blocks.c and cu_fluid.c include this. */
+#ifndef ATOLL_SIM_CU_ENGINE_H
+#define ATOLL_SIM_CU_ENGINE_H
+
+#include <assert.h>
+
+#include "cu_model.h"
+
+typedef struct atoll__cu_engine {
+  int (*create)(atoll_cu_model *m);
+  void (*destroy)(atoll_cu_model *m);
+  void (*add)(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j);
+  void (*place)(atoll_cu_model *m);
+  void (*kill)(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job), void *ctx);
+  void (*handle)(atoll_cu_model *m, uint64_t payload, int64_t now);
+} atoll__cu_engine;
+
+extern const atoll__cu_engine atoll__cu_blocks;
+extern const atoll__cu_engine atoll__cu_fluid;
+
+enum { ATOLL__CU_GROUP_TRACKS = 15 }; /* CU tracks on the timeline: CUs drawn in this many groups */
+
+struct atoll_cu_model {
+  const atoll__cu_engine *ops;
+  atoll_sim_engine engine;
+  const atoll_gpu *g;
+  atoll_evq *evq;
+  atoll_trace *trace;
+  atoll_cu_sink sink;
+  uint32_t max_jobs;
+  /* CU busy time: the number of busy CUs (any block, an RT block, a BE block, a padded BE block
+   * resident) integrated over time, brought up to date before every change of the counts. */
+  uint32_t busy_cus, rt_cus, be_cus, pad_cus;
+  int64_t acc_ns, win0, win1, busy, busy_rt, busy_be, busy_pad;
+  uint64_t rt_beside_be, groups;
+  void *impl; /* the engine's state */
+};
+
+/* Adds the busy-CU counts times the time since the last change, clipped to the window. */
+static inline void atoll__cu_account(atoll_cu_model *m, int64_t now) {
+  if (now <= m->acc_ns)
+    return;
+  int64_t a = m->acc_ns < m->win0 ? m->win0 : m->acc_ns, b = now > m->win1 ? m->win1 : now;
+  if (b > a) {
+    int64_t len = b - a;
+    m->busy += len * m->busy_cus;
+    m->busy_rt += len * m->rt_cus;
+    m->busy_be += len * m->be_cus;
+    m->busy_pad += len * m->pad_cus;
+  }
+  m->acc_ns = now;
+}
+
+static inline void atoll__cu_schedule(atoll_cu_model *m, int64_t at, uint64_t payload) {
+  int rc = atoll_evq_push(m->evq, at, ATOLL_EV_COMPLETE, payload);
+  assert(rc == 0 && "event queue allocation failed");
+  (void)rc;
+}
+
+#endif

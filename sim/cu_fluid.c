@@ -1,0 +1,485 @@
+/* The fluid engine of the CU model (cu_model.h): the blocks engine's rules on pooled CUs.
+ *
+ * How it models the CUs: the GPU is cut into zones, contiguous CU ranges that every job either
+ * covers entirely or not at all: the whole GPU, or the ranges of a padded launch (its RT part and
+ * each BE part keep to CUs of their own). Within a zone the CUs are pooled: the zone knows how
+ * much register file and how many block slots are free, how many blocks are resident and their
+ * total demand, but not on which CU. So
+ *  - a kernel takes what fits in the pooled room (the blocks engine's two passes: at most
+ *    ceil(remaining / CUs) blocks per CU of a zone, then whatever room is left), and the blocks it
+ *    places in a zone at one instant are one group with one end;
+ *  - their duration is bt1 times the demand they meet: the zone's resident demand per CU plus
+ *    their own blocks per CU (rounded up, as the blocks engine's spreading stacks them), at least
+ *    bt1, fixed when they start;
+ *  - a group joins the kernel's latest group in the zone when their ends lie within 1/64 of the
+ *    duration (as blocks' waves do), and the joined group ends at its blocks' mean end;
+ *  - a CU counts as busy while the zone's resident blocks could cover it (min(CUs, blocks));
+ *  - ending groups free room that is offered to the waiting kernels exactly as in blocks: high-
+ *    priority streams first, the others in turn.
+ * A kernel alone on an idle GPU therefore runs exactly as in blocks (its waves are spread evenly,
+ * and each wave's blocks end together), so calibration is the same. Sharing differs: room freed
+ * anywhere is usable by any block (blocks needs it on one CU), and blocks meet the zone's average
+ * demand where blocks gives each CU its own (so there a kernel ends with its most loaded CU).
+ * docs/simulator.md ("CU engines") lists the measured differences. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "cu_engine.h"
+#include "simdev.h"
+
+enum { MAX_ZONES = 40, MAX_OFFER = 64 };
+/* Blocks of a kernel whose ends lie within 1/MERGE_DIV of their duration of its latest group's end
+ * join that group. */
+enum { MERGE_DIV = 64 };
+
+typedef struct zone {
+  uint16_t lo, hi; /* CUs [lo, hi) */
+  uint32_t cus;
+  int64_t free_units; /* register-file units free in the zone */
+  uint32_t blocks;    /* resident blocks */
+  uint64_t demand;    /* their total demand, ATOLL_DEMAND_ONE units */
+  uint32_t rt_blocks, be_blocks, unpadded_be, pad_blocks;
+  uint32_t busy, busy_rt, busy_be, busy_pad; /* this zone's share of the busy-CU counts */
+} zone;
+
+typedef struct fjob {
+  atoll_cu_job j;
+  uint32_t placed, done;
+  int32_t last; /* the job's latest group, for merging (-1 none) */
+  uint32_t last_gen;
+  uint8_t started, live;
+} fjob;
+
+typedef struct group {
+  uint32_t job, n, gen, zone;
+  uint8_t live;
+  int64_t start_ns, end_ns;
+  int64_t ev_ns; /* when its scheduled event fires (<= end_ns) */
+  int32_t next_free;
+} group;
+
+typedef struct fluid {
+  fjob *jobs;
+  uint32_t *pending;
+  uint32_t n_pending, rr_offer;
+  zone zones[MAX_ZONES];
+  uint32_t n_zones;
+  uint32_t unpadded_be; /* unpadded BE blocks resident anywhere */
+  group *groups;
+  uint32_t n_groups, cap_groups;
+  int32_t free_group;
+} fluid;
+
+static fluid *F(atoll_cu_model *m) { return m->impl; }
+
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* Takes zone z's share out of the busy-CU counts (before the zone changes shape). */
+static void zone_forget(atoll_cu_model *m, zone *z) {
+  m->busy_cus -= z->busy, m->rt_cus -= z->busy_rt, m->be_cus -= z->busy_be, m->pad_cus -= z->busy_pad;
+  z->busy = z->busy_rt = z->busy_be = z->busy_pad = 0;
+}
+
+/* Adds (sign +1) or removes (-1) n blocks of job jb to zone z's residents and updates the busy
+ * counts: blocks spread one per CU first, so min(CUs, blocks) of the zone's CUs are busy. (Each
+ * field is read and written once: this runs for every group.) */
+static void zone_residents(atoll_cu_model *m, fluid *f, zone *z, const fjob *jb, uint32_t n, int sign) {
+  const atoll_kernel_timing *kt = &jb->j.kt;
+  uint32_t delta = sign > 0 ? n : (uint32_t)-n, cus = z->cus;
+  z->free_units -= sign * (int64_t)n * kt->block_units;
+  z->demand += sign > 0 ? (uint64_t)n * kt->demand : -(uint64_t)n * kt->demand;
+  uint32_t blocks = z->blocks + delta;
+  z->blocks = blocks;
+  uint32_t busy = min_u32(cus, blocks);
+  m->busy_cus += busy - z->busy;
+  z->busy = busy;
+  if (jb->j.rt) {
+    uint32_t c = z->rt_blocks + delta, b = min_u32(cus, c);
+    z->rt_blocks = c;
+    m->rt_cus += b - z->busy_rt;
+    z->busy_rt = b;
+  } else {
+    uint32_t c = z->be_blocks + delta, b = min_u32(cus, c);
+    z->be_blocks = c;
+    m->be_cus += b - z->busy_be;
+    z->busy_be = b;
+    if (jb->j.padding) {
+      uint32_t pc = z->pad_blocks + delta, pb = min_u32(cus, pc);
+      z->pad_blocks = pc;
+      m->pad_cus += pb - z->busy_pad;
+      z->busy_pad = pb;
+    } else {
+      z->unpadded_be += delta;
+      f->unpadded_be += delta;
+    }
+  }
+}
+
+static int32_t group_alloc(fluid *f) {
+  if (f->free_group >= 0) {
+    int32_t g = f->free_group;
+    f->free_group = f->groups[g].next_free;
+    return g;
+  }
+  if (f->n_groups == f->cap_groups) {
+    uint32_t cap = f->cap_groups ? f->cap_groups * 2 : 64;
+    group *ng = realloc(f->groups, cap * sizeof *ng);
+    assert(ng && "group pool allocation failed");
+    f->groups = ng;
+    f->cap_groups = cap;
+  }
+  f->groups[f->n_groups].gen = 0;
+  return (int32_t)f->n_groups++;
+}
+
+static void group_release(fluid *f, uint32_t g) {
+  group *gr = &f->groups[g];
+  gr->live = 0;
+  gr->gen = (gr->gen + 1) & 0xFFFFFF; /* its pending end event becomes stale */
+  gr->next_free = f->free_group;
+  f->free_group = (int32_t)g;
+}
+
+/* Blocks of kt that zone z has room for: register file and block slots, pooled. */
+static uint32_t zone_room(const atoll_cu_model *m, const zone *z, const atoll_kernel_timing *kt) {
+  if (z->free_units < (int64_t)kt->block_units)
+    return 0;
+  int64_t fit = z->free_units / kt->block_units;
+  int64_t slots = (int64_t)z->cus * m->g->max_blocks_per_cu - z->blocks;
+  if (slots < fit)
+    fit = slots;
+  return fit > 0 ? (uint32_t)fit : 0;
+}
+
+/* Puts n blocks of job jid into zone zi as one group (or into its latest group there, when they
+ * end within tolerance of it). */
+static void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi, uint32_t n) {
+  fjob *jb = &f->jobs[jid];
+  zone *z = &f->zones[zi];
+  const atoll_kernel_timing *kt = &jb->j.kt;
+  int64_t now = m->evq->now;
+  /* The demand the blocks meet: the residents' per CU on average, plus their own per CU, rounded
+   * up as blocks deals them out (so a kernel alone meets exactly what it meets in blocks). */
+  uint64_t per_cu = (n + z->cus - 1) / z->cus;
+  uint64_t demand = z->demand / z->cus + per_cu * kt->demand;
+  int64_t dur = kt->bt1_ns * (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
+  int64_t end = now + dur, tolerance = dur / MERGE_DIV;
+  int32_t g = -1;
+  if (jb->last >= 0) {
+    group *lg = &f->groups[jb->last];
+    if (lg->gen == jb->last_gen && lg->live && lg->zone == zi && lg->end_ns > now && lg->end_ns >= end - tolerance &&
+        lg->end_ns <= end + tolerance) {
+      /* The merged group ends at its blocks' mean end, so their total run time is kept. */
+      g = jb->last;
+      int64_t e = lg->end_ns + (end - lg->end_ns) * (int64_t)n / (int64_t)(lg->n + n);
+      lg->end_ns = e;
+      if (e < lg->ev_ns) { /* earlier than its event: a new event, the old one goes stale */
+        lg->gen = (lg->gen + 1) & 0xFFFFFF;
+        jb->last_gen = lg->gen;
+        lg->ev_ns = e;
+        atoll__cu_schedule(m, e, atoll_simev(ATOLL_SIMEV_WAVE_END, lg->gen, (uint32_t)g));
+      }
+    }
+  }
+  if (g < 0) {
+    g = group_alloc(f);
+    group *ng = &f->groups[g];
+    ng->job = jid, ng->n = 0, ng->zone = zi, ng->live = 1, ng->start_ns = now, ng->end_ns = end, ng->ev_ns = end;
+    jb->last = g, jb->last_gen = ng->gen;
+    atoll__cu_schedule(m, end, atoll_simev(ATOLL_SIMEV_WAVE_END, ng->gen, (uint32_t)g));
+    m->groups++;
+  }
+  if (jb->j.rt && f->unpadded_be > 0)
+    m->rt_beside_be++;
+  f->groups[g].n += n;
+  zone_residents(m, f, z, jb, n, +1);
+  jb->placed += n;
+}
+
+static bool zone_in(const zone *z, const fjob *jb) { return z->lo >= jb->j.cu_lo && z->hi <= jb->j.cu_hi; }
+
+static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t remaining);
+
+/* Places as many of job jid's remaining blocks as fit, spread as blocks spreads them: a first pass
+ * gives each zone at most ceil(remaining / CUs) blocks per CU, a second fills what room is left. */
+static void place_job(atoll_cu_model *m, fluid *f, uint32_t jid) {
+  fjob *jb = &f->jobs[jid];
+  const atoll_kernel_timing *kt = &jb->j.kt;
+  uint32_t remaining = kt->blocks - jb->placed;
+  if (f->n_zones == 1) {
+    /* One zone: the two passes take min(room, remaining) between them. */
+    uint32_t n = min_u32(zone_room(m, &f->zones[0], kt), remaining);
+    if (n == 0)
+      return;
+    put_group(m, f, jid, 0, n);
+  } else {
+    place_zones(m, f, jid, remaining);
+  }
+  if (!jb->started && jb->placed > 0) {
+    jb->started = 1;
+    m->sink.started(m->sink.ctx, jid, m->evq->now);
+  }
+}
+
+static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t remaining) {
+  fjob *jb = &f->jobs[jid];
+  const atoll_kernel_timing *kt = &jb->j.kt;
+  uint32_t eligible = 0, take[MAX_ZONES];
+  for (uint32_t zi = 0; zi < f->n_zones; zi++) {
+    take[zi] = 0;
+    if (zone_in(&f->zones[zi], jb))
+      eligible += f->zones[zi].cus;
+  }
+  if (eligible == 0 || remaining == 0)
+    return;
+  uint32_t share = (remaining + eligible - 1) / eligible, placed = 0;
+  for (int pass = 0; pass < 2 && placed < remaining; pass++)
+    for (uint32_t zi = 0; zi < f->n_zones && placed < remaining; zi++) {
+      const zone *z = &f->zones[zi];
+      if (!zone_in(z, jb))
+        continue;
+      uint32_t room = zone_room(m, z, kt) - take[zi];
+      if (pass == 0 && (uint64_t)share * z->cus < room)
+        room = share * z->cus;
+      uint32_t n = min_u32(room, remaining - placed);
+      take[zi] += n, placed += n;
+    }
+  for (uint32_t zi = 0; zi < f->n_zones; zi++)
+    if (take[zi])
+      put_group(m, f, jid, zi, take[zi]);
+}
+
+/* Offers the free room to the waiting kernels: high-priority streams first, the others in turn,
+ * one rotation step per offer (blocks' place_blocks, with the room pooled). */
+static void offer(atoll_cu_model *m, fluid *f) {
+  for (int level = 1; level >= 0; level--) {
+    uint32_t who[MAX_OFFER], n = 0;
+    for (uint32_t i = 0; i < f->n_pending && n < MAX_OFFER; i++)
+      if ((f->jobs[f->pending[i]].j.high != 0) == (level == 1))
+        who[n++] = f->pending[i];
+    for (uint32_t j = 0; j < n; j++)
+      place_job(m, f, who[(f->rr_offer + j) % n]);
+  }
+  f->rr_offer++;
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < f->n_pending; i++) {
+    const fjob *jb = &f->jobs[f->pending[i]];
+    if (jb->placed < jb->j.kt.blocks)
+      f->pending[kept++] = f->pending[i];
+  }
+  f->n_pending = kept;
+}
+
+/* --- zones --- */
+
+/* Recomputes the residents of every zone from the live groups, after zones changed shape. */
+static void zones_recount(atoll_cu_model *m, fluid *f) {
+  for (uint32_t zi = 0; zi < f->n_zones; zi++) {
+    zone *z = &f->zones[zi];
+    zone_forget(m, z);
+    z->free_units = (int64_t)z->cus * m->g->registers_per_cu;
+    z->blocks = 0, z->demand = 0, z->rt_blocks = z->be_blocks = z->unpadded_be = z->pad_blocks = 0;
+  }
+  f->unpadded_be = 0;
+  for (uint32_t g = 0; g < f->n_groups; g++)
+    if (f->groups[g].live)
+      zone_residents(m, f, &f->zones[f->groups[g].zone], &f->jobs[f->groups[g].job], f->groups[g].n, +1);
+}
+
+/* Cuts the zone holding CU x in two at x (nothing when x is already a boundary). The zone's groups
+ * are spread over its CUs, so each is divided in proportion to the CUs on either side; a group
+ * with blocks on both sides becomes two, ending together. */
+static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
+  uint32_t zi = 0;
+  while (zi < f->n_zones && !(f->zones[zi].lo < x && x < f->zones[zi].hi))
+    zi++;
+  if (zi == f->n_zones)
+    return;
+  assert(f->n_zones < MAX_ZONES && "more CU zones than padded launches make");
+  memmove(&f->zones[zi + 2], &f->zones[zi + 1], (f->n_zones - zi - 1) * sizeof *f->zones);
+  f->n_zones++;
+  zone *left = &f->zones[zi], *right = &f->zones[zi + 1];
+  *right = (zone){.lo = (uint16_t)x, .hi = left->hi, .cus = left->hi - x};
+  left->hi = (uint16_t)x, left->cus = x - left->lo;
+  uint32_t total = left->cus + right->cus, n_groups = f->n_groups;
+  for (uint32_t g = 0; g < n_groups; g++) {
+    group *gr = &f->groups[g];
+    if (!gr->live)
+      continue;
+    if (gr->zone > zi) {
+      gr->zone++;
+      continue;
+    }
+    if (gr->zone < zi)
+      continue;
+    uint32_t on_right = (uint32_t)(((uint64_t)gr->n * right->cus + total / 2) / total);
+    if (on_right == 0)
+      continue;
+    if (on_right == gr->n) {
+      gr->zone = zi + 1;
+      continue;
+    }
+    gr->n -= on_right;
+    int32_t ng = group_alloc(f);
+    gr = &f->groups[g]; /* the pool may have moved */
+    group *twin = &f->groups[ng];
+    twin->job = gr->job, twin->n = on_right, twin->zone = zi + 1, twin->live = 1;
+    twin->start_ns = gr->start_ns, twin->end_ns = gr->end_ns, twin->ev_ns = gr->end_ns;
+    atoll__cu_schedule(m, gr->end_ns, atoll_simev(ATOLL_SIMEV_WAVE_END, twin->gen, (uint32_t)ng));
+  }
+  zones_recount(m, f);
+}
+
+/* Joins neighbouring zones whose boundary no live job needs any more. */
+static void zones_coalesce(atoll_cu_model *m, fluid *f) {
+  for (uint32_t zi = 0; zi < f->n_zones; zi++)
+    zone_forget(m, &f->zones[zi]); /* the counts are rebuilt below */
+  for (uint32_t zi = 0; zi + 1 < f->n_zones;) {
+    uint32_t x = f->zones[zi].hi;
+    bool needed = false;
+    for (uint32_t i = 0; i < f->n_pending && !needed; i++)
+      needed = f->jobs[f->pending[i]].j.cu_lo == x || f->jobs[f->pending[i]].j.cu_hi == x;
+    for (uint32_t g = 0; g < f->n_groups && !needed; g++)
+      if (f->groups[g].live)
+        needed = f->jobs[f->groups[g].job].j.cu_lo == x || f->jobs[f->groups[g].job].j.cu_hi == x;
+    if (needed) {
+      zi++;
+      continue;
+    }
+    f->zones[zi].hi = f->zones[zi + 1].hi;
+    f->zones[zi].cus += f->zones[zi + 1].cus;
+    memmove(&f->zones[zi + 1], &f->zones[zi + 2], (f->n_zones - zi - 2) * sizeof *f->zones);
+    f->n_zones--;
+    for (uint32_t g = 0; g < f->n_groups; g++)
+      if (f->groups[g].live && f->groups[g].zone > zi)
+        f->groups[g].zone--;
+  }
+  zones_recount(m, f);
+}
+
+static bool restricted(const atoll_cu_model *m, const fjob *jb) { return jb->j.cu_lo > 0 || jb->j.cu_hi < m->g->cus; }
+
+/* --- events and interface --- */
+
+static void on_group_end(atoll_cu_model *m, fluid *f, uint32_t g, uint32_t gen, int64_t now) {
+  group *gr = &f->groups[g];
+  if (gr->gen != gen)
+    return; /* cancelled */
+  if (gr->end_ns > now) { /* merged blocks moved its end */
+    gr->ev_ns = gr->end_ns;
+    atoll__cu_schedule(m, gr->end_ns, atoll_simev(ATOLL_SIMEV_WAVE_END, gr->gen, g));
+    return;
+  }
+  atoll__cu_account(m, now);
+  uint32_t jid = gr->job;
+  fjob *jb = &f->jobs[jid];
+  zone *z = &f->zones[gr->zone];
+  zone_residents(m, f, z, jb, gr->n, -1);
+  if (m->trace) {
+    char args[80];
+    snprintf(args, sizeof args, "\"blocks\":%u,\"stream\":%u,\"cus\":\"%u-%u (pooled)\"", gr->n, jid, z->lo,
+             z->hi - 1);
+    uint32_t per = (m->g->cus + ATOLL__CU_GROUP_TRACKS - 1) / ATOLL__CU_GROUP_TRACKS;
+    for (uint32_t grp = z->lo / per; grp <= (uint32_t)(z->hi - 1) / per; grp++)
+      atoll_trace_span(m->trace, ATOLL_TRACK_CU, grp, m->sink.name(m->sink.ctx, jid), jb->j.rt ? "rt" : "be",
+                       gr->start_ns, now - gr->start_ns, args);
+  }
+  jb->done += gr->n;
+  group_release(f, g);
+  if (jb->done == jb->j.kt.blocks) {
+    jb->live = 0;
+    m->sink.done(m->sink.ctx, jid, now);
+    if (restricted(m, jb))
+      zones_coalesce(m, f);
+  }
+  offer(m, f);
+}
+
+static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
+  fluid *f = F(m);
+  fjob *jb = &f->jobs[job];
+  jb->j = *j;
+  jb->placed = jb->done = 0;
+  jb->started = 0;
+  jb->live = 1;
+  jb->last = -1;
+  if (restricted(m, jb)) {
+    atoll__cu_account(m, m->evq->now);
+    zone_split(m, f, j->cu_lo);
+    zone_split(m, f, j->cu_hi);
+  }
+  f->pending[f->n_pending++] = job;
+}
+
+static void fluid_place(atoll_cu_model *m) {
+  atoll__cu_account(m, m->evq->now);
+  offer(m, F(m));
+}
+
+static void fluid_kill(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job), void *ctx) {
+  fluid *f = F(m);
+  atoll__cu_account(m, m->evq->now);
+  bool any_restricted = false;
+  for (uint32_t g = 0; g < f->n_groups; g++) {
+    group *gr = &f->groups[g];
+    if (!gr->live || !victim(ctx, gr->job))
+      continue;
+    fjob *jb = &f->jobs[gr->job];
+    zone_residents(m, f, &f->zones[gr->zone], jb, gr->n, -1);
+    jb->live = 0;
+    any_restricted |= restricted(m, jb);
+    group_release(f, g);
+  }
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < f->n_pending; i++)
+    if (victim(ctx, f->pending[i])) {
+      f->jobs[f->pending[i]].live = 0;
+      any_restricted |= restricted(m, &f->jobs[f->pending[i]]);
+    } else {
+      f->pending[kept++] = f->pending[i];
+    }
+  f->n_pending = kept;
+  if (any_restricted)
+    zones_coalesce(m, f);
+}
+
+static void fluid_handle(atoll_cu_model *m, uint64_t p, int64_t now) {
+  on_group_end(m, F(m), atoll_simev_id(p), atoll_simev_gen(p), now);
+}
+
+static int fluid_create(atoll_cu_model *m) {
+  fluid *f = calloc(1, sizeof *f);
+  if (!f)
+    return ATOLL_ENOMEM;
+  m->impl = f;
+  f->free_group = -1;
+  f->jobs = calloc(m->max_jobs, sizeof *f->jobs);
+  f->pending = calloc(m->max_jobs, sizeof *f->pending);
+  if (!f->jobs || !f->pending)
+    return ATOLL_ENOMEM;
+  f->n_zones = 1;
+  f->zones[0] = (zone){.lo = 0, .hi = (uint16_t)m->g->cus, .cus = m->g->cus,
+                       .free_units = (int64_t)m->g->cus * m->g->registers_per_cu};
+  return 0;
+}
+
+static void fluid_destroy(atoll_cu_model *m) {
+  fluid *f = F(m);
+  if (!f)
+    return;
+  free(f->jobs);
+  free(f->pending);
+  free(f->groups);
+  free(f);
+}
+
+const atoll__cu_engine atoll__cu_fluid = {
+    .create = fluid_create,
+    .destroy = fluid_destroy,
+    .add = fluid_add,
+    .place = fluid_place,
+    .kill = fluid_kill,
+    .handle = fluid_handle,
+};

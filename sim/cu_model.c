@@ -1,0 +1,77 @@
+/* The CU model's front (cu_model.h): picks the engine, names the CU tracks, keeps the busy-time
+ * books both engines share. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "cu_engine.h"
+
+static const char *const engine_names[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
+
+const char *atoll_sim_engine_name(atoll_sim_engine e) {
+  return (unsigned)e < sizeof engine_names / sizeof *engine_names ? engine_names[e] : "?";
+}
+
+int atoll_sim_engine_from_name(const char *name, atoll_sim_engine *out) {
+  for (unsigned i = 0; i < sizeof engine_names / sizeof *engine_names; i++)
+    if (strcmp(name, engine_names[i]) == 0) {
+      *out = (atoll_sim_engine)i;
+      return 0;
+    }
+  return ATOLL_ENOENT;
+}
+
+int atoll_cu_model_create(atoll_cu_model **out, const atoll_cu_model_cfg *cfg) {
+  atoll_cu_model *m = calloc(1, sizeof *m);
+  if (!m)
+    return ATOLL_ENOMEM;
+  m->ops = cfg->engine == ATOLL_ENGINE_FLUID ? &atoll__cu_fluid : &atoll__cu_blocks;
+  m->engine = cfg->engine;
+  m->g = cfg->gpu, m->evq = cfg->evq, m->trace = cfg->trace, m->sink = cfg->sink, m->max_jobs = cfg->max_jobs;
+  m->win0 = cfg->window_start_ns, m->win1 = cfg->window_end_ns;
+  int rc = m->ops->create(m);
+  if (rc) {
+    atoll_cu_model_destroy(m);
+    return rc;
+  }
+  if (m->trace) {
+    uint32_t cus = m->g->cus, per = (cus + ATOLL__CU_GROUP_TRACKS - 1) / ATOLL__CU_GROUP_TRACKS;
+    for (uint32_t grp = 0; grp * per < cus; grp++) {
+      char name[32];
+      uint32_t hi = (grp + 1) * per > cus ? cus : (grp + 1) * per;
+      snprintf(name, sizeof name, "CU %u-%u", grp * per, hi - 1);
+      atoll_trace_name_track(m->trace, ATOLL_TRACK_CU, grp, name);
+    }
+  }
+  *out = m;
+  return 0;
+}
+
+void atoll_cu_model_destroy(atoll_cu_model *m) {
+  if (!m)
+    return;
+  m->ops->destroy(m);
+  free(m);
+}
+
+void atoll_cu_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) { m->ops->add(m, job, j); }
+
+void atoll_cu_place(atoll_cu_model *m) { m->ops->place(m); }
+
+void atoll_cu_kill(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job), void *ctx) {
+  m->ops->kill(m, victim, ctx);
+}
+
+void atoll_cu_handle(atoll_cu_model *m, uint64_t payload, int64_t now) { m->ops->handle(m, payload, now); }
+
+void atoll_cu_busy(atoll_cu_model *m, int64_t now, int64_t *busy, int64_t *busy_rt, int64_t *busy_be) {
+  atoll__cu_account(m, now);
+  *busy = m->busy, *busy_rt = m->busy_rt, *busy_be = m->busy_be;
+}
+
+int64_t atoll_cu_busy_padded(const atoll_cu_model *m) { return m->busy_pad; }
+
+uint64_t atoll_cu_rt_beside_be(const atoll_cu_model *m) { return m->rt_beside_be; }
+
+uint64_t atoll_cu_groups(const atoll_cu_model *m) { return m->groups; }

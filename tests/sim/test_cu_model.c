@@ -1,0 +1,323 @@
+/* The CU model's two engines (sim/cu_model.h) on hand-computable cases, and against each other.
+ *
+ * The small GPU below has 4 CUs of 1024 register units and 8 block slots each. Kernels are given
+ * by hand (blocks, occupancy, demand u, bt1), so every expected time follows from the rules in
+ * docs/simulator.md: a block's duration is bt1 x max(1, D), D being the demand on its CU when it
+ * starts, its own blocks included; the blocks engine deals a kernel's blocks out at most
+ * ceil(remaining / CUs) per CU first. Both engines must agree on all of these; the fluid engine
+ * pools CUs, so the cases are ones where pooling loses nothing (kernels spread evenly, one at a
+ * time or fully overlapping). The last tests run every kernel of every shipped MI50 model alone
+ * through both engines and compare with kernel_timing's emulation (the calibration's basis). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "atoll_test.h"
+#include "cu_model.h"
+#include "load.h"
+#include "simdev.h"
+
+enum { MAX_JOBS = 8 };
+
+typedef struct harness {
+  atoll_evq q;
+  atoll_cu_model *m;
+  atoll_gpu g;
+  int64_t started[MAX_JOBS], done[MAX_JOBS];
+} harness;
+
+static void on_started(void *ctx, uint32_t job, int64_t now) {
+  harness *h = ctx;
+  assert_int_equal(h->started[job], -1); /* once per job */
+  h->started[job] = now;
+}
+
+static void on_done(void *ctx, uint32_t job, int64_t now) {
+  harness *h = ctx;
+  assert_int_equal(h->done[job], -1);
+  h->done[job] = now;
+}
+
+static const char *job_name(void *ctx, uint32_t job) {
+  (void)ctx, (void)job;
+  return "job";
+}
+
+static atoll_gpu small_gpu(void) {
+  return (atoll_gpu){.name = "small", .vendor = "amd", .cus = 4, .max_blocks_per_cu = 8, .max_threads_per_cu = 2048,
+                     .registers_per_cu = 1024, .shared_bytes_per_cu = 65536, .dq_capacity = 4, .copy_engines = 1};
+}
+
+static void start(harness *h, atoll_sim_engine e, const atoll_gpu *g) {
+  memset(h, 0, sizeof *h);
+  h->g = *g;
+  for (int i = 0; i < MAX_JOBS; i++)
+    h->started[i] = h->done[i] = -1;
+  assert_int_equal(atoll_evq_init(&h->q, 64), 0);
+  atoll_cu_model_cfg cfg = {.engine = e, .gpu = &h->g, .max_jobs = MAX_JOBS, .evq = &h->q,
+                            .sink = {.ctx = h, .started = on_started, .done = on_done, .name = job_name},
+                            .window_start_ns = 0, .window_end_ns = INT64_MAX / 2};
+  assert_int_equal(atoll_cu_model_create(&h->m, &cfg), 0);
+}
+
+static void stop(harness *h) {
+  atoll_cu_model_destroy(h->m);
+  atoll_evq_free(&h->q);
+}
+
+/* A kernel of `blocks` blocks at `occupancy` per CU (block_units = registers / occupancy) whose
+ * blocks each need `u` of a CU (ATOLL_DEMAND_ONE units) and run bt1 ns alone. */
+static atoll_cu_job job(const harness *h, uint32_t blocks, uint32_t occupancy, uint32_t u, int64_t bt1) {
+  atoll_cu_job j = {.cu_lo = 0, .cu_hi = (uint16_t)h->g.cus};
+  j.kt = (atoll_kernel_timing){.blocks = blocks, .block_units = h->g.registers_per_cu / occupancy, .demand = u,
+                               .bt1_ns = bt1};
+  return j;
+}
+
+static void submit(harness *h, uint32_t id, atoll_cu_job j) {
+  atoll_cu_add(h->m, id, &j);
+  atoll_cu_place(h->m);
+}
+
+/* Runs the model's events up to and including time `until`. */
+static void run_until(harness *h, int64_t until) {
+  int64_t t;
+  uint64_t p;
+  while (atoll_evq_peek_time(&h->q, &t) && t <= until) {
+    atoll_evq_pop(&h->q, &t, &p);
+    atoll_cu_handle(h->m, p, t);
+  }
+}
+
+enum { HALF = ATOLL_DEMAND_ONE / 2, THREE_QUARTERS = 3 * ATOLL_DEMAND_ONE / 4 };
+
+static const atoll_sim_engine engines[] = {ATOLL_ENGINE_BLOCKS, ATOLL_ENGINE_FLUID};
+
+/* One kernel alone, one block per CU at most: every block ends after bt1 (demand below 1). */
+static void test_one_kernel_alone(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 4, 2, HALF, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.started[0], 0);
+    assert_int_equal(h.done[0], 1000);
+    stop(&h);
+  }
+}
+
+/* Three waves alone: 20 blocks at 2 per CU on 4 CUs are waves of 8, 8 and 4 blocks. A full wave
+ * has 2 blocks per CU (D = 2 x 0.75 = 1.5: 1500 ns); the last has 1 per CU (D = 0.75: 1000 ns). */
+static void test_waves_alone(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 20, 2, THREE_QUARTERS, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1500 + 1500 + 1000);
+    stop(&h);
+  }
+}
+
+/* Fewer blocks than slots: 3 blocks of a 4-per-CU kernel on 4 CUs take one CU each (the first
+ * pass gives each CU at most ceil(3 / 4) = 1), so D = u = 0.75 and the kernel ends after bt1. */
+static void test_fewer_blocks_than_slots(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 3, 4, THREE_QUARTERS, 800));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 800);
+    stop(&h);
+  }
+}
+
+/* Two kernels sharing CUs: A (4 blocks, one per CU, u = 0.75) starts at 0; B (the same shape)
+ * arrives at 200 and finds 0.75 on every CU, so its blocks start at D = 1.5 and take 1.5 x bt1.
+ * A's blocks keep the duration they started with. */
+static void test_two_kernels_share(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 4, 2, THREE_QUARTERS, 1000));
+    run_until(&h, 200);
+    atoll_evq_push(&h.q, 200, ATOLL_EV_DISPATCH, 0); /* move the clock to 200 */
+    int64_t t;
+    uint64_t p;
+    atoll_evq_pop(&h.q, &t, &p);
+    submit(&h, 1, job(&h, 4, 2, THREE_QUARTERS, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1000);
+    assert_int_equal(h.started[1], 200);
+    assert_int_equal(h.done[1], 200 + 1500);
+    stop(&h);
+  }
+}
+
+/* A kernel that waits for room: A fills every slot (8 blocks at 2 per CU, u = 0.5: D = 1, 1000
+ * ns); B, submitted at once, starts only when A's blocks end, then runs alone (D = 0.5). */
+static void test_waits_for_room(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 8, 2, HALF, 1000));
+    submit(&h, 1, job(&h, 4, 2, HALF, 600));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1000);
+    assert_int_equal(h.started[1], 1000);
+    assert_int_equal(h.done[1], 1600);
+    stop(&h);
+  }
+}
+
+/* A high-priority kernel is offered freed room first: A fills the GPU, then B (normal) and C (high
+ * priority, the same need) wait; when A ends C takes the room and B waits for C. */
+static void test_priority_first(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 8, 2, HALF, 1000));
+    submit(&h, 1, job(&h, 8, 2, HALF, 500));
+    atoll_cu_job c = job(&h, 8, 2, HALF, 300);
+    c.high = 1;
+    submit(&h, 2, c);
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.started[2], 1000);
+    assert_int_equal(h.done[2], 1300);
+    assert_int_equal(h.started[1], 1300);
+    assert_int_equal(h.done[1], 1800);
+    stop(&h);
+  }
+}
+
+/* Padded-launch layout: a job kept to CUs [0, 1) and one kept to [1, 4) run side by side, each
+ * spread over its own CUs only: 2 blocks on one CU (D = 2 x 0.75) and 3 blocks on three CUs. */
+static void test_cu_ranges(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    atoll_cu_job rt = job(&h, 2, 2, THREE_QUARTERS, 1000), part = job(&h, 3, 2, THREE_QUARTERS, 400);
+    rt.cu_hi = 1, rt.rt = 1;
+    part.cu_lo = 1, part.padding = 1;
+    atoll_cu_add(h.m, 0, &rt);
+    atoll_cu_add(h.m, 1, &part);
+    atoll_cu_place(h.m);
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1500);
+    assert_int_equal(h.done[1], 400);
+    int64_t busy, rt_busy, be_busy;
+    atoll_cu_busy(h.m, 2000, &busy, &rt_busy, &be_busy);
+    assert_int_equal(rt_busy, 1500);         /* one CU for 1500 ns */
+    assert_int_equal(be_busy, 3 * 400);      /* three CUs for 400 ns */
+    assert_int_equal(atoll_cu_busy_padded(h.m), 3 * 400);
+    assert_int_equal(busy, 1500 + 3 * 400);
+    stop(&h);
+  }
+}
+
+static bool kill_all(void *ctx, uint32_t job) {
+  (void)ctx;
+  return job == 0;
+}
+
+/* A killed kernel frees its room at once, never reports done, and its pending completion is
+ * ignored; a kernel waiting behind it starts at the kill. */
+static void test_kill(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 8, 2, HALF, 1000));
+    submit(&h, 1, job(&h, 4, 2, HALF, 600));
+    atoll_evq_push(&h.q, 300, ATOLL_EV_DISPATCH, 0);
+    int64_t t;
+    uint64_t p;
+    atoll_evq_pop(&h.q, &t, &p);
+    atoll_cu_kill(h.m, kill_all, NULL);
+    atoll_cu_place(h.m);
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], -1);
+    assert_int_equal(h.started[1], 300);
+    assert_int_equal(h.done[1], 900);
+    stop(&h);
+  }
+}
+
+/* Every kernel of every shipped MI50 model alone, through both engines, ends when kernel_timing's
+ * emulation (what calibration solves against) says it does. */
+static void test_shipped_kernels_alone(void **state) {
+  (void)state;
+  static const char *const models[] = {"vgg", "resnet152", "yolov3", "bert", "gpt2", "resnet", "alexnet", "resnet18"};
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  atoll_gpu g;
+  assert_int_equal(atoll_gpu_load_file(&a, ATOLL_SOURCE_DIR "/scenarios/gpus/mi50.yaml", &g, &d), 0);
+  uint32_t checked = 0;
+  for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+    char path[512];
+    snprintf(path, sizeof path, ATOLL_SOURCE_DIR "/scenarios/models/%s.yaml", models[i]);
+    atoll_model md;
+    if (atoll_model_load_file(&a, path, &g, &md, &d) != 0)
+      fail_msg("%s: %s", path, d.msg);
+    for (uint32_t op = 0; op < md.n_ops; op++) {
+      atoll_kernel_timing kt;
+      atoll_kernel_timing_prepare(&g, &md, op, &kt);
+      if (kt.is_copy)
+        continue;
+      int64_t want = atoll_kernel_alone_ns(&g, &kt);
+      for (int e = 0; e < 2; e++) {
+        harness h;
+        start(&h, engines[e], &g);
+        atoll_cu_job j = {.kt = kt, .cu_lo = 0, .cu_hi = (uint16_t)g.cus};
+        submit(&h, 0, j);
+        run_until(&h, INT64_MAX);
+        if (h.done[0] != want)
+          fail_msg("%s op %u (%u blocks): %s engine %lld ns alone, emulation %lld ns", models[i], op, kt.blocks,
+                   atoll_sim_engine_name(engines[e]), (long long)h.done[0], (long long)want);
+        stop(&h);
+      }
+      checked++;
+    }
+  }
+  assert_true(checked > 1000);
+  atoll_arena_free(&a);
+}
+
+static void test_engine_names(void **state) {
+  (void)state;
+  atoll_sim_engine e;
+  assert_int_equal(atoll_sim_engine_from_name("fluid", &e), 0);
+  assert_int_equal(e, ATOLL_ENGINE_FLUID);
+  assert_int_equal(atoll_sim_engine_from_name("blocks", &e), 0);
+  assert_int_equal(e, ATOLL_ENGINE_BLOCKS);
+  assert_int_equal(atoll_sim_engine_from_name("waves", &e), ATOLL_ENOENT);
+  assert_string_equal(atoll_sim_engine_name(ATOLL_ENGINE_FLUID), "fluid");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_one_kernel_alone),     cmocka_unit_test(test_waves_alone),
+      cmocka_unit_test(test_fewer_blocks_than_slots), cmocka_unit_test(test_two_kernels_share),
+      cmocka_unit_test(test_waits_for_room),       cmocka_unit_test(test_priority_first),
+      cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_kill),
+      cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_engine_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
