@@ -118,7 +118,7 @@ static const char *gpu_of_models(atoll_arena *a, const char *models_dir, const d
   for (uint32_t i = 0; i < n && *rc == 0; i++) {
     int seen = atoll_strmap_add(&loaded, c[i].model, strlen(c[i].model), i, NULL);
     if (seen < 0) {
-      *rc = atoll_yread_error(r, where, "out of memory");
+      *rc = atoll_yread_oom(r, where);
       break;
     }
     if (seen)
@@ -228,7 +228,7 @@ int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char
   disb_client *c = atoll_arena_calloc(a, cap + 1, sizeof *c);
   uint32_t n = 0;
   if (rc == 0 && !c)
-    rc = atoll_yread_error(&r, root, "out of memory");
+    rc = atoll_yread_oom(&r, root);
   if (rc == 0)
     rc = WITH_KEY(&r, "rt", read_clients(&r, v[1], "rt", 1, c, &n));
   if (rc == 0)

@@ -120,7 +120,7 @@ static int read_ops(atoll_yread *r, const atoll_ynode *n, uint32_t n_ops, atoll_
     return atoll_yread_error(r, n, "n_ops is %u but ops lists %u operations", n_ops, n->n);
   out->ops = atoll_arena_calloc(r->arena, n_ops, sizeof *out->ops);
   if (!out->ops)
-    return atoll_yread_error(r, n, "out of memory");
+    return atoll_yread_oom(r, n);
   for (uint32_t i = 0; i < n_ops && rc == 0; i++) {
     atoll_yread_push_index(r, i);
     rc = read_op(r, n->items[i], i, &out->ops[i]);
@@ -220,7 +220,7 @@ int atoll_idem_meta_apply(atoll_arena *a, const atoll_idem_meta *meta, atoll_mod
     return rc;
   atoll_op *ops = atoll_arena_calloc(a, m->n_ops, sizeof *ops);
   if (!ops) {
-    atoll_diag_set(d, meta->src, 0, 0, NULL, "out of memory");
+    atoll_diag_set(d, meta->src, 0, 0, NULL, "%s", atoll_arena_failure(a));
     return ATOLL_ENOMEM;
   }
   memcpy(ops, m->ops, (size_t)m->n_ops * sizeof *ops);

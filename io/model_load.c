@@ -50,7 +50,7 @@ static int read_tensor_list(model_ctx *c, const atoll_ynode *n, const uint32_t *
     return rc;
   uint32_t *idx = n->n ? atoll_arena_calloc(r->arena, n->n, sizeof *idx) : NULL;
   if (n->n && !idx)
-    return atoll_yread_error(r, n, "out of memory");
+    return atoll_yread_oom(r, n);
   uint32_t serial = ++c->list_serial;
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     const char *name;
@@ -77,7 +77,7 @@ static int read_times_us(atoll_yread *r, const atoll_ynode *n, const int64_t **o
     return atoll_yread_error(r, n, "expected at least one time");
   int64_t *t = atoll_arena_calloc(r->arena, n->n, sizeof *t);
   if (!t)
-    return atoll_yread_error(r, n, "out of memory");
+    return atoll_yread_oom(r, n);
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     atoll_yread_push_index(r, i);
     rc = atoll_yread_time_ns(r, n->items[i], 1000.0, false, &t[i]);
@@ -166,7 +166,7 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
     return rc;
   atoll_kernel_shape *vs = n->n ? atoll_arena_calloc(r->arena, n->n, sizeof *vs) : NULL;
   if (n->n && !vs)
-    return atoll_yread_error(r, n, "out of memory");
+    return atoll_yread_oom(r, n);
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     const atoll_ynode *v[S_N];
     atoll_yread_push_index(r, i);
@@ -286,7 +286,7 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
   c->tensors = n->n ? atoll_arena_calloc(r->arena, n->n, sizeof *c->tensors) : NULL;
   c->listed = atoll_arena_calloc(r->arena, n->n + 1, sizeof *c->listed);
   if ((n->n && !c->tensors) || !c->listed)
-    return atoll_yread_error(r, n, "out of memory");
+    return atoll_yread_oom(r, n);
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     const atoll_ynode *v[4];
     atoll_tensor *t = &c->tensors[i];
@@ -300,7 +300,7 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
     uint32_t j = 0;
     int added = rc == 0 ? atoll_strmap_add(&c->by_name, t->name, v[0]->len, i, &j) : 0;
     if (added < 0)
-      rc = atoll_yread_error(r, v[0], "out of memory");
+      rc = atoll_yread_oom(r, v[0]);
     else if (added == 1)
       rc = atoll_yread_error(r, v[0], "duplicate tensor name '%s' (also tensors[%u])", t->name, j);
     if (rc == 0)
@@ -357,7 +357,7 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
     rc = atoll_yread_count(r, v[M_OPS], "ops", ATOLL_MAX_OPS);
   atoll_op *ops = rc == 0 ? atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *ops) : NULL;
   if (rc == 0 && !ops)
-    rc = atoll_yread_error(r, v[M_OPS], "out of memory");
+    rc = atoll_yread_oom(r, v[M_OPS]);
   for (uint32_t i = 0; rc == 0 && i < v[M_OPS]->n; i++) {
     atoll_yread_push_index(r, i);
     rc = read_op(c, v[M_OPS]->items[i], i, &ops[i]);

@@ -177,7 +177,8 @@ static int64_t pair_index(const atoll_strmap *index, const atoll_ynode *key) {
 }
 
 static int out_of_memory(importer *im) {
-  atoll_diag_set(im->diag, NULL, 0, 0, NULL, "out of memory while importing");
+  atoll_diag_set(im->diag, NULL, 0, 0, NULL, "%s",
+                 atoll_arena_failure(im->scratch.over_limit ? &im->scratch : im->out));
   return ATOLL_ENOMEM;
 }
 
@@ -461,7 +462,7 @@ static int read_latency_list(atoll_yread *r, const atoll_ynode *n, profile_entry
                              MAX_OCCUPANCY);
   pe->latency_ns = atoll_arena_calloc(out, n->n, sizeof *pe->latency_ns);
   if (!pe->latency_ns)
-    return atoll_yread_error(r, n, "out of memory");
+    return atoll_yread_oom(r, n);
   pe->n = n->n;
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     atoll_yread_push_index(r, i);

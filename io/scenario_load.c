@@ -65,7 +65,7 @@ static int read_models(scen_ctx *c, const atoll_ynode *n) {
     return ATOLL_EPARSE;
   atoll_scenario_model *ms = atoll_arena_calloc(c->a, n->n, sizeof *ms);
   if (!ms)
-    return ATOLL_ENOMEM;
+    return atoll_yread_oom(r, n);
   int rc = 0;
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     const atoll_ynode *key = n->items[2 * i], *val = n->items[2 * i + 1];
@@ -141,8 +141,10 @@ static int read_trace_file(scen_ctx *c, const atoll_ynode *at, const char *rel, 
       if (n == cap) {
         uint32_t ncap = cap ? cap * 2 : 256;
         int64_t *nt = atoll_arena_calloc(c->a, ncap, sizeof *nt);
-        if (!nt)
-          return ATOLL_ENOMEM;
+        if (!nt) {
+          atoll_diag_set(c->r->diag, &src, line, (uint32_t)(q - p + 1), NULL, "%s", atoll_arena_failure(c->a));
+          return ATOLL_EPARSE;
+        }
         if (n)
           memcpy(nt, t, n * sizeof *t);
         t = nt, cap = ncap;
@@ -175,7 +177,7 @@ static int read_times_ms(scen_ctx *c, const atoll_ynode *n, int64_t **out, uint3
     return ATOLL_EPARSE;
   int64_t *t = atoll_arena_calloc(c->a, n->n, sizeof *t);
   if (!t)
-    return ATOLL_ENOMEM;
+    return atoll_yread_oom(r, n);
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     atoll_yread_push_index(r, i);
     rc = atoll_yread_time_ns(r, n->items[i], 1e6, true, &t[i]);
@@ -300,7 +302,7 @@ static int read_clients(scen_ctx *c, const atoll_ynode *n) {
     return rc;
   atoll_client *cl = atoll_arena_calloc(c->a, n->n, sizeof *cl);
   if (!cl)
-    return ATOLL_ENOMEM;
+    return atoll_yread_oom(r, n);
   c->s->clients = cl;
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     atoll_yread_push_index(r, i);
@@ -392,10 +394,10 @@ static int read_expects(scen_ctx *c, const atoll_ynode *n) {
     return rc;
   atoll_expect *e = n->n ? atoll_arena_calloc(c->a, n->n, sizeof *e) : NULL;
   if (n->n && !e)
-    return ATOLL_ENOMEM;
+    return atoll_yread_oom(r, n);
   const char **client_names = atoll_arena_calloc(c->a, c->s->n_clients + 1, sizeof *client_names);
   if (!client_names)
-    return ATOLL_ENOMEM;
+    return atoll_yread_oom(r, n);
   for (uint32_t i = 0; i < c->s->n_clients; i++)
     client_names[i] = c->s->clients[i].name;
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
@@ -503,7 +505,7 @@ int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const ch
   scen_ctx c = {.r = &r, .a = a, .dir = dir, .s = &s};
   rc = read_scenario(&c, root);
   if (rc == ATOLL_ENOMEM)
-    atoll_diag_set(d, src, 0, 0, NULL, "out of memory");
+    atoll_diag_set(d, src, 0, 0, NULL, "%s", atoll_arena_failure(a));
   if (rc)
     return rc;
   *out = s;

@@ -94,6 +94,10 @@ int atoll_yread_map(atoll_yread *r, const atoll_ynode *n, const char *what, cons
   return 0;
 }
 
+int atoll_yread_oom(atoll_yread *r, const atoll_ynode *n) {
+  return atoll_yread_error(r, n, "%s", atoll_arena_failure(r->arena));
+}
+
 int atoll_yread_require(atoll_yread *r, const atoll_ynode *map, const atoll_ynode *v, const char *key) {
   if (v)
     return 0;

@@ -36,6 +36,8 @@ int atoll_yread_error(atoll_yread *r, const atoll_ynode *n, const char *fmt, ...
  * of keys[i] or NULL. what names the mapping in messages ("client", "arrival"). */
 int atoll_yread_map(atoll_yread *r, const atoll_ynode *n, const char *what, const char *const *keys,
                     uint32_t nkeys, const atoll_ynode **vals);
+/* An allocation failed while reading n: the error at n says why (atoll_arena_failure()). */
+int atoll_yread_oom(atoll_yread *r, const atoll_ynode *n);
 /* Error "missing required key" at the mapping unless v is set. */
 int atoll_yread_require(atoll_yread *r, const atoll_ynode *map, const atoll_ynode *v, const char *key);
 int atoll_yread_seq(atoll_yread *r, const atoll_ynode *n, const char *what);

@@ -30,7 +30,8 @@ typedef struct builder {
   atoll_diag *diag;
   open_node stack[ATOLL_MAX_NESTING + 1];
   int depth;
-  uint32_t nodes; /* values so far, against ATOLL_MAX_NODES */
+  uint32_t nodes;    /* values so far, against ATOLL_MAX_NODES */
+  yaml_mark_t where; /* the event being handled, where an allocation failure is reported */
   atoll_ynode *root;
 } builder;
 
@@ -250,12 +251,16 @@ int atoll_ytree_parse(atoll_arena *a, const atoll_source *src, uint32_t col_offs
       rc = parse_error(&b, &p);
       break;
     }
+    b.where = e.start_mark;
     rc = on_event(&b, &e);
     done = e.type == YAML_STREAM_END_EVENT;
     yaml_event_delete(&e);
   }
-  if (rc == ATOLL_ENOMEM)
-    atoll_diag_set(d, src, 0, 0, NULL, "out of memory while reading");
+  if (rc == ATOLL_ENOMEM) {
+    uint32_t line, col;
+    mark_of(&b, b.where, &line, &col);
+    atoll_diag_set(d, src, line, col, NULL, "%s", atoll_arena_failure(a));
+  }
   free_open(&b);
   yaml_parser_delete(&p);
   *root = rc == 0 ? b.root : NULL;
@@ -325,7 +330,7 @@ int atoll_source_read_file(atoll_arena *a, const char *path, atoll_source *out, 
       *out = (atoll_source){.name = name, .text = text, .len = len};
   }
   if (rc == ATOLL_ENOMEM)
-    atoll_diag_set(d, &named, 0, 0, NULL, "out of memory");
+    atoll_diag_set(d, &named, 0, 0, NULL, "%s", atoll_arena_failure(a));
   free(buf);
   return rc;
 }
@@ -334,7 +339,7 @@ int atoll_source_load_file(atoll_arena *a, const char *path, atoll_source **src,
   *src = atoll_arena_alloc(a, sizeof **src);
   if (!*src) {
     atoll_source named = {.name = path};
-    atoll_diag_set(d, &named, 0, 0, NULL, "out of memory");
+    atoll_diag_set(d, &named, 0, 0, NULL, "%s", atoll_arena_failure(a));
     return ATOLL_ENOMEM;
   }
   return atoll_source_read_file(a, path, *src, d);

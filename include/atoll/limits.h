@@ -18,6 +18,10 @@ enum {
   ATOLL_MAX_SCALAR_BYTES = 1 << 16,
   /* A name: GPU, model, client, tensor (names end up in file names, report paths and messages). */
   ATOLL_MAX_NAME_BYTES = 128,
+  /* Memory one load may take in its arena: a scenario with every preset, profile and trace file it
+   * names, a profile, a REEF import. Per-file limits alone would let a scenario naming many large
+   * files add up without bound. */
+  ATOLL_MAX_LOAD_BYTES = 256 << 20,
   /* Scenarios (and DISB workloads): */
   ATOLL_MAX_MODELS = 256,
   ATOLL_MAX_CLIENTS = 4096,

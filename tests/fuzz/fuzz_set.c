@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   atoll_diag d;
   atoll_diag_clear(&d);
   atoll_scenario s;
-  int rc = atoll_scenario_load_source(&a, &src, ATOLL_SOURCE_DIR "/scenarios/bad", sets, n, &s, &d);
+  int rc = atoll_scenario_load_source(&a, &src, ATOLL_SOURCE_DIR "/tests/fuzz/fixtures", sets, n, &s, &d);
   fuzz_check_diag(&d, rc, true);
   if (rc == 0)
     FUZZ_CHECK(atoll_scenario_is_valid(&s));

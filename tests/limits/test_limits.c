@@ -319,6 +319,46 @@ static void trace_file_arrivals_limit(void **state) {
   rmdir(dir);
 }
 
+/* Memory of one load: a scenario whose clients replay the same 1M-arrival trace file takes each
+ * client's times (and the file's text) into the load's arena, until ATOLL_MAX_LOAD_BYTES. */
+static void load_memory_limit(void **state) {
+  (void)state;
+  char dir[] = "/tmp/atoll-limit-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char trace[64], scen[64];
+  snprintf(trace, sizeof trace, "%s/t.txt", dir);
+  snprintf(scen, sizeof scen, "%s/s.yaml", dir);
+  FILE *f = fopen(trace, "w");
+  assert_non_null(f);
+  for (uint32_t i = 0; i < ATOLL_MAX_ARRIVALS; i++)
+    fputs("1.5\n", f);
+  assert_int_equal(fclose(f), 0);
+  f = fopen(scen, "w");
+  assert_non_null(f);
+  fprintf(f, "gpu: mi50\nmodels: {tiny: %s}\npolicy: seq\nduration_ms: 10\nclients:\n",
+          SRC("scenarios/bad/models/tiny.yaml"));
+  for (int i = 0; i < 32; i++)
+    fprintf(f, "  - {name: c%d, model: tiny, class: rt, arrival: {kind: trace, file: t.txt}}\n", i);
+  assert_int_equal(fclose(f), 0);
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  atoll_scenario s;
+  assert_int_equal(atoll_scenario_load_file(&a, scen, NULL, 0, &s, &d), ATOLL_EPARSE);
+  assert_true(a.over_limit);
+  assert_true(a.reserved <= (size_t)ATOLL_MAX_LOAD_BYTES);
+  /* Where it stops depends on how the arena grows; what it says does not. */
+  assert_string_equal(d.file, trace);
+  assert_true(d.line > 1 && d.line <= ATOLL_MAX_ARRIVALS);
+  assert_int_equal(d.col, 1);
+  assert_string_equal(d.msg, fmt("the input needs more than %d bytes of memory" LIMIT_NOTE, ATOLL_MAX_LOAD_BYTES));
+  atoll_arena_free(&a);
+  unlink(trace);
+  unlink(scen);
+  rmdir(dir);
+}
+
 /* --- Model profiles --- */
 
 static const char model_head[] = "atoll_model: 1\nname: m\ngpu: mi50\n";
@@ -623,6 +663,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(expect_limit),
     cmocka_unit_test(inline_arrivals_limit),
     cmocka_unit_test(trace_file_arrivals_limit),
+    cmocka_unit_test(load_memory_limit),
     cmocka_unit_test(ops_limit),
     cmocka_unit_test(tensors_limit),
     cmocka_unit_test(op_tensors_limit),
