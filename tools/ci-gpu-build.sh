@@ -16,9 +16,10 @@ else
   echo "WARNING: /usr/local/cuda/bin/nvcc not found: the CUDA back-end is NOT built or checked" >&2
   cuda=OFF
 fi
+mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DATOLL_SANITIZE=address,undefined -DATOLL_CUDA=$cuda \
-  -DATOLL_HIP=ON >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
-log="$build.build.log"
+  -DATOLL_HIP=ON >"$build/gpu-configure.log" 2>&1 || { cat "$build/gpu-configure.log"; exit 1; }
+log="$build/gpu-build.log"
 if ! cmake --build "$build" -j2 --target "${targets[@]}" >"$log" 2>&1; then
   cat "$log"
   exit 1
