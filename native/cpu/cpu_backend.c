@@ -626,7 +626,13 @@ static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
   else
     q->head = l;
   q->tail = l;
-  pthread_cond_signal(&d->cp_cv);
+  /* A kernel reaching an idle queue is dispatched by the submitting thread (the CP's step, as on
+   * completion): waking the CP thread for it would add a hand-off to every first kernel, the RT
+   * kernel after a preemption among them. Copies go to the CP thread. */
+  if (!q->cur && q->head == l && is_kernel(l))
+    activate(d, pop_head(q));
+  else
+    pthread_cond_signal(&d->cp_cv);
   pthread_mutex_unlock(&d->mu);
   return 0;
 }

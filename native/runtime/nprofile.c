@@ -55,7 +55,7 @@ typedef struct probe {
   void *be;
   atoll_nbackend_info info;
   atoll_nqueue *q;
-  atomic_ullong done, started;
+  atomic_ullong done, started, killed;
   atomic_int last_status;
   uint64_t tag;
   float *out; /* the empty kernel's output */
@@ -65,6 +65,8 @@ static void p_done(void *ctx, uint64_t tag, atoll_ndone_status st) {
   (void)tag;
   probe *p = ctx;
   atomic_store(&p->last_status, (int)st);
+  if (st == ATOLL_ND_KILLED)
+    atomic_fetch_add(&p->killed, 1);
   atomic_fetch_add(&p->done, 1);
 }
 
@@ -73,12 +75,17 @@ static void p_start(void *ctx, uint64_t tag) {
   atomic_fetch_add(&((probe *)ctx)->started, 1);
 }
 
+/* What the last wait_count that timed out waited for (for the error message). */
+static _Thread_local const char *stuck;
+
 /* Busy-polls until *c reaches target (as the runtime's scheduler thread polls its inbox). */
-static int wait_count(atomic_ullong *c, uint64_t target) {
+static int wait_count(atomic_ullong *c, uint64_t target, const char *what) {
   int64_t until = now_ns() + (int64_t)60 * 1000000000;
   while (atomic_load(c) < target) {
-    if (now_ns() > until)
+    if (now_ns() > until) {
+      stuck = what;
       return ATOLL_EIO;
+    }
     sched_yield();
   }
   return 0;
@@ -125,7 +132,7 @@ static int64_t isolated(probe *p, atoll_nlaunch *l) {
   l->tag = l->k.tag = ++p->tag;
   uint64_t target = atomic_load(&p->done) + 1 + l->n_parts;
   int64_t t0 = now_ns();
-  if (p->ops->submit(p->be, p->q, l) != 0 || wait_count(&p->done, target) != 0)
+  if (p->ops->submit(p->be, p->q, l) != 0 || wait_count(&p->done, target, "an isolated launch") != 0)
     return -1;
   return now_ns() - t0;
 }
@@ -151,7 +158,7 @@ static int64_t burst(probe *p, atoll_nlaunch *l, uint32_t n) {
     if (p->ops->submit(p->be, p->q, l) != 0)
       return -1;
   }
-  if (wait_count(&p->done, target) != 0)
+  if (wait_count(&p->done, target, "a burst of launches") != 0)
     return -1;
   return (now_ns() - t0) / n;
 }
@@ -206,7 +213,9 @@ static atoll_nlaunch kernel_launch(const atoll_nmodel *nm, uint32_t op, uint32_t
   return l;
 }
 
-/* reset_cus with each kernel op of nm running (once its first block passed the prologue). */
+/* reset_cus with each kernel op of nm running: eight launches of the op back to back, and the
+ * reset once the second has started, so that one is surely running when the reset comes (a lone
+ * short kernel could end first). The reset waits for its running blocks' next preemption point. */
 static int time_kills(probe *p, const atoll_nmodel *nm, int64_t *s, uint32_t *n, uint32_t cap, int64_t *worst) {
   void **dev = model_tensors(p, nm);
   if (!dev)
@@ -216,20 +225,23 @@ static int time_kills(probe *p, const atoll_nmodel *nm, int64_t *s, uint32_t *n,
     if (nm->ops[op].kind != ATOLL_OP_KERNEL)
       continue;
     for (uint32_t rep = 0; rc == 0 && rep < 3 && *n < cap; rep++) {
-      atoll_nlaunch l = kernel_launch(nm, op, 0, dev, nm->ops[op].v[0].occupancy);
-      l.tag = l.k.tag = ++p->tag;
-      uint64_t started = atomic_load(&p->started) + 1, done = atomic_load(&p->done) + 1;
-      rc = p->ops->submit(p->be, p->q, &l);
+      uint64_t started = atomic_load(&p->started) + 2, done = atomic_load(&p->done) + 8;
+      uint64_t killed_before = atomic_load(&p->killed);
+      for (int k = 0; rc == 0 && k < 8; k++) {
+        atoll_nlaunch l = kernel_launch(nm, op, 0, dev, nm->ops[op].v[0].occupancy);
+        l.tag = l.k.tag = ++p->tag;
+        rc = p->ops->submit(p->be, p->q, &l);
+      }
       if (rc == 0)
-        rc = wait_count(&p->started, started);
+        rc = wait_count(&p->started, started, "a kernel to start");
       int64_t t0 = now_ns();
       if (rc == 0)
         rc = p->ops->reset_cus(p->be);
       int64_t t = now_ns() - t0;
       if (rc == 0)
-        rc = wait_count(&p->done, done);
-      /* A kernel that ended before the reset reached it was not killed: its time says nothing. */
-      if (rc == 0 && atomic_load(&p->last_status) == ATOLL_ND_KILLED) {
+        rc = wait_count(&p->done, done, "killed kernels to complete");
+      /* Only a reset that found a kernel running times a kill. */
+      if (rc == 0 && atomic_load(&p->killed) > killed_before) {
         s[(*n)++] = t;
         if (t > *worst)
           *worst = t;
@@ -280,7 +292,7 @@ static int measure_runtime(const atoll_native_opts *o, runtime_costs *rc_out, ch
                        .bind_ctx = &rp,
                        .handler = r_handler,
                        .handler_ctx = &rp,
-                       .spin_ns = -1, /* busy-poll throughout, as during a run's bursts */
+                       .spin_ns = 200000, /* as atoll native runs it */
                        .sched_cpu = o->sched_cpu};
   atoll_nrt *r;
   if ((rc = atoll_nrt_create(&r, &cfg, err, err_len)))
@@ -305,7 +317,7 @@ static int measure_runtime(const atoll_native_opts *o, runtime_costs *rc_out, ch
     int64_t t0 = now_ns();
     rc = d.ops->launch(d.ctx, s1, &c, 1);
     if (rc == 0)
-      rc = wait_count(&rp.done, target);
+      rc = wait_count(&rp.done, target, "a launch through the runtime");
     if (i >= WARMUP)
       s[i - WARMUP] = now_ns() - t0;
   }
@@ -340,7 +352,7 @@ static int measure_runtime(const atoll_native_opts *o, runtime_costs *rc_out, ch
     if (rc == 0 && d.ops->reset_cus)
       d.ops->reset_cus(d.ctx);
     if (rc == 0)
-      rc = wait_count(&rp.done, target);
+      rc = wait_count(&rp.done, target, "the kernel holding the HQ");
   }
   free(cmds);
   atoll_nrt_quiesce(r);
@@ -374,6 +386,9 @@ static int64_t time_selection(const atoll_gpu *g) {
 int atoll_native_measure_device(const atoll_native_opts *o, const char *name, const atoll_nmodel *const *kill_models,
                                 uint32_t n_kill, atoll_arena *a, atoll_gpu *g, atoll_native_costs_note *note,
                                 char *err, size_t err_len) {
+  if (err_len)
+    err[0] = 0;
+  stuck = NULL;
   probe p;
   int rc = probe_open(&p, o, err, err_len);
   memset(g, 0, sizeof *g);
@@ -444,6 +459,8 @@ int atoll_native_measure_device(const atoll_native_opts *o, const char *name, co
     g->costs.dkp_overhead_ppm = 0;
     g->costs.kernel_select_ns = time_selection(g);
   }
+  if (rc == ATOLL_EIO && stuck && err_len && !err[0])
+    snprintf(err, err_len, "the device did not complete %s within 60 s", stuck);
   return rc;
 }
 
@@ -455,6 +472,9 @@ int atoll_native_measure_model(const atoll_native_opts *o, const atoll_nmodel *n
     repeats = 9;
   if (repeats > SAMPLES)
     repeats = SAMPLES;
+  if (err_len)
+    err[0] = 0;
+  stuck = NULL;
   probe p;
   int rc = probe_open(&p, o, err, err_len);
   void **dev = rc == 0 ? model_tensors(&p, nm) : NULL;
@@ -559,6 +579,8 @@ int atoll_native_measure_model(const atoll_native_opts *o, const atoll_nmodel *n
   }
   if (rc == 0)
     *out = m;
+  if (rc == ATOLL_EIO && stuck && err_len && !err[0])
+    snprintf(err, err_len, "the device did not complete %s within 60 s", stuck);
   free(vt);
   free(copy_ns);
   free(occ);

@@ -232,6 +232,9 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   return 0;
 }
 
+/* Appends to the HQ. What the DQ has room for is transmitted at once by the caller: the transmit
+ * thread is for the commands that must wait for room (or for a flag to clear), and handing it work
+ * the DQ can take now would only add a thread wake-up to every launch. */
 static void append(nrt_stream *s, hq_node *head, hq_node *tail, uint32_t n) {
   pthread_mutex_lock(&s->mu);
   if (s->hq_tail)
@@ -240,7 +243,10 @@ static void append(nrt_stream *s, hq_node *head, hq_node *tail, uint32_t n) {
     s->hq_head = head;
   s->hq_tail = tail;
   s->hq_count += n;
-  pthread_cond_broadcast(&s->cv);
+  while (s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)
+    transmit_one(s->r, s);
+  if (s->hq_head)
+    pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
 }
 

@@ -13,7 +13,7 @@
 #include "models/nm_build.h"
 #include "models/nmodel_profile.h"
 
-enum { TINY_N = 4096, TINY_BLOCKS = 4, CHAIN_M = 1024, CHAIN_N_COLS = 256 };
+enum { TINY_N = 4096, TINY_BLOCKS = 4 };
 
 /* Inputs are a pure function of the request: small integers as floats, so sums stay exact and
  * a doubled add shows in every element. */
@@ -79,40 +79,51 @@ const atoll_nmodel *fx_tiny_rt(void) {
 
 /* The BE model is built with the models' own builder: a small input expanded by an outer product
  * into a large tensor, so the copies stay small while the adds (the in-place ones among them) take
- * most of the model's time and most kills land in them. */
-static nm_def chain_def;
-static atoll_nmodel chain;
-static void chain_weights(void *const *host) { atoll__nm_init_weights(&chain_def, host); }
-static void chain_input(uint64_t request, void *buf) { atoll__nm_make_input(&chain_def, request, buf); }
+ * most of the model's time and most kills land in them. Two sizes: the large one for kills, the
+ * small one for runs that count preemptions (it keeps each preemption cheap under sanitizers). */
+typedef struct chain_model {
+  nm_def def;
+  atoll_nmodel m;
+} chain_model;
 
-const atoll_nmodel *fx_chain_be(void) {
-  if (chain.name)
-    return &chain;
-  nm_def *d = &chain_def;
-  atoll__nm_begin(d, "chain_be");
-  const uint32_t M = CHAIN_M, N = CHAIN_N_COLS, NONE = ATOLL_NARG_NONE;
+static chain_model chains[2];
+static void chain_weights0(void *const *host) { atoll__nm_init_weights(&chains[0].def, host); }
+static void chain_input0(uint64_t request, void *buf) { atoll__nm_make_input(&chains[0].def, request, buf); }
+static void chain_weights1(void *const *host) { atoll__nm_init_weights(&chains[1].def, host); }
+static void chain_input1(uint64_t request, void *buf) { atoll__nm_make_input(&chains[1].def, request, buf); }
+
+static const atoll_nmodel *chain_build(int small) {
+  chain_model *c = &chains[small];
+  if (c->m.name)
+    return &c->m;
+  nm_def *d = &c->def;
+  atoll__nm_begin(d, small ? "chain_be_small" : "chain_be");
+  const uint32_t M = small ? 128 : 1024, N = small ? 64 : 256, NONE = ATOLL_NARG_NONE;
   uint32_t x = atoll__nm_tensor(d, "x", M, ATOLL_TENSOR_INPUT);
   uint32_t w = atoll__nm_weight(d, "w", N, 1.0f, 0.0f);
   uint32_t big = atoll__nm_tensor(d, "big", (uint64_t)M * N, ATOLL_TENSOR_INTERMEDIATE);
   uint32_t y = atoll__nm_tensor(d, "y", (uint64_t)M * N, ATOLL_TENSOR_INTERMEDIATE);
   uint32_t z = atoll__nm_tensor(d, "z", (uint64_t)M * N, ATOLL_TENSOR_INTERMEDIATE);
-  uint32_t out = atoll__nm_tensor(d, "pooled", N, ATOLL_TENSOR_OUTPUT);
+  uint32_t out = atoll__nm_tensor(d, "pooled", (M / 32) * (N / 32), ATOLL_TENSOR_OUTPUT);
   atoll__nm_copy(d, ATOLL_OP_MEMCPY_H2D, x);
   atoll__nm_linear(d, "expand", x, w, NONE, big, M, N, 1); /* big[m][n] = x[m] w[n] */
   atoll__nm_add(d, "y_add", big, big, y);
   atoll__nm_add_inplace(d, "y_add_inplace", y, big); /* group entry: y_add */
   atoll__nm_add(d, "z_add", y, big, z);
   atoll__nm_add_inplace(d, "z_add_inplace", z, y); /* group entry: z_add */
-  atoll__nm_pool(d, "pool", 0, z, out, 1, M, N, 32, 32); /* 32 x 32 windows of z: 256 averages */
+  atoll__nm_pool(d, "pool", 0, z, out, 1, M, N, 32, 32); /* averages of 32 x 32 windows of z */
   atoll__nm_copy(d, ATOLL_OP_MEMCPY_D2H, out);
-  d->m.init_weights = chain_weights;
-  d->m.make_input = chain_input;
+  d->m.init_weights = small ? chain_weights1 : chain_weights0;
+  d->m.make_input = small ? chain_input1 : chain_input0;
   const char *error = atoll__nm_end(d, x, out);
   if (error)
-    fail_msg("chain_be: %s", error);
-  chain = d->m;
-  return &chain;
+    fail_msg("%s: %s", d->m.name, error);
+  c->m = d->m;
+  return &c->m;
 }
+
+const atoll_nmodel *fx_chain_be(void) { return chain_build(0); }
+const atoll_nmodel *fx_chain_be_small(void) { return chain_build(1); }
 
 void fx_build(fx_scenario *f, const atoll_nmodel *const *models, uint32_t n_models, const fx_client *clients,
               uint32_t n_clients, atoll_policy_kind policy, int64_t duration_ms, uint64_t seed) {

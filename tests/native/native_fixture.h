@@ -18,6 +18,8 @@ const atoll_nmodel *fx_tiny_rt(void);
  * average pooling to 256 floats; d2h. The in-place adds span many blocks, so a kill often lands
  * inside one. */
 const atoll_nmodel *fx_chain_be(void);
+/* The same with 128 x 64 tensors: cheap preemptions, for runs that count them. */
+const atoll_nmodel *fx_chain_be_small(void);
 
 typedef struct fx_client {
   const char *name;

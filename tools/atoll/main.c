@@ -8,8 +8,8 @@
 #include "native_cli.h"
 
 static const atoll_subcommand *const commands[] = {&atoll_cmd_sim_def, &atoll_cmd_sweep_def, &atoll_cmd_compare_def, &atoll_cmd_check_def, &atoll_cmd_import_def,
-                                            &atoll_cmd_model_def, &atoll_cmd_dot_def, &atoll_cmd_calibrate_def, &atoll_cmd_bound_def,
-                                            &atoll_cmd_selftest_def, &atoll_cmd_native_def};
+                                            &atoll_cmd_model_def, &atoll_cmd_dot_def, &atoll_cmd_calibrate_def, &atoll_cmd_bound_def, &atoll_cmd_explore_def,
+                                            &atoll_cmd_selftest_def, &atoll_cmd_native_def, &atoll_cmd_hil_def};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void print_help(FILE *out) {

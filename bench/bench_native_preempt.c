@@ -1,0 +1,238 @@
+/* bench_native_preempt: preemption latency on the native CPU device (REEF Fig. 20), reset-based
+ * against wait-based, as the number of best-effort kernels queued behind the running one grows.
+ *
+ * One CU (--cus 1 by default), its worker pinned to the last CPU and the scheduler thread to the
+ * first. A closed-loop BE client runs a model of N spin kernels (each about --kernel-us long, a
+ * preemption point every ~1 us of work); an RT client sends a one-kernel request at Poisson times.
+ * Every RT arrival that finds BE work on the device is a preemption; its latency runs from the
+ * arrival to the RT request's first kernel passing its prologue (the report's definition). With N
+ * kernels per task and restarts at the interrupted kernel, the queue at a preemption is N less the
+ * task's progress: the bench prints the mean queued (launched, not completed) BE commands it saw.
+ *
+ *   bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin]
+ *
+ * Prints one row per (N, policy): preemptions, mean queued, p50 and p99 latency in us, then the
+ * ratios the acceptance names: reset p50 at N=10000 over N=10, and reset p99 over wait p99. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atoll/error.h"
+#include "models/nmodel.h"
+#include "nrun.h"
+
+/* --- the models: a BE chain of N spin kernels, a one-kernel RT model --- */
+
+typedef struct spin_model {
+  atoll_nmodel nm;
+  atoll_tensor tensors[2];
+  atoll_nop *ops;
+  atoll_op *pops;
+  atoll_scenario_model sm;
+} spin_model;
+
+static void no_weights(void *const *h) { (void)h; }
+static void one_input(uint64_t r, void *buf) { *(float *)buf = (float)(r % 7); }
+
+static atoll_nop copy_op(atoll_op_kind k, uint32_t t) {
+  atoll_nop o;
+  memset(&o, 0, sizeof o);
+  o.kind = k;
+  for (int i = 0; i < AK_MAX_PTRS; i++)
+    o.ptr[i] = ATOLL_NARG_NONE;
+  o.ptr[0] = t;
+  return o;
+}
+
+/* [h2d in,] n spin kernels of `iters` iterations (one block, one thread)[, d2h out]. The RT model
+ * has no copies, so its first command is its kernel: the latency ends when that kernel starts. */
+static void build(spin_model *m, const char *name, uint32_t n, uint32_t iters, int copies) {
+  memset(m, 0, sizeof *m);
+  m->tensors[0] = (atoll_tensor){.name = "in", .bytes = 4, .kind = ATOLL_TENSOR_INPUT, .dtype = "float32"};
+  m->tensors[1] = (atoll_tensor){.name = "out", .bytes = 4, .kind = ATOLL_TENSOR_OUTPUT, .dtype = "float32"};
+  uint32_t first = copies ? 1 : 0, n_ops = n + 2 * first;
+  m->ops = calloc(n_ops, sizeof *m->ops);
+  m->pops = calloc(n_ops, sizeof *m->pops);
+  if (copies) {
+    m->ops[0] = copy_op(ATOLL_OP_MEMCPY_H2D, 0);
+    m->ops[n_ops - 1] = copy_op(ATOLL_OP_MEMCPY_D2H, 1);
+  }
+  for (uint32_t i = first; i < first + n; i++) {
+    atoll_nop *o = &m->ops[i];
+    o->kind = ATOLL_OP_KERNEL;
+    o->name = "spin";
+    for (int s = 0; s < AK_MAX_PTRS; s++)
+      o->ptr[s] = ATOLL_NARG_NONE;
+    o->ptr[0] = 1;
+    o->v[0] = (atoll_nversion){.kernel = AK_K_SPIN, .grid = 1, .threads = 1, .occupancy = 1};
+    o->v[0].ints[0] = (int32_t)iters;
+    o->v[0].ints[1] = 1000;
+    o->n_versions = 1;
+    o->writes[0] = 1;
+    o->n_writes = 1;
+  }
+  m->nm = (atoll_nmodel){.name = name, .tensors = m->tensors, .n_tensors = 2, .ops = m->ops, .n_ops = n_ops,
+                         .input = 0, .output = 1, .init_weights = no_weights, .make_input = one_input};
+  /* Its profile: every op idempotent (a spin rewrites its output), times nominal: the native run
+   * does not use them, and no padding is involved. */
+  for (uint32_t i = 0; i < n_ops; i++) {
+    atoll_op *p = &m->pops[i];
+    p->kind = m->ops[i].kind;
+    if (p->kind != ATOLL_OP_KERNEL) {
+      p->tensor = m->ops[i].ptr[0];
+      p->bytes = 4;
+      continue;
+    }
+    p->name = "spin";
+    p->shape = (atoll_kernel_shape){.grid = {1, 1, 1}, .block = {1, 1, 1}, .occupancy = 1, .time_ns = 100000,
+                                    .block_time_ns = 100000};
+    p->idem = ATOLL_IDEM_YES;
+  }
+  m->sm = (atoll_scenario_model){.name = name, .path = "(bench)",
+                                 .model = {.name = name, .gpu = "cpu-bench", .native = name, .tensors = m->tensors,
+                                           .n_tensors = 2, .ops = m->pops, .n_ops = n_ops}};
+}
+
+static void destroy(spin_model *m) {
+  free(m->ops);
+  free(m->pops);
+}
+
+/* --- what the core says about each preempted task --- */
+
+typedef struct tap_state {
+  uint64_t queued_sum, tasks;
+} tap_state;
+
+static void on_preempted(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
+                         uint32_t done_before, uint32_t launched_before, int64_t now) {
+  (void)client, (void)req, (void)interrupted, (void)restart, (void)now;
+  tap_state *t = ctx;
+  t->queued_sum += launched_before - done_before;
+  t->tasks++;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int64_t pct(const int64_t *v, uint32_t n, double p) {
+  if (n == 0)
+    return 0;
+  uint32_t k = (uint32_t)ceil(p / 100.0 * n);
+  return v[k ? k - 1 : 0];
+}
+
+typedef struct point {
+  uint32_t preemptions;
+  double queued;
+  int64_t p50, p99;
+} point;
+
+static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_t iters, double rate, int64_t ms,
+                     int pin, point *out) {
+  spin_model be, rt;
+  build(&be, "be_chain", n, iters, 1);
+  build(&rt, "rt_one", 1, 1000, 0);
+  atoll_scenario_model models[2] = {rt.sm, be.sm};
+  atoll_client clients[2] = {
+      {.name = "rt", .model = 0, .cls = ATOLL_CLASS_RT, .arrival = {.kind = ATOLL_ARRIVAL_POISSON, .rate_hz = rate}},
+      {.name = "be", .model = 1, .cls = ATOLL_CLASS_BE, .arrival = {.kind = ATOLL_ARRIVAL_CLOSED}}};
+  atoll_gpu g = {.name = "cpu-bench", .vendor = "cpu", .cus = cus, .max_blocks_per_cu = 1, .max_threads_per_cu = 1024,
+                 .registers_per_cu = 65536, .shared_bytes_per_cu = 65536, .dq_capacity = 1024, .copy_engines = 1,
+                 .costs = {.copy_bytes_per_us = 1000}};
+  atoll_scenario s = {.path = "(bench)", .gpu = g, .models = models, .n_models = 2, .clients = clients,
+                      .n_clients = 2,
+                      .policy = {.kind = policy, .async_reclaim = true, .reset_cu = true},
+                      .duration_ns = ms * 1000000, .warmup_ns = ms * 100000, .seed = 42};
+  const atoll_nmodel *nm[2] = {&rt.nm, &be.nm};
+  int64_t alone[2] = {100000, 100000};
+  tap_state ts = {0};
+  atoll_core_observer tap = {.task_preempted = on_preempted};
+  atoll_native_opts o = {.device = "cpu", .cus = cus, .pin_threads = pin != 0, .sched_cpu = pin ? 0 : -1,
+                         .nmodels = nm, .standalone_ns = alone, .tap = &tap, .tap_ctx = &ts};
+  atoll_run_results res;
+  char err[256];
+  int rc = atoll_native_run(&s, &o, &res, NULL, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "bench_native_preempt: %s (%s)\n", atoll_strerror(rc), err);
+    destroy(&be);
+    destroy(&rt);
+    return rc;
+  }
+  int64_t *lat = malloc((res.n_preemptions + 1) * sizeof *lat);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < res.n_preemptions; i++)
+    if (res.preemptions[i].at_ns >= s.warmup_ns && res.preemptions[i].latency_ns > 0)
+      lat[k++] = res.preemptions[i].latency_ns;
+  qsort(lat, k, sizeof *lat, cmp_i64);
+  *out = (point){.preemptions = k, .queued = ts.tasks ? (double)ts.queued_sum / (double)ts.tasks : 0,
+                 .p50 = pct(lat, k, 50), .p99 = pct(lat, k, 99)};
+  free(lat);
+  atoll_native_results_free(&res);
+  destroy(&be);
+  destroy(&rt);
+  return 0;
+}
+
+/* Iterations of the spin kernel (one thread) that take about `us` here. */
+static uint32_t calibrate(double us) {
+  float out = 0;
+  ak_args a = {.p = {&out}, .i = {1000000, 1000}};
+  ak_ctx c = {.block = 0, .grid = 1, .threads = 1};
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < 5; i++)
+    ak_run_block(AK_K_SPIN, &a, &c);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 5.0;
+  double per_iter = ns / 1e6;
+  return (uint32_t)(us * 1000.0 / (per_iter > 0 ? per_iter : 1));
+}
+
+int main(int argc, char **argv) {
+  uint32_t cus = 1;
+  double kernel_us = 500, rate = 200;
+  int64_t ms = 3000;
+  int pin = 1;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--cus") == 0 && i + 1 < argc)
+      cus = (uint32_t)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--kernel-us") == 0 && i + 1 < argc)
+      kernel_us = atof(argv[++i]);
+    else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc)
+      rate = atof(argv[++i]);
+    else if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc)
+      ms = atoll(argv[++i]);
+    else if (strcmp(argv[i], "--no-pin") == 0)
+      pin = 0;
+    else {
+      fprintf(stderr, "usage: bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin]\n");
+      return 2;
+    }
+  }
+  uint32_t iters = calibrate(kernel_us);
+  printf("native preemption latency: %u CU(s)%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
+         "%lld ms per point (first 10%% warm-up)\n",
+         cus, pin ? ", threads pinned" : "", kernel_us, iters, rate, (long long)ms);
+  printf("%8s %7s %12s %12s %10s %10s\n", "kernels", "policy", "preemptions", "mean_queued", "p50_us", "p99_us");
+  static const uint32_t ns[4] = {10, 100, 1000, 10000};
+  point pt[4][2];
+  for (int k = 0; k < 4; k++)
+    for (int p = 0; p < 2; p++) {
+      atoll_policy_kind pol = p == 0 ? ATOLL_POLICY_RESET : ATOLL_POLICY_WAIT;
+      if (run_point(ns[k], pol, cus, iters, rate, ms, pin, &pt[k][p]) != 0)
+        return 1;
+      printf("%8u %7s %12u %12.1f %10.1f %10.1f\n", ns[k], atoll_policy_name(pol), pt[k][p].preemptions,
+             pt[k][p].queued, pt[k][p].p50 / 1e3, pt[k][p].p99 / 1e3);
+      fflush(stdout);
+    }
+  printf("reset p50 at 10000 kernels / at 10: %.2f x\n", pt[0][0].p50 ? (double)pt[3][0].p50 / (double)pt[0][0].p50 : NAN);
+  for (int k = 0; k < 4; k++)
+    printf("reset p99 / wait p99 at %u kernels: %.3f\n", ns[k],
+           pt[k][1].p99 ? (double)pt[k][0].p99 / (double)pt[k][1].p99 : NAN);
+  return 0;
+}
