@@ -11,8 +11,9 @@
  *  - their duration is bt1 times the demand they meet: the zone's resident demand per CU plus
  *    their own blocks per CU (rounded up, as the blocks engine's spreading stacks them), at least
  *    bt1, fixed when they start;
- *  - a group joins the kernel's latest group in the zone when their ends lie within 1/64 of the
- *    duration (as blocks' waves do), and the joined group ends at its blocks' mean end;
+ *  - a group joins the kernel's latest group in the zone when its end lies within 1/16 of its
+ *    duration of that group's first end (blocks' waves use 1/64), and the joined group ends with
+ *    its latest blocks (no block ends early; none is held more than 1/8 of its duration);
  *  - a CU counts as busy while the zone's resident blocks could cover it (min(CUs, blocks));
  *  - ending groups free room that is offered to the waiting kernels exactly as in blocks: high-
  *    priority streams first, the others in turn.
@@ -31,8 +32,9 @@
 
 enum { MAX_ZONES = 40, MAX_OFFER = 64 };
 /* Blocks of a kernel whose ends lie within 1/MERGE_DIV of their duration of its latest group's end
- * join that group. */
-enum { MERGE_DIV = 64 };
+ * join that group: coarser than blocks' 1/64 (a group here stands for many CUs' waves), a quarter of
+ * the events on DISB C under streams for a shift in results well inside the engines' difference. */
+enum { MERGE_DIV = 16 };
 
 typedef struct zone {
   uint16_t lo, hi; /* CUs [lo, hi) */
@@ -56,7 +58,7 @@ typedef struct group {
   uint32_t job, n, gen, zone;
   uint8_t live;
   int64_t start_ns, end_ns;
-  int64_t ev_ns; /* when its scheduled event fires (<= end_ns) */
+  int64_t first_end_ns; /* the end of its first blocks: what later blocks are compared with */
   int32_t next_free;
 } group;
 
@@ -143,14 +145,17 @@ static void group_release(fluid *f, uint32_t g) {
 }
 
 /* Blocks of kt that zone z has room for: register file and block slots, pooled. */
-static uint32_t zone_room(const atoll_cu_model *m, const zone *z, const atoll_kernel_timing *kt) {
+static uint32_t zone_room(const atoll_cu_model *m, const zone *z, const atoll_kernel_timing *kt, uint32_t want) {
   if (z->free_units < (int64_t)kt->block_units)
     return 0;
-  int64_t fit = z->free_units / kt->block_units;
-  int64_t slots = (int64_t)z->cus * m->g->max_blocks_per_cu - z->blocks;
-  if (slots < fit)
-    fit = slots;
-  return fit > 0 ? (uint32_t)fit : 0;
+  /* Register-file units of a zone fit in 32 bits (at most 256 CUs of 65536 units). */
+  uint32_t free_units = (uint32_t)z->free_units, fit;
+  if ((uint64_t)want * kt->block_units <= free_units)
+    fit = want; /* the common case needs no division */
+  else
+    fit = free_units / kt->block_units;
+  uint32_t slots = z->cus * m->g->max_blocks_per_cu - z->blocks;
+  return fit < slots ? fit : slots;
 }
 
 /* Puts n blocks of job jid into zone zi as one group (or into its latest group there, when they
@@ -169,24 +174,20 @@ static void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi, ui
   int32_t g = -1;
   if (jb->last >= 0) {
     group *lg = &f->groups[jb->last];
-    if (lg->gen == jb->last_gen && lg->live && lg->zone == zi && lg->end_ns > now && lg->end_ns >= end - tolerance &&
-        lg->end_ns <= end + tolerance) {
-      /* The merged group ends at its blocks' mean end, so their total run time is kept. */
+    if (lg->gen == jb->last_gen && lg->live && lg->zone == zi && lg->end_ns > now &&
+        lg->first_end_ns >= end - tolerance && lg->first_end_ns <= end + tolerance) {
+      /* No block ends before its time: the group ends with its latest blocks (its event, already
+       * scheduled, is moved on when it fires). Comparing with its first blocks' end keeps every
+       * block within twice the tolerance of its own end. */
       g = jb->last;
-      int64_t e = lg->end_ns + (end - lg->end_ns) * (int64_t)n / (int64_t)(lg->n + n);
-      lg->end_ns = e;
-      if (e < lg->ev_ns) { /* earlier than its event: a new event, the old one goes stale */
-        lg->gen = (lg->gen + 1) & 0xFFFFFF;
-        jb->last_gen = lg->gen;
-        lg->ev_ns = e;
-        atoll__cu_schedule(m, e, atoll_simev(ATOLL_SIMEV_WAVE_END, lg->gen, (uint32_t)g));
-      }
+      if (end > lg->end_ns)
+        lg->end_ns = end;
     }
   }
   if (g < 0) {
     g = group_alloc(f);
     group *ng = &f->groups[g];
-    ng->job = jid, ng->n = 0, ng->zone = zi, ng->live = 1, ng->start_ns = now, ng->end_ns = end, ng->ev_ns = end;
+    ng->job = jid, ng->n = 0, ng->zone = zi, ng->live = 1, ng->start_ns = now, ng->end_ns = ng->first_end_ns = end;
     jb->last = g, jb->last_gen = ng->gen;
     atoll__cu_schedule(m, end, atoll_simev(ATOLL_SIMEV_WAVE_END, ng->gen, (uint32_t)g));
     m->groups++;
@@ -210,7 +211,7 @@ static void place_job(atoll_cu_model *m, fluid *f, uint32_t jid) {
   uint32_t remaining = kt->blocks - jb->placed;
   if (f->n_zones == 1) {
     /* One zone: the two passes take min(room, remaining) between them. */
-    uint32_t n = min_u32(zone_room(m, &f->zones[0], kt), remaining);
+    uint32_t n = zone_room(m, &f->zones[0], kt, remaining);
     if (n == 0)
       return;
     put_group(m, f, jid, 0, n);
@@ -240,7 +241,7 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
       const zone *z = &f->zones[zi];
       if (!zone_in(z, jb))
         continue;
-      uint32_t room = zone_room(m, z, kt) - take[zi];
+      uint32_t room = zone_room(m, z, kt, UINT32_MAX) - take[zi];
       if (pass == 0 && (uint64_t)share * z->cus < room)
         room = share * z->cus;
       uint32_t n = min_u32(room, remaining - placed);
@@ -254,13 +255,20 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
 /* Offers the free room to the waiting kernels: high-priority streams first, the others in turn,
  * one rotation step per offer (blocks' place_blocks, with the room pooled). */
 static void offer(atoll_cu_model *m, fluid *f) {
+  uint32_t high = 0;
+  for (uint32_t i = 0; i < f->n_pending; i++)
+    high += f->jobs[f->pending[i]].j.high != 0;
   for (int level = 1; level >= 0; level--) {
     uint32_t who[MAX_OFFER], n = 0;
+    if (level == 1 && high == 0)
+      continue;
     for (uint32_t i = 0; i < f->n_pending && n < MAX_OFFER; i++)
       if ((f->jobs[f->pending[i]].j.high != 0) == (level == 1))
         who[n++] = f->pending[i];
-    for (uint32_t j = 0; j < n; j++)
-      place_job(m, f, who[(f->rr_offer + j) % n]);
+    if (n == 0)
+      continue;
+    for (uint32_t j = 0, k = f->rr_offer % n; j < n; j++, k = k + 1 == n ? 0 : k + 1)
+      place_job(m, f, who[k]);
   }
   f->rr_offer++;
   uint32_t kept = 0;
@@ -326,7 +334,7 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
     gr = &f->groups[g]; /* the pool may have moved */
     group *twin = &f->groups[ng];
     twin->job = gr->job, twin->n = on_right, twin->zone = zi + 1, twin->live = 1;
-    twin->start_ns = gr->start_ns, twin->end_ns = gr->end_ns, twin->ev_ns = gr->end_ns;
+    twin->start_ns = gr->start_ns, twin->end_ns = gr->end_ns, twin->first_end_ns = gr->first_end_ns;
     atoll__cu_schedule(m, gr->end_ns, atoll_simev(ATOLL_SIMEV_WAVE_END, twin->gen, (uint32_t)ng));
   }
   zones_recount(m, f);
@@ -368,7 +376,6 @@ static void on_group_end(atoll_cu_model *m, fluid *f, uint32_t g, uint32_t gen, 
   if (gr->gen != gen)
     return; /* cancelled */
   if (gr->end_ns > now) { /* merged blocks moved its end */
-    gr->ev_ns = gr->end_ns;
     atoll__cu_schedule(m, gr->end_ns, atoll_simev(ATOLL_SIMEV_WAVE_END, gr->gen, g));
     return;
   }
