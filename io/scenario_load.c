@@ -426,17 +426,57 @@ static int read_expects(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
+/* sim.arrival_jitter_us: increasing offsets >= 0; 0 (on time) is always the first option. */
+enum { MAX_JITTER = 16 };
+static int read_jitter(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  int rc = atoll_yread_seq(r, n, "arrival_jitter_us");
+  if (rc)
+    return rc;
+  if (n->n == 0)
+    return atoll_yread_error(r, n, "arrival_jitter_us needs at least one offset");
+  if (n->n > MAX_JITTER)
+    return atoll_yread_error(r, n, "arrival_jitter_us lists %u offsets; at most %d", n->n, MAX_JITTER);
+  int64_t *t = atoll_arena_calloc(c->a, n->n + 1, sizeof *t);
+  if (!t)
+    return atoll_yread_oom(r, n);
+  uint32_t k = 1; /* t[0] = 0 */
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    atoll_yread_push_index(r, i);
+    int64_t off = 0;
+    rc = atoll_yread_time_ns(r, n->items[i], 1e3, true, &off);
+    if (rc == 0 && i > 0 && off <= t[k - 1])
+      rc = atoll_yread_error(r, n->items[i], "arrival jitter offsets must increase");
+    if (rc == 0 && off >= c->s->duration_ns)
+      rc = atoll_yread_error(r, n->items[i], "an arrival jitter offset must be shorter than duration_ms");
+    if (rc == 0 && off > 0)
+      t[k++] = off;
+    atoll_yread_pop(r);
+  }
+  c->s->jitter_ns = t;
+  c->s->n_jitter = k;
+  return rc;
+}
+
 /* sim: options of the simulated device (docs/scenarios.md). */
 static int read_sim(scen_ctx *c, const atoll_ynode *n) {
-  static const char *const keys[] = {"engine"};
+  static const char *const keys[] = {"engine", "timing_spread", "arrival_jitter_us"};
   static const char *const engines[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
   atoll_yread *r = c->r;
-  const atoll_ynode *v[1] = {0};
-  int rc = atoll_yread_map(r, n, "sim", keys, 1, v);
+  const atoll_ynode *v[3] = {0};
+  int rc = atoll_yread_map(r, n, "sim", keys, 3, v);
   uint32_t engine = c->s->engine;
   if (rc == 0 && v[0])
     rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", engines, 2, &engine));
   c->s->engine = (atoll_sim_engine)engine;
+  if (rc == 0 && v[1]) {
+    rc = WITH_KEY(r, "timing_spread", atoll_yread_double(r, v[1], 0, 1, false, &c->s->timing_spread));
+    if (rc == 0 && c->s->timing_spread >= 1)
+      rc = WITH_KEY(r, "timing_spread",
+                    atoll_yread_error(r, v[1], "timing_spread must be below 1 (a block cannot take no time)"));
+  }
+  if (rc == 0 && v[2])
+    rc = WITH_KEY(r, "arrival_jitter_us", read_jitter(c, v[2]));
   return rc;
 }
 

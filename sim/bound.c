@@ -240,6 +240,10 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
       break;
     bc->client = c;
     bc->min_gap_ns = min_gap_of(cl, standalone);
+    /* A request may arrive late by up to the largest sim.arrival_jitter_us offset (docs/explore.md)
+     * while the next one is on time, so arrivals come that much closer. */
+    if (bc->min_gap_ns != BOUND_INF && s->n_jitter > 1)
+      bc->min_gap_ns -= s->jitter_ns[s->n_jitter - 1];
     if (bc->min_gap_ns <= 0) {
       rc = cl->arrival.kind == ATOLL_ARRIVAL_TRACE || cl->arrival.kind == ATOLL_ARRIVAL_UNIFORM
                ? fail(why, why_len, "client '%s': two arrivals at the same instant leave no minimum inter-arrival time",

@@ -16,6 +16,7 @@
 #include "atoll/error.h"
 #include "cu_engine.h"
 #include "simdev.h"
+#include "state_hash.h"
 
 enum { MAX_CUS = 256, MAX_OFFER = 64 };
 
@@ -155,7 +156,15 @@ static void put_blocks(atoll_cu_model *m, blocks *b, uint32_t jid, uint32_t cu, 
     nw->job = jid, nw->serial = jb->serial, nw->n = 0, nw->start_ns = now, nw->dur_ns = dur, nw->live = 1;
     jb->last_wave = w, jb->last_wave_gen = nw->gen;
     nw->cu_lo = (uint16_t)cu, nw->cu_hi = (uint16_t)cu; /* counts are all zero: cleared on release */
-    atoll__cu_schedule(m, end, atoll_simev(ATOLL_SIMEV_WAVE_END, nw->gen, (uint32_t)w));
+    /* Choice point (choice.h): the wave may take its nominal time or that less or more the timing
+     * spread. Merging above still compares nominal ends: it groups blocks, it does not time them. */
+    int64_t at = end;
+    if (m->spread > 0) {
+      int64_t delta = (int64_t)((double)dur * m->spread + 0.5);
+      uint32_t k = atoll_choose(m->chooser, ATOLL_CHOICE_DURATION, 3);
+      at = k == 1 ? end - delta : k == 2 ? end + delta : end;
+    }
+    atoll__cu_schedule(m, at, atoll_simev(ATOLL_SIMEV_WAVE_END, nw->gen, (uint32_t)w));
     m->groups++;
     if (*n_open < 8)
       open[(*n_open)++] = (open_wave){end, w};
@@ -222,14 +231,25 @@ static void place_kernel(atoll_cu_model *m, blocks *b, uint32_t jid, const uint1
  * leaves to the others, so a newly dispatched kernel is served as soon as its turn comes rather
  * than after every older kernel's blocks. Since a kernel left waiting found no room anywhere,
  * later offers need only cover the CUs that have since freed blocks. */
+static bool any_room(const atoll_cu_model *m, const blocks *b, const uint16_t *cus, uint32_t span) {
+  for (uint32_t i = 0; i < span; i++)
+    if (b->nblocks[cus[i]] < m->g->max_blocks_per_cu && b->free_units[cus[i]] > 0)
+      return true;
+  return false;
+}
+
 static void place_blocks(atoll_cu_model *m, blocks *b, const uint16_t *cus, uint32_t span) {
   for (int level = 1; level >= 0; level--) {
     uint32_t who[MAX_OFFER], n = 0;
     for (uint32_t i = 0; i < b->n_pending && n < MAX_OFFER; i++)
       if ((b->jobs[b->pending[i]].j.high != 0) == (level == 1))
         who[n++] = b->pending[i];
+    /* Choice point (choice.h): which waiting kernel is served first, when there is room to give. */
+    uint32_t first = b->rr_offer;
+    if (n > 1 && m->chooser && any_room(m, b, cus, span))
+      first += atoll_choose(m->chooser, ATOLL_CHOICE_SERVE, n);
     for (uint32_t j = 0; j < n; j++)
-      place_kernel(m, b, who[(b->rr_offer + j) % n], cus, span);
+      place_kernel(m, b, who[(first + j) % n], cus, span);
   }
   b->rr_offer++;
   b->cu_cursor = (b->cu_cursor + 1) % span;
@@ -352,6 +372,61 @@ static void blocks_destroy(atoll_cu_model *m) {
   free(b);
 }
 
+/* --- the explorer's view (cu_model.h) --- */
+
+static uint64_t job_hash(const bjob *jb, uint64_t h) {
+  const atoll_kernel_timing *kt = &jb->j.kt;
+  h = atoll__hmix(h, kt->blocks);
+  h = atoll__hmix(h, ((uint64_t)kt->block_units << 32) | kt->demand);
+  h = atoll__hmix(h, (uint64_t)kt->bt1_ns);
+  h = atoll__hmix(h, ((uint64_t)jb->j.cu_lo << 32) | jb->j.cu_hi);
+  h = atoll__hmix(h, ((uint64_t)jb->j.rt << 16) | ((uint64_t)jb->j.padding << 8) | jb->j.high);
+  h = atoll__hmix(h, ((uint64_t)jb->placed << 32) | jb->done);
+  return atoll__hmix(h, jb->started);
+}
+
+/* A wave's blocks and kernel; when it ends is its event's time, and when it started matters only to
+ * a kernel that may still join it (blocks_hash adds its nominal end there). */
+static uint64_t wave_hash(const blocks *b, const wave *wv, uint64_t h) {
+  h = job_hash(&b->jobs[wv->job], atoll__hmix(h, wv->job));
+  h = atoll__hmix(h, ((uint64_t)(wv->serial == b->jobs[wv->job].serial) << 32) | wv->n);
+  for (uint32_t cu = wv->cu_lo; cu <= wv->cu_hi; cu++)
+    h = atoll__hmix(h, ((uint64_t)cu << 16) | wv->count[cu]);
+  return h;
+}
+
+/* What decides the future: each CU's room and demand, the waiting kernels in order (with the wave
+ * each may still join), the CU cursor. Slot numbers of waves are left out (waves are hashed through
+ * their events), and so is the offer rotation: with a chooser every rotation is explored, so which
+ * one comes first does not change the set of futures. */
+static void blocks_hash(const atoll_cu_model *m, uint64_t *hp) {
+  const blocks *b = m->impl;
+  uint64_t h = *hp;
+  for (uint32_t cu = 0; cu < m->g->cus; cu++) {
+    h = atoll__hmix(h, ((uint64_t)b->free_units[cu] << 32) | b->nblocks[cu]);
+    h = atoll__hmix(h, b->demand[cu]);
+  }
+  h = atoll__hmix(h, b->cu_cursor);
+  h = atoll__hmix(h, b->n_pending);
+  for (uint32_t i = 0; i < b->n_pending; i++) {
+    const bjob *jb = &b->jobs[b->pending[i]];
+    h = job_hash(jb, atoll__hmix(h, b->pending[i]));
+    const wave *lw = jb->last_wave >= 0 ? &b->waves[jb->last_wave] : NULL;
+    bool joinable = lw && lw->gen == jb->last_wave_gen && lw->serial == jb->serial && lw->job == b->pending[i];
+    h = joinable ? wave_hash(b, lw, atoll__hmix(h, (uint64_t)(lw->start_ns + lw->dur_ns))) : atoll__hmix(h, 0);
+  }
+  *hp = h;
+}
+
+static bool blocks_event_hash(const atoll_cu_model *m, uint64_t p, uint64_t *h) {
+  const blocks *b = m->impl;
+  uint32_t w = atoll_simev_id(p);
+  if (w >= b->n_waves || b->waves[w].gen != atoll_simev_gen(p))
+    return false; /* cancelled: handling it does nothing */
+  *h = wave_hash(b, &b->waves[w], *h);
+  return true;
+}
+
 const atoll__cu_engine atoll__cu_blocks = {
     .create = blocks_create,
     .destroy = blocks_destroy,
@@ -359,4 +434,6 @@ const atoll__cu_engine atoll__cu_blocks = {
     .place = blocks_place,
     .kill = blocks_kill,
     .handle = blocks_handle,
+    .hash = blocks_hash,
+    .event_hash = blocks_event_hash,
 };

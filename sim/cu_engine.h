@@ -14,6 +14,9 @@ typedef struct atoll__cu_engine {
   void (*place)(atoll_cu_model *m);
   void (*kill)(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job), void *ctx);
   void (*handle)(atoll_cu_model *m, uint64_t payload, int64_t now);
+  /* The explorer's state hash (cu_model.h); NULL when the engine has no exact state to offer. */
+  void (*hash)(const atoll_cu_model *m, uint64_t *h);
+  bool (*event_hash)(const atoll_cu_model *m, uint64_t payload, uint64_t *h);
 } atoll__cu_engine;
 
 extern const atoll__cu_engine atoll__cu_blocks;
@@ -34,6 +37,8 @@ struct atoll_cu_model {
   uint32_t busy_cus, rt_cus, be_cus, pad_cus;
   int64_t acc_ns, win0, win1, busy, busy_rt, busy_be, busy_pad;
   uint64_t rt_beside_be, groups;
+  const atoll_chooser *chooser; /* choice points (choice.h); NULL: nominal */
+  double spread;                /* timing spread of wave durations */
   void *impl; /* the engine's state */
 };
 

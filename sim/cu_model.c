@@ -30,6 +30,7 @@ int atoll_cu_model_create(atoll_cu_model **out, const atoll_cu_model_cfg *cfg) {
   m->engine = cfg->engine;
   m->g = cfg->gpu, m->evq = cfg->evq, m->trace = cfg->trace, m->sink = cfg->sink, m->max_jobs = cfg->max_jobs;
   m->win0 = cfg->window_start_ns, m->win1 = cfg->window_end_ns;
+  m->chooser = cfg->chooser, m->spread = cfg->timing_spread;
   int rc = m->ops->create(m);
   if (rc) {
     atoll_cu_model_destroy(m);
@@ -75,3 +76,14 @@ int64_t atoll_cu_busy_padded(const atoll_cu_model *m) { return m->busy_pad; }
 uint64_t atoll_cu_rt_beside_be(const atoll_cu_model *m) { return m->rt_beside_be; }
 
 uint64_t atoll_cu_groups(const atoll_cu_model *m) { return m->groups; }
+
+int atoll_cu_hash(const atoll_cu_model *m, uint64_t *h) {
+  if (!m->ops->hash)
+    return ATOLL_ENOTSUP;
+  m->ops->hash(m, h);
+  return 0;
+}
+
+bool atoll_cu_event_hash(const atoll_cu_model *m, uint64_t payload, uint64_t *h) {
+  return m->ops->event_hash && m->ops->event_hash(m, payload, h);
+}

@@ -21,6 +21,7 @@
 
 #include "atoll/gpu.h"
 #include "atoll/scenario.h"
+#include "choice.h"
 #include "evq.h"
 #include "kernel_timing.h"
 #include "trace.h"
@@ -53,6 +54,10 @@ typedef struct atoll_cu_model_cfg {
   atoll_trace *trace; /* NULL: no CU tracks */
   atoll_cu_sink sink;
   int64_t window_start_ns, window_end_ns; /* busy time is counted inside [start, end) */
+  /* Choice points (choice.h), blocks engine only: a new wave's duration when timing_spread > 0,
+   * and which waiting kernel is offered room first. NULL: the nominal option everywhere. */
+  const atoll_chooser *chooser;
+  double timing_spread; /* a fraction in [0, 1) */
 } atoll_cu_model_cfg;
 
 int atoll_cu_model_create(atoll_cu_model **out, const atoll_cu_model_cfg *cfg);
@@ -79,5 +84,10 @@ int64_t atoll_cu_busy_padded(const atoll_cu_model *m);
 uint64_t atoll_cu_rt_beside_be(const atoll_cu_model *m);
 /* Completion groups created so far (waves or fluid groups), for the benchmark. */
 uint64_t atoll_cu_groups(const atoll_cu_model *m);
+/* The explorer's view (blocks engine only; ATOLL_ENOTSUP for fluid): folds the state that decides
+ * what the CUs do next into *h (not statistics, not slot numbers), and for one of the model's
+ * events whether it is still live and, if so, a hash of what it will do (its wave's contents). */
+int atoll_cu_hash(const atoll_cu_model *m, uint64_t *h);
+bool atoll_cu_event_hash(const atoll_cu_model *m, uint64_t payload, uint64_t *h);
 
 #endif

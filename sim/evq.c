@@ -62,6 +62,30 @@ bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload) {
   return true;
 }
 
+bool atoll_evq_peek_item(const atoll_evq *q, struct atoll_heap_item *it) {
+  return atoll_heap_peek(&q->heap, it) == 0;
+}
+
+bool atoll_evq_pop_item(atoll_evq *q, struct atoll_heap_item *it) {
+  if (atoll_heap_pop(&q->heap, it) != 0)
+    return false;
+  assert(it->time >= q->now && "time went backwards");
+  q->now = it->time;
+  q->processed++;
+  return true;
+}
+
+int atoll_evq_unpop(atoll_evq *q, const struct atoll_heap_item *it) {
+  assert(it->time >= q->now && "an event put back in the past");
+  if (q->heap.count == q->cap) {
+    int rc = grow(q);
+    if (rc)
+      return rc;
+  }
+  q->processed--;
+  return atoll_heap_push(&q->heap, it);
+}
+
 bool atoll_evq_peek_time(const atoll_evq *q, int64_t *time) {
   struct atoll_heap_item it;
   if (atoll_heap_peek(&q->heap, &it) != 0)

@@ -35,6 +35,16 @@ int atoll_evq_push(atoll_evq *q, int64_t time, atoll_ev_class cls, uint64_t payl
 /* Pops the earliest event, advancing now; false when empty. */
 bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload);
 bool atoll_evq_peek_time(const atoll_evq *q, int64_t *time);
+/* The earliest event whole, without removing it; false when empty. */
+bool atoll_evq_peek_item(const atoll_evq *q, struct atoll_heap_item *it);
+/* Pops the earliest event whole (time, order word, payload), advancing now; false when empty. */
+bool atoll_evq_pop_item(atoll_evq *q, struct atoll_heap_item *it);
+/* Puts back an event popped with atoll_evq_pop_item at the same instant, keeping its order word, so
+ * it sorts exactly where it did (the explorer pops events that tie and runs one of them first).
+ * Returns 0 or ATOLL_ENOMEM. */
+int atoll_evq_unpop(atoll_evq *q, const struct atoll_heap_item *it);
+/* The class of an order word. */
+static inline atoll_ev_class atoll_evq_class(uint64_t order) { return (atoll_ev_class)(order >> 56); }
 uint32_t atoll_evq_count(const atoll_evq *q);
 
 #endif

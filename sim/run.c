@@ -8,11 +8,13 @@
 #include "evq.h"
 #include "sched.h"
 #include "simdev.h"
+#include "state_hash.h"
 #include "timeline.h"
 #include "trace_hooks.h"
 #include "workload.h"
 
-typedef struct runner {
+typedef struct atoll_sim_state runner;
+struct atoll_sim_state {
   const atoll_scenario *s;
   atoll_evq evq;
   atoll_simdev *dev;
@@ -31,7 +33,8 @@ typedef struct runner {
   int64_t resumed_ns, killed_charged_ns;
   const atoll_core_observer *tap;
   void *tap_ctx;
-} runner;
+  const atoll_chooser *chooser; /* NULL: the nominal option everywhere */
+};
 
 /* Forwards an event to the caller's tap, if it wants this one. */
 #define TAP(r, fn, ...)                               \
@@ -57,6 +60,15 @@ static int record_arrival(runner *r, uint32_t client, int64_t now, uint64_t *id)
 static void schedule_arrival(runner *r, uint32_t client, int64_t at) {
   if (at < 0 || at >= r->s->duration_ns)
     return;
+  /* Choice point (choice.h): an RT request may arrive late by one of the scenario's offsets. A
+   * late request never comes before the present (a jitter longer than the period). */
+  if (r->s->n_jitter > 1 && r->s->clients[client].cls == ATOLL_CLASS_RT) {
+    at += r->s->jitter_ns[atoll_choose(r->chooser, ATOLL_CHOICE_JITTER, r->s->n_jitter)];
+    if (at < r->evq.now)
+      at = r->evq.now;
+    if (at >= r->s->duration_ns)
+      return;
+  }
   if (atoll_evq_push(&r->evq, at, ATOLL_EV_ARRIVAL, atoll_simev(ATOLL_SIMEV_ARRIVAL, 0, client)))
     r->oom = 1;
 }
@@ -203,18 +215,161 @@ static void runner_free(runner *r) {
   free(r->gens);
 }
 
+/* Whether an event would do anything when handled (cancelled waves do nothing); its hash in *h. */
+static bool event_live(const runner *r, uint64_t p, uint64_t *h) {
+  if (atoll_simev_type(p) == ATOLL_SIMEV_ARRIVAL) {
+    *h = atoll__hmix(*h, p);
+    return true;
+  }
+  return atoll_simdev_event_hash(r->dev, p, h);
+}
+
+enum { MAX_TIES = 64 };
+
+/* Takes the next event when a chooser decides (choice.h): events due at the same instant in the
+ * same class (the event queue's own order between them is only the order they were scheduled in)
+ * are a choice; the others go back with their order words, so the next step chooses among them
+ * again. Returns false for a cancelled event, which is dropped. */
+static bool next_chosen(runner *r, int64_t *t, uint64_t *p) {
+  struct atoll_heap_item first, ties[MAX_TIES];
+  uint64_t h = 0;
+  atoll_evq_pop_item(&r->evq, &first);
+  if (!event_live(r, first.value, &h))
+    return false;
+  uint32_t n = 0;
+  ties[n++] = first;
+  struct atoll_heap_item next;
+  while (n < MAX_TIES && atoll_evq_peek_item(&r->evq, &next) && next.time == first.time &&
+         atoll_evq_class(next.order) == atoll_evq_class(first.order)) {
+    atoll_evq_pop_item(&r->evq, &next);
+    if (event_live(r, next.value, &h))
+      ties[n++] = next;
+  }
+  uint32_t k = atoll_choose(r->chooser, ATOLL_CHOICE_TIE, n);
+  for (uint32_t i = 0; i < n; i++)
+    if (i != k && atoll_evq_unpop(&r->evq, &ties[i]))
+      r->oom = 1;
+  *t = ties[k].time;
+  *p = ties[k].value;
+  return true;
+}
+
+/* --- the explorer's view (run.h) --- */
+
+typedef struct ev_key {
+  int64_t time;
+  uint64_t cls, h;
+} ev_key;
+
+static int ev_key_cmp(const void *a, const void *b) {
+  const ev_key *x = a, *y = b;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  if (x->cls != y->cls)
+    return x->cls < y->cls ? -1 : 1;
+  return x->h < y->h ? -1 : x->h > y->h;
+}
+
+static uint64_t record_hash(uint64_t h, const atoll_request_record *q) {
+  h = atoll__hmix(h, (uint64_t)q->arrival_ns);
+  h = atoll__hmix(h, (uint64_t)q->start_ns);
+  return atoll__hmix(h, (uint64_t)q->done_ns);
+}
+
+int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uint64_t *out) {
+  int64_t now = r->evq.now;
+  uint64_t h = atoll__hmix(0, (uint64_t)now);
+  h = atoll__hmix(h, atoll_core_hash(&r->core));
+  h = atoll__hmix(h, r->core.awaited); /* not in atoll_core_hash */
+  int rc = atoll_simdev_hash(r->dev, past == ATOLL_HASH_WITH_RECORDS, &h);
+  if (rc)
+    return rc;
+  /* Pending events as a multiset: cancelled ones are left out, slot numbers replaced by what the
+   * event is. */
+  uint32_t n = atoll_evq_count(&r->evq), m = 0;
+  ev_key *keys = malloc((n ? n : 1) * sizeof *keys);
+  if (!keys)
+    return ATOLL_ENOMEM;
+  for (uint32_t i = 0; i < n; i++) {
+    const struct atoll_heap_item *it = &r->evq.items[i];
+    uint64_t eh = 0;
+    if (event_live(r, it->value, &eh))
+      keys[m++] = (ev_key){it->time, atoll_evq_class(it->order), eh};
+  }
+  qsort(keys, m, sizeof *keys, ev_key_cmp);
+  h = atoll__hmix(h, m);
+  for (uint32_t i = 0; i < m; i++)
+    h = atoll__hmix(atoll__hmix(atoll__hmix(h, (uint64_t)keys[i].time), keys[i].cls), keys[i].h);
+  free(keys);
+  const atoll_scenario *s = r->s;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    const atoll_client_gen *g = &r->gens[c];
+    for (int i = 0; i < 4; i++)
+      h = atoll__hmix(h, g->rng.s[i]);
+    h = atoll__hmix(atoll__hmix(h, g->emitted), (uint64_t)g->last_ns);
+    const atoll_client_records *cr = &r->res->clients[c];
+    h = atoll__hmix(atoll__hmix(h, cr->n), cr->dropped);
+    for (uint32_t i = 0; i < cr->n; i++)
+      if (past == ATOLL_HASH_WITH_RECORDS || cr->req[i].done_ns < 0)
+        h = record_hash(atoll__hmix(h, i), &cr->req[i]);
+  }
+  /* The preemption being measured, and with the past its records and the time charged to them. */
+  h = atoll__hmix(h, r->open_pre >= 0 ? (uint64_t)r->res->preemptions[r->open_pre].at_ns : UINT64_MAX);
+  if (past == ATOLL_HASH_WITH_RECORDS) {
+    h = atoll__hmix(h, (uint64_t)r->resumed_ns);
+    const atoll_run_results *res = r->res;
+    h = atoll__hmix(h, res->n_preemptions);
+    h = atoll__hmix(h, (uint64_t)r->killed_charged_ns);
+    int64_t killed;
+    uint32_t n_killed;
+    atoll_simdev_killed(r->dev, &killed, &n_killed);
+    h = atoll__hmix(h, (uint64_t)killed);
+    for (uint32_t i = 0; i < res->n_preemptions; i++) {
+      const atoll_preemption_record *q = &res->preemptions[i];
+      h = atoll__hmix(h, (uint64_t)q->at_ns);
+      h = atoll__hmix(h, (uint64_t)q->latency_ns);
+      h = atoll__hmix(h, (uint64_t)q->hq_reset_ns ^ ((uint64_t)q->dq_evict_ns << 1) ^ ((uint64_t)q->cu_kill_ns << 2));
+      h = atoll__hmix(h, ((uint64_t)q->restored_kernels << 32) | q->evicted_kernels);
+      h = atoll__hmix(h, (uint64_t)q->wasted_gpu_ns);
+      h = atoll__hmix(h, (uint64_t)q->restore_ns);
+    }
+  }
+  *out = h;
+  return 0;
+}
+
+const atoll_run_results *atoll_sim_state_results(const atoll_sim_state *st) { return st->res; }
+
+int64_t atoll_sim_state_now(const atoll_sim_state *st) { return st->evq.now; }
+
+bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c) {
+  const atoll_client_records *cr = &st->res->clients[c];
+  for (uint32_t i = 0; i < cr->n; i++)
+    if (cr->req[i].done_ns < 0)
+      return false;
+  /* The next arrival of a client is always in the queue once it is known (closed-loop clients
+   * schedule theirs when a request completes). */
+  uint64_t arrival = atoll_simev(ATOLL_SIMEV_ARRIVAL, 0, c);
+  for (uint32_t i = 0; i < atoll_evq_count(&st->evq); i++)
+    if (st->evq.items[i].value == arrival)
+      return false;
+  return true;
+}
+
 /* Runs s with standalone latencies already known (res->standalone_ns). */
 static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
   atoll_trace *trace = opts ? opts->trace : NULL;
   runner r = {.s = s, .res = res, .trace = trace, .open_pre = -1, .last_pre = -1,
-              .tap = opts ? opts->tap : NULL, .tap_ctx = opts ? opts->tap_ctx : NULL};
+              .tap = opts ? opts->tap : NULL, .tap_ctx = opts ? opts->tap_ctx : NULL,
+              .chooser = opts ? opts->chooser : NULL};
   int64_t *deadlines = calloc(s->n_clients, sizeof *deadlines);
   r.gens = calloc(s->n_clients, sizeof *r.gens);
   int rc = deadlines && r.gens ? atoll_evq_init(&r.evq, 4096) : ATOLL_ENOMEM;
   atoll_timeline_init(&r.tl, trace);
   atoll_trace_hooks_init(&r.hooks, &r.tl, s);
   atoll_simdev_cfg dcfg = {.scenario = s, .evq = &r.evq, .trace = trace, .hooks = trace ? &r.hooks.hooks : NULL,
-                           .window_start_ns = s->warmup_ns, .window_end_ns = s->duration_ns};
+                           .window_start_ns = s->warmup_ns, .window_end_ns = s->duration_ns,
+                           .chooser = r.chooser};
   if (rc == 0)
     rc = atoll_simdev_create(&r.dev, &dcfg);
   size_t size = rc == 0 ? atoll_core_size(s, NULL) : 0;
@@ -250,12 +405,20 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
   uint64_t p;
   void (*progress)(void *, int64_t, int64_t) = opts ? opts->progress : NULL;
   uint32_t since_progress = 0;
+  bool (*boundary)(void *, atoll_sim_state *) = opts ? opts->boundary : NULL;
   while (!r.oom && atoll_evq_peek_time(&r.evq, &t) && t < s->duration_ns) {
     if (progress && ++since_progress == 4096) {
       since_progress = 0;
       progress(opts->progress_ctx, t, s->duration_ns);
     }
-    atoll_evq_pop(&r.evq, &t, &p);
+    if (boundary && !boundary(opts->boundary_ctx, &r))
+      break;
+    if (r.chooser) {
+      if (!next_chosen(&r, &t, &p))
+        continue; /* a cancelled event: dropped */
+    } else {
+      atoll_evq_pop(&r.evq, &t, &p);
+    }
     if (atoll_simev_type(p) == ATOLL_SIMEV_ARRIVAL)
       on_arrival(&r, atoll_simev_id(p), t);
     else
@@ -320,7 +483,10 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = alloc_results(s, res);
   for (uint32_t m = 0; rc == 0 && m < s->n_models; m++)
-    rc = atoll_sim_standalone_ns(s, m, &res->standalone_ns[m]);
+    if (opts && opts->standalone_ns)
+      res->standalone_ns[m] = opts->standalone_ns[m];
+    else
+      rc = atoll_sim_standalone_ns(s, m, &res->standalone_ns[m]);
   if (rc == 0)
     rc = run_with(s, opts, res);
   clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -8,10 +8,14 @@
 #define ATOLL_SIM_RUN_H
 
 #include "atoll/scenario.h"
+#include "choice.h"
 #include "results.h"
 #include "trace.h"
 
 #include "sched.h"
+
+/* A run in progress, as the explorer sees it between two events (opaque). */
+typedef struct atoll_sim_state atoll_sim_state;
 
 typedef struct atoll_sim_opts {
   atoll_trace *trace;             /* NULL: no timeline */
@@ -21,7 +25,31 @@ typedef struct atoll_sim_opts {
    * progress line; it must not touch the run). */
   void (*progress)(void *ctx, int64_t now_ns, int64_t end_ns);
   void *progress_ctx;
+  /* NULL, or asked at every choice point (choice.h). With a chooser the runner also makes the order
+   * of events due at the same instant a choice, and drops cancelled events unhandled (which changes
+   * nothing else), so a chooser answering 0 everywhere gives the ordinary run. */
+  const atoll_chooser *chooser;
+  /* NULL, or called between events, before the next one is taken; returning false ends the run
+   * there (the explorer prunes a state it has seen). */
+  bool (*boundary)(void *ctx, atoll_sim_state *st);
+  void *boundary_ctx;
+  /* NULL, or every model's standalone latency, already measured (atoll_sim_standalone_ns): runs
+   * repeated many times skip measuring them again. */
+  const int64_t *standalone_ns;
 } atoll_sim_opts;
+
+/* What the state hash covers besides the state that decides the future: nothing of the past, the
+ * past requests' and preemptions' records too (then equal hashes mean equal reports). */
+typedef enum atoll_sim_hash_past { ATOLL_HASH_FUTURE_ONLY, ATOLL_HASH_WITH_RECORDS } atoll_sim_hash_past;
+/* A hash of the run's state between two events: the time, the core, the device and its CUs, the
+ * pending events (as a multiset: with a chooser their order at one instant is a choice), the
+ * arrival generators and the requests in flight. ATOLL_ENOTSUP when the CU engine cannot say. */
+int atoll_sim_state_hash(const atoll_sim_state *st, atoll_sim_hash_past past, uint64_t *out);
+/* The run's records so far (requests still in flight have done_ns < 0). */
+const atoll_run_results *atoll_sim_state_results(const atoll_sim_state *st);
+int64_t atoll_sim_state_now(const atoll_sim_state *st);
+/* Whether client c has nothing more to do in this run: no request in flight, none to arrive. */
+bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c);
 
 /* Fills res (free with atoll_sim_results_free). Returns 0, ATOLL_ENOTSUP for a policy the core
  * does not implement, or ATOLL_ENOMEM. */

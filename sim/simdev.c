@@ -8,6 +8,7 @@
 
 #include "atoll/error.h"
 #include "cu_model.h"
+#include "state_hash.h"
 
 enum { MAX_HIDDEN = 64, MAX_PARTS = 16 };
 
@@ -770,7 +771,8 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   atoll_cu_model_cfg ccfg = {.engine = s->engine, .gpu = &s->gpu, .max_jobs = d->cap_streams, .evq = d->evq,
                              .trace = d->trace, .sink = {.ctx = d, .started = cu_started, .done = kernel_done,
                                                          .name = cu_name},
-                             .window_start_ns = d->win0, .window_end_ns = d->win1};
+                             .window_start_ns = d->win0, .window_end_ns = d->win1,
+                             .chooser = cfg->chooser, .timing_spread = s->timing_spread};
   int rc = atoll_cu_model_create(&d->cu, &ccfg);
   if (rc) {
     atoll_simdev_destroy(d);
@@ -809,4 +811,98 @@ void atoll_simdev_destroy(atoll_simdev *d) {
   free(d->engine_free_ns);
   free(d->timers);
   free(d);
+}
+
+/* --- the explorer's view (simdev.h) --- */
+
+static uint64_t cmd_hash(uint64_t h, const atoll_cmd *c) {
+  h = atoll__hmix(h, ((uint64_t)c->model << 32) | c->op);
+  h = atoll__hmix(h, c->tag);
+  h = atoll__hmix(h, ((uint64_t)c->rt << 32) | c->version);
+  return atoll__hmix(h, ((uint64_t)c->block_lo << 32) | c->block_n);
+}
+
+static uint64_t pad_hash(const atoll_simdev *d, int32_t r, uint64_t h) {
+  if (r < 0)
+    return atoll__hmix(h, 0);
+  const pad_rec *rec = &d->pads[r];
+  h = atoll__hmix(h, ((uint64_t)rec->n << 32) | rec->remaining);
+  h = atoll__hmix(h, ((uint64_t)rec->rt_cus << 16) | ((uint64_t)rec->rt_done << 8) | rec->live);
+  for (uint32_t i = 0; i < rec->n; i++)
+    h = atoll__hmix(cmd_hash(h, &rec->parts[i].cmd), ((uint64_t)rec->parts[i].occupancy << 32) | rec->parts[i].cus);
+  return h;
+}
+
+static uint64_t timing_hash(uint64_t h, const atoll_kernel_timing *kt) {
+  if (!kt)
+    return atoll__hmix(h, 0);
+  h = atoll__hmix(h, ((uint64_t)kt->is_copy << 32) | kt->blocks);
+  h = atoll__hmix(h, ((uint64_t)kt->block_units << 32) | kt->demand);
+  h = atoll__hmix(h, (uint64_t)kt->bt1_ns);
+  return atoll__hmix(h, (uint64_t)kt->copy_ns);
+}
+
+/* Everything a stream does next depends on: its queues (times already past count as now), the
+ * CP's progress on it, the preemption epochs, the running kernel. Start and dispatch times only
+ * feed statistics and the timeline, and are left out. */
+static uint64_t stream_hash(const atoll_simdev *d, const stream *st, uint64_t h, int64_t now) {
+  h = atoll__hmix(h, ((uint64_t)st->priority << 32) | st->dq_cap);
+  h = atoll__hmix(h, ((uint64_t)st->count << 32) | st->dq_count);
+  for (uint32_t i = 0; i < st->count; i++) {
+    const entry *e = &st->q[(st->head + i) % st->cap];
+    h = cmd_hash(h, &e->cmd);
+    h = i < st->dq_count ? atoll__hmix_after(h, e->ready_ns, now) : atoll__hmix(h, 0);
+    h = pad_hash(d, e->pad, atoll__hmix(h, e->epoch));
+  }
+  h = atoll__hmix_after(h, st->transmit_free_ns, now);
+  h = atoll__hmix(h, (uint64_t)st->wake_ns);
+  h = atoll__hmix(h, ((uint64_t)st->launch_epoch << 32) | st->kill_epoch);
+  h = atoll__hmix(h, ((uint64_t)st->busy << 24) | ((uint64_t)st->evicting << 16) | ((uint64_t)st->started << 8) | st->rt);
+  h = atoll__hmix(h, ((uint64_t)st->prepaid << 32) | st->to_reserve);
+  h = atoll__hmix(h, ((uint64_t)st->cu_lo << 16) | st->cu_hi);
+  h = pad_hash(d, st->pad, h);
+  h = atoll__hmix(h, ((uint64_t)st->hidden << 32) | st->owner);
+  h = atoll__hmix(h, st->part_tag);
+  h = atoll__hmix(h, st->part_blocks);
+  h = timing_hash(h, st->kt);
+  return atoll__hmix(h, st->has_exec_tag ? st->exec_tag : UINT64_MAX);
+}
+
+int atoll_simdev_hash(const atoll_simdev *d, bool with_marks, uint64_t *hp) {
+  int64_t now = now_of(d);
+  uint64_t h = atoll__hmix(*hp, ((uint64_t)d->n_streams << 32) | d->n_core_streams);
+  for (uint32_t i = 0; i < d->n_streams; i++)
+    h = stream_hash(d, &d->streams[i], h, now);
+  h = atoll__hmix(h, (uint64_t)(int64_t)d->cp_last);
+  h = atoll__hmix_after(h, d->host_free_ns, now);
+  h = atoll__hmix_after(h, d->cp_evict_free_ns, now);
+  /* The marks only become the breakdown of the preemption being measured. */
+  if (with_marks) {
+    h = atoll__hmix(h, (uint64_t)d->marks.hq_done_ns);
+    h = atoll__hmix(h, (uint64_t)d->marks.evict_done_ns);
+    h = atoll__hmix(h, (uint64_t)d->marks.kill_done_ns);
+    h = atoll__hmix(h, d->marks.evicted);
+  }
+  for (uint32_t i = 0; i < d->g->copy_engines; i++)
+    h = atoll__hmix_after(h, d->engine_free_ns[i], now);
+  h = atoll__hmix(h, d->n_hidden_free);
+  for (uint32_t i = 0; i < d->n_hidden_free; i++)
+    h = atoll__hmix(h, (uint64_t)d->hidden_free[i]);
+  *hp = h;
+  return atoll_cu_hash(d->cu, hp);
+}
+
+bool atoll_simdev_event_hash(const atoll_simdev *d, uint64_t p, uint64_t *h) {
+  uint32_t type = atoll_simev_type(p), id = atoll_simev_id(p);
+  *h = atoll__hmix(*h, type);
+  switch (type) {
+  case ATOLL_SIMEV_WAVE_END:
+    return atoll_cu_event_hash(d->cu, p, h);
+  case ATOLL_SIMEV_TIMER:
+    *h = atoll__hmix(*h, d->timers[id]); /* the cookie, not the slot it was kept in */
+    return true;
+  default:
+    *h = atoll__hmix(*h, id);
+    return true;
+  }
 }

@@ -27,6 +27,7 @@
 
 #include "atoll/device.h"
 #include "atoll/scenario.h"
+#include "choice.h"
 #include "evq.h"
 #include "kernel_timing.h"
 #include "results.h"
@@ -69,6 +70,9 @@ typedef struct atoll_simdev_cfg {
   const atoll_simdev_hooks *hooks; /* NULL, or told what happens inside (simdev_hooks.h) */
   int64_t window_start_ns;   /* CU busy time is counted inside [start, end) */
   int64_t window_end_ns;
+  /* NULL, or asked at the device's choice points (choice.h): wave durations within the scenario's
+   * sim.timing_spread and the order the block dispatcher serves ready kernels in. */
+  const atoll_chooser *chooser;
 } atoll_simdev_cfg;
 
 int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg);
@@ -97,6 +101,12 @@ void atoll_simdev_killed(const atoll_simdev *d, int64_t *killed_ns, uint32_t *ki
 uint64_t atoll_simdev_rt_beside_be(const atoll_simdev *d);
 /* Completion groups (waves or fluid groups) the CUs created: a measure of the engine's work. */
 uint64_t atoll_simdev_cu_groups(const atoll_simdev *d);
+/* The explorer's view: folds the device's state that decides what happens next (queues, the CP,
+ * copy engines, the CUs; not statistics) into *h, with the marks of the preemption being measured
+ * when with_marks; ATOLL_ENOTSUP when the CU engine cannot say (fluid). For one of the device's events: false when it is stale (handling it would do nothing),
+ * else true with a hash of what it is, independent of slot numbers and scheduling order. */
+int atoll_simdev_hash(const atoll_simdev *d, bool with_marks, uint64_t *h);
+bool atoll_simdev_event_hash(const atoll_simdev *d, uint64_t payload, uint64_t *h);
 /* The timing the device uses for (model, op). */
 const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t model, uint32_t op);
 

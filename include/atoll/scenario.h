@@ -104,6 +104,13 @@ typedef struct atoll_scenario {
   const atoll_expect *expects;
   uint32_t n_expects;
   atoll_sim_engine engine; /* sim.engine */
+  /* What the explorer may vary (docs/explore.md); an ordinary run takes the nominal option.
+   * sim.timing_spread: a wave may take (1 - spread) or (1 + spread) times its nominal time, in
+   * [0, 1). sim.arrival_jitter_us: how late each RT request may arrive; 0 comes first and is always
+   * there, then the scenario's offsets, increasing. */
+  double timing_spread;
+  const int64_t *jitter_ns;
+  uint32_t n_jitter;
 } atoll_scenario;
 
 const char *atoll_policy_name(atoll_policy_kind k);

@@ -55,6 +55,8 @@ int atoll_cmd_dot(int argc, char **argv);
 extern const atoll_subcommand atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def, atoll_cmd_sim_def,
     atoll_cmd_calibrate_def, atoll_cmd_sweep_def;
 extern const atoll_subcommand atoll_cmd_bound_def;
+int atoll_cmd_explore(int argc, char **argv);
+extern const atoll_subcommand atoll_cmd_explore_def;
 extern const atoll_subcommand atoll_cmd_compare_def, atoll_cmd_dot_def;
 int atoll_cmd_selftest(int argc, char **argv);
 extern const atoll_subcommand atoll_cmd_selftest_def;

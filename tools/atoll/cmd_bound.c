@@ -20,7 +20,7 @@ const atoll_subcommand atoll_cmd_bound_def = {
     "standalone latencies on the scenario's simulated GPU, with reef's padding overheads.\n"
     "\n"
     "  --json FILE|-   write {\"clients\":[{\"name\",\"wcrt_us\",\"deadline_us\",\"schedulable\"}], ...}\n"
-    "  --spread F      block durations may exceed the profile by the fraction F (default 0)\n"
+    "  --spread F      block durations may exceed the profile by the fraction F (default: sim.timing_spread)\n"
     "  --set PATH=VALUE, --policy NAME   as for atoll sim\n"
     "\n"
     "exit: 0 every RT client is schedulable (bound <= deadline); 1 one is not, or no finite bound\n"
@@ -132,6 +132,8 @@ int atoll_cmd_bound(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  if (!vals[1])
+    bo.spread = s.timing_spread; /* the spread the explorer varies durations by */
   atoll_bound_result r;
   char why[256] = "";
   rc = atoll_bound_compute(&s, &bo, &r, why, sizeof why);

@@ -1,0 +1,231 @@
+/* atoll explore SCENARIO: check the scenario's bounds on every schedule of its declared choices. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "cli.h"
+#include "explore.h"
+#include "json_out.h"
+#include "progress.h"
+#include "replay.h"
+#include "run.h"
+#include "trace.h"
+
+const atoll_subcommand atoll_cmd_explore_def = {
+    "explore", atoll_cmd_explore, "check a scenario's bounds on every schedule (exhaustive exploration)",
+    "usage: atoll explore SCENARIO [--max-states N] [--json FILE|-] [--witness FILE] [--trace FILE]\n"
+    "                     [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
+    "\n"
+    "Runs SCENARIO on the simulated GPU (blocks engine) once for every answer of every choice point\n"
+    "the scenario declares (docs/explore.md): each wave's duration within sim.timing_spread, which\n"
+    "ready kernel the block dispatcher serves first, each RT request's lateness from\n"
+    "sim.arrival_jitter_us, and the order of events due at the same instant. Runs that reach a state\n"
+    "seen before stop there. Prints how many schedules and distinct states were explored, the worst\n"
+    "value of every expect: quantity, and for a violated bound a witness schedule.\n"
+    "\n"
+    "  --max-states N     stop after N distinct states (default 2000000); the result is then incomplete\n"
+    "  --json FILE|-      write the result as JSON; '-' writes it to stdout instead of the table\n"
+    "  --witness FILE     write the witness schedule (one choice per line) for `atoll sim --replay`\n"
+    "  --trace FILE       write the witness schedule's timeline (docs/traces.md)\n"
+    "  --quiet, -q        no progress line\n"
+    "\n"
+    "exit: 0 every bound holds on every schedule (proved over the declared choices); 1 a bound is\n"
+    "violated on some schedule; 2 bad input; 3 the exploration was cut short before finding a violation.\n"};
+
+static void show_progress(void *ctx, uint64_t states, uint64_t schedules) {
+  (void)schedules;
+  atoll_progress_update(ctx, (double)states);
+}
+
+static void print_value(FILE *f, double v) {
+  if (isnan(v))
+    fputs("null", f);
+  else
+    fprintf(f, "%.3f", v);
+}
+
+static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_result *r) {
+  fputs("{\"scenario\":", f);
+  atoll_json_write_string(f, s->path);
+  fprintf(f, ",\"policy\":\"%s\",\"mode\":\"%s\",\"complete\":%s,\"why\":", atoll_policy_name(s->policy.kind),
+          atoll_explore_mode_name(r->mode), r->complete ? "true" : "false");
+  if (r->why)
+    atoll_json_write_string(f, r->why);
+  else
+    fputs("null", f);
+  fprintf(f,
+          ",\"schedules\":%llu,\"pruned\":%llu,\"states\":%llu,\"choices\":%llu,\"events\":%llu,\"max_depth\":%u,"
+          "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"choice_points\":{",
+          (unsigned long long)r->schedules, (unsigned long long)r->pruned, (unsigned long long)r->states,
+          (unsigned long long)r->choices, (unsigned long long)r->events, r->max_depth,
+          (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0);
+  for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
+    fprintf(f, "%s\"%s\":%u", k ? "," : "", atoll_choice_kind_name((atoll_choice_kind)k), r->choice_points[k]);
+  fputs("},\"worst_rt_latency_us\":", f);
+  print_value(f, r->worst_rt_latency_us);
+  fputs(",\"nominal_rt_latency_us\":", f);
+  print_value(f, r->nominal_rt_latency_us);
+  fputs(",\"bounds\":[", f);
+  for (uint32_t i = 0; i < s->n_expects; i++) {
+    const atoll_explore_bound *b = &r->bounds[i];
+    fputs(i ? ",{\"expect\":" : "{\"expect\":", f);
+    atoll_json_write_string(f, s->expects[i].text);
+    fputs(",\"worst\":", f);
+    print_value(f, b->worst);
+    fprintf(f, ",\"holds\":%s,\"margin\":", b->holds ? "true" : "false");
+    print_value(f, b->margin);
+    fputc('}', f);
+  }
+  fprintf(f, "],\"violated\":%s,\"witness\":", r->violated ? "true" : "false");
+  if (r->witness_expect >= 0) {
+    fputs("{\"expect\":", f);
+    atoll_json_write_string(f, s->expects[r->witness_expect].text);
+    fprintf(f, ",\"choices\":%u}", r->n_witness);
+  } else {
+    fputs("null", f);
+  }
+  fputs("}\n", f);
+}
+
+static void print_table(FILE *f, const atoll_scenario *s, const atoll_explore_result *r) {
+  fprintf(f, "explore %s: policy %s, %s mode\n", s->path, atoll_policy_name(s->policy.kind),
+          atoll_explore_mode_name(r->mode));
+  fprintf(f, "choice points in the nominal schedule:");
+  for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
+    fprintf(f, " %s %u%s", atoll_choice_kind_name((atoll_choice_kind)k), r->choice_points[k],
+            k + 1 < ATOLL_CHOICE_KINDS ? "," : "\n");
+  fprintf(f, "%s: %llu schedules run to the end, %llu cut at a state seen before; %llu distinct states\n",
+          r->complete ? "explored every schedule" : "INCOMPLETE", (unsigned long long)r->schedules,
+          (unsigned long long)r->pruned, (unsigned long long)r->states);
+  if (!r->complete && r->why)
+    fprintf(f, "  stopped: %s\n", r->why);
+  fprintf(f, "%.2f s, %.0f states/s, %llu events simulated, longest schedule %u choices\n", r->wall_s,
+          r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, (unsigned long long)r->events, r->max_depth);
+  if (!isnan(r->worst_rt_latency_us))
+    fprintf(f, "worst RT latency %.1f us (nominal schedule %.1f us)\n", r->worst_rt_latency_us,
+            r->nominal_rt_latency_us);
+  if (r->unfinished)
+    fprintf(f, "%llu schedules left a request unfinished at the end of the run\n", (unsigned long long)r->unfinished);
+  for (uint32_t i = 0; i < s->n_expects; i++) {
+    const atoll_explore_bound *b = &r->bounds[i];
+    fprintf(f, "  %-5s %s   worst %.3f", b->holds ? "ok" : "FAIL", s->expects[i].text, b->worst);
+    if (!isnan(b->margin))
+      fprintf(f, " (margin %.3f)", b->margin);
+    fputc('\n', f);
+  }
+}
+
+/* Runs the witness schedule again with a timeline. */
+static int trace_witness(const atoll_scenario *s, const atoll_explore_result *r, const char *path) {
+  atoll_trace trace;
+  if (atoll_trace_open(&trace, path) != 0) {
+    perror(path);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  atoll_scenario sb = *s;
+  sb.engine = ATOLL_ENGINE_BLOCKS;
+  atoll_replay rp;
+  atoll_replay_init(&rp, r->witness, r->n_witness);
+  atoll_chooser ch = atoll_replay_chooser(&rp);
+  atoll_sim_opts so = {.trace = &trace, .chooser = &ch};
+  atoll_run_results res;
+  int rc = atoll_sim_run(&sb, &so, &res);
+  if (rc == 0)
+    atoll_sim_results_free(&res);
+  if (atoll_trace_close(&trace) != 0 || rc) {
+    fprintf(stderr, "atoll explore: writing %s failed\n", path);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
+static int write_witness(const atoll_scenario *s, const atoll_explore_result *r, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  char header[512];
+  snprintf(header, sizeof header,
+           "atoll explore witness: %s, policy %s\nviolates: %s\nreplay: atoll sim %s --policy %s --replay %s", s->path,
+           atoll_policy_name(s->policy.kind), s->expects[r->witness_expect].text, s->path,
+           atoll_policy_name(s->policy.kind), path);
+  int rc = atoll_replay_write(f, header, r->witness, r->n_witness);
+  if (fclose(f) != 0 || rc) {
+    fprintf(stderr, "atoll explore: writing %s failed\n", path);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
+int atoll_cmd_explore(int argc, char **argv) {
+  const atoll_subcommand *cmd = &atoll_cmd_explore_def;
+  atoll_run_opts o;
+  static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace"};
+  const char *vals[4];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 4, true);
+  if (rc == ATOLL_CLI_HELP) {
+    atoll_cli_print_help(cmd, stdout);
+    return ATOLL_EXIT_OK;
+  }
+  if (rc)
+    return rc;
+  atoll_explore_opts eo = {.max_states = 2000000};
+  if (vals[0]) {
+    char *end;
+    unsigned long long n = strtoull(vals[0], &end, 10);
+    if (*end || end == vals[0] || vals[0][0] == '-' || n == 0)
+      return atoll_cli_usage_error(cmd, "--max-states wants a positive count, not '%s'", vals[0]);
+    eo.max_states = n;
+  }
+  atoll_arena a;
+  atoll_scenario s;
+  if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
+    return rc;
+  atoll_progress progress = {0};
+  atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "explore", "states", 0);
+  eo.progress = show_progress;
+  eo.progress_ctx = &progress;
+  atoll_explore_result r;
+  rc = atoll_explore_run(&s, &eo, &r);
+  atoll_progress_end(&progress);
+  if (rc) {
+    if (rc == ATOLL_ENOTSUP)
+      fprintf(stderr, "atoll explore: policy '%s' is not implemented by this version of the simulator\n",
+              atoll_policy_name(s.policy.kind));
+    else
+      fprintf(stderr, "atoll explore: %s\n", atoll_strerror(rc));
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  int exit_code = r.violated ? ATOLL_EXIT_VIOLATED : r.complete ? ATOLL_EXIT_OK : ATOLL_EXIT_INCOMPLETE;
+  bool json_stdout = vals[1] && strcmp(vals[1], "-") == 0;
+  if (!json_stdout)
+    print_table(stdout, &s, &r);
+  if (vals[1]) {
+    FILE *f = json_stdout ? stdout : fopen(vals[1], "w");
+    if (!f) {
+      perror(vals[1]);
+      exit_code = ATOLL_EXIT_BAD_INPUT;
+    } else {
+      write_json(f, &s, &r);
+      if (f != stdout && fclose(f) != 0) {
+        fprintf(stderr, "atoll explore: writing %s failed\n", vals[1]);
+        exit_code = ATOLL_EXIT_BAD_INPUT;
+      }
+    }
+  }
+  if (r.violated && r.witness_expect >= 0) {
+    fprintf(stderr, "expect FAILED on some schedule: %s: worst %.3f; witness schedule of %u choices%s%s\n",
+            s.expects[r.witness_expect].text, r.bounds[r.witness_expect].worst, r.n_witness,
+            vals[2] ? " written to " : " (--witness FILE writes it)", vals[2] ? vals[2] : "");
+    if (vals[2] && (rc = write_witness(&s, &r, vals[2])))
+      exit_code = rc;
+    if (vals[3] && (rc = trace_witness(&s, &r, vals[3])))
+      exit_code = rc;
+  }
+  atoll_explore_free(&r);
+  atoll_arena_free(&a);
+  return exit_code;
+}
