@@ -677,9 +677,12 @@ static int cpu_reset_cus(void *be) {
       if (d->slot[i].l == l)
         __atomic_store_n(&d->slot[i].kill, 1u, __ATOMIC_RELAXED);
   }
+  /* Report the launches completed here before waiting: the wait releases the mutex, and a worker
+   * could otherwise evict the next launch of one of their queues and report it first, out of the
+   * queue's order (backend.h). */
+  flush(d, &n);
   while (d->killing > 0)
     pthread_cond_wait(&d->kill_cv, &d->mu);
-  flush(d, &n);
   pthread_mutex_unlock(&d->mu);
   return 0;
 }
