@@ -21,6 +21,7 @@
 #include "ivbuf.h"
 #include "lineio.h"
 #include "readers.h"
+#include "yquote.h"
 
 typedef enum dir { DIR_UNKNOWN, DIR_SKIP, DIR_READ, DIR_WRITE, DIR_ATOMIC } dir;
 
@@ -50,6 +51,11 @@ static bool parse_dec(const char *p, const char **end, uint64_t *out) {
 }
 
 static int start_op(nvbit *nb, const char *name, size_t len) {
+  size_t bad;
+  /* Names go into idem_checker's YAML and JSON outputs, which are UTF-8. */
+  if (!atoll_utf8_valid(name, len, &bad))
+    return idem_lines_error(nb->l, idem_lines_col(nb->l, name + bad), "kernel name is not valid UTF-8 (byte 0x%02x)",
+                            (unsigned char)name[bad]);
   int rc = idem_trace_add_op(nb->t, IDEM_OP_KERNEL, name, len, nb->l->line);
   if (rc == ATOLL_ERANGE)
     return idem_lines_error(nb->l, 1, "more than %d kernel launches (atoll's input limit, see docs/limits.md)",

@@ -12,6 +12,7 @@
 #include "atoll/error.h"
 #include "lineio.h"
 #include "readers.h"
+#include "yquote.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -39,6 +40,11 @@ static int parse_op(idem_lines *l, idem_trace *t, idem_op_kind kind, const char 
     return idem_lines_error(l, idem_lines_col(l, rest),
                             "unexpected '%.*s' after the op name (names have no blanks; comments start with #)",
                             (int)(word_end(rest) - rest), rest);
+  size_t bad;
+  /* Names go into idem_checker's YAML and JSON outputs, which are UTF-8. */
+  if (!atoll_utf8_valid(p, (size_t)(end - p), &bad))
+    return idem_lines_error(l, idem_lines_col(l, p + bad), "op name is not valid UTF-8 (byte 0x%02x)",
+                            (unsigned char)p[bad]);
   int rc = idem_trace_add_op(t, kind, p, (size_t)(end - p), l->line);
   if (rc == ATOLL_ERANGE)
     return idem_lines_error(l, 1, "more than %d operations (atoll's input limit, see docs/limits.md)",

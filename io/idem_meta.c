@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "yquote.h"
 #include "yread.h"
 #include "ytree.h"
 
@@ -15,23 +16,12 @@ const char *atoll_idem_meta_kind_name(atoll_idem_meta_kind k) {
 
 /* --- Writing --- */
 
-/* A YAML double-quoted string (the JSON escapes are valid YAML): names may hold any character a
- * tracer prints, e.g. demangled C++ signatures with spaces, colons and commas. */
-static void write_quoted(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p < 0x20 || *p == 0x7f)
-      fprintf(out, "\\x%02x", *p);
-    else
-      fputc(*p, out);
-  }
-  fputc('"', out);
-}
-
+/* Names are written double-quoted (atoll_yaml_write_quoted): they may hold any character a tracer
+ * prints, e.g. demangled C++ signatures with spaces, colons and commas, as long as they are UTF-8,
+ * which is what makes them read back unchanged. */
 static bool op_ok(const atoll_idem_meta_op *op, uint32_t index) {
-  if ((unsigned)op->kind >= sizeof kind_names / sizeof *kind_names || !op->name || !op->name[0])
+  if ((unsigned)op->kind >= sizeof kind_names / sizeof *kind_names || !op->name || !op->name[0] ||
+      !atoll_utf8_valid(op->name, strlen(op->name), NULL))
     return false;
   if (op->idem == ATOLL_IDEM_GROUP)
     return op->group_entry <= index;
@@ -51,14 +41,14 @@ int atoll_idem_meta_write(FILE *out, const atoll_idem_meta *meta) {
         out);
   if (meta->source) {
     fputs("source: ", out);
-    write_quoted(out, meta->source);
+    atoll_yaml_write_quoted(out, meta->source);
     fputc('\n', out);
   }
   fprintf(out, "n_ops: %u\nops:\n", meta->n_ops);
   for (uint32_t i = 0; i < meta->n_ops; i++) {
     const atoll_idem_meta_op *op = &meta->ops[i];
     fprintf(out, "  - {kind: %s, name: ", kind_names[op->kind]);
-    write_quoted(out, op->name);
+    atoll_yaml_write_quoted(out, op->name);
     if (op->idem == ATOLL_IDEM_YES)
       fprintf(out, ", idempotent: true}  # op %u\n", i);
     else if (op->idem == ATOLL_IDEM_GROUP)

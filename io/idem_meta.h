@@ -46,8 +46,9 @@ typedef struct atoll_idem_meta {
   uint32_t n_ops;
 } atoll_idem_meta;
 
-/* Writes meta in the format above. ATOLL_EINVAL for metadata the loader would refuse (no ops, an
- * unknown idem value, a group entry after its op), ATOLL_EIO when the stream fails. */
+/* Writes meta in the format above. ATOLL_EINVAL for metadata the loader would refuse or read back
+ * differently (no ops, a name that is empty or not UTF-8, an unknown idem value, a group entry after
+ * its op), ATOLL_EIO when the stream fails. */
 int atoll_idem_meta_write(FILE *out, const atoll_idem_meta *meta);
 /* Loads and checks metadata; everything lives in a. Errors are FILE:LINE:COL with the key path. */
 int atoll_idem_meta_load_file(atoll_arena *a, const char *path, atoll_idem_meta *out, atoll_diag *d);

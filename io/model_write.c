@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "yquote.h"
 
 char *atoll_format_us(int64_t ns, char *buf, size_t size) {
   /* Integer arithmetic on the ns value, not printf of a double: the text must load back (times
@@ -55,42 +56,12 @@ static bool is_plain_safe(const char *s) {
   return !is_reserved_word(s);
 }
 
-static void write_quoted(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-    case '"':
-      fputs("\\\"", f);
-      break;
-    case '\\':
-      fputs("\\\\", f);
-      break;
-    case '\n':
-      fputs("\\n", f);
-      break;
-    case '\t':
-      fputs("\\t", f);
-      break;
-    case '\r':
-      fputs("\\r", f);
-      break;
-    default:
-      /* Other control characters are not allowed raw in YAML; bytes >= 0x80 are UTF-8 text,
-       * which YAML takes as is. */
-      if (*p < 0x20 || *p == 0x7f)
-        fprintf(f, "\\x%02x", *p);
-      else
-        fputc(*p, f);
-    }
-  }
-  fputc('"', f);
-}
 
 static void write_str(FILE *f, const char *s) {
   if (is_plain_safe(s))
     fputs(s, f);
   else
-    write_quoted(f, s);
+    atoll_yaml_write_quoted(f, s);
 }
 
 static void write_header(FILE *f, const char *text) {
@@ -280,7 +251,7 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
   fputc('\n', out);
   if (m->source) {
     fputs("source: ", out);
-    write_quoted(out, m->source);
+    atoll_yaml_write_quoted(out, m->source);
     fputc('\n', out);
   }
   if (m->native) {

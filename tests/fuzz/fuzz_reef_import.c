@@ -1,7 +1,7 @@
 /* Fuzz target: the REEF model importer (io/reef_import.c). The input is the three files of a REEF
  * model directory, <m>.json, <m>.profile.json and <m>.params.json, separated by NUL bytes (JSON
  * text holds none). An imported model must be valid, and the profile atoll writes for it must load
- * back with the same ops and tensors: an import never writes what atoll cannot read. */
+ * back with the same names, ops and tensors: an import never writes what atoll cannot read. */
 #include <string.h>
 
 #include "atoll/error.h"
@@ -47,8 +47,14 @@ static void check_round_trip(const atoll_model *m) {
   }
   FUZZ_CHECK(rc == 0);
   FUZZ_CHECK(back.n_ops == m->n_ops && back.n_tensors == m->n_tensors);
-  for (uint32_t i = 0; i < m->n_ops; i++)
+  FUZZ_CHECK(strcmp(back.name, m->name) == 0 && strcmp(back.source, m->source) == 0);
+  for (uint32_t i = 0; i < m->n_ops; i++) {
     FUZZ_CHECK(back.ops[i].kind == m->ops[i].kind && back.ops[i].shape.time_ns == m->ops[i].shape.time_ns);
+    FUZZ_CHECK(strcmp(back.ops[i].name, m->ops[i].name) == 0);
+  }
+  for (uint32_t i = 0; i < m->n_tensors; i++)
+    FUZZ_CHECK(strcmp(back.tensors[i].name, m->tensors[i].name) == 0 &&
+               back.tensors[i].bytes == m->tensors[i].bytes);
   atoll_arena_free(&a);
   free(buf);
 }
