@@ -129,11 +129,13 @@ case $case_name in
     "$atoll" sim "$DISB_A" --policy reef "${SHORT[@]}" --json "$tmp/r.json" --trace "$tmp/t.json" >/dev/null 2>&1
     "$atoll" sim "$DISB_A" --policy rt-only "${SHORT[@]}" --trace "$tmp/t0.json" >/dev/null 2>&1
     expect_rc 0 "$src/tools/plot" reports "$tmp/r.json" -o "$tmp/rep.png"
+    expect_rc 0 "$src/tools/plot" padding "$tmp/r.json" -o "$tmp/pad.png"
+    grep -Eq 'padded RT kernels, overhead p50 [0-9.]+ us' "$tmp/.stdout" || fail "padding summary: $(cat "$tmp/.stdout")"
     expect_rc 0 "$src/tools/plot" latency-cdf "$tmp/t.json" -o "$tmp/cdf.png"
     expect_rc 0 "$src/tools/plot" rt-overhead --alone "$tmp/t0.json" "$tmp/t.json" -o "$tmp/ovh.png"
     grep -Eq 'RT kernels, [0-9.]+% not slower' "$tmp/.stdout" || fail "rt-overhead summary: $(cat "$tmp/.stdout")"
     expect_rc 0 "$src/tools/plot" timeline "$tmp/t.json" --start 0 --end 20 -o "$tmp/tl.png"
-    for f in fig15 xy rep cdf ovh tl; do
+    for f in fig15 xy rep pad cdf ovh tl; do
       [ "$(head -c 8 "$tmp/$f.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "$f.png is not a PNG"
     done
     # Bad input: exit 2 with a message, nothing written.
