@@ -313,6 +313,15 @@ static int read_clients(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
+/* Whether some kernel of the scenario's models has versions (multi_version's default). */
+static bool any_versions(const atoll_scenario *s) {
+  for (uint32_t m = 0; m < s->n_models; m++)
+    for (uint32_t i = 0; i < s->models[m].model.n_ops; i++)
+      if (s->models[m].model.ops[i].n_versions > 0)
+        return true;
+  return false;
+}
+
 /* Which policies each option applies to, as a bit set over atoll_policy_kind. */
 #define P(id) (1u << ATOLL_POLICY_##id)
 static const struct {
@@ -375,6 +384,8 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
     rc = WITH_KEY(r, "dkp", atoll_yread_bool(r, v[O_DKP], &p->dkp));
   if (rc == 0 && v[O_MV])
     rc = WITH_KEY(r, "multi_version", atoll_yread_bool(r, v[O_MV], &p->multi_version));
+  else if (rc == 0)
+    p->multi_version = p->dkp && any_versions(c->s); /* default: on when some kernel has versions */
   if (rc == 0 && v[O_ASYNC])
     rc = WITH_KEY(r, "async_reclaim", atoll_yread_bool(r, v[O_ASYNC], &p->async_reclaim));
   if (rc == 0 && v[O_RESETCU])
