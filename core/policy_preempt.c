@@ -211,8 +211,13 @@ static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
     restart = (uint32_t)running; /* not killed: it runs to the end, and RT work waits for it */
     c->awaited++;
   }
-  if (restart != done_before)
-    t->pad_done = 0; /* its group runs again from the start: padding's part is redone too */
+  /* Its group runs again from the start: padding's part of the entry op is redone too. That holds
+   * also when the entry is the op the core last saw complete (restart == done_before) but a later
+   * op of the group ran (running > restart): on a native device completions reach the core later
+   * than they happen, and the interrupted in-place kernel may already have changed the entry's
+   * output. (In the simulator completions are never late, so there running == done_before.) */
+  if (restart != done_before || (running >= 0 && restart < (uint32_t)running))
+    t->pad_done = 0;
   t->epoch++;
   t->paused = 1;
   t->restored = 1;
