@@ -338,6 +338,8 @@ static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
   if (!s)
     return ATOLL_EINVAL;
   int rc = 0;
+  if (on)
+    s->resets_at_flag = r->resets;
   pthread_mutex_lock(&s->mu);
   if (on) {
     /* Only what is in flight now is evicted; with nothing in flight the flag has nothing to do.
@@ -360,6 +362,7 @@ static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
 static int dev_reset_cus(void *ctx) {
   atoll_nrt *r = ctx;
   int64_t t0 = atoll_nrt_now(r);
+  r->resets++;
   int rc = r->cfg.be_ops->reset_cus(r->be);
   int64_t t1 = atoll_nrt_now(r);
   atomic_fetch_add_explicit(&r->st_cu_resets, 1, memory_order_relaxed);
@@ -423,9 +426,13 @@ static int dev_exec_index(void *ctx, uint32_t sid, uint64_t *tag) {
    * Launches before that one may have completed without the core having heard yet (their
    * completions wait in the inbox); counted late, they would move the restart point past an
    * idempotent group's entry while the interrupted in-place kernel has already changed its data.
-   * The restart point accounts for them, so their completions are withheld (docs/native.md). */
-  if (rc == 0 && seq > s->withhold_below)
-    s->withhold_below = seq;
+   * The restart point accounts for them, so their completions are withheld (docs/native.md). So is
+   * the named launch's own when the preemption reset the CUs: the core took it as killed and runs it
+   * again, even if it happened to end just before the reset; without a reset the core waits for it
+   * and must hear of it. */
+  uint64_t below = r->resets > s->resets_at_flag ? seq + 1 : seq;
+  if (rc == 0 && below > s->withhold_below)
+    s->withhold_below = below;
   return rc;
 }
 

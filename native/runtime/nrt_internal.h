@@ -70,8 +70,10 @@ typedef struct nrt_stream {
   uint8_t flag_on;   /* the back-end's flag is set until launch flag_seq has completed */
   uint64_t flag_seq;
   /* Scheduler thread only: completions of launches before this one, heard of after a preemption
-   * read the execution index, are withheld from the core (nrt_sched.c, device_event). */
+   * read the execution index, are withheld from the core (nrt_sched.c, device_event); and the CU
+   * resets counted when the stream's flag was last set (a reset since then killed what ran). */
   uint64_t withhold_below;
+  uint64_t resets_at_flag;
   uint8_t stop;
   pthread_t tx;
   uint8_t tx_running;
@@ -107,6 +109,7 @@ struct atoll_nrt {
   atoll_nrt_marks marks;
   uint64_t withheld; /* completions withheld from the core (nrt_sched.c) */
   uint64_t padded_parts; /* BE parts of padded launches that ran to the end */
+  uint64_t resets;       /* CU resets issued (scheduler thread) */
 
   /* The GC thread. */
   pthread_t gc;

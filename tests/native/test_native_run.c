@@ -49,7 +49,7 @@ static void catalogue_models_match_reference_alone(void **state) {
   assert_non_null(m[1]);
   fx_client c[2] = {{"a", 0, ATOLL_CLASS_RT, ATOLL_ARRIVAL_CLOSED, 0}, {"b", 1, ATOLL_CLASS_RT, ATOLL_ARRIVAL_CLOSED, 0}};
   fx_scenario f;
-  fx_build(&f, m, 2, c, 2, ATOLL_POLICY_RT_ONLY, 400, 1);
+  fx_build(&f, m, 2, c, 2, ATOLL_POLICY_RT_ONLY, 3000, 1);
   outcome o;
   run(&f, 2, &o);
   assert_true(o.completed[0] > 0 && o.completed[1] > 0);
