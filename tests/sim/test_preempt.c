@@ -248,9 +248,9 @@ static void wait_never_starves_rt_on_disb_c(void **state) {
   unload(l);
 }
 
-/* Padding (reef) on DISB A and C: RT within 5% of rt-only, more throughput than reset, every BE
- * request that had time completes (padding may run and split its ops), and no BE block outside a
- * padded launch runs beside an RT kernel. */
+/* Padding (reef) on DISB A and C: RT within 5% of rt-only, more throughput than reset (on A at least
+ * 1.05: the issue's acceptance bound), every BE request that had time completes (padding may run
+ * and split its ops), and no BE block outside a padded launch runs beside an RT kernel. */
 static void reef_pads_without_hurting_rt(void **state) {
   (void)state;
   const char *disb[] = {SRC("scenarios/disb/A.yaml"), SRC("scenarios/disb/C.yaml")};
@@ -285,6 +285,8 @@ static void reef_pads_without_hurting_rt(void **state) {
       fail_msg("%s: reef RT mean %.4f vs rt-only %.4f", disb[w], mean[2], mean[0]);
     if (thr[2] <= thr[1])
       fail_msg("%s: reef throughput %.4f not above reset's %.4f", disb[w], thr[2], thr[1]);
+    if (w == 0 && thr[2] < 1.05)
+      fail_msg("%s: reef throughput %.4f below 1.05", disb[w], thr[2]);
   }
 }
 
