@@ -273,6 +273,26 @@ static bool backtrack(search *x) {
   return true;
 }
 
+/* The most requests one client can have waiting: all it can send within the run (1024, the core's
+ * default, when that is unbounded). A core sized to it drops exactly what the default would. */
+static uint32_t pending_limit(const atoll_scenario *s, const int64_t *standalone) {
+  double most = 1;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    const atoll_client *cl = &s->clients[c];
+    const atoll_arrival *a = &cl->arrival;
+    double n = 1024;
+    if (a->kind == ATOLL_ARRIVAL_TRACE)
+      n = a->repeat_ns > 0 ? (double)a->n_times * ((double)s->duration_ns / (double)a->repeat_ns + 1) : a->n_times;
+    else if (a->kind == ATOLL_ARRIVAL_UNIFORM)
+      n = (double)s->duration_ns / 1e9 * atoll_sim_client_rate_hz(cl, standalone[cl->model]) + 2;
+    else if (a->kind == ATOLL_ARRIVAL_CLOSED)
+      n = 1;
+    if (n > most)
+      most = n;
+  }
+  return most + 1 < 1024 ? (uint32_t)most + 1 : 1024;
+}
+
 const char *atoll_explore_mode_name(atoll_explore_mode m) {
   return m == ATOLL_EXPLORE_FOLD ? "fold" : m == ATOLL_EXPLORE_EXACT ? "exact" : "no pruning";
 }
@@ -311,7 +331,9 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
     }
   }
   atoll_chooser chooser = {.choose = dfs_choose, .ctx = &x};
-  atoll_sim_opts so = {.chooser = &chooser, .boundary = dfs_boundary, .boundary_ctx = &x, .standalone_ns = standalone};
+  atoll_core_limits limits = {.pending_per_client = rc == 0 ? pending_limit(&s, standalone) : 1};
+  atoll_sim_opts so = {.chooser = &chooser, .boundary = dfs_boundary, .boundary_ctx = &x, .standalone_ns = standalone,
+                       .core_limits = &limits};
   bool more = rc == 0;
   while (more) {
     x.pos = 0;

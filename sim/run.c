@@ -372,7 +372,7 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
                            .chooser = r.chooser};
   if (rc == 0)
     rc = atoll_simdev_create(&r.dev, &dcfg);
-  size_t size = rc == 0 ? atoll_core_size(s, NULL) : 0;
+  size_t size = rc == 0 ? atoll_core_size(s, opts ? opts->core_limits : NULL) : 0;
   if (rc == 0 && size == 0)
     rc = ATOLL_ENOTSUP;
   if (rc == 0 && !(r.core_mem = malloc(size)))
@@ -386,7 +386,7 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
     atoll_client_gen_init(&r.gens[c], &s->clients[c].arrival, rate, s->seed, c);
   }
   if (rc == 0)
-    rc = atoll_core_init(&r.core, r.core_mem, size, s, atoll_simdev_device(r.dev), &observer, &r, NULL, deadlines);
+    rc = atoll_core_init(&r.core, r.core_mem, size, s, atoll_simdev_device(r.dev), &observer, &r, opts ? opts->core_limits : NULL, deadlines);
   free(deadlines);
   if (rc) {
     runner_free(&r);

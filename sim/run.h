@@ -36,6 +36,9 @@ typedef struct atoll_sim_opts {
   /* NULL, or every model's standalone latency, already measured (atoll_sim_standalone_ns): runs
    * repeated many times skip measuring them again. */
   const int64_t *standalone_ns;
+  /* NULL, or the core's limits (the explorer sizes the core to the scenario's requests: a smaller
+   * core is faster to set up and to hash). */
+  const atoll_core_limits *core_limits;
 } atoll_sim_opts;
 
 /* What the state hash covers besides the state that decides the future: nothing of the past, the
