@@ -5,13 +5,14 @@
 #include "atoll/error.h"
 #include "cli.h"
 #include "progress.h"
+#include "replay.h"
 #include "report.h"
 #include "run.h"
 
 const atoll_subcommand atoll_cmd_sim_def = {
     "sim", atoll_cmd_sim, "run a scenario on the simulated GPU and check its bounds",
     "usage: atoll sim SCENARIO [--json FILE|-] [--csv FILE] [--trace FILE [--trace-window FROM:TO]]\n"
-    "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
+    "                 [--replay FILE] [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Simulates SCENARIO (docs/scenarios.md) on the discrete-event model of its GPU (docs/simulator.md)\n"
     "and prints, per client, requests, throughput and latency (absolute and normalized by the\n"
@@ -22,6 +23,8 @@ const atoll_subcommand atoll_cmd_sim_def = {
     "  --csv FILE         write one CSV row per client\n"
     "  --trace FILE       write a Chrome trace-event timeline (docs/traces.md: ui.perfetto.dev)\n"
     "  --trace-window FROM:TO  trace only what touches [FROM, TO) ms of simulated time\n"
+    "  --replay FILE      run the schedule in FILE (written by atoll explore --witness; docs/explore.md) on the\n"
+    "                     blocks engine\n"
     "  --quiet, -q        no progress line (shown on a terminal once a run lasts 2 s)\n"
     "  --set PATH=VALUE   override a scenario value; --policy, --seed, --duration-ms are shorthands\n"
     "\n"
@@ -63,9 +66,9 @@ static bool parse_window(const char *text, double out[2]) {
 int atoll_cmd_sim(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_sim_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--json", "--csv", "--trace", "--trace-window"};
-  const char *vals[4];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 4, true);
+  static const char *const extra[] = {"--json", "--csv", "--trace", "--trace-window", "--replay"};
+  const char *vals[5];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 5, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -94,7 +97,34 @@ int atoll_cmd_sim(int argc, char **argv) {
   atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sim", "s simulated",
                        (double)s.duration_ns / 1e9);
   atoll_sim_opts so = {.trace = tracing ? &trace : NULL, .progress = show_progress, .progress_ctx = &progress};
+  /* A schedule from the explorer: its choices, on the engine that has them. */
+  atoll_choice_rec *recs = NULL;
+  uint32_t n_recs = 0;
+  atoll_replay replay;
+  atoll_chooser chooser;
+  if (vals[4]) {
+    char err[256];
+    if ((rc = atoll_replay_read(vals[4], &recs, &n_recs, err, sizeof err))) {
+      fprintf(stderr, "%s:%s%s\n", vals[4], rc == ATOLL_EPARSE ? "" : " ", rc == ATOLL_ENOMEM ? "out of memory" : err);
+      atoll_progress_end(&progress);
+      if (tracing)
+        atoll_trace_close(&trace);
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    atoll_replay_init(&replay, recs, n_recs);
+    chooser = atoll_replay_chooser(&replay);
+    so.chooser = &chooser;
+    s.engine = ATOLL_ENGINE_BLOCKS;
+  }
   rc = atoll_sim_run(&s, &so, &res);
+  if (rc == 0 && vals[4] && replay.diverged) {
+    fprintf(stderr, "atoll sim: %s: choice %u does not match this scenario (another scenario, policy or version)\n",
+            vals[4], replay.diverged_at + 1);
+    atoll_sim_results_free(&res);
+    rc = ATOLL_EINVAL;
+  }
+  free(recs);
   atoll_progress_end(&progress);
   if (tracing && atoll_trace_close(&trace) != 0 && rc == 0) {
     fprintf(stderr, "atoll sim: writing %s failed\n", vals[2]);
