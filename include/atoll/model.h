@@ -110,6 +110,10 @@ typedef struct atoll_model_stats {
   uint32_t derived_block_time, derived_registers;
 } atoll_model_stats;
 
+/*@
+  assigns \nothing;
+  ensures d.x * d.y * d.z <= 18446744073709551615 ==> \result == d.x * d.y * d.z;
+*/
 uint64_t atoll_dim3_count(atoll_dim3 d);
 /* True when every index is in range, every kernel has a sane shape, group entries point at or
  * before their op, and copies name a tensor. Used by debug assertions, loaders and proofs. */
