@@ -116,6 +116,11 @@ static int read_shape(model_ctx *c, const atoll_ynode *map, const atoll_ynode *c
     rc = atoll_yread_require(r, map, v[k], shape_keys[k]);
   if (rc == 0)
     rc = WITH_KEY(r, "grid", read_dim3(r, v[S_GRID], UINT32_MAX, &s->grid));
+  /* atoll_kernel_shape_is_valid's bound: block counts stay below 2^32 - 1 (x * y cannot wrap). */
+  if (rc == 0 && ((uint64_t)s->grid.x * s->grid.y >= UINT32_MAX ||
+                  (uint64_t)s->grid.x * s->grid.y * s->grid.z >= UINT32_MAX))
+    rc = WITH_KEY(r, "grid", atoll_yread_error(r, v[S_GRID], "a grid of %u x %u x %u blocks; at most 4294967294 in all",
+                                               s->grid.x, s->grid.y, s->grid.z));
   if (rc == 0)
     rc = WITH_KEY(r, "block", read_dim3(r, v[S_BLOCK], 4096, &s->block));
   if (rc == 0 && atoll_dim3_count(s->block) > 4096)
