@@ -14,7 +14,8 @@
  *  - a group joins the kernel's latest group in the zone when its end lies within 1/16 of its
  *    duration of that group's first end (blocks' waves use 1/64), and the joined group ends with
  *    its latest blocks (no block ends early; none is held more than 1/8 of its duration);
- *  - a CU counts as busy while the zone's resident blocks could cover it (min(CUs, blocks));
+ *  - a zone's busy CUs are those its groups cover (each placement of n blocks covers the CUs
+ *    blocks would deal them out over), at most all of them;
  *  - ending groups free room that is offered to the waiting kernels exactly as in blocks: high-
  *    priority streams first, the others in turn.
  * A kernel alone on an idle GPU therefore runs exactly as in blocks (its waves are spread evenly,
@@ -42,7 +43,8 @@ typedef struct zone {
   int64_t free_units; /* register-file units free in the zone */
   uint32_t blocks;    /* resident blocks */
   uint64_t demand;    /* their total demand, ATOLL_DEMAND_ONE units */
-  uint32_t rt_blocks, be_blocks, unpadded_be, pad_blocks;
+  uint32_t unpadded_be;                      /* unpadded BE blocks resident */
+  uint32_t cover, cover_rt, cover_be, cover_pad; /* CUs its groups cover, summed (see cover_of) */
   uint32_t busy, busy_rt, busy_be, busy_pad; /* this zone's share of the busy-CU counts */
 } zone;
 
@@ -56,6 +58,7 @@ typedef struct fjob {
 
 typedef struct group {
   uint32_t job, n, gen, zone;
+  uint32_t cover; /* CUs its blocks cover (summed over the placements merged into it) */
   uint8_t live;
   int64_t start_ns, end_ns;
   int64_t first_end_ns; /* the end of its first blocks: what later blocks are compared with */
@@ -84,34 +87,44 @@ static void zone_forget(atoll_cu_model *m, zone *z) {
   z->busy = z->busy_rt = z->busy_be = z->busy_pad = 0;
 }
 
-/* Adds (sign +1) or removes (-1) n blocks of job jb to zone z's residents and updates the busy
- * counts: blocks spread one per CU first, so min(CUs, blocks) of the zone's CUs are busy. (Each
- * field is read and written once: this runs for every group.) */
-static void zone_residents(atoll_cu_model *m, fluid *f, zone *z, const fjob *jb, uint32_t n, int sign) {
+/* How many of a zone's CUs n blocks of kt placed at once cover: blocks deals at most
+ * ceil(n / CUs) to a CU, as many as fit, so they cover ceil(n / that) CUs (70 blocks on 60 CUs
+ * cover 35). */
+static uint32_t cover_of(const atoll_cu_model *m, const zone *z, const atoll_kernel_timing *kt, uint32_t n) {
+  uint32_t per_cu = (n + z->cus - 1) / z->cus, fit = m->g->registers_per_cu / kt->block_units;
+  if (fit > m->g->max_blocks_per_cu)
+    fit = m->g->max_blocks_per_cu;
+  if (per_cu > fit)
+    per_cu = fit;
+  if (per_cu == 0)
+    per_cu = 1;
+  return min_u32(z->cus, (n + per_cu - 1) / per_cu);
+}
+
+static void busy_update(uint32_t *cover, uint32_t *busy, uint32_t *total, uint32_t cus, uint32_t delta) {
+  uint32_t c = *cover + delta, b = min_u32(cus, c);
+  *cover = c;
+  *total += b - *busy;
+  *busy = b;
+}
+
+/* Adds (sign +1) or removes (-1) n blocks of job jb covering `cover` CUs to zone z's residents
+ * and updates the busy counts: a zone's busy CUs are those its groups cover, at most all of them.
+ * (Each field is read and written once: this runs for every group.) */
+static void zone_residents(atoll_cu_model *m, fluid *f, zone *z, const fjob *jb, uint32_t n, uint32_t cover,
+                           int sign) {
   const atoll_kernel_timing *kt = &jb->j.kt;
-  uint32_t delta = sign > 0 ? n : (uint32_t)-n, cus = z->cus;
+  uint32_t delta = sign > 0 ? n : (uint32_t)-n, cdelta = sign > 0 ? cover : (uint32_t)-cover, cus = z->cus;
   z->free_units -= sign * (int64_t)n * kt->block_units;
   z->demand += sign > 0 ? (uint64_t)n * kt->demand : -(uint64_t)n * kt->demand;
-  uint32_t blocks = z->blocks + delta;
-  z->blocks = blocks;
-  uint32_t busy = min_u32(cus, blocks);
-  m->busy_cus += busy - z->busy;
-  z->busy = busy;
+  z->blocks += delta;
+  busy_update(&z->cover, &z->busy, &m->busy_cus, cus, cdelta);
   if (jb->j.rt) {
-    uint32_t c = z->rt_blocks + delta, b = min_u32(cus, c);
-    z->rt_blocks = c;
-    m->rt_cus += b - z->busy_rt;
-    z->busy_rt = b;
+    busy_update(&z->cover_rt, &z->busy_rt, &m->rt_cus, cus, cdelta);
   } else {
-    uint32_t c = z->be_blocks + delta, b = min_u32(cus, c);
-    z->be_blocks = c;
-    m->be_cus += b - z->busy_be;
-    z->busy_be = b;
+    busy_update(&z->cover_be, &z->busy_be, &m->be_cus, cus, cdelta);
     if (jb->j.padding) {
-      uint32_t pc = z->pad_blocks + delta, pb = min_u32(cus, pc);
-      z->pad_blocks = pc;
-      m->pad_cus += pb - z->busy_pad;
-      z->busy_pad = pb;
+      busy_update(&z->cover_pad, &z->busy_pad, &m->pad_cus, cus, cdelta);
     } else {
       z->unpadded_be += delta;
       f->unpadded_be += delta;
@@ -187,15 +200,17 @@ static void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi, ui
   if (g < 0) {
     g = group_alloc(f);
     group *ng = &f->groups[g];
-    ng->job = jid, ng->n = 0, ng->zone = zi, ng->live = 1, ng->start_ns = now, ng->end_ns = ng->first_end_ns = end;
+    ng->job = jid, ng->n = 0, ng->cover = 0, ng->zone = zi, ng->live = 1, ng->start_ns = now, ng->end_ns = ng->first_end_ns = end;
     jb->last = g, jb->last_gen = ng->gen;
     atoll__cu_schedule(m, end, atoll_simev(ATOLL_SIMEV_WAVE_END, ng->gen, (uint32_t)g));
     m->groups++;
   }
   if (jb->j.rt && f->unpadded_be > 0)
     m->rt_beside_be++;
+  uint32_t cover = cover_of(m, z, kt, n);
   f->groups[g].n += n;
-  zone_residents(m, f, z, jb, n, +1);
+  f->groups[g].cover += cover;
+  zone_residents(m, f, z, jb, n, cover, +1);
   jb->placed += n;
 }
 
@@ -288,12 +303,19 @@ static void zones_recount(atoll_cu_model *m, fluid *f) {
     zone *z = &f->zones[zi];
     zone_forget(m, z);
     z->free_units = (int64_t)z->cus * m->g->registers_per_cu;
-    z->blocks = 0, z->demand = 0, z->rt_blocks = z->be_blocks = z->unpadded_be = z->pad_blocks = 0;
+    z->blocks = 0, z->demand = 0, z->unpadded_be = 0;
+    z->cover = z->cover_rt = z->cover_be = z->cover_pad = 0;
   }
   f->unpadded_be = 0;
-  for (uint32_t g = 0; g < f->n_groups; g++)
-    if (f->groups[g].live)
-      zone_residents(m, f, &f->zones[f->groups[g].zone], &f->jobs[f->groups[g].job], f->groups[g].n, +1);
+  for (uint32_t g = 0; g < f->n_groups; g++) {
+    group *gr = &f->groups[g];
+    if (!gr->live)
+      continue;
+    zone *z = &f->zones[gr->zone];
+    const fjob *jb = &f->jobs[gr->job];
+    gr->cover = cover_of(m, z, &jb->j.kt, gr->n);
+    zone_residents(m, f, z, jb, gr->n, gr->cover, +1);
+  }
 }
 
 /* Cuts the zone holding CU x in two at x (nothing when x is already a boundary). The zone's groups
@@ -383,7 +405,7 @@ static void on_group_end(atoll_cu_model *m, fluid *f, uint32_t g, uint32_t gen, 
   uint32_t jid = gr->job;
   fjob *jb = &f->jobs[jid];
   zone *z = &f->zones[gr->zone];
-  zone_residents(m, f, z, jb, gr->n, -1);
+  zone_residents(m, f, z, jb, gr->n, gr->cover, -1);
   if (m->trace) {
     char args[80];
     snprintf(args, sizeof args, "\"blocks\":%u,\"stream\":%u,\"cus\":\"%u-%u (pooled)\"", gr->n, jid, z->lo,
@@ -434,7 +456,7 @@ static void fluid_kill(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job
     if (!gr->live || !victim(ctx, gr->job))
       continue;
     fjob *jb = &f->jobs[gr->job];
-    zone_residents(m, f, &f->zones[gr->zone], jb, gr->n, -1);
+    zone_residents(m, f, &f->zones[gr->zone], jb, gr->n, gr->cover, -1);
     jb->live = 0;
     any_restricted |= restricted(m, jb);
     group_release(f, g);

@@ -138,6 +138,26 @@ static void test_fewer_blocks_than_slots(void **state) {
   }
 }
 
+/* Busy CUs follow the dealing out: 6 blocks at 2 per CU on 4 CUs go 2, 2, 2 (at most ceil(6 / 4)
+ * per CU), so three CUs are busy for the kernel's 1000 ns (D = 2 x 0.5 = 1). */
+static void test_busy_follows_spread(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 6, 2, HALF, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1000);
+    int64_t busy, rt_busy, be_busy;
+    atoll_cu_busy(h.m, 5000, &busy, &rt_busy, &be_busy);
+    assert_int_equal(busy, 3 * 1000);
+    assert_int_equal(be_busy, 3 * 1000);
+    assert_int_equal(rt_busy, 0);
+    stop(&h);
+  }
+}
+
 /* Two kernels sharing CUs: A (4 blocks, one per CU, u = 0.75) starts at 0; B (the same shape)
  * arrives at 200 and finds 0.75 on every CU, so its blocks start at D = 1.5 and take 1.5 x bt1.
  * A's blocks keep the duration they started with. */
@@ -314,7 +334,8 @@ static void test_engine_names(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_one_kernel_alone),     cmocka_unit_test(test_waves_alone),
-      cmocka_unit_test(test_fewer_blocks_than_slots), cmocka_unit_test(test_two_kernels_share),
+      cmocka_unit_test(test_fewer_blocks_than_slots), cmocka_unit_test(test_busy_follows_spread),
+      cmocka_unit_test(test_two_kernels_share),
       cmocka_unit_test(test_waits_for_room),       cmocka_unit_test(test_priority_first),
       cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_kill),
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_engine_names),
