@@ -91,6 +91,8 @@ static void zone_forget(atoll_cu_model *m, zone *z) {
  * ceil(n / CUs) to a CU, as many as fit, so they cover ceil(n / that) CUs (70 blocks on 60 CUs
  * cover 35). */
 static uint32_t cover_of(const atoll_cu_model *m, const zone *z, const atoll_kernel_timing *kt, uint32_t n) {
+  if (n <= z->cus)
+    return n; /* one per CU */
   uint32_t per_cu = (n + z->cus - 1) / z->cus, fit = m->g->registers_per_cu / kt->block_units;
   if (fit > m->g->max_blocks_per_cu)
     fit = m->g->max_blocks_per_cu;
@@ -180,8 +182,8 @@ static void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi, ui
   int64_t now = m->evq->now;
   /* The demand the blocks meet: the residents' per CU on average, plus their own per CU, rounded
    * up as blocks deals them out (so a kernel alone meets exactly what it meets in blocks). */
-  uint64_t per_cu = (n + z->cus - 1) / z->cus;
-  uint64_t demand = z->demand / z->cus + per_cu * kt->demand;
+  uint64_t per_cu = n <= z->cus ? 1 : (n + z->cus - 1) / z->cus;
+  uint64_t demand = (z->demand ? z->demand / z->cus : 0) + per_cu * kt->demand;
   int64_t dur = kt->bt1_ns * (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
   int64_t end = now + dur, tolerance = dur / MERGE_DIV;
   int32_t g = -1;
@@ -270,21 +272,18 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
 /* Offers the free room to the waiting kernels: high-priority streams first, the others in turn,
  * one rotation step per offer (blocks' place_blocks, with the room pooled). */
 static void offer(atoll_cu_model *m, fluid *f) {
-  uint32_t high = 0;
-  for (uint32_t i = 0; i < f->n_pending; i++)
-    high += f->jobs[f->pending[i]].j.high != 0;
-  for (int level = 1; level >= 0; level--) {
-    uint32_t who[MAX_OFFER], n = 0;
-    if (level == 1 && high == 0)
-      continue;
-    for (uint32_t i = 0; i < f->n_pending && n < MAX_OFFER; i++)
-      if ((f->jobs[f->pending[i]].j.high != 0) == (level == 1))
-        who[n++] = f->pending[i];
-    if (n == 0)
-      continue;
-    for (uint32_t j = 0, k = f->rr_offer % n; j < n; j++, k = k + 1 == n ? 0 : k + 1)
-      place_job(m, f, who[k]);
+  uint32_t who[2][MAX_OFFER], n[2] = {0, 0};
+  for (uint32_t i = 0; i < f->n_pending; i++) {
+    uint32_t level = f->jobs[f->pending[i]].j.high != 0;
+    if (n[level] < MAX_OFFER)
+      who[level][n[level]++] = f->pending[i];
   }
+  for (int level = 1; level >= 0; level--)
+    if (n[level] == 1)
+      place_job(m, f, who[level][0]);
+    else if (n[level] > 1)
+      for (uint32_t j = 0, k = f->rr_offer % n[level]; j < n[level]; j++, k = k + 1 == n[level] ? 0 : k + 1)
+        place_job(m, f, who[level][k]);
   f->rr_offer++;
   uint32_t kept = 0;
   for (uint32_t i = 0; i < f->n_pending; i++) {
