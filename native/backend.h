@@ -30,7 +30,7 @@
  *     part (with the part's tag) before the launch itself.
  *
  * Additions since the first version of this contract (all optional, all appended): cfg->on_start,
- * atoll_nlaunch.rt, and the cu_busy op. */
+ * atoll_nlaunch.rt, the cu_busy op, and cfg->fault_kernel_p / fault_seed (fault injection). */
 #ifndef ATOLL_NATIVE_BACKEND_H
 #define ATOLL_NATIVE_BACKEND_H
 
@@ -95,6 +95,11 @@ typedef struct atoll_nbackend_cfg {
    * before its on_complete, under the same rules. A back-end that cannot observe it never calls it
    * and the runtime takes the completion as the start. */
   void (*on_start)(void *ctx, uint64_t tag);
+  /* Optional fault injection (fault.h): the probability that a KERNEL launch completes with
+   * ATOLL_ND_FAULT instead of running, decided per launch from its tag and fault_seed. 0: none; a
+   * back-end that cannot inject ignores it. */
+  double fault_kernel_p;
+  uint64_t fault_seed;
 } atoll_nbackend_cfg;
 
 typedef struct atoll_nbackend_info {

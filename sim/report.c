@@ -138,6 +138,8 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
   double deadline = 0;
   bool has_deadline = client_deadline(res, c, &deadline);
   cr->dropped = recs->dropped;
+  cr->failed = recs->failed;
+  cr->failure = recs->failed ? recs->failure : NULL;
   for (uint32_t i = 0; i < recs->n; i++) {
     const atoll_request_record *q = &recs->req[i];
     if (q->arrival_ns < warmup)
@@ -657,6 +659,10 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   jw_uint(w, "requests", cr->requests);
   jw_uint(w, "completed", cr->completed);
   jw_uint(w, "dropped", cr->dropped);
+  if (cr->failed) { /* native runs only: the simulator's reports keep their shape */
+    jw_uint(w, "failed", cr->failed);
+    jw_str(w, "failure", cr->failure);
+  }
   jw_uint(w, "deadline_misses", cr->deadline_misses);
   jw_num(w, "throughput_rps", cr->throughput_rps);
   jw_num(w, "norm_throughput", cr->norm_throughput);
@@ -951,6 +957,10 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
   if (r->res->verified)
     fprintf(out, "verify: %" PRIu32 " requests compared with the uninterrupted reference, %" PRIu32 " mismatches\n",
             r->res->verify_requests, r->res->verify_mismatches);
+  for (uint32_t k = 0; k < r->res->scenario->n_clients; k++)
+    if (r->clients[k].failed)
+      fprintf(out, "client %s: %" PRIu32 " requests failed; the first: %s\n", r->res->scenario->clients[k].name,
+              r->clients[k].failed, r->clients[k].failure);
 }
 
 /* ---- Violations ----------------------------------------------------------------------------- */

@@ -26,6 +26,8 @@ typedef struct atoll_client_report {
   uint32_t requests, completed, dropped, deadline_misses;
   double throughput_rps, norm_throughput;
   atoll_stats latency_us, norm_latency;
+  uint32_t failed;     /* native runs: requests that failed (all of the run, like dropped) */
+  const char *failure; /* the first failure's message; NULL when none failed */
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {

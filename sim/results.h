@@ -15,12 +15,15 @@ typedef struct atoll_request_record {
   int64_t arrival_ns;
   int64_t start_ns;     /* its first kernel started on the CUs; -1 if never */
   int64_t done_ns;
+  uint8_t failed;       /* native runs: why the request failed (a fault.h kind, 0: it did not); done_ns is -1 */
 } atoll_request_record;
 
 typedef struct atoll_client_records {
   atoll_request_record *req; /* in arrival order */
   uint32_t n, cap;
   uint32_t dropped;          /* arrivals refused because the client's queue was full */
+  uint32_t failed;           /* native runs: requests that ended failed (kernel fault, allocation) */
+  char failure[192];         /* the first failure's message */
 } atoll_client_records;
 
 /* One preemption: an RT request arrived while BE work was on the GPU. */

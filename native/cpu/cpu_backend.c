@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
+#include "fault.h"
 
 enum { MAX_QUEUES = 64, MAX_RANGES = 1 + ATOLL_NPAD_MAX, DONE_LIST = MAX_QUEUES * MAX_RANGES + 8 };
 enum { DECIDE_NONE = 0, DECIDE_RUN = 1, DECIDE_EVICT = 2 };
@@ -306,6 +307,13 @@ static int prologue(cpu_dev *d, launch *l, notes *n) {
   if (l->decision == DECIDE_NONE) {
     if (__atomic_load_n(&l->q->flag, __ATOMIC_ACQUIRE)) {
       l->decision = DECIDE_EVICT;
+    } else if (l->kind == ATOLL_NL_KERNEL &&
+               atoll_nfault_hit(d->cfg.fault_kernel_p, d->cfg.fault_seed, ATOLL_NFAULT_KERNEL, l->tag)) {
+      /* An injected device fault (fault.h): the launch ends before any block ran. No block is
+       * resident (this is its first), so it can be retired here. */
+      l->fault = 1;
+      complete(d, l, ATOLL_ND_FAULT, n);
+      return 0;
     } else {
       l->decision = DECIDE_RUN;
       l->q->exec = l->tag;

@@ -77,6 +77,20 @@ int atoll__nrt_set_timer(atoll_nrt *r, int64_t at, uint64_t cookie) {
   return atoll_heap_push(&r->timers, &it);
 }
 
+/* A launch completed (or faulted): the core hears of it unless a preemption's restart point
+ * superseded it. */
+static void done_for_core(atoll_nrt *r, atoll_core *c, const atoll_nrt_event *ev) {
+  if (ev->stream < r->n_streams && ev->seq < r->streams[ev->stream]->withhold_below) {
+    r->withheld++;
+    return; /* superseded by a preemption's restart point (nrt.c, dev_exec_index) */
+  }
+  /* A back-end that cannot observe prologues reports no start: the completion is one. */
+  if (c && ev->start_ns < 0)
+    atoll_core_on_cmd_started(c, ev->stream, ev->tag, ev->at_ns);
+  if (c)
+    atoll_core_on_cmd_done(c, ev->stream, ev->tag, ev->at_ns);
+}
+
 /* A launch that passed its prologue or completed: tell the core, as the simulated device does. */
 static void device_event(atoll_nrt *r, const atoll_nrt_event *ev) {
   atoll_core *c = r->core;
@@ -88,15 +102,7 @@ static void device_event(atoll_nrt *r, const atoll_nrt_event *ev) {
   case ATOLL_NRT_EV_DONE:
     switch ((atoll_ndone_status)ev->status) {
     case ATOLL_ND_OK:
-      if (ev->stream < r->n_streams && ev->seq < r->streams[ev->stream]->withhold_below) {
-        r->withheld++;
-        break; /* superseded by a preemption's restart point (nrt.c, dev_exec_index) */
-      }
-      /* A back-end that cannot observe prologues reports no start: the completion is one. */
-      if (c && ev->start_ns < 0)
-        atoll_core_on_cmd_started(c, ev->stream, ev->tag, ev->at_ns);
-      if (c)
-        atoll_core_on_cmd_done(c, ev->stream, ev->tag, ev->at_ns);
+      done_for_core(r, c, ev);
       break;
     case ATOLL_ND_EVICTED:
       r->marks.evicted++;
@@ -107,7 +113,11 @@ static void device_event(atoll_nrt *r, const atoll_nrt_event *ev) {
         atomic_fetch_add_explicit(&r->st_killed_gpu_ns, ev->at_ns - ev->start_ns, memory_order_relaxed);
       break;
     case ATOLL_ND_FAULT:
-      atoll__nrt_set_failure(r, ATOLL_EIO);
+      /* A fault fails the launch's request, not the device (fault.h): the runner's handler, which
+       * sees this event next, marks the request failed, and the core takes the command as done so
+       * the task runs to its end and the stream goes on serving. (Launches that could not be bound
+       * or submitted also end as faults; the transmit thread flagged the run as failed for them.) */
+      done_for_core(r, c, ev);
       break;
     }
     break;

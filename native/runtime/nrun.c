@@ -22,6 +22,8 @@ typedef struct nreq {
   void *input;  /* the client's data for the H2D copy; freed once the request is done */
   void *output; /* the D2H copy's target; kept for --verify */
   uint8_t done;
+  uint8_t failed;    /* a fault.h kind: the request fails when it ends (or at once, for ALLOC) */
+  uint32_t fault_op; /* KERNEL: the op that faulted */
 } nreq;
 
 typedef struct runner runner;
@@ -123,6 +125,53 @@ static void give_token(runner *r, uint32_t client) {
   pthread_mutex_unlock(&c->mu);
 }
 
+/* --- failed requests (scheduler thread; fault.h) --- */
+
+/* Request `req` of client `client` ended failed: its record says so and carries no completion,
+ * its output is not compared, and the client's records keep the count and the first message. */
+static void request_failed(runner *r, uint32_t client, uint64_t req) {
+  atoll_client_records *cr = &r->res->clients[client];
+  nreq *q = r->reqs[client][req];
+  cr->req[req].done_ns = -1;
+  cr->req[req].failed = q->failed;
+  q->done = 0;
+  free(q->output);
+  q->output = NULL;
+  if (cr->failed++ > 0)
+    return;
+  const atoll_nfault_cfg *fi = r->o->inject;
+  const atoll_nmodel *nm = nmodel_of(r, client);
+  if (q->failed == ATOLL_NFAULT_ALLOC) {
+    snprintf(cr->failure, sizeof cr->failure,
+             "request %llu: its host buffers (input %zu bytes, output %zu bytes) could not be allocated%s",
+             (unsigned long long)req, nm->tensors[nm->input].bytes, nm->tensors[nm->output].bytes,
+             fi && fi->alloc_p > 0 ? " (fault injection on)" : "");
+  } else {
+    const char *name = q->fault_op < nm->n_ops && nm->ops[q->fault_op].name ? nm->ops[q->fault_op].name : "?";
+    snprintf(cr->failure, sizeof cr->failure, "request %llu: kernel '%s' (op %u of model '%s') faulted on the device%s",
+             (unsigned long long)req, name, q->fault_op, nm->name,
+             fi && fi->kernel_p > 0 ? " (fault injection on)" : "");
+  }
+}
+
+/* A launch faulted: its request fails when it ends. The core has already taken the command as
+ * done (nrt_sched.c); if that ended the request, it is turned from completed into failed here. */
+static void mark_fault(runner *r, const atoll_nrt_event *ev) {
+  uint32_t task = atoll_tag_task(ev->tag);
+  if (task >= r->core.n_tasks)
+    return;
+  const atoll_task *t = &r->core.tasks[task];
+  if (t->client >= r->s.n_clients || t->req >= r->res->clients[t->client].n)
+    return;
+  nreq *q = r->reqs[t->client][t->req];
+  if (!q || q->failed)
+    return;
+  q->failed = ATOLL_NFAULT_KERNEL;
+  q->fault_op = atoll_tag_op(ev->tag);
+  if (q->done)
+    request_failed(r, t->client, t->req);
+}
+
 /* --- the core's observer (scheduler thread; times converted to the run's) --- */
 
 static atoll_preemption_record *last_record(runner *r) {
@@ -216,12 +265,16 @@ static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   TAP(r, request_done, client, req, now);
   now = rel(r, now);
   atoll_request_record *rec = &r->res->clients[client].req[req];
-  rec->done_ns = now;
   nreq *q = r->reqs[client][req];
-  q->done = 1;
+  if (q->failed) {
+    request_failed(r, client, req); /* it ran to its end, but a kernel of it faulted */
+  } else {
+    rec->done_ns = now;
+    q->done = 1;
+  }
   free(q->input);
   q->input = NULL;
-  if (!r->o->verify) {
+  if (!r->o->verify || q->failed) {
     free(q->output);
     q->output = NULL;
   }
@@ -285,10 +338,18 @@ static void handle(void *ctx, const atoll_nrt_event *ev) {
         give_token(r, client);
       return;
     }
+    if (q->failed) { /* its buffers could not be allocated: it fails at once, the core never sees it */
+      request_failed(r, q->client, id);
+      if (r->s.clients[q->client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
+        give_token(r, q->client);
+      break;
+    }
     atoll_core_on_arrival(&r->core, q->client, id, ev->at_ns);
     break;
   }
   case ATOLL_NRT_EV_DONE:
+    if (ev->status == ATOLL_ND_FAULT)
+      mark_fault(r, ev);
     if (r->tl.trace && ev->start_ns >= 0 && (ev->status == ATOLL_ND_OK || ev->status == ATOLL_ND_KILLED)) {
       const atoll_model *m = &r->s.models[ev->a].model;
       const atoll_op *op = ev->b < m->n_ops ? &m->ops[ev->b] : NULL;
@@ -405,17 +466,24 @@ static int send_request(runner *r, client_th *c) {
   const atoll_nmodel *nm = nmodel_of(r, c->index);
   nreq *q = calloc(1, sizeof *q);
   size_t in = nm->tensors[nm->input].bytes, outb = nm->tensors[nm->output].bytes;
-  if (q) {
-    q->client = c->index;
-    q->seq = c->seq++;
+  if (!q)
+    return ATOLL_ENOMEM;
+  q->client = c->index;
+  q->seq = c->seq++;
+  /* A request whose buffers cannot be allocated (really, or by fault injection) fails alone. */
+  const atoll_nfault_cfg *fi = r->o->inject;
+  if (!fi || !atoll_nfault_hit(fi->alloc_p, fi->seed, ATOLL_NFAULT_ALLOC, ((uint64_t)c->index << 40) ^ q->seq)) {
     q->input = malloc(in ? in : 1);
     q->output = calloc(1, outb ? outb : 1);
   }
-  if (!q || !q->input || !q->output) {
-    free_req(q);
-    return ATOLL_ENOMEM;
+  if (!q->input || !q->output) {
+    free(q->input);
+    free(q->output);
+    q->input = q->output = NULL;
+    q->failed = ATOLL_NFAULT_ALLOC;
+  } else {
+    nm->make_input(q->seq, q->input);
   }
-  nm->make_input(q->seq, q->input);
   atoll_nrt_event ev = {.kind = ATOLL_NRT_EV_ARRIVAL, .a = c->index, .ptr = q, .at_ns = atoll_nrt_now(r->rt)};
   return atoll_nrt_post(r->rt, &ev);
 }
@@ -654,7 +722,9 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   pthread_cond_init(&r.fin_cv, NULL);
   int rc = atoll_nbackend_lookup(o->device ? o->device : "cpu", &r.ops, err, err_len);
   atoll_nrt_cfg cfg = {.be_ops = r.ops,
-                       .be_cfg = {.cus = o->cus, .slots_per_cu = o->slots_per_cu, .pin_threads = o->pin_threads},
+                       .be_cfg = {.cus = o->cus, .slots_per_cu = o->slots_per_cu, .pin_threads = o->pin_threads,
+                                  .fault_kernel_p = o->inject ? o->inject->kernel_p : 0,
+                                  .fault_seed = o->inject ? o->inject->seed : 0},
                        .bind = bind,
                        .payload = payload,
                        .bind_ctx = &r,
@@ -804,6 +874,7 @@ int atoll_native_standalone_ns(const atoll_scenario *s, const atoll_native_opts 
   o2.verify = false;
   o2.trace = NULL;
   o2.tap = NULL;
+  o2.inject = NULL;
   atoll_run_results res;
   int rc = alloc_results(&alone, &res);
   if (runs == 0)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "atoll/scenario.h"
+#include "fault.h"
 #include "models/nmodel.h"
 #include "nrt.h"
 #include "results.h"
@@ -38,6 +39,9 @@ typedef struct atoll_native_opts {
   const int64_t *standalone_ns;
   const atoll_core_observer *tap; /* also told of every core event (tests); may be NULL */
   void *tap_ctx;
+  /* Fault injection (fault.h); NULL: none. The standalone measurements run without it. A failed
+   * request is counted in its client's records (failed, failure) and does not fail the run. */
+  const atoll_nfault_cfg *inject;
 } atoll_native_opts;
 
 /* What the run did on the device beyond the report. */

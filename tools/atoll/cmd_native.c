@@ -29,12 +29,17 @@ const atoll_subcommand atoll_cmd_native_def = {
     "  --json FILE|-      write the JSON report; '-' writes it to stdout instead of the table\n"
     "  --csv FILE         write one CSV row per client\n"
     "  --trace FILE       write a Chrome trace-event timeline\n"
+    "  --inject FAULTS    fault injection, FAULTS = kernel:P,alloc:P (probabilities): a kernel launch\n"
+    "                     faults on the device, a request's buffers cannot be allocated; each fails\n"
+    "                     its request alone (reported per client: failed, failure); see\n"
+    "                     docs/native-faults.md"
     "  --profile          measure every native model of SCENARIO on the device and write its\n"
     "                     profile (native-MODEL.yaml) and the device preset (gpu-NAME.yaml) to DIR\n"
     "                     (-o, default .); see docs/hil.md\n"
     "\n"
     "exit: 0 every bound holds (and --verify found no mismatch); 1 a bound is violated or an output\n"
-    "differs; 2 bad input (including a model without a native implementation); 4 device unavailable.\n"};
+    "differs, or a request failed without --inject; 2 bad input (including a model without a native\n"
+    "implementation); 4 device unavailable. With --inject, failed requests alone do not change it.\n"};
 
 /* Removes the boolean options from argv (atoll_cli_parse knows only valued ones). */
 int atoll__native_flags(int *argc, char **argv, const char *const *names, bool *values, uint32_t n) {
@@ -110,7 +115,7 @@ int atoll__native_fail(const char *what, int rc, const char *err) {
   return rc == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : rc == ATOLL_EIO ? ATOLL_EXIT_VIOLATED : ATOLL_EXIT_BAD_INPUT;
 }
 
-enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, N_X };
+enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, N_X };
 enum { F_VERIFY, F_PIN, F_PROFILE, N_F };
 
 int atoll_cmd_native(int argc, char **argv) {
@@ -118,7 +123,8 @@ int atoll_cmd_native(int argc, char **argv) {
   static const char *const flags[N_F] = {"--verify", "--pin", "--profile"};
   bool fl[N_F];
   atoll__native_flags(&argc, argv, flags, fl, N_F);
-  static const char *const extra[N_X] = {"--json", "--csv", "--trace", "--device", "--cus", "--slots", "-o"};
+  static const char *const extra[N_X] = {"--json", "--csv", "--trace", "--device", "--cus", "--slots", "-o",
+                                         "--inject"};
   const char *vals[N_X];
   atoll_run_opts o;
   int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, N_X, true);
@@ -133,10 +139,18 @@ int atoll_cmd_native(int argc, char **argv) {
   if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 64, &no.cus)) ||
       (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 64, &no.slots_per_cu)))
     return rc;
+  atoll_nfault_cfg inject = {0};
+  char inject_err[160];
+  if (vals[X_INJECT] && atoll_nfault_parse(vals[X_INJECT], &inject, inject_err, sizeof inject_err) != 0)
+    return atoll_cli_usage_error(cmd, "--inject: %s", inject_err);
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  if (vals[X_INJECT]) {
+    inject.seed = s.seed;
+    no.inject = &inject;
+  }
   const atoll_nmodel **nm = calloc(s.n_models ? s.n_models : 1, sizeof *nm);
   if (!nm || (rc = atoll__native_models(&s, nm))) {
     free(nm);
@@ -198,6 +212,13 @@ int atoll_cmd_native(int argc, char **argv) {
     if (exit_code == ATOLL_EXIT_OK && res.verified && res.verify_mismatches > 0) {
       fprintf(stderr, "verify FAILED: %u of %u outputs differ from the uninterrupted reference\n",
               res.verify_mismatches, res.verify_requests);
+      exit_code = ATOLL_EXIT_VIOLATED;
+    }
+    uint32_t failed = 0;
+    for (uint32_t c = 0; c < s.n_clients; c++)
+      failed += res.clients[c].failed;
+    if (exit_code == ATOLL_EXIT_OK && failed > 0 && !no.inject) {
+      fprintf(stderr, "%u requests failed on the device (the report names the first of each client)\n", failed);
       exit_code = ATOLL_EXIT_VIOLATED;
     }
     atoll_report_free(&rep);

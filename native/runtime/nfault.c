@@ -1,0 +1,44 @@
+/* Parsing of the fault-injection option (fault.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "fault.h"
+
+int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_t err_len) {
+  double kernel = 0, alloc = 0;
+  const char *p = text ? text : "";
+  if (*p == '\0') {
+    snprintf(err, err_len, "empty fault list: expected kernel:P,alloc:P");
+    return ATOLL_EINVAL;
+  }
+  while (*p) {
+    const char *colon = strchr(p, ':');
+    size_t name_len = colon ? (size_t)(colon - p) : 0;
+    double *slot = NULL;
+    if (colon && name_len == 6 && strncmp(p, "kernel", 6) == 0)
+      slot = &kernel;
+    else if (colon && name_len == 5 && strncmp(p, "alloc", 5) == 0)
+      slot = &alloc;
+    if (!slot) {
+      snprintf(err, err_len, "unknown fault '%.*s': expected kernel:P or alloc:P", (int)strcspn(p, ","), p);
+      return ATOLL_EINVAL;
+    }
+    char *end;
+    double v = strtod(colon + 1, &end);
+    if (end == colon + 1 || (*end != ',' && *end != '\0') || !(v >= 0 && v <= 1)) {
+      snprintf(err, err_len, "fault '%.*s': the probability must be a number from 0 to 1", (int)strcspn(p, ","), p);
+      return ATOLL_EINVAL;
+    }
+    *slot = v;
+    p = *end == ',' ? end + 1 : end;
+    if (*end == ',' && *p == '\0') {
+      snprintf(err, err_len, "a fault is missing after the last ','");
+      return ATOLL_EINVAL;
+    }
+  }
+  cfg->kernel_p = kernel;
+  cfg->alloc_p = alloc;
+  return 0;
+}
