@@ -33,6 +33,11 @@
  *
  *   soak_native [--seconds S] [--round-s S] [--cus N] [--rt-hz HZ] [--warmup-rounds N]
  *               [--watchdog-s S] [--tail-s S] [--min-preemptions N] [--rss-limit PCT] [--seed N]
+ *               [--malloc-arenas N] [--inject kernel:P,alloc:P]
+ *
+ * --inject turns fault injection on (docs/native-faults.md): failed requests are counted apart and
+ * the checks above hold for all the others. --malloc-arenas (default 1; 0: the C library's default)
+ * bounds malloc's arenas, see the memory check.
  *
  * --seconds defaults to $ATOLL_SOAK_SECONDS, else 60. docs/soak.md gives the long-run command. */
 #define _GNU_SOURCE
@@ -42,6 +47,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +55,15 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
+#include "fault.h"
 #include "nrun.h"
 #include "soak_models.h"
 
 typedef struct soak_opts {
   double seconds, round_s, rt_hz, watchdog_s, tail_s, rss_limit_pct;
-  uint32_t cus, warmup_rounds;
+  uint32_t cus, warmup_rounds, malloc_arenas;
   uint64_t min_preemptions, seed;
+  const char *inject; /* fault.h spec, NULL: none */
 } soak_opts;
 
 enum phase { PH_SETUP, PH_RUN, PH_BETWEEN, PH_END };
@@ -213,13 +221,16 @@ typedef struct tally {
   uint64_t issued, completed, dropped, failed, in_flight, lost, observer_mismatch;
   uint64_t preemptions, killed, evicted, cu_resets, preempted_tasks, group_restores, hq_dropped;
   uint64_t verified, mismatches, unverified;
+  char first_failure[240]; /* not added up */
 } tally;
 
 static void tally_add(tally *t, const tally *r) {
-  uint64_t *a = (uint64_t *)t;
-  const uint64_t *b = (const uint64_t *)r;
-  for (size_t i = 0; i < sizeof *t / sizeof(uint64_t); i++)
+  uint64_t *a = &t->issued;
+  const uint64_t *b = &r->issued;
+  for (size_t i = 0; i < offsetof(tally, first_failure) / sizeof(uint64_t); i++)
     a[i] += b[i];
+  if (!t->first_failure[0] && r->first_failure[0])
+    memcpy(t->first_failure, r->first_failure, sizeof t->first_failure);
 }
 
 /* One round's books, per client, from the records (what the report would count) and the
@@ -229,24 +240,32 @@ static void account(const atoll_scenario *s, const atoll_run_results *res, const
   memset(t, 0, sizeof *t);
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client_records *cr = &res->clients[c];
-    uint64_t completed = 0;
-    int64_t last_completed = -1;
-    for (uint32_t i = 0; i < cr->n; i++)
-      if (cr->req[i].done_ns >= 0) {
-        completed++;
-        last_completed = i;
-      }
-    uint64_t unfinished = cr->n - completed, lost = 0;
-    for (int64_t i = 0; i < last_completed; i++)
-      lost += cr->req[i].done_ns < 0;
+    uint64_t completed = 0, failed = 0, failed_kernel = 0;
+    int64_t last_finished = -1;
+    for (uint32_t i = 0; i < cr->n; i++) {
+      const atoll_request_record *q = &cr->req[i];
+      completed += q->done_ns >= 0;
+      failed += q->failed != 0;
+      failed_kernel += q->failed == ATOLL_NFAULT_KERNEL; /* the core completed these, then they failed */
+      if (q->done_ns >= 0 || q->failed)
+        last_finished = i;
+    }
+    uint64_t unfinished = cr->n - completed - failed, lost = 0;
+    for (int64_t i = 0; i < last_finished; i++)
+      lost += cr->req[i].done_ns < 0 && !cr->req[i].failed;
+    if (failed != cr->failed) {
+      t->observer_mismatch++;
+      fprintf(err, "  client %s: %llu failed records, the client's count says %u\n", s->clients[c].name,
+              (unsigned long long)failed, cr->failed);
+    }
     if (s->clients[c].arrival.kind == ATOLL_ARRIVAL_CLOSED && unfinished > 1)
       lost += unfinished - 1;
     uint64_t seen_done = atomic_load(&g.done[c]), seen_dropped = atomic_load(&g.dropped[c]);
-    if (seen_done != completed || seen_dropped != cr->dropped) {
+    if (seen_done != completed + failed_kernel || seen_dropped != cr->dropped) {
       t->observer_mismatch++;
       fprintf(err, "  client %s: the core reported %llu completions and %llu drops, the records hold %llu and %u\n",
               s->clients[c].name, (unsigned long long)seen_done, (unsigned long long)seen_dropped,
-              (unsigned long long)completed, cr->dropped);
+              (unsigned long long)(completed + failed_kernel), cr->dropped);
     }
     if (lost)
       fprintf(err, "  client %s: %llu requests left unfinished behind completed ones (lost)\n", s->clients[c].name,
@@ -254,6 +273,9 @@ static void account(const atoll_scenario *s, const atoll_run_results *res, const
     t->issued += cr->n + cr->dropped;
     t->completed += completed;
     t->dropped += cr->dropped;
+    t->failed += failed;
+    if (failed && !t->first_failure[0])
+      snprintf(t->first_failure, sizeof t->first_failure, "%s: %s", s->clients[c].name, cr->failure);
     t->in_flight += unfinished - (lost < unfinished ? lost : unfinished);
     t->lost += lost;
   }
@@ -287,7 +309,8 @@ static int usage(const char *msg) {
   fprintf(stderr,
           "soak_native: %s\n"
           "usage: soak_native [--seconds S] [--round-s S] [--cus N] [--rt-hz HZ] [--warmup-rounds N]\n"
-          "                   [--watchdog-s S] [--tail-s S] [--min-preemptions N] [--rss-limit PCT] [--seed N]\n",
+          "                   [--watchdog-s S] [--tail-s S] [--min-preemptions N] [--rss-limit PCT] [--seed N]\n"
+          "                   [--malloc-arenas N] [--inject kernel:P,alloc:P]\n",
           msg);
   return 2;
 }
@@ -295,11 +318,16 @@ static int usage(const char *msg) {
 static int parse(int argc, char **argv, soak_opts *o) {
   const char *env = getenv("ATOLL_SOAK_SECONDS");
   *o = (soak_opts){.seconds = env && *env ? atof(env) : 60, .round_s = 10, .rt_hz = 500, .watchdog_s = 30,
-                   .tail_s = 300, .rss_limit_pct = 5, .cus = 2, .warmup_rounds = 2, .seed = 1};
+                   .tail_s = 300, .rss_limit_pct = 5, .cus = 2, .warmup_rounds = 2, .malloc_arenas = 1,
+                   .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (i + 1 >= argc)
       return usage("every option takes a value");
+    if (strcmp(a, "--inject") == 0) {
+      o->inject = argv[++i];
+      continue;
+    }
     char *end;
     double v = strtod(argv[++i], &end);
     if (*end != '\0' || v < 0)
@@ -324,6 +352,8 @@ static int parse(int argc, char **argv, soak_opts *o) {
       o->rss_limit_pct = v;
     else if (strcmp(a, "--seed") == 0)
       o->seed = (uint64_t)v;
+    else if (strcmp(a, "--malloc-arenas") == 0)
+      o->malloc_arenas = (uint32_t)v;
     else
       return usage("unknown option");
   }
@@ -338,6 +368,15 @@ int main(int argc, char **argv) {
   if (rc)
     return rc;
   setvbuf(stdout, NULL, _IOLBF, 0);
+  /* One malloc arena by default: with the C library's per-thread arenas, the threads each round
+   * creates land on different arenas and RSS creeps while the bytes in use stay flat (docs/soak.md),
+   * which would hide a real leak's growth or fake one. */
+  if (o.malloc_arenas)
+    mallopt(M_ARENA_MAX, (int)o.malloc_arenas);
+  atoll_nfault_cfg inject = {.seed = o.seed};
+  char inject_err[160];
+  if (o.inject && atoll_nfault_parse(o.inject, &inject, inject_err, sizeof inject_err) != 0)
+    return usage(inject_err);
   g.o = &o;
   g.cap_samples = (uint32_t)((o.seconds + o.tail_s) * 10) + 10000;
   g.samples = calloc(g.cap_samples, sizeof *g.samples);
@@ -353,7 +392,7 @@ int main(int argc, char **argv) {
   rc = soak_build(&f, o.cus, o.rt_hz, o.seed, err, sizeof err);
   int64_t standalone[SOAK_MAX_MODELS];
   atoll_native_opts no = {.device = "cpu", .cus = o.cus, .sched_cpu = -1, .verify = true, .nmodels = f.nmodels,
-                          .tap = &tap};
+                          .tap = &tap, .inject = o.inject ? &inject : NULL};
   for (uint32_t m = 0; rc == 0 && m < f.s.n_models; m++)
     rc = atoll_native_standalone_ns(&f.s, &no, m, 5, &standalone[m], err, sizeof err);
   if (rc) {
@@ -370,6 +409,9 @@ int main(int argc, char **argv) {
   for (uint32_t m = 0; m < f.s.n_models; m++)
     printf(" %s %.2f ms", f.s.models[m].name, (double)standalone[m] / 1e6);
   printf("\n");
+  if (o.inject)
+    printf("soak: fault injection %s (kernel launches %.4f, request allocations %.4f)\n", o.inject, inject.kernel_p,
+           inject.alloc_p);
 
   tally total;
   memset(&total, 0, sizeof total);
@@ -449,6 +491,8 @@ int main(int argc, char **argv) {
   printf("  requests               issued %" PRIu64 " = completed %" PRIu64 " + dropped %" PRIu64 " + failed %" PRIu64
          " + in flight at a round's stop %" PRIu64 "; lost %" PRIu64 "\n",
          total.issued, total.completed, total.dropped, total.failed, total.in_flight, total.lost);
+  if (total.failed)
+    printf("  failed requests        %" PRIu64 "; the first: %s\n", total.failed, total.first_failure);
   printf("  verify                 %" PRIu64 " outputs compared bit for bit, %" PRIu64 " mismatches, %" PRIu64
          " completed but not compared\n",
          total.verified, total.mismatches, total.unverified);
