@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `atoll native` and `atoll hil` from the command line, one ctest test per case:
+#   cli_native.sh CASE ATOLL SOURCE_DIR
+# Exit 0 pass, 1 fail (with what was seen).
+set -u
+case_name=$1 atoll=$2 src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mix="$src/scenarios/native/mix.yaml"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_rc() { # expect_rc WANT CMD...
+  local want=$1; shift
+  "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
+}
+json() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$tmp/.stdout"; }
+
+case $case_name in
+  model_without_native_exits_2)
+    # REEF's models have no native code: the run is refused, naming the model, before anything runs.
+    expect_rc 2 "$atoll" native "$src/scenarios/examples/tiny.yaml" --device cpu
+    grep -q "model 'tiny'" "$tmp/.stderr" || fail "the message does not name the model: $(cat "$tmp/.stderr")"
+    grep -q "native:" "$tmp/.stderr" || fail "the message does not say what is missing: $(cat "$tmp/.stderr")"
+    [ ! -s "$tmp/.stdout" ] || fail "stdout not empty" ;;
+  unknown_device_exits_2)
+    expect_rc 2 "$atoll" native "$mix" --device tpu
+    grep -q "unknown device 'tpu'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  missing_gpu_module_exits_4)
+    # No CUDA module next to this build (or no GPU if there is one): device unavailable.
+    expect_rc 4 "$atoll" native "$mix" --device cuda --duration-ms 100 --set warmup_ms=0
+    grep -q "cuda" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  verify_json_report)
+    # A short run: the bounds of the full scenario do not hold in it, so they are dropped.
+    expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --verify --json - --duration-ms 1500 --set warmup_ms=0 \
+      --set 'expect=[]'
+    json 'assert d["mode"] == "native", d["mode"]
+v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+c = {x["name"]: x for x in d["clients"]}
+assert c["camera"]["completed"] > 0 and c["batch"]["completed"] > 0, c' || fail "report: $(head -c 600 "$tmp/.stdout")" ;;
+  table_and_trace)
+    expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
+      --trace "$tmp/t.json"
+    grep -q "mode native" "$tmp/.stdout" || fail "no table: $(cat "$tmp/.stdout")"
+    /usr/bin/python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['traceEvents']; assert any(x.get('cat') == 'rt' for x in e)" \
+      "$tmp/t.json" || fail "trace has no RT kernel" ;;
+  profile_writes_loadable_files)
+    expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out"
+    [ -f "$tmp/out/gpus/cpu.yaml" ] || fail "no preset"
+    for m in cnn transformer; do
+      [ -f "$tmp/out/models/$m.yaml" ] || fail "no profile of $m"
+      grep -q "^native: $m\$" "$tmp/out/models/$m.yaml" || fail "profile of $m has no native: key"
+    done
+    cp "$mix" "$tmp/out/mix.yaml"
+    expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;
+  hil_compares)
+    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]'
+    for row in "RT latency p50" "RT latency p99" "BE batch throughput"; do
+      grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
+    done
+    grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
+  *)
+    fail "unknown case $case_name" ;;
+esac
+exit 0
