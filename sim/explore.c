@@ -293,6 +293,29 @@ static uint32_t pending_limit(const atoll_scenario *s, const int64_t *standalone
   return most + 1 < 1024 ? (uint32_t)most + 1 : 1024;
 }
 
+/* Every duration at one extreme (option 1 shortest, 2 longest), every other choice nominal. */
+static uint32_t extreme_choose(void *ctx, atoll_choice_kind kind, uint32_t n) {
+  (void)n;
+  return kind == ATOLL_CHOICE_DURATION ? *(const uint32_t *)ctx : 0;
+}
+
+static int extreme_run(const atoll_scenario *s, const int64_t *standalone, uint32_t option, double *out) {
+  atoll_chooser ch = {.choose = extreme_choose, .ctx = &option};
+  atoll_sim_opts so = {.chooser = &ch, .standalone_ns = standalone};
+  atoll_run_results res;
+  int rc = atoll_sim_run(s, &so, &res);
+  if (rc)
+    return rc;
+  atoll_report rep;
+  rc = atoll_report_compute(&res, &rep);
+  if (rc == 0) {
+    *out = rep.rt_latency_us.n ? rep.rt_latency_us.max : NAN;
+    atoll_report_free(&rep);
+  }
+  atoll_sim_results_free(&res);
+  return rc;
+}
+
 const char *atoll_explore_mode_name(atoll_explore_mode m) {
   return m == ATOLL_EXPLORE_FOLD ? "fold" : m == ATOLL_EXPLORE_EXACT ? "exact" : "no pruning";
 }
@@ -315,7 +338,8 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
   int rc = 0;
   for (uint32_t m = 0; rc == 0 && m < s.n_models; m++)
     rc = atoll_sim_standalone_ns(&s, m, &standalone[m]);
-  search x = {.s = &s, .o = o, .out = out, .mode = mode_of(&s), .standalone = standalone};
+  search x = {.s = &s, .o = o, .out = out, .mode = o && o->no_pruning ? ATOLL_EXPLORE_NO_PRUNING : mode_of(&s),
+              .standalone = standalone};
   out->mode = x.mode;
   x.relevant = calloc(s.n_clients ? s.n_clients : 1, sizeof *x.relevant);
   if (!x.relevant)
@@ -334,6 +358,11 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
   atoll_core_limits limits = {.pending_per_client = rc == 0 ? pending_limit(&s, standalone) : 1};
   atoll_sim_opts so = {.chooser = &chooser, .boundary = dfs_boundary, .boundary_ctx = &x, .standalone_ns = standalone,
                        .core_limits = &limits};
+  out->all_min_rt_latency_us = out->all_max_rt_latency_us = NAN;
+  if (rc == 0 && s.timing_spread > 0)
+    rc = extreme_run(&s, standalone, 1, &out->all_min_rt_latency_us);
+  if (rc == 0 && s.timing_spread > 0)
+    rc = extreme_run(&s, standalone, 2, &out->all_max_rt_latency_us);
   bool more = rc == 0;
   while (more) {
     x.pos = 0;

@@ -28,6 +28,7 @@ typedef enum atoll_explore_mode { ATOLL_EXPLORE_FOLD, ATOLL_EXPLORE_EXACT, ATOLL
 
 typedef struct atoll_explore_opts {
   uint64_t max_states;  /* stop after this many distinct states; 0: no limit */
+  bool no_pruning;      /* run every schedule to its end (tests compare the pruned search with it) */
   /* NULL, or called now and then (it must not touch the search). */
   void (*progress)(void *ctx, uint64_t states, uint64_t schedules);
   void *progress_ctx;
@@ -54,6 +55,9 @@ typedef struct atoll_explore_result {
   uint64_t unfinished;     /* schedules that left a request unfinished at the end of the run */
   double worst_rt_latency_us; /* over every RT request of every schedule; NAN without RT requests */
   double nominal_rt_latency_us; /* the same in the nominal schedule (the ordinary simulation) */
+  /* The same with every wave at its shortest and at its longest (other choices nominal): the
+   * extremes alone, which timing anomalies make no bound on the worst (docs/explore.md). */
+  double all_min_rt_latency_us, all_max_rt_latency_us;
   atoll_explore_bound *bounds; /* per scenario expect */
   bool violated;
   int32_t witness_expect;  /* the violated bound the witness shows (index), -1 none */

@@ -66,6 +66,10 @@ static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_res
   print_value(f, r->worst_rt_latency_us);
   fputs(",\"nominal_rt_latency_us\":", f);
   print_value(f, r->nominal_rt_latency_us);
+  fputs(",\"all_min_rt_latency_us\":", f);
+  print_value(f, r->all_min_rt_latency_us);
+  fputs(",\"all_max_rt_latency_us\":", f);
+  print_value(f, r->all_max_rt_latency_us);
   fputs(",\"bounds\":[", f);
   for (uint32_t i = 0; i < s->n_expects; i++) {
     const atoll_explore_bound *b = &r->bounds[i];
@@ -105,6 +109,9 @@ static void print_table(FILE *f, const atoll_scenario *s, const atoll_explore_re
   if (!isnan(r->worst_rt_latency_us))
     fprintf(f, "worst RT latency %.1f us (nominal schedule %.1f us)\n", r->worst_rt_latency_us,
             r->nominal_rt_latency_us);
+  if (!isnan(r->all_max_rt_latency_us))
+    fprintf(f, "every wave at its shortest: %.1f us; every wave at its longest: %.1f us\n", r->all_min_rt_latency_us,
+            r->all_max_rt_latency_us);
   if (r->unfinished)
     fprintf(f, "%llu schedules left a request unfinished at the end of the run\n", (unsigned long long)r->unfinished);
   for (uint32_t i = 0; i < s->n_expects; i++) {
