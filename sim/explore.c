@@ -400,8 +400,16 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
       out->why = "the state limit (--max-states) was reached";
       break;
     }
-    if (o && o->progress && ((out->schedules + out->pruned) & 255) == 0)
-      o->progress(o->progress_ctx, out->states, out->schedules);
+    if (((out->schedules + out->pruned) & 255) == 0) {
+      if (o && o->progress)
+        o->progress(o->progress_ctx, out->states, out->schedules);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      double spent = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+      if (o && o->max_seconds > 0 && spent > o->max_seconds) {
+        out->why = "the time limit (--max-seconds) was reached";
+        break;
+      }
+    }
     more = backtrack(&x);
     if (!more)
       out->complete = true;

@@ -28,6 +28,7 @@ typedef enum atoll_explore_mode { ATOLL_EXPLORE_FOLD, ATOLL_EXPLORE_EXACT, ATOLL
 
 typedef struct atoll_explore_opts {
   uint64_t max_states;  /* stop after this many distinct states; 0: no limit */
+  double max_seconds;   /* stop after this much wall time; 0: no limit */
   bool no_pruning;      /* run every schedule to its end (tests compare the pruned search with it) */
   /* NULL, or called now and then (it must not touch the search). */
   void (*progress)(void *ctx, uint64_t states, uint64_t schedules);

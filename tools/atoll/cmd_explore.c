@@ -14,7 +14,7 @@
 
 const atoll_subcommand atoll_cmd_explore_def = {
     "explore", atoll_cmd_explore, "check a scenario's bounds on every schedule (exhaustive exploration)",
-    "usage: atoll explore SCENARIO [--max-states N] [--json FILE|-] [--witness FILE] [--trace FILE]\n"
+    "usage: atoll explore SCENARIO [--max-states N] [--max-seconds S] [--json FILE|-] [--witness FILE] [--trace FILE]\n"
     "                     [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Runs SCENARIO on the simulated GPU (blocks engine) once for every answer of every choice point\n"
@@ -25,6 +25,7 @@ const atoll_subcommand atoll_cmd_explore_def = {
     "value of every expect: quantity, and for a violated bound a witness schedule.\n"
     "\n"
     "  --max-states N     stop after N distinct states (default 2000000); the result is then incomplete\n"
+    "  --max-seconds S    stop after S seconds of wall time (default: no limit); the result is then incomplete\n"
     "  --json FILE|-      write the result as JSON; '-' writes it to stdout instead of the table\n"
     "  --witness FILE     write the witness schedule (one choice per line) for `atoll sim --replay`\n"
     "  --trace FILE       write the witness schedule's timeline (docs/traces.md)\n"
@@ -169,9 +170,9 @@ static int write_witness(const atoll_scenario *s, const atoll_explore_result *r,
 int atoll_cmd_explore(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_explore_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace"};
-  const char *vals[4];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 4, true);
+  static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace", "--max-seconds"};
+  const char *vals[5];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 5, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -185,6 +186,12 @@ int atoll_cmd_explore(int argc, char **argv) {
     if (*end || end == vals[0] || vals[0][0] == '-' || n == 0)
       return atoll_cli_usage_error(cmd, "--max-states wants a positive count, not '%s'", vals[0]);
     eo.max_states = n;
+  }
+  if (vals[4]) {
+    char *end;
+    eo.max_seconds = strtod(vals[4], &end);
+    if (*end || end == vals[4] || !(eo.max_seconds > 0))
+      return atoll_cli_usage_error(cmd, "--max-seconds wants a positive number of seconds, not '%s'", vals[4]);
   }
   atoll_arena a;
   atoll_scenario s;

@@ -1,0 +1,161 @@
+/* Explorer benchmark: how fast `atoll explore` gets through states, and how large a scenario it
+ * finishes within a time budget. Not a test: the machine is shared and noisy, so it prints figures
+ * (medians of several runs, wall time and the process's CPU time) and compares nothing.
+ *
+ *   bench_explore [--runs N] [--budget S] [--policy NAME]
+ *
+ * Part 1 explores every scenario of scenarios/verify N times (default 3) and prints the median
+ * distinct states per second. Part 2 grows scenarios/verify/rt-vs-be.yaml: k RT requests, 0.6 ms
+ * apart, against BE requests arriving every 1.2 ms on each of the two BE clients (k = 1, 2, ...),
+ * and explores each until one does not finish within the budget (default 60 s); the largest k that
+ * finished is the figure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "explore.h"
+#include "load.h"
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int load(atoll_arena *a, const char *path, const char *policy, atoll_scenario *s) {
+  char set[64];
+  snprintf(set, sizeof set, "policy=%s", policy);
+  atoll_set_override sets[1] = {{set}};
+  atoll_arena_init(a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  if (atoll_scenario_load_file(a, path, sets, 1, s, &d) != 0) {
+    atoll_diag_print(&d, stderr);
+    return 2;
+  }
+  return 0;
+}
+
+static void states_per_second(int runs, const char *policy) {
+  static const char *const files[] = {"tiny", "rt-vs-be", "jitter", "same-instant"};
+  printf("part 1: distinct states per second (median of %d runs, policy %s)\n", runs, policy);
+  printf("%-14s %10s %10s %12s %12s %10s\n", "scenario", "states", "runs", "states/s", "states/cpu-s", "wall s");
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenarios/verify/%s.yaml", ATOLL_SOURCE_DIR, files[f]);
+    atoll_arena a;
+    atoll_scenario s;
+    if (load(&a, path, policy, &s))
+      continue;
+    double wall[16], cpu[16];
+    uint64_t states = 0, runs_done = 0;
+    for (int i = 0; i < runs; i++) {
+      atoll_explore_result r;
+      double c0 = cpu_s();
+      if (atoll_explore_run(&s, NULL, &r) != 0) {
+        fprintf(stderr, "%s: explore failed\n", path);
+        break;
+      }
+      cpu[i] = (double)r.states / (cpu_s() - c0);
+      wall[i] = r.wall_s;
+      states = r.states;
+      runs_done = r.schedules + r.pruned;
+      atoll_explore_free(&r);
+    }
+    double ws[16];
+    memcpy(ws, wall, sizeof ws);
+    qsort(ws, (size_t)runs, sizeof *ws, cmp_double);
+    qsort(cpu, (size_t)runs, sizeof *cpu, cmp_double);
+    double med_wall = ws[runs / 2];
+    printf("%-14s %10llu %10llu %12.0f %12.0f %10.2f\n", files[f], (unsigned long long)states,
+           (unsigned long long)runs_done, (double)states / med_wall, cpu[runs / 2], med_wall);
+    atoll_arena_free(&a);
+  }
+}
+
+/* rt-vs-be with k RT requests and the BE load scaled with them. */
+static int grow(atoll_scenario *s, uint32_t k, int64_t *times, atoll_client *clients) {
+  memcpy(clients, s->clients, s->n_clients * sizeof *clients);
+  uint32_t be = (k + 1) / 2;
+  int64_t *rt = times, *bg1 = times + k, *bg2 = times + k + be;
+  for (uint32_t i = 0; i < k; i++)
+    rt[i] = 150000 + (int64_t)i * 600000;
+  for (uint32_t j = 0; j < be; j++) {
+    bg1[j] = (int64_t)j * 1200000;
+    bg2[j] = 600000 + (int64_t)j * 1200000;
+  }
+  clients[0].arrival.times_ns = rt, clients[0].arrival.n_times = k;
+  clients[1].arrival.times_ns = bg1, clients[1].arrival.n_times = be;
+  clients[2].arrival.times_ns = bg2, clients[2].arrival.n_times = be;
+  s->clients = clients;
+  s->duration_ns = rt[k - 1] + 4000000;
+  return (int)(k + 2 * be);
+}
+
+static void largest_within(double budget, const char *policy) {
+  printf("\npart 2: the largest rt-vs-be variant explored completely within %.0f s (policy %s)\n", budget, policy);
+  printf("%4s %9s %12s %12s %10s %12s %s\n", "k", "requests", "states", "runs", "wall s", "states/s", "result");
+  char path[512];
+  snprintf(path, sizeof path, "%s/scenarios/verify/rt-vs-be.yaml", ATOLL_SOURCE_DIR);
+  atoll_arena a;
+  atoll_scenario base;
+  if (load(&a, path, policy, &base))
+    return;
+  uint32_t best = 0;
+  for (uint32_t k = 1; k <= 32; k++) {
+    atoll_scenario s = base;
+    int64_t times[3 * 32];
+    atoll_client clients[3];
+    int requests = grow(&s, k, times, clients);
+    atoll_explore_opts o = {.max_seconds = budget};
+    atoll_explore_result r;
+    if (atoll_explore_run(&s, &o, &r) != 0) {
+      fprintf(stderr, "k=%u: explore failed\n", k);
+      break;
+    }
+    printf("%4u %9d %12llu %12llu %10.2f %12.0f %s\n", k, requests, (unsigned long long)r.states,
+           (unsigned long long)(r.schedules + r.pruned), r.wall_s, (double)r.states / r.wall_s,
+           r.complete ? "complete" : r.why);
+    fflush(stdout);
+    bool done = r.complete;
+    atoll_explore_free(&r);
+    if (!done)
+      break;
+    best = k;
+  }
+  printf("largest complete within %.0f s: k = %u RT requests (%u requests in all)\n", budget, best,
+         best ? best + 2 * ((best + 1) / 2) : 0);
+  atoll_arena_free(&a);
+}
+
+int main(int argc, char **argv) {
+  int runs = 3;
+  double budget = 60;
+  const char *policy = "reef";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+      runs = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
+      budget = atof(argv[++i]);
+    else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
+      policy = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_explore [--runs N] [--budget S] [--policy NAME]\n");
+      return 2;
+    }
+  }
+  if (runs < 1 || runs > 16)
+    runs = 3;
+  if (!(budget > 0))
+    budget = 60;
+  states_per_second(runs, policy);
+  largest_within(budget, policy);
+  return 0;
+}
