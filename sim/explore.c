@@ -72,6 +72,7 @@ typedef struct search {
   bool stop_all; /* the state limit was reached */
   bool cut;      /* this run ended at a state seen before */
   bool settled;  /* this run ended where no bound's value can change any more */
+  bool replaying; /* this run has not yet passed its last replayed choice */
   /* Fold mode: the clients whose requests the bounds (and the worst RT latency) read. */
   bool *relevant;
   int err;
@@ -216,6 +217,10 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
     return false;
   if (x->pos < x->len)
     return true; /* still replaying: these states belong to runs already made */
+  if (x->replaying) {
+    x->replaying = false;
+    x->out->replayed_events += atoll_sim_state_events(st);
+  }
   if (settled(x, st)) {
     x->settled = true;
     return false;
@@ -367,6 +372,7 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
   while (more) {
     x.pos = 0;
     x.cut = x.settled = false;
+    x.replaying = true;
     atoll_run_results res;
     rc = atoll_sim_run(&s, &so, &res);
     if (rc)

@@ -51,6 +51,7 @@ typedef struct atoll_explore_result {
   uint64_t states;         /* distinct states between events */
   uint64_t choices;        /* choice points answered, over all runs (replayed ones included) */
   uint64_t events;         /* device events simulated, over all runs */
+  uint64_t replayed_events; /* of those, events simulated again to reach a run's first new choice */
   uint32_t max_depth;      /* the longest schedule, in choices */
   uint32_t choice_points[ATOLL_CHOICE_KINDS]; /* choice points of each kind in the nominal run */
   uint64_t unfinished;     /* schedules that left a request unfinished at the end of the run */

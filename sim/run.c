@@ -342,6 +342,8 @@ const atoll_run_results *atoll_sim_state_results(const atoll_sim_state *st) { re
 
 int64_t atoll_sim_state_now(const atoll_sim_state *st) { return st->evq.now; }
 
+uint64_t atoll_sim_state_events(const atoll_sim_state *st) { return st->evq.processed; }
+
 bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c) {
   const atoll_client_records *cr = &st->res->clients[c];
   for (uint32_t i = 0; i < cr->n; i++)

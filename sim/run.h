@@ -51,6 +51,8 @@ int atoll_sim_state_hash(const atoll_sim_state *st, atoll_sim_hash_past past, ui
 /* The run's records so far (requests still in flight have done_ns < 0). */
 const atoll_run_results *atoll_sim_state_results(const atoll_sim_state *st);
 int64_t atoll_sim_state_now(const atoll_sim_state *st);
+/* Events taken from the queue so far in this run. */
+uint64_t atoll_sim_state_events(const atoll_sim_state *st);
 /* Whether client c has nothing more to do in this run: no request in flight, none to arrive. */
 bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c);
 

@@ -56,10 +56,12 @@ static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_res
   else
     fputs("null", f);
   fprintf(f,
-          ",\"schedules\":%llu,\"pruned\":%llu,\"states\":%llu,\"choices\":%llu,\"events\":%llu,\"max_depth\":%u,"
+          ",\"schedules\":%llu,\"pruned\":%llu,\"states\":%llu,\"choices\":%llu,\"events\":%llu,\"replayed_events\":%llu,"
+          "\"max_depth\":%u,"
           "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"choice_points\":{",
           (unsigned long long)r->schedules, (unsigned long long)r->pruned, (unsigned long long)r->states,
-          (unsigned long long)r->choices, (unsigned long long)r->events, r->max_depth,
+          (unsigned long long)r->choices, (unsigned long long)r->events, (unsigned long long)r->replayed_events,
+          r->max_depth,
           (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0);
   for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
     fprintf(f, "%s\"%s\":%u", k ? "," : "", atoll_choice_kind_name((atoll_choice_kind)k), r->choice_points[k]);
@@ -105,8 +107,10 @@ static void print_table(FILE *f, const atoll_scenario *s, const atoll_explore_re
           (unsigned long long)r->pruned, (unsigned long long)r->states);
   if (!r->complete && r->why)
     fprintf(f, "  stopped: %s\n", r->why);
-  fprintf(f, "%.2f s, %.0f states/s, %llu events simulated, longest schedule %u choices\n", r->wall_s,
-          r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, (unsigned long long)r->events, r->max_depth);
+  fprintf(f, "%.2f s, %.0f states/s, %llu events simulated (%.0f%% replaying choices made before), longest schedule "
+          "%u choices\n",
+          r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, (unsigned long long)r->events,
+          r->events ? 100.0 * (double)r->replayed_events / (double)r->events : 0.0, r->max_depth);
   if (!isnan(r->worst_rt_latency_us))
     fprintf(f, "worst RT latency %.1f us (nominal schedule %.1f us)\n", r->worst_rt_latency_us,
             r->nominal_rt_latency_us);
