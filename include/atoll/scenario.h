@@ -73,11 +73,11 @@ typedef struct atoll_policy_cfg {
   bool reset_cu;        /* reef/reset: kill running BE blocks (default on) */
 } atoll_policy_cfg;
 
-/* How the simulated device runs blocks on its CUs (docs/simulator.md, "CU engines"): block by
- * block on each CU, or pooled over the CUs with one completion per group of blocks. */
-typedef enum atoll_sim_engine { ATOLL_ENGINE_BLOCKS, ATOLL_ENGINE_FLUID } atoll_sim_engine;
-/* What a scenario file runs with when it names no engine. */
-#define ATOLL_ENGINE_DEFAULT ATOLL_ENGINE_BLOCKS
+/* How the simulated device runs blocks on its CUs (docs/simulator.md, "CU engines"): pooled over
+ * the CUs with one completion per group of blocks (the default), or block by block on each CU. */
+typedef enum atoll_sim_engine { ATOLL_ENGINE_FLUID, ATOLL_ENGINE_BLOCKS } atoll_sim_engine;
+/* What a scenario runs with when it names no engine (the zero value, for scenarios built in code). */
+#define ATOLL_ENGINE_DEFAULT ATOLL_ENGINE_FLUID
 
 typedef enum atoll_cmp { ATOLL_CMP_LE, ATOLL_CMP_GE, ATOLL_CMP_LT, ATOLL_CMP_GT } atoll_cmp;
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs DISB A-E under each policy with both CU engines (sim.engine = blocks, fluid) and writes the
+# differences into docs/simulator.md (between the BEGIN/END engine-diff markers): RT mean and p99
+# normalized latency, total normalized throughput, and the events each run took.
+#   tools/engine-diff.sh [ATOLL_BINARY]
+# Each cell: `atoll sim scenarios/disb/W.yaml --policy P --set sim.engine=E --json -`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+atoll=${1:-$here/build/release/bin/atoll}
+cd "$here"
+policies="rt-only seq streams orion reset reef"
+out=$(mktemp)
+trap 'rm -f "$out" "$out".*' EXIT
+for w in A B C D E; do
+  for p in $policies; do
+    for e in blocks fluid; do
+      # Bounds are REEF's: baselines violate them by design, so atoll's exit 1 is expected here.
+      "$atoll" sim "scenarios/disb/$w.yaml" --policy "$p" --set "sim.engine=$e" --json "$out.$w.$p.$e" \
+        > /dev/null 2>&1 || true
+    done
+  done
+done
+/usr/bin/python3 - "$out" "$policies" > "$out.table" <<'EOF'
+import json, sys
+base, policies = sys.argv[1], sys.argv[2].split()
+def load(w, p, e):
+    with open("%s.%s.%s.%s" % (base, w, p, e)) as f:
+        return json.load(f)
+def rel(a, b):
+    return "-" if a is None or b is None or a == 0 else "%+.1f%%" % (100.0 * (b - a) / a)
+def f2(v):
+    return "-" if v is None else "%.2f" % v
+print("| workload | policy | RT mean blocks / fluid | RT p99 blocks / fluid | throughput blocks / fluid | "
+      "events blocks / fluid |")
+print("|---|---|---|---|---|---|")
+for w in "ABCDE":
+    for p in policies:
+        b, f = load(w, p, "blocks"), load(w, p, "fluid")
+        bm, fm = b["rt"]["norm_latency"], f["rt"]["norm_latency"]
+        bt, ft = b["total_norm_throughput"], f["total_norm_throughput"]
+        print("| %s | %s | %s / %s (%s) | %s / %s (%s) | %.3f / %.3f (%s) | %d / %d |" % (
+            w, p, f2(bm["mean"]), f2(fm["mean"]), rel(bm["mean"], fm["mean"]), f2(bm["p99"]), f2(fm["p99"]),
+            rel(bm["p99"], fm["p99"]), bt, ft, rel(bt, ft), b["run"]["events"], f["run"]["events"]))
+EOF
+{
+  sed -n '1,/<!-- BEGIN engine-diff -->/p' docs/simulator.md
+  echo
+  echo "\`tools/engine-diff.sh\` (each cell: \`atoll sim scenarios/disb/W.yaml --policy P --set sim.engine=E --json -\`;"
+  echo "the bracket is fluid's difference from blocks):"
+  echo
+  cat "$out.table"
+  echo
+  sed -n '/<!-- END engine-diff -->/,$p' docs/simulator.md
+} > docs/simulator.md.new
+mv docs/simulator.md.new docs/simulator.md
+cat "$out.table"
