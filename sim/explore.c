@@ -73,6 +73,8 @@ typedef struct search {
   bool cut;      /* this run ended at a state seen before */
   bool settled;  /* this run ended where no bound's value can change any more */
   bool replaying; /* this run has not yet passed its last replayed choice */
+  /* Requests finished at the last event boundary before the run's first new choice. */
+  uint64_t done_at_replay_end;
   /* Fold mode: the clients whose requests the bounds (and the worst RT latency) read. */
   bool *relevant;
   int err;
@@ -184,8 +186,21 @@ static void take_rt_latency(search *x, const atoll_report *rep) {
     x->out->worst_rt_latency_us = v;
 }
 
-/* A cut-off run in fold mode: the maxima of its finished requests join the worst values. */
+static uint64_t finished_requests(const search *x, const atoll_run_results *res) {
+  uint64_t n = 0;
+  for (uint32_t c = 0; c < x->s->n_clients; c++)
+    for (uint32_t i = 0; i < res->clients[c].n; i++)
+      n += res->clients[c].req[i].done_ns >= 0;
+  return n;
+}
+
+/* A cut-off run in fold mode: the maxima of its finished requests join the worst values. Requests
+ * that finished before the event holding the run's last replayed choice were taken when an earlier
+ * run passed there (that run's values were taken when it ended or was cut), so a cut run with no
+ * request finished since adds nothing. */
 static int fold_past(search *x, const atoll_run_results *res) {
+  if (finished_requests(x, res) == x->done_at_replay_end)
+    return 0;
   atoll_report rep;
   int rc = atoll_report_compute(res, &rep);
   if (rc)
@@ -215,8 +230,12 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
   search *x = ctx;
   if (x->err)
     return false;
-  if (x->pos < x->len)
-    return true; /* still replaying: these states belong to runs already made */
+  if (x->pos < x->len) {
+    /* Still replaying: these states belong to runs already made. */
+    if (x->mode == ATOLL_EXPLORE_FOLD)
+      x->done_at_replay_end = finished_requests(x, atoll_sim_state_results(st));
+    return true;
+  }
   if (x->replaying) {
     x->replaying = false;
     x->out->replayed_events += atoll_sim_state_events(st);
@@ -373,6 +392,7 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
     x.pos = 0;
     x.cut = x.settled = false;
     x.replaying = true;
+    x.done_at_replay_end = 0;
     atoll_run_results res;
     rc = atoll_sim_run(&s, &so, &res);
     if (rc)
