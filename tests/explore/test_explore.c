@@ -308,6 +308,27 @@ static void state_limit_leaves_it_incomplete(void **state) {
   atoll_test_unload(t);
 }
 
+/* The verify scenarios reach every kind of choice point (counted in the nominal schedule). */
+static void every_kind_of_choice_is_met(void **state) {
+  (void)state;
+  uint32_t seen[ATOLL_CHOICE_KINDS] = {0};
+  const char *cases[][2] = {{SRC("scenarios/verify/tiny.yaml"), "reef"},
+                            {SRC("scenarios/verify/same-instant.yaml"), "streams"}};
+  for (uint32_t c = 0; c < 2; c++) {
+    atoll_test_scenario *t = load_with_policy(cases[c][0], cases[c][1]);
+    atoll_explore_opts o = {.max_states = 100};
+    atoll_explore_result r;
+    explore_ok(&t->s, &o, &r);
+    for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
+      seen[k] += r.choice_points[k];
+    atoll_explore_free(&r);
+    atoll_test_unload(t);
+  }
+  for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
+    if (seen[k] == 0)
+      fail_msg("no %s choice point in the verify scenarios", atoll_choice_kind_name((atoll_choice_kind)k));
+}
+
 static void replay_file_errors_are_located(void **state) {
   (void)state;
   const char *bad[][2] = {{"duration 0/3\nwait 1/2\n", "2:1: expected a choice kind"},
@@ -339,6 +360,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(seq_and_streams_violate_what_reef_proves),
     cmocka_unit_test(replay_reproduces_the_witness),
     cmocka_unit_test(state_limit_leaves_it_incomplete),
+    cmocka_unit_test(every_kind_of_choice_is_met),
     cmocka_unit_test(replay_file_errors_are_located),
 };
 
