@@ -6,6 +6,7 @@
 #   tools/install-deps.sh --fuzz     also clang and its libFuzzer runtime, for tools/fuzz
 #   tools/install-deps.sh --gpu      also the HIP compiler and runtime (ROCm 5.2, ~650 MB) for
 #                                    -DATOLL_HIP=ON; CUDA comes from NVIDIA's toolkit in /usr/local/cuda
+#   tools/install-deps.sh --proofs   also Frama-C (WP), Why3, Z3, CVC4 and Spin (~1 GB) for proofs/run
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config libyaml-dev libcmocka-dev python3 graphviz python3-matplotlib valgrind)
@@ -14,7 +15,8 @@ while [ $# -gt 0 ]; do
     --extra) shift; packages+=($1) ;;
     --gpu) packages+=(hipcc libamdhip64-dev rocm-device-libs) ;;
     --fuzz) packages+=(clang libclang-rt-dev) ;;
-    *) echo "usage: $0 [--extra 'PKG ...'] [--gpu] [--fuzz]" >&2; exit 2 ;;
+    --proofs) packages+=(frama-c-base why3 z3 cvc4 spin); proofs=1 ;;
+    *) echo "usage: $0 [--extra 'PKG ...'] [--gpu] [--fuzz] [--proofs]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -34,3 +36,7 @@ echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq "${missing[@]}" >/dev/null
+# Why3 finds the provers it drives (Z3, CVC4) only once told to look.
+if [ "${proofs:-0}" = 1 ]; then
+  why3 config detect >/dev/null
+fi
