@@ -459,11 +459,11 @@ int main(int argc, char **argv) {
     rss_end[rounds] = rss_bytes();
     printf("round %3u  %6.1f s (run %.1f s)  issued %6" PRIu64 "  completed %6" PRIu64 "  dropped %3" PRIu64 "  failed %3" PRIu64
            "  in flight at stop %2" PRIu64 "  preemptions %5" PRIu64 " (CU resets %5" PRIu64 ", killed %5" PRIu64
-           ", evicted %5" PRIu64 ")  verified %6" PRIu64 " mismatches %" PRIu64 "  RSS peak %.1f, after %.1f MiB (heap in use %.1f)\n",
+           ", evicted %5" PRIu64 ")  verified %6" PRIu64 " mismatches %" PRIu64 "  RSS peak %.1f, after %.2f MiB (heap in use %.0f KiB)\n",
            rounds, (double)(mono_ns() - t_start) / 1e9, run_wall, t.issued, t.completed, t.dropped, t.failed, t.in_flight,
            t.preemptions, t.cu_resets, t.killed, t.evicted, t.verified, t.mismatches,
            (double)rss_peak(rounds, rounds + 1) / 1048576.0, (double)rss_end[rounds] / 1048576.0,
-           (double)heap_in_use() / 1048576.0);
+           (double)heap_in_use() / 1024.0);
     rounds++;
   }
   double wall = (double)(mono_ns() - t_start) / 1e9;
