@@ -423,7 +423,8 @@ static bool blocks_event_hash(const atoll_cu_model *m, uint64_t p, uint64_t *h) 
   uint32_t w = atoll_simev_id(p);
   if (w >= b->n_waves || b->waves[w].gen != atoll_simev_gen(p))
     return false; /* cancelled: handling it does nothing */
-  *h = wave_hash(b, &b->waves[w], *h);
+  if (h)
+    *h = wave_hash(b, &b->waves[w], *h);
   return true;
 }
 

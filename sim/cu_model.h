@@ -86,7 +86,8 @@ uint64_t atoll_cu_rt_beside_be(const atoll_cu_model *m);
 uint64_t atoll_cu_groups(const atoll_cu_model *m);
 /* The explorer's view (blocks engine only; ATOLL_ENOTSUP for fluid): folds the state that decides
  * what the CUs do next into *h (not statistics, not slot numbers), and for one of the model's
- * events whether it is still live and, if so, a hash of what it will do (its wave's contents). */
+ * events whether it is still live and, if so and h is not NULL, a hash of what it will do (its
+ * wave's contents). */
 int atoll_cu_hash(const atoll_cu_model *m, uint64_t *h);
 bool atoll_cu_event_hash(const atoll_cu_model *m, uint64_t payload, uint64_t *h);
 

@@ -215,10 +215,12 @@ static void runner_free(runner *r) {
   free(r->gens);
 }
 
-/* Whether an event would do anything when handled (cancelled waves do nothing); its hash in *h. */
+/* Whether an event would do anything when handled (cancelled waves do nothing); its hash in *h
+ * unless h is NULL. */
 static bool event_live(const runner *r, uint64_t p, uint64_t *h) {
   if (atoll_simev_type(p) == ATOLL_SIMEV_ARRIVAL) {
-    *h = atoll__hmix(*h, p);
+    if (h)
+      *h = atoll__hmix(*h, p);
     return true;
   }
   return atoll_simdev_event_hash(r->dev, p, h);
@@ -232,9 +234,8 @@ enum { MAX_TIES = 64 };
  * again. Returns false for a cancelled event, which is dropped. */
 static bool next_chosen(runner *r, int64_t *t, uint64_t *p) {
   struct atoll_heap_item first, ties[MAX_TIES];
-  uint64_t h = 0;
   atoll_evq_pop_item(&r->evq, &first);
-  if (!event_live(r, first.value, &h))
+  if (!event_live(r, first.value, NULL))
     return false;
   uint32_t n = 0;
   ties[n++] = first;
@@ -242,7 +243,7 @@ static bool next_chosen(runner *r, int64_t *t, uint64_t *p) {
   while (n < MAX_TIES && atoll_evq_peek_item(&r->evq, &next) && next.time == first.time &&
          atoll_evq_class(next.order) == atoll_evq_class(first.order)) {
     atoll_evq_pop_item(&r->evq, &next);
-    if (event_live(r, next.value, &h))
+    if (event_live(r, next.value, NULL))
       ties[n++] = next;
   }
   uint32_t k = atoll_choose(r->chooser, ATOLL_CHOICE_TIE, n);
@@ -287,7 +288,8 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
   /* Pending events as a multiset: cancelled ones are left out, slot numbers replaced by what the
    * event is. */
   uint32_t n = atoll_evq_count(&r->evq), m = 0;
-  ev_key *keys = malloc((n ? n : 1) * sizeof *keys);
+  ev_key local[64];
+  ev_key *keys = n <= 64 ? local : malloc(n * sizeof *keys);
   if (!keys)
     return ATOLL_ENOMEM;
   for (uint32_t i = 0; i < n; i++) {
@@ -300,7 +302,8 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
   h = atoll__hmix(h, m);
   for (uint32_t i = 0; i < m; i++)
     h = atoll__hmix(atoll__hmix(atoll__hmix(h, (uint64_t)keys[i].time), keys[i].cls), keys[i].h);
-  free(keys);
+  if (keys != local)
+    free(keys);
   const atoll_scenario *s = r->s;
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client_gen *g = &r->gens[c];

@@ -894,6 +894,8 @@ int atoll_simdev_hash(const atoll_simdev *d, bool with_marks, uint64_t *hp) {
 
 bool atoll_simdev_event_hash(const atoll_simdev *d, uint64_t p, uint64_t *h) {
   uint32_t type = atoll_simev_type(p), id = atoll_simev_id(p);
+  if (!h) /* only whether it is live */
+    return type != ATOLL_SIMEV_WAVE_END || atoll_cu_event_hash(d->cu, p, NULL);
   *h = atoll__hmix(*h, type);
   switch (type) {
   case ATOLL_SIMEV_WAVE_END:

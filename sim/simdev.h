@@ -103,8 +103,9 @@ uint64_t atoll_simdev_rt_beside_be(const atoll_simdev *d);
 uint64_t atoll_simdev_cu_groups(const atoll_simdev *d);
 /* The explorer's view: folds the device's state that decides what happens next (queues, the CP,
  * copy engines, the CUs; not statistics) into *h, with the marks of the preemption being measured
- * when with_marks; ATOLL_ENOTSUP when the CU engine cannot say (fluid). For one of the device's events: false when it is stale (handling it would do nothing),
- * else true with a hash of what it is, independent of slot numbers and scheduling order. */
+ * when with_marks; ATOLL_ENOTSUP when the CU engine cannot say (fluid). For one of the device's
+ * events: false when it is stale (handling it would do nothing), else true, with (h not NULL) a
+ * hash of what it is, independent of slot numbers and scheduling order. */
 int atoll_simdev_hash(const atoll_simdev *d, bool with_marks, uint64_t *h);
 bool atoll_simdev_event_hash(const atoll_simdev *d, uint64_t payload, uint64_t *h);
 /* The timing the device uses for (model, op). */
