@@ -25,6 +25,8 @@
 
 enum { MAX_QUEUES = 64, MAX_RANGES = 1 + ATOLL_NPAD_MAX, DONE_LIST = MAX_QUEUES * MAX_RANGES + 8 };
 enum { DECIDE_NONE = 0, DECIDE_RUN = 1, DECIDE_EVICT = 2 };
+/* How long an idle worker, and a reset waiting for its kills, poll before sleeping. */
+static const int64_t IDLE_POLL_NS = 50000;
 
 static atoll_ncpu_block_fn block_fn = ak_run_block;
 
@@ -101,7 +103,8 @@ struct cpu_dev {
   uint32_t n_slots;
   pthread_t cp;
   uint8_t cp_running, stop;
-  uint32_t killing;    /* killed launches with blocks still running */
+  atomic_uint killing; /* killed launches with blocks still running (changed under mu) */
+  atomic_uint work_gen; /* bumped under mu whenever blocks become claimable (idle workers poll it) */
   uint64_t next_ticket; /* report batches, in the order they were collected (flush) */
   atomic_ullong serving;
   uint32_t rr;         /* rotation among equal-priority launches */
@@ -184,6 +187,7 @@ static void activate(cpu_dev *d, launch *l) {
   l->active = 1;
   l->anext = d->active;
   d->active = l;
+  atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
   pthread_cond_broadcast(&d->work_cv);
 }
 
@@ -339,7 +343,17 @@ static void *worker_main(void *arg) {
     uint32_t ri = 0;
     launch *l = pick(d, s->cu, &ri);
     if (!l) {
-      pthread_cond_wait(&d->work_cv, &d->mu);
+      /* Idle: poll for new work a little before sleeping. Kernels of a queue follow each other, and
+       * the RT kernel after a preemption comes microseconds after the kill; a sleeping worker
+       * would add a wake-up to each. */
+      uint32_t gen = atomic_load_explicit(&d->work_gen, memory_order_acquire);
+      pthread_mutex_unlock(&d->mu);
+      int64_t until = now_ns(d) + IDLE_POLL_NS;
+      while (atomic_load_explicit(&d->work_gen, memory_order_acquire) == gen && now_ns(d) < until)
+        sched_yield();
+      pthread_mutex_lock(&d->mu);
+      if (atomic_load_explicit(&d->work_gen, memory_order_relaxed) == gen && !d->stop)
+        pthread_cond_wait(&d->work_cv, &d->mu);
       continue;
     }
     d->rr++;
@@ -388,6 +402,7 @@ static void *worker_main(void *arg) {
     } else if (all_finished(l)) {
       complete(d, l, ATOLL_ND_OK, &n);
     } else {
+      atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
       pthread_cond_broadcast(&d->work_cv); /* occupancy room freed on this CU */
     }
     flush(d, &n);
@@ -482,6 +497,9 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
   d->cus = cus;
   d->slots = slots;
   d->n_slots = cus * slots;
+  atomic_init(&d->killing, 0);
+  atomic_init(&d->work_gen, 0);
+  atomic_init(&d->serving, 0);
   clock_gettime(CLOCK_MONOTONIC, &d->t0);
   d->slot = calloc(d->n_slots, sizeof *d->slot);
   if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
@@ -689,7 +707,16 @@ static int cpu_reset_cus(void *be) {
    * could otherwise evict the next launch of one of their queues and report it first, out of the
    * queue's order (backend.h). */
   flush(d, &n);
-  while (d->killing > 0)
+  /* The killed blocks stop at their next preemption point, microseconds of work away: poll for
+   * that before sleeping, or every preemption would pay a wake-up. */
+  if (atomic_load(&d->killing) > 0) {
+    pthread_mutex_unlock(&d->mu);
+    int64_t until = now_ns(d) + IDLE_POLL_NS;
+    while (atomic_load(&d->killing) > 0 && now_ns(d) < until)
+      sched_yield();
+    pthread_mutex_lock(&d->mu);
+  }
+  while (atomic_load(&d->killing) > 0)
     pthread_cond_wait(&d->kill_cv, &d->mu);
   pthread_mutex_unlock(&d->mu);
   return 0;

@@ -835,6 +835,11 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   for (uint32_t c = 0; c < nc; c++)
     if (r.cl[c].running)
       pthread_join(r.cl[c].th, NULL);
+  /* The run's statistics are taken when the scheduler stops: the tear-down's own evictions and
+   * kills (quiesce) are not the run's. */
+  atoll_nrt_stop(r.rt);
+  atoll_nrt_stats st;
+  atoll_nrt_stats_get(r.rt, &st);
   atoll_nrt_quiesce(r.rt);
   clock_gettime(CLOCK_MONOTONIC, &w1);
   atoll_timeline_finish(&r.tl, s->duration_ns);
@@ -842,8 +847,6 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   res->cu_busy_ns = busy1 - busy0;
   res->cu_busy_rt_ns = rt1 - rt0;
   res->cu_busy_be_ns = be1 - be0;
-  atoll_nrt_stats st;
-  atoll_nrt_stats_get(r.rt, &st);
   res->events = st.events;
   if (info)
     info->stats = st;
