@@ -1,15 +1,17 @@
 /* bench_native_preempt: preemption latency on the native CPU device (REEF Fig. 20), reset-based
  * against wait-based, as the number of best-effort kernels queued behind the running one grows.
  *
- * One CU (--cus 1 by default), its worker pinned to the last CPU and the scheduler thread to the
- * first. A closed-loop BE client runs a model of N spin kernels (each about --kernel-us long, a
+ * One CU (--cus 1 by default), its worker pinned to the last CPU. A closed-loop BE client runs a model of N spin kernels (each about --kernel-us long, a
  * preemption point every ~1 us of work); an RT client sends a one-kernel request at Poisson times.
  * Every RT arrival that finds BE work on the device is a preemption; its latency runs from the
  * arrival to the RT request's first kernel passing its prologue (the report's definition). With N
  * kernels per task and restarts at the interrupted kernel, the queue at a preemption is N less the
  * task's progress: the bench prints the mean queued (launched, not completed) BE commands it saw.
  *
- *   bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin]
+ *   bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] [--pin-host]
+ *
+ * The CU workers are pinned (to the last CPU for --cus 1); --pin-host also pins the scheduler thread
+ * to the first CPU. BENCH_ONLY=N,policy runs one point; BENCH_TRACE=FILE writes its timeline.
  *
  * Prints one row per (N, policy): preemptions, mean queued, p50 and p99 latency in us, then the
  * ratios the acceptance names: reset p50 at N=10000 over N=10, and reset p99 over wait p99. */
@@ -133,7 +135,7 @@ typedef struct point {
 } point;
 
 static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_t iters, double rate, int64_t ms,
-                     int pin, point *out) {
+                     int pin, int pin_host, point *out) {
   spin_model be, rt;
   build(&be, "be_chain", n, iters, 1);
   build(&rt, "rt_one", 1, 1000, 0);
@@ -152,16 +154,30 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
   int64_t alone[2] = {100000, 100000};
   tap_state ts = {0};
   atoll_core_observer tap = {.task_preempted = on_preempted};
-  atoll_native_opts o = {.device = "cpu", .cus = cus, .pin_threads = pin != 0, .sched_cpu = pin ? 0 : -1,
+  atoll_native_opts o = {.device = "cpu", .cus = cus, .pin_threads = pin != 0, .sched_cpu = pin_host ? 0 : -1,
                          .nmodels = nm, .standalone_ns = alone, .tap = &tap, .tap_ctx = &ts};
+  atoll_trace trace;
+  const char *trace_path = getenv("BENCH_TRACE"); /* a timeline of the run (with BENCH_ONLY) */
+  if (trace_path && atoll_trace_open(&trace, trace_path) == 0)
+    o.trace = &trace;
   atoll_run_results res;
   char err[256];
   int rc = atoll_native_run(&s, &o, &res, NULL, err, sizeof err);
+  if (o.trace)
+    atoll_trace_close(o.trace);
   if (rc) {
     fprintf(stderr, "bench_native_preempt: %s (%s)\n", atoll_strerror(rc), err);
     destroy(&be);
     destroy(&rt);
     return rc;
+  }
+  if (getenv("BENCH_DEBUG")) {
+    uint32_t done[2] = {0, 0};
+    for (int c = 0; c < 2; c++)
+      for (uint32_t i = 0; i < res.clients[c].n; i++)
+        done[c] += res.clients[c].req[i].done_ns >= 0;
+    fprintf(stderr, "debug: rt %u/%u done, be %u/%u done, %u preemption records\n", done[0], res.clients[0].n, done[1],
+            res.clients[1].n, res.n_preemptions);
   }
   int64_t *lat = malloc((res.n_preemptions + 1) * sizeof *lat);
   uint32_t k = 0;
@@ -178,18 +194,23 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
   return 0;
 }
 
-/* Iterations of the spin kernel (one thread) that take about `us` here. */
+/* Iterations of the spin kernel (one thread) that take about `us` here: the fastest of 20 runs,
+ * which a busy machine slows least. */
 static uint32_t calibrate(double us) {
   float out = 0;
-  ak_args a = {.p = {&out}, .i = {1000000, 1000}};
+  ak_args a = {.p = {&out}, .i = {200000, 1000}};
   ak_ctx c = {.block = 0, .grid = 1, .threads = 1};
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (int i = 0; i < 5; i++)
+  double best = INFINITY;
+  for (int i = 0; i < 20; i++) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     ak_run_block(AK_K_SPIN, &a, &c);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 5.0;
-  double per_iter = ns / 1e6;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+    if (ns < best)
+      best = ns;
+  }
+  double per_iter = best / 200000.0;
   return (uint32_t)(us * 1000.0 / (per_iter > 0 ? per_iter : 1));
 }
 
@@ -197,7 +218,7 @@ int main(int argc, char **argv) {
   uint32_t cus = 1;
   double kernel_us = 500, rate = 200;
   int64_t ms = 3000;
-  int pin = 1;
+  int pin = 1, pin_host = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--cus") == 0 && i + 1 < argc)
       cus = (uint32_t)atoi(argv[++i]);
@@ -209,22 +230,35 @@ int main(int argc, char **argv) {
       ms = atoll(argv[++i]);
     else if (strcmp(argv[i], "--no-pin") == 0)
       pin = 0;
+    else if (strcmp(argv[i], "--pin-host") == 0)
+      pin_host = 1;
     else {
-      fprintf(stderr, "usage: bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin]\n");
+      fprintf(stderr, "usage: bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
+                      "[--pin-host]\n");
       return 2;
     }
   }
   uint32_t iters = calibrate(kernel_us);
-  printf("native preemption latency: %u CU(s)%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
+  printf("native preemption latency: %u CU(s)%s%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
          "%lld ms per point (first 10%% warm-up)\n",
-         cus, pin ? ", threads pinned" : "", kernel_us, iters, rate, (long long)ms);
+         cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
+         (long long)ms);
   printf("%8s %7s %12s %12s %10s %10s\n", "kernels", "policy", "preemptions", "mean_queued", "p50_us", "p99_us");
   static const uint32_t ns[4] = {10, 100, 1000, 10000};
   point pt[4][2];
+  const char *only = getenv("BENCH_ONLY"); /* "N,policy": one point, for investigation */
   for (int k = 0; k < 4; k++)
     for (int p = 0; p < 2; p++) {
+      if (only) {
+        char want[32];
+        snprintf(want, sizeof want, "%u,%s", ns[k], p == 0 ? "reset" : "wait");
+        if (strcmp(only, want) != 0) {
+          memset(&pt[k][p], 0, sizeof pt[k][p]);
+          continue;
+        }
+      }
       atoll_policy_kind pol = p == 0 ? ATOLL_POLICY_RESET : ATOLL_POLICY_WAIT;
-      if (run_point(ns[k], pol, cus, iters, rate, ms, pin, &pt[k][p]) != 0)
+      if (run_point(ns[k], pol, cus, iters, rate, ms, pin, pin_host, &pt[k][p]) != 0)
         return 1;
       printf("%8u %7s %12u %12.1f %10.1f %10.1f\n", ns[k], atoll_policy_name(pol), pt[k][p].preemptions,
              pt[k][p].queued, pt[k][p].p50 / 1e3, pt[k][p].p99 / 1e3);

@@ -514,7 +514,8 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
   else
     d->cp_running = 1;
   /* CU c's workers share one CPU when pinned, counted from the last CPU down, so that with fewer
-   * CUs than CPUs the first CPU is left to the host threads (scheduler, CP, transmit). */
+   * CUs than CPUs the first CPU is left to the host threads (scheduler, CP, transmit). Those are
+   * not pinned: on a busy machine a pinned host thread waits for its CPU while another is free. */
   for (uint32_t i = 0; rc == 0 && i < d->n_slots; i++) {
     slot *s = &d->slot[i];
     s->d = d;
@@ -528,8 +529,6 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
     if (cfg->pin_threads)
       pin(s->th, ncpu - 1 - (s->cu % ncpu));
   }
-  if (rc == 0 && cfg->pin_threads && d->cp_running)
-    pin(d->cp, 0);
   if (rc) {
     snprintf(err, err_len, "cpu back-end: cannot start its threads");
     cpu_close(d);
@@ -712,8 +711,10 @@ static int cpu_reset_cus(void *be) {
   if (atomic_load(&d->killing) > 0) {
     pthread_mutex_unlock(&d->mu);
     int64_t until = now_ns(d) + IDLE_POLL_NS;
+    /* A plain spin: the killed blocks run on the CUs' threads, and yielding here would hand this
+     * CPU to whatever else waits for it for a whole time slice. */
     while (atomic_load(&d->killing) > 0 && now_ns(d) < until)
-      sched_yield();
+      ;
     pthread_mutex_lock(&d->mu);
   }
   while (atomic_load(&d->killing) > 0)

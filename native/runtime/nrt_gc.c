@@ -3,6 +3,9 @@
  * A synchronous HQ reset frees every dropped command before the preemption can go on, so its cost
  * grows with the queue; with asynchronous reclamation the reset only cuts the list off and hands
  * it here, which makes the preemption's host work constant. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "atoll/error.h"
@@ -23,6 +26,12 @@ void atoll__nrt_free_nodes(hq_node *list, uint32_t *count) {
 
 static void *gc_main(void *arg) {
   atoll_nrt *r = arg;
+#ifdef SCHED_IDLE
+  /* Reclamation is background work: it runs when a CPU has nothing else to do, so that freeing a
+   * long dropped queue never delays the preemption that dropped it (nor anything else). */
+  struct sched_param idle = {.sched_priority = 0};
+  pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+#endif
   pthread_mutex_lock(&r->gc_mu);
   for (;;) {
     while (!r->gc_list && !r->gc_stop)
