@@ -492,40 +492,79 @@ int atoll_native_measure_model(const atoll_native_opts *o, const atoll_nmodel *n
     most = nm->tensors[t].bytes > most ? nm->tensors[t].bytes : most;
   if (rc == 0 && !(host = calloc(1, most ? most : 1)))
     rc = ATOLL_ENOMEM;
+  /* Every launch to measure, as (op, version, occupancy): measured in interleaved passes, one
+   * sample of each per pass, so that each figure's samples spread over the whole measurement and a
+   * burst of load on the machine touches every figure alike rather than a few of them whole. */
+  typedef struct item {
+    uint32_t op, v, k;
+    atoll_nlaunch l;
+    int64_t *samples;
+  } item;
+  uint32_t n_items = 0, cap_items = nm->n_ops * ATOLL_NMODEL_MAX_VERSIONS * (slots ? slots : 1);
+  item *items = rc == 0 ? calloc(cap_items ? cap_items : 1, sizeof *items) : NULL;
+  int64_t *samples = rc == 0 ? calloc((size_t)(cap_items ? cap_items : 1) * repeats, sizeof *samples) : NULL;
+  if (rc == 0 && (!items || !samples))
+    rc = ATOLL_ENOMEM;
   for (uint32_t i = 0; rc == 0 && i < nm->n_ops; i++) {
     const atoll_nop *op = &nm->ops[i];
     if (op->kind != ATOLL_OP_KERNEL) {
       uint32_t t = op->ptr[0];
-      atoll_nlaunch c = {.kind = op->kind == ATOLL_OP_MEMCPY_H2D   ? ATOLL_NL_COPY_H2D
-                                 : op->kind == ATOLL_OP_MEMCPY_D2H ? ATOLL_NL_COPY_D2H
-                                                                   : ATOLL_NL_MEMSET,
-                         .dst = op->kind == ATOLL_OP_MEMCPY_D2H ? host : dev[t],
-                         .src = op->kind == ATOLL_OP_MEMCPY_D2H ? dev[t] : host,
-                         .bytes = nm->tensors[t].bytes,
-                         .value = op->value};
-      copy_ns[i] = isolated_median(&p, &c, repeats);
-      if (copy_ns[i] <= 0)
-        copy_ns[i] = 1;
+      item *it = &items[n_items];
+      *it = (item){.op = i, .samples = samples + (size_t)n_items * repeats};
+      it->l = (atoll_nlaunch){.kind = op->kind == ATOLL_OP_MEMCPY_H2D   ? ATOLL_NL_COPY_H2D
+                                      : op->kind == ATOLL_OP_MEMCPY_D2H ? ATOLL_NL_COPY_D2H
+                                                                        : ATOLL_NL_MEMSET,
+                              .dst = op->kind == ATOLL_OP_MEMCPY_D2H ? host : dev[t],
+                              .src = op->kind == ATOLL_OP_MEMCPY_D2H ? dev[t] : host,
+                              .bytes = nm->tensors[t].bytes,
+                              .value = op->value};
+      n_items++;
       continue;
     }
-    for (uint32_t v = 0; rc == 0 && v < op->n_versions; v++) {
+    for (uint32_t v = 0; v < op->n_versions; v++) {
+      uint32_t max_occ = op->v[v].occupancy < slots ? op->v[v].occupancy : slots;
+      for (uint32_t k = 1; k <= (max_occ ? max_occ : 1); k++) {
+        item *it = &items[n_items];
+        *it = (item){.op = i, .v = v, .k = k, .l = kernel_launch(nm, i, v, dev, k),
+                     .samples = samples + (size_t)n_items * repeats};
+        n_items++;
+      }
+    }
+  }
+  for (uint32_t w = 0; rc == 0 && w < 2; w++) /* warm-up passes */
+    for (uint32_t j = 0; j < n_items; j++)
+      isolated(&p, &items[j].l);
+  for (uint32_t pass = 0; rc == 0 && pass < repeats; pass++)
+    for (uint32_t j = 0; rc == 0 && j < n_items; j++)
+      if ((items[j].samples[pass] = isolated(&p, &items[j].l)) < 0)
+        rc = ATOLL_EIO;
+  for (uint32_t j = 0; rc == 0 && j < n_items; j++) {
+    const item *it = &items[j];
+    int64_t t = median(it->samples, repeats);
+    if (t <= 0)
+      t = 1;
+    if (nm->ops[it->op].kind != ATOLL_OP_KERNEL) {
+      copy_ns[it->op] = t;
+      continue;
+    }
+    occ[((size_t)it->op * ATOLL_NMODEL_MAX_VERSIONS + it->v) * slots + it->k - 1] = t;
+  }
+  for (uint32_t i = 0; rc == 0 && i < nm->n_ops; i++) {
+    const atoll_nop *op = &nm->ops[i];
+    for (uint32_t v = 0; op->kind == ATOLL_OP_KERNEL && v < op->n_versions; v++) {
       uint32_t max_occ = op->v[v].occupancy < slots ? op->v[v].occupancy : slots;
       if (max_occ == 0)
         max_occ = 1;
       atoll_nmodel_vtime *x = &vt[(size_t)i * ATOLL_NMODEL_MAX_VERSIONS + v];
       int64_t *per = &occ[((size_t)i * ATOLL_NMODEL_MAX_VERSIONS + v) * slots];
-      for (uint32_t k = 1; rc == 0 && k <= max_occ; k++) {
-        atoll_nlaunch l = kernel_launch(nm, i, v, dev, k);
-        per[k - 1] = isolated_median(&p, &l, repeats);
-        if (per[k - 1] <= 0)
-          rc = ATOLL_EIO;
-      }
       /* The normal launch runs at the most blocks per CU the device gives the kernel. */
       x->time_ns = per[max_occ - 1];
       x->per_occupancy_ns = max_occ > 1 ? per : NULL;
       x->n_per_occupancy = max_occ > 1 ? max_occ : 0;
     }
   }
+  free(items);
+  free(samples);
   free(host);
   free_tensors(&p, nm, dev);
   probe_close(&p);
@@ -575,7 +614,7 @@ int atoll_native_measure_model(const atoll_native_opts *o, const atoll_nmodel *n
     o2.trace = NULL;
     o2.tap = NULL;
     o2.verify = false;
-    rc = atoll_native_standalone_ns(&s, &o2, 0, 9, &m.measured_latency_ns, err, err_len);
+    rc = atoll_native_standalone_ns(&s, &o2, 0, 21, &m.measured_latency_ns, err, err_len);
   }
   if (rc == 0)
     *out = m;

@@ -924,7 +924,7 @@ int atoll_native_run(const atoll_scenario *s, const atoll_native_opts *o, atoll_
     if (o->standalone_ns)
       res->standalone_ns[m] = o->standalone_ns[m];
     else
-      rc = atoll_native_standalone_ns(s, o, m, 5, &res->standalone_ns[m], err, err_len);
+      rc = atoll_native_standalone_ns(s, o, m, 11, &res->standalone_ns[m], err, err_len);
   }
   if (rc == 0)
     rc = run_once(s, o, 0, res, info, err, err_len);

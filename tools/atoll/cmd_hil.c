@@ -102,7 +102,7 @@ int atoll_cmd_hil(int argc, char **argv) {
     rc = atoll_native_measure_device(&no, "hil", nm, s.n_models, &a, &g, &note, err, sizeof err);
   for (uint32_t m = 0; rc == 0 && m < s.n_models; m++) {
     h.models[m] = s.models[m];
-    rc = atoll_native_measure_model(&no, nm[m], &g, 9, &a, &h.models[m].model, err, sizeof err);
+    rc = atoll_native_measure_model(&no, nm[m], &g, 15, &a, &h.models[m].model, err, sizeof err);
     alone[m] = h.models[m].model.measured_latency_ns;
   }
   if (rc) {

@@ -116,7 +116,7 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
   }
   for (uint32_t k = 0; k < n; k++) {
     atoll_model m;
-    rc = atoll_native_measure_model(o, uniq[k], &g, 9, &a, &m, err, sizeof err);
+    rc = atoll_native_measure_model(o, uniq[k], &g, 15, &a, &m, err, sizeof err);
     if (rc) {
       atoll_arena_free(&a);
       return atoll__native_fail("native --profile", rc, err);
