@@ -484,7 +484,10 @@ static void pin(pthread_t t, uint32_t index) {
 
 static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len) {
   uint32_t ncpu = online_cpus();
-  uint32_t cus = cfg->cus ? cfg->cus : ncpu;
+  /* One CPU is left to the host threads by default (scheduler, CP, transmit, clients), as a GPU's
+   * host has its own CPU: with every CPU running a CU, each scheduler wake-up waits for a kernel's
+   * time slice to end (milliseconds) before a preemption can even begin. */
+  uint32_t cus = cfg->cus ? cfg->cus : ncpu > 1 ? ncpu - 1 : 1;
   uint32_t slots = cfg->slots_per_cu ? cfg->slots_per_cu : ATOLL_NCPU_DEFAULT_SLOTS;
   if (cus > ATOLL_NCPU_MAX_CUS || slots > 64) {
     snprintf(err, err_len, "cpu back-end: at most %d CUs and 64 slots per CU", ATOLL_NCPU_MAX_CUS);

@@ -5,14 +5,15 @@
  *                      as seen by a busy-polling waiter (the runtime's scheduler thread polls)
  *   cp_dispatch_ns     per kernel, when empty kernels run back to back on one queue
  *   hq_transmit_ns     through the runtime: launch of an empty kernel to its completion, less
- *                      launch_sync_ns (what the HQ and the transmit thread add)
+ *                      launch_sync_ns (what the HQ, the DQ bound and transmission add)
  *   hq_reset_per_cmd   a synchronous HQ reset of 10,000 queued commands, per command
  *   hq_reset_async     the same reset handing them to the GC thread
  *   evicted_kernel_ns  per launch, when flagged launches are retired back to back
  *   cu_reset_ns        reset_cus with a kernel of the given models running: the wait for each
  *                      running block's next preemption point (median over their kernels)
  *   copy costs         a 64-byte copy (latency) and a 16 MiB one (bandwidth)
- *   kernel_select_ns   one padding selection (core/dkp.c) for a kernel spread over every CU
+ *   kernel_select_ns   one padding selection (core/dkp.c): an RT kernel on half the CUs, two BE
+ *                      candidates
  * Costs the CPU back-end does not have are zero and the preset says why. */
 #define _GNU_SOURCE
 #include "nprofile.h"
@@ -362,9 +363,15 @@ static int measure_runtime(const atoll_native_opts *o, runtime_costs *rc_out, ch
   return rc;
 }
 
-/* One padding selection, as the core makes it per padded launch. */
-static int64_t time_selection(const atoll_gpu *g) {
-  atoll_kernel_shape rt = {.grid = {g->cus, 1, 1}, .block = {64, 1, 1}, .occupancy = 1, .time_ns = 200000,
+/* One padding selection, as the core makes it per padded launch: host work, timed on a device
+ * with CUs to spare (an RT kernel on half of them, two BE candidates for the rest), since a
+ * selection that finds no free CU returns before doing any. */
+static int64_t time_selection(const atoll_gpu *dev) {
+  atoll_gpu gg = *dev;
+  if (gg.cus < 8)
+    gg.cus = 8;
+  const atoll_gpu *g = &gg;
+  atoll_kernel_shape rt = {.grid = {g->cus / 2, 1, 1}, .block = {64, 1, 1}, .occupancy = 1, .time_ns = 200000,
                            .block_time_ns = 100000};
   atoll_kernel_shape be = {.grid = {4 * g->cus, 1, 1}, .block = {64, 1, 1}, .occupancy = 1, .time_ns = 100000,
                            .block_time_ns = 20000};

@@ -21,7 +21,7 @@ const atoll_subcommand atoll_cmd_native_def = {
     "\"native\"); standalone latencies are measured on the device first.\n"
     "\n"
     "  --device D         cpu (threads as CUs, always available), cuda or hip (loadable modules)\n"
-    "  --cus N            CUs of the CPU back-end (default: one per CPU)\n"
+    "  --cus N            CUs of the CPU back-end (default: one per CPU but one, left to the host threads)\n"
     "  --slots N          CPU back-end: resident blocks per CU (default 1)\n"
     "  --pin              pin CU workers (and the scheduler) to CPUs\n"
     "  --verify           compare every completed request's output bit for bit with the\n"

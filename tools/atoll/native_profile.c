@@ -30,7 +30,7 @@ static int mkdir_p(const char *path) {
 
 /* Where each preset cost comes from, in the order of atoll_gpu_costs (nprofile.c measures). */
 static const char *const cost_notes[13] = {
-    "measured: launch through the HQ and transmit thread to completion, less launch_sync",
+    "measured: launch through the runtime (HQ, DQ bound, transmit) to completion, less launch_sync",
     "measured: per kernel, empty kernels back to back on one queue",
     "the CPU CP serves queues independently: no switch cost",
     "measured: one empty kernel, submit to completion (median)",
@@ -39,7 +39,7 @@ static const char *const cost_notes[13] = {
     "measured: the same reset handing the commands to the GC thread",
     "measured: per launch, flagged launches retired back to back",
     "no fixed cost: the flag is a word the prologue reads",
-    "measured: one padding selection (core/dkp.c)",
+    "measured: one padding selection (core/dkp.c), two BE candidates",
     "measured: a 64-byte copy, submit to completion",
     "measured: a 16 MiB copy less the 64-byte one",
     "a padded launch is its block ranges: no proxy kernel"};
