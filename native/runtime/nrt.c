@@ -86,8 +86,8 @@ static void transmit_one(atoll_nrt *r, nrt_stream *s) {
   if (rc == 0)
     rc = r->cfg.be_ops->submit(r->be, s->q, &l);
   atomic_fetch_add_explicit(&r->st_launches, 1, memory_order_relaxed);
-  free(n->pad);
-  free(n);
+  n->next = NULL;
+  atoll__nrt_free_nodes(r, n, NULL);
   if (rc != 0) {
     /* Nothing will complete it: retire it here so the stream does not stall behind it. */
     atomic_fetch_add_explicit(&r->st_faults, 1, memory_order_relaxed);
@@ -193,7 +193,7 @@ void atoll__nrt_on_complete(void *ctx, uint64_t tag, atoll_ndone_status status) 
 static int64_t dev_now(void *ctx) { return atoll_nrt_now(ctx); }
 
 static void stream_free(nrt_stream *s) {
-  atoll__nrt_free_nodes(s->hq_head, NULL);
+  atoll__nrt_free_nodes(s->r, s->hq_head, NULL);
   free(s->rec);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->cv);
@@ -255,23 +255,19 @@ static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n
   nrt_stream *s = stream_of(r, sid);
   if (!s)
     return ATOLL_EINVAL;
-  hq_node *head = NULL, *tail = NULL;
-  for (uint32_t i = 0; i < n; i++) {
-    hq_node *node = malloc(sizeof *node);
-    if (!node) {
-      atoll__nrt_free_nodes(head, NULL);
-      atoll__nrt_set_failure(r, ATOLL_ENOMEM);
-      return ATOLL_ENOMEM;
-    }
-    *node = (hq_node){.cmd = cmds[i], .payload = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, &cmds[i]) : NULL};
-    if (tail)
-      tail->next = node;
-    else
-      head = node;
-    tail = node;
+  if (n == 0)
+    return 0;
+  hq_node *tail = NULL, *head = atoll__nrt_take_nodes(r, n, &tail);
+  if (!head) {
+    atoll__nrt_set_failure(r, ATOLL_ENOMEM);
+    return ATOLL_ENOMEM;
   }
-  if (head)
-    append(s, head, tail, n);
+  uint32_t i = 0;
+  for (hq_node *node = head; node; node = node->next, i++) {
+    node->cmd = cmds[i];
+    node->payload = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, &cmds[i]) : NULL;
+  }
+  append(s, head, tail, n);
   return 0;
 }
 
@@ -285,10 +281,10 @@ static int dev_launch_padded(void *ctx, uint32_t sid, const atoll_cmd *rt, uint3
   }
   if (n_parts == 0)
     return dev_launch(ctx, sid, rt, 1);
-  hq_node *node = malloc(sizeof *node);
+  hq_node *tail = NULL, *node = atoll__nrt_take_nodes(r, 1, &tail);
   hq_pad *pad = malloc(sizeof *pad);
   if (!node || !pad) {
-    free(node);
+    atoll__nrt_free_nodes(r, node, NULL);
     free(pad);
     atoll__nrt_set_failure(r, ATOLL_ENOMEM);
     return ATOLL_ENOMEM;
@@ -299,7 +295,9 @@ static int dev_launch_padded(void *ctx, uint32_t sid, const atoll_cmd *rt, uint3
     pad->parts[i] = parts[i];
     pad->payloads[i] = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, &parts[i].cmd) : NULL;
   }
-  *node = (hq_node){.cmd = *rt, .payload = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, rt) : NULL, .pad = pad};
+  node->cmd = *rt;
+  node->payload = r->cfg.payload ? r->cfg.payload(r->cfg.bind_ctx, rt) : NULL;
+  node->pad = pad;
   append(s, node, node, 1);
   return 0;
 }
@@ -322,7 +320,7 @@ static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *d
   if (async_reclaim)
     atoll__nrt_gc_give(r, head, tail);
   else
-    atoll__nrt_free_nodes(head, NULL);
+    atoll__nrt_free_nodes(r, head, NULL);
   atomic_fetch_add_explicit(&r->st_hq_reset, n, memory_order_relaxed);
   int64_t now = atoll_nrt_now(r);
   if (n > 0 && now > r->marks.hq_done_ns)
@@ -448,7 +446,12 @@ int atoll_nrt_create(atoll_nrt **out, const atoll_nrt_cfg *cfg, char *err, size_
   if (!r->cfg.stock_dq_capacity)
     r->cfg.stock_dq_capacity = 1024;
   clock_gettime(CLOCK_MONOTONIC, &r->t0);
-  int rc = atoll__nrt_inbox_init(r);
+  int rc = atoll__nrt_pool_init(r);
+  if (rc) {
+    free(r);
+    return rc;
+  }
+  rc = atoll__nrt_inbox_init(r);
   atoll_nbackend_cfg bc = cfg->be_cfg;
   bc.on_complete = atoll__nrt_on_complete;
   bc.on_start = atoll__nrt_on_start;
@@ -553,7 +556,7 @@ void atoll_nrt_quiesce(atoll_nrt *r) {
       s->flag_on = 1;
     }
     pthread_mutex_unlock(&s->mu);
-    atoll__nrt_free_nodes(head, NULL);
+    atoll__nrt_free_nodes(r, head, NULL);
   }
   if (r->cfg.be_ops->reset_cus && r->info.can_reset_cus)
     r->cfg.be_ops->reset_cus(r->be);
@@ -581,5 +584,6 @@ void atoll_nrt_destroy(atoll_nrt *r) {
     stream_free(r->streams[i]);
   if (r->in_buf)
     atoll__nrt_inbox_free(r);
+  atoll__nrt_pool_free(r);
   free(r);
 }

@@ -11,14 +11,87 @@
 #include "atoll/error.h"
 #include "nrt_internal.h"
 
-void atoll__nrt_free_nodes(hq_node *list, uint32_t *count) {
+enum { POOL_CHUNK = 1024 };
+
+int atoll__nrt_pool_init(atoll_nrt *r) { return pthread_mutex_init(&r->pool_mu, NULL) == 0 ? 0 : ATOLL_ENOMEM; }
+
+void atoll__nrt_pool_free(atoll_nrt *r) {
+  for (uint32_t i = 0; i < r->n_chunks; i++)
+    free(r->chunks[i]);
+  free(r->chunks);
+  r->chunks = NULL;
+  r->n_chunks = r->cap_chunks = 0;
+  r->pool = NULL;
+  pthread_mutex_destroy(&r->pool_mu);
+}
+
+/* Adds a chunk of nodes to the pool. Called with pool_mu held. */
+static int grow(atoll_nrt *r) {
+  if (r->n_chunks == r->cap_chunks) {
+    uint32_t cap = r->cap_chunks ? r->cap_chunks * 2 : 16;
+    void **nc = realloc(r->chunks, cap * sizeof *nc);
+    if (!nc)
+      return ATOLL_ENOMEM;
+    r->chunks = nc;
+    r->cap_chunks = cap;
+  }
+  hq_node *chunk = malloc(POOL_CHUNK * sizeof *chunk);
+  if (!chunk)
+    return ATOLL_ENOMEM;
+  r->chunks[r->n_chunks++] = chunk;
+  for (uint32_t i = 0; i < POOL_CHUNK; i++) {
+    chunk[i].next = i + 1 < POOL_CHUNK ? &chunk[i + 1] : r->pool;
+  }
+  r->pool = chunk;
+  return 0;
+}
+
+hq_node *atoll__nrt_take_nodes(atoll_nrt *r, uint32_t n, hq_node **tail) {
+  if (n == 0)
+    return NULL;
+  pthread_mutex_lock(&r->pool_mu);
+  hq_node *head = NULL, *last = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!r->pool && grow(r) != 0) {
+      /* Give back what was taken. */
+      if (last) {
+        last->next = r->pool;
+        r->pool = head;
+      }
+      pthread_mutex_unlock(&r->pool_mu);
+      return NULL;
+    }
+    hq_node *node = r->pool;
+    r->pool = node->next;
+    node->next = NULL;
+    node->pad = NULL;
+    if (last)
+      last->next = node;
+    else
+      head = node;
+    last = node;
+  }
+  pthread_mutex_unlock(&r->pool_mu);
+  *tail = last;
+  return head;
+}
+
+/* Reclaiming a command is per command: its padded parts (if any) are freed and the node goes back
+ * to the pool. That walk is what an asynchronous reset moves off the preemption's path. */
+void atoll__nrt_free_nodes(atoll_nrt *r, hq_node *list, uint32_t *count) {
   uint32_t n = 0;
-  while (list) {
-    hq_node *next = list->next;
-    free(list->pad);
-    free(list);
-    list = next;
+  hq_node *last = NULL;
+  for (hq_node *x = list; x; x = x->next) {
+    free(x->pad);
+    x->pad = NULL;
+    last = x;
     n++;
+  }
+  if (last) {
+    pthread_mutex_lock(&r->pool_mu);
+    last->next = r->pool;
+    r->pool = list;
+    pthread_mutex_unlock(&r->pool_mu);
   }
   if (count)
     *count = n;
@@ -41,7 +114,7 @@ static void *gc_main(void *arg) {
     int stop = r->gc_stop;
     pthread_mutex_unlock(&r->gc_mu);
     uint32_t n = 0;
-    atoll__nrt_free_nodes(list, &n);
+    atoll__nrt_free_nodes(r, list, &n);
     atomic_fetch_add_explicit(&r->st_gc_freed, n, memory_order_relaxed);
     pthread_mutex_lock(&r->gc_mu);
     if (stop && !r->gc_list)

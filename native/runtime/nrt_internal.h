@@ -111,6 +111,13 @@ struct atoll_nrt {
   uint64_t padded_parts; /* BE parts of padded launches that ran to the end */
   uint64_t resets;       /* CU resets issued (scheduler thread) */
 
+  /* HQ nodes come from a pool (nrt_gc.c): a launch of thousands of commands takes them in one
+   * lock instead of one malloc each, and reclaiming returns them. */
+  pthread_mutex_t pool_mu;
+  hq_node *pool;
+  void **chunks;
+  uint32_t n_chunks, cap_chunks;
+
   /* The GC thread. */
   pthread_t gc;
   uint8_t gc_running;
@@ -133,7 +140,12 @@ int atoll__nrt_set_timer(atoll_nrt *r, int64_t at, uint64_t cookie);
 int atoll__nrt_gc_start(atoll_nrt *r);
 void atoll__nrt_gc_stop(atoll_nrt *r);
 void atoll__nrt_gc_give(atoll_nrt *r, hq_node *head, hq_node *tail);
-void atoll__nrt_free_nodes(hq_node *list, uint32_t *count);
+/* Reclaims a chain of nodes (their padded parts, then the nodes themselves, back to the pool). */
+void atoll__nrt_free_nodes(atoll_nrt *r, hq_node *list, uint32_t *count);
+/* A chain of n zeroed nodes from the pool (*tail its last), or NULL when out of memory. */
+hq_node *atoll__nrt_take_nodes(atoll_nrt *r, uint32_t n, hq_node **tail);
+int atoll__nrt_pool_init(atoll_nrt *r);
+void atoll__nrt_pool_free(atoll_nrt *r);
 /* nrt.c */
 void atoll__nrt_on_complete(void *ctx, uint64_t tag, atoll_ndone_status status);
 void atoll__nrt_on_start(void *ctx, uint64_t tag);

@@ -13,13 +13,25 @@
 #include "native_fixture.h"
 #include "nrun.h"
 
+static int recalibrate; /* set when a run saw too few preemptions: the RT rate may be off */
+
 typedef struct outcome {
   uint32_t requests[8], completed[8];
   uint32_t preemptions, verified, mismatches;
   atoll_native_info info;
 } outcome;
 
+static void run_once(fx_scenario *f, uint32_t cus, outcome *o);
+
+/* A run; a run with very few preemptions asks for the RT rate to be measured again (a burst of
+ * load on the machine can have skewed the measurement it came from). */
 static void run(fx_scenario *f, uint32_t cus, outcome *o) {
+  run_once(f, cus, o);
+  if (o->preemptions < 5)
+    recalibrate = 1;
+}
+
+static void run_once(fx_scenario *f, uint32_t cus, outcome *o) {
   atoll_native_opts opts = fx_opts(f, cus);
   atoll_run_results res;
   char err[256];
@@ -53,9 +65,19 @@ static int64_t wall_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The BE chain: under ThreadSanitizer, whose slowdown makes every kernel long, the small one. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* The BE chain: under a sanitizer, whose slowdown makes every kernel long, the small one. A BE
+ * kernel longer than the time between RT arrivals never completes under reset-based preemption
+ * (it is killed and restarts each time), and the task would never reach its in-place kernels. */
 static const atoll_nmodel *be_chain(void) {
-#ifdef UNDER_TSAN
+#if defined(UNDER_TSAN) || defined(UNDER_ASAN)
   return fx_chain_be_small();
 #else
   return fx_chain_be();
@@ -77,7 +99,8 @@ static void rt_be_clients(const fx_scenario *f, uint32_t cus, double share, fx_c
   static const atoll_nmodel *known_model;
   static uint32_t known_cus;
   static int64_t alone;
-  if (known_model != f->nmodels[0] || known_cus != cus) {
+  if (known_model != f->nmodels[0] || known_cus != cus || recalibrate) {
+    recalibrate = 0;
     atoll_native_opts o = fx_opts(f, cus);
     char err[256];
     int rc = atoll_native_standalone_ns(&f->s, &o, 0, 5, &alone, err, sizeof err);
@@ -131,6 +154,10 @@ static void reset_restores_from_every_phase(void **state) {
     if (o.mismatches)
       fail_msg("seed %llu: %u of %u outputs differ from the reference", (unsigned long long)seed, o.mismatches,
                o.verified);
+    if (getenv("NATIVE_TEST_DEBUG"))
+      fprintf(stderr, "seed %llu: rate %.0f Hz, %u preemptions, %llu killed, %u group restores, BE %u done\n",
+              (unsigned long long)seed, f.clients[0].arrival.rate_hz, o.preemptions,
+              (unsigned long long)o.info.stats.killed, o.info.group_restores, o.completed[1]);
     hq += o.info.stats.hq_reset_cmds;
     dq += o.info.stats.evicted;
     killed += o.info.stats.killed;
