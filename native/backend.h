@@ -106,7 +106,10 @@ typedef struct atoll_nbackend_info {
   char name[64];      /* device name */
   uint32_t cus;
   uint32_t max_occupancy;
-  bool can_reset_cus; /* false on stock GPU drivers: fall back to lazy eviction + preemption points */
+  /* true when reset_cus is a hardware CU reset (CPU back-end, a patched GPU driver's hook); false on
+   * stock GPU drivers, where reset_cus kills through the kill words at in-kernel preemption points
+   * and queued launches leave by lazy eviction. The runtime uses reset_cus either way. */
+  bool can_reset_cus;
   bool can_pad;       /* padded launches supported */
 } atoll_nbackend_info;
 
@@ -133,7 +136,8 @@ typedef struct atoll_nbackend_ops {
   int (*set_flag)(void *be, atoll_nqueue *q, bool on);
   /* The execution index the prologue recorded (ATOLL_ENOENT when none yet). */
   int (*exec_index)(void *be, atoll_nqueue *q, uint64_t *tag);
-  /* Kill every running block now (NULL when the device cannot: stock GPU drivers). */
+  /* Kill every running block now: a CU reset or, without one (can_reset_cus false), the kill words
+   * at preemption points. NULL only when the back-end cannot kill at all. */
   int (*reset_cus)(void *be);
   /* Optional: CU-time integrals since open, in ns: the sum over CUs of the time at least one block
    * was resident, and the same restricted to RT and to BE blocks (atoll_nlaunch.rt). */

@@ -473,7 +473,10 @@ int atoll_nrt_create(atoll_nrt **out, const atoll_nrt_cfg *cfg, char *err, size_
       .set_timer = dev_set_timer,
       .reset_hq = dev_reset_hq,
       .set_preempt_flag = dev_set_preempt_flag,
-      .reset_cus = cfg->be_ops->reset_cus && r->info.can_reset_cus ? dev_reset_cus : NULL,
+      /* A back-end without a hardware CU reset (stock GPU drivers: can_reset_cus false) still
+       * kills, through the kill words at its in-kernel preemption points; the core uses whatever
+       * reset_cus the back-end has, so that fallback is what a stock-driver run preempts with. */
+      .reset_cus = cfg->be_ops->reset_cus ? dev_reset_cus : NULL,
       .set_dq_capacity = dev_set_dq_capacity,
       .launch_padded = r->info.can_pad ? dev_launch_padded : NULL,
       .exec_index = dev_exec_index,
@@ -558,7 +561,7 @@ void atoll_nrt_quiesce(atoll_nrt *r) {
     pthread_mutex_unlock(&s->mu);
     atoll__nrt_free_nodes(r, head, NULL);
   }
-  if (r->cfg.be_ops->reset_cus && r->info.can_reset_cus)
+  if (r->cfg.be_ops->reset_cus)
     r->cfg.be_ops->reset_cus(r->be);
   atoll_nrt_wait_idle(r, (int64_t)30 * 1000000000);
 }

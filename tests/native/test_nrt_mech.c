@@ -30,6 +30,7 @@ typedef struct fake {
 } fake;
 
 static fake *F;
+static bool fake_hw_reset = true; /* what f_info reports as can_reset_cus */
 
 static int f_open(const atoll_nbackend_cfg *cfg, void **be, char *err, size_t len) {
   (void)err, (void)len;
@@ -50,7 +51,7 @@ static int f_info(void *be, atoll_nbackend_info *o) {
   memset(o, 0, sizeof *o);
   o->cus = 2;
   o->max_occupancy = 1;
-  o->can_reset_cus = true;
+  o->can_reset_cus = fake_hw_reset;
   o->can_pad = true;
   return 0;
 }
@@ -314,6 +315,21 @@ static void flag_with_nothing_in_flight_is_not_set(void **state) {
   finish(r);
 }
 
+/* A back-end without a hardware CU reset (a stock GPU driver) still kills through its kill words:
+ * the core must get reset_cus, or a stock-driver run would never stop a running BE kernel. */
+static void reset_cus_reaches_the_core_without_a_hardware_reset(void **state) {
+  (void)state;
+  fake_hw_reset = false;
+  atoll_nrt *r = make();
+  fake_hw_reset = true;
+  atoll_device d = atoll_nrt_device(r);
+  assert_non_null(d.ops->reset_cus);
+  uint32_t before = F->resets;
+  assert_int_equal(d.ops->reset_cus(d.ctx), 0);
+  assert_int_equal(F->resets, before + 1);
+  finish(r);
+}
+
 static void async_reset_hands_commands_to_gc(void **state) {
   (void)state;
   atoll_nrt *r = make();
@@ -405,6 +421,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(dq_capacity_bounds_in_flight),
       cmocka_unit_test(flag_holds_later_launches_until_evicted_left),
       cmocka_unit_test(flag_with_nothing_in_flight_is_not_set),
+      cmocka_unit_test(reset_cus_reaches_the_core_without_a_hardware_reset),
       cmocka_unit_test(async_reset_hands_commands_to_gc),
       cmocka_unit_test(exec_index_maps_to_core_tag),
       cmocka_unit_test(starts_and_parts_reach_the_scheduler),
