@@ -15,6 +15,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
+#include "json_out.h"
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
@@ -535,22 +536,8 @@ static void jw_raw(json_writer *w, const char *s) {
 }
 
 static void jw_escaped(json_writer *w, const char *s) {
-  jw_raw(w, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    char esc[8];
-    if (*p == '"' || *p == '\\')
-      snprintf(esc, sizeof esc, "\\%c", *p);
-    else if (*p == '\n')
-      snprintf(esc, sizeof esc, "\\n");
-    else if (*p == '\t')
-      snprintf(esc, sizeof esc, "\\t");
-    else if (*p < 0x20)
-      snprintf(esc, sizeof esc, "\\u%04x", *p);
-    else
-      esc[0] = (char)*p, esc[1] = '\0';
-    jw_raw(w, esc);
-  }
-  jw_raw(w, "\"");
+  if (atoll_json_write_string(w->f, s) == EOF)
+    w->failed = true;
 }
 
 static void jw_newline(json_writer *w, int depth) {

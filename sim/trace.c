@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "json_out.h"
 
 static bool is_open(const atoll_trace *t) { return t && t->f; }
 
@@ -44,22 +45,10 @@ static void putf(atoll_trace *t, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped; other bytes (UTF-8) as is. */
+/* A JSON string, escaped by the writer every JSON output shares (io/json_out.h). */
 static void put_string(atoll_trace *t, const char *s) {
-  put(t, "\"");
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\')
-      putf(t, "\\%c", *p);
-    else if (*p == '\n')
-      put(t, "\\n");
-    else if (*p == '\t')
-      put(t, "\\t");
-    else if (*p < 0x20)
-      putf(t, "\\u%04x", *p);
-    else if (fputc(*p, t->f) == EOF)
-      t->failed = 1;
-  }
-  put(t, "\"");
+  if (atoll_json_write_string(t->f, s) == EOF)
+    t->failed = 1;
 }
 
 /* ,"key":U.UUU with U.UUU the time in microseconds. The magnitude is taken in unsigned
