@@ -6,35 +6,13 @@
 #include "atoll/error.h"
 #include "atoll_test.h"
 #include "load.h"
+#include "test_scenario.h"
 #include "report.h"
 #include "run.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 #define DEMO SRC("scenarios/examples/preempt.yaml")
 #define DISB_A SRC("scenarios/disb-osdi/A.yaml")
-
-typedef struct loaded {
-  atoll_arena arena;
-  atoll_scenario s;
-} loaded;
-
-static loaded *load(const char *path, const char *const *sets, uint32_t n) {
-  loaded *l = calloc(1, sizeof *l);
-  atoll_set_override ov[8];
-  for (uint32_t i = 0; i < n; i++)
-    ov[i].text = sets[i];
-  atoll_diag d;
-  atoll_diag_clear(&d);
-  atoll_arena_init(&l->arena);
-  if (atoll_scenario_load_file(&l->arena, path, ov, n, &l->s, &d) != 0)
-    fail_msg("%s:%u:%u: %s", d.file, d.line, d.col, d.msg);
-  return l;
-}
-
-static void unload(loaded *l) {
-  atoll_arena_free(&l->arena);
-  free(l);
-}
 
 /* What the tap saw. */
 typedef struct seen {
@@ -91,7 +69,7 @@ static void run_tapped(const atoll_scenario *s, seen *v, atoll_run_results *res)
  * phases (a kernel running, or only queued commands) occur in the demo. */
 static void restart_points_follow_the_idempotence_metadata(void **state) {
   (void)state;
-  loaded *l = load(DEMO, NULL, 0);
+  atoll_test_scenario *l = atoll_test_load(DEMO, NULL, 0);
   seen v;
   atoll_run_results res;
   run_tapped(&l->s, &v, &res);
@@ -103,14 +81,14 @@ static void restart_points_follow_the_idempotence_metadata(void **state) {
   assert_true(v.from_group > 0);
   assert_true(v.waited > 0);
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* A preemption that finds the non-restorable kernel running does not reset the CUs and waits for
  * it: those preemptions have no CU-kill time and last at least the rest of that kernel. */
 static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
   (void)state;
-  loaded *l = load(DEMO, NULL, 0);
+  atoll_test_scenario *l = atoll_test_load(DEMO, NULL, 0);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   uint32_t killed = 0, waited = 0;
@@ -123,7 +101,7 @@ static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
   assert_true(killed > 0);
   assert_true(waited > 0);
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* With reset, RT blocks never start while BE blocks are resident; under GPU streams they do (the
@@ -131,23 +109,23 @@ static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
 static void rt_never_runs_beside_be_under_reset(void **state) {
   (void)state;
   const char *reset[] = {"policy=reset"}, *streams[] = {"policy=streams"};
-  loaded *l = load(DISB_A, reset, 1);
+  atoll_test_scenario *l = atoll_test_load(DISB_A, reset, 1);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_true(res.n_preemptions > 50);
   assert_int_equal(res.rt_beside_be, 0);
   atoll_sim_results_free(&res);
-  unload(l);
-  l = load(DISB_A, streams, 1);
+  atoll_test_unload(l);
+  l = atoll_test_load(DISB_A, streams, 1);
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_true(res.rt_beside_be > 0);
   atoll_sim_results_free(&res);
-  unload(l);
-  l = load(DEMO, NULL, 0); /* waiting for a non-restorable kernel must keep the property */
+  atoll_test_unload(l);
+  l = atoll_test_load(DEMO, NULL, 0); /* waiting for a non-restorable kernel must keep the property */
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_int_equal(res.rt_beside_be, 0);
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* One RNET client preempted by reset: the breakdown is REEF Fig. 20(b)'s (HQ 3 us with async
@@ -156,7 +134,7 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
 static void reset_breakdown_matches_fig20b(void **state) {
   (void)state;
   const char *reset[] = {"policy=reset"};
-  loaded *l = load(DISB_A, reset, 1);
+  atoll_test_scenario *l = atoll_test_load(DISB_A, reset, 1);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_true(res.n_preemptions > 50);
@@ -175,14 +153,14 @@ static void reset_breakdown_matches_fig20b(void **state) {
     assert_true(p->dq_evict_ns <= p->cu_kill_ns + k->cp_dispatch_ns + k->dq_reset_ns + 4 * k->evicted_kernel_ns);
   }
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* Synchronous reclamation costs per dropped command; asynchronous costs a constant. */
 static void sync_reclamation_costs_per_command(void **state) {
   (void)state;
   const char *sync[] = {"policy={name: reset, async_reclaim: false}"};
-  loaded *l = load(DISB_A, sync, 1);
+  atoll_test_scenario *l = atoll_test_load(DISB_A, sync, 1);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   int64_t longest = 0;
@@ -192,7 +170,7 @@ static void sync_reclamation_costs_per_command(void **state) {
   /* resnet152 has 207 kernels; a preemption early in a request drops most of them. */
   assert_true(longest > 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* Every BE request that had time to finish did, and RT latency under reset stays within 1% of
@@ -202,7 +180,7 @@ static void requests_complete_and_reset_beats_wait(void **state) {
   const char *reset[] = {"policy=reset"}, *wait[] = {"policy=wait"};
   int64_t mean_latency[2];
   for (int k = 0; k < 2; k++) {
-    loaded *l = load(DISB_A, k == 0 ? reset : wait, 1);
+    atoll_test_scenario *l = atoll_test_load(DISB_A, k == 0 ? reset : wait, 1);
     atoll_run_results res;
     assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
     for (uint32_t c = 0; c < l->s.n_clients; c++) {
@@ -222,7 +200,7 @@ static void requests_complete_and_reset_beats_wait(void **state) {
       assert_true(rep.rt_norm_latency.mean <= 1.01);
     atoll_report_free(&rep);
     atoll_sim_results_free(&res);
-    unload(l);
+    atoll_test_unload(l);
   }
   assert_true(mean_latency[1] > 5 * mean_latency[0]);
 }
@@ -232,7 +210,7 @@ static void requests_complete_and_reset_beats_wait(void **state) {
 static void wait_never_starves_rt_on_disb_c(void **state) {
   (void)state;
   const char *sets[] = {"policy=wait", "duration_ms=1500", "warmup_ms=0"};
-  loaded *l = load(SRC("scenarios/disb/C.yaml"), sets, 3);
+  atoll_test_scenario *l = atoll_test_load(SRC("scenarios/disb/C.yaml"), sets, 3);
   seen v;
   atoll_run_results res;
   run_tapped(&l->s, &v, &res);
@@ -245,7 +223,7 @@ static void wait_never_starves_rt_on_disb_c(void **state) {
   assert_true(rt->n > 100);
   assert_true(done + 1 >= rt->n);
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* Padding (reef) on DISB A and C: RT within 5% of rt-only, more throughput than reset (on A at least
@@ -259,7 +237,7 @@ static void reef_pads_without_hurting_rt(void **state) {
     const char *policy[3] = {"policy=rt-only", "policy=reset", "policy=reef"};
     for (int p = 0; p < 3; p++) {
       const char *sets[] = {policy[p], "duration_ms=3000"};
-      loaded *l = load(disb[w], sets, 2);
+      atoll_test_scenario *l = atoll_test_load(disb[w], sets, 2);
       atoll_run_results res;
       assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
       atoll_report rep;
@@ -279,7 +257,7 @@ static void reef_pads_without_hurting_rt(void **state) {
       }
       atoll_report_free(&rep);
       atoll_sim_results_free(&res);
-      unload(l);
+      atoll_test_unload(l);
     }
     if (mean[2] > 1.05 * mean[0])
       fail_msg("%s: reef RT mean %.4f vs rt-only %.4f", disb[w], mean[2], mean[0]);

@@ -1,5 +1,5 @@
 /* Whole simulation runs of the shipped scenarios (sim/run.c, sim/simdev.c with the core): a run is
- * a pure function of (scenario, seed); rt-only serves a lightly loaded RT client alone (normalized
+ * a pure function of (scenario, seed); rt-only serves a lightly atoll_test_scenario RT client alone (normalized
  * latency exactly 1); requests are conserved and ordered; the acceptance shapes of the baseline
  * policies on disb-osdi/A hold; CU busy fractions are consistent; the trace is valid JSON; and the
  * shipped MI50 preset reproduces REEF's measured model latencies within docs/calibration.md's 5%. */
@@ -14,6 +14,7 @@
 #include "json_check.h"
 #include "kernel_timing.h"
 #include "load.h"
+#include "test_scenario.h"
 #include "report.h"
 #include "run.h"
 
@@ -24,32 +25,17 @@
 static const char *const policies[] = {"rt-only", "seq", "streams", "orion"};
 enum { N_POLICIES = 4 };
 
-typedef struct loaded {
-  atoll_arena arena;
-  atoll_scenario s;
-} loaded;
-
 /* Loads path with up to 3 --set overrides (NULL entries are skipped); fails the test on error. */
-static loaded *load(const char *path, const char *set0, const char *set1, const char *set2) {
-  loaded *l = calloc(1, sizeof *l);
-  assert_non_null(l);
-  atoll_set_override ov[3];
+static atoll_test_scenario *load(const char *path, const char *set0, const char *set1, const char *set2) {
+  const char *sets[3];
   uint32_t n = 0;
-  const char *sets[3] = {set0, set1, set2};
-  for (int i = 0; i < 3; i++)
-    if (sets[i])
-      ov[n++].text = sets[i];
-  atoll_arena_init(&l->arena);
-  atoll_diag d;
-  atoll_diag_clear(&d);
-  if (atoll_scenario_load_file(&l->arena, path, ov, n, &l->s, &d) != 0)
-    fail_msg("%s:%u:%u: %s", d.file, d.line, d.col, d.msg);
-  return l;
-}
-
-static void unload(loaded *l) {
-  atoll_arena_free(&l->arena);
-  free(l);
+  if (set0)
+    sets[n++] = set0;
+  if (set1)
+    sets[n++] = set1;
+  if (set2)
+    sets[n++] = set2;
+  return atoll_test_load(path, sets, n);
 }
 
 static char policy_set[64];
@@ -133,7 +119,7 @@ static void same_seed_gives_identical_reports(void **state) {
   static const char *const files[] = {TINY, DISB_A};
   for (int f = 0; f < 2; f++) {
     for (int p = 0; p < N_POLICIES; p++) {
-      loaded *l = load(files[f], policy_is(policies[p]), "duration_ms=200", NULL);
+      atoll_test_scenario *l = load(files[f], policy_is(policies[p]), "duration_ms=200", NULL);
       char *a = run_json(&l->s), *b = run_json(&l->s);
       if (strcmp(a, b) != 0) {
         size_t i = first_difference(a, b);
@@ -141,7 +127,7 @@ static void same_seed_gives_identical_reports(void **state) {
       }
       assert_true(strlen(a) > 200);
       free(a), free(b);
-      unload(l);
+      atoll_test_unload(l);
     }
   }
 }
@@ -159,8 +145,8 @@ static const atoll_request_record *records_of(const atoll_run_results *res, cons
 /* Another seed changes a Poisson client's arrivals (and so the report) but no uniform client's. */
 static void other_seed_changes_poisson_output(void **state) {
   (void)state;
-  loaded *l7 = load(TINY, "policy=streams", "seed=7", NULL);
-  loaded *l8 = load(TINY, "policy=streams", "seed=8", NULL);
+  atoll_test_scenario *l7 = load(TINY, "policy=streams", "seed=7", NULL);
+  atoll_test_scenario *l8 = load(TINY, "policy=streams", "seed=8", NULL);
   atoll_run_results r7, r8;
   run_ok(&l7->s, NULL, &r7);
   run_ok(&l8->s, NULL, &r8);
@@ -180,14 +166,14 @@ static void other_seed_changes_poisson_output(void **state) {
   free(j7), free(j8);
   atoll_sim_results_free(&r7);
   atoll_sim_results_free(&r8);
-  unload(l7), unload(l8);
+  atoll_test_unload(l7), atoll_test_unload(l8);
 }
 
 /* Dropping the clients after "events" leaves its Poisson arrivals as they were: each client has its
  * own random stream. */
 static void client_arrivals_do_not_depend_on_other_clients(void **state) {
   (void)state;
-  loaded *l = load(TINY, "policy=rt-only", NULL, NULL);
+  atoll_test_scenario *l = load(TINY, "policy=rt-only", NULL, NULL);
   atoll_run_results all, two;
   run_ok(&l->s, NULL, &all);
   atoll_scenario fewer = l->s;
@@ -202,7 +188,7 @@ static void client_arrivals_do_not_depend_on_other_clients(void **state) {
     assert_int_equal(a[i].arrival_ns, t[i].arrival_ns);
   atoll_sim_results_free(&all);
   atoll_sim_results_free(&two);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* --- rt-only: the reference latency --- */
@@ -217,7 +203,7 @@ static void rt_only_low_load_is_exactly_standalone(void **state) {
     uint32_t n_clients;
   } cases[] = {{DISB_A, 2}, {TINY, 1}};
   for (int k = 0; k < 2; k++) {
-    loaded *l = load(cases[k].path, "policy=rt-only", "duration_ms=300", NULL);
+    atoll_test_scenario *l = load(cases[k].path, "policy=rt-only", "duration_ms=300", NULL);
     atoll_scenario s = l->s;
     s.n_clients = cases[k].n_clients;
     s.n_expects = 0;
@@ -252,7 +238,7 @@ static void rt_only_low_load_is_exactly_standalone(void **state) {
     }
     atoll_report_free(&rep);
     atoll_sim_results_free(&res);
-    unload(l);
+    atoll_test_unload(l);
   }
 }
 
@@ -260,7 +246,7 @@ static void rt_only_low_load_is_exactly_standalone(void **state) {
  * calibration-path standalone (atoll_calib_standalone on the same GPU). */
 static void standalone_matches_calibration_path(void **state) {
   (void)state;
-  loaded *l = load(DISB_A, NULL, NULL, NULL);
+  atoll_test_scenario *l = load(DISB_A, NULL, NULL, NULL);
   for (uint32_t m = 0; m < l->s.n_models; m++) {
     int64_t a, b;
     assert_int_equal(atoll_sim_standalone_ns(&l->s, m, &a), 0);
@@ -269,7 +255,7 @@ static void standalone_matches_calibration_path(void **state) {
     /* vgg and resnet152 take milliseconds, not a degenerate zero. */
     assert_true(a > 1000000);
   }
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* The simulated device runs a kernel alone exactly as atoll_kernel_alone_ns says (the timing
@@ -370,7 +356,7 @@ static void requests_are_conserved_and_ordered(void **state) {
   static const char *const files[] = {TINY, DISB_A};
   for (int f = 0; f < 2; f++) {
     for (int p = 0; p < N_POLICIES; p++) {
-      loaded *l = load(files[f], policy_is(policies[p]), "duration_ms=300", NULL);
+      atoll_test_scenario *l = load(files[f], policy_is(policies[p]), "duration_ms=300", NULL);
       atoll_run_results res;
       run_ok(&l->s, NULL, &res);
       char what[128];
@@ -385,7 +371,7 @@ static void requests_are_conserved_and_ordered(void **state) {
           fail_msg("%s: client %s completed nothing", what, l->s.clients[c].name);
       }
       atoll_sim_results_free(&res);
-      unload(l);
+      atoll_test_unload(l);
     }
   }
 }
@@ -397,7 +383,7 @@ typedef struct shape {
 } shape;
 
 static shape run_shape(const char *policy) {
-  loaded *l = load(DISB_A, policy_is(policy), NULL, NULL);
+  atoll_test_scenario *l = load(DISB_A, policy_is(policy), NULL, NULL);
   atoll_run_results res;
   run_ok(&l->s, NULL, &res);
   atoll_report rep;
@@ -406,7 +392,7 @@ static shape run_shape(const char *policy) {
               field(&rep, "gpu.cu_busy_frac"), field(&rep, "gpu.cu_busy_frac_rt"), field(&rep, "gpu.cu_busy_frac_be")};
   atoll_report_free(&rep);
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
   return sh;
 }
 
@@ -479,7 +465,7 @@ static void cu_busy_fractions_are_consistent(void **state) {
   static const char *const files[] = {TINY, DISB_A};
   for (int f = 0; f < 2; f++) {
     for (int p = 0; p < N_POLICIES; p++) {
-      loaded *l = load(files[f], policy_is(policies[p]), "duration_ms=300", NULL);
+      atoll_test_scenario *l = load(files[f], policy_is(policies[p]), "duration_ms=300", NULL);
       atoll_run_results res;
       run_ok(&l->s, NULL, &res);
       atoll_report rep;
@@ -497,7 +483,7 @@ static void cu_busy_fractions_are_consistent(void **state) {
       assert_true(res.cu_busy_ns >= res.cu_busy_rt_ns && res.cu_busy_ns >= res.cu_busy_be_ns);
       atoll_report_free(&rep);
       atoll_sim_results_free(&res);
-      unload(l);
+      atoll_test_unload(l);
     }
   }
 }
@@ -522,7 +508,7 @@ static char *slurp(const char *path) {
  * in the clients group, and tracing does not change the run. */
 static void trace_is_valid_with_stream_and_client_spans(void **state) {
   (void)state;
-  loaded *l = load(TINY, "policy=streams", "duration_ms=6", "warmup_ms=0");
+  atoll_test_scenario *l = load(TINY, "policy=streams", "duration_ms=6", "warmup_ms=0");
   char path[64];
   snprintf(path, sizeof path, "/tmp/atoll_sim_trace_XXXXXX");
   int fd = mkstemp(path);
@@ -580,7 +566,7 @@ static void trace_is_valid_with_stream_and_client_spans(void **state) {
   assert_string_equal(traced, plain);
   free(traced), free(plain), free(text);
   atoll_sim_results_free(&res);
-  unload(l);
+  atoll_test_unload(l);
 }
 
 /* --- calibration --- */
