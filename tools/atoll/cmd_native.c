@@ -5,6 +5,7 @@
 
 #include "atoll/error.h"
 #include "native_cli.h"
+#include "report_out.h"
 #include "../../sim/report.h"
 
 const atoll_subcommand atoll_cmd_native_def = {
@@ -90,22 +91,6 @@ int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char 
   if (*text == '\0' || *end != '\0' || v > max)
     return atoll_cli_usage_error(cmd, "%s wants an integer from 0 to %u, not '%s'", opt, max, text);
   *out = (uint32_t)v;
-  return 0;
-}
-
-static int write_file(const char *path, const atoll_report *rep, int (*fn)(const atoll_report *, FILE *, bool)) {
-  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-  if (!f) {
-    perror(path);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  int rc = fn(rep, f, true);
-  if (f != stdout && fclose(f) != 0)
-    rc = ATOLL_EIO;
-  if (rc) {
-    fprintf(stderr, "atoll native: writing %s failed\n", path);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
   return 0;
 }
 
@@ -201,9 +186,9 @@ int atoll_cmd_native(int argc, char **argv) {
              (unsigned long long)info.stats.killed, (unsigned long long)info.stats.cu_resets,
              info.stats.cu_resets ? (double)info.stats.reset_cus_ns_total / 1e3 / (double)info.stats.cu_resets : 0.0);
     }
-    if (vals[X_JSON] && (rc = write_file(vals[X_JSON], &rep, atoll_report_write_json)))
+    if (vals[X_JSON] && (rc = atoll_cli_write_report(cmd, vals[X_JSON], &rep, atoll_report_write_json)))
       exit_code = rc;
-    if (vals[X_CSV] && (rc = write_file(vals[X_CSV], &rep, atoll_report_write_csv)))
+    if (vals[X_CSV] && (rc = atoll_cli_write_report(cmd, vals[X_CSV], &rep, atoll_report_write_csv)))
       exit_code = rc;
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {
       atoll_report_print_violations(&rep, stderr);

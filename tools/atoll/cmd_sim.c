@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "replay.h"
+#include "report_out.h"
 #include "report.h"
 #include "run.h"
 
@@ -30,22 +31,6 @@ const atoll_subcommand atoll_cmd_sim_def = {
     "\n"
     "exit: 0 every bound holds; 1 a bound is violated (which, by how much, and the request that set a\n"
     "max are printed on stderr); 2 bad input.\n"};
-
-static int write_file(const char *path, const atoll_report *rep, int (*fn)(const atoll_report *, FILE *, bool)) {
-  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-  if (!f) {
-    perror(path);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  int rc = fn(rep, f, true);
-  if (f != stdout && fclose(f) != 0)
-    rc = ATOLL_EIO;
-  if (rc) {
-    fprintf(stderr, "atoll sim: writing %s failed\n", path);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  return 0;
-}
 
 static void show_progress(void *ctx, int64_t now_ns, int64_t end_ns) {
   (void)end_ns;
@@ -148,9 +133,9 @@ int atoll_cmd_sim(int argc, char **argv) {
     bool json_stdout = vals[0] && strcmp(vals[0], "-") == 0;
     if (!json_stdout)
       atoll_report_print_table(&rep, stdout);
-    if (vals[0] && (rc = write_file(vals[0], &rep, atoll_report_write_json)))
+    if (vals[0] && (rc = atoll_cli_write_report(cmd, vals[0], &rep, atoll_report_write_json)))
       exit_code = rc;
-    if (vals[1] && (rc = write_file(vals[1], &rep, atoll_report_write_csv)))
+    if (vals[1] && (rc = atoll_cli_write_report(cmd, vals[1], &rep, atoll_report_write_csv)))
       exit_code = rc;
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {
       atoll_report_print_violations(&rep, stderr);
