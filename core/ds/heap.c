@@ -363,13 +363,30 @@ static void fill_hole(struct atoll_heap *h, uint32_t pos) {
   }
 }
 
+/* Forgets the last item: count drops by one and the multiset of items[0..count) loses exactly
+ * the item at the old last position. A function of its own so that this one unfolding of
+ * atoll_heap_occ is proved apart from the rest of remove_at's context. */
+/*@
+  requires \valid(h) && h->count > 0 && h->items != \null;
+  requires \valid_read(h->items + (0 .. h->count - 1));
+  requires \separated(h, h->items + (0 .. h->count - 1));
+  assigns h->count;
+  ensures h->count == \old(h->count) - 1;
+  ensures \forall struct atoll_heap_item v;
+            atoll_heap_occ(h->items, h->count + 1, v) ==
+              atoll_heap_occ(h->items, h->count, v) + (h->items[h->count] == v ? 1 : 0);
+*/
+static void drop_last(struct atoll_heap *h) {
+  h->count--;
+}
+
 int atoll_heap_remove_at(struct atoll_heap *h, uint32_t pos, struct atoll_heap_item *out) {
   if (!shape_ok(h) || out == NULL)
     return ATOLL_EINVAL;
   if (pos >= h->count)
     return ATOLL_ERANGE;
   copy_out(h, pos, out);
-  h->count--;
+  drop_last(h);
   if (pos < h->count)
     fill_hole(h, pos);
   return ATOLL_OK;
