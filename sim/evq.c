@@ -10,6 +10,12 @@
  * class, then scheduling order. 2^56 sequence numbers outlast any run. */
 enum { CLASS_SHIFT = 56 };
 
+/* The heap's item order (atoll_heap_item_less, without its NULL checks): near must sort exactly as
+ * the heap does, or an event would change places on its way between the two. */
+static inline bool before(const struct atoll_heap_item *a, const struct atoll_heap_item *b) {
+  return a->time < b->time || (a->time == b->time && a->order < b->order);
+}
+
 int atoll_evq_init(atoll_evq *q, uint32_t initial_cap) {
   memset(q, 0, sizeof *q);
   q->cap = initial_cap ? initial_cap : 1024;
@@ -39,59 +45,101 @@ static int grow(atoll_evq *q) {
   return 0;
 }
 
-int atoll_evq_push(atoll_evq *q, int64_t time, atoll_ev_class cls, uint64_t payload) {
-  assert(time >= q->now && "an event scheduled in the past");
+static int heap_put(atoll_evq *q, const struct atoll_heap_item *it) {
   if (q->heap.count == q->cap) {
     int rc = grow(q);
     if (rc)
       return rc;
   }
+  return atoll_heap_push(&q->heap, it);
+}
+
+/* Queues it: in near when it sorts before the heap's minimum, else in the heap. */
+static int insert(atoll_evq *q, const struct atoll_heap_item *it) {
+  uint32_t n = q->near_n;
+  if (n == 0 || !before(it, &q->near[q->near_head + n - 1])) {
+    /* After all of near (the usual case: a new event lies beyond those already pending). */
+    if (n == ATOLL_EVQ_NEAR || (q->heap.count && !before(it, &q->heap.items[0])))
+      return heap_put(q, it);
+    if (q->near_head + n == ATOLL_EVQ_NEAR) { /* at the end of the array: move the events to its start */
+      memmove(q->near, q->near + q->near_head, n * sizeof *q->near);
+      q->near_head = 0;
+    }
+    q->near[q->near_head + n] = *it;
+    q->near_n = n + 1;
+    return 0;
+  }
+  if (n == ATOLL_EVQ_NEAR) { /* full: near's latest event, later than it, goes to the heap */
+    int rc = heap_put(q, &q->near[q->near_head + n - 1]);
+    if (rc)
+      return rc;
+    q->near_n = --n;
+  }
+  if (q->near_head > 0 && before(it, &q->near[q->near_head])) { /* before all of near, with room there */
+    q->near[--q->near_head] = *it;
+    q->near_n = n + 1;
+    return 0;
+  }
+  if (q->near_head + n == ATOLL_EVQ_NEAR) {
+    memmove(q->near, q->near + q->near_head, n * sizeof *q->near);
+    q->near_head = 0;
+  }
+  /* Insertion: shift the later events up by one (it sorts before near's last, so at least one). */
+  struct atoll_heap_item *a = q->near + q->near_head;
+  uint32_t i = n;
+  while (i > 0 && before(it, &a[i - 1])) {
+    a[i] = a[i - 1];
+    i--;
+  }
+  a[i] = *it;
+  q->near_n = n + 1;
+  return 0;
+}
+
+int atoll_evq_push(atoll_evq *q, int64_t time, atoll_ev_class cls, uint64_t payload) {
+  assert(time >= q->now && "an event scheduled in the past");
   struct atoll_heap_item it = {.time = time, .order = ((uint64_t)cls << CLASS_SHIFT) | q->seq++, .value = payload};
-  return atoll_heap_push(&q->heap, &it);
+  return insert(q, &it);
 }
 
-bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload) {
-  struct atoll_heap_item it;
-  if (atoll_heap_pop(&q->heap, &it) != 0)
+/* Removes the earliest event: near's first, or the heap's minimum when near is empty. */
+static bool take(atoll_evq *q, struct atoll_heap_item *it) {
+  if (q->near_n) {
+    *it = q->near[q->near_head];
+    if (--q->near_n == 0)
+      q->near_head = 0;
+    else
+      q->near_head++;
+  } else if (atoll_heap_pop(&q->heap, it) != 0) {
     return false;
-  assert(it.time >= q->now && "time went backwards");
-  q->now = it.time;
-  q->processed++;
-  *time = it.time;
-  *payload = it.value;
-  return true;
-}
-
-bool atoll_evq_peek_item(const atoll_evq *q, struct atoll_heap_item *it) {
-  return atoll_heap_peek(&q->heap, it) == 0;
-}
-
-bool atoll_evq_pop_item(atoll_evq *q, struct atoll_heap_item *it) {
-  if (atoll_heap_pop(&q->heap, it) != 0)
-    return false;
+  }
   assert(it->time >= q->now && "time went backwards");
   q->now = it->time;
   q->processed++;
   return true;
 }
 
-int atoll_evq_unpop(atoll_evq *q, const struct atoll_heap_item *it) {
-  assert(it->time >= q->now && "an event put back in the past");
-  if (q->heap.count == q->cap) {
-    int rc = grow(q);
-    if (rc)
-      return rc;
-  }
-  q->processed--;
-  return atoll_heap_push(&q->heap, it);
-}
-
-bool atoll_evq_peek_time(const atoll_evq *q, int64_t *time) {
+bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload) {
   struct atoll_heap_item it;
-  if (atoll_heap_peek(&q->heap, &it) != 0)
+  if (!take(q, &it))
     return false;
   *time = it.time;
+  *payload = it.value;
   return true;
 }
 
-uint32_t atoll_evq_count(const atoll_evq *q) { return q->heap.count; }
+bool atoll_evq_peek_item(const atoll_evq *q, struct atoll_heap_item *it) {
+  if (q->near_n) {
+    *it = q->near[q->near_head];
+    return true;
+  }
+  return atoll_heap_peek(&q->heap, it) == 0;
+}
+
+bool atoll_evq_pop_item(atoll_evq *q, struct atoll_heap_item *it) { return take(q, it); }
+
+int atoll_evq_unpop(atoll_evq *q, const struct atoll_heap_item *it) {
+  assert(it->time >= q->now && "an event put back in the past");
+  q->processed--;
+  return insert(q, it);
+}

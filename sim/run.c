@@ -293,7 +293,7 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
   if (!keys)
     return ATOLL_ENOMEM;
   for (uint32_t i = 0; i < n; i++) {
-    const struct atoll_heap_item *it = &r->evq.items[i];
+    const struct atoll_heap_item *it = atoll_evq_at(&r->evq, i);
     uint64_t eh = 0;
     if (event_live(r, it->value, &eh))
       keys[m++] = (ev_key){it->time, atoll_evq_class(it->order), eh};
@@ -356,7 +356,7 @@ bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c) {
    * schedule theirs when a request completes). */
   uint64_t arrival = atoll_simev(ATOLL_SIMEV_ARRIVAL, 0, c);
   for (uint32_t i = 0; i < atoll_evq_count(&st->evq); i++)
-    if (st->evq.items[i].value == arrival)
+    if (atoll_evq_at(&st->evq, i)->value == arrival)
       return false;
   return true;
 }
