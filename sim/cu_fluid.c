@@ -67,8 +67,11 @@ typedef struct group {
 
 typedef struct fluid {
   fjob *jobs;
-  uint32_t *pending;
-  uint32_t n_pending, rr_offer;
+  /* Kernels with blocks still to place, by level ([1]: high-priority streams, [0]: the others),
+   * each in the order they came: offer walks them as they stand, with no sorting per offer. */
+  uint32_t *pending[2];
+  uint32_t n_pending[2], rr_offer;
+  bool compact_due; /* a pending kernel has no blocks left to place: offer drops it */
   zone zones[MAX_ZONES];
   uint32_t n_zones;
   uint32_t unpadded_be; /* unpadded BE blocks resident anywhere */
@@ -239,6 +242,8 @@ static void place_job(atoll_cu_model *m, fluid *f, uint32_t jid) {
     jb->started = 1;
     m->sink.started(m->sink.ctx, jid, m->evq->now);
   }
+  if (jb->placed == kt->blocks)
+    f->compact_due = true;
 }
 
 static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t remaining) {
@@ -272,26 +277,30 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
 /* Offers the free room to the waiting kernels: high-priority streams first, the others in turn,
  * one rotation step per offer (blocks' place_blocks, with the room pooled). */
 static void offer(atoll_cu_model *m, fluid *f) {
-  uint32_t who[2][MAX_OFFER], n[2] = {0, 0};
-  for (uint32_t i = 0; i < f->n_pending; i++) {
-    uint32_t level = f->jobs[f->pending[i]].j.high != 0;
-    if (n[level] < MAX_OFFER)
-      who[level][n[level]++] = f->pending[i];
+  /* Placing blocks never adds or drops pending kernels (the started callback only records), so the
+   * lists can be walked in place. */
+  for (int level = 1; level >= 0; level--) {
+    const uint32_t *who = f->pending[level];
+    uint32_t n = min_u32(f->n_pending[level], MAX_OFFER);
+    if (n == 0)
+      continue;
+    /* One call site, so that place_job is inlined: most calls find no room and return at once. */
+    for (uint32_t j = 0, k = n == 1 ? 0 : f->rr_offer % n; j < n; j++, k = k + 1 == n ? 0 : k + 1)
+      place_job(m, f, who[k]);
   }
-  for (int level = 1; level >= 0; level--)
-    if (n[level] == 1)
-      place_job(m, f, who[level][0]);
-    else if (n[level] > 1)
-      for (uint32_t j = 0, k = f->rr_offer % n[level]; j < n[level]; j++, k = k + 1 == n[level] ? 0 : k + 1)
-        place_job(m, f, who[level][k]);
   f->rr_offer++;
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < f->n_pending; i++) {
-    const fjob *jb = &f->jobs[f->pending[i]];
-    if (jb->placed < jb->j.kt.blocks)
-      f->pending[kept++] = f->pending[i];
+  if (!f->compact_due)
+    return;
+  f->compact_due = false;
+  for (int level = 0; level < 2; level++) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < f->n_pending[level]; i++) {
+      const fjob *jb = &f->jobs[f->pending[level][i]];
+      if (jb->placed < jb->j.kt.blocks)
+        f->pending[level][kept++] = f->pending[level][i];
+    }
+    f->n_pending[level] = kept;
   }
-  f->n_pending = kept;
 }
 
 /* --- zones --- */
@@ -368,8 +377,11 @@ static void zones_coalesce(atoll_cu_model *m, fluid *f) {
   for (uint32_t zi = 0; zi + 1 < f->n_zones;) {
     uint32_t x = f->zones[zi].hi;
     bool needed = false;
-    for (uint32_t i = 0; i < f->n_pending && !needed; i++)
-      needed = f->jobs[f->pending[i]].j.cu_lo == x || f->jobs[f->pending[i]].j.cu_hi == x;
+    for (int level = 0; level < 2 && !needed; level++)
+      for (uint32_t i = 0; i < f->n_pending[level] && !needed; i++) {
+        const fjob *jb = &f->jobs[f->pending[level][i]];
+        needed = jb->j.cu_lo == x || jb->j.cu_hi == x;
+      }
     for (uint32_t g = 0; g < f->n_groups && !needed; g++)
       if (f->groups[g].live)
         needed = f->jobs[f->groups[g].job].j.cu_lo == x || f->jobs[f->groups[g].job].j.cu_hi == x;
@@ -438,7 +450,10 @@ static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
     zone_split(m, f, j->cu_lo);
     zone_split(m, f, j->cu_hi);
   }
-  f->pending[f->n_pending++] = job;
+  uint32_t level = j->high != 0;
+  f->pending[level][f->n_pending[level]++] = job;
+  if (j->kt.blocks == 0)
+    f->compact_due = true; /* nothing to place: the next offer drops it */
 }
 
 static void fluid_place(atoll_cu_model *m) {
@@ -460,15 +475,17 @@ static void fluid_kill(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job
     any_restricted |= restricted(m, jb);
     group_release(f, g);
   }
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < f->n_pending; i++)
-    if (victim(ctx, f->pending[i])) {
-      f->jobs[f->pending[i]].live = 0;
-      any_restricted |= restricted(m, &f->jobs[f->pending[i]]);
-    } else {
-      f->pending[kept++] = f->pending[i];
-    }
-  f->n_pending = kept;
+  for (int level = 0; level < 2; level++) {
+    uint32_t kept = 0, *pending = f->pending[level];
+    for (uint32_t i = 0; i < f->n_pending[level]; i++)
+      if (victim(ctx, pending[i])) {
+        f->jobs[pending[i]].live = 0;
+        any_restricted |= restricted(m, &f->jobs[pending[i]]);
+      } else {
+        pending[kept++] = pending[i];
+      }
+    f->n_pending[level] = kept;
+  }
   if (any_restricted)
     zones_coalesce(m, f);
 }
@@ -484,8 +501,9 @@ static int fluid_create(atoll_cu_model *m) {
   m->impl = f;
   f->free_group = -1;
   f->jobs = calloc(m->max_jobs, sizeof *f->jobs);
-  f->pending = calloc(m->max_jobs, sizeof *f->pending);
-  if (!f->jobs || !f->pending)
+  f->pending[0] = calloc(m->max_jobs, sizeof *f->pending[0]);
+  f->pending[1] = calloc(m->max_jobs, sizeof *f->pending[1]);
+  if (!f->jobs || !f->pending[0] || !f->pending[1])
     return ATOLL_ENOMEM;
   f->n_zones = 1;
   f->zones[0] = (zone){.lo = 0, .hi = (uint16_t)m->g->cus, .cus = m->g->cus,
@@ -498,7 +516,8 @@ static void fluid_destroy(atoll_cu_model *m) {
   if (!f)
     return;
   free(f->jobs);
-  free(f->pending);
+  free(f->pending[0]);
+  free(f->pending[1]);
   free(f->groups);
   free(f);
 }

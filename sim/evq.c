@@ -119,7 +119,7 @@ static bool take(atoll_evq *q, struct atoll_heap_item *it) {
   return true;
 }
 
-bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload) {
+bool atoll__evq_pop_heap(atoll_evq *q, int64_t *time, uint64_t *payload) {
   struct atoll_heap_item it;
   if (!take(q, &it))
     return false;

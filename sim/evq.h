@@ -15,6 +15,7 @@
 #ifndef ATOLL_SIM_EVQ_H
 #define ATOLL_SIM_EVQ_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,8 +47,6 @@ int atoll_evq_init(atoll_evq *q, uint32_t initial_cap);
 void atoll_evq_free(atoll_evq *q);
 /* Schedules payload at time (>= now). Returns 0 or ATOLL_ENOMEM. */
 int atoll_evq_push(atoll_evq *q, int64_t time, atoll_ev_class cls, uint64_t payload);
-/* Pops the earliest event, advancing now; false when empty. */
-bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload);
 /* The earliest event whole, without removing it; false when empty. */
 bool atoll_evq_peek_item(const atoll_evq *q, struct atoll_heap_item *it);
 /* Pops the earliest event whole (time, order word, payload), advancing now; false when empty. */
@@ -77,6 +76,23 @@ static inline bool atoll_evq_peek_time(const atoll_evq *q, int64_t *time) {
     return true;
   }
   return false;
+}
+
+/* Pops the earliest event when near is empty (evq.c). */
+bool atoll__evq_pop_heap(atoll_evq *q, int64_t *time, uint64_t *payload);
+
+/* Pops the earliest event, advancing now; false when empty. Inline for the run loop: near's first
+ * event, when there is one, is the earliest. */
+static inline bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload) {
+  if (!q->near_n)
+    return atoll__evq_pop_heap(q, time, payload);
+  const struct atoll_heap_item *it = &q->near[q->near_head];
+  assert(it->time >= q->now && "time went backwards");
+  *time = q->now = it->time;
+  *payload = it->value;
+  q->processed++;
+  q->near_head = --q->near_n ? q->near_head + 1 : 0;
+  return true;
 }
 
 #endif
