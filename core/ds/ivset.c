@@ -112,6 +112,9 @@ static void put_range(struct atoll_ivset *s, uint32_t at, struct atoll_interval 
   ensures \forall integer j; from <= j < s->count ==>
             s->iv[to + (j - from)].lo == \old(s->iv[j].lo) &&
             s->iv[to + (j - from)].hi == \old(s->iv[j].hi);
+  ensures moved_back: \forall integer m; to <= m < to + (s->count - from) ==>
+            s->iv[m].lo == \old(s->iv[m - to + from].lo) &&
+            s->iv[m].hi == \old(s->iv[m - to + from].hi);
   ensures \forall integer k; 0 <= k < s->cap && (k < to || k >= to + (s->count - from)) ==>
             s->iv[k].lo == \old(s->iv[k].lo) && s->iv[k].hi == \old(s->iv[k].hi);
 */
@@ -122,6 +125,9 @@ static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
       loop invariant \forall integer j; from <= j < i ==>
         s->iv[to + (j - from)].lo == \at(s->iv[j].lo, Pre) &&
         s->iv[to + (j - from)].hi == \at(s->iv[j].hi, Pre);
+      loop invariant \forall integer m; to <= m < to + (i - from) ==>
+        s->iv[m].lo == \at(s->iv[m - to + from].lo, Pre) &&
+        s->iv[m].hi == \at(s->iv[m - to + from].hi, Pre);
       loop invariant \forall integer k; 0 <= k < s->cap && (k < to || k >= to + (i - from)) ==>
         s->iv[k].lo == \at(s->iv[k].lo, Pre) && s->iv[k].hi == \at(s->iv[k].hi, Pre);
       loop assigns i, s->iv[to .. to + (s->count - from) - 1];
@@ -135,6 +141,9 @@ static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
       loop invariant \forall integer j; i <= j < s->count ==>
         s->iv[to + (j - from)].lo == \at(s->iv[j].lo, Pre) &&
         s->iv[to + (j - from)].hi == \at(s->iv[j].hi, Pre);
+      loop invariant \forall integer m; to + (i - from) <= m < to + (s->count - from) ==>
+        s->iv[m].lo == \at(s->iv[m - to + from].lo, Pre) &&
+        s->iv[m].hi == \at(s->iv[m - to + from].hi, Pre);
       loop invariant \forall integer k; 0 <= k < s->cap &&
                        (k < to + (i - from) || k >= to + (s->count - from)) ==>
         s->iv[k].lo == \at(s->iv[k].lo, Pre) && s->iv[k].hi == \at(s->iv[k].hi, Pre);
@@ -161,152 +170,6 @@ static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
     (k > 0 && first.lo <= x < first.hi) || (k > 1 && second.lo <= x < second.hi);
 */
 
-/* What replace_span does, as a relation between the ranges iv[0..n1) at L1 and iv[0..n2) at L2,
- * and two lemmas about it that WP proves on their own (they are the whole argument that a splice
- * keeps the set canonical and has the expected bytes; stated apart from the code, their proofs
- * see no memory-model detail). */
-/*@
-  predicate spliced{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
-                            integer b, struct atoll_interval first,
-                            struct atoll_interval second, integer k) =
-    n2 == n1 - (b - a) + k &&
-    (\forall integer m; 0 <= m < a ==>
-       \at(iv[m].lo, L2) == \at(iv[m].lo, L1) && \at(iv[m].hi, L2) == \at(iv[m].hi, L1)) &&
-    (k > 0 ==> \at(iv[a].lo, L2) == first.lo && \at(iv[a].hi, L2) == first.hi) &&
-    (k > 1 ==> \at(iv[a + 1].lo, L2) == second.lo && \at(iv[a + 1].hi, L2) == second.hi) &&
-    (\forall integer j; b <= j < n1 ==>
-       \at(iv[a + k + (j - b)].lo, L2) == \at(iv[j].lo, L1) &&
-       \at(iv[a + k + (j - b)].hi, L2) == \at(iv[j].hi, L1)) &&
-    (\forall integer m; a + k <= m < n2 ==>
-       \at(iv[m].lo, L2) == \at(iv[m + b - (a + k)].lo, L1) &&
-       \at(iv[m].hi, L2) == \at(iv[m + b - (a + k)].hi, L1));
-
-  predicate splice_fits{L}(struct atoll_interval *iv, integer n, integer a, integer b,
-                           struct atoll_interval first, struct atoll_interval second,
-                           integer k) =
-    0 <= a <= b <= n && atoll_ivset_canonical(iv, n) && pieces_ok(first, second, k) &&
-    (a > 0 && k > 0 ==> iv[a - 1].hi < first.lo) &&
-    (b < n && k > 0 ==> last_piece(first, second, k).hi < iv[b].lo);
-
-  lemma splice_head_below{L}:
-    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits(iv, n, a, b, first, second, k) && k > 0 ==>
-      \forall integer p; 0 <= p < a ==> iv[p].hi < first.lo;
-
-  lemma splice_tail_above{L}:
-    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits(iv, n, a, b, first, second, k) && k > 0 ==>
-      \forall integer j; b <= j < n ==> last_piece(first, second, k).hi < iv[j].lo;
-
-  lemma splice_nonempty{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer m; 0 <= m < n2 ==> \at(iv[m].lo, L2) < \at(iv[m].hi, L2);
-
-  lemma splice_sorted_head_head{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer p, q; p < q && 0 <= p < a && 0 <= q < a ==>
-        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
-
-  lemma splice_sorted_head_piece{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer p, q; p < q && 0 <= p < a && a <= q < a + k ==>
-        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
-
-  lemma splice_sorted_head_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer p, q; p < q && 0 <= p < a && a + k <= q < n2 ==>
-        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
-
-  lemma splice_sorted_piece_piece{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer p, q; p < q && a <= p < a + k && a <= q < a + k ==>
-        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
-
-  lemma splice_sorted_piece_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer p, q; p < q && a <= p < a + k && a + k <= q < n2 ==>
-        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
-
-  lemma splice_sorted_tail_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer p, q; p < q && a + k <= p < n2 && a + k <= q < n2 ==>
-        \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
-
-  lemma splice_sorted{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer p, q; 0 <= p < q < n2 ==> \at(iv[p].hi, L2) < \at(iv[q].lo, L2);
-
-  lemma splice_bytes_from_head{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer x, m; 0 <= m < a && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
-
-  lemma splice_bytes_from_piece{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer x, m; a <= m < a + k && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
-
-  lemma splice_bytes_from_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer x, m; a + k <= m < n2 && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
-
-  lemma splice_bytes_new{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer x; atoll_ivset_in{L2}(iv, 0, n2, x) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
-
-  lemma splice_bytes_old{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
-      \forall integer x; atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x) ==> atoll_ivset_in{L2}(iv, 0, n2, x);
-*/
-
 /* Replaces the ranges iv[a..b) with the k ranges first, second (k <= 2, the ones beyond k
  * ignored), which the caller has computed to keep the set canonical. Fails with ATOLL_EFULL,
  * before writing anything, when the set would grow past cap; the test is written so that nothing
@@ -318,6 +181,10 @@ static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
   requires pieces_ok(first, second, k);
   requires a > 0 && k > 0 ==> s->iv[a - 1].hi < first.lo;
   requires b < s->count && k > 0 ==> last_piece(first, second, k).hi < s->iv[b].lo;
+  assigns s->count, s->iv[0 .. s->cap - 1];
+  ensures \result == ATOLL_EFULL <==> (k > b - a && \old(s->cap - s->count) < k - (b - a));
+  ensures \result == ATOLL_EFULL ==> atoll_ivset_unchanged{Pre, Post}(s);
+  ensures \result == ATOLL_OK || \result == ATOLL_EFULL;
   behavior full:
     assumes k > b - a && s->cap - s->count < k - (b - a);
     assigns \nothing;
@@ -335,25 +202,279 @@ static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
   disjoint behaviors;
 */
 static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct atoll_interval first,
+                        struct atoll_interval second, uint32_t k);
+
+/* What replace_span does, as a relation between the ranges iv[0..n1) at L1 and iv[0..n2) at L2,
+ * and two lemmas about it that WP proves on their own (they are the whole argument that a splice
+ * keeps the set canonical and has the expected bytes; stated apart from the code, their proofs
+ * see no memory-model detail). */
+/*@
+  // The head iv[0..a) is kept and the pieces are written at a.
+  predicate spliced_head{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
+                                 integer b, struct atoll_interval first,
+                                 struct atoll_interval second, integer k) =
+    n2 == n1 - (b - a) + k &&
+    (\forall integer m; 0 <= m < a ==>
+       \at(iv[m].lo, L2) == \at(iv[m].lo, L1) && \at(iv[m].hi, L2) == \at(iv[m].hi, L1)) &&
+    (k > 0 ==> \at(iv[a].lo, L2) == first.lo && \at(iv[a].hi, L2) == first.hi) &&
+    (k > 1 ==> \at(iv[a + 1].lo, L2) == second.lo && \at(iv[a + 1].hi, L2) == second.hi);
+
+  // The tail iv[b..n1) now sits at a + k, seen from the new index (the two directions are two
+  // predicates: given together, each one's instances feed the other's without end).
+  predicate spliced_back{L1, L2}(struct atoll_interval *iv, integer n2, integer a, integer b,
+                                 integer k) =
+    \forall integer m; a + k <= m < n2 ==>
+       \at(iv[m].lo, L2) == \at(iv[m + b - (a + k)].lo, L1) &&
+       \at(iv[m].hi, L2) == \at(iv[m + b - (a + k)].hi, L1);
+
+  // ... and from the old index.
+  predicate spliced_fwd{L1, L2}(struct atoll_interval *iv, integer n1, integer a, integer b,
+                                integer k) =
+    \forall integer j; b <= j < n1 ==>
+       \at(iv[a + k + (j - b)].lo, L2) == \at(iv[j].lo, L1) &&
+       \at(iv[a + k + (j - b)].hi, L2) == \at(iv[j].hi, L1);
+
+  predicate spliced{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
+                            integer b, struct atoll_interval first,
+                            struct atoll_interval second, integer k) =
+    spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+    spliced_back{L1, L2}(iv, n2, a, b, k) && spliced_fwd{L1, L2}(iv, n1, a, b, k);
+
+  predicate splice_fits{L}(struct atoll_interval *iv, integer n, integer a, integer b,
+                           struct atoll_interval first, struct atoll_interval second,
+                           integer k) =
+    0 <= a <= b <= n && atoll_ivset_canonical(iv, n) && pieces_ok(first, second, k) &&
+    (a > 0 && k > 0 ==> iv[a - 1].hi < first.lo) &&
+    (b < n && k > 0 ==> last_piece(first, second, k).hi < iv[b].lo);
+
+  // Ranges iv[p] for p in [p0, p1) end before ranges iv[q] for q in [q0, q1) start, p < q.
+  predicate sorted_between{L}(struct atoll_interval *iv, integer p0, integer p1, integer q0,
+                              integer q1) =
+    \forall integer p, q; p0 <= p < p1 && q0 <= q < q1 && p < q ==> iv[p].hi < iv[q].lo;
+
+  predicate nonempty_ranges{L}(struct atoll_interval *iv, integer n) =
+    \forall integer m; 0 <= m < n ==> iv[m].lo < iv[m].hi;
+
+  // Canonical form from its parts over a split 0 <= a <= c <= n of the index range.
+  lemma splice_head_below{L}:
+    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits(iv, n, a, b, first, second, k) ==>
+      (k > 0 ==> \forall integer p; 0 <= p < a ==> iv[p].hi < first.lo) &&
+      (k > 1 ==> \forall integer p; 0 <= p < a ==> iv[p].hi < second.lo);
+
+  lemma splice_tail_above{L}:
+    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits(iv, n, a, b, first, second, k) ==>
+      (k > 0 ==> \forall integer j; b <= j < n ==> first.hi < iv[j].lo) &&
+      (k > 1 ==> \forall integer j; b <= j < n ==> second.hi < iv[j].lo);
+
+  lemma splice_bytes_old{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_fwd{L1, L2}(iv, n1, a, b, k) ==>
+      \forall integer x; atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x) ==> atoll_ivset_in{L2}(iv, 0, n2, x);
+
+  lemma splice_sorted_head_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      sorted_between{L2}(iv, 0, a, a + k, n2);
+
+  lemma splice_sorted_piece_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      sorted_between{L2}(iv, a, a + k, a + k, n2);
+
+  lemma splice_sorted_head_head{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      sorted_between{L2}(iv, 0, a, 0, a);
+
+  lemma splice_sorted_head_piece{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      sorted_between{L2}(iv, 0, a, a, a + k);
+
+  lemma splice_sorted_piece_piece{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      sorted_between{L2}(iv, a, a + k, a, a + k);
+
+  lemma splice_sorted_tail_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      sorted_between{L2}(iv, a + k, n2, a + k, n2);
+
+  lemma splice_nonempty{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      nonempty_ranges{L2}(iv, n2);
+
+  lemma splice_bytes_from_head{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      \forall integer x, m; 0 <= m < a && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma splice_bytes_from_piece{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      \forall integer x, m; a <= m < a + k && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma splice_bytes_from_tail{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      \forall integer x, m; a + k <= m < n2 && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma splice_bytes_new{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      \forall integer x; atoll_ivset_in{L2}(iv, 0, n2, x) ==>
+        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+        atoll_ivset_in{L1}(iv, b, n1, x);
+
+  lemma canonical_from_parts{L}:
+    \forall struct atoll_interval *iv, integer n, a, c;
+      0 <= a <= c <= n && nonempty_ranges(iv, n) &&
+      sorted_between(iv, 0, a, 0, a) && sorted_between(iv, 0, a, a, c) &&
+      sorted_between(iv, 0, a, c, n) && sorted_between(iv, a, c, a, c) &&
+      sorted_between(iv, a, c, c, n) && sorted_between(iv, c, n, c, n) ==>
+      atoll_ivset_canonical(iv, n);
+
+  lemma splice_canonical{L1, L2}:
+    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+      integer k;
+      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+      atoll_ivset_canonical{L2}(iv, n2);
+*/
+
+/* replace_span, declared above with its contract. It and its lemmas come before every other lemma
+ * of this file, whose quantifiers would only slow their proofs down. */
+static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct atoll_interval first,
                         struct atoll_interval second, uint32_t k) {
+  /*@ assert splice_fits(s->iv, s->count, a, b, first, second, k); */
   uint32_t removed = b - a;
   if (k > removed && s->cap - s->count < k - removed)
     return ATOLL_EFULL;
+  /*@ assert a + k <= s->cap && s->count - b + (a + k) <= s->cap; */
   move_tail(s, b, a + k);
+  /* The facts of each step, stated right after it, so that no proof below needs more than one
+   * step's frame. */
+  /*@ assert head_moved: \forall integer m; 0 <= m < a ==>
+        s->iv[m].lo == \at(s->iv[m].lo, Pre) && s->iv[m].hi == \at(s->iv[m].hi, Pre); */
+  /*@ assert back_moved: \forall integer m; a + k <= m < a + k + (s->count - b) ==>
+        s->iv[m].lo == \at(s->iv[m + b - (a + k)].lo, Pre) &&
+        s->iv[m].hi == \at(s->iv[m + b - (a + k)].hi, Pre); */
   s->count = s->count - removed + k;
+  /*@ ghost Counted: ; */
+  /*@ assert \forall integer m; 0 <= m < s->cap ==>
+        s->iv[m].lo == \at(s->iv[m].lo, Counted) && s->iv[m].hi == \at(s->iv[m].hi, Counted); */
   if (k > 0)
     put_range(s, a, first);
   if (k > 1)
     put_range(s, a + 1u, second);
+  /*@ assert pieces_frame: \forall integer m; 0 <= m < s->cap && (m < a || m >= a + k) ==>
+        s->iv[m].lo == \at(s->iv[m].lo, Counted) && s->iv[m].hi == \at(s->iv[m].hi, Counted); */
+  /*@ assert \forall integer m; 0 <= m < a ==>
+        s->iv[m].lo == \at(s->iv[m].lo, Pre) && s->iv[m].hi == \at(s->iv[m].hi, Pre); */
+  /*@ assert k > 0 ==> s->iv[a].lo == first.lo && s->iv[a].hi == first.hi; */
+  /*@ assert k > 1 ==> s->iv[a + 1].lo == second.lo && s->iv[a + 1].hi == second.hi; */
+  /*@ assert spliced_head{Pre, Here}(s->iv, \at(s->count, Pre), s->count, a, b, first, second, k); */
+  /*@ assert spliced_back{Pre, Here}(s->iv, s->count, a, b, k); */
+  /*@ assert spliced_fwd{Pre, Here}(s->iv, \at(s->count, Pre), a, b, k); */
   /*@ assert spliced{Pre, Here}(s->iv, \at(s->count, Pre), s->count, a, b, first, second, k); */
+  /*@ assert atoll_ivset_canonical(s->iv, s->count); */
   return ATOLL_OK;
 }
+
+/*@
+  // What intersect, union and subtract may rely on once check_binary has passed: out is writable
+  // and shares no memory with either input.
+  predicate binary_apart{L}(struct atoll_ivset *a, struct atoll_ivset *b, struct atoll_ivset *out) =
+    readable(a) && readable(b) && writable(out) &&
+    \separated(out, a) && \separated(out, b) &&
+    \separated(out, a->iv + (0 .. a->cap - 1)) && \separated(out, b->iv + (0 .. b->cap - 1)) &&
+    \separated(a, out->iv + (0 .. out->cap - 1)) && \separated(b, out->iv + (0 .. out->cap - 1)) &&
+    \separated(out->iv + (0 .. out->cap - 1), a->iv + (0 .. a->cap - 1)) &&
+    \separated(out->iv + (0 .. out->cap - 1), b->iv + (0 .. b->cap - 1));
+
+  // The inputs' ranges are as they were at L0 (writing out cannot change them).
+  predicate same_ranges{L0, L}(struct atoll_interval *iv, integer n) =
+    \forall integer k; 0 <= k < n ==>
+      \at(iv[k].lo, L) == \at(iv[k].lo, L0) && \at(iv[k].hi, L) == \at(iv[k].hi, L0);
+
+  predicate inputs_kept{L0, L}(struct atoll_ivset *a, struct atoll_ivset *b) =
+    \at(a->iv, L) == \at(a->iv, L0) && \at(b->iv, L) == \at(b->iv, L0) &&
+    \at(a->count, L) == \at(a->count, L0) && \at(b->count, L) == \at(b->count, L0) &&
+    same_ranges{L0, L}(\at(a->iv, L0), \at(a->count, L0)) &&
+    same_ranges{L0, L}(\at(b->iv, L0), \at(b->count, L0));
+*/
 
 /* Appends [lo, hi) to a set being built in increasing order of lo, merging it into the last
  * range when they overlap or touch. Because later ranges never start before lo, a range that is
  * appended rather than merged is one the final result needs, so running out of room here means
  * the result truly needs more than cap ranges. Returns false when out of room. */
-static bool append_merged(struct atoll_ivset *out, uint64_t lo, uint64_t hi) {
+/*@
+  requires writable(out) && atoll_ivset_canonical(out->iv, out->count);
+  requires lo < hi;
+  requires out->count > 0 ==> out->iv[out->count - 1].lo <= lo;
+  assigns out->count, out->iv[0 .. out->cap - 1];
+  ensures \result ==> 0 < out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
+  ensures \result ==> \forall integer x;
+            atoll_ivset_has(out, x) <==> (\old(atoll_ivset_has(out, x)) || lo <= x < hi);
+  ensures \result ==> out->iv[out->count - 1].lo <= lo;
+  ensures \result ==> out->iv[out->count - 1].hi == hi ||
+            (\old(out->count) > 0 && out->iv[out->count - 1].hi == \old(out->iv[out->count - 1].hi));
+  ensures \result ==> hi <= out->iv[out->count - 1].hi;
+  ensures !\result ==> out->count == out->cap;
+  ensures binary_apart{Pre}(a, b, out) ==> inputs_kept{Pre, Post}(a, b);
+*/
+static bool append_merged(struct atoll_ivset *out, uint64_t lo, uint64_t hi)
+  /*@ ghost (const struct atoll_ivset *a, const struct atoll_ivset *b) */ {
   if (out->count > 0 && out->iv[out->count - 1u].hi >= lo) {
     if (out->iv[out->count - 1u].hi < hi)
       out->iv[out->count - 1u].hi = hi;
@@ -366,6 +487,7 @@ static bool append_merged(struct atoll_ivset *out, uint64_t lo, uint64_t hi) {
   out->count++;
   return true;
 }
+
 
 /* The checks shared by intersect, union and subtract. Only equality of pointers is compared:
  * ordering pointers into different objects is undefined in ISO C. */
@@ -429,6 +551,20 @@ uint32_t atoll_ivset_clear(struct atoll_ivset *s) {
   return dropped;
 }
 
+/* Proof-only (ghost) lemma for insert and remove, a function so that each call instantiates it
+ * where it is needed: as a global lemma, its quantifier over index ranges sends the solvers round
+ * a loop of ever longer ranges in every later proof. */
+/*@ ghost
+  /@
+    requires 0 <= a <= b <= n;
+    assigns \nothing;
+    ensures \forall integer x; atoll_ivset_in(iv, 0, n, x) <==>
+      (atoll_ivset_in(iv, 0, a, x) || atoll_ivset_in(iv, a, b, x) || atoll_ivset_in(iv, b, n, x));
+  @/
+  static void in_split(const struct atoll_interval *iv, uint32_t a, uint32_t b, uint32_t n) {
+  }
+*/
+
 int atoll_ivset_insert(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
   if (!atoll_ivset_is_valid(s) || lo > hi)
     return ATOLL_EINVAL;
@@ -437,6 +573,12 @@ int atoll_ivset_insert(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
   /* iv[a..b) are the ranges that overlap or touch [lo, hi); they become one range. */
   uint32_t a = first_reaching(s, lo);
   uint32_t b = a;
+  /*@
+    loop invariant a <= b <= s->count;
+    loop invariant \forall integer m; a <= m < b ==> s->iv[m].lo <= hi;
+    loop assigns b;
+    loop variant s->count - b;
+  */
   while (b < s->count && s->iv[b].lo <= hi)
     b++;
   struct atoll_interval merged = {lo, hi};
@@ -446,6 +588,25 @@ int atoll_ivset_insert(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
     if (s->iv[b - 1u].hi > merged.hi)
       merged.hi = s->iv[b - 1u].hi;
   }
+  /*@ assert b > a ==> merged.lo <= s->iv[a].lo && s->iv[b - 1].hi <= merged.hi; */
+  /*@ assert merged.lo <= lo && hi <= merged.hi; */
+  /*@ assert b > a ==> merged.lo == s->iv[a].lo || merged.lo == lo; */
+  /*@ assert b > a ==> merged.hi == s->iv[b - 1].hi || merged.hi == hi; */
+  /*@ assert b == a ==> merged.lo == lo && merged.hi == hi; */
+  /*@ assert pieces_ok(merged, merged, 1); */
+  /*@ assert a > 0 ==> s->iv[a - 1].hi < merged.lo; */
+  /*@ assert b < s->count ==> merged.hi < s->iv[b].lo; */
+  /*@ assert old_in_merged: \forall integer x; atoll_ivset_in(s->iv, a, b, x) ==>
+        merged.lo <= x < merged.hi; */
+  /*@ assert merged_in_old: \forall integer x; merged.lo <= x < merged.hi ==>
+        (lo <= x < hi) || atoll_ivset_in(s->iv, a, b, x); */
+  /*@ ghost in_split(s->iv, a, b, s->count); */
+  /*@ assert bytes: \forall integer x;
+        (atoll_ivset_in(s->iv, 0, a, x) || in_pieces(merged, merged, 1, x) ||
+         atoll_ivset_in(s->iv, b, s->count, x)) <==> (atoll_ivset_has(s, x) || lo <= x < hi); */
+  /*@ assert full: 1 > b - a && s->cap - s->count < 1 - (b - a) ==>
+        s->count == s->cap &&
+        \forall integer m; 0 <= m < s->count ==> s->iv[m].hi < lo || hi < s->iv[m].lo; */
   return replace_span(s, a, b, merged, merged, 1);
 }
 
@@ -458,10 +619,27 @@ int atoll_ivset_remove(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
    * a left piece of the first and a right piece of the last. */
   uint32_t a = first_ending_after(s, lo);
   uint32_t b = a;
+  /*@
+    loop invariant a <= b <= s->count;
+    loop invariant \forall integer m; a <= m < b ==> s->iv[m].lo < hi;
+    loop assigns b;
+    loop variant s->count - b;
+  */
   while (b < s->count && s->iv[b].lo < hi)
     b++;
-  if (a == b)
+  /*@ assert before: \forall integer x; atoll_ivset_in(s->iv, 0, a, x) ==> x < lo; */
+  /*@ assert after: \forall integer x; atoll_ivset_in(s->iv, b, s->count, x) ==> hi <= x; */
+  if (a == b) {
+    /*@ assert \forall integer x; lo <= x < hi ==> !atoll_ivset_has(s, x); */
     return ATOLL_OK;
+  }
+  /*@ assert inside_left: \forall integer x; atoll_ivset_in(s->iv, a, b, x) && x < lo ==>
+        s->iv[a].lo <= x; */
+  /*@ assert inside_right: \forall integer x; atoll_ivset_in(s->iv, a, b, x) && hi <= x ==>
+        x < s->iv[b - 1].hi; */
+  /*@ assert outer_left: \forall integer x; s->iv[a].lo <= x < lo ==> atoll_ivset_in(s->iv, a, b, x); */
+  /*@ assert outer_right: \forall integer x; hi <= x < s->iv[b - 1].hi ==>
+        atoll_ivset_in(s->iv, a, b, x); */
   struct atoll_interval pieces[2] = {{0, 0}, {0, 0}};
   uint32_t k = 0;
   if (s->iv[a].lo < lo) {
@@ -469,11 +647,26 @@ int atoll_ivset_remove(struct atoll_ivset *s, uint64_t lo, uint64_t hi) {
     pieces[k].hi = lo;
     k++;
   }
+  /*@ assert k == 1 <==> s->iv[a].lo < lo; */
+  /*@ assert k == 1 ==> pieces[0].lo == s->iv[a].lo && pieces[0].hi == lo; */
   if (s->iv[b - 1u].hi > hi) {
     pieces[k].lo = hi;
     pieces[k].hi = s->iv[b - 1u].hi;
     k++;
   }
+  /*@ assert left: (\forall integer x; (s->iv[a].lo <= x < lo) ==> in_pieces(pieces[0], pieces[1], k, x)); */
+  /*@ assert right: (\forall integer x; (hi <= x < s->iv[b - 1].hi) ==> in_pieces(pieces[0], pieces[1], k, x)); */
+  /*@ assert pieces_bytes: \forall integer x; in_pieces(pieces[0], pieces[1], k, x) ==>
+        (s->iv[a].lo <= x < lo) || (hi <= x < s->iv[b - 1].hi); */
+  /*@ assert pieces_ok(pieces[0], pieces[1], k); */
+  /*@ assert a > 0 && k > 0 ==> s->iv[a - 1].hi < pieces[0].lo; */
+  /*@ assert b < s->count && k > 0 ==> last_piece(pieces[0], pieces[1], k).hi < s->iv[b].lo; */
+  /*@ ghost in_split(s->iv, a, b, s->count); */
+  /*@ assert bytes: \forall integer x;
+        (atoll_ivset_in(s->iv, 0, a, x) || in_pieces(pieces[0], pieces[1], k, x) ||
+         atoll_ivset_in(s->iv, b, s->count, x)) <==> (atoll_ivset_has(s, x) && !(lo <= x < hi)); */
+  /*@ assert full: k > b - a && s->cap - s->count < k - (b - a) ==>
+        s->count == s->cap && s->iv[a].lo < lo && hi < s->iv[a].hi; */
   return replace_span(s, a, b, pieces[0], pieces[1], k);
 }
 
@@ -541,78 +734,6 @@ bool atoll_ivset_intersects(const struct atoll_ivset *a, const struct atoll_ivse
   return false;
 }
 
-int atoll_ivset_intersect(const struct atoll_ivset *a, const struct atoll_ivset *b,
-                          struct atoll_ivset *out) {
-  int rc = check_binary(a, b, out);
-  if (rc != ATOLL_OK)
-    return rc;
-  out->count = 0;
-  uint32_t i = 0;
-  uint32_t j = 0;
-  while (i < a->count && j < b->count) {
-    uint64_t lo = a->iv[i].lo > b->iv[j].lo ? a->iv[i].lo : b->iv[j].lo;
-    uint64_t hi = a->iv[i].hi < b->iv[j].hi ? a->iv[i].hi : b->iv[j].hi;
-    if (lo < hi && !append_merged(out, lo, hi))
-      return fail_full(out);
-    if (a->iv[i].hi <= b->iv[j].hi)
-      i++;
-    else
-      j++;
-  }
-  return ATOLL_OK;
-}
-
-int atoll_ivset_union(const struct atoll_ivset *a, const struct atoll_ivset *b,
-                      struct atoll_ivset *out) {
-  int rc = check_binary(a, b, out);
-  if (rc != ATOLL_OK)
-    return rc;
-  out->count = 0;
-  uint32_t i = 0;
-  uint32_t j = 0;
-  /* Take ranges from both inputs in order of lo, as in the merge step of merge sort. */
-  while (i < a->count || j < b->count) {
-    const struct atoll_interval *next;
-    if (j == b->count || (i < a->count && a->iv[i].lo <= b->iv[j].lo))
-      next = &a->iv[i++];
-    else
-      next = &b->iv[j++];
-    if (!append_merged(out, next->lo, next->hi))
-      return fail_full(out);
-  }
-  return ATOLL_OK;
-}
-
-int atoll_ivset_subtract(const struct atoll_ivset *a, const struct atoll_ivset *b,
-                         struct atoll_ivset *out) {
-  int rc = check_binary(a, b, out);
-  if (rc != ATOLL_OK)
-    return rc;
-  out->count = 0;
-  uint32_t j = 0;
-  for (uint32_t i = 0; i < a->count; i++) {
-    /* cur..hi is what is left of a's range i to cut; b's ranges before it never matter again,
-     * and a b range that reaches past hi may also cut a's next range, so j stays on it. */
-    uint64_t cur = a->iv[i].lo;
-    uint64_t hi = a->iv[i].hi;
-    while (j < b->count && b->iv[j].hi <= cur)
-      j++;
-    while (j < b->count && b->iv[j].lo < hi && cur < hi) {
-      if (b->iv[j].lo > cur && !append_merged(out, cur, b->iv[j].lo))
-        return fail_full(out);
-      if (b->iv[j].hi >= hi) {
-        cur = hi;
-      } else {
-        cur = b->iv[j].hi;
-        j++;
-      }
-    }
-    if (cur < hi && !append_merged(out, cur, hi))
-      return fail_full(out);
-  }
-  return ATOLL_OK;
-}
-
 uint64_t atoll_ivset_bytes(const struct atoll_ivset *s) {
   if (!shape_ok(s))
     return 0;
@@ -629,4 +750,291 @@ uint64_t atoll_ivset_bytes(const struct atoll_ivset *s) {
   for (uint32_t i = 0; i < s->count; i++)
     total += s->iv[i].hi - s->iv[i].lo;
   return total;
+}
+
+/* WP assumes every lemma in the proofs of everything after it in the file, and extra lemmas slow
+ * the solvers down, so the lemmas sit just before the functions whose proofs need them: the splice
+ * lemmas with replace_span near the top, the set algebra's below. */
+
+/* Proof-only (ghost) lemmas for subtract, stated as functions with empty bodies: WP proves each
+ * contract once in a small context, and a call instantiates it exactly where the loop needs it,
+ * instead of leaving the solver to find the instance among the loop's many hypotheses. */
+/*@ ghost
+  /@
+    requires readable(b) && atoll_ivset_canonical(b->iv, b->count);
+    requires j <= b->count;
+    requires \forall integer m; 0 <= m < j ==> b->iv[m].hi <= c;
+    assigns \nothing;
+    ensures \forall integer x; c <= x && (j < b->count ==> x < b->iv[j].lo) ==>
+              !atoll_ivset_has(b, x);
+  @/
+  static void no_b_from(const struct atoll_ivset *b, uint32_t j, uint64_t c) {
+  }
+
+  // One step of subtract's inner loop: with [c, bl) free of b and [bl, c2) inside b, the bytes of
+  // a's ranges before i or of [al, c) outside b, plus [c, bl), are the bytes of a's ranges
+  // before i or of [al, c2) outside b.
+  /@
+    requires readable(a) && readable(b) && i <= a->count;
+    requires al <= c <= c2;
+    requires \forall integer x; c <= x < bl ==> !atoll_ivset_has(b, x);
+    requires \forall integer x; bl <= x < c2 ==> atoll_ivset_has(b, x);
+    assigns \nothing;
+    ensures \forall integer x;
+      ((((atoll_ivset_in(a->iv, 0, i, x) || al <= x < c) && !atoll_ivset_has(b, x)) ||
+        (c <= x < bl && x < c2)) <==>
+       ((atoll_ivset_in(a->iv, 0, i, x) || al <= x < c2) && !atoll_ivset_has(b, x)));
+  @/
+  static void cut_step(const struct atoll_ivset *a, const struct atoll_ivset *b, uint32_t i,
+                       uint64_t al, uint64_t c, uint64_t bl, uint64_t c2) {
+  }
+*/
+
+/*@
+  lemma in_frame{L0, L}:
+    \forall struct atoll_interval *iv, integer n, m, x;
+      m <= n && same_ranges{L0, L}(iv, n) ==>
+      (atoll_ivset_in{L0}(iv, 0, m, x) <==> atoll_ivset_in{L}(iv, 0, m, x));
+
+  lemma canonical_frame{L0, L}:
+    \forall struct atoll_interval *iv, integer n;
+      same_ranges{L0, L}(iv, n) && atoll_ivset_canonical{L0}(iv, n) ==>
+      atoll_ivset_canonical{L}(iv, n);
+
+*/
+
+/* Proof-only (ghost) lemmas for the set algebra, called where an instance is needed (see
+ * in_split). */
+/*@ ghost
+  // In a canonical array, a byte of the set that lies in none of iv[0..j) and below iv[j].hi
+  // lies in iv[j].
+  /@
+    requires atoll_ivset_canonical(iv, n) && j < n;
+    assigns \nothing;
+    ensures \forall integer x; atoll_ivset_in(iv, 0, n, x) && !atoll_ivset_in(iv, 0, j, x) &&
+      x < iv[j].hi ==> iv[j].lo <= x;
+  @/
+  static void in_at(const struct atoll_interval *iv, uint32_t n, uint32_t j) {
+  }
+
+  // Growing a range of indices by one.
+  /@
+    requires lo <= n;
+    assigns \nothing;
+    ensures \forall integer x; atoll_ivset_in(iv, lo, n + 1, x) <==>
+      (atoll_ivset_in(iv, lo, n, x) || (iv[n].lo <= x < iv[n].hi));
+  @/
+  static void in_extend(const struct atoll_interval *iv, uint32_t lo, uint32_t n) {
+  }
+*/
+
+int atoll_ivset_intersect(const struct atoll_ivset *a, const struct atoll_ivset *b,
+                          struct atoll_ivset *out) {
+  int rc = check_binary(a, b, out);
+  if (rc != ATOLL_OK)
+    return rc;
+  /*@ assert apart: binary_apart(a, b, out); */
+  out->count = 0;
+  uint32_t i = 0;
+  uint32_t j = 0;
+  /*@
+    loop invariant 0 <= i <= a->count && 0 <= j <= b->count;
+    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+    loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
+    loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
+      (atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
+       (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)));
+    loop invariant out->count > 0 && i < a->count && j < b->count ==>
+      out->iv[out->count - 1].hi < a->iv[i].lo || out->iv[out->count - 1].hi < b->iv[j].lo;
+    loop assigns i, j, out->count, out->iv[0 .. out->cap - 1];
+    loop variant (a->count - i) + (b->count - j);
+  */
+  while (i < a->count && j < b->count) {
+    uint64_t lo = a->iv[i].lo > b->iv[j].lo ? a->iv[i].lo : b->iv[j].lo;
+    uint64_t hi = a->iv[i].hi < b->iv[j].hi ? a->iv[i].hi : b->iv[j].hi;
+    /*@ assert common: \forall integer x; lo <= x < hi ==>
+          atoll_ivset_in(a->iv, i, i + 1, x) && atoll_ivset_in(b->iv, j, j + 1, x) &&
+          atoll_ivset_has(a, x) && atoll_ivset_has(b, x); */
+    /*@ ghost in_at(b->iv, b->count, j); */
+    /*@ ghost in_at(a->iv, a->count, i); */
+    /*@ assert a_first: a->iv[i].hi <= b->iv[j].hi ==>
+          \forall integer x; a->iv[i].lo <= x < a->iv[i].hi && atoll_ivset_has(b, x) &&
+            !atoll_ivset_in(b->iv, 0, j, x) ==> b->iv[j].lo <= x; */
+    /*@ assert b_first: b->iv[j].hi < a->iv[i].hi ==>
+          \forall integer x; b->iv[j].lo <= x < b->iv[j].hi && atoll_ivset_has(a, x) &&
+            !atoll_ivset_in(a->iv, 0, i, x) ==> a->iv[i].lo <= x; */
+    if (lo < hi && !append_merged(out, lo, hi) /*@ ghost (a, b) */)
+      return fail_full(out);
+    /*@ assert inputs_kept{LoopCurrent, Here}(a, b); */
+    /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
+          (atoll_ivset_has{LoopCurrent}(out, x) || lo <= x < hi); */
+    /*@ assert out->count > 0 ==> out->iv[out->count - 1].hi < lo || out->iv[out->count - 1].hi == hi; */
+    /*@ assert kept: \forall integer x; atoll_ivset_has(out, x) <==>
+          ((atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
+            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x))) || lo <= x < hi); */
+    if (a->iv[i].hi <= b->iv[j].hi) {
+      /*@ ghost in_extend(a->iv, 0, i); */
+      i++;
+      /*@ assert \forall integer x; atoll_ivset_in(a->iv, 0, i, x) <==>
+            (atoll_ivset_in(a->iv, 0, i - 1, x) || a->iv[i - 1].lo <= x < a->iv[i - 1].hi); */
+      /*@ assert \forall integer x; atoll_ivset_has(out, x) ==>
+            atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
+            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)); */
+      /*@ assert \forall integer x; atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
+            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) ==>
+            atoll_ivset_has(out, x); */
+    } else {
+      /*@ ghost in_extend(b->iv, 0, j); */
+      j++;
+      /*@ assert \forall integer x; atoll_ivset_in(b->iv, 0, j, x) <==>
+            (atoll_ivset_in(b->iv, 0, j - 1, x) || b->iv[j - 1].lo <= x < b->iv[j - 1].hi); */
+      /*@ assert \forall integer x; atoll_ivset_has(out, x) ==>
+            atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
+            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)); */
+      /*@ assert \forall integer x; atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
+            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) ==>
+            atoll_ivset_has(out, x); */
+    }
+  }
+  return ATOLL_OK;
+}
+
+int atoll_ivset_union(const struct atoll_ivset *a, const struct atoll_ivset *b,
+                      struct atoll_ivset *out) {
+  int rc = check_binary(a, b, out);
+  if (rc != ATOLL_OK)
+    return rc;
+  /*@ assert apart: binary_apart(a, b, out); */
+  out->count = 0;
+  uint32_t i = 0;
+  uint32_t j = 0;
+  /* Take ranges from both inputs in order of lo, as in the merge step of merge sort. */
+  /*@
+    loop invariant 0 <= i <= a->count && 0 <= j <= b->count;
+    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+    loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
+    loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
+      (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x));
+    loop invariant out->count > 0 && i < a->count ==>
+      out->iv[out->count - 1].lo <= a->iv[i].lo;
+    loop invariant out->count > 0 && j < b->count ==>
+      out->iv[out->count - 1].lo <= b->iv[j].lo;
+    loop assigns i, j, out->count, out->iv[0 .. out->cap - 1];
+    loop variant (a->count - i) + (b->count - j);
+  */
+  while (i < a->count || j < b->count) {
+    const struct atoll_interval *next;
+    if (j == b->count || (i < a->count && a->iv[i].lo <= b->iv[j].lo)) {
+      /*@ ghost in_extend(a->iv, 0, i); */
+      next = &a->iv[i++];
+    } else {
+      /*@ ghost in_extend(b->iv, 0, j); */
+      next = &b->iv[j++];
+    }
+    /*@ assert next_taken: \forall integer x;
+          (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) <==>
+          (\at(atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x), LoopCurrent) ||
+           next->lo <= x < next->hi); */
+    /*@ assert i < a->count ==> next->lo <= a->iv[i].lo; */
+    /*@ assert j < b->count ==> next->lo <= b->iv[j].lo; */
+    if (!append_merged(out, next->lo, next->hi) /*@ ghost (a, b) */)
+      return fail_full(out);
+    /*@ assert inputs_kept{LoopCurrent, Here}(a, b); */
+    /*@ assert \forall integer x;
+          (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) <==>
+          (atoll_ivset_in{LoopCurrent}(a->iv, 0, i, x) ||
+           atoll_ivset_in{LoopCurrent}(b->iv, 0, j, x)); */
+  }
+  return ATOLL_OK;
+}
+
+int atoll_ivset_subtract(const struct atoll_ivset *a, const struct atoll_ivset *b,
+                         struct atoll_ivset *out) {
+  int rc = check_binary(a, b, out);
+  if (rc != ATOLL_OK)
+    return rc;
+  /*@ assert apart: binary_apart(a, b, out); */
+  out->count = 0;
+  uint32_t j = 0;
+  /*@
+    loop invariant 0 <= i <= a->count && 0 <= j <= b->count;
+    loop invariant binary_apart(a, b, out);
+    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+    loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
+    loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
+      (atoll_ivset_in(a->iv, 0, i, x) && !atoll_ivset_has(b, x));
+    loop invariant i < a->count ==> \forall integer m; 0 <= m < j ==> b->iv[m].hi <= a->iv[i].lo;
+    loop invariant i < a->count && out->count > 0 ==> out->iv[out->count - 1].hi < a->iv[i].lo;
+    loop assigns i, j, out->count, out->iv[0 .. out->cap - 1];
+    loop variant a->count - i;
+  */
+  for (uint32_t i = 0; i < a->count; i++) {
+    /* cur..hi is what is left of a's range i to cut; b's ranges before it never matter again,
+     * and a b range that reaches past hi may also cut a's next range, so j stays on it. */
+    uint64_t cur = a->iv[i].lo;
+    uint64_t hi = a->iv[i].hi;
+    /*@
+      loop invariant \at(j, LoopEntry) <= j <= b->count;
+      loop invariant \forall integer m; 0 <= m < j ==> b->iv[m].hi <= cur;
+      loop assigns j;
+      loop variant b->count - j;
+    */
+    while (j < b->count && b->iv[j].hi <= cur)
+      j++;
+    /*@
+      loop invariant a->iv[i].lo <= cur <= hi && hi == a->iv[i].hi;
+      loop invariant 0 <= j <= b->count;
+      loop invariant binary_apart(a, b, out);
+      loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+      loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
+      loop invariant \forall integer m; 0 <= m < j ==> b->iv[m].hi <= cur;
+      loop invariant j < b->count && cur < hi ==> cur < b->iv[j].hi;
+      loop invariant out->count > 0 ==> out->iv[out->count - 1].hi <= cur;
+      loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
+        ((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < cur) && !atoll_ivset_has(b, x));
+      loop assigns j, cur, out->count, out->iv[0 .. out->cap - 1];
+      loop variant (b->count - j) + (hi - cur);
+    */
+    while (j < b->count && b->iv[j].lo < hi && cur < hi) {
+      /*@ ghost no_b_from(b, j, cur); */
+      /*@ assert gap: \forall integer x; cur <= x < b->iv[j].lo ==> !atoll_ivset_has(b, x); */
+      /*@ assert cut: \forall integer x; b->iv[j].lo <= x < b->iv[j].hi ==>
+            atoll_ivset_in(b->iv, j, j + 1, x) && atoll_ivset_has(b, x); */
+      if (b->iv[j].lo > cur && !append_merged(out, cur, b->iv[j].lo) /*@ ghost (a, b) */)
+        return fail_full(out);
+      /*@ assert inputs_kept{LoopCurrent, Here}(a, b); */
+      /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
+            (atoll_ivset_has{LoopCurrent}(out, x) || (cur <= x < b->iv[j].lo)); */
+      /*@ assert out->count > 0 ==> out->iv[out->count - 1].hi <= cur ||
+            out->iv[out->count - 1].hi == b->iv[j].lo; */
+      /*@ assert kept: \forall integer x; atoll_ivset_has(out, x) <==>
+            (((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < cur) &&
+              !atoll_ivset_has(b, x)) || (cur <= x < b->iv[j].lo)); */
+      if (b->iv[j].hi >= hi) {
+        /*@ ghost cut_step(a, b, i, a->iv[i].lo, cur, b->iv[j].lo, hi); */
+        cur = hi;
+      } else {
+        /*@ ghost cut_step(a, b, i, a->iv[i].lo, cur, b->iv[j].lo, b->iv[j].hi); */
+        cur = b->iv[j].hi;
+        j++;
+      }
+    }
+    /*@ ghost no_b_from(b, j, cur); */
+    /*@ assert rest: \forall integer x; cur <= x < hi ==> !atoll_ivset_has(b, x); */
+    /*@ ghost Tail: ; */
+    if (cur < hi && !append_merged(out, cur, hi) /*@ ghost (a, b) */)
+      return fail_full(out);
+    /*@ assert inputs_kept{Tail, Here}(a, b); */
+    /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
+          (atoll_ivset_has{Tail}(out, x) || cur <= x < hi); */
+    /*@ assert \forall integer x; atoll_ivset_has{Tail}(out, x) <==>
+          ((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < cur) && !atoll_ivset_has(b, x)); */
+    /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
+          (((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < hi) && !atoll_ivset_has(b, x))); */
+    /*@ ghost in_extend(a->iv, 0, i); */
+    /*@ assert \forall integer x; atoll_ivset_in(a->iv, 0, i + 1, x) <==>
+          (atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < a->iv[i].hi); */
+    /*@ assert out->count > 0 ==> out->iv[out->count - 1].hi <= hi; */
+  }
+  return ATOLL_OK;
 }
