@@ -115,9 +115,10 @@ static void busy_update(uint32_t *cover, uint32_t *busy, uint32_t *total, uint32
 
 /* Adds (sign +1) or removes (-1) n blocks of job jb covering `cover` CUs to zone z's residents
  * and updates the busy counts: a zone's busy CUs are those its groups cover, at most all of them.
- * (Each field is read and written once: this runs for every group.) */
-static void zone_residents(atoll_cu_model *m, fluid *f, zone *z, const fjob *jb, uint32_t n, uint32_t cover,
-                           int sign) {
+ * (Each field is read and written once: this runs twice for every group, inline at both hot
+ * sites.) */
+static inline void zone_residents(atoll_cu_model *m, fluid *f, zone *z, const fjob *jb, uint32_t n,
+                                  uint32_t cover, int sign) {
   const atoll_kernel_timing *kt = &jb->j.kt;
   uint32_t delta = sign > 0 ? n : (uint32_t)-n, cdelta = sign > 0 ? cover : (uint32_t)-cover, cus = z->cus;
   z->free_units -= sign * (int64_t)n * kt->block_units;

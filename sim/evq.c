@@ -99,7 +99,29 @@ static int insert(atoll_evq *q, const struct atoll_heap_item *it) {
 int atoll_evq_push(atoll_evq *q, int64_t time, atoll_ev_class cls, uint64_t payload) {
   assert(time >= q->now && "an event scheduled in the past");
   struct atoll_heap_item it = {.time = time, .order = ((uint64_t)cls << CLASS_SHIFT) | q->seq++, .value = payload};
-  return insert(q, &it);
+  /* The common cases, with no call and no heap: near has room at its end, and it goes before its
+   * first event (at the free slot before it) or among its events (shifting the later ones). */
+  uint32_t n = q->near_n, head = q->near_head;
+  if (n == 0 || head + n == ATOLL_EVQ_NEAR)
+    return insert(q, &it);
+  struct atoll_heap_item *a = q->near + head;
+  if (head > 0 && before(&it, &a[0])) {
+    a[-1] = it;
+    q->near_head = head - 1;
+    q->near_n = n + 1;
+    return 0;
+  }
+  if (!before(&it, &a[n - 1]))
+    return insert(q, &it); /* after all of near: the heap may hold earlier events */
+  /* Shift the later events up by one (at least near's last); pointers keep the loop short. */
+  struct atoll_heap_item *p = a + n;
+  do {
+    *p = p[-1];
+    p--;
+  } while (p > a && before(&it, p - 1));
+  *p = it;
+  q->near_n = n + 1;
+  return 0;
 }
 
 /* Removes the earliest event: near's first, or the heap's minimum when near is empty. */
