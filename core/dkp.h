@@ -86,7 +86,7 @@ typedef struct atoll_dkp_choice {
 
   predicate atoll_dkp_shape_ok{L}(atoll_kernel_shape *s) =
     \valid_read(s) && 1 <= s->grid.x && 1 <= s->grid.y && 1 <= s->grid.z &&
-    atoll_dkp_count(s->grid) < 4294967295 && 1 <= s->occupancy <= 65535 &&
+    1 <= atoll_dkp_count(s->grid) < 4294967295 && 1 <= s->occupancy <= 65535 &&
     s->time_ns > 0 && s->block_time_ns > 0 && s->n_time_per_occupancy <= s->occupancy &&
     (s->n_time_per_occupancy > 0 ==>
        \valid_read(s->time_per_occupancy_ns + (0 .. s->n_time_per_occupancy - 1)) &&
@@ -126,8 +126,10 @@ typedef struct atoll_dkp_choice {
     c->blocks_left == 4294967295 ? atoll_dkp_count(s->grid) : c->blocks_left;
 
   // One choice meets REEF's rules for RT kernel rt and fits: Rule 2 on the kernels' occupancies,
-  // Rule 1 at the BE blocks per CU it runs, its rounds on its CUs end within the RT kernel, and
-  // it takes no more blocks than its candidate has left, in the version the candidate allows.
+  // Rule 1 at the BE blocks per CU it runs, its rounds on its CUs end within the RT kernel (the
+  // rounds are at most the RT run time over one round's time; dkp.c proves this is the same as
+  // rounds x round time <= RT run time), and it takes no more blocks than its candidate has left,
+  // in the version the candidate allows.
   predicate atoll_dkp_choice_ok{L}(atoll_gpu *g, atoll_kernel_shape *rt, atoll_dkp_candidate *cand,
                                    integer n_cand, atoll_dkp_choice ch) =
     0 <= ch.candidate < n_cand &&
@@ -140,8 +142,8 @@ typedef struct atoll_dkp_choice {
     (s->n_time_per_occupancy > 0 ==> ch.occupancy <= s->n_time_per_occupancy) &&
     atoll_dkp_block_ns_at(g, s, ch.occupancy) < atoll_dkp_run_ns(rt->time_ns, g->costs.launch_sync_ns) &&
     1 <= ch.blocks <= atoll_dkp_left(cand + ch.candidate, s) && 1 <= ch.cus &&
-    atoll_dkp_ceil(ch.blocks, ch.cus * ch.occupancy) * atoll_dkp_block_ns_at(g, s, ch.occupancy) <=
-      atoll_dkp_run_ns(rt->time_ns, g->costs.launch_sync_ns);
+    atoll_dkp_ceil(ch.blocks, ch.cus * ch.occupancy) <=
+      atoll_dkp_run_ns(rt->time_ns, g->costs.launch_sync_ns) / atoll_dkp_block_ns_at(g, s, ch.occupancy);
 
   logic integer atoll_dkp_cus_sum{L}(atoll_dkp_choice *out, integer n) =
     n <= 0 ? 0 : atoll_dkp_cus_sum(out, n - 1) + out[n - 1].cus;
@@ -150,7 +152,7 @@ typedef struct atoll_dkp_choice {
 /* The shape of version v of a kernel op (0: its own). */
 /*@
   requires \valid_read(op) && (v > 0 ==> \valid_read(op->versions + (v - 1)));
-  assigns \nothing;
+  assigns \result \from op, v, op->versions;
   ensures \result == atoll_dkp_shape_of(op, v);
 */
 const atoll_kernel_shape *atoll_dkp_shape(const atoll_op *op, uint32_t v);
