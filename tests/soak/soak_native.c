@@ -36,11 +36,12 @@
  *
  *   soak_native [--seconds S] [--round-s S] [--cus N] [--rt-hz HZ] [--warmup-rounds N]
  *               [--watchdog-s S] [--tail-s S] [--min-preemptions N] [--rss-limit PCT|off] [--seed N]
- *               [--malloc-arenas N] [--inject kernel:P,alloc:P]
+ *               [--malloc-arenas N] [--malloc-tcache on|off] [--inject kernel:P,alloc:P]
  *
  * --inject turns fault injection on (docs/native-faults.md): failed requests are counted apart and
  * the checks above hold for all the others. --malloc-arenas (default 1; 0: the C library's default)
- * bounds malloc's arenas, see the memory check.
+ * bounds malloc's arenas and --malloc-tcache (default off) sets its per-thread cache, see
+ * allocator_settings() and the memory check.
  *
  * --seconds defaults to $ATOLL_SOAK_SECONDS, else 60. docs/soak.md gives the long-run command. */
 #define _GNU_SOURCE
@@ -65,6 +66,7 @@
 typedef struct soak_opts {
   double seconds, round_s, rt_hz, watchdog_s, tail_s, rss_limit_pct;
   uint32_t cus, warmup_rounds, malloc_arenas;
+  bool malloc_tcache;
   uint64_t min_preemptions, seed;
   const char *inject; /* fault.h spec, NULL: none */
 } soak_opts;
@@ -332,7 +334,7 @@ static int usage(const char *msg) {
           "soak_native: %s\n"
           "usage: soak_native [--seconds S] [--round-s S] [--cus N] [--rt-hz HZ] [--warmup-rounds N]\n"
           "                   [--watchdog-s S] [--tail-s S] [--min-preemptions N] [--rss-limit PCT|off] [--seed N]\n"
-          "                   [--malloc-arenas N] [--inject kernel:P,alloc:P]\n",
+          "                   [--malloc-arenas N] [--malloc-tcache on|off] [--inject kernel:P,alloc:P]\n",
           msg);
   return 2;
 }
@@ -348,6 +350,13 @@ static int parse(int argc, char **argv, soak_opts *o) {
       return usage("every option takes a value");
     if (strcmp(a, "--inject") == 0) {
       o->inject = argv[++i];
+      continue;
+    }
+    if (strcmp(a, "--malloc-tcache") == 0) {
+      const char *v = argv[++i];
+      if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        return usage("--malloc-tcache takes on or off");
+      o->malloc_tcache = strcmp(v, "on") == 0;
       continue;
     }
     if (strcmp(a, "--rss-limit") == 0 && strcmp(argv[i + 1], "off") == 0) {
@@ -389,17 +398,39 @@ static int parse(int argc, char **argv, soak_opts *o) {
   return 0;
 }
 
+/* The allocator settings under which RSS after a round measures what the process holds, so that a
+ * leak shows and nothing else does (docs/soak.md, "Memory"):
+ *  - one arena: with the C library's per-thread arenas, the threads each round creates land on
+ *    different arenas, whose freed memory malloc_trim does not fully return, and RSS creeps while
+ *    the bytes in use stay flat;
+ *  - no per-thread cache: glibc's tcache keeps up to 7 freed chunks of each small size per thread;
+ *    to the heap those chunks are in use, so the main thread's cache, refilled with chunks from
+ *    wherever in the heap each round's frees come from, splits its free space into ever more
+ *    pieces, each pinning a resident page after malloc_trim. The cache can only be set before the
+ *    process starts (GLIBC_TUNABLES), so the soak executes itself again once with it set.
+ * Must run before any thread starts. */
+static void allocator_settings(const soak_opts *o, char **argv) {
+  static const char tcache_off[] = "glibc.malloc.tcache_count=0";
+  const char *t = getenv("GLIBC_TUNABLES");
+  if (!o->malloc_tcache && !(t && strstr(t, tcache_off))) {
+    char v[1024];
+    int n = snprintf(v, sizeof v, "%s%s%s", t ? t : "", t && *t ? ":" : "", tcache_off);
+    if (n > 0 && (size_t)n < sizeof v && setenv("GLIBC_TUNABLES", v, 1) == 0)
+      execv("/proc/self/exe", argv);
+    fprintf(stderr, "soak_native: could not restart with malloc's thread cache off (%s); RSS may creep\n",
+            strerror(errno));
+  }
+  if (o->malloc_arenas)
+    mallopt(M_ARENA_MAX, (int)o->malloc_arenas);
+}
+
 int main(int argc, char **argv) {
   soak_opts o;
   int rc = parse(argc, argv, &o);
   if (rc)
     return rc;
+  allocator_settings(&o, argv);
   setvbuf(stdout, NULL, _IOLBF, 0);
-  /* One malloc arena by default: with the C library's per-thread arenas, the threads each round
-   * creates land on different arenas and RSS creeps while the bytes in use stay flat (docs/soak.md),
-   * which would hide a real leak's growth or fake one. */
-  if (o.malloc_arenas)
-    mallopt(M_ARENA_MAX, (int)o.malloc_arenas);
   atoll_nfault_cfg inject = {.seed = o.seed};
   char inject_err[160];
   if (o.inject && atoll_nfault_parse(o.inject, &inject, inject_err, sizeof inject_err) != 0)
@@ -436,6 +467,10 @@ int main(int argc, char **argv) {
   for (uint32_t m = 0; m < f.s.n_models; m++)
     printf(" %s %.2f ms", f.s.models[m].name, (double)standalone[m] / 1e6);
   printf("\n");
+  if (o.malloc_arenas)
+    printf("soak: malloc with at most %u arena(s), thread cache %s\n", o.malloc_arenas, o.malloc_tcache ? "on" : "off");
+  else
+    printf("soak: malloc with its default arenas, thread cache %s\n", o.malloc_tcache ? "on" : "off");
   if (o.inject)
     printf("soak: fault injection %s (kernel launches %.4f, request allocations %.4f)\n", o.inject, inject.kernel_p,
            inject.alloc_p);
