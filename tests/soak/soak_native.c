@@ -75,12 +75,6 @@ enum phase { PH_SETUP, PH_RUN, PH_BETWEEN, PH_END };
 static const char *const phase_names[] = {"set-up (profiles, standalone latencies)", "round running",
                                           "between rounds (accounting)", "finished"};
 
-typedef struct rss_sample {
-  double t;
-  uint32_t round;
-  uint64_t bytes;
-} rss_sample;
-
 /* What the watchdog and the core's observer share with the main thread. The observer runs on the
  * runtime's scheduler thread; the watchdog on its own. */
 static struct {
@@ -89,9 +83,9 @@ static struct {
   atomic_llong last_done_ns, phase_since_ns, run_end_ns;
   atomic_int phase, stop;
   atomic_uint round;
-  rss_sample *samples;
+  atomic_ullong *rss_peak; /* per round: the largest RSS sample (every 100 ms) */
   atomic_uint n_samples;
-  uint32_t cap_samples;
+  uint32_t cap_rounds;
   const soak_opts *o;
   const atoll_scenario *s;
 } g;
@@ -111,6 +105,42 @@ static uint64_t rss_bytes(void) {
     resident = 0;
   fclose(f);
   return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Resident anonymous and file-backed KiB (/proc/self/status): a leak grows the first; the second
+ * is the pages of mapped code and data files touched so far. */
+static void rss_split(uint64_t *anon_kib, uint64_t *file_kib) {
+  char line[128];
+  FILE *f = fopen("/proc/self/status", "r");
+  *anon_kib = *file_kib = 0;
+  if (!f)
+    return;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long v;
+    if (sscanf(line, "RssAnon: %llu", &v) == 1)
+      *anon_kib = v;
+    else if (sscanf(line, "RssFile: %llu", &v) == 1)
+      *file_kib = v;
+  }
+  fclose(f);
+}
+
+/* With $SOAK_SMAPS_DIR set, a copy of /proc/self/smaps after each round (DIR/round-N.smaps), to
+ * find which mapping grows. */
+static void save_smaps(uint32_t round) {
+  const char *dir = getenv("SOAK_SMAPS_DIR");
+  if (!dir || !*dir)
+    return;
+  char path[512], buf[4096];
+  snprintf(path, sizeof path, "%s/round-%u.smaps", dir, round);
+  FILE *in = fopen("/proc/self/smaps", "r"), *out = fopen(path, "w");
+  size_t n;
+  while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+    fwrite(buf, 1, n, out);
+  if (in)
+    fclose(in);
+  if (out)
+    fclose(out);
 }
 
 /* Bytes the allocator has handed out and not had back (glibc's own count). */
@@ -204,15 +234,17 @@ static void dump_and_fail(const char *why, int64_t now) {
 static void *watchdog_main(void *arg) {
   (void)arg;
   const soak_opts *o = g.o;
-  int64_t t0 = mono_ns(), stall_ns = (int64_t)(o->watchdog_s * 1e9), tail_ns = (int64_t)(o->tail_s * 1e9);
+  int64_t stall_ns = (int64_t)(o->watchdog_s * 1e9), tail_ns = (int64_t)(o->tail_s * 1e9);
   while (!atomic_load(&g.stop)) {
     struct timespec ts = {0, 100000000};
     nanosleep(&ts, NULL);
     int64_t now = mono_ns();
-    uint32_t n = atomic_load(&g.n_samples);
-    if (n < g.cap_samples) {
-      g.samples[n] = (rss_sample){.t = (double)(now - t0) / 1e9, .round = atomic_load(&g.round), .bytes = rss_bytes()};
-      atomic_store(&g.n_samples, n + 1);
+    uint32_t round = atomic_load(&g.round);
+    if (round < g.cap_rounds) {
+      uint64_t b = rss_bytes();
+      if (b > atomic_load(&g.rss_peak[round]))
+        atomic_store(&g.rss_peak[round], b);
+      atomic_fetch_add(&g.n_samples, 1);
     }
     enum phase p = (enum phase)atomic_load(&g.phase);
     int64_t since = atomic_load(&g.phase_since_ns), end = atomic_load(&g.run_end_ns);
@@ -320,10 +352,9 @@ static void account(const atoll_scenario *s, const atoll_run_results *res, const
 /* The largest RSS sample of rounds [lo, hi). */
 static uint64_t rss_peak(uint32_t lo, uint32_t hi) {
   uint64_t m = 0;
-  uint32_t n = atomic_load(&g.n_samples);
-  for (uint32_t i = 0; i < n; i++)
-    if (g.samples[i].round >= lo && g.samples[i].round < hi && g.samples[i].bytes > m)
-      m = g.samples[i].bytes;
+  for (uint32_t i = lo; i < hi && i < g.cap_rounds; i++)
+    if (atomic_load(&g.rss_peak[i]) > m)
+      m = atomic_load(&g.rss_peak[i]);
   return m;
 }
 
@@ -436,10 +467,22 @@ int main(int argc, char **argv) {
   if (o.inject && atoll_nfault_parse(o.inject, &inject, inject_err, sizeof inject_err) != 0)
     return usage(inject_err);
   g.o = &o;
-  g.cap_samples = (uint32_t)((o.seconds + o.tail_s) * 10) + 10000;
-  g.samples = calloc(g.cap_samples, sizeof *g.samples);
-  if (!g.samples)
+  /* The soak's own per-round records, allocated and written through before round 0: memory the
+   * soak itself touched as the rounds went on would show as growth (a log of every 100 ms sample
+   * once did, 2.4 KiB a round). */
+  uint32_t cap_rounds = (uint32_t)(o.seconds / o.round_s) + 64;
+  g.cap_rounds = cap_rounds;
+  g.rss_peak = malloc(cap_rounds * sizeof *g.rss_peak);
+  uint64_t *rss_end = malloc(cap_rounds * sizeof *rss_end);
+  if (!g.rss_peak || !rss_end) {
+    free(g.rss_peak);
+    free(rss_end);
     return 2;
+  }
+  for (uint32_t i = 0; i < cap_rounds; i++) {
+    atomic_init(&g.rss_peak[i], 0);
+    rss_end[i] = 0;
+  }
   set_phase(PH_SETUP, 0);
   pthread_t wd;
   if (pthread_create(&wd, NULL, watchdog_main, NULL) != 0)
@@ -458,6 +501,8 @@ int main(int argc, char **argv) {
     atomic_store(&g.stop, 1);
     pthread_join(wd, NULL);
     soak_free(&f);
+    free(g.rss_peak);
+    free(rss_end);
     return rc == ATOLL_ENODEV ? 4 : 1;
   }
   no.standalone_ns = standalone;
@@ -477,10 +522,6 @@ int main(int argc, char **argv) {
 
   tally total;
   memset(&total, 0, sizeof total);
-  uint32_t cap_rounds = (uint32_t)(o.seconds / o.round_s) + 64;
-  uint64_t *rss_end = calloc(cap_rounds, sizeof *rss_end);
-  if (!rss_end)
-    rc = ATOLL_ENOMEM;
   uint32_t rounds = 0;
   int failed = 0;
   int64_t t_start = mono_ns();
@@ -519,12 +560,15 @@ int main(int argc, char **argv) {
     atoll_native_results_free(&res);
     malloc_trim(0);
     rss_end[rounds] = rss_bytes();
+    uint64_t anon_kib, file_kib;
+    rss_split(&anon_kib, &file_kib);
+    save_smaps(rounds);
     printf("round %3u  %6.1f s (run %.1f s)  issued %6" PRIu64 "  completed %6" PRIu64 "  dropped %3" PRIu64 "  failed %3" PRIu64
            "  in flight at stop %2" PRIu64 "  preemptions %5" PRIu64 " (CU resets %5" PRIu64 ", killed %5" PRIu64
-           ", evicted %5" PRIu64 ")  verified %6" PRIu64 " mismatches %" PRIu64 "  RSS peak %.1f, after %.2f MiB (heap in use %.0f KiB, %lu free chunks)\n",
+           ", evicted %5" PRIu64 ")  verified %6" PRIu64 " mismatches %" PRIu64 "  RSS peak %.1f, after %.2f MiB (anon %" PRIu64 " KiB, files %" PRIu64 " KiB; heap in use %.0f KiB, %lu free chunks)\n",
            rounds, (double)(mono_ns() - t_start) / 1e9, run_wall, t.issued, t.completed, t.dropped, t.failed, t.in_flight,
            t.preemptions, t.cu_resets, t.killed, t.evicted, t.verified, t.mismatches,
-           (double)rss_peak(rounds, rounds + 1) / 1048576.0, (double)rss_end[rounds] / 1048576.0,
+           (double)rss_peak(rounds, rounds + 1) / 1048576.0, (double)rss_end[rounds] / 1048576.0, anon_kib, file_kib,
            (double)heap_in_use() / 1024.0, free_chunks());
     rounds++;
   }
@@ -591,7 +635,7 @@ int main(int argc, char **argv) {
     failed = 1;
   }
   printf("soak %s\n", failed ? "FAILED" : "passed");
-  free(g.samples);
+  free(g.rss_peak);
   free(rss_end);
   soak_free(&f);
   return failed ? 1 : 0;
