@@ -139,7 +139,8 @@ static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
     /*@
       loop invariant from <= i <= s->count;
       loop invariant \forall integer j; i <= j < s->count ==>
-        s->iv[to + (j - from)].lo == \at(s->iv[j].lo, Pre) &&
+        s->iv[to + (j - from)].lo == \at(s->iv[j].lo, Pre);
+      loop invariant \forall integer j; i <= j < s->count ==>
         s->iv[to + (j - from)].hi == \at(s->iv[j].hi, Pre);
       loop invariant \forall integer m; to + (i - from) <= m < to + (s->count - from) ==>
         s->iv[m].lo == \at(s->iv[m - to + from].lo, Pre) &&
@@ -153,6 +154,23 @@ static void move_tail(struct atoll_ivset *s, uint32_t from, uint32_t to) {
     for (uint32_t i = s->count; i > from; i--)
       s->iv[to + (i - 1u - from)] = s->iv[i - 1u];
   }
+}
+
+/* Writes the k ranges first, second (k <= 2, the ones beyond k ignored) at iv[a..a + k). */
+/*@
+  requires writable(s) && k <= 2 && a + k <= s->cap;
+  assigns s->iv[a .. a + k - 1];
+  ensures k > 0 ==> s->iv[a].lo == first.lo && s->iv[a].hi == first.hi;
+  ensures k > 1 ==> s->iv[a + 1].lo == second.lo && s->iv[a + 1].hi == second.hi;
+  ensures \forall integer m; 0 <= m < s->cap && (m < a || m >= a + k) ==>
+            s->iv[m].lo == \old(s->iv[m].lo) && s->iv[m].hi == \old(s->iv[m].hi);
+*/
+static void put_pieces(struct atoll_ivset *s, uint32_t a, struct atoll_interval first,
+                       struct atoll_interval second, uint32_t k) {
+  if (k > 0)
+    put_range(s, a, first);
+  if (k > 1)
+    put_range(s, a + 1u, second);
 }
 
 /*@
@@ -209,187 +227,186 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
  * keeps the set canonical and has the expected bytes; stated apart from the code, their proofs
  * see no memory-model detail). */
 /*@
-  // The head iv[0..a) is kept and the pieces are written at a.
-  predicate spliced_head{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
-                                 integer b, struct atoll_interval first,
-                                 struct atoll_interval second, integer k) =
-    n2 == n1 - (b - a) + k &&
-    (\forall integer m; 0 <= m < a ==>
-       \at(iv[m].lo, L2) == \at(iv[m].lo, L1) && \at(iv[m].hi, L2) == \at(iv[m].hi, L1)) &&
-    (k > 0 ==> \at(iv[a].lo, L2) == first.lo && \at(iv[a].hi, L2) == first.hi) &&
-    (k > 1 ==> \at(iv[a + 1].lo, L2) == second.lo && \at(iv[a + 1].hi, L2) == second.hi);
+  axiomatic Splice {
+    // The head iv[0..a) is kept and the pieces are written at a.
+    predicate spliced_head{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
+                                   integer b, struct atoll_interval first,
+                                   struct atoll_interval second, integer k) =
+      n2 == n1 - (b - a) + k &&
+      (\forall integer m; 0 <= m < a ==>
+         \at(iv[m].lo, L2) == \at(iv[m].lo, L1) && \at(iv[m].hi, L2) == \at(iv[m].hi, L1)) &&
+      (k > 0 ==> \at(iv[a].lo, L2) == first.lo && \at(iv[a].hi, L2) == first.hi) &&
+      (k > 1 ==> \at(iv[a + 1].lo, L2) == second.lo && \at(iv[a + 1].hi, L2) == second.hi);
 
-  // The tail iv[b..n1) now sits at a + k, seen from the new index (the two directions are two
-  // predicates: given together, each one's instances feed the other's without end).
-  predicate spliced_back{L1, L2}(struct atoll_interval *iv, integer n2, integer a, integer b,
-                                 integer k) =
-    \forall integer m; a + k <= m < n2 ==>
-       \at(iv[m].lo, L2) == \at(iv[m + b - (a + k)].lo, L1) &&
-       \at(iv[m].hi, L2) == \at(iv[m + b - (a + k)].hi, L1);
+    // The tail iv[b..n1) now sits at a + k, seen from the new index (the two directions are two
+    // predicates: given together, each one's instances feed the other's without end).
+    predicate spliced_back{L1, L2}(struct atoll_interval *iv, integer n2, integer a, integer b,
+                                   integer k) =
+      \forall integer m; a + k <= m < n2 ==>
+         \at(iv[m].lo, L2) == \at(iv[m + b - (a + k)].lo, L1) &&
+         \at(iv[m].hi, L2) == \at(iv[m + b - (a + k)].hi, L1);
 
-  // ... and from the old index.
-  predicate spliced_fwd{L1, L2}(struct atoll_interval *iv, integer n1, integer a, integer b,
-                                integer k) =
-    \forall integer j; b <= j < n1 ==>
-       \at(iv[a + k + (j - b)].lo, L2) == \at(iv[j].lo, L1) &&
-       \at(iv[a + k + (j - b)].hi, L2) == \at(iv[j].hi, L1);
+    // ... and from the old index.
+    predicate spliced_fwd{L1, L2}(struct atoll_interval *iv, integer n1, integer a, integer b,
+                                  integer k) =
+      \forall integer j; b <= j < n1 ==>
+         \at(iv[a + k + (j - b)].lo, L2) == \at(iv[j].lo, L1) &&
+         \at(iv[a + k + (j - b)].hi, L2) == \at(iv[j].hi, L1);
 
-  predicate spliced{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
-                            integer b, struct atoll_interval first,
-                            struct atoll_interval second, integer k) =
-    spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-    spliced_back{L1, L2}(iv, n2, a, b, k) && spliced_fwd{L1, L2}(iv, n1, a, b, k);
-
-  predicate splice_fits{L}(struct atoll_interval *iv, integer n, integer a, integer b,
-                           struct atoll_interval first, struct atoll_interval second,
-                           integer k) =
-    0 <= a <= b <= n && atoll_ivset_canonical(iv, n) && pieces_ok(first, second, k) &&
-    (a > 0 && k > 0 ==> iv[a - 1].hi < first.lo) &&
-    (b < n && k > 0 ==> last_piece(first, second, k).hi < iv[b].lo);
-
-  // Ranges iv[p] for p in [p0, p1) end before ranges iv[q] for q in [q0, q1) start, p < q.
-  predicate sorted_between{L}(struct atoll_interval *iv, integer p0, integer p1, integer q0,
-                              integer q1) =
-    \forall integer p, q; p0 <= p < p1 && q0 <= q < q1 && p < q ==> iv[p].hi < iv[q].lo;
-
-  predicate nonempty_ranges{L}(struct atoll_interval *iv, integer n) =
-    \forall integer m; 0 <= m < n ==> iv[m].lo < iv[m].hi;
-
-  // Canonical form from its parts over a split 0 <= a <= c <= n of the index range.
-  lemma splice_head_below{L}:
-    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits(iv, n, a, b, first, second, k) ==>
-      (k > 0 ==> \forall integer p; 0 <= p < a ==> iv[p].hi < first.lo) &&
-      (k > 1 ==> \forall integer p; 0 <= p < a ==> iv[p].hi < second.lo);
-
-  lemma splice_tail_above{L}:
-    \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits(iv, n, a, b, first, second, k) ==>
-      (k > 0 ==> \forall integer j; b <= j < n ==> first.hi < iv[j].lo) &&
-      (k > 1 ==> \forall integer j; b <= j < n ==> second.hi < iv[j].lo);
-
-  lemma splice_bytes_old{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+    predicate spliced{L1, L2}(struct atoll_interval *iv, integer n1, integer n2, integer a,
+                              integer b, struct atoll_interval first,
+                              struct atoll_interval second, integer k) =
       spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_fwd{L1, L2}(iv, n1, a, b, k) ==>
-      \forall integer x; atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x) ==> atoll_ivset_in{L2}(iv, 0, n2, x);
+      spliced_back{L1, L2}(iv, n2, a, b, k) && spliced_fwd{L1, L2}(iv, n1, a, b, k);
 
-  lemma splice_sorted_head_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      sorted_between{L2}(iv, 0, a, a + k, n2);
+    predicate splice_fits{L}(struct atoll_interval *iv, integer n, integer a, integer b,
+                             struct atoll_interval first, struct atoll_interval second,
+                             integer k) =
+      0 <= a <= b <= n && atoll_ivset_canonical(iv, n) && pieces_ok(first, second, k) &&
+      (a > 0 && k > 0 ==> iv[a - 1].hi < first.lo) &&
+      (b < n && k > 0 ==> last_piece(first, second, k).hi < iv[b].lo);
 
-  lemma splice_sorted_piece_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      sorted_between{L2}(iv, a, a + k, a + k, n2);
+    // Ranges iv[p] for p in [p0, p1) end before ranges iv[q] for q in [q0, q1) start, p < q.
+    predicate sorted_between{L}(struct atoll_interval *iv, integer p0, integer p1, integer q0,
+                                integer q1) =
+      \forall integer p, q; p0 <= p < p1 && q0 <= q < q1 && p < q ==> iv[p].hi < iv[q].lo;
 
-  lemma splice_sorted_head_head{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      sorted_between{L2}(iv, 0, a, 0, a);
+    predicate nonempty_ranges{L}(struct atoll_interval *iv, integer n) =
+      \forall integer m; 0 <= m < n ==> iv[m].lo < iv[m].hi;
 
-  lemma splice_sorted_head_piece{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      sorted_between{L2}(iv, 0, a, a, a + k);
+    // Canonical form from its parts over a split 0 <= a <= c <= n of the index range.
+    lemma splice_head_below{L}:
+      \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits(iv, n, a, b, first, second, k) ==>
+        (k > 0 ==> \forall integer p; 0 <= p < a ==> iv[p].hi < first.lo) &&
+        (k > 1 ==> \forall integer p; 0 <= p < a ==> iv[p].hi < second.lo);
 
-  lemma splice_sorted_piece_piece{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      sorted_between{L2}(iv, a, a + k, a, a + k);
+    lemma splice_tail_above{L}:
+      \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits(iv, n, a, b, first, second, k) ==>
+        (k > 0 ==> \forall integer j; b <= j < n ==> first.hi < iv[j].lo) &&
+        (k > 1 ==> \forall integer j; b <= j < n ==> second.hi < iv[j].lo);
 
-  lemma splice_sorted_tail_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      sorted_between{L2}(iv, a + k, n2, a + k, n2);
+    lemma splice_bytes_old{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_fwd{L1, L2}(iv, n1, a, b, k) ==>
+        \forall integer x; atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+          atoll_ivset_in{L1}(iv, b, n1, x) ==> atoll_ivset_in{L2}(iv, 0, n2, x);
 
-  lemma splice_nonempty{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      nonempty_ranges{L2}(iv, n2);
+    lemma splice_sorted_head_tail{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        sorted_between{L2}(iv, 0, a, a + k, n2);
 
-  lemma splice_bytes_from_head{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      \forall integer x, m; 0 <= m < a && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
+    lemma splice_sorted_piece_tail{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        sorted_between{L2}(iv, a, a + k, a + k, n2);
 
-  lemma splice_bytes_from_piece{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      \forall integer x, m; a <= m < a + k && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
+    lemma splice_sorted_head_head{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+        sorted_between{L2}(iv, 0, a, 0, a);
 
-  lemma splice_bytes_from_tail{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      \forall integer x, m; a + k <= m < n2 && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
+    lemma splice_sorted_head_piece{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+        sorted_between{L2}(iv, 0, a, a, a + k);
 
-  lemma splice_bytes_new{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      \forall integer x; atoll_ivset_in{L2}(iv, 0, n2, x) ==>
-        atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-        atoll_ivset_in{L1}(iv, b, n1, x);
+    lemma splice_sorted_piece_piece{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) ==>
+        sorted_between{L2}(iv, a, a + k, a, a + k);
 
-  lemma canonical_from_parts{L}:
-    \forall struct atoll_interval *iv, integer n, a, c;
-      0 <= a <= c <= n && nonempty_ranges(iv, n) &&
-      sorted_between(iv, 0, a, 0, a) && sorted_between(iv, 0, a, a, c) &&
-      sorted_between(iv, 0, a, c, n) && sorted_between(iv, a, c, a, c) &&
-      sorted_between(iv, a, c, c, n) && sorted_between(iv, c, n, c, n) ==>
-      atoll_ivset_canonical(iv, n);
+    lemma splice_sorted_tail_tail{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        sorted_between{L2}(iv, a + k, n2, a + k, n2);
 
-  lemma splice_canonical{L1, L2}:
-    \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-      integer k;
-      splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-      spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-      spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-      atoll_ivset_canonical{L2}(iv, n2);
+    lemma splice_nonempty{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        nonempty_ranges{L2}(iv, n2);
+
+    lemma splice_bytes_from_head{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        \forall integer x, m; 0 <= m < a && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+          atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+          atoll_ivset_in{L1}(iv, b, n1, x);
+
+    lemma splice_bytes_from_piece{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        \forall integer x, m; a <= m < a + k && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+          atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+          atoll_ivset_in{L1}(iv, b, n1, x);
+
+    lemma splice_bytes_from_tail{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        \forall integer x, m; a + k <= m < n2 && \at(iv[m].lo, L2) <= x < \at(iv[m].hi, L2) ==>
+          atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+          atoll_ivset_in{L1}(iv, b, n1, x);
+
+    lemma splice_bytes_new{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        \forall integer x; atoll_ivset_in{L2}(iv, 0, n2, x) ==>
+          atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+          atoll_ivset_in{L1}(iv, b, n1, x);
+
+    lemma canonical_from_parts{L}:
+      \forall struct atoll_interval *iv, integer n, a, c;
+        0 <= a <= c <= n && nonempty_ranges(iv, n) &&
+        sorted_between(iv, 0, a, 0, a) && sorted_between(iv, 0, a, a, c) &&
+        sorted_between(iv, 0, a, c, n) && sorted_between(iv, a, c, a, c) &&
+        sorted_between(iv, a, c, c, n) && sorted_between(iv, c, n, c, n) ==>
+        atoll_ivset_canonical(iv, n);
+
+    lemma splice_canonical{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        atoll_ivset_canonical{L2}(iv, n2);
+  }
 */
 
 /* replace_span, declared above with its contract. It and its lemmas come before every other lemma
@@ -400,33 +417,32 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
   uint32_t removed = b - a;
   if (k > removed && s->cap - s->count < k - removed)
     return ATOLL_EFULL;
-  /*@ assert a + k <= s->cap && s->count - b + (a + k) <= s->cap; */
-  move_tail(s, b, a + k);
-  /* The facts of each step, stated right after it, so that no proof below needs more than one
-   * step's frame. */
+  uint32_t to = a + k;
+  /*@ assert to == a + k && to <= s->cap && s->count - b + to <= s->cap; */
+  move_tail(s, b, to);
+  /* The facts of each step, stated right after it in the form the step's contract gives them, so
+   * that no proof below needs more than one step's frame. */
   /*@ assert head_moved: \forall integer m; 0 <= m < a ==>
         s->iv[m].lo == \at(s->iv[m].lo, Pre) && s->iv[m].hi == \at(s->iv[m].hi, Pre); */
-  /*@ assert back_moved: \forall integer m; a + k <= m < a + k + (s->count - b) ==>
-        s->iv[m].lo == \at(s->iv[m + b - (a + k)].lo, Pre) &&
-        s->iv[m].hi == \at(s->iv[m + b - (a + k)].hi, Pre); */
+  /*@ assert back_moved: \let t = (integer)to; \forall integer m; t <= m < t + (s->count - b) ==>
+        s->iv[m].lo == \at(s->iv[m - t + b].lo, Pre) &&
+        s->iv[m].hi == \at(s->iv[m - t + b].hi, Pre); */
+  /*@ assert fwd_moved: \let t = (integer)to; \forall integer j; b <= j < s->count ==>
+        s->iv[t + (j - b)].lo == \at(s->iv[j].lo, Pre) &&
+        s->iv[t + (j - b)].hi == \at(s->iv[j].hi, Pre); */
   s->count = s->count - removed + k;
-  /*@ ghost Counted: ; */
-  /*@ assert \forall integer m; 0 <= m < s->cap ==>
-        s->iv[m].lo == \at(s->iv[m].lo, Counted) && s->iv[m].hi == \at(s->iv[m].hi, Counted); */
-  if (k > 0)
-    put_range(s, a, first);
-  if (k > 1)
-    put_range(s, a + 1u, second);
-  /*@ assert pieces_frame: \forall integer m; 0 <= m < s->cap && (m < a || m >= a + k) ==>
-        s->iv[m].lo == \at(s->iv[m].lo, Counted) && s->iv[m].hi == \at(s->iv[m].hi, Counted); */
-  /*@ assert \forall integer m; 0 <= m < a ==>
+  put_pieces(s, a, first, second, k);
+  /*@ assert head_kept: \forall integer m; 0 <= m < a ==>
         s->iv[m].lo == \at(s->iv[m].lo, Pre) && s->iv[m].hi == \at(s->iv[m].hi, Pre); */
-  /*@ assert k > 0 ==> s->iv[a].lo == first.lo && s->iv[a].hi == first.hi; */
-  /*@ assert k > 1 ==> s->iv[a + 1].lo == second.lo && s->iv[a + 1].hi == second.hi; */
+  /*@ assert back_kept: \let t = (integer)to; \forall integer m; t <= m < s->count ==>
+        s->iv[m].lo == \at(s->iv[m - t + b].lo, Pre) &&
+        s->iv[m].hi == \at(s->iv[m - t + b].hi, Pre); */
+  /*@ assert fwd_kept: \let t = (integer)to; \forall integer j; b <= j < \at(s->count, Pre) ==>
+        s->iv[t + (j - b)].lo == \at(s->iv[j].lo, Pre) &&
+        s->iv[t + (j - b)].hi == \at(s->iv[j].hi, Pre); */
   /*@ assert spliced_head{Pre, Here}(s->iv, \at(s->count, Pre), s->count, a, b, first, second, k); */
   /*@ assert spliced_back{Pre, Here}(s->iv, s->count, a, b, k); */
   /*@ assert spliced_fwd{Pre, Here}(s->iv, \at(s->count, Pre), a, b, k); */
-  /*@ assert spliced{Pre, Here}(s->iv, \at(s->count, Pre), s->count, a, b, first, second, k); */
   /*@ assert atoll_ivset_canonical(s->iv, s->count); */
   return ATOLL_OK;
 }
@@ -442,10 +458,23 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
     \separated(out->iv + (0 .. out->cap - 1), a->iv + (0 .. a->cap - 1)) &&
     \separated(out->iv + (0 .. out->cap - 1), b->iv + (0 .. b->cap - 1));
 
-  // The inputs' ranges are as they were at L0 (writing out cannot change them).
-  predicate same_ranges{L0, L}(struct atoll_interval *iv, integer n) =
-    \forall integer k; 0 <= k < n ==>
-      \at(iv[k].lo, L) == \at(iv[k].lo, L0) && \at(iv[k].hi, L) == \at(iv[k].hi, L0);
+  // The inputs' ranges are as they were at L0 (writing out cannot change them). An axiomatic
+  // block, so that its lemmas are in the context only of the goals that mention same_ranges.
+  axiomatic InputFrame {
+    predicate same_ranges{L0, L}(struct atoll_interval *iv, integer n) =
+      \forall integer k; 0 <= k < n ==>
+        \at(iv[k].lo, L) == \at(iv[k].lo, L0) && \at(iv[k].hi, L) == \at(iv[k].hi, L0);
+
+    lemma in_frame{L0, L}:
+      \forall struct atoll_interval *iv, integer n, m, x;
+        m <= n && same_ranges{L0, L}(iv, n) ==>
+        (atoll_ivset_in{L0}(iv, 0, m, x) <==> atoll_ivset_in{L}(iv, 0, m, x));
+
+    lemma canonical_frame{L0, L}:
+      \forall struct atoll_interval *iv, integer n;
+        same_ranges{L0, L}(iv, n) && atoll_ivset_canonical{L0}(iv, n) ==>
+        atoll_ivset_canonical{L}(iv, n);
+  }
 
   predicate inputs_kept{L0, L}(struct atoll_ivset *a, struct atoll_ivset *b) =
     \at(a->iv, L) == \at(a->iv, L0) && \at(b->iv, L) == \at(b->iv, L0) &&
@@ -790,18 +819,6 @@ uint64_t atoll_ivset_bytes(const struct atoll_ivset *s) {
   }
 */
 
-/*@
-  lemma in_frame{L0, L}:
-    \forall struct atoll_interval *iv, integer n, m, x;
-      m <= n && same_ranges{L0, L}(iv, n) ==>
-      (atoll_ivset_in{L0}(iv, 0, m, x) <==> atoll_ivset_in{L}(iv, 0, m, x));
-
-  lemma canonical_frame{L0, L}:
-    \forall struct atoll_interval *iv, integer n;
-      same_ranges{L0, L}(iv, n) && atoll_ivset_canonical{L0}(iv, n) ==>
-      atoll_ivset_canonical{L}(iv, n);
-
-*/
 
 /* Proof-only (ghost) lemmas for the set algebra, called where an instance is needed (see
  * in_split). */
