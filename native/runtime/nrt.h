@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -152,5 +153,8 @@ void atoll_nrt_stats_get(const atoll_nrt *r, atoll_nrt_stats *out);
 void atoll_nrt_queue_depth(atoll_nrt *r, uint32_t stream, uint32_t *hq, uint32_t *dq);
 /* Waits until every stream has nothing queued or in flight; ATOLL_EIO after timeout_ns. */
 int atoll_nrt_wait_idle(atoll_nrt *r, int64_t timeout_ns);
+
+/* Names a thread "atoll-WHAT" (i < 0) or "atoll-WHATi", for ps, gdb and perf (nrt_util.c). */
+void atoll_nrt_name_thread(pthread_t t, const char *what, int i);
 
 #endif

@@ -129,6 +129,7 @@ int atoll__nrt_gc_start(atoll_nrt *r) {
     return ATOLL_ENOMEM;
   if (pthread_create(&r->gc, NULL, gc_main, r) != 0)
     return ATOLL_ENOMEM;
+  atoll_nrt_name_thread(r->gc, "gc", -1);
   r->gc_running = 1;
   return 0;
 }

@@ -225,6 +225,7 @@ int atoll_nrt_start(atoll_nrt *r, void (*first)(void *ctx), void *ctx) {
   atomic_store(&r->stop, 0);
   if (pthread_create(&r->sched, NULL, sched_main, r) != 0)
     return ATOLL_ENOMEM;
+  atoll_nrt_name_thread(r->sched, "sched", -1);
   r->sched_running = 1;
   return 0;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 
 #include "atoll/error.h"
 #include "nrt_internal.h"
@@ -24,6 +25,19 @@ int atoll__nrt_pin(pthread_t t, int cpu) {
     }
   }
   return ATOLL_EINVAL;
+}
+
+/* Names a thread "atoll-WHAT" or "atoll-WHATi" (i >= 0), as ps, top, gdb and perf show it: a
+ * timeline of the runtime's threads (perf sched timehist) says which thread ran where. Best effort:
+ * the name is cut to the 15 characters Linux keeps. */
+void atoll_nrt_name_thread(pthread_t t, const char *what, int i) {
+  char name[64];
+  if (i >= 0)
+    snprintf(name, sizeof name, "atoll-%s%d", what, i);
+  else
+    snprintf(name, sizeof name, "atoll-%s", what);
+  name[15] = '\0';
+  pthread_setname_np(t, name);
 }
 
 /* Condition variables time out against CLOCK_MONOTONIC, the runtime's clock. */

@@ -804,10 +804,12 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   for (uint32_t c = 0; rc == 0 && c < nc; c++) {
     if (!atoll_core_client_active(&r.core, c))
       continue;
-    if (pthread_create(&r.cl[c].th, NULL, client_main, &r.cl[c]) != 0)
+    if (pthread_create(&r.cl[c].th, NULL, client_main, &r.cl[c]) != 0) {
       rc = ATOLL_ENOMEM;
-    else
+    } else {
       r.cl[c].running = 1;
+      atoll_nrt_name_thread(r.cl[c].th, "client", (int)c);
+    }
   }
   int64_t busy0 = 0, rt0 = 0, be0 = 0, busy1 = 0, rt1 = 0, be1 = 0;
   int warm_sampled = 0;
