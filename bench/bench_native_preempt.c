@@ -9,9 +9,13 @@
  * task's progress: the bench prints the mean queued (launched, not completed) BE commands it saw.
  *
  *   bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] [--pin-host]
+ *                        [--spin-us US] [--phases]
  *
  * The CU workers are pinned (to the last CPU for --cus 1); --pin-host also pins the scheduler thread
- * to the first CPU. BENCH_ONLY=N,policy runs one point; BENCH_TRACE=FILE writes its timeline.
+ * to the first CPU. --spin-us sets the scheduler's busy-poll window (nrun.h; -1: never park; default: the
+ * runtime's 200 us, and never park with --pin-host). --phases
+ * prints where each reset point's latency goes (arrival to HQ reset, to the kill's end, to the RT
+ * kernel's start). BENCH_ONLY=N,policy runs one point; BENCH_TRACE=FILE writes its timeline.
  *
  * Prints one row per (N, policy): preemptions, mean queued, p50 and p99 latency in us, then the
  * ratios the acceptance names: reset p50 at N=10000 over N=10, and reset p99 over wait p99. */
@@ -132,7 +136,16 @@ typedef struct point {
   uint32_t preemptions;
   double queued;
   int64_t p50, p99;
+  uint32_t n_phased;       /* reset points with --phases: preemptions with all three marks */
+  int64_t phase[3][3];     /* [phase][p50, p90, p99] */
 } point;
+
+/* The scheduler's busy-poll window (nrun.h spin_ns): 0 the runtime's default, < 0 never park.
+ * With --pin-host the scheduler owns the first CPU and never parks, as REEF's busy-polling
+ * scheduler: parked, each RT arrival in a quiet stretch would wait for its wake-up. */
+static int64_t spin_ns = 0;
+static int spin_given = 0;
+static int phases = 0;
 
 static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_t iters, double rate, int64_t ms,
                      int pin, int pin_host, point *out) {
@@ -154,7 +167,7 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
   int64_t alone[2] = {100000, 100000};
   tap_state ts = {0};
   atoll_core_observer tap = {.task_preempted = on_preempted};
-  atoll_native_opts o = {.device = "cpu", .cus = cus, .pin_threads = pin != 0, .sched_cpu = pin_host ? 0 : -1,
+  atoll_native_opts o = {.device = "cpu", .cus = cus, .pin_threads = pin != 0, .sched_cpu = pin_host ? 0 : -1, .spin_ns = spin_ns,
                          .nmodels = nm, .standalone_ns = alone, .tap = &tap, .tap_ctx = &ts};
   atoll_trace trace;
   const char *trace_path = getenv("BENCH_TRACE"); /* a timeline of the run (with BENCH_ONLY) */
@@ -185,8 +198,34 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
     if (res.preemptions[i].at_ns >= s.warmup_ns && res.preemptions[i].latency_ns > 0)
       lat[k++] = res.preemptions[i].latency_ns;
   qsort(lat, k, sizeof *lat, cmp_i64);
-  *out = (point){.preemptions = k, .queued = ts.tasks ? (double)ts.queued_sum / (double)ts.tasks : 0,
-                 .p50 = pct(lat, k, 50), .p99 = pct(lat, k, 99)};
+  point pt = {.preemptions = 0};
+  if (phases && policy == ATOLL_POLICY_RESET) {
+    /* Where a reset preemption's time goes: arrival -> HQ reset done (the scheduler picking the
+     * arrival up), -> CU kill done, -> the RT kernel's prologue. */
+    uint32_t cap = res.n_preemptions + 1, j = 0;
+    int64_t *ph[3] = {malloc(cap * sizeof(int64_t)), malloc(cap * sizeof(int64_t)), malloc(cap * sizeof(int64_t))};
+    for (uint32_t i = 0; ph[0] && ph[1] && ph[2] && i < res.n_preemptions; i++) {
+      const atoll_preemption_record *p = &res.preemptions[i];
+      if (p->at_ns >= s.warmup_ns && p->latency_ns > 0 && p->cu_kill_ns > 0 && p->hq_reset_ns > 0) {
+        ph[0][j] = p->hq_reset_ns;
+        ph[1][j] = p->cu_kill_ns - p->hq_reset_ns;
+        ph[2][j++] = p->latency_ns - p->cu_kill_ns;
+      }
+    }
+    pt.n_phased = j;
+    for (int q = 0; q < 3; q++) {
+      if (ph[q] && j) {
+        qsort(ph[q], j, sizeof *ph[q], cmp_i64);
+        pt.phase[q][0] = pct(ph[q], j, 50), pt.phase[q][1] = pct(ph[q], j, 90), pt.phase[q][2] = pct(ph[q], j, 99);
+      }
+      free(ph[q]);
+    }
+  }
+  pt.preemptions = k;
+  pt.queued = ts.tasks ? (double)ts.queued_sum / (double)ts.tasks : 0;
+  pt.p50 = pct(lat, k, 50);
+  pt.p99 = pct(lat, k, 99);
+  *out = pt;
   free(lat);
   atoll_native_results_free(&res);
   destroy(&be);
@@ -232,17 +271,23 @@ int main(int argc, char **argv) {
       pin = 0;
     else if (strcmp(argv[i], "--pin-host") == 0)
       pin_host = 1;
+    else if (strcmp(argv[i], "--spin-us") == 0 && i + 1 < argc)
+      spin_ns = (int64_t)(atof(argv[++i]) * 1000), spin_given = 1;
+    else if (strcmp(argv[i], "--phases") == 0)
+      phases = 1;
     else {
       fprintf(stderr, "usage: bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
-                      "[--pin-host]\n");
+                      "[--pin-host] [--spin-us US] [--phases]\n");
       return 2;
     }
   }
+  if (pin_host && !spin_given)
+    spin_ns = -1;
   uint32_t iters = calibrate(kernel_us);
   printf("native preemption latency: %u CU(s)%s%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
-         "%lld ms per point (first 10%% warm-up)\n",
+         "%lld ms per point (first 10%% warm-up), scheduler busy-polls %s\n",
          cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
-         (long long)ms);
+         (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event");
   printf("%8s %7s %12s %12s %10s %10s\n", "kernels", "policy", "preemptions", "mean_queued", "p50_us", "p99_us");
   static const uint32_t ns[4] = {10, 100, 1000, 10000};
   point pt[4][2];
@@ -262,6 +307,10 @@ int main(int argc, char **argv) {
         return 1;
       printf("%8u %7s %12u %12.1f %10.1f %10.1f\n", ns[k], atoll_policy_name(pol), pt[k][p].preemptions,
              pt[k][p].queued, pt[k][p].p50 / 1e3, pt[k][p].p99 / 1e3);
+      static const char *phase_names[3] = {"arrival to HQ reset", "HQ reset to kill done", "kill done to RT start"};
+      for (int q = 0; q < 3 && pt[k][p].n_phased; q++)
+        printf("         phase %-22s p50 %7.1f  p90 %7.1f  p99 %7.1f us (%u preemptions)\n", phase_names[q],
+               pt[k][p].phase[q][0] / 1e3, pt[k][p].phase[q][1] / 1e3, pt[k][p].phase[q][2] / 1e3, pt[k][p].n_phased);
       fflush(stdout);
     }
   printf("reset p50 at 10000 kernels / at 10: %.2f x\n", pt[0][0].p50 ? (double)pt[3][0].p50 / (double)pt[0][0].p50 : NAN);
