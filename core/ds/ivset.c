@@ -275,6 +275,14 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
       \forall integer m; 0 <= m < n ==> iv[m].lo < iv[m].hi;
 
     // Canonical form from its parts over a split 0 <= a <= c <= n of the index range.
+    lemma splice_sorted_head_tail{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        0 <= a <= b <= n1 && 0 <= k && atoll_ivset_canonical{L1}(iv, n1) &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
+        sorted_between{L2}(iv, 0, a, a + k, n2);
+
     lemma splice_head_below{L}:
       \forall struct atoll_interval *iv, integer n, a, b, struct atoll_interval first, second,
         integer k;
@@ -289,23 +297,6 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
         (k > 0 ==> \forall integer j; b <= j < n ==> first.hi < iv[j].lo) &&
         (k > 1 ==> \forall integer j; b <= j < n ==> second.hi < iv[j].lo);
 
-    lemma splice_bytes_old{L1, L2}:
-      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-        integer k;
-        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-        spliced_fwd{L1, L2}(iv, n1, a, b, k) ==>
-        \forall integer x; atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
-          atoll_ivset_in{L1}(iv, b, n1, x) ==> atoll_ivset_in{L2}(iv, 0, n2, x);
-
-    lemma splice_sorted_head_tail{L1, L2}:
-      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
-        integer k;
-        splice_fits{L1}(iv, n1, a, b, first, second, k) &&
-        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
-        spliced_back{L1, L2}(iv, n2, a, b, k) ==>
-        sorted_between{L2}(iv, 0, a, a + k, n2);
-
     lemma splice_sorted_piece_tail{L1, L2}:
       \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
         integer k;
@@ -313,6 +304,15 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
         spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
         spliced_back{L1, L2}(iv, n2, a, b, k) ==>
         sorted_between{L2}(iv, a, a + k, a + k, n2);
+
+    lemma splice_bytes_old{L1, L2}:
+      \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
+        integer k;
+        0 <= a <= b <= n1 && 0 <= k &&
+        spliced_head{L1, L2}(iv, n1, n2, a, b, first, second, k) &&
+        spliced_fwd{L1, L2}(iv, n1, a, b, k) ==>
+        \forall integer x; atoll_ivset_in{L1}(iv, 0, a, x) || in_pieces(first, second, k, x) ||
+          atoll_ivset_in{L1}(iv, b, n1, x) ==> atoll_ivset_in{L2}(iv, 0, n2, x);
 
     lemma splice_sorted_head_head{L1, L2}:
       \forall struct atoll_interval *iv, integer n1, n2, a, b, struct atoll_interval first, second,
