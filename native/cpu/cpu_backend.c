@@ -215,7 +215,7 @@ static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
    * queue's kernels follow each other as closely as on a GPU. Copies stay with the CP thread. */
   if (q->head && is_kernel(q->head))
     activate(d, pop_head(q));
-  else if (q->head) /* a copy; with nothing queued the CP has nothing to do here: no wake-up */
+  else
     pthread_cond_signal(&d->cp_cv);
 }
 
@@ -512,12 +512,10 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
     return ATOLL_ENOMEM;
   }
   int rc = 0;
-  if (pthread_create(&d->cp, NULL, cp_main, d) != 0) {
+  if (pthread_create(&d->cp, NULL, cp_main, d) != 0)
     rc = ATOLL_ENOMEM;
-  } else {
+  else
     d->cp_running = 1;
-    pthread_setname_np(d->cp, "atoll-cp"); /* as the runtime names its threads (nrt.h) */
-  }
   /* CU c's workers share one CPU when pinned, counted from the last CPU down, so that with fewer
    * CUs than CPUs the first CPU is left to the host threads (scheduler, CP, transmit). Those are
    * not pinned: on a busy machine a pinned host thread waits for its CPU while another is free. */
@@ -531,10 +529,6 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
       break;
     }
     s->started = 1;
-    char name[64];
-    snprintf(name, sizeof name, "atoll-cu%u.%u", s->cu, i % slots);
-    name[15] = '\0'; /* what Linux keeps */
-    pthread_setname_np(s->th, name);
     if (cfg->pin_threads)
       pin(s->th, ncpu - 1 - (s->cu % ncpu));
   }
@@ -665,7 +659,7 @@ static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
    * kernel after a preemption among them. Copies go to the CP thread. */
   if (!q->cur && q->head == l && is_kernel(l))
     activate(d, pop_head(q));
-  else if (!q->cur && q->head == l) /* a copy the CP can start now; the rest waits for a completion */
+  else
     pthread_cond_signal(&d->cp_cv);
   pthread_mutex_unlock(&d->mu);
   return 0;
