@@ -512,10 +512,12 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
     return ATOLL_ENOMEM;
   }
   int rc = 0;
-  if (pthread_create(&d->cp, NULL, cp_main, d) != 0)
+  if (pthread_create(&d->cp, NULL, cp_main, d) != 0) {
     rc = ATOLL_ENOMEM;
-  else
+  } else {
     d->cp_running = 1;
+    pthread_setname_np(d->cp, "atoll-cp"); /* as the runtime names its threads (nrt.h) */
+  }
   /* CU c's workers share one CPU when pinned, counted from the last CPU down, so that with fewer
    * CUs than CPUs the first CPU is left to the host threads (scheduler, CP, transmit). Those are
    * not pinned: on a busy machine a pinned host thread waits for its CPU while another is free. */
@@ -529,6 +531,10 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
       break;
     }
     s->started = 1;
+    char name[64];
+    snprintf(name, sizeof name, "atoll-cu%u.%u", s->cu, i % slots);
+    name[15] = '\0'; /* what Linux keeps */
+    pthread_setname_np(s->th, name);
     if (cfg->pin_threads)
       pin(s->th, ncpu - 1 - (s->cu % ncpu));
   }
