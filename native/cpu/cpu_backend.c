@@ -215,7 +215,7 @@ static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
    * queue's kernels follow each other as closely as on a GPU. Copies stay with the CP thread. */
   if (q->head && is_kernel(q->head))
     activate(d, pop_head(q));
-  else
+  else if (q->head) /* a copy; with nothing queued the CP has nothing to do here: no wake-up */
     pthread_cond_signal(&d->cp_cv);
 }
 
@@ -665,7 +665,7 @@ static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
    * kernel after a preemption among them. Copies go to the CP thread. */
   if (!q->cur && q->head == l && is_kernel(l))
     activate(d, pop_head(q));
-  else
+  else if (!q->cur && q->head == l) /* a copy the CP can start now; the rest waits for a completion */
     pthread_cond_signal(&d->cp_cv);
   pthread_mutex_unlock(&d->mu);
   return 0;

@@ -173,7 +173,10 @@ void atoll__nrt_on_complete(void *ctx, uint64_t tag, atoll_ndone_status status) 
     r->cfg.be_ops->set_flag(r->be, s->q, false);
     drained = 1;
   }
-  pthread_cond_broadcast(&s->cv);
+  /* Only when the transmit thread can now go on: woken for nothing at every completion, it took a
+   * CPU from the scheduler or a CU worker at each preemption's kill, when every microsecond counts. */
+  if (s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)
+    pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
   if (status == ATOLL_ND_EVICTED)
     atomic_fetch_add_explicit(&r->st_evicted, 1, memory_order_relaxed);
@@ -247,8 +250,8 @@ static void append(nrt_stream *s, hq_node *head, hq_node *tail, uint32_t n) {
   s->hq_count += n;
   while (s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)
     transmit_one(s->r, s);
-  if (s->hq_head)
-    pthread_cond_broadcast(&s->cv);
+  /* No wake-up: what is left waits for room or for the flag to clear, exactly what the transmit
+   * thread would wait for; the completion or the flag's clearing that brings it wakes that thread. */
   pthread_mutex_unlock(&s->mu);
 }
 

@@ -451,13 +451,19 @@ static int bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
 
 /* --- clients --- */
 
-static void sleep_until(const runner *r, int64_t runtime_ns) {
+/* The CLOCK_MONOTONIC time of the runtime's clock reading runtime_ns. */
+static struct timespec monotonic_at(const runner *r, int64_t runtime_ns) {
   struct timespec ts;
   atoll_nrt_epoch(r->rt, &ts);
   ts.tv_sec += runtime_ns / 1000000000;
   ts.tv_nsec += runtime_ns % 1000000000;
   if (ts.tv_nsec >= 1000000000)
     ts.tv_sec++, ts.tv_nsec -= 1000000000;
+  return ts;
+}
+
+static void sleep_until(const runner *r, int64_t runtime_ns) {
+  struct timespec ts = monotonic_at(r, runtime_ns);
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
     ;
 }
@@ -692,12 +698,6 @@ void atoll_native_results_free(atoll_run_results *res) {
   res->preemptions = NULL;
 }
 
-static void sleep_ns(int64_t ns) {
-  struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-  while (nanosleep(&ts, &ts) == EINTR)
-    ;
-}
-
 static int64_t cu_busy_now(const runner *r, int64_t *rt, int64_t *be) {
   int64_t all = 0;
   *rt = *be = 0;
@@ -719,7 +719,11 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   r.stop_after = stop_after;
   atomic_init(&r.stop_clients, 0);
   pthread_mutex_init(&r.fin_mu, NULL);
-  pthread_cond_init(&r.fin_cv, NULL);
+  pthread_condattr_t fin_attr; /* timed waits on the runtime's clock */
+  pthread_condattr_init(&fin_attr);
+  pthread_condattr_setclock(&fin_attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&r.fin_cv, &fin_attr);
+  pthread_condattr_destroy(&fin_attr);
   int rc = atoll_nbackend_lookup(o->device ? o->device : "cpu", &r.ops, err, err_len);
   atoll_nrt_cfg cfg = {.be_ops = r.ops,
                        .be_cfg = {.cus = o->cus, .slots_per_cu = o->slots_per_cu, .pin_threads = o->pin_threads,
@@ -819,13 +823,20 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
       busy0 = cu_busy_now(&r, &rt0, &be0);
       warm_sampled = 1;
     }
+    if (t >= s->duration_ns)
+      break;
+    /* Asleep until the warm-up's end, the run's end or the last request's completion: a thread
+     * that woke to look every millisecond took a CPU from the scheduler or a CU worker a thousand
+     * times a second, preemptions' critical moments included. */
+    int64_t next = warm_sampled ? s->duration_ns : s->warmup_ns;
+    struct timespec until = monotonic_at(&r, r.base + next);
     pthread_mutex_lock(&r.fin_mu);
+    while (!r.finished && pthread_cond_timedwait(&r.fin_cv, &r.fin_mu, &until) == 0)
+      ;
     int fin = r.finished;
     pthread_mutex_unlock(&r.fin_mu);
-    if (fin || t >= s->duration_ns)
+    if (fin)
       break;
-    int64_t next = warm_sampled ? s->duration_ns : s->warmup_ns;
-    sleep_ns(next - t < 1000000 ? (next - t > 0 ? next - t : 1000) : 1000000);
   }
   busy1 = cu_busy_now(&r, &rt1, &be1);
   atomic_store(&r.stop_clients, 1);
