@@ -3,8 +3,10 @@
  * exactly, whatever the timing: the DQ bound and its run-time capacity, the HQ reset (synchronous
  * and through the GC thread), the preempt flag holding later launches until the evicted ones have
  * left, the execution index mapped back to the core's tag, completions and starts reaching the
- * scheduler thread in order, padded launches' parts. */
+ * scheduler thread in order, padded launches' parts, the threads' names. */
+#include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -416,8 +418,44 @@ static void starts_and_parts_reach_the_scheduler(void **state) {
   finish(r);
 }
 
+/* Whether a thread of this process is named `name` (/proc/self/task/TID/comm). */
+static int thread_named(const char *name) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int found = 0;
+  while (d && !found && (e = readdir(d))) {
+    char path[300], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(comm, sizeof comm, f)) {
+      comm[strcspn(comm, "\n")] = '\0';
+      found = strcmp(comm, name) == 0;
+    }
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return found;
+}
+
+/* perf sched, ps and gdb tell the runtime's threads apart by these names (docs/native.md). */
+static void runtime_threads_are_named(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 4);
+  assert_true(thread_named("atoll-sched"));
+  assert_true(thread_named("atoll-gc"));
+  char tx[16];
+  snprintf(tx, sizeof tx, "atoll-tx%u", s);
+  assert_true(thread_named(tx));
+  assert_false(thread_named("atoll-nothing"));
+  finish(r);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(runtime_threads_are_named),
       cmocka_unit_test(dq_capacity_bounds_in_flight),
       cmocka_unit_test(flag_holds_later_launches_until_evicted_left),
       cmocka_unit_test(flag_with_nothing_in_flight_is_not_set),
