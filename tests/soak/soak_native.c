@@ -440,8 +440,9 @@ static int parse(int argc, char **argv, soak_opts *o) {
  *    pieces, each pinning a resident page after malloc_trim. The cache can only be set before the
  *    process starts (GLIBC_TUNABLES), so the soak executes itself again once with it set.
  * Must run before any thread starts. */
+static const char tcache_off[] = "glibc.malloc.tcache_count=0"; /* in GLIBC_TUNABLES */
+
 static void allocator_settings(const soak_opts *o, char **argv) {
-  static const char tcache_off[] = "glibc.malloc.tcache_count=0";
   const char *t = getenv("GLIBC_TUNABLES");
   if (!o->malloc_tcache && !(t && strstr(t, tcache_off))) {
     char v[1024];
@@ -512,10 +513,13 @@ int main(int argc, char **argv) {
   for (uint32_t m = 0; m < f.s.n_models; m++)
     printf(" %s %.2f ms", f.s.models[m].name, (double)standalone[m] / 1e6);
   printf("\n");
+  /* What is in force, read back: the cache is off only if the restart took the tunable along. */
+  const char *tunables = getenv("GLIBC_TUNABLES");
+  const char *tcache = tunables && strstr(tunables, tcache_off) ? "off" : "on";
   if (o.malloc_arenas)
-    printf("soak: malloc with at most %u arena(s), thread cache %s\n", o.malloc_arenas, o.malloc_tcache ? "on" : "off");
+    printf("soak: malloc with at most %u arena(s), thread cache %s\n", o.malloc_arenas, tcache);
   else
-    printf("soak: malloc with its default arenas, thread cache %s\n", o.malloc_tcache ? "on" : "off");
+    printf("soak: malloc with its default arenas, thread cache %s\n", tcache);
   if (o.inject)
     printf("soak: fault injection %s (kernel launches %.4f, request allocations %.4f)\n", o.inject, inject.kernel_p,
            inject.alloc_p);
