@@ -9,7 +9,7 @@
  * task's progress: the bench prints the mean queued (launched, not completed) BE commands it saw.
  *
  *   bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] [--pin-host]
- *                        [--spin-us US] [--phases]
+ *                        [--spin-us US] [--phases] [--rounds R]
  *
  * The CU workers are pinned (to the last CPU for --cus 1); --pin-host also pins the scheduler thread
  * to the first CPU. --spin-us sets the scheduler's busy-poll window (nrun.h; -1: never park; default: the
@@ -17,8 +17,14 @@
  * prints where each reset point's latency goes (arrival to HQ reset, to the kill's end, to the RT
  * kernel's start). BENCH_ONLY=N,policy runs one point; BENCH_TRACE=FILE writes its timeline.
  *
- * Prints one row per (N, policy): preemptions, mean queued, p50 and p99 latency in us, then the
- * ratios the acceptance names: reset p50 at N=10000 over N=10, and reset p99 over wait p99. */
+ * --rounds R (default 3) runs every point R times, in rounds whose order alternates (10 .. 10000,
+ * then 10000 .. 10): on a shared 2-core machine a point's p50 moves by 2x between runs of the same
+ * code as the other threads land on one CPU or the other, and one point per N would make the ratio
+ * between two such draws.
+ *
+ * Prints one row per (round, N, policy): preemptions, mean queued, p50 and p99 latency in us; then
+ * each point's median over the rounds and the ratios the acceptance names, from those medians and
+ * within each round: reset p50 at N=10000 over N=10, and reset p99 over wait p99. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +131,10 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+enum { MAX_ROUNDS = 9 };
+
+static double ratio(int64_t a, int64_t b) { return b ? (double)a / (double)b : NAN; }
+
 static int64_t pct(const int64_t *v, uint32_t n, double p) {
   if (n == 0)
     return 0;
@@ -138,6 +148,8 @@ typedef struct point {
   int64_t p50, p99;
   uint32_t n_phased;       /* reset points with --phases: preemptions with all three marks */
   int64_t phase[3][3];     /* [phase][p50, p90, p99] */
+  uint32_t n_unkilled;     /* reset points with --phases: preemptions without an HQ reset or a kill */
+  int64_t unkilled[3];     /* their latency: p50, p90, p99 */
 } point;
 
 /* The scheduler's busy-poll window (nrun.h spin_ns): 0 the runtime's default, < 0 never park.
@@ -202,17 +214,28 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
   if (phases && policy == ATOLL_POLICY_RESET) {
     /* Where a reset preemption's time goes: arrival -> HQ reset done (the scheduler picking the
      * arrival up), -> CU kill done, -> the RT kernel's prologue. */
-    uint32_t cap = res.n_preemptions + 1, j = 0;
-    int64_t *ph[3] = {malloc(cap * sizeof(int64_t)), malloc(cap * sizeof(int64_t)), malloc(cap * sizeof(int64_t))};
-    for (uint32_t i = 0; ph[0] && ph[1] && ph[2] && i < res.n_preemptions; i++) {
+    uint32_t cap = res.n_preemptions + 1, j = 0, u = 0;
+    int64_t *ph[4] = {malloc(cap * sizeof(int64_t)), malloc(cap * sizeof(int64_t)), malloc(cap * sizeof(int64_t)),
+                      malloc(cap * sizeof(int64_t))};
+    for (uint32_t i = 0; ph[0] && ph[1] && ph[2] && ph[3] && i < res.n_preemptions; i++) {
       const atoll_preemption_record *p = &res.preemptions[i];
-      if (p->at_ns >= s.warmup_ns && p->latency_ns > 0 && p->cu_kill_ns > 0 && p->hq_reset_ns > 0) {
+      if (p->at_ns < s.warmup_ns || p->latency_ns <= 0)
+        continue;
+      if (p->cu_kill_ns > 0 && p->hq_reset_ns > 0) {
         ph[0][j] = p->hq_reset_ns;
         ph[1][j] = p->cu_kill_ns - p->hq_reset_ns;
         ph[2][j++] = p->latency_ns - p->cu_kill_ns;
+      } else {
+        ph[3][u++] = p->latency_ns; /* nothing dropped from the HQ (all in the DQ), or nothing killed */
       }
     }
     pt.n_phased = j;
+    pt.n_unkilled = u;
+    if (ph[3] && u) {
+      qsort(ph[3], u, sizeof *ph[3], cmp_i64);
+      pt.unkilled[0] = pct(ph[3], u, 50), pt.unkilled[1] = pct(ph[3], u, 90), pt.unkilled[2] = pct(ph[3], u, 99);
+    }
+    free(ph[3]);
     for (int q = 0; q < 3; q++) {
       if (ph[q] && j) {
         qsort(ph[q], j, sizeof *ph[q], cmp_i64);
@@ -257,7 +280,7 @@ int main(int argc, char **argv) {
   uint32_t cus = 1;
   double kernel_us = 500, rate = 200;
   int64_t ms = 3000;
-  int pin = 1, pin_host = 0;
+  int pin = 1, pin_host = 0, rounds = 3;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--cus") == 0 && i + 1 < argc)
       cus = (uint32_t)atoi(argv[++i]);
@@ -275,9 +298,11 @@ int main(int argc, char **argv) {
       spin_ns = (int64_t)(atof(argv[++i]) * 1000), spin_given = 1;
     else if (strcmp(argv[i], "--phases") == 0)
       phases = 1;
+    else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= MAX_ROUNDS)
+      rounds = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
-                      "[--pin-host] [--spin-us US] [--phases]\n");
+                      "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d]\n", MAX_ROUNDS);
       return 2;
     }
   }
@@ -285,37 +310,68 @@ int main(int argc, char **argv) {
     spin_ns = -1;
   uint32_t iters = calibrate(kernel_us);
   printf("native preemption latency: %u CU(s)%s%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
-         "%lld ms per point (first 10%% warm-up), scheduler busy-polls %s\n",
+         "%lld ms per point (first 10%% warm-up), scheduler busy-polls %s, %d round(s)\n",
          cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
-         (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event");
-  printf("%8s %7s %12s %12s %10s %10s\n", "kernels", "policy", "preemptions", "mean_queued", "p50_us", "p99_us");
+         (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds);
+  printf("%5s %8s %7s %12s %12s %10s %10s\n", "round", "kernels", "policy", "preemptions", "mean_queued", "p50_us",
+         "p99_us");
   static const uint32_t ns[4] = {10, 100, 1000, 10000};
-  point pt[4][2];
+  point pt[MAX_ROUNDS][4][2];
+  memset(pt, 0, sizeof pt);
   const char *only = getenv("BENCH_ONLY"); /* "N,policy": one point, for investigation */
-  for (int k = 0; k < 4; k++)
-    for (int p = 0; p < 2; p++) {
-      if (only) {
-        char want[32];
-        snprintf(want, sizeof want, "%u,%s", ns[k], p == 0 ? "reset" : "wait");
-        if (strcmp(only, want) != 0) {
-          memset(&pt[k][p], 0, sizeof pt[k][p]);
-          continue;
+  for (int round = 0; round < rounds; round++)
+    for (int step = 0; step < 4; step++) {
+      /* Odd rounds run the points in reverse: a drift of the machine's state during the run then
+       * weighs on the small and the large queues alike. */
+      int k = round % 2 ? 3 - step : step;
+      for (int p = 0; p < 2; p++) {
+        if (only) {
+          char want[32];
+          snprintf(want, sizeof want, "%u,%s", ns[k], p == 0 ? "reset" : "wait");
+          if (strcmp(only, want) != 0)
+            continue;
         }
+        atoll_policy_kind pol = p == 0 ? ATOLL_POLICY_RESET : ATOLL_POLICY_WAIT;
+        point *x = &pt[round][k][p];
+        if (run_point(ns[k], pol, cus, iters, rate, ms, pin, pin_host, x) != 0)
+          return 1;
+        printf("%5d %8u %7s %12u %12.1f %10.1f %10.1f\n", round + 1, ns[k], atoll_policy_name(pol), x->preemptions,
+               x->queued, x->p50 / 1e3, x->p99 / 1e3);
+        static const char *phase_names[3] = {"arrival to HQ reset", "HQ reset to kill done", "kill done to RT start"};
+        for (int q = 0; q < 3 && x->n_phased; q++)
+          printf("               phase %-22s p50 %7.1f  p90 %7.1f  p99 %7.1f us (%u preemptions)\n", phase_names[q],
+                 x->phase[q][0] / 1e3, x->phase[q][1] / 1e3, x->phase[q][2] / 1e3, x->n_phased);
+        if (x->n_unkilled)
+          printf("               empty HQ or no kill: latency p50 %7.1f  p90 %7.1f  p99 %7.1f us (%u preemptions)\n",
+                 x->unkilled[0] / 1e3, x->unkilled[1] / 1e3, x->unkilled[2] / 1e3, x->n_unkilled);
+        fflush(stdout);
       }
-      atoll_policy_kind pol = p == 0 ? ATOLL_POLICY_RESET : ATOLL_POLICY_WAIT;
-      if (run_point(ns[k], pol, cus, iters, rate, ms, pin, pin_host, &pt[k][p]) != 0)
-        return 1;
-      printf("%8u %7s %12u %12.1f %10.1f %10.1f\n", ns[k], atoll_policy_name(pol), pt[k][p].preemptions,
-             pt[k][p].queued, pt[k][p].p50 / 1e3, pt[k][p].p99 / 1e3);
-      static const char *phase_names[3] = {"arrival to HQ reset", "HQ reset to kill done", "kill done to RT start"};
-      for (int q = 0; q < 3 && pt[k][p].n_phased; q++)
-        printf("         phase %-22s p50 %7.1f  p90 %7.1f  p99 %7.1f us (%u preemptions)\n", phase_names[q],
-               pt[k][p].phase[q][0] / 1e3, pt[k][p].phase[q][1] / 1e3, pt[k][p].phase[q][2] / 1e3, pt[k][p].n_phased);
-      fflush(stdout);
     }
-  printf("reset p50 at 10000 kernels / at 10: %.2f x\n", pt[0][0].p50 ? (double)pt[3][0].p50 / (double)pt[0][0].p50 : NAN);
+  /* Each point's figures are the medians over the rounds; the ratios are taken from those medians
+   * and, to show their spread, within each round. */
+  int64_t med[4][2][2]; /* [N][policy][p50, p99] */
   for (int k = 0; k < 4; k++)
-    printf("reset p99 / wait p99 at %u kernels: %.3f\n", ns[k],
-           pt[k][1].p99 ? (double)pt[k][0].p99 / (double)pt[k][1].p99 : NAN);
+    for (int p = 0; p < 2; p++)
+      for (int f = 0; f < 2; f++) {
+        int64_t v[MAX_ROUNDS];
+        for (int round = 0; round < rounds; round++)
+          v[round] = f == 0 ? pt[round][k][p].p50 : pt[round][k][p].p99;
+        qsort(v, (size_t)rounds, sizeof *v, cmp_i64);
+        med[k][p][f] = v[rounds / 2];
+      }
+  printf("median of %d round(s):\n", rounds);
+  for (int k = 0; k < 4; k++)
+    printf("  %5u kernels: reset p50 %7.1f p99 %7.1f us, wait p50 %7.1f p99 %7.1f us\n", ns[k], med[k][0][0] / 1e3,
+           med[k][0][1] / 1e3, med[k][1][0] / 1e3, med[k][1][1] / 1e3);
+  printf("reset p50 at 10000 kernels / at 10: %.2f x", ratio(med[3][0][0], med[0][0][0]));
+  for (int round = 0; round < rounds && rounds > 1; round++)
+    printf("%s%.2f", round ? ", " : " (rounds: ", ratio(pt[round][3][0].p50, pt[round][0][0].p50));
+  printf("%s\n", rounds > 1 ? ")" : "");
+  for (int k = 0; k < 4; k++) {
+    printf("reset p99 / wait p99 at %u kernels: %.3f", ns[k], ratio(med[k][0][1], med[k][1][1]));
+    for (int round = 0; round < rounds && rounds > 1; round++)
+      printf("%s%.3f", round ? ", " : " (rounds: ", ratio(pt[round][k][0].p99, pt[round][k][1].p99));
+    printf("%s\n", rounds > 1 ? ")" : "");
+  }
   return 0;
 }

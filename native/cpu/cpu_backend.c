@@ -3,7 +3,8 @@
  * One mutex guards the device (queues, the launches being dispatched, slots). The CP thread and
  * the CU workers wait on condition variables; nothing here spins. A launch moves through:
  *   submitted -> its queue's FIFO -> (CP, once the queue's previous launch completed) current ->
- *   kernels: on the active list, where free slots claim its blocks; copies: done by the CP.
+ *   kernels: on the active list, where free slots claim its blocks; copies: done by the CP (one
+ *   the flag evicts: retired by the thread that completed the launch before it, see complete()).
  * The prologue runs in the block wrapper (worker_main): the first block to claim a launch reads the
  * queue's flag and decides for the whole launch (backend.h); an evicted launch's blocks all exit at
  * once, a running one records the execution index. Completions are reported after the mutex is
@@ -212,7 +213,16 @@ static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
   free(l);
   /* A kernel queued behind it is dispatched here, by the thread that completed this launch (it
    * holds the device already): the CP's step, without waiting for the CP thread to wake, so a
-   * queue's kernels follow each other as closely as on a GPU. Copies stay with the CP thread. */
+   * queue's kernels follow each other as closely as on a GPU. So is a copy the queue's flag
+   * evicts: its prologue is the flag test alone, and handing it to the CP thread put that thread's
+   * wake-up on the CU worker's CPU at each preemption that found a copy in the DQ, just when the
+   * RT kernel was due there (12-28 us). A copy to run stays with the CP thread. */
+  while (q->head && !is_kernel(q->head) && __atomic_load_n(&q->flag, __ATOMIC_ACQUIRE) && n->n + 2 < DONE_LIST) {
+    launch *c = pop_head(q);
+    q->cur = NULL;
+    note(n, c->tag, ATOLL_ND_EVICTED);
+    free(c);
+  }
   if (q->head && is_kernel(q->head))
     activate(d, pop_head(q));
   else if (q->head) /* a copy; with nothing queued the CP has nothing to do here: no wake-up */

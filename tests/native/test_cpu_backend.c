@@ -2,7 +2,7 @@
  * launches run and record the execution index; a flag set before a launch evicts it whole, one set
  * after it started does not cut it short; a CU reset kills running blocks long before they would
  * end and the CUs serve the next launch; queue order; padded launches report their parts first;
- * copies; CU busy time. */
+ * copies, and copies evicted by the flag; CU busy time. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +287,48 @@ static void copies_and_memset_run_in_order(void **state) {
   close_cpu(be);
 }
 
+/* Copies queued behind a launch with the flag set are evicted with the kernels behind them, in
+ * queue order and without copying (the thread that completes a launch evicts the copies after it,
+ * the CP thread copies only what runs). */
+static void flagged_copies_behind_a_launch_are_evicted_in_order(void **state) {
+  (void)state;
+  void *be = open_cpu(1);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  char *dev;
+  assert_int_equal(B->alloc(be, 64, (void **)&dev), 0);
+  memset(dev, 1, 64);
+  char host[64], back[64];
+  memset(host, 7, sizeof host);
+  memset(back, 0, sizeof back);
+  float out[4] = {0}, out2[4] = {0}, zero[4] = {0};
+  atoll_nlaunch l = spin(50, out, 4, 2000000, 1000); /* a few ms per block: running when flagged */
+  assert_int_equal(B->submit(be, q, &l), 0);
+  l = (atoll_nlaunch){.kind = ATOLL_NL_COPY_H2D, .tag = 51, .dst = dev, .src = host, .bytes = 64};
+  assert_int_equal(B->submit(be, q, &l), 0);
+  l = (atoll_nlaunch){.kind = ATOLL_NL_MEMSET, .tag = 52, .dst = dev, .value = 9, .bytes = 32};
+  assert_int_equal(B->submit(be, q, &l), 0);
+  l = spin(53, out2, 4, 1000, 100);
+  assert_int_equal(B->submit(be, q, &l), 0);
+  l = (atoll_nlaunch){.kind = ATOLL_NL_COPY_D2H, .tag = 54, .dst = back, .src = dev, .bytes = 64};
+  assert_int_equal(B->submit(be, q, &l), 0);
+  wait_start(50);
+  assert_int_equal(B->set_flag(be, q, true), 0);
+  assert_int_equal(wait_done(50), ATOLL_ND_OK); /* started before the flag: runs whole */
+  for (uint64_t t = 51; t <= 54; t++) {
+    assert_int_equal(wait_done(t), ATOLL_ND_EVICTED);
+    assert_true(find(t, START) < 0);
+    assert_true(find(t - 1, t == 51 ? ATOLL_ND_OK : ATOLL_ND_EVICTED) < find(t, ATOLL_ND_EVICTED));
+  }
+  for (int i = 0; i < 64; i++)
+    assert_int_equal(dev[i], 1); /* neither the copy in nor the memset ran */
+  for (int i = 0; i < 64; i++)
+    assert_int_equal(back[i], 0); /* nor the copy out */
+  assert_memory_equal(out2, zero, sizeof out2);
+  B->free(be, dev);
+  close_cpu(be);
+}
+
 static void cu_busy_counts_resident_time(void **state) {
   (void)state;
   void *be = open_cpu(1);
@@ -317,6 +359,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(queue_order_is_kept),
       cmocka_unit_test(padded_launch_reports_parts_first),
       cmocka_unit_test(copies_and_memset_run_in_order),
+      cmocka_unit_test(flagged_copies_behind_a_launch_are_evicted_in_order),
       cmocka_unit_test(cu_busy_counts_resident_time),
   };
   if (argc > 1)
