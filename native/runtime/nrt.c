@@ -225,8 +225,10 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   int rc = r->cfg.be_ops->create_queue(r->be, cfg->priority, &s->q);
   if (rc == 0 && pthread_create(&s->tx, NULL, transmit_main, s) != 0)
     rc = ATOLL_ENOMEM;
-  else if (rc == 0)
+  else if (rc == 0) {
     atoll_nrt_name_thread(s->tx, "tx", (int)s->index);
+    atoll_nrt_keep_off_sched_cpu(r, s->tx);
+  }
   if (rc) {
     stream_free(s);
     return rc;

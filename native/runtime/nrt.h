@@ -156,5 +156,11 @@ int atoll_nrt_wait_idle(atoll_nrt *r, int64_t timeout_ns);
 
 /* Names a thread "atoll-WHAT" (i < 0) or "atoll-WHATi", for ps, gdb and perf (nrt_util.c). */
 void atoll_nrt_name_thread(pthread_t t, const char *what, int i);
+/* Keeps a host thread (a client, a transmit thread) off the CPU the scheduler thread is pinned to
+ * (cfg.sched_cpu), so that its wake-ups never stand between the busy-polling scheduler and an
+ * arrival; it may run on any other CPU. Nothing happens when the scheduler is not pinned or the
+ * process has one CPU (nrt_util.c). The GC thread, which does no urgent work, goes the other way:
+ * onto the scheduler's CPU (nrt_gc.c). */
+void atoll_nrt_keep_off_sched_cpu(const atoll_nrt *r, pthread_t t);
 
 #endif

@@ -130,6 +130,13 @@ int atoll__nrt_gc_start(atoll_nrt *r) {
   if (pthread_create(&r->gc, NULL, gc_main, r) != 0)
     return ATOLL_ENOMEM;
   atoll_nrt_name_thread(r->gc, "gc", -1);
+  /* With the scheduler pinned, reclamation shares the scheduler's CPU: at SCHED_IDLE it runs only
+   * in the busy-polling scheduler's yields, right after the preemption that handed it work (the
+   * next arrival is milliseconds away). On a CU worker's CPU it took the worker's yields while the
+   * worker waited for the RT kernel: at 10,000 queued kernels the RT kernel started 11-13 us after
+   * the kill instead of 1.5 (bench_native_preempt --phases, docs/native.md). */
+  if (r->cfg.sched_cpu >= 0)
+    atoll__nrt_pin(r->gc, r->cfg.sched_cpu);
   r->gc_running = 1;
   return 0;
 }

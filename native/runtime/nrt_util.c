@@ -27,6 +27,21 @@ int atoll__nrt_pin(pthread_t t, int cpu) {
   return ATOLL_EINVAL;
 }
 
+void atoll_nrt_keep_off_sched_cpu(const atoll_nrt *r, pthread_t t) {
+  cpu_set_t allowed;
+  if (r->cfg.sched_cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
+    return;
+  /* The scheduler's CPU, found as atoll__nrt_pin finds it: the sched_cpu-th allowed one, modulo. */
+  int n = CPU_COUNT(&allowed), want = r->cfg.sched_cpu % n, seen = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (CPU_ISSET(c, &allowed) && seen++ == want) {
+      CPU_CLR(c, &allowed);
+      break;
+    }
+  }
+  pthread_setaffinity_np(t, sizeof allowed, &allowed);
+}
+
 /* Names a thread "atoll-WHAT" or "atoll-WHATi" (i >= 0), as ps, top, gdb and perf show it: a
  * timeline of the runtime's threads (perf sched timehist) says which thread ran where. Best effort:
  * the name is cut to the 15 characters Linux keeps. */

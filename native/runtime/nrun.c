@@ -813,6 +813,7 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
     } else {
       r.cl[c].running = 1;
       atoll_nrt_name_thread(r.cl[c].th, "client", (int)c);
+      atoll_nrt_keep_off_sched_cpu(r.rt, r.cl[c].th);
     }
   }
   int64_t busy0 = 0, rt0 = 0, be0 = 0, busy1 = 0, rt1 = 0, be1 = 0;
