@@ -4,12 +4,15 @@
  * and through the GC thread), the preempt flag holding later launches until the evicted ones have
  * left, the execution index mapped back to the core's tag, completions and starts reaching the
  * scheduler thread in order, padded launches' parts, the threads' names. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "atoll/error.h"
 #include "atoll_test.h"
@@ -191,17 +194,19 @@ static int bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   return 0;
 }
 
-static atoll_nrt *make(void) {
+static atoll_nrt *make_pinned(int sched_cpu) {
   memset(&S, 0, sizeof S);
   pthread_mutex_init(&S.mu, NULL);
   atoll_nrt_cfg cfg = {.be_ops = &fake_ops, .bind = bind, .handler = handler, .stock_dq_capacity = 1024,
-                       .spin_ns = 100000, .sched_cpu = -1};
+                       .spin_ns = 100000, .sched_cpu = sched_cpu};
   atoll_nrt *r = NULL;
   char err[128];
   assert_int_equal(atoll_nrt_create(&r, &cfg, err, sizeof err), 0);
   assert_int_equal(atoll_nrt_start(r, NULL, NULL), 0);
   return r;
 }
+
+static atoll_nrt *make(void) { return make_pinned(-1); }
 
 /* Completes launches by hand from the test thread, as a back-end thread would. */
 static void complete(uint32_t i, atoll_ndone_status st) {
@@ -439,6 +444,67 @@ static int thread_named(const char *name) {
   return found;
 }
 
+/* The CPUs the thread called `name` may run on; 0 if there is no such thread. */
+static int thread_cpus(const char *name, cpu_set_t *out) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int found = 0;
+  while (d && !found && (e = readdir(d))) {
+    char path[300], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(comm, sizeof comm, f)) {
+      comm[strcspn(comm, "\n")] = '\0';
+      found = strcmp(comm, name) == 0 && sched_getaffinity((pid_t)atoi(e->d_name), sizeof *out, out) == 0;
+    }
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return found;
+}
+
+/* With the scheduler pinned (to the first CPU here), the GC thread shares its CPU and the transmit
+ * threads keep off it (nrt.h, atoll_nrt_keep_off_sched_cpu): a host thread's wake-up on the
+ * scheduler's CPU delays the next arrival's pickup, the GC on a CU's CPU delayed the RT kernel. */
+static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
+  (void)state;
+  cpu_set_t allowed, got;
+  assert_int_equal(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  if (CPU_COUNT(&allowed) < 2)
+    skip(); /* one CPU: nothing to keep apart */
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed))
+    first++;
+  atoll_nrt *r = make_pinned(0);
+  uint32_t s = new_stream(r, 4);
+  /* The scheduler pins itself when it starts: give it a moment. */
+  for (int i = 0; i < 1000 && !(thread_cpus("atoll-sched", &got) && CPU_COUNT(&got) == 1); i++)
+    usleep(1000);
+  assert_true(thread_cpus("atoll-sched", &got));
+  assert_int_equal(CPU_COUNT(&got), 1);
+  assert_true(CPU_ISSET(first, &got));
+  assert_true(thread_cpus("atoll-gc", &got));
+  assert_int_equal(CPU_COUNT(&got), 1);
+  assert_true(CPU_ISSET(first, &got));
+  char tx[16];
+  snprintf(tx, sizeof tx, "atoll-tx%u", s);
+  assert_true(thread_cpus(tx, &got));
+  assert_false(CPU_ISSET(first, &got));
+  assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed) - 1);
+  finish(r);
+  /* Not pinned: every thread may go anywhere. */
+  r = make();
+  s = new_stream(r, 4);
+  snprintf(tx, sizeof tx, "atoll-tx%u", s);
+  assert_true(thread_cpus(tx, &got));
+  assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed));
+  assert_true(thread_cpus("atoll-gc", &got));
+  assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed));
+  finish(r);
+}
+
 /* perf sched, ps and gdb tell the runtime's threads apart by these names (docs/native.md). */
 static void runtime_threads_are_named(void **state) {
   (void)state;
@@ -456,6 +522,7 @@ static void runtime_threads_are_named(void **state) {
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(runtime_threads_are_named),
+      cmocka_unit_test(pinned_scheduler_keeps_host_threads_off_its_cpu),
       cmocka_unit_test(dq_capacity_bounds_in_flight),
       cmocka_unit_test(flag_holds_later_launches_until_evicted_left),
       cmocka_unit_test(flag_with_nothing_in_flight_is_not_set),
