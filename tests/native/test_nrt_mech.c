@@ -423,8 +423,9 @@ static void starts_and_parts_reach_the_scheduler(void **state) {
   finish(r);
 }
 
-/* Whether a thread of this process is named `name` (/proc/self/task/TID/comm). */
-static int thread_named(const char *name) {
+/* Whether a thread of this process is named `name` (/proc/self/task/TID/comm); with `cpus`, also
+ * the CPUs it may run on. */
+static int find_thread(const char *name, cpu_set_t *cpus) {
   DIR *d = opendir("/proc/self/task");
   struct dirent *e;
   int found = 0;
@@ -434,7 +435,8 @@ static int thread_named(const char *name) {
     FILE *f = fopen(path, "r");
     if (f && fgets(comm, sizeof comm, f)) {
       comm[strcspn(comm, "\n")] = '\0';
-      found = strcmp(comm, name) == 0;
+      found = strcmp(comm, name) == 0 &&
+              (!cpus || sched_getaffinity((pid_t)atoi(e->d_name), sizeof *cpus, cpus) == 0);
     }
     if (f)
       fclose(f);
@@ -444,26 +446,7 @@ static int thread_named(const char *name) {
   return found;
 }
 
-/* The CPUs the thread called `name` may run on; 0 if there is no such thread. */
-static int thread_cpus(const char *name, cpu_set_t *out) {
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  int found = 0;
-  while (d && !found && (e = readdir(d))) {
-    char path[300], comm[32] = "";
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (f && fgets(comm, sizeof comm, f)) {
-      comm[strcspn(comm, "\n")] = '\0';
-      found = strcmp(comm, name) == 0 && sched_getaffinity((pid_t)atoi(e->d_name), sizeof *out, out) == 0;
-    }
-    if (f)
-      fclose(f);
-  }
-  if (d)
-    closedir(d);
-  return found;
-}
+static int thread_named(const char *name) { return find_thread(name, NULL); }
 
 /* With the scheduler pinned (to the first CPU here), the GC thread shares its CPU and the transmit
  * threads keep off it (nrt.h, atoll_nrt_keep_off_sched_cpu): a host thread's wake-up on the
@@ -480,17 +463,17 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   atoll_nrt *r = make_pinned(0);
   uint32_t s = new_stream(r, 4);
   /* The scheduler pins itself when it starts: give it a moment. */
-  for (int i = 0; i < 1000 && !(thread_cpus("atoll-sched", &got) && CPU_COUNT(&got) == 1); i++)
+  for (int i = 0; i < 1000 && !(find_thread("atoll-sched", &got) && CPU_COUNT(&got) == 1); i++)
     usleep(1000);
-  assert_true(thread_cpus("atoll-sched", &got));
+  assert_true(find_thread("atoll-sched", &got));
   assert_int_equal(CPU_COUNT(&got), 1);
   assert_true(CPU_ISSET(first, &got));
-  assert_true(thread_cpus("atoll-gc", &got));
+  assert_true(find_thread("atoll-gc", &got));
   assert_int_equal(CPU_COUNT(&got), 1);
   assert_true(CPU_ISSET(first, &got));
   char tx[16];
   snprintf(tx, sizeof tx, "atoll-tx%u", s);
-  assert_true(thread_cpus(tx, &got));
+  assert_true(find_thread(tx, &got));
   assert_false(CPU_ISSET(first, &got));
   assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed) - 1);
   finish(r);
@@ -498,9 +481,9 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   r = make();
   s = new_stream(r, 4);
   snprintf(tx, sizeof tx, "atoll-tx%u", s);
-  assert_true(thread_cpus(tx, &got));
+  assert_true(find_thread(tx, &got));
   assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed));
-  assert_true(thread_cpus("atoll-gc", &got));
+  assert_true(find_thread("atoll-gc", &got));
   assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed));
   finish(r);
 }
