@@ -103,8 +103,10 @@ static void *transmit_main(void *arg) {
   atoll_nrt *r = s->r;
   pthread_mutex_lock(&s->mu);
   for (;;) {
-    while (!s->stop && !(s->hq_head && s->in_flight < s->dq_cap && !s->flag_on))
+    while (!s->stop && !(s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)) {
       pthread_cond_wait(&s->cv, &s->mu);
+      atomic_fetch_add_explicit(&r->st_tx_wakeups, 1, memory_order_relaxed);
+    }
     if (s->stop)
       break;
     transmit_one(r, s);
@@ -543,6 +545,7 @@ void atoll_nrt_stats_get(const atoll_nrt *r, atoll_nrt_stats *out) {
       .reset_cus_ns_total = atomic_load(&m->st_reset_ns),
       .withheld = m->withheld,
       .padded_parts = m->padded_parts,
+      .tx_wakeups = atomic_load(&m->st_tx_wakeups),
   };
 }
 

@@ -97,6 +97,7 @@ typedef struct atoll_nrt_stats {
   int64_t reset_cus_ns_total; /* time spent inside the back-end's reset_cus */
   uint64_t withheld;          /* completions superseded by a preemption's restart point */
   uint64_t padded_parts;      /* BE parts of padded launches that ran to the end */
+  uint64_t tx_wakeups;        /* transmit threads woken (each wake-up is a thread hand-off) */
 } atoll_nrt_stats;
 
 typedef struct atoll_nrt_cfg {

@@ -129,6 +129,7 @@ struct atoll_nrt {
   atomic_int failure;
   /* Statistics: updated with relaxed atomics from any thread. */
   atomic_ullong st_events, st_launches, st_evicted, st_killed, st_faults, st_hq_reset, st_gc_freed, st_cu_resets;
+  atomic_ullong st_tx_wakeups;
   atomic_llong st_killed_gpu_ns, st_reset_ns;
 };
 

@@ -239,6 +239,33 @@ static void finish(atoll_nrt *r) {
 
 /* --- cases --- */
 
+/* The wake-up rule (docs/native.md, "Threads"): a completion wakes the transmit thread only when
+ * the HQ can move. Launches that fit the DQ are transmitted by the caller, so completing them wakes
+ * nobody; a completion that makes room for a waiting launch wakes the thread, which transmits it. */
+static void transmit_thread_is_woken_only_for_work(void **state) {
+  (void)state;
+  atoll_nrt *r = make();
+  uint32_t s = new_stream(r, 2);
+  launch_ops(r, s, 0, 2);
+  assert_int_equal(submitted(), 2); /* transmitted at once, by the launching thread */
+  complete(0, ATOLL_ND_OK);
+  complete(1, ATOLL_ND_OK);
+  wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_OK, 2);
+  atoll_nrt_stats st;
+  atoll_nrt_stats_get(r, &st);
+  assert_int_equal(st.tx_wakeups, 0);
+  launch_ops(r, s, 2, 3);
+  assert_int_equal(submitted(), 4); /* two fit, the third waits for room */
+  complete(2, ATOLL_ND_OK);
+  wait_submitted(5);
+  atoll_nrt_stats_get(r, &st);
+  assert_true(st.tx_wakeups >= 1);
+  complete(3, ATOLL_ND_OK);
+  complete(4, ATOLL_ND_OK);
+  wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_OK, 5);
+  finish(r);
+}
+
 static void dq_capacity_bounds_in_flight(void **state) {
   (void)state;
   atoll_nrt *r = make();
@@ -507,6 +534,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(runtime_threads_are_named),
       cmocka_unit_test(pinned_scheduler_keeps_host_threads_off_its_cpu),
       cmocka_unit_test(dq_capacity_bounds_in_flight),
+      cmocka_unit_test(transmit_thread_is_woken_only_for_work),
       cmocka_unit_test(flag_holds_later_launches_until_evicted_left),
       cmocka_unit_test(flag_with_nothing_in_flight_is_not_set),
       cmocka_unit_test(reset_cus_reaches_the_core_without_a_hardware_reset),
