@@ -469,18 +469,7 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
       \forall struct atoll_interval *iv, integer n, m, x;
         m <= n && same_ranges{L0, L}(iv, n) ==>
         (atoll_ivset_in{L0}(iv, 0, m, x) <==> atoll_ivset_in{L}(iv, 0, m, x));
-
-    lemma canonical_frame{L0, L}:
-      \forall struct atoll_interval *iv, integer n;
-        same_ranges{L0, L}(iv, n) && atoll_ivset_canonical{L0}(iv, n) ==>
-        atoll_ivset_canonical{L}(iv, n);
   }
-
-  predicate inputs_kept{L0, L}(struct atoll_ivset *a, struct atoll_ivset *b) =
-    \at(a->iv, L) == \at(a->iv, L0) && \at(b->iv, L) == \at(b->iv, L0) &&
-    \at(a->count, L) == \at(a->count, L0) && \at(b->count, L) == \at(b->count, L0) &&
-    same_ranges{L0, L}(\at(a->iv, L0), \at(a->count, L0)) &&
-    same_ranges{L0, L}(\at(b->iv, L0), \at(b->count, L0));
 */
 
 /* Appends [lo, hi) to a set being built in increasing order of lo, merging it into the last
@@ -500,10 +489,8 @@ static int replace_span(struct atoll_ivset *s, uint32_t a, uint32_t b, struct at
             (\old(out->count) > 0 && out->iv[out->count - 1].hi == \old(out->iv[out->count - 1].hi));
   ensures \result ==> hi <= out->iv[out->count - 1].hi;
   ensures !\result ==> out->count == out->cap;
-  ensures binary_apart{Pre}(a, b, out) ==> inputs_kept{Pre, Post}(a, b);
 */
-static bool append_merged(struct atoll_ivset *out, uint64_t lo, uint64_t hi)
-  /*@ ghost (const struct atoll_ivset *a, const struct atoll_ivset *b) */ {
+static bool append_merged(struct atoll_ivset *out, uint64_t lo, uint64_t hi) {
   if (out->count > 0 && out->iv[out->count - 1u].hi >= lo) {
     if (out->iv[out->count - 1u].hi < hi)
       out->iv[out->count - 1u].hi = hi;
@@ -781,67 +768,90 @@ uint64_t atoll_ivset_bytes(const struct atoll_ivset *s) {
   return total;
 }
 
-/* WP assumes every lemma in the proofs of everything after it in the file, and extra lemmas slow
- * the solvers down, so the lemmas sit just before the functions whose proofs need them: the splice
- * lemmas with replace_span near the top, the set algebra's below. */
+/* The set algebra (intersect, union, subtract) states its loop invariants about the inputs as
+ * they were at the call, label Pre: they never change (out shares no memory with them), so no
+ * quantified frame has to carry them from one iteration to the next. Each range the code reads
+ * is tied to its value at Pre by one assertion on that single range, and the set an iteration
+ * has built is a predicate of the indices reached, whose one-step growth is a lemma of an
+ * axiomatic block (WP gives those lemmas only to the goals that use the block's predicate). The
+ * step lemmas name the next index as a variable of its own (i1 == i + 1) rather than i + 1, so a
+ * solver can only use them between indices the goal already has. */
+/*@
+  // Range k of iv at label L (for the inputs: at the call, where the invariants see them).
+  logic integer lo_of{L}(struct atoll_interval *iv, integer k) = iv[k].lo;
+  logic integer hi_of{L}(struct atoll_interval *iv, integer k) = iv[k].hi;
 
-/* Proof-only (ghost) lemmas for subtract, stated as functions with empty bodies: WP proves each
- * contract once in a small context, and a call instantiates it exactly where the loop needs it,
- * instead of leaving the solver to find the instance among the loop's many hypotheses. */
-/*@ ghost
-  /@
-    requires readable(b) && atoll_ivset_canonical(b->iv, b->count);
-    requires j <= b->count;
-    requires \forall integer m; 0 <= m < j ==> b->iv[m].hi <= c;
-    assigns \nothing;
-    ensures \forall integer x; c <= x && (j < b->count ==> x < b->iv[j].lo) ==>
-              !atoll_ivset_has(b, x);
-  @/
-  static void no_b_from(const struct atoll_ivset *b, uint32_t j, uint64_t c) {
+  axiomatic Intersect {
+    // The bytes of a and b that lie in a's ranges before i or b's ranges before j: what
+    // intersect has put in out when it reaches i and j.
+    predicate isect_upto{L}(struct atoll_interval *ai, integer na, struct atoll_interval *bi,
+                            integer nb, integer i, integer j, integer x) =
+      atoll_ivset_in(ai, 0, na, x) && atoll_ivset_in(bi, 0, nb, x) &&
+      (atoll_ivset_in(ai, 0, i, x) || atoll_ivset_in(bi, 0, j, x));
+
+    // a's range i ends first: moving past it adds what it shares with b's range j.
+    lemma isect_next_a{L}:
+      \forall struct atoll_interval *ai, struct atoll_interval *bi, integer na, nb, i, i1, j, x;
+        i1 == i + 1 && 0 <= i < na && 0 <= j < nb && atoll_ivset_canonical(bi, nb) &&
+        ai[i].hi <= bi[j].hi ==>
+        (isect_upto(ai, na, bi, nb, i1, j, x) <==>
+         (isect_upto(ai, na, bi, nb, i, j, x) ||
+          (ai[i].lo <= x < ai[i].hi && bi[j].lo <= x < bi[j].hi)));
+
+    // b's range j ends first.
+    lemma isect_next_b{L}:
+      \forall struct atoll_interval *ai, struct atoll_interval *bi, integer na, nb, i, j, j1, x;
+        j1 == j + 1 && 0 <= i < na && 0 <= j < nb && atoll_ivset_canonical(ai, na) &&
+        bi[j].hi <= ai[i].hi ==>
+        (isect_upto(ai, na, bi, nb, i, j1, x) <==>
+         (isect_upto(ai, na, bi, nb, i, j, x) ||
+          (ai[i].lo <= x < ai[i].hi && bi[j].lo <= x < bi[j].hi)));
   }
 
-  // One step of subtract's inner loop: with [c, bl) free of b and [bl, c2) inside b, the bytes of
-  // a's ranges before i or of [al, c) outside b, plus [c, bl), are the bytes of a's ranges
-  // before i or of [al, c2) outside b.
-  /@
-    requires readable(a) && readable(b) && i <= a->count;
-    requires al <= c <= c2;
-    requires \forall integer x; c <= x < bl ==> !atoll_ivset_has(b, x);
-    requires \forall integer x; bl <= x < c2 ==> atoll_ivset_has(b, x);
-    assigns \nothing;
-    ensures \forall integer x;
-      ((((atoll_ivset_in(a->iv, 0, i, x) || al <= x < c) && !atoll_ivset_has(b, x)) ||
-        (c <= x < bl && x < c2)) <==>
-       ((atoll_ivset_in(a->iv, 0, i, x) || al <= x < c2) && !atoll_ivset_has(b, x)));
-  @/
-  static void cut_step(const struct atoll_ivset *a, const struct atoll_ivset *b, uint32_t i,
-                       uint64_t al, uint64_t c, uint64_t bl, uint64_t c2) {
-  }
-*/
+  axiomatic Union {
+    // The bytes of a's ranges before i and b's ranges before j.
+    predicate union_upto{L}(struct atoll_interval *ai, struct atoll_interval *bi, integer i,
+                            integer j, integer x) =
+      atoll_ivset_in(ai, 0, i, x) || atoll_ivset_in(bi, 0, j, x);
 
+    lemma union_next_a{L}:
+      \forall struct atoll_interval *ai, struct atoll_interval *bi, integer i, i1, j, x;
+        i1 == i + 1 && 0 <= i ==>
+        (union_upto(ai, bi, i1, j, x) <==>
+         (union_upto(ai, bi, i, j, x) || ai[i].lo <= x < ai[i].hi));
 
-/* Proof-only (ghost) lemmas for the set algebra, called where an instance is needed (see
- * in_split). */
-/*@ ghost
-  // In a canonical array, a byte of the set that lies in none of iv[0..j) and below iv[j].hi
-  // lies in iv[j].
-  /@
-    requires atoll_ivset_canonical(iv, n) && j < n;
-    assigns \nothing;
-    ensures \forall integer x; atoll_ivset_in(iv, 0, n, x) && !atoll_ivset_in(iv, 0, j, x) &&
-      x < iv[j].hi ==> iv[j].lo <= x;
-  @/
-  static void in_at(const struct atoll_interval *iv, uint32_t n, uint32_t j) {
+    lemma union_next_b{L}:
+      \forall struct atoll_interval *ai, struct atoll_interval *bi, integer i, j, j1, x;
+        j1 == j + 1 && 0 <= j ==>
+        (union_upto(ai, bi, i, j1, x) <==>
+         (union_upto(ai, bi, i, j, x) || bi[j].lo <= x < bi[j].hi));
   }
 
-  // Growing a range of indices by one.
-  /@
-    requires lo <= n;
-    assigns \nothing;
-    ensures \forall integer x; atoll_ivset_in(iv, lo, n + 1, x) <==>
-      (atoll_ivset_in(iv, lo, n, x) || (iv[n].lo <= x < iv[n].hi));
-  @/
-  static void in_extend(const struct atoll_interval *iv, uint32_t lo, uint32_t n) {
+  axiomatic Subtract {
+    // The bytes of a's ranges before i that are not in b.
+    predicate diff_upto{L}(struct atoll_interval *ai, integer i, struct atoll_interval *bi,
+                           integer nb, integer x) =
+      atoll_ivset_in(ai, 0, i, x) && !atoll_ivset_in(bi, 0, nb, x);
+
+    // ... and of [lo, c) (the part of a's range i already cut).
+    predicate diff_part{L}(struct atoll_interval *ai, integer i, integer lo, integer c,
+                           struct atoll_interval *bi, integer nb, integer x) =
+      (atoll_ivset_in(ai, 0, i, x) || lo <= x < c) && !atoll_ivset_in(bi, 0, nb, x);
+
+    // b's ranges before j all end at or before c.
+    predicate ends_by{L}(struct atoll_interval *bi, integer j, integer c) =
+      \forall integer m; 0 <= m < j ==> bi[m].hi <= c;
+
+    lemma diff_next{L}:
+      \forall struct atoll_interval *ai, struct atoll_interval *bi, integer i, i1, nb, x;
+        i1 == i + 1 && 0 <= i ==>
+        (diff_upto(ai, i1, bi, nb, x) <==> diff_part(ai, i, ai[i].lo, ai[i].hi, bi, nb, x));
+
+    // From c on, no byte of b comes before b's range j (or at all, when j == nb).
+    lemma gap_free{L}:
+      \forall struct atoll_interval *bi, integer nb, j, c, x;
+        atoll_ivset_canonical(bi, nb) && 0 <= j <= nb && ends_by(bi, j, c) && c <= x &&
+        (j < nb ==> x < bi[j].lo) ==> !atoll_ivset_in(bi, 0, nb, x);
   }
 */
 
@@ -851,68 +861,49 @@ int atoll_ivset_intersect(const struct atoll_ivset *a, const struct atoll_ivset 
   if (rc != ATOLL_OK)
     return rc;
   /*@ assert apart: binary_apart(a, b, out); */
+  const struct atoll_interval *ai = a->iv;
+  const struct atoll_interval *bi = b->iv;
+  const uint32_t na = a->count;
+  const uint32_t nb = b->count;
   out->count = 0;
   uint32_t i = 0;
   uint32_t j = 0;
   /*@
-    loop invariant 0 <= i <= a->count && 0 <= j <= b->count;
-    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+    loop invariant 0 <= i <= na && 0 <= j <= nb;
     loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
-    loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
-      (atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
-       (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)));
-    loop invariant out->count > 0 && i < a->count && j < b->count ==>
-      out->iv[out->count - 1].hi < a->iv[i].lo || out->iv[out->count - 1].hi < b->iv[j].lo;
+    loop invariant set: \forall integer x;
+      atoll_ivset_has(out, x) <==> isect_upto{Pre}(ai, na, bi, nb, i, j, x);
+    loop invariant last: out->count > 0 && i < na && j < nb ==>
+      out->iv[out->count - 1].hi < lo_of{Pre}(ai, i) ||
+      out->iv[out->count - 1].hi < lo_of{Pre}(bi, j);
     loop assigns i, j, out->count, out->iv[0 .. out->cap - 1];
-    loop variant (a->count - i) + (b->count - j);
+    loop variant (na - i) + (nb - j);
   */
-  while (i < a->count && j < b->count) {
-    uint64_t lo = a->iv[i].lo > b->iv[j].lo ? a->iv[i].lo : b->iv[j].lo;
-    uint64_t hi = a->iv[i].hi < b->iv[j].hi ? a->iv[i].hi : b->iv[j].hi;
-    /*@ assert common: \forall integer x; lo <= x < hi ==>
-          atoll_ivset_in(a->iv, i, i + 1, x) && atoll_ivset_in(b->iv, j, j + 1, x) &&
-          atoll_ivset_has(a, x) && atoll_ivset_has(b, x); */
-    /*@ ghost in_at(b->iv, b->count, j); */
-    /*@ ghost in_at(a->iv, a->count, i); */
-    /*@ assert a_first: a->iv[i].hi <= b->iv[j].hi ==>
-          \forall integer x; a->iv[i].lo <= x < a->iv[i].hi && atoll_ivset_has(b, x) &&
-            !atoll_ivset_in(b->iv, 0, j, x) ==> b->iv[j].lo <= x; */
-    /*@ assert b_first: b->iv[j].hi < a->iv[i].hi ==>
-          \forall integer x; b->iv[j].lo <= x < b->iv[j].hi && atoll_ivset_has(a, x) &&
-            !atoll_ivset_in(a->iv, 0, i, x) ==> a->iv[i].lo <= x; */
-    if (lo < hi && !append_merged(out, lo, hi) /*@ ghost (a, b) */)
+  while (i < na && j < nb) {
+    /*@ assert read_a: ai[i].lo == lo_of{Pre}(ai, i) && ai[i].hi == hi_of{Pre}(ai, i); */
+    /*@ assert read_b: bi[j].lo == lo_of{Pre}(bi, j) && bi[j].hi == hi_of{Pre}(bi, j); */
+    uint64_t alo = ai[i].lo;
+    uint64_t ahi = ai[i].hi;
+    uint64_t blo = bi[j].lo;
+    uint64_t bhi = bi[j].hi;
+    uint64_t lo = alo > blo ? alo : blo;
+    uint64_t hi = ahi < bhi ? ahi : bhi;
+    /*@ assert common: \forall integer x; lo <= x < hi <==> (alo <= x < ahi && blo <= x < bhi); */
+    if (lo < hi && !append_merged(out, lo, hi))
       return fail_full(out);
-    /*@ assert inputs_kept{LoopCurrent, Here}(a, b); */
-    /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
-          (atoll_ivset_has{LoopCurrent}(out, x) || lo <= x < hi); */
-    /*@ assert out->count > 0 ==> out->iv[out->count - 1].hi < lo || out->iv[out->count - 1].hi == hi; */
-    /*@ assert kept: \forall integer x; atoll_ivset_has(out, x) <==>
-          ((atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
-            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x))) || lo <= x < hi); */
-    if (a->iv[i].hi <= b->iv[j].hi) {
-      /*@ ghost in_extend(a->iv, 0, i); */
+    /*@ assert grown: \forall integer x; atoll_ivset_has(out, x) <==>
+          (isect_upto{Pre}(ai, na, bi, nb, i, j, x) || (lo <= x < hi)); */
+    /*@ assert last_now: out->count > 0 ==>
+          out->iv[out->count - 1].hi < lo || out->iv[out->count - 1].hi == hi; */
+    if (ahi <= bhi)
       i++;
-      /*@ assert \forall integer x; atoll_ivset_in(a->iv, 0, i, x) <==>
-            (atoll_ivset_in(a->iv, 0, i - 1, x) || a->iv[i - 1].lo <= x < a->iv[i - 1].hi); */
-      /*@ assert \forall integer x; atoll_ivset_has(out, x) ==>
-            atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
-            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)); */
-      /*@ assert \forall integer x; atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
-            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) ==>
-            atoll_ivset_has(out, x); */
-    } else {
-      /*@ ghost in_extend(b->iv, 0, j); */
+    else
       j++;
-      /*@ assert \forall integer x; atoll_ivset_in(b->iv, 0, j, x) <==>
-            (atoll_ivset_in(b->iv, 0, j - 1, x) || b->iv[j - 1].lo <= x < b->iv[j - 1].hi); */
-      /*@ assert \forall integer x; atoll_ivset_has(out, x) ==>
-            atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
-            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)); */
-      /*@ assert \forall integer x; atoll_ivset_has(a, x) && atoll_ivset_has(b, x) &&
-            (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) ==>
-            atoll_ivset_has(out, x); */
-    }
   }
+  /*@ assert a->iv == ai && a->count == na && b->iv == bi && b->count == nb; */
+  /*@ assert same_ranges{Pre, Here}(ai, na) && same_ranges{Pre, Here}(bi, nb); */
+  /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
+        (atoll_ivset_in{Pre}(ai, 0, na, x) && atoll_ivset_in{Pre}(bi, 0, nb, x)); */
   return ATOLL_OK;
 }
 
@@ -922,46 +913,51 @@ int atoll_ivset_union(const struct atoll_ivset *a, const struct atoll_ivset *b,
   if (rc != ATOLL_OK)
     return rc;
   /*@ assert apart: binary_apart(a, b, out); */
+  const struct atoll_interval *ai = a->iv;
+  const struct atoll_interval *bi = b->iv;
+  const uint32_t na = a->count;
+  const uint32_t nb = b->count;
   out->count = 0;
   uint32_t i = 0;
   uint32_t j = 0;
   /* Take ranges from both inputs in order of lo, as in the merge step of merge sort. */
   /*@
-    loop invariant 0 <= i <= a->count && 0 <= j <= b->count;
-    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+    loop invariant 0 <= i <= na && 0 <= j <= nb;
     loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
-    loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
-      (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x));
-    loop invariant out->count > 0 && i < a->count ==>
-      out->iv[out->count - 1].lo <= a->iv[i].lo;
-    loop invariant out->count > 0 && j < b->count ==>
-      out->iv[out->count - 1].lo <= b->iv[j].lo;
+    loop invariant set: \forall integer x;
+      atoll_ivset_has(out, x) <==> union_upto{Pre}(ai, bi, i, j, x);
+    loop invariant last_a: out->count > 0 && i < na ==>
+      out->iv[out->count - 1].lo <= lo_of{Pre}(ai, i);
+    loop invariant last_b: out->count > 0 && j < nb ==>
+      out->iv[out->count - 1].lo <= lo_of{Pre}(bi, j);
     loop assigns i, j, out->count, out->iv[0 .. out->cap - 1];
-    loop variant (a->count - i) + (b->count - j);
+    loop variant (na - i) + (nb - j);
   */
-  while (i < a->count || j < b->count) {
-    const struct atoll_interval *next;
-    if (j == b->count || (i < a->count && a->iv[i].lo <= b->iv[j].lo)) {
-      /*@ ghost in_extend(a->iv, 0, i); */
-      next = &a->iv[i++];
+  while (i < na || j < nb) {
+    /*@ assert read_a: i < na ==> ai[i].lo == lo_of{Pre}(ai, i) && ai[i].hi == hi_of{Pre}(ai, i); */
+    /*@ assert read_b: j < nb ==> bi[j].lo == lo_of{Pre}(bi, j) && bi[j].hi == hi_of{Pre}(bi, j); */
+    uint64_t lo;
+    uint64_t hi;
+    if (j == nb || (i < na && ai[i].lo <= bi[j].lo)) {
+      lo = ai[i].lo;
+      hi = ai[i].hi;
+      i++;
+      /*@ assert i == \at(i, LoopCurrent) + 1; */
+      /*@ assert step_a: \forall integer x; union_upto{Pre}(ai, bi, i, j, x) <==>
+            (union_upto{Pre}(ai, bi, \at(i, LoopCurrent), j, x) || lo <= x < hi); */
     } else {
-      /*@ ghost in_extend(b->iv, 0, j); */
-      next = &b->iv[j++];
+      lo = bi[j].lo;
+      hi = bi[j].hi;
+      j++;
+      /*@ assert j == \at(j, LoopCurrent) + 1; */
+      /*@ assert step_b: \forall integer x; union_upto{Pre}(ai, bi, i, j, x) <==>
+            (union_upto{Pre}(ai, bi, i, \at(j, LoopCurrent), x) || lo <= x < hi); */
     }
-    /*@ assert next_taken: \forall integer x;
-          (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) <==>
-          (\at(atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x), LoopCurrent) ||
-           next->lo <= x < next->hi); */
-    /*@ assert i < a->count ==> next->lo <= a->iv[i].lo; */
-    /*@ assert j < b->count ==> next->lo <= b->iv[j].lo; */
-    if (!append_merged(out, next->lo, next->hi) /*@ ghost (a, b) */)
+    if (!append_merged(out, lo, hi))
       return fail_full(out);
-    /*@ assert inputs_kept{LoopCurrent, Here}(a, b); */
-    /*@ assert \forall integer x;
-          (atoll_ivset_in(a->iv, 0, i, x) || atoll_ivset_in(b->iv, 0, j, x)) <==>
-          (atoll_ivset_in{LoopCurrent}(a->iv, 0, i, x) ||
-           atoll_ivset_in{LoopCurrent}(b->iv, 0, j, x)); */
   }
+  /*@ assert a->iv == ai && a->count == na && b->iv == bi && b->count == nb; */
+  /*@ assert same_ranges{Pre, Here}(ai, na) && same_ranges{Pre, Here}(bi, nb); */
   return ATOLL_OK;
 }
 
@@ -971,87 +967,80 @@ int atoll_ivset_subtract(const struct atoll_ivset *a, const struct atoll_ivset *
   if (rc != ATOLL_OK)
     return rc;
   /*@ assert apart: binary_apart(a, b, out); */
+  const struct atoll_interval *ai = a->iv;
+  const struct atoll_interval *bi = b->iv;
+  const uint32_t na = a->count;
+  const uint32_t nb = b->count;
   out->count = 0;
   uint32_t j = 0;
   /*@
-    loop invariant 0 <= i <= a->count && 0 <= j <= b->count;
-    loop invariant binary_apart(a, b, out);
-    loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+    loop invariant 0 <= i <= na && 0 <= j <= nb;
     loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
-    loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
-      (atoll_ivset_in(a->iv, 0, i, x) && !atoll_ivset_has(b, x));
-    loop invariant i < a->count ==> \forall integer m; 0 <= m < j ==> b->iv[m].hi <= a->iv[i].lo;
-    loop invariant i < a->count && out->count > 0 ==> out->iv[out->count - 1].hi < a->iv[i].lo;
+    loop invariant set: \forall integer x;
+      atoll_ivset_has(out, x) <==> diff_upto{Pre}(ai, i, bi, nb, x);
+    loop invariant passed: i < na ==> ends_by{Pre}(bi, j, lo_of{Pre}(ai, i));
+    loop invariant last: i < na && out->count > 0 ==>
+      out->iv[out->count - 1].hi < lo_of{Pre}(ai, i);
     loop assigns i, j, out->count, out->iv[0 .. out->cap - 1];
-    loop variant a->count - i;
+    loop variant na - i;
   */
-  for (uint32_t i = 0; i < a->count; i++) {
+  for (uint32_t i = 0; i < na; i++) {
     /* cur..hi is what is left of a's range i to cut; b's ranges before it never matter again,
      * and a b range that reaches past hi may also cut a's next range, so j stays on it. */
-    uint64_t cur = a->iv[i].lo;
-    uint64_t hi = a->iv[i].hi;
+    /*@ assert read_a: ai[i].lo == lo_of{Pre}(ai, i) && ai[i].hi == hi_of{Pre}(ai, i); */
+    uint64_t cur = ai[i].lo;
+    uint64_t hi = ai[i].hi;
     /*@
-      loop invariant \at(j, LoopEntry) <= j <= b->count;
-      loop invariant \forall integer m; 0 <= m < j ==> b->iv[m].hi <= cur;
+      loop invariant \at(j, LoopEntry) <= j <= nb;
+      loop invariant ends_by{Pre}(bi, j, cur);
       loop assigns j;
-      loop variant b->count - j;
+      loop variant nb - j;
     */
-    while (j < b->count && b->iv[j].hi <= cur)
+    while (j < nb && bi[j].hi <= cur) {
+      /*@ assert bi[j].hi == hi_of{Pre}(bi, j); */
       j++;
+    }
+    /*@ assert j < nb ==> bi[j].hi == hi_of{Pre}(bi, j); */
     /*@
-      loop invariant a->iv[i].lo <= cur <= hi && hi == a->iv[i].hi;
-      loop invariant 0 <= j <= b->count;
-      loop invariant binary_apart(a, b, out);
-      loop invariant atoll_ivset_valid(a) && atoll_ivset_valid(b);
+      loop invariant lo_of{Pre}(ai, i) <= cur <= hi;
+      loop invariant 0 <= j <= nb;
       loop invariant out->count <= out->cap && atoll_ivset_canonical(out->iv, out->count);
-      loop invariant \forall integer m; 0 <= m < j ==> b->iv[m].hi <= cur;
-      loop invariant j < b->count && cur < hi ==> cur < b->iv[j].hi;
-      loop invariant out->count > 0 ==> out->iv[out->count - 1].hi <= cur;
-      loop invariant \forall integer x; atoll_ivset_has(out, x) <==>
-        ((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < cur) && !atoll_ivset_has(b, x));
+      loop invariant ends: ends_by{Pre}(bi, j, cur);
+      loop invariant inside: j < nb && cur < hi ==> cur < hi_of{Pre}(bi, j);
+      loop invariant last: out->count > 0 ==> out->iv[out->count - 1].hi <= cur;
+      loop invariant set: \forall integer x;
+        atoll_ivset_has(out, x) <==> diff_part{Pre}(ai, i, lo_of{Pre}(ai, i), cur, bi, nb, x);
       loop assigns j, cur, out->count, out->iv[0 .. out->cap - 1];
-      loop variant (b->count - j) + (hi - cur);
+      loop variant (nb - j) + (hi - cur);
     */
-    while (j < b->count && b->iv[j].lo < hi && cur < hi) {
-      /*@ ghost no_b_from(b, j, cur); */
-      /*@ assert gap: \forall integer x; cur <= x < b->iv[j].lo ==> !atoll_ivset_has(b, x); */
-      /*@ assert cut: \forall integer x; b->iv[j].lo <= x < b->iv[j].hi ==>
-            atoll_ivset_in(b->iv, j, j + 1, x) && atoll_ivset_has(b, x); */
-      if (b->iv[j].lo > cur && !append_merged(out, cur, b->iv[j].lo) /*@ ghost (a, b) */)
+    while (j < nb && bi[j].lo < hi && cur < hi) {
+      /*@ assert read_b: bi[j].lo == lo_of{Pre}(bi, j) && bi[j].hi == hi_of{Pre}(bi, j); */
+      uint64_t blo = bi[j].lo;
+      uint64_t bhi = bi[j].hi;
+      /*@ assert gap: \forall integer x; cur <= x < blo ==> !atoll_ivset_in{Pre}(bi, 0, nb, x); */
+      /*@ assert cut: \forall integer x; blo <= x < bhi ==> atoll_ivset_in{Pre}(bi, 0, nb, x); */
+      if (blo > cur && !append_merged(out, cur, blo))
         return fail_full(out);
-      /*@ assert inputs_kept{LoopCurrent, Here}(a, b); */
-      /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
-            (atoll_ivset_has{LoopCurrent}(out, x) || (cur <= x < b->iv[j].lo)); */
-      /*@ assert out->count > 0 ==> out->iv[out->count - 1].hi <= cur ||
-            out->iv[out->count - 1].hi == b->iv[j].lo; */
-      /*@ assert kept: \forall integer x; atoll_ivset_has(out, x) <==>
-            (((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < cur) &&
-              !atoll_ivset_has(b, x)) || (cur <= x < b->iv[j].lo)); */
-      if (b->iv[j].hi >= hi) {
-        /*@ ghost cut_step(a, b, i, a->iv[i].lo, cur, b->iv[j].lo, hi); */
+      /*@ assert grown: \forall integer x; atoll_ivset_has(out, x) <==>
+            (diff_part{Pre}(ai, i, lo_of{Pre}(ai, i), cur, bi, nb, x) || cur <= x < blo); */
+      /*@ assert last_now: out->count > 0 ==>
+            out->iv[out->count - 1].hi <= cur || out->iv[out->count - 1].hi == blo; */
+      if (bhi >= hi) {
         cur = hi;
       } else {
-        /*@ ghost cut_step(a, b, i, a->iv[i].lo, cur, b->iv[j].lo, b->iv[j].hi); */
-        cur = b->iv[j].hi;
+        cur = bhi;
         j++;
       }
     }
-    /*@ ghost no_b_from(b, j, cur); */
-    /*@ assert rest: \forall integer x; cur <= x < hi ==> !atoll_ivset_has(b, x); */
-    /*@ ghost Tail: ; */
-    if (cur < hi && !append_merged(out, cur, hi) /*@ ghost (a, b) */)
+    /*@ assert j < nb ==> bi[j].lo == lo_of{Pre}(bi, j); */
+    /*@ assert rest: \forall integer x; cur <= x < hi ==> !atoll_ivset_in{Pre}(bi, 0, nb, x); */
+    if (cur < hi && !append_merged(out, cur, hi))
       return fail_full(out);
-    /*@ assert inputs_kept{Tail, Here}(a, b); */
-    /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
-          (atoll_ivset_has{Tail}(out, x) || cur <= x < hi); */
-    /*@ assert \forall integer x; atoll_ivset_has{Tail}(out, x) <==>
-          ((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < cur) && !atoll_ivset_has(b, x)); */
-    /*@ assert \forall integer x; atoll_ivset_has(out, x) <==>
-          (((atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < hi) && !atoll_ivset_has(b, x))); */
-    /*@ ghost in_extend(a->iv, 0, i); */
-    /*@ assert \forall integer x; atoll_ivset_in(a->iv, 0, i + 1, x) <==>
-          (atoll_ivset_in(a->iv, 0, i, x) || a->iv[i].lo <= x < a->iv[i].hi); */
+    /*@ assert whole: \forall integer x; atoll_ivset_has(out, x) <==>
+          diff_part{Pre}(ai, i, lo_of{Pre}(ai, i), hi, bi, nb, x); */
     /*@ assert out->count > 0 ==> out->iv[out->count - 1].hi <= hi; */
   }
+  /*@ assert a->iv == ai && a->count == na && b->iv == bi && b->count == nb; */
+  /*@ assert same_ranges{Pre, Here}(ai, na) && same_ranges{Pre, Here}(bi, nb); */
   return ATOLL_OK;
 }
