@@ -895,10 +895,17 @@ int atoll_ivset_intersect(const struct atoll_ivset *a, const struct atoll_ivset 
           (isect_upto{Pre}(ai, na, bi, nb, i, j, x) || (lo <= x < hi)); */
     /*@ assert last_now: out->count > 0 ==>
           out->iv[out->count - 1].hi < lo || out->iv[out->count - 1].hi == hi; */
-    if (ahi <= bhi)
+    if (ahi <= bhi) {
       i++;
-    else
+      /*@ assert i == \at(i, LoopCurrent) + 1; */
+      /*@ assert step_a: \forall integer x; isect_upto{Pre}(ai, na, bi, nb, i, j, x) <==>
+            (isect_upto{Pre}(ai, na, bi, nb, \at(i, LoopCurrent), j, x) || lo <= x < hi); */
+    } else {
       j++;
+      /*@ assert j == \at(j, LoopCurrent) + 1; */
+      /*@ assert step_b: \forall integer x; isect_upto{Pre}(ai, na, bi, nb, i, j, x) <==>
+            (isect_upto{Pre}(ai, na, bi, nb, i, \at(j, LoopCurrent), x) || lo <= x < hi); */
+    }
   }
   /*@ assert a->iv == ai && a->count == na && b->iv == bi && b->count == nb; */
   /*@ assert same_ranges{Pre, Here}(ai, na) && same_ranges{Pre, Here}(bi, nb); */
