@@ -33,6 +33,8 @@
   @/
   static void ceil_at_most(uint64_t a, uint64_t b, uint64_t w) {
     /@ assert divisor(b); @/
+    /@ assert atoll_dkp_ceil(a, b) * b <= a + b - 1; @/
+    /@ assert atoll_dkp_ceil(a, b) * b <= w * b + b - 1; @/
   }
 
   /@
