@@ -574,6 +574,7 @@ static uint32_t fill_choices(const atoll_gpu *g, const atoll_kernel_shape *rt, c
   uint32_t left = free_cus, n = 0;
   /*@
     loop invariant bounds: 0 <= i <= n_cand && 0 <= n <= i && n <= max_out;
+    loop invariant ok: \forall integer j; 0 <= j < n ==> atoll_dkp_choice_ok(g, rt, cand, n_cand, out[j]);
     loop invariant visited: visited_before(out, n, first, n_cand, i);
     loop invariant in_order: visited_in_order(out, n, first, n_cand);
     loop invariant frame: g->cus == \at(g->cus, Pre) && *rt_cus == \at(*rt_cus, Pre);
@@ -582,7 +583,6 @@ static uint32_t fill_choices(const atoll_gpu *g, const atoll_kernel_shape *rt, c
     loop invariant gpu: atoll_dkp_gpu_ok(g) && atoll_dkp_shape_ok(rt);
     loop invariant cands: cands_ok(cand, n_cand);
     loop invariant apart: out_apart(g, rt, cand, n_cand, out, max_out);
-    loop invariant ok: \forall integer j; 0 <= j < n ==> atoll_dkp_choice_ok(g, rt, cand, n_cand, out[j]);
     loop assigns i, n, left, out[0 .. max_out - 1];
     loop variant n_cand - i;
   */
