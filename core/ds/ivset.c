@@ -775,7 +775,10 @@ uint64_t atoll_ivset_bytes(const struct atoll_ivset *s) {
  * has built is a predicate of the indices reached, whose one-step growth is a lemma of an
  * axiomatic block (WP gives those lemmas only to the goals that use the block's predicate). The
  * step lemmas name the next index as a variable of its own (i1 == i + 1) rather than i + 1, so a
- * solver can only use them between indices the goal already has. */
+ * solver can only use them between indices the goal already has; and a step is asserted against
+ * the index at LoopCurrent right after the increment, so that the unsigned wrap-around WP models
+ * there (i++ is to_uint32(i + 1)) never stands between the invariant and the lemma (stated with
+ * i - 1 instead, union's set preservation took 17 s). */
 /*@
   // Range k of iv at label L (for the inputs: at the call, where the invariants see them).
   logic integer lo_of{L}(struct atoll_interval *iv, integer k) = iv[k].lo;
