@@ -239,6 +239,52 @@ static void finish(atoll_nrt *r) {
 
 /* --- cases --- */
 
+/* Whether a thread of this process is named `name` (/proc/self/task/TID/comm); with `cpus`, also
+ * the CPUs it may run on; with `state`, its state letter (/proc/self/task/TID/stat: 'S' sleeping). */
+static int find_thread_state(const char *name, cpu_set_t *cpus, char *state) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int found = 0;
+  while (d && !found && (e = readdir(d))) {
+    char path[300], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(comm, sizeof comm, f)) {
+      comm[strcspn(comm, "\n")] = '\0';
+      found = strcmp(comm, name) == 0 &&
+              (!cpus || sched_getaffinity((pid_t)atoi(e->d_name), sizeof *cpus, cpus) == 0);
+    }
+    if (f)
+      fclose(f);
+    if (found && state) {
+      char line[512] = "";
+      snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+      f = fopen(path, "r");
+      const char *close = f && fgets(line, sizeof line, f) ? strrchr(line, ')') : NULL;
+      *state = close && close[1] == ' ' ? close[2] : '?';
+      if (f)
+        fclose(f);
+    }
+  }
+  if (d)
+    closedir(d);
+  return found;
+}
+
+static int find_thread(const char *name, cpu_set_t *cpus) { return find_thread_state(name, cpus, NULL); }
+
+static int thread_named(const char *name) { return find_thread(name, NULL); }
+
+/* Waits (up to 2 s) until stream s's transmit thread sleeps: it was created by the stream and may
+ * not have reached its first wait yet, and a wake-up it has no need of is what the test counts. */
+static void wait_tx_sleeping(uint32_t s) {
+  char name[16], st = '?';
+  snprintf(name, sizeof name, "atoll-tx%u", s);
+  for (int i = 0; i < 2000 && !(find_thread_state(name, NULL, &st) && st == 'S'); i++)
+    pause_ms(1);
+  assert_int_equal(st, 'S');
+}
+
 /* The wake-up rule (docs/native.md, "Threads"): a completion wakes the transmit thread only when
  * the HQ can move. Launches that fit the DQ are transmitted by the caller, so completing them wakes
  * nobody; a completion that makes room for a waiting launch wakes the thread, which transmits it. */
@@ -246,6 +292,7 @@ static void transmit_thread_is_woken_only_for_work(void **state) {
   (void)state;
   atoll_nrt *r = make();
   uint32_t s = new_stream(r, 2);
+  wait_tx_sleeping(s);
   launch_ops(r, s, 0, 2);
   assert_int_equal(submitted(), 2); /* transmitted at once, by the launching thread */
   complete(0, ATOLL_ND_OK);
@@ -254,6 +301,7 @@ static void transmit_thread_is_woken_only_for_work(void **state) {
   atoll_nrt_stats st;
   atoll_nrt_stats_get(r, &st);
   assert_int_equal(st.tx_wakeups, 0);
+  wait_tx_sleeping(s);
   launch_ops(r, s, 2, 3);
   assert_int_equal(submitted(), 4); /* two fit, the third waits for room */
   complete(2, ATOLL_ND_OK);
@@ -449,31 +497,6 @@ static void starts_and_parts_reach_the_scheduler(void **state) {
   pthread_mutex_unlock(&S.mu);
   finish(r);
 }
-
-/* Whether a thread of this process is named `name` (/proc/self/task/TID/comm); with `cpus`, also
- * the CPUs it may run on. */
-static int find_thread(const char *name, cpu_set_t *cpus) {
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  int found = 0;
-  while (d && !found && (e = readdir(d))) {
-    char path[300], comm[32] = "";
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (f && fgets(comm, sizeof comm, f)) {
-      comm[strcspn(comm, "\n")] = '\0';
-      found = strcmp(comm, name) == 0 &&
-              (!cpus || sched_getaffinity((pid_t)atoi(e->d_name), sizeof *cpus, cpus) == 0);
-    }
-    if (f)
-      fclose(f);
-  }
-  if (d)
-    closedir(d);
-  return found;
-}
-
-static int thread_named(const char *name) { return find_thread(name, NULL); }
 
 /* With the scheduler pinned (to the first CPU here), the GC thread shares its CPU and the transmit
  * threads keep off it (nrt.h, atoll_nrt_keep_off_sched_cpu): a host thread's wake-up on the
