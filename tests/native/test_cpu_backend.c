@@ -302,7 +302,7 @@ static void flagged_copies_behind_a_launch_are_evicted_in_order(void **state) {
   memset(host, 7, sizeof host);
   memset(back, 0, sizeof back);
   float out[4] = {0}, out2[4] = {0}, zero[4] = {0};
-  atoll_nlaunch l = spin(50, out, 4, 2000000, 1000); /* a few ms per block: running when flagged */
+  atoll_nlaunch l = spin(50, out, 4, 20000000, 1000); /* ~30 ms per block: still running when flagged */
   assert_int_equal(B->submit(be, q, &l), 0);
   l = (atoll_nlaunch){.kind = ATOLL_NL_COPY_H2D, .tag = 51, .dst = dev, .src = host, .bytes = 64};
   assert_int_equal(B->submit(be, q, &l), 0);
