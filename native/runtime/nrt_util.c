@@ -7,38 +7,35 @@
 #include "atoll/error.h"
 #include "nrt_internal.h"
 
+/* The index-th CPU of `allowed` (modulo their number): how a CPU "index" given to the runtime
+ * (cfg.sched_cpu) names a CPU this process may use. -1 if there is none. */
+static int nth_cpu(const cpu_set_t *allowed, int index) {
+  int n = CPU_COUNT(allowed), want = index % (n > 0 ? n : 1), seen = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, allowed) && seen++ == want)
+      return c;
+  return -1;
+}
+
 /* Pins a thread to one CPU (modulo the CPUs this process may use). Benchmarks pin so that the CU
  * worker and the host threads do not trade places between measurements. */
 int atoll__nrt_pin(pthread_t t, int cpu) {
-  cpu_set_t allowed;
-  if (cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+  cpu_set_t allowed, one;
+  if (cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 || (cpu = nth_cpu(&allowed, cpu)) < 0)
     return ATOLL_EINVAL;
-  int n = CPU_COUNT(&allowed), want = cpu % (n > 0 ? n : 1), seen = 0;
-  for (int c = 0; c < CPU_SETSIZE; c++) {
-    if (!CPU_ISSET(c, &allowed))
-      continue;
-    if (seen++ == want) {
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(c, &one);
-      return pthread_setaffinity_np(t, sizeof one, &one) == 0 ? 0 : ATOLL_EINVAL;
-    }
-  }
-  return ATOLL_EINVAL;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return pthread_setaffinity_np(t, sizeof one, &one) == 0 ? 0 : ATOLL_EINVAL;
 }
 
 void atoll_nrt_keep_off_sched_cpu(const atoll_nrt *r, pthread_t t) {
   cpu_set_t allowed;
   if (r->cfg.sched_cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
     return;
-  /* The scheduler's CPU, found as atoll__nrt_pin finds it: the sched_cpu-th allowed one, modulo. */
-  int n = CPU_COUNT(&allowed), want = r->cfg.sched_cpu % n, seen = 0;
-  for (int c = 0; c < CPU_SETSIZE; c++) {
-    if (CPU_ISSET(c, &allowed) && seen++ == want) {
-      CPU_CLR(c, &allowed);
-      break;
-    }
-  }
+  int cpu = nth_cpu(&allowed, r->cfg.sched_cpu); /* where atoll__nrt_pin put the scheduler */
+  if (cpu < 0)
+    return;
+  CPU_CLR(cpu, &allowed);
   pthread_setaffinity_np(t, sizeof allowed, &allowed);
 }
 
