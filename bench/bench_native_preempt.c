@@ -135,6 +135,16 @@ enum { MAX_ROUNDS = 9 };
 
 static double ratio(int64_t a, int64_t b) { return b ? (double)a / (double)b : NAN; }
 
+static int64_t pct(const int64_t *v, uint32_t n, double p);
+
+/* Sorts v[0..n) and stores its p50, p90 and p99 in out (nothing when v is NULL or empty). */
+static void percentiles(int64_t *v, uint32_t n, int64_t out[3]) {
+  if (!v || n == 0)
+    return;
+  qsort(v, n, sizeof *v, cmp_i64);
+  out[0] = pct(v, n, 50), out[1] = pct(v, n, 90), out[2] = pct(v, n, 99);
+}
+
 static int64_t pct(const int64_t *v, uint32_t n, double p) {
   if (n == 0)
     return 0;
@@ -231,18 +241,11 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
     }
     pt.n_phased = j;
     pt.n_unkilled = u;
-    if (ph[3] && u) {
-      qsort(ph[3], u, sizeof *ph[3], cmp_i64);
-      pt.unkilled[0] = pct(ph[3], u, 50), pt.unkilled[1] = pct(ph[3], u, 90), pt.unkilled[2] = pct(ph[3], u, 99);
-    }
-    free(ph[3]);
-    for (int q = 0; q < 3; q++) {
-      if (ph[q] && j) {
-        qsort(ph[q], j, sizeof *ph[q], cmp_i64);
-        pt.phase[q][0] = pct(ph[q], j, 50), pt.phase[q][1] = pct(ph[q], j, 90), pt.phase[q][2] = pct(ph[q], j, 99);
-      }
+    for (int q = 0; q < 3; q++)
+      percentiles(ph[q], j, pt.phase[q]);
+    percentiles(ph[3], u, pt.unkilled);
+    for (int q = 0; q < 4; q++)
       free(ph[q]);
-    }
   }
   pt.preemptions = k;
   pt.queued = ts.tasks ? (double)ts.queued_sum / (double)ts.tasks : 0;
