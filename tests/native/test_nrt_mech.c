@@ -241,7 +241,7 @@ static void finish(atoll_nrt *r) {
 
 /* Whether a thread of this process is named `name` (/proc/self/task/TID/comm); with `cpus`, also
  * the CPUs it may run on; with `state`, its state letter (/proc/self/task/TID/stat: 'S' sleeping). */
-static int find_thread_state(const char *name, cpu_set_t *cpus, char *state) {
+static int find_thread(const char *name, cpu_set_t *cpus, char *state) {
   DIR *d = opendir("/proc/self/task");
   struct dirent *e;
   int found = 0;
@@ -271,16 +271,14 @@ static int find_thread_state(const char *name, cpu_set_t *cpus, char *state) {
   return found;
 }
 
-static int find_thread(const char *name, cpu_set_t *cpus) { return find_thread_state(name, cpus, NULL); }
-
-static int thread_named(const char *name) { return find_thread(name, NULL); }
+static int thread_named(const char *name) { return find_thread(name, NULL, NULL); }
 
 /* Waits (up to 2 s) until stream s's transmit thread sleeps: it was created by the stream and may
  * not have reached its first wait yet, and a wake-up it has no need of is what the test counts. */
 static void wait_tx_sleeping(uint32_t s) {
   char name[16], st = '?';
   snprintf(name, sizeof name, "atoll-tx%u", s);
-  for (int i = 0; i < 2000 && !(find_thread_state(name, NULL, &st) && st == 'S'); i++)
+  for (int i = 0; i < 2000 && !(find_thread(name, NULL, &st) && st == 'S'); i++)
     pause_ms(1);
   assert_int_equal(st, 'S');
 }
@@ -513,17 +511,17 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   atoll_nrt *r = make_pinned(0);
   uint32_t s = new_stream(r, 4);
   /* The scheduler pins itself when it starts: give it a moment. */
-  for (int i = 0; i < 1000 && !(find_thread("atoll-sched", &got) && CPU_COUNT(&got) == 1); i++)
+  for (int i = 0; i < 1000 && !(find_thread("atoll-sched", &got, NULL) && CPU_COUNT(&got) == 1); i++)
     usleep(1000);
-  assert_true(find_thread("atoll-sched", &got));
+  assert_true(find_thread("atoll-sched", &got, NULL));
   assert_int_equal(CPU_COUNT(&got), 1);
   assert_true(CPU_ISSET(first, &got));
-  assert_true(find_thread("atoll-gc", &got));
+  assert_true(find_thread("atoll-gc", &got, NULL));
   assert_int_equal(CPU_COUNT(&got), 1);
   assert_true(CPU_ISSET(first, &got));
   char tx[16];
   snprintf(tx, sizeof tx, "atoll-tx%u", s);
-  assert_true(find_thread(tx, &got));
+  assert_true(find_thread(tx, &got, NULL));
   assert_false(CPU_ISSET(first, &got));
   assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed) - 1);
   finish(r);
@@ -531,9 +529,9 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   r = make();
   s = new_stream(r, 4);
   snprintf(tx, sizeof tx, "atoll-tx%u", s);
-  assert_true(find_thread(tx, &got));
+  assert_true(find_thread(tx, &got, NULL));
   assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed));
-  assert_true(find_thread("atoll-gc", &got));
+  assert_true(find_thread("atoll-gc", &got, NULL));
   assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed));
   finish(r);
 }
