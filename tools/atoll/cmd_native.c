@@ -194,9 +194,21 @@ int atoll_cmd_native(int argc, char **argv) {
       atoll_report_print_violations(&rep, stderr);
       exit_code = ATOLL_EXIT_VIOLATED;
     }
+    if (res.verified)
+      fprintf(json_stdout ? stderr : stdout,
+              "verify, CPU build: %u kernel launches of %u requests, %u within the libm tolerance (%u "
+              "bit-identical, max |diff| %.3g)\n",
+              info.verify_cpu_launches, info.verify_cpu_requests,
+              info.verify_cpu_launches - info.verify_cpu_out_of_tolerance, info.verify_cpu_bit_exact,
+              info.verify_cpu_max_abs_diff);
     if (exit_code == ATOLL_EXIT_OK && res.verified && res.verify_mismatches > 0) {
-      fprintf(stderr, "verify FAILED: %u of %u outputs differ from the uninterrupted reference\n",
+      fprintf(stderr, "verify FAILED: %u of %u outputs differ from the uninterrupted reference on the device\n",
               res.verify_mismatches, res.verify_requests);
+      exit_code = ATOLL_EXIT_VIOLATED;
+    }
+    if (exit_code == ATOLL_EXIT_OK && res.verified && info.verify_cpu_out_of_tolerance > 0) {
+      fprintf(stderr, "verify FAILED: %u of %u kernel launches are outside the libm tolerance of the CPU build\n",
+              info.verify_cpu_out_of_tolerance, info.verify_cpu_launches);
       exit_code = ATOLL_EXIT_VIOLATED;
     }
     uint32_t failed = 0;
