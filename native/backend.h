@@ -25,7 +25,12 @@
  *     their next preemption point, their blocks not yet started never start, and the launch
  *     completes with status KILLED (even if, by chance, every block had ended). Launches still
  *     queued are not touched (the flag evicts them). It returns once the killed blocks have
- *     stopped where the back-end can tell (CPU), else as soon as the reset is issued.
+ *     stopped where the back-end can tell (CPU), else as soon as the reset is issued. By launch
+ *     state (docs/native-gpu.md, "What a kill means"): queued: untouched; dispatched with no block
+ *     run: untouched, or KILLED/EVICTED (the flag first) where the back-end's kill reaches it;
+ *     running: KILLED; finished but not yet reported: KILLED where the back-end cannot tell it from
+ *     running (GPUs), so several launches of a queue may complete KILLED; reported: OK. Copies
+ *     and memsets are never killed (OK or EVICTED).
  *   - Completions of one queue are reported in submission order; a padded launch reports each BE
  *     part (with the part's tag) before the launch itself.
  *

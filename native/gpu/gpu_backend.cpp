@@ -593,21 +593,23 @@ static void *completer_main(void *arg) {
     const gpuError_t err = gpuEventSynchronize(e->done);
     if (err != gpuSuccess)
       report("EventSynchronize", err);
-    if (e->d2h_dst && err == gpuSuccess)
+    uint32_t *words = q->status + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+    /* D2H data leaves staging only when the copy ran: after an eviction the staging holds an older
+     * copy's bytes. Before the slot is released and the completion reported; a copy is never
+     * killed, so its outcome does not depend on reset_cus's marks. */
+    if (e->d2h_dst && gpu_launch_outcome(err != gpuSuccess, 0, words) == ATOLL_ND_OK)
       memcpy(e->d2h_dst, q->stage_host + e->stage_off, e->d2h_bytes);
 
     pthread_mutex_lock(&q->mu); /* reset_cus marks launches killed under it */
     atoll_ndone_status st[GPU_MAX_RANGES];
     uint64_t tags[GPU_MAX_RANGES];
     const uint32_t n_tags = e->n_tags;
-    uint32_t *words = q->status + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+    /* Every launch, copies included, reads its status words: a copy the flag evicted used to be
+     * reported OK with stale staging copied to its destination (docs/native-gpu.md, "restarted at
+     * op 18: output differs"). */
     for (uint32_t i = 0; i < n_tags; i++) {
       tags[i] = e->tags[i];
-      st[i] = err != gpuSuccess ? ATOLL_ND_FAULT
-                                : e->is_kernel ? gpu_range_status(words + (size_t)i * GPU_ST_WORDS) : ATOLL_ND_OK;
-      /* A killed launch completes KILLED even if its blocks happened to end first (backend.h). */
-      if (e->killed && st[i] != ATOLL_ND_FAULT)
-        st[i] = ATOLL_ND_KILLED;
+      st[i] = gpu_launch_outcome(err != gpuSuccess, e->killed, words + (size_t)i * GPU_ST_WORDS);
     }
     memset(words, 0, sizeof(uint32_t) * GPU_STATUS_WORDS_PER_SLOT);
     if (e->killed)
