@@ -73,7 +73,10 @@ typedef struct atoll_nlaunch {
   atoll_nkernel_range k;                   /* KERNEL, and the RT part of PADDED */
   atoll_nkernel_range parts[ATOLL_NPAD_MAX]; /* PADDED: the BE parts */
   uint32_t n_parts;
-  /* Copies and memset. Host pointers are the runtime's; device pointers come from alloc. */
+  /* Copies and memset. Host pointers are the runtime's; device pointers come from alloc. An H2D
+   * source must stay unchanged until the copy completes (the CPU back-end reads it when the copy
+   * runs; the GPU back-ends and cpu-gpu stage it at submit); a D2H destination holds the data when
+   * the copy's completion is reported, not before, and is not written when the copy is evicted. */
   void *dst;
   const void *src;
   size_t bytes;

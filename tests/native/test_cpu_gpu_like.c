@@ -241,7 +241,7 @@ static void alt_math_rounds_differently_within_tolerance(void **state) {
   (void)worst;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(no_start_callback_but_every_completion),
       cmocka_unit_test(reset_reaches_finished_unreported_launches),
@@ -249,5 +249,7 @@ int main(void) {
       cmocka_unit_test(copies_go_through_staging),
       cmocka_unit_test(alt_math_rounds_differently_within_tolerance),
   };
+  if (argc > 1)
+    cmocka_set_test_filter(argv[1]);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

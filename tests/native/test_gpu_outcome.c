@@ -33,12 +33,14 @@ static void vendor_error_and_fault_win(void **state) {
   assert_int_equal(gpu_launch_outcome(0, 1, w), ATOLL_ND_FAULT);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(evicted_copy_is_evicted_not_ok),
       cmocka_unit_test(untouched_launch_is_ok),
       cmocka_unit_test(killed_launch_is_killed_even_if_its_blocks_ended),
       cmocka_unit_test(vendor_error_and_fault_win),
   };
+  if (argc > 1)
+    cmocka_set_test_filter(argv[1]);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
