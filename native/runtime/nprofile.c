@@ -11,7 +11,7 @@
  *   evicted_kernel_ns  per launch, when flagged launches are retired back to back
  *   cu_reset_ns        reset_cus with a kernel of the given models running: the wait for each
  *                      running block's next preemption point (median over their kernels)
- *   copy costs         a 64-byte copy (latency) and a 16 MiB one (bandwidth)
+ *   copy costs         a 64-byte copy (latency) and a 4 MiB one (bandwidth)
  *   kernel_select_ns   one padding selection (core/dkp.c): an RT kernel on half the CUs, two BE
  *                      candidates
  * Costs the CPU back-end does not have are zero and the preset says why. */
@@ -440,7 +440,9 @@ int atoll_native_measure_device(const atoll_native_opts *o, const char *name, co
   }
   /* Copies: a small one is all latency; a large one is mostly bandwidth. */
   void *dev = NULL, *host = NULL;
-  size_t big = (size_t)16 << 20;
+  /* 4 MiB: within the GPU back-ends' default 8 MiB staging ring (a 16 MiB copy failed there with
+   * ATOLL_ERANGE, and the preset got a bandwidth of 1 byte/us). */
+  size_t big = (size_t)4 << 20;
   if (rc == 0 && ((rc = p.ops->alloc(p.be, big, &dev)) == 0) && !(host = calloc(1, big)))
     rc = ATOLL_ENOMEM;
   if (rc == 0) {
@@ -448,6 +450,8 @@ int atoll_native_measure_device(const atoll_native_opts *o, const char *name, co
     int64_t small = isolated_median(&p, &c, SAMPLES);
     c.bytes = big;
     int64_t large = isolated_median(&p, &c, 20);
+    if (small < 0 || large < 0)
+      rc = ATOLL_EIO; /* a copy failed: no made-up cost */
     g->costs.copy_latency_ns = small;
     g->costs.copy_bytes_per_us = large > small ? (uint64_t)((double)big * 1000.0 / (double)(large - small)) : 1;
   }
