@@ -30,8 +30,8 @@ static int read_gpu(scen_ctx *c, const atoll_ynode *n) {
     return rc;
   const char *path = atoll_gpu_find_preset(c->a, name, c->dir);
   if (!path)
-    return atoll_yread_error(r, n, "unknown GPU preset '%s' (looked in the scenario's folder, $ATOLL_PATH and "
-                                   "atoll's data folder)", name);
+    return atoll_yread_error(r, n, "unknown GPU preset '%s' (looked for %s.yaml in each folder and its gpus/: %s; "
+                                   "set ATOLL_PATH to add folders)", name, name, atoll_gpu_preset_searched(c->a, c->dir));
   if (atoll_gpu_load_file(c->a, path, &c->s->gpu, r->diag) != 0)
     return ATOLL_EPARSE;
   return 0;

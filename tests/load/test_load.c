@@ -193,7 +193,8 @@ static void presets_load_and_are_valid(void **state) {
   assert_int_equal(g.cus, 80);
   assert_string_equal(g.vendor, "nvidia");
   assert_int_equal(g.costs.cu_reset_ns, 15000);
-  /* Name lookup falls back to the source tree's presets. */
+  /* Name lookup falls back to the data folder next to the executable (the build tree links it to
+   * the source's scenarios/). */
   const char *p = atoll_gpu_find_preset(&a, "gv100", "/nonexistent");
   assert_non_null(p);
   assert_null(atoll_gpu_find_preset(&a, "no-such-gpu", "/nonexistent"));
