@@ -95,7 +95,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(allocations_never_overlap),
       cmocka_unit_test(too_large_and_undo),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

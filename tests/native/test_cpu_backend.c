@@ -362,7 +362,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(flagged_copies_behind_a_launch_are_evicted_in_order),
       cmocka_unit_test(cu_busy_counts_resident_time),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

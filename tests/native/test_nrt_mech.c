@@ -504,7 +504,7 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   cpu_set_t allowed, got;
   assert_int_equal(sched_getaffinity(0, sizeof allowed, &allowed), 0);
   if (CPU_COUNT(&allowed) < 2)
-    skip(); /* one CPU: nothing to keep apart */
+    ATOLL_SKIP("one CPU allowed: no other CPU to keep the host threads on");
   int first = 0;
   while (!CPU_ISSET(first, &allowed))
     first++;
@@ -563,7 +563,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(exec_index_maps_to_core_tag),
       cmocka_unit_test(starts_and_parts_reach_the_scheduler),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

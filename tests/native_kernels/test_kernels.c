@@ -435,7 +435,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(catalogue_matches_kernel_list),
       cmocka_unit_test(bad_ids_and_arguments_are_refused),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -369,7 +369,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(profile_loads_back_with_native_and_idempotence),
       cmocka_unit_test(profile_without_times_is_refused),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -200,7 +200,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(running_spin_block_is_killed),
       cmocka_unit_test(running_gemm_block_is_killed),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -291,7 +291,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(pure_models_are_idempotent_op_by_op),
       cmocka_unit_test(model_trace_is_the_same_text_twice),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }
