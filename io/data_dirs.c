@@ -1,7 +1,8 @@
 /* Where atoll's data (GPU presets, models, example scenarios) is found, without a path compiled in:
- * the folder next to the running executable (an install is relocatable: PREFIX/bin/atoll reads
- * PREFIX/share/atoll; a build tree links BUILD/share/atoll to the source's scenarios/), then each
- * entry of $ATOLL_PATH. */
+ * each entry of $ATOLL_PATH first (so that a user's copy of a preset overrides the shipped one, as
+ * docs/dkp-results.md does for B), then the folder next to the running executable (an install is
+ * relocatable: PREFIX/bin/atoll reads PREFIX/share/atoll; a build tree links BUILD/share/atoll to
+ * the source's scenarios/). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,6 @@ static const char *exe_data_dir(atoll_arena *a) {
 
 size_t atoll_data_dirs(atoll_arena *a, const char **dirs, size_t max) {
   size_t k = 0;
-  const char *own = exe_data_dir(a);
-  if (own && k < max)
-    dirs[k++] = own;
   const char *env = getenv("ATOLL_PATH");
   /* ATOLL_PATH is colon-separated, like PATH; empty entries are ignored. */
   for (const char *p = env; p && *p && k < max;) {
@@ -38,5 +36,8 @@ size_t atoll_data_dirs(atoll_arena *a, const char **dirs, size_t max) {
     }
     p += len + (colon ? 1 : 0);
   }
+  const char *own = exe_data_dir(a);
+  if (own && k < max)
+    dirs[k++] = own;
   return k;
 }

@@ -53,8 +53,8 @@ int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const ch
                                const atoll_set_override *sets, uint32_t n_sets, atoll_scenario *out, atoll_diag *d);
 
 /* --- Paths --- */
-/* atoll's data folders, in search order: <the executable's folder>/../share/atoll, then each
- * $ATOLL_PATH entry (colon-separated). Stores at most max arena strings in dirs; returns the count. */
+/* atoll's data folders, in search order: each $ATOLL_PATH entry (colon-separated), then
+ * <the executable's folder>/../share/atoll. Stores at most max arena strings in dirs; returns the count. */
 #define ATOLL_DATA_DIRS_MAX 16
 size_t atoll_data_dirs(atoll_arena *a, const char **dirs, size_t max);
 /* The folder part of path ("." when it has none), as an arena string. */

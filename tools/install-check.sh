@@ -67,7 +67,7 @@ sed 's/^gpu: .*/gpu: no-such-gpu/' "$work/user/mine.yaml" >"$work/user/bad.yaml"
 if ATOLL_PATH=/extra-a:/extra-b atoll check "$work/user/bad.yaml" 2>"$work/bad.err"; then
   echo "FAIL: an unknown preset was accepted" >&2; exit 1
 fi
-grep -q "$p/share/atoll, /extra-a, /extra-b" "$work/bad.err" || { cat "$work/bad.err" >&2; echo "FAIL: folders not named" >&2; exit 1; }
+grep -q "/extra-a, /extra-b, $p/share/atoll" "$work/bad.err" || { cat "$work/bad.err" >&2; echo "FAIL: folders not named" >&2; exit 1; }
 echo "-- atoll-plot from the install"
 atoll-plot reports "$work/default.json" -o "$work/reports.png"
 [ -s "$work/reports.png" ] || { echo "FAIL: atoll-plot wrote nothing" >&2; exit 1; }
