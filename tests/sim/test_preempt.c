@@ -128,30 +128,46 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
   atoll_test_unload(l);
 }
 
-/* One RNET client preempted by reset: the breakdown is REEF Fig. 20(b)'s (HQ 3 us with async
- * reclamation, DQ 31 us at capacity 4 after the CU kill, CU 3 us), and the latency about their
- * sum. */
+/* One RNET client preempted by reset: REEF Fig. 20(b)'s breakdown (HQ 3 us with async
+ * reclamation, DQ 31 us at capacity 4 after the CU kill, CU 3 us). The HQ and CU parts are preset
+ * costs, so what is checked is what the simulation makes of them: the RT request's first kernel
+ * starts no earlier than the HQ reset, the CU kill and the DQ eviction allow (each phase is paid
+ * before it), the DQ part depends on how much was queued (it is not a constant), and the mean DQ
+ * part and latency land near Fig. 20(b)'s 31 and 37 us. */
 static void reset_breakdown_matches_fig20b(void **state) {
   (void)state;
   const char *reset[] = {"policy=reset"};
   atoll_test_scenario *l = atoll_test_load(DISB_A, reset, 1);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
-  assert_true(res.n_preemptions > 50);
+  assert_in_range(res.n_preemptions, 51, UINT32_MAX);
+  const atoll_gpu_costs *k = &l->s.gpu.costs;
+  int64_t dq_min = INT64_MAX, dq_max = 0, dq_sum = 0, lat_sum = 0;
+  uint32_t n = 0;
   for (uint32_t i = 0; i < res.n_preemptions; i++) {
     const atoll_preemption_record *p = &res.preemptions[i];
     if (p->latency_ns == 0)
       continue; /* its RT request had not started when the run ended */
-    if (p->latency_ns < p->dq_evict_ns || p->latency_ns > 45000)
-      fail_msg("preemption %u at %lld ns: latency %lld ns, DQ reset %lld ns", i, (long long)p->at_ns,
-               (long long)p->latency_ns, (long long)p->dq_evict_ns);
-    assert_int_equal(p->hq_reset_ns, l->s.gpu.costs.hq_reset_async_ns);
-    assert_int_equal(p->cu_kill_ns, l->s.gpu.costs.cu_reset_ns);
+    /* The DQ is emptied after the CU kill; the first RT kernel starts after both. */
+    if (p->latency_ns < p->dq_evict_ns || p->latency_ns < p->hq_reset_ns + p->cu_kill_ns || p->latency_ns > 45000)
+      fail_msg("preemption %u at %lld ns: latency %lld ns, HQ %lld ns, DQ %lld ns, CU %lld ns", i,
+               (long long)p->at_ns, (long long)p->latency_ns, (long long)p->hq_reset_ns,
+               (long long)p->dq_evict_ns, (long long)p->cu_kill_ns);
     /* The queue is processed in order: the (at most 4) waiting commands are evicted once the head
      * leaves, at the CU kill or, for a head still being dispatched, at the end of its dispatch. */
-    const atoll_gpu_costs *k = &l->s.gpu.costs;
-    assert_true(p->dq_evict_ns <= p->cu_kill_ns + k->cp_dispatch_ns + k->dq_reset_ns + 4 * k->evicted_kernel_ns);
+    assert_in_range(p->dq_evict_ns, 0, p->cu_kill_ns + k->cp_dispatch_ns + k->dq_reset_ns + 4 * k->evicted_kernel_ns);
+    dq_min = p->dq_evict_ns < dq_min ? p->dq_evict_ns : dq_min;
+    dq_max = p->dq_evict_ns > dq_max ? p->dq_evict_ns : dq_max;
+    dq_sum += p->dq_evict_ns;
+    lat_sum += p->latency_ns;
+    n++;
   }
+  assert_in_range(n, 51, UINT32_MAX);
+  printf("%u preemptions: DQ %lld-%lld us, mean %.1f us; latency mean %.1f us\n", n, (long long)dq_min / 1000,
+         (long long)dq_max / 1000, dq_sum / 1e3 / n, lat_sum / 1e3 / n);
+  assert_true(dq_max > dq_min); /* how much was queued shows */
+  assert_in_range(dq_sum / n, 20000, 40000);   /* Fig. 20(b): 31 us */
+  assert_in_range(lat_sum / n, 25000, 45000);  /* Fig. 20(b): about 37 us */
   atoll_sim_results_free(&res);
   atoll_test_unload(l);
 }
