@@ -97,7 +97,14 @@ case $case_name in
       fail "scenarios/models/{yolov3,gpt2}.yaml differ from tools/gen-layer-models.py: $(tail -3 "$tmp/.stdout")"
     for m in yolov3 gpt2; do expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"; done ;;
   disb_scenarios_check)
-    for w in A B C D E; do expect_rc 0 "$atoll" check "$src/scenarios/disb/$w.yaml"; done ;;
+    # Valid, and the summary says what the file says: clients, classes, models, arrival kinds, the
+    # rate a load becomes, the overload warning (tests/cli/disb_check_content.py).
+    for w in A B C D E; do
+      expect_rc 0 "$atoll" check "$src/scenarios/disb/$w.yaml"
+      cat "$tmp/.stdout" "$tmp/.stderr" >"$tmp/check.txt"
+      /usr/bin/python3 "$src/tests/cli/disb_check_content.py" "$src/scenarios/disb/$w.yaml" "$tmp/check.txt" ||
+        fail "atoll check $w.yaml: the summary differs from the file"
+    done ;;
   demo_idempotence_matches_idem_checker)
     # The preemption demo's hand-written idempotence fields are what idem_checker derives.
     idem=$(dirname "$atoll")/idem_checker
