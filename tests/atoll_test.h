@@ -26,6 +26,19 @@
     exit(ATOLL_TEST_SKIP);                                                       \
   } while (0)
 
+/* assert_cmp(a, OP, b): assert_true(a OP b) that prints both sides when it fails, e.g.
+ * "res.n_preemptions > 50: 12 > 50". The comparison is the one written, in the sides' own types;
+ * only on failure are the sides evaluated again, to print them as long double (exact for every
+ * 64-bit integer), so they must not have side effects. For integer equality cmocka's
+ * assert_int_equal does the same; this one also serves doubles and inequalities. */
+#define assert_cmp(a, op, b)                                                     \
+  do {                                                                           \
+    if (!((a)op(b))) {                                                           \
+      print_error("%s %s %s: %.17Lg %s %.17Lg\n", #a, #op, #b, (long double)(a), #op, (long double)(b)); \
+      fail();                                                                    \
+    }                                                                            \
+  } while (0)
+
 /* The number of cases whose name matches filter (cmocka's filter: * and ? wildcards). */
 static inline size_t atoll_test_matching(const struct CMUnitTest *t, size_t n, const char *filter) {
   size_t k = 0;

@@ -34,7 +34,7 @@ static int f_create(void *ctx, const atoll_stream_cfg *cfg, uint32_t *stream) {
 }
 static int f_launch(void *ctx, uint32_t stream, const atoll_cmd *cmds, uint32_t n) {
   (void)ctx;
-  assert_true(fk.n_log < MAX_LOG);
+  assert_cmp(fk.n_log, <, MAX_LOG);
   fk.log[fk.n_log++] = (rec){.stream = stream, .n_cmds = n, .cmd = cmds[0]};
   return 0;
 }
