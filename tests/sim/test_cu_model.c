@@ -316,7 +316,7 @@ static void test_shipped_kernels_alone(void **state) {
       checked++;
     }
   }
-  assert_true(checked > 1000);
+  assert_cmp(checked, >, 1000);
   atoll_arena_free(&a);
 }
 

@@ -75,11 +75,11 @@ static void restart_points_follow_the_idempotence_metadata(void **state) {
   run_tapped(&l->s, &v, &res);
   if (v.violations)
     fail_msg("%u bad restart points; first: %s", v.violations, v.why);
-  assert_true(v.preemptions > 100);
-  assert_true(v.interrupted_running > 0);
-  assert_true(v.interrupted_idle > 0);
-  assert_true(v.from_group > 0);
-  assert_true(v.waited > 0);
+  assert_cmp(v.preemptions, >, 100);
+  assert_cmp(v.interrupted_running, >, 0);
+  assert_cmp(v.interrupted_idle, >, 0);
+  assert_cmp(v.from_group, >, 0);
+  assert_cmp(v.waited, >, 0);
   atoll_sim_results_free(&res);
   atoll_test_unload(l);
 }
@@ -98,8 +98,8 @@ static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
     else if (res.preemptions[i].latency_ns > 100000)
       waited++;
   }
-  assert_true(killed > 0);
-  assert_true(waited > 0);
+  assert_cmp(killed, >, 0);
+  assert_cmp(waited, >, 0);
   atoll_sim_results_free(&res);
   atoll_test_unload(l);
 }
@@ -112,13 +112,13 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
   atoll_test_scenario *l = atoll_test_load(DISB_A, reset, 1);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
-  assert_true(res.n_preemptions > 50);
+  assert_cmp(res.n_preemptions, >, 50);
   assert_int_equal(res.rt_beside_be, 0);
   atoll_sim_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DISB_A, streams, 1);
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
-  assert_true(res.rt_beside_be > 0);
+  assert_cmp(res.rt_beside_be, >, 0);
   atoll_sim_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DEMO, NULL, 0); /* waiting for a non-restorable kernel must keep the property */
@@ -165,7 +165,7 @@ static void reset_breakdown_matches_fig20b(void **state) {
   assert_in_range(n, 51, UINT32_MAX);
   printf("%u preemptions: DQ %lld-%lld us, mean %.1f us; latency mean %.1f us\n", n, (long long)dq_min / 1000,
          (long long)dq_max / 1000, dq_sum / 1e3 / n, lat_sum / 1e3 / n);
-  assert_true(dq_max > dq_min); /* how much was queued shows */
+  assert_cmp(dq_max, >, dq_min); /* how much was queued shows */
   assert_in_range(dq_sum / n, 20000, 40000);   /* Fig. 20(b): 31 us */
   assert_in_range(lat_sum / n, 25000, 45000);  /* Fig. 20(b): about 37 us */
   atoll_sim_results_free(&res);
@@ -184,7 +184,7 @@ static void sync_reclamation_costs_per_command(void **state) {
     if (res.preemptions[i].hq_reset_ns > longest)
       longest = res.preemptions[i].hq_reset_ns;
   /* resnet152 has 207 kernels; a preemption early in a request drops most of them. */
-  assert_true(longest > 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
+  assert_cmp(longest, >, 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
   atoll_sim_results_free(&res);
   atoll_test_unload(l);
 }
@@ -213,12 +213,12 @@ static void requests_complete_and_reset_beats_wait(void **state) {
     atoll_report rep;
     assert_int_equal(atoll_report_compute(&res, &rep), 0);
     if (k == 0)
-      assert_true(rep.rt_norm_latency.mean <= 1.01);
+      assert_cmp(rep.rt_norm_latency.mean, <=, 1.01);
     atoll_report_free(&rep);
     atoll_sim_results_free(&res);
     atoll_test_unload(l);
   }
-  assert_true(mean_latency[1] > 5 * mean_latency[0]);
+  assert_cmp(mean_latency[1], >, 5 * mean_latency[0]);
 }
 
 /* Wait-based preemption on DISB C (five BE streams) keeps serving RT requests: the RT queue once
@@ -236,8 +236,8 @@ static void wait_never_starves_rt_on_disb_c(void **state) {
   uint32_t done = 0;
   for (uint32_t i = 0; i < rt->n; i++)
     done += rt->req[i].done_ns >= 0;
-  assert_true(rt->n > 100);
-  assert_true(done + 1 >= rt->n);
+  assert_cmp(rt->n, >, 100);
+  assert_cmp(done + 1, >=, rt->n);
   atoll_sim_results_free(&res);
   atoll_test_unload(l);
 }
