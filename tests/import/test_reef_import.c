@@ -110,7 +110,7 @@ static void assert_indices_equal(const uint32_t *a, uint32_t na, const uint32_t 
 
 static void assert_opt_str_equal(const char *a, const char *b) {
   if (!a || !b)
-    assert_true(a == b);
+    assert_ptr_equal(a, b);
   else
     assert_string_equal(a, b);
 }
@@ -185,7 +185,7 @@ static void round_trip(const atoll_model *m) {
   atoll_ynode *root = NULL;
   assert_rc(atoll_ytree_parse(&a, &src, 0, &root, &d), 0, &d);
   assert_non_null(root);
-  assert_true(root->kind == ATOLL_Y_MAP);
+  assert_cmp(root->kind, ==, ATOLL_Y_MAP);
 
   char dir[] = "/tmp/atoll-roundtrip-XXXXXX";
   assert_non_null(mkdtemp(dir));
@@ -370,7 +370,7 @@ static void tensor_kinds_and_names(void **state) {
   uint32_t readwrites = 0;
   for (uint32_t i = 0; i < bert.n_ops; i++)
     readwrites += bert.ops[i].n_readwrites;
-  assert_true(readwrites > 0);
+  assert_cmp(readwrites, >, 0);
 
   assert_i64(mocked.tensors[tensor_index(&mocked, "a")].kind, ATOLL_TENSOR_WEIGHT);
   assert_i64(mocked.tensors[tensor_index(&mocked, "c")].kind, ATOLL_TENSOR_WEIGHT);
