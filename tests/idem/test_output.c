@@ -130,7 +130,7 @@ static void dot_draws_groups_highlights_and_edges(void **state) {
       continue;
     }
     depth += (*p == '{') - (*p == '}');
-    assert_true(depth >= 0);
+    assert_cmp(depth, >=, 0);
   }
   assert_int_equal(depth, 0);
   free(buf);
