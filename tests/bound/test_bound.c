@@ -116,7 +116,7 @@ static void reef_charges_padding_overheads(void **state) {
   atoll_bound_result reset, reef;
   atoll_test_scenario *a = bound_of(SRC("scenarios/disb/A.yaml"), "policy=reset", &reset);
   atoll_test_scenario *b = bound_of(SRC("scenarios/disb/A.yaml"), "policy=reef", &reef);
-  assert_true(reef.clients[0].task_ns > reset.clients[0].task_ns);
+  assert_cmp(reef.clients[0].task_ns, >, reset.clients[0].task_ns);
   assert_int_equal(reef.blocking.total_ns, reset.blocking.total_ns);
   atoll_bound_free(&reset), atoll_bound_free(&reef);
   atoll_test_unload(a), atoll_test_unload(b);
@@ -162,7 +162,7 @@ static void simulated_max_within_bound(void **state) {
         for (uint32_t k = 0; k < c->n; k++)
           if (c->req[k].done_ns >= 0 && c->req[k].done_ns - c->req[k].arrival_ns > worst)
             worst = c->req[k].done_ns - c->req[k].arrival_ns;
-        assert_true(worst > 0);
+        assert_cmp(worst, >, 0);
         if (worst > r.clients[i].wcrt_ns)
           fail_msg("%s %s: simulated %lld ns > bound %lld ns", paths[p], policies[q], (long long)worst,
                    (long long)r.clients[i].wcrt_ns);
