@@ -85,6 +85,15 @@ PY
       grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
     done
     grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
+  hil_within_max_error)
+    # The prediction's accuracy is enforced: RT latency p50 within 40 % of the measured. Quiet
+    # runs give -6 to -13 % (docs/hil.md), a loaded 2-CPU machine running the suite +7 %: 40 %
+    # holds under CI's load and still fails a simulator whose kernels take twice their time.
+    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
+      --max-error 40
+    err=$(awk '/^RT latency p50 /{print $(NF-2)}' "$tmp/.stdout")
+    [ -n "$err" ] || fail "no RT latency p50 error: $(cat "$tmp/.stdout")"
+    echo "RT latency p50 error ${err} % (bound 40 %)"; cat "$tmp/.stdout" ;;
   *)
     fail "unknown case $case_name" ;;
 esac
