@@ -316,7 +316,7 @@ static void transmit_thread_is_woken_only_for_work(void **state) {
   complete(2, ATOLL_ND_OK);
   wait_submitted(5);
   atoll_nrt_stats_get(r, &st);
-  assert_true(st.tx_wakeups >= 1);
+  assert_cmp(st.tx_wakeups, >=, 1);
   complete(3, ATOLL_ND_OK);
   complete(4, ATOLL_ND_OK);
   wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_OK, 5);
