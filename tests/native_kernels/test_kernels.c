@@ -393,8 +393,8 @@ static void catalogue_matches_kernel_list(void **state) {
     assert_string_equal(k->name, names[id - 1]);
     assert_ptr_equal(ak_kernel_find(k->name), k);
     assert_true(k->n_ptrs <= AK_MAX_PTRS && k->n_ints <= AK_MAX_INTS);
-    assert_true((k->reads | k->writes) >> k->n_ptrs == 0);
-    assert_true(k->writes != 0);
+    assert_cmp((k->reads | k->writes) >> k->n_ptrs, ==, 0);
+    assert_cmp(k->writes, !=, 0);
   }
   assert_null(ak_kernel_info_get(0));
   assert_null(ak_kernel_info_get(AK_K_COUNT));

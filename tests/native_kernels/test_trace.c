@@ -63,7 +63,7 @@ static void inplace_add_reads_before_it_writes(void **state) {
   ak_tracer_free(tr);
   mem_close(&m);
   /* The kernel computed, and the first access to out[0] is the read. */
-  assert_true(out[5] == 6.0f);
+  assert_cmp(out[5], ==, 6.0f);
   const char *r = strstr(m.text, "r 0x1000 4\n"), *w = strstr(m.text, "w 0x1000 4\n");
   assert_non_null(r);
   assert_non_null(w);
@@ -181,7 +181,7 @@ static void model_traces_match_declared_roles(void **state) {
     for (uint32_t i = 0; i < m->n_ops; i++) {
       const atoll_nop *o = &m->ops[i];
       uint8_t touched_r[128] = {0}, touched_w[128] = {0};
-      assert_true(m->n_tensors <= 128);
+      assert_cmp(m->n_tensors, <=, 128);
       assert_string_equal(t.ops[i].name, o->name);
       for (uint32_t k = 0; k < t.ops[i].n_acc; k++) {
         const idem_access *x = &t.acc[t.ops[i].first + k];
