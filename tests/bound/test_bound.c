@@ -100,7 +100,8 @@ static void reset_blocking_adds_its_parts(void **state) {
   atoll_test_scenario *l = bound_of(SRC("scenarios/disb/C.yaml"), "policy=reset", &r);
   const atoll_bound_blocking *b = &r.blocking;
   const atoll_gpu_costs *k = &l->s.gpu.costs;
-  assert_true(b->eviction_ns > 0 && b->stream_switch_ns > 0);
+  assert_cmp(b->eviction_ns, >, 0);
+  assert_cmp(b->stream_switch_ns, >, 0);
   assert_int_equal(b->cu_reset_ns, k->cu_reset_ns);
   assert_int_equal(b->total_ns,
                    b->hq_reset_ns + b->eviction_ns + b->stream_switch_ns + b->cu_reset_ns + b->unkillable_ns + b->copy_ns);
