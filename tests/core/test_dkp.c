@@ -149,7 +149,8 @@ static void choices_never_exceed_free_cus(void **state) {
       used += out[k].cus;
       assert_cmp(out[k].blocks, >, 0);
       assert_cmp(be->occupancy, >=, atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
-      assert_true(out[k].occupancy <= rt.occupancy && out[k].occupancy <= be->occupancy);
+      assert_cmp(out[k].occupancy, <=, rt.occupancy);
+      assert_cmp(out[k].occupancy, <=, be->occupancy);
       assert_cmp(be->block_time_ns, <, rt.time_ns - g.costs.launch_sync_ns); /* Rule 1 (no list: block time) */
       if (c[out[k].candidate].blocks_left != ATOLL_DKP_ALL)
         assert_cmp(out[k].blocks, <=, c[out[k].candidate].blocks_left);
@@ -235,9 +236,12 @@ static void random_choices_meet_both_rules_and_fit(void **state) {
       uint32_t occ = out[k].occupancy;
       int64_t round = atoll_dkp_block_ns(&g, be, occ);
       used += out[k].cus;
-      assert_true(out[k].blocks > 0 && out[k].cus > 0);
+      assert_cmp(out[k].blocks, >, 0);
+      assert_cmp(out[k].cus, >, 0);
       assert_cmp(be->occupancy, >=, atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
-      assert_true(occ >= 1 && occ <= rt.occupancy && occ <= be->occupancy); /* within the launch's occupancy */
+      assert_cmp(occ, >=, 1);
+      assert_cmp(occ, <=, rt.occupancy);
+      assert_cmp(occ, <=, be->occupancy); /* within the launch's occupancy */
       if (be->n_time_per_occupancy)
         assert_cmp(occ, <=, be->n_time_per_occupancy);
       if (round >= rt_run)                                             /* Rule 1 */
