@@ -116,8 +116,12 @@ static void assert_opt_str_equal(const char *a, const char *b) {
 }
 
 static void assert_shapes_equal(const atoll_kernel_shape *a, const atoll_kernel_shape *b) {
-  assert_true(a->grid.x == b->grid.x && a->grid.y == b->grid.y && a->grid.z == b->grid.z);
-  assert_true(a->block.x == b->block.x && a->block.y == b->block.y && a->block.z == b->block.z);
+  assert_cmp(a->grid.x, ==, b->grid.x);
+  assert_cmp(a->grid.y, ==, b->grid.y);
+  assert_cmp(a->grid.z, ==, b->grid.z);
+  assert_cmp(a->block.x, ==, b->block.x);
+  assert_cmp(a->block.y, ==, b->block.y);
+  assert_cmp(a->block.z, ==, b->block.z);
   assert_i64(a->occupancy, b->occupancy);
   assert_i64(a->time_ns, b->time_ns);
   assert_i64(a->block_time_ns, b->block_time_ns);
