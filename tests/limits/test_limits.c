@@ -350,7 +350,8 @@ static void load_memory_limit(void **state) {
   assert_cmp(a.reserved, <=, (size_t)ATOLL_MAX_LOAD_BYTES);
   /* Where it stops depends on how the arena grows; what it says does not. */
   assert_string_equal(d.file, trace);
-  assert_true(d.line > 1 && d.line <= ATOLL_MAX_ARRIVALS);
+  assert_cmp(d.line, >, 1);
+  assert_cmp(d.line, <=, ATOLL_MAX_ARRIVALS);
   assert_int_equal(d.col, 1);
   assert_string_equal(d.msg, fmt("the input needs more than %d bytes of memory" LIMIT_NOTE, ATOLL_MAX_LOAD_BYTES));
   atoll_arena_free(&a);
