@@ -87,13 +87,15 @@ static void holds_and_margin(void **state) {
   (void)state;
   double m;
   assert_true(atoll_expect_holds(ATOLL_CMP_LE, 1.05, 1.0, &m));
-  assert_true(m > 0.0499 && m < 0.0501);
+  assert_cmp(m, >, 0.0499);
+  assert_cmp(m, <, 0.0501);
   assert_false(atoll_expect_holds(ATOLL_CMP_LE, 1.05, 1.10, &m));
   assert_cmp(m, <, 0);
   assert_true(atoll_expect_holds(ATOLL_CMP_LE, 1.0, 1.0, &m));
   assert_false(atoll_expect_holds(ATOLL_CMP_LT, 1.0, 1.0, &m));
   assert_true(atoll_expect_holds(ATOLL_CMP_GE, 0.5, 0.7, &m));
-  assert_true(m > 0.1999 && m < 0.2001);
+  assert_cmp(m, >, 0.1999);
+  assert_cmp(m, <, 0.2001);
   assert_false(atoll_expect_holds(ATOLL_CMP_GT, 0.5, 0.5, &m));
 }
 
