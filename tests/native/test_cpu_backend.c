@@ -121,7 +121,8 @@ static void spin_launch_completes_and_matches_direct_run(void **state) {
   assert_int_equal(B->exec_index(be, q, &idx), ATOLL_ENOENT);
   assert_int_equal(B->submit(be, q, &l), 0);
   assert_int_equal(wait_done(1), ATOLL_ND_OK);
-  assert_true(find(1, START) >= 0 && find(1, START) < find(1, ATOLL_ND_OK));
+  assert_cmp(find(1, START), >=, 0);
+  assert_cmp(find(1, START), <, find(1, ATOLL_ND_OK));
   assert_int_equal(B->exec_index(be, q, &idx), 0);
   assert_int_equal(idx, 1);
   ak_args a = l.k.args;
@@ -256,10 +257,12 @@ static void padded_launch_reports_parts_first(void **state) {
   assert_int_equal(B->submit(be, q, &l), 0);
   assert_int_equal(wait_done(20), ATOLL_ND_OK);
   int part = find(21, ATOLL_ND_OK), whole = find(20, ATOLL_ND_OK);
-  assert_true(part >= 0 && part < whole);
+  assert_cmp(part, >=, 0);
+  assert_cmp(part, <, whole);
   for (int b = 0; b < 8; b++)
     assert_cmp((be_out[b] != 0.0f), ==, (b >= 3)); /* exactly its block range ran */
-  assert_true(rt_out[0] != 0.0f && rt_out[1] != 0.0f);
+  assert_cmp(rt_out[0], !=, 0.0f);
+  assert_cmp(rt_out[1], !=, 0.0f);
   close_cpu(be);
 }
 
@@ -343,7 +346,8 @@ static void cu_busy_counts_resident_time(void **state) {
   assert_int_equal(wait_done(40), ATOLL_ND_OK);
   int64_t wall = now_ns() - t0;
   assert_int_equal(B->cu_busy(be, &b1, &r1, &e1), 0);
-  assert_true(b1 - b0 > 0 && b1 - b0 <= wall);
+  assert_cmp(b1 - b0, >, 0);
+  assert_cmp(b1 - b0, <=, wall);
   assert_int_equal(r1 - r0, 0); /* BE work only */
   assert_int_equal(e1 - e0, b1 - b0);
   close_cpu(be);

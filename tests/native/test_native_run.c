@@ -133,7 +133,8 @@ static void catalogue_models_match_reference_alone(void **state) {
   fx_build(&f, m, 2, c, 2, ATOLL_POLICY_RT_ONLY, 3000, 1);
   outcome o;
   run(&f, 2, &o);
-  assert_true(o.completed[0] > 0 && o.completed[1] > 0);
+  assert_cmp(o.completed[0], >, 0);
+  assert_cmp(o.completed[1], >, 0);
   assert_int_equal(o.verified, o.completed[0] + o.completed[1]);
   assert_int_equal(o.mismatches, 0);
   fx_free(&f);
@@ -298,7 +299,8 @@ static void catalogue_inplace_model_group_entry(void **state) {
   uint32_t k = 0;
   while (k < m->n_ops && idem[k] != ATOLL_IDEM_GROUP)
     k++;
-  assert_true(k < m->n_ops && entry[k] < k);
+  assert_cmp(k, <, m->n_ops);
+  assert_cmp(entry[k], <, k);
   void **ref = atoll_nmodel_alloc_host(m), **t = atoll_nmodel_alloc_host(m);
   m->make_input(3, ref[m->input]);
   assert_int_equal(atoll_nmodel_run_reference(m, ref), 0);
