@@ -121,9 +121,12 @@ static void parse_accepts_and_refuses(void **state) {
   atoll_nfault_cfg c = {.seed = 3};
   char err[160];
   assert_int_equal(atoll_nfault_parse("kernel:0.25,alloc:1", &c, err, sizeof err), 0);
-  assert_true(c.kernel_p == 0.25 && c.alloc_p == 1 && c.seed == 3);
+  assert_cmp(c.kernel_p, ==, 0.25);
+  assert_cmp(c.alloc_p, ==, 1);
+  assert_cmp(c.seed, ==, 3);
   assert_int_equal(atoll_nfault_parse("alloc:0.5", &c, err, sizeof err), 0);
-  assert_true(c.kernel_p == 0 && c.alloc_p == 0.5);
+  assert_cmp(c.kernel_p, ==, 0);
+  assert_cmp(c.alloc_p, ==, 0.5);
   static const char *const bad[] = {"", "kernel", "kernel:", "kernel:1.5", "kernel:-0.1", "alloc:x",
                                     "disk:0.1", "kernel:0.1;alloc:0.2", "kernel:0.1,"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -140,7 +143,8 @@ static void hit_rate_follows_probability(void **state) {
   uint32_t hits = 0, n = 100000;
   for (uint64_t k = 0; k < n; k++)
     hits += (uint32_t)atoll_nfault_hit(0.1, 42, ATOLL_NFAULT_KERNEL, k);
-  assert_true(hits > 9000 && hits < 11000);
+  assert_cmp(hits, >, 9000);
+  assert_cmp(hits, <, 11000);
   for (uint64_t k = 0; k < 1000; k++) {
     assert_int_equal(atoll_nfault_hit(0.1, 42, ATOLL_NFAULT_KERNEL, k), atoll_nfault_hit(0.1, 42, ATOLL_NFAULT_KERNEL, k));
     assert_false(atoll_nfault_hit(0, 42, ATOLL_NFAULT_ALLOC, k));
