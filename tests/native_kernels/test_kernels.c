@@ -392,7 +392,8 @@ static void catalogue_matches_kernel_list(void **state) {
     assert_non_null(k);
     assert_string_equal(k->name, names[id - 1]);
     assert_ptr_equal(ak_kernel_find(k->name), k);
-    assert_true(k->n_ptrs <= AK_MAX_PTRS && k->n_ints <= AK_MAX_INTS);
+    assert_cmp(k->n_ptrs, <=, AK_MAX_PTRS);
+    assert_cmp(k->n_ints, <=, AK_MAX_INTS);
     assert_cmp((k->reads | k->writes) >> k->n_ptrs, ==, 0);
     assert_cmp(k->writes, !=, 0);
   }

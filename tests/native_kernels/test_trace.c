@@ -102,7 +102,8 @@ static void gemm_trace_is_coalesced_first_accesses(void **state) {
   uint64_t rbytes[3] = {0}, wbytes[3] = {0};
   for (size_t i = 0; i < t.n_acc; i++) {
     uint64_t region = t.acc[i].lo / 0x100000 - 1;
-    assert_true(region < 3 && t.acc[i].hi <= (region + 1) * 0x100000 + N * N * 4);
+    assert_cmp(region, <, 3);
+    assert_cmp(t.acc[i].hi, <=, (region + 1) * 0x100000 + N * N * 4);
     (t.acc[i].write ? wbytes : rbytes)[region] += t.acc[i].hi - t.acc[i].lo;
   }
   assert_int_equal(rbytes[0], N * N * 4);
