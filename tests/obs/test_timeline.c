@@ -208,7 +208,8 @@ static void tally_trace(const char *text, tally *t) {
   t->min_ts = t->point_lo = t->span_end_lo = INFINITY;
   t->point_hi = t->span_start_hi = -INFINITY;
   const char *p = json_at(text, "traceEvents");
-  assert_true(p && *p == '[');
+  assert_true(p);
+  assert_cmp(*p, ==, '[');
   for (p = json_ws(p + 1); *p != ']'; t->events++) {
     count_event(t, p);
     p = json_ws(json_skip_value(p, 0));
@@ -317,7 +318,8 @@ static void window_keeps_only_what_touches_it(void **state) {
     fail_msg("window 50-60 ms: instants and counters from %.3f to %.3f us", t->point_lo, t->point_hi);
   if (t->span_end_lo < 50000.0 || t->span_start_hi >= 60000.0)
     fail_msg("window 50-60 ms: a span ends at %.3f us or starts at %.3f us", t->span_end_lo, t->span_start_hi);
-  assert_true(t->preemptions >= 1 && t->counters_dq >= 1);
+  assert_cmp(t->preemptions, >=, 1);
+  assert_cmp(t->counters_dq, >=, 1);
   assert_cmp(strlen(part) * 5, <, strlen(whole));
   free(t), free(whole), free(part);
   atoll_sim_results_free(&whole_res);
