@@ -154,7 +154,8 @@ static void other_seed_changes_poisson_output(void **state) {
   assert_cmp(strcmp(j7, j8), !=, 0);
   uint32_t n7 = 0, n8 = 0;
   const atoll_request_record *e7 = records_of(&r7, "events", &n7), *e8 = records_of(&r8, "events", &n8);
-  assert_true(n7 > 5 && n8 > 5);
+  assert_cmp(n7, >, 5);
+  assert_cmp(n8, >, 5);
   uint32_t same = 0;
   for (uint32_t i = 0; i < n7 && i < n8; i++)
     same += e7[i].arrival_ns == e8[i].arrival_ns;
@@ -319,7 +320,8 @@ static void check_conservation(const atoll_run_results *res, const char *what) {
     for (uint32_t i = 0; i < cr->n; i++) {
       const atoll_request_record *q = &cr->req[i];
       assert_int_equal(q->id, i);
-      assert_true(q->arrival_ns >= 0 && q->arrival_ns < s->duration_ns);
+      assert_cmp(q->arrival_ns, >=, 0);
+      assert_cmp(q->arrival_ns, <, s->duration_ns);
       if (i > 0 && q->arrival_ns < cr->req[i - 1].arrival_ns)
         fail_msg("%s %s: request %u arrives before request %u", what, cl->name, i, i - 1);
       if (q->done_ns >= 0) {
@@ -480,7 +482,8 @@ static void cu_busy_fractions_are_consistent(void **state) {
       int64_t cap = (int64_t)res.cus * res.window_ns;
       assert_cmp(res.cu_busy_ns, <=, cap);
       assert_cmp(res.cu_busy_rt_ns + res.cu_busy_be_ns, >=, res.cu_busy_ns);
-      assert_true(res.cu_busy_ns >= res.cu_busy_rt_ns && res.cu_busy_ns >= res.cu_busy_be_ns);
+      assert_cmp(res.cu_busy_ns, >=, res.cu_busy_rt_ns);
+      assert_cmp(res.cu_busy_ns, >=, res.cu_busy_be_ns);
       atoll_report_free(&rep);
       atoll_sim_results_free(&res);
       atoll_test_unload(l);
@@ -528,7 +531,8 @@ static void trace_is_valid_with_stream_and_client_spans(void **state) {
   /* One pass over the events (json_check's look-ups by path start from the top each time). */
   long spans[5] = {0}, seen = 0;
   const char *p = json_at(text, "traceEvents");
-  assert_true(p && *p == '[');
+  assert_true(p);
+  assert_cmp(*p, ==, '[');
   for (p = json_ws(p + 1); *p != ']'; seen++) {
     char ph[8];
     const char *v = json_member(p, "ph", 2);
@@ -611,8 +615,10 @@ static void calibrate_reports_resnet_irreconcilable(void **state) {
     fail_msg("why: %s", ms[1].why);
   assert_true(isnan(ms[1].loo_error));
   assert_false(isnan(ms[0].loo_error));
-  assert_true(out.launch_sync_ns >= 0 && out.launch_sync_ns <= 30000);
-  assert_true(out.cp_dispatch_ns >= 0 && out.cp_dispatch_ns <= 30000);
+  assert_cmp(out.launch_sync_ns, >=, 0);
+  assert_cmp(out.launch_sync_ns, <=, 30000);
+  assert_cmp(out.cp_dispatch_ns, >=, 0);
+  assert_cmp(out.cp_dispatch_ns, <=, 30000);
   assert_int_equal(out.max_ns, 30000);
   /* The worst error is the only reconcilable model's own, and the fit makes it small. */
   assert_cmp(fabs(fabs(ms[0].error) - out.max_abs_error), <, 1e-9);
