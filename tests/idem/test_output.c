@@ -81,7 +81,7 @@ static void json_has_every_op_and_the_summary(void **state) {
   char *j = capture_json(&o);
   assert_true(json_valid(j));
   assert_int_equal(json_count_at(j, "ops"), 8);
-  double v;
+  double v = 0; /* json_number_at sets it; initialised for the asserts that print it */
   char s[64];
   assert_true(json_number_at(j, "ops.3.group_entry", &v));
   assert_cmp(v, ==, 1);
