@@ -198,6 +198,11 @@ static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op) {
   }
   write_versions(f, op);
   fputc('\n', f);
+  if (op->operator_name) {
+    fputs("    operator: ", f);
+    atoll_yaml_write_quoted(f, op->operator_name);
+    fputc('\n', f);
+  }
 }
 
 static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {
@@ -216,6 +221,11 @@ static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {
   if (op->copy_time_ns > 0) {
     fputs("    time_us: ", f);
     write_time(f, op->copy_time_ns);
+    fputc('\n', f);
+  }
+  if (op->operator_name) {
+    fputs("    operator: ", f);
+    atoll_yaml_write_quoted(f, op->operator_name);
     fputc('\n', f);
   }
 }

@@ -69,6 +69,7 @@ typedef struct atoll_kernel_shape {
 typedef struct atoll_op {
   atoll_op_kind kind;
   const char *name; /* kernel name (several ops may share one); NULL for copies */
+  const char *operator_name; /* the framework operator that launched it (`operator:`, e.g. aten::conv2d); may be NULL */
 
   /* Kernels. */
   atoll_kernel_shape shape;
