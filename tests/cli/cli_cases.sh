@@ -51,6 +51,43 @@ case $case_name in
     expect_rc 0 "$atoll" model info "$tmp/r.yaml"
     grep -q '207 kernels' "$tmp/.stdout" || fail "kernel count: $(cat "$tmp/.stdout")"
     grep -q '13.23 ms measured' "$tmp/.stdout" || fail "model latency: $(cat "$tmp/.stdout")" ;;
+  torch_traces_import)
+    # Every shipped H200 trace imports; kernels per iteration and kernel-time sums match the trace.
+    expect_rc 0 python3 "$src/tools/check-torch-traces.py" "$atoll" "$src/tests/data/gpu-traces/h200"
+    grep -q '^all traces import' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
+  torch_trace_fixtures)
+    d="$src/tests/data/torch"
+    # ProfilerStep markers: ops go to the step that launched them; the last step by default.
+    expect_rc 0 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/s1.yaml"
+    grep -q 'imported iteration 1: 1 kernels, 0 copies, kernel time 30.000 us' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/s0.yaml" --iteration 0 --latency-us 42.5
+    grep -q '2 iterations (ProfilerStep markers); imported iteration 0: 2 kernels, 1 copies, kernel time 23.750 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^measured_latency_us: 42.5$' "$tmp/s0.yaml" || fail "latency not written"
+    grep -q '^  - memset: memset0$' "$tmp/s0.yaml" || fail "memset not written"
+    grep -q 'operator: "aten::relu_"' "$tmp/s0.yaml" || fail "operator not linked"
+    # occupancy against h200: 48 KiB shared -> 4 per SM; 1024 threads -> 2 per SM
+    [ "$(grep '^    occupancy:' "$tmp/s0.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    expect_rc 0 "$atoll" model info "$tmp/s0.yaml"
+    grep -q 'unknown' "$tmp/.stdout" || fail "idempotence should be unknown"
+    expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --iteration 2
+    grep -q 'iteration 2 asked for, but the trace holds 2' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # no markers: the period of the op sequence; gzip is read as well as plain JSON
+    gzip -c "$d/repeat.json" > "$tmp/repeat.json.gz"
+    expect_rc 0 "$atoll" import torch-trace "$tmp/repeat.json.gz" -o "$tmp/r.yaml" --iteration 1
+    grep -q '3 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 0 copies, kernel time 7.000 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^name: repeat$' "$tmp/r.yaml" || fail "name from the file"
+    # bad input: exit 2 with the location, and no output file
+    expect_rc 2 "$atoll" import torch-trace "$d/no-grid.json" -o "$tmp/bad.yaml"
+    grep -q 'no-grid.json:2:3: kernel event without args.grid' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file"
+    head -c $(( $(stat -c %s "$tmp/repeat.json.gz") / 2 )) "$tmp/repeat.json.gz" > "$tmp/cut.json.gz"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/cut.json.gz" -o "$tmp/bad.yaml"
+    grep -q 'cut.json.gz: truncated gzip data' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    head -c 500 "$d/repeat.json" > "$tmp/cut.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/cut.json" -o "$tmp/bad.yaml"
+    grep -q '^.*cut.json:[0-9]*:[0-9]*: ' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   import_failure_leaves_no_file)
     mkdir -p "$tmp/m"
     echo '{"storage": [], "kernels": [], "args": []}' > "$tmp/m/m.json"
