@@ -326,8 +326,8 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
 }
 
 static const char *const model_keys[] = {"atoll_model", "name", "gpu", "source", "measured_latency_us", "tensors",
-                                         "ops", "native"};
-enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_N };
+                                         "ops", "native", "measured_eager_latency_us"};
+enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_EAGER, M_N };
 
 static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_model *out) {
   const atoll_ynode *v[M_N];
@@ -353,6 +353,9 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
     return rc;
   if (v[M_LAT] &&
       (rc = WITH_KEY(r, "measured_latency_us", atoll_yread_time_ns(r, v[M_LAT], 1000.0, false, &m.measured_latency_ns))))
+    return rc;
+  if (v[M_EAGER] && (rc = WITH_KEY(r, "measured_eager_latency_us",
+                                   atoll_yread_time_ns(r, v[M_EAGER], 1000.0, false, &m.measured_eager_latency_ns))))
     return rc;
   if (v[M_NATIVE] && (rc = WITH_KEY(r, "native", atoll_yread_name(r, v[M_NATIVE], &m.native))))
     return rc;

@@ -274,6 +274,11 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
     write_time(out, m->measured_latency_ns);
     fputc('\n', out);
   }
+  if (m->measured_eager_latency_ns > 0) {
+    fputs("measured_eager_latency_us: ", out);
+    write_time(out, m->measured_eager_latency_ns);
+    fputc('\n', out);
+  }
   write_tensors(out, m);
   fputs("ops:\n", out);
   for (uint32_t i = 0; i < m->n_ops; i++) {

@@ -467,6 +467,7 @@ static int build(importer *im, atoll_arena *a, const atoll_gpu *gpu, const atoll
                        .gpu = gpu->name,
                        .source = atoll_arena_strdup(a, source),
                        .measured_latency_ns = o->latency_ns > 0 ? o->latency_ns : info->span_ns,
+                       .measured_eager_latency_ns = o->eager_latency_ns,
                        .tensors = tensors,
                        .n_tensors = nt,
                        .ops = ops,

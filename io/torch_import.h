@@ -26,6 +26,7 @@ typedef struct atoll_torch_opts {
   const char *name;    /* the model's name; NULL: the file's base name less .json / .json.gz */
   int32_t iteration;   /* 0-based; -1: the last whole iteration */
   int64_t latency_ns;  /* measured latency to record; 0: the iteration's span on the device */
+  int64_t eager_latency_ns; /* measured eager (launch-bound) latency to record; 0: none */
 } atoll_torch_opts;
 
 typedef struct atoll_torch_info {

@@ -20,7 +20,7 @@ const atoll_subcommand atoll_cmd_import_def = {
     "usage: atoll import reef-model DIR -o OUT.yaml [--gpu PRESET] [--idem METADATA.yaml]\n"
     "       atoll import disb FILE.json --models DIR -o OUT.yaml\n"
     "       atoll import torch-trace TRACE.json[.gz] -o OUT.yaml [--iteration N] [--latency-us X] [--gpu PRESET]\n"
-    "                                [--idem METADATA.yaml]\n"
+    "                                [--eager-latency-us Y] [--idem METADATA.yaml]\n"
     "\n"
     "reef-model  converts a REEF model directory (DIR/<m>.json, <m>.profile.json, <m>.params.json)\n"
     "            into an atoll model profile (docs/models.md). REEF measured its profiles on one\n"
@@ -36,7 +36,8 @@ const atoll_subcommand atoll_cmd_import_def = {
     "            grid/block, occupancy from registers and shared memory against the preset's limits,\n"
     "            and the aten operator that launched it. Iterations are cut at ProfilerStep markers,\n"
     "            else where the op sequence repeats; --iteration N (0-based) picks one, default the\n"
-    "            last. measured_latency_us is --latency-us, else the iteration's span on the device.\n"
+    "            last. measured_latency_us is --latency-us, else the iteration's span on the device;\n"
+    "            --eager-latency-us records the eager (launch-bound) latency as measured_eager_latency_us.\n"
     "            GPU h200 unless --gpu names another preset. Idempotence stays unknown unless --idem\n"
     "            (Kineto records no memory addresses). docs/import.md.\n"
     "\n"
@@ -157,7 +158,7 @@ static int parse_number(const atoll_subcommand *cmd, const char *opt, const char
 }
 
 static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *gpu_name,
-                        const char *idem_path, const char *iteration, const char *latency) {
+                        const char *idem_path, const char *iteration, const char *latency, const char *eager) {
   if (o->n_positional != 2)
     return atoll_cli_usage_error(cmd, "expected 'torch-trace TRACE.json[.gz] -o OUT.yaml'");
   atoll_torch_opts to = {.iteration = -1};
@@ -174,6 +175,11 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
     if ((rc = parse_number(cmd, "--latency-us", latency, 0.001, &v)))
       return rc;
     to.latency_ns = (int64_t)(v * 1000 + 0.5);
+  }
+  if (eager) {
+    if ((rc = parse_number(cmd, "--eager-latency-us", eager, 0.001, &v)))
+      return rc;
+    to.eager_latency_ns = (int64_t)(v * 1000 + 0.5);
   }
   atoll_arena a;
   atoll_arena_init(&a);
@@ -226,9 +232,10 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
 int atoll_cmd_import(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_import_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"-o", "--gpu", "--models", "--idem", "--iteration", "--latency-us"};
-  const char *vals[6];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 6, false);
+  static const char *const extra[] = {"-o",          "--gpu",        "--models",          "--idem",
+                                      "--iteration", "--latency-us", "--eager-latency-us"};
+  const char *vals[7];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 7, false);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -242,10 +249,10 @@ int atoll_cmd_import(int argc, char **argv) {
   if (strcmp(o.positional[0], "torch-trace") == 0) {
     if (vals[2])
       return atoll_cli_usage_error(cmd, "--models goes with 'disb'");
-    return import_torch(cmd, &o, vals[0], vals[1], vals[3], vals[4], vals[5]);
+    return import_torch(cmd, &o, vals[0], vals[1], vals[3], vals[4], vals[5], vals[6]);
   }
-  if (vals[4] || vals[5])
-    return atoll_cli_usage_error(cmd, "--iteration and --latency-us go with 'torch-trace'");
+  if (vals[4] || vals[5] || vals[6])
+    return atoll_cli_usage_error(cmd, "--iteration, --latency-us and --eager-latency-us go with 'torch-trace'");
   if (strcmp(o.positional[0], "reef-model") == 0) {
     if (vals[2])
       return atoll_cli_usage_error(cmd, "--models goes with 'disb'");
