@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the H200 preset and its profiles from the shipped H200 traces, and the tables of docs/gpus.md.
 
-usage: tools/regen-h200.py [ATOLL]      (default build/release/bin/atoll, else build/dev/bin/atoll)
+usage: tools/regen-h200.py [--check] [ATOLL]   (default build/release/bin/atoll, else build/dev/bin/atoll)
 
 1. `atoll import torch-trace` every trace of tests/data/gpu-traces/h200/ into scenarios/models/h200/<model>-b<batch>.yaml,
    with the CUDA-graph latency as measured_latency_us (when latency.json has one) and the eager latency as
@@ -12,12 +12,15 @@ usage: tools/regen-h200.py [ATOLL]      (default build/release/bin/atoll, else b
    tables between the markers of docs/gpus.md (device-bound, launch-bound, batch 8 from batch 1).
 
 Exit status: that of the device-bound calibration (0: every model within 10% fitted and 15% leave-one-out).
+--check writes nothing: it exits 1, naming the files, when any of them differs from what it would write.
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 TRACES = "tests/data/gpu-traces/h200"
@@ -47,8 +50,10 @@ def replace_line(text, key, value):
     return "\n".join(out)
 
 
-def calibrate(atoll, flag, profiles):
-    r = run([atoll, "calibrate", "h200", flag] + profiles + ["--markdown"], ok=(0, 1))
+def calibrate(atoll, flag, profiles, preset_path, preset_text):
+    with open(preset_path, "w") as f:
+        f.write(preset_text)
+    r = run([atoll, "calibrate", preset_path, flag] + profiles + ["--markdown"], ok=(0, 1))
     return r.returncode, r.stdout
 
 
@@ -79,7 +84,10 @@ def batch_table(lat, dev_rows, eager_rows):
 
 
 def main():
-    atoll = sys.argv[1] if len(sys.argv) > 1 else next(
+    args = sys.argv[1:]
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    atoll = args[0] if args else next(
         (p for p in ("build/release/bin/atoll", "build/dev/bin/atoll") if os.path.exists(os.path.join(HERE, p))), None)
     if not atoll:
         sys.exit("no atoll binary: build first or name one")
@@ -87,7 +95,8 @@ def main():
     os.chdir(HERE)
     with open(os.path.join(TRACES, "latency.json")) as f:
         lat = json.load(f)["models"]
-    os.makedirs(MODELS, exist_ok=True)
+    written = {}  # path -> text
+    tmp = tempfile.mkdtemp()
     graph, every = [], []
     for key in sorted(lat):
         out = "%s/%s.yaml" % (MODELS, key)
@@ -96,22 +105,31 @@ def main():
         if "graph_latency_us_median" in lat[key]:
             cmd += ["--latency-us", "%.3f" % lat[key]["graph_latency_us_median"]]
             graph.append(out)
+        # Import into a scratch folder; the profiles name their trace by its path in the repository.
+        cmd[cmd.index("-o") + 1] = os.path.join(tmp, key + ".yaml")
         run(cmd)
-        every.append(out)
+        with open(os.path.join(tmp, key + ".yaml")) as f:
+            written[out] = f.read()
+        every.append(os.path.join(tmp, key + ".yaml"))
+        if "graph_latency_us_median" in lat[key]:
+            graph[-1] = every[-1]
+    # The fits run on the scratch copies, with a scratch preset: the first fit's value feeds the second.
     preset = "scenarios/gpus/h200.yaml"
-    dev_rc, dev_md = calibrate(atoll, "--device-times", graph)
-    cp = re.search(r"fitted cp_dispatch_us = ([0-9.]+)", dev_md).group(1)
     with open(preset) as f:
         text = f.read()
+    tmp_preset = os.path.join(tmp, "h200.yaml")
+    dev_rc, dev_md = calibrate(atoll, "--device-times", graph, tmp_preset, text)
+    cp = re.search(r"fitted cp_dispatch_us = ([0-9.]+)", dev_md).group(1)
     text = replace_line(text, "cp_dispatch_us", cp)
-    with open(preset, "w") as f:
-        f.write(text)
-    eager_rc, eager_md = calibrate(atoll, "--launch-bound", every)
+    eager_rc, eager_md = calibrate(atoll, "--launch-bound", every, tmp_preset, text)
     m = re.search(r"fitted host_launch_us = ([0-9.]+).*largest error over reconcilable models ([0-9.]+%)", eager_md)
     text = replace_line(text, "host_launch_us", (m.group(1), m.group(2)))
-    with open(preset, "w") as f:
-        f.write(text)
-    derive_h100(text)
+    written[preset] = text
+    written["scenarios/gpus/h100.yaml"] = derive_h100(text)
+    shown = lambda md: md.replace(tmp + "/", MODELS + "/")
+    dev_md, eager_md = shown(dev_md), shown(eager_md)
+    graph = [shown(g) for g in graph]
+    every = [shown(g) for g in every]
     doc = "docs/gpus.md"
     with open(doc) as f:
         d = f.read()
@@ -125,8 +143,21 @@ def main():
         if begin not in d:
             sys.exit("%s: no '%s' marker" % (doc, begin))
         d = d[:d.index(begin) + len(begin)] + "\n\n" + body + "\n\n" + d[d.index(end):]
-    with open(doc, "w") as f:
-        f.write(d)
+    written[doc] = d
+    shutil.rmtree(tmp)
+    stale = []
+    for path, content in sorted(written.items()):
+        old = open(path).read() if os.path.exists(path) else None
+        if old != content:
+            stale.append(path)
+            if not check:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(content)
+    if check:
+        print("\n".join("differs: " + p for p in stale) or "scenarios/models/h200, the h200/h100 presets and docs/gpus.md "
+                                                            "are up to date")
+        return 1 if stale else 0
     print(dev_md)
     print(eager_md)
     print("device-bound exit %d, launch-bound exit %d" % (dev_rc, eager_rc))
@@ -147,8 +178,7 @@ def derive_h100(h200):
     body = body.replace("# vendor: H200 SXM, 132 SMs (traces' deviceProperties numSms = 132)", "# vendor: H100 SXM5, 132 SMs")
     body = body.replace("calibrated --device-times", "derived from h200: calibrated --device-times on H200 traces")
     body = body.replace("calibrated --launch-bound", "derived from h200: calibrated --launch-bound on H200 traces")
-    with open("scenarios/gpus/h100.yaml", "w") as f:
-        f.write(head + body)
+    return head + body
 
 
 if __name__ == "__main__":

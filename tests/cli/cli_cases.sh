@@ -88,6 +88,41 @@ case $case_name in
     head -c 500 "$d/repeat.json" > "$tmp/cut.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/cut.json" -o "$tmp/bad.yaml"
     grep -q '^.*cut.json:[0-9]*:[0-9]*: ' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  h200_up_to_date)
+    # The shipped H200 profiles, the h200/h100 presets and docs/gpus.md's tables are what
+    # tools/regen-h200.py writes from the shipped traces (imports and both fits).
+    expect_rc 0 python3 "$src/tools/regen-h200.py" --check "$atoll"
+    expect_rc 0 "$atoll" calibrate h200 --device-times "$src"/scenarios/models/h200/{resnet50,vgg16}-b{1,8}.yaml
+    grep -q 'fitted cp_dispatch_us' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    expect_rc 2 "$atoll" calibrate h200 --device-times --launch-bound "$src/scenarios/models/h200/vgg16-b1.yaml"
+    expect_rc 2 "$atoll" calibrate h200 --device-times "$src/scenarios/models/h200/bert_base-b1.yaml" \
+      "$src/scenarios/examples/tiny-model.yaml" ;;
+  launch_bound_mode)
+    s="$src/scenarios/h200/disb-a.yaml"
+    expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --json "$tmp/dev.json"
+    expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --set sim.launch=device-bound --json "$tmp/dev2.json"
+    expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --set sim.launch=launch-bound --json "$tmp/eager.json"
+    python3 - "$tmp" <<'PY' || fail "launch modes"
+import json, sys
+lat = {}
+for k in ("dev", "dev2", "eager"):
+    r = json.load(open("%s/%s.json" % (sys.argv[1], k)))
+    c = [c for c in r["clients"] if c["name"] == "rt_resnet50"][0]
+    lat[k] = c["latency_us"]["mean"]
+print(lat)
+# device-bound is the default; launch-bound pays 17.7 us of host time for each of 227 commands
+assert lat["dev"] == lat["dev2"], lat
+assert 800 < lat["dev"] < 900 and 3900 < lat["eager"] < 4200, lat
+PY
+    expect_rc 2 "$atoll" check "$src/scenarios/disb/A.yaml" --set sim.launch=launch-bound
+    grep -q "launch-bound needs the GPU preset's costs.host_launch_us, which 'mi50' does not give" "$tmp/.stderr" \
+      || fail "$(cat "$tmp/.stderr")" ;;
+  h200_disb_every_policy)
+    expect_rc 0 "$atoll" compare "$src/scenarios/h200/disb-a.yaml" --policy rt-only,seq,streams,orion,wait,reset,reef \
+      --set duration_ms=100 -q
+    grep -q 'rt-only *seq *streams *orion *wait *reset *reef' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" sim "$src/scenarios/h200/disb-a.yaml" --set duration_ms=100 -q
+    grep -q 'gpu h200' "$tmp/.stdout" || fail "the report does not name the GPU: $(head -2 "$tmp/.stdout")" ;;
   import_failure_leaves_no_file)
     mkdir -p "$tmp/m"
     echo '{"storage": [], "kernels": [], "args": []}' > "$tmp/m/m.json"
