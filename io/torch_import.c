@@ -15,6 +15,7 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
+#include "gpu_trace.h"
 #include "ytree.h"
 
 enum { MAX_BLOCK_THREADS = 4096 };
@@ -97,19 +98,6 @@ uint32_t atoll_torch_occupancy(const atoll_gpu *g, uint32_t threads, uint32_t re
   return occ ? occ : 1;
 }
 
-typedef struct dev_event {
-  const atoll_ynode *node;
-  atoll_op_kind kind;
-  const char *name, *op_name;
-  double ts, dur; /* us */
-  int64_t stream, correlation, ext_id;
-  uint64_t bytes;
-  atoll_dim3 grid, block;
-  uint32_t regs, shared;
-  double launch_ts; /* host launch time (us), or ts when unknown: assigns the op to a ProfilerStep */
-  uint32_t step;
-} dev_event;
-
 typedef struct id_name {
   int64_t id;
   double ts;
@@ -119,6 +107,8 @@ typedef struct id_name {
 typedef struct span {
   double ts, end;
 } span;
+
+typedef atoll__gpu_event dev_event;
 
 typedef struct importer {
   atoll_arena scratch;
@@ -131,6 +121,7 @@ typedef struct importer {
   span *steps;
   uint32_t n_steps;
   uint32_t trace_sms;
+  const char *format; /* names the source in the profile's source: line */
 } importer;
 
 static int err_at(importer *im, const atoll_ynode *n, const char *fmt, const char *what) {
@@ -389,6 +380,9 @@ static int split(importer *im, atoll_torch_split *how, uint32_t **first, uint32_
   return 0;
 }
 
+static int finish(importer *im, int rc, atoll_arena *a, const atoll_gpu *gpu, const atoll_torch_opts *o,
+                  atoll_model *out, atoll_torch_info *info_out);
+
 static int64_t us_to_ns(double us) { return (int64_t)llround(us * 1000.0); }
 
 static const char *base_name(atoll_arena *a, const char *path) {
@@ -458,8 +452,7 @@ static int build(importer *im, atoll_arena *a, const atoll_gpu *gpu, const atoll
   info->span_ns = us_to_ns(stop - start);
   char source[1024];
   snprintf(source, sizeof source,
-           "PyTorch profiler (Kineto) trace %s, iteration %u of %u (%s); kernel times are device durations (CUPTI)",
-           im->src->name, info->iteration, info->iterations,
+           "%s %s, iteration %u of %u (%s); kernel times are device durations", im->format, im->src->name, info->iteration, info->iterations,
            info->split == ATOLL_TORCH_BY_STEPS        ? "ProfilerStep markers"
            : info->split == ATOLL_TORCH_BY_REPETITION ? "repeating kernel sequence"
                                                       : "no iteration structure: the whole trace");
@@ -479,12 +472,43 @@ static int build(importer *im, atoll_arena *a, const atoll_gpu *gpu, const atoll
   return 0;
 }
 
+/* Cuts the events into iterations and builds the chosen one; frees the scratch arena. */
+static int finish(importer *im, int rc, atoll_arena *a, const atoll_gpu *gpu, const atoll_torch_opts *o,
+                  atoll_model *out, atoll_torch_info *info_out) {
+  atoll_torch_info info = {0};
+  uint32_t *first = NULL, *end = NULL, count = 0;
+  if (rc == 0)
+    rc = split(im, &info.split, &first, &end, &count);
+  if (rc == 0) {
+    info.iterations = count;
+    info.trace_sms = im->trace_sms;
+    if (o->iteration >= 0 && (uint32_t)o->iteration >= count) {
+      atoll_diag_set(im->d, im->src, 0, 0, NULL, "iteration %d asked for, but the trace holds %u (0..%u)",
+                     o->iteration, count, count - 1);
+      rc = ATOLL_EINVAL;
+    } else {
+      info.iteration = o->iteration >= 0 ? (uint32_t)o->iteration : count - 1;
+      atoll_model m;
+      rc = build(im, a, gpu, o, first[info.iteration], end[info.iteration], &m, &info);
+      if (rc == 0 && !atoll_model_is_valid(&m))
+        rc = err_at(im, NULL, "the imported %s is not a valid profile", "model");
+      if (rc == 0)
+        *out = m;
+    }
+  }
+  if (rc == ATOLL_ENOMEM && !im->d->set)
+    atoll_diag_set(im->d, im->src, 0, 0, NULL, "out of memory");
+  atoll_arena_free(&im->scratch);
+  if (rc == 0 && info_out)
+    *info_out = info;
+  return rc;
+}
+
 int atoll_torch_import_source(atoll_arena *a, const atoll_source *src, const atoll_gpu *gpu,
                               const atoll_torch_opts *o, atoll_model *out, atoll_torch_info *info_out,
                               atoll_diag *d) {
-  importer im = {.d = d, .src = src};
+  importer im = {.d = d, .src = src, .format = "PyTorch profiler (Kineto) trace"};
   atoll_arena_init(&im.scratch);
-  atoll_torch_info info = {0};
   atoll_ynode *root = NULL;
   int rc = atoll_ytree_parse(&im.scratch, src, 0, &root, d);
   if (rc == 0 && !root)
@@ -493,32 +517,20 @@ int atoll_torch_import_source(atoll_arena *a, const atoll_source *src, const ato
     read_device_limits(&im, root);
     rc = read_events(&im, root);
   }
-  uint32_t *first = NULL, *end = NULL, count = 0;
-  if (rc == 0)
-    rc = split(&im, &info.split, &first, &end, &count);
-  if (rc == 0) {
-    info.iterations = count;
-    info.trace_sms = im.trace_sms;
-    if (o->iteration >= 0 && (uint32_t)o->iteration >= count) {
-      atoll_diag_set(d, src, 0, 0, NULL, "iteration %d asked for, but the trace holds %u (0..%u)", o->iteration, count,
-                     count - 1);
-      rc = ATOLL_EINVAL;
-    } else {
-      info.iteration = o->iteration >= 0 ? (uint32_t)o->iteration : count - 1;
-      atoll_model m;
-      rc = build(&im, a, gpu, o, first[info.iteration], end[info.iteration], &m, &info);
-      if (rc == 0 && !atoll_model_is_valid(&m))
-        rc = err_at(&im, NULL, "the imported %s is not a valid profile", "model");
-      if (rc == 0)
-        *out = m;
-    }
-  }
-  if (rc == ATOLL_ENOMEM && !d->set)
-    atoll_diag_set(d, src, 0, 0, NULL, "out of memory");
-  atoll_arena_free(&im.scratch);
-  if (rc == 0 && info_out)
-    *info_out = info;
-  return rc;
+  return finish(&im, rc, a, gpu, o, out, info_out);
+}
+
+int atoll__gpu_events_import(atoll_arena *a, const atoll_source *src, const char *format, const atoll_gpu *gpu,
+                             const atoll_torch_opts *o, atoll__gpu_event *ev, uint32_t n, atoll_model *out,
+                             atoll_torch_info *info, atoll_diag *d) {
+  importer im = {.d = d, .src = src, .format = format, .ev = ev, .n_ev = n};
+  atoll_arena_init(&im.scratch);
+  int rc = 0;
+  if (n == 0)
+    rc = err_at(&im, NULL, "the file holds no GPU %s", "operations");
+  else
+    qsort(im.ev, im.n_ev, sizeof *im.ev, cmp_ts);
+  return finish(&im, rc, a, gpu, o, out, info);
 }
 
 int atoll_torch_import(atoll_arena *a, const char *path, const atoll_gpu *gpu, const atoll_torch_opts *o,
