@@ -87,10 +87,12 @@ uint32_t atoll_torch_occupancy(const atoll_gpu *g, uint32_t threads, uint32_t re
   uint32_t by_threads = g->max_threads_per_cu / threads;
   if (by_threads < occ)
     occ = by_threads;
-  /* Registers are allocated to whole warps, 256 at a time (CUDA's allocation granularity). */
-  uint32_t warps = (threads + 31) / 32;
-  uint64_t per_warp = ((uint64_t)(regs ? regs : 1) * 32 + 255) / 256 * 256;
-  uint64_t by_regs = g->registers_per_cu / (per_warp * warps);
+  /* NVIDIA allocates registers to whole warps, 256 at a time (CUDA's allocation granularity);
+   * elsewhere a block takes registers x threads. */
+  uint64_t per_block = (uint64_t)(regs ? regs : 1) * threads;
+  if (strcmp(g->vendor, "nvidia") == 0)
+    per_block = (threads + 31) / 32 * (((uint64_t)(regs ? regs : 1) * 32 + 255) / 256 * 256);
+  uint64_t by_regs = g->registers_per_cu / per_block;
   if (by_regs < occ)
     occ = (uint32_t)by_regs;
   if (shared > 0 && g->shared_bytes_per_cu / shared < occ)
@@ -389,8 +391,8 @@ static const char *base_name(atoll_arena *a, const char *path) {
   const char *b = strrchr(path, '/');
   b = b ? b + 1 : path;
   size_t len = strlen(b);
-  static const char *const suffixes[] = {".json.gz", ".json", ".gz"};
-  for (size_t i = 0; i < 3; i++) {
+  static const char *const suffixes[] = {".json.gz", ".json", ".gz", ".csv"};
+  for (size_t i = 0; i < 4; i++) {
     size_t sl = strlen(suffixes[i]);
     if (len > sl && strcmp(b + len - sl, suffixes[i]) == 0) {
       len -= sl;

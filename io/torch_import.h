@@ -52,8 +52,8 @@ int atoll_torch_import(atoll_arena *a, const char *path, const atoll_gpu *gpu, c
 int atoll_torch_import_source(atoll_arena *a, const atoll_source *src, const atoll_gpu *gpu,
                               const atoll_torch_opts *o, atoll_model *out, atoll_torch_info *info, atoll_diag *d);
 
-/* Resident blocks per SM of a kernel: the fewest allowed by threads, registers (allocated per warp
- * in units of 256), shared memory and the block limit of gpu; at least 1. */
+/* Resident blocks per SM of a kernel: the fewest allowed by threads, registers (on NVIDIA allocated
+ * per warp in units of 256), shared memory and the block limit of gpu; at least 1. */
 uint32_t atoll_torch_occupancy(const atoll_gpu *gpu, uint32_t threads_per_block, uint32_t registers_per_thread,
                                uint32_t shared_bytes);
 

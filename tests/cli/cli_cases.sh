@@ -123,6 +123,51 @@ PY
     grep -q 'rt-only *seq *streams *orion *wait *reset *reef' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
     expect_rc 0 "$atoll" sim "$src/scenarios/h200/disb-a.yaml" --set duration_ms=100 -q
     grep -q 'gpu h200' "$tmp/.stdout" || fail "the report does not name the GPU: $(head -2 "$tmp/.stdout")" ;;
+  nsys_rocprof_fixtures)
+    d="$src/tests/data"
+    expect_rc 0 "$atoll" import nsys "$d/nsys/cuda_gpu_trace.csv" -o "$tmp/n.yaml"
+    grep -q '2 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 3 copies, kernel time 24.500 us, span 31.900 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^name: cuda_gpu_trace$' "$tmp/n.yaml" || fail "name"
+    grep -q '^gpu: h200$' "$tmp/n.yaml" || fail "gpu"
+    grep -q '^  - {name: copy0, bytes: 602000, kind: intermediate}$' "$tmp/n.yaml" || fail "copy bytes"
+    [ "$(grep -c '^  - memcpy: h2d$' "$tmp/n.yaml")" = 1 ] && [ "$(grep -c '^  - memcpy: d2h$' "$tmp/n.yaml")" = 1 ] \
+      && [ "$(grep -c '^  - memset: ' "$tmp/n.yaml")" = 1 ] || fail "copy kinds"
+    [ "$(grep '^    occupancy:' "$tmp/n.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    grep -q '^    shared_bytes: 49000$' "$tmp/n.yaml" || fail "shared memory in MB"
+    expect_rc 0 "$atoll" model info "$tmp/n.yaml"
+    expect_rc 0 "$atoll" import nsys "$d/nsys/cuda_gpu_trace.csv" -o "$tmp/n0.yaml" --iteration 0 --latency-us 30
+    grep -q 'imported iteration 0: 2 kernels, 3 copies, kernel time 23.750 us' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" import rocprof "$d/rocprof/results.csv" -o "$tmp/r.yaml"
+    grep -q '2 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 0 copies, kernel time 72.000 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^gpu: mi50$' "$tmp/r.yaml" || fail "rocprof default GPU"
+    [ "$(grep '^    grid:' "$tmp/r.yaml" | tr -d ' ' | tr '\n' ,)" = "grid:[256,1,1],grid:[256,1,1]," ] || fail "work-items to blocks"
+    [ "$(grep '^    occupancy:' "$tmp/r.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:8,occupancy:40," ] || fail "amd occupancy"
+    expect_rc 0 "$atoll" import rocprof "$d/rocprof/kernel_trace.csv" -o "$tmp/k.yaml"
+    grep -q '1 iterations (whole trace); imported iteration 0: 1 kernels, 0 copies, kernel time 40.000 us' "$tmp/.stderr" \
+      || fail "$(cat "$tmp/.stderr")"
+    grep -q '^    grid: \[8, 1, 1\]$' "$tmp/k.yaml" || fail "rounded-up workgroups"
+    # bad input: exit 2 with FILE:LINE, no output file
+    head -c $(( $(stat -c %s "$d/nsys/cuda_gpu_trace.csv") - 40 )) "$d/nsys/cuda_gpu_trace.csv" > "$tmp/cut.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/cut.csv" -o "$tmp/bad.yaml"
+    grep -q '^.*cut.csv:11:1: a row of [0-9]* fields, the header has 21 (truncated file?)' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '1s/Reg\/Trd/Registers/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/cols.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/cols.csv" -o "$tmp/bad.yaml"
+    grep -q "cols.csv:1:1: missing column 'Reg/Trd': not a Nsight Systems cuda_gpu_trace CSV" "$tmp/.stderr" \
+      || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" import rocprof "$d/nsys/cuda_gpu_trace.csv" -o "$tmp/bad.yaml"
+    grep -q "cuda_gpu_trace.csv:1:1: missing column 'KernelName'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    head -c $(( $(stat -c %s "$d/rocprof/results.csv") - 20 )) "$d/rocprof/results.csv" > "$tmp/cut.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/cut.csv" -o "$tmp/bad.yaml"
+    grep -q 'cut.csv:5:1: a row of' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '3s/,63000,75000,/,63000,7x5000,/' "$d/rocprof/results.csv" > "$tmp/num.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/num.csv" -o "$tmp/bad.yaml"
+    grep -q "num.csv:3:1: column 'EndNs': '7x5000' is not a non-negative number" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    { head -n 1 "$d/rocprof/results.csv"; printf '0,"a'; } > "$tmp/quote.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/quote.csv" -o "$tmp/bad.yaml"
+    grep -q 'quote.csv:2:1: unterminated quoted field' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file" ;;
   import_failure_leaves_no_file)
     mkdir -p "$tmp/m"
     echo '{"storage": [], "kernels": [], "args": []}' > "$tmp/m/m.json"
