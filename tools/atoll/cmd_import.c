@@ -158,6 +158,7 @@ static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, con
 
 static int parse_number(const atoll_subcommand *cmd, const char *opt, const char *text, double lo, double *out) {
   char *end;
+  *out = 0;
   double v = strtod(text, &end);
   if (end == text || *end || !(v >= lo) || v > 1e12)
     return atoll_cli_usage_error(cmd, "%s expects a number >= %g, got '%s'", opt, lo, text);
@@ -173,7 +174,7 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
   if (o->n_positional != 2)
     return atoll_cli_usage_error(cmd, "expected '%s FILE -o OUT.yaml'", kind);
   atoll_torch_opts to = {.iteration = -1};
-  double v;
+  double v = 0;
   int rc;
   if (iteration) {
     if ((rc = parse_number(cmd, "--iteration", iteration, 0, &v)))
