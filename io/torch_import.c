@@ -391,8 +391,8 @@ static const char *base_name(atoll_arena *a, const char *path) {
   const char *b = strrchr(path, '/');
   b = b ? b + 1 : path;
   size_t len = strlen(b);
-  static const char *const suffixes[] = {".json.gz", ".json", ".gz", ".csv"};
-  for (size_t i = 0; i < 4; i++) {
+  static const char *const suffixes[] = {".json.gz", ".json", ".gz", ".csv", ".sqlite"};
+  for (size_t i = 0; i < 5; i++) {
     size_t sl = strlen(suffixes[i]);
     if (len > sl && strcmp(b + len - sl, suffixes[i]) == 0) {
       len -= sl;

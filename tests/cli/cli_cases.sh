@@ -168,6 +168,27 @@ PY
     expect_rc 2 "$atoll" import rocprof "$tmp/quote.csv" -o "$tmp/bad.yaml"
     grep -q 'quote.csv:2:1: unterminated quoted field' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file" ;;
+  nsys_sqlite_fixture)
+    # The hand-written SQL stands in for an export; Python's sqlite3 builds the database.
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[2]); c.executescript(open(sys.argv[1]).read()); c.commit()' \
+      "$src/tests/data/nsys/export.sql" "$tmp/export.sqlite" || fail "building the fixture database"
+    expect_rc 0 "$atoll" import nsys "$tmp/export.sqlite" -o "$tmp/e.yaml"
+    grep -q '2 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 3 copies, kernel time 24.500 us, span 31.900 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^name: export$' "$tmp/e.yaml" || fail "name"
+    grep -q '^source: "Nsight Systems SQLite export' "$tmp/e.yaml" || fail "source"
+    grep -q '^  - {name: copy0, bytes: 602112, kind: intermediate}$' "$tmp/e.yaml" || fail "copy bytes"
+    [ "$(grep -c '^  - memcpy: h2d$' "$tmp/e.yaml")" = 1 ] && [ "$(grep -c '^  - memcpy: d2h$' "$tmp/e.yaml")" = 1 ] \
+      && [ "$(grep -c '^  - memset: ' "$tmp/e.yaml")" = 1 ] || fail "copy kinds"
+    [ "$(grep '^    occupancy:' "$tmp/e.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE StringIds"); c.commit()' \
+      "$tmp/export.sqlite"
+    expect_rc 2 "$atoll" import nsys "$tmp/export.sqlite" -o "$tmp/bad.yaml"
+    grep -q 'export.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL and StringIds tables' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    { printf 'SQLite format 3\000'; head -c 3000 /dev/zero; } > "$tmp/cut.sqlite"
+    expect_rc 2 "$atoll" import nsys "$tmp/cut.sqlite" -o "$tmp/bad.yaml"
+    grep -q 'cut.sqlite: not an SQLite database' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file" ;;
   import_failure_leaves_no_file)
     mkdir -p "$tmp/m"
     echo '{"storage": [], "kernels": [], "args": []}' > "$tmp/m/m.json"

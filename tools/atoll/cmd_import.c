@@ -13,6 +13,7 @@
 #include "disb_import.h"
 #include "idem_meta.h"
 #include "model_write.h"
+#include "nsys_sqlite_import.h"
 #include "profiler_csv_import.h"
 #include "reef_import.h"
 #include "torch_import.h"
@@ -23,7 +24,7 @@ const atoll_subcommand atoll_cmd_import_def = {
     "       atoll import disb FILE.json --models DIR -o OUT.yaml\n"
     "       atoll import torch-trace TRACE.json[.gz] -o OUT.yaml [--iteration N] [--latency-us X] [--gpu PRESET]\n"
     "                                [--eager-latency-us Y] [--idem METADATA.yaml]\n"
-    "       atoll import nsys CUDA_GPU_TRACE.csv -o OUT.yaml [same options as torch-trace]\n"
+    "       atoll import nsys EXPORT.sqlite|CUDA_GPU_TRACE.csv -o OUT.yaml [same options as torch-trace]\n"
     "       atoll import rocprof KERNEL_TRACE.csv -o OUT.yaml [same options; GPU mi50 unless --gpu]\n"
     "\n"
     "reef-model  converts a REEF model directory (DIR/<m>.json, <m>.profile.json, <m>.params.json)\n"
@@ -44,8 +45,9 @@ const atoll_subcommand atoll_cmd_import_def = {
     "            --eager-latency-us records the eager (launch-bound) latency as measured_eager_latency_us.\n"
     "            GPU h200 unless --gpu names another preset. Idempotence stays unknown unless --idem\n"
     "            (Kineto records no memory addresses). docs/import.md.\n"
-    "nsys        the same from Nsight Systems' cuda_gpu_trace report as CSV (nsys stats --report\n"
-    "            cuda_gpu_trace --format csv), iterations by the period of the op sequence.\n"
+    "nsys        the same from an Nsight Systems SQLite export (nsys export --type sqlite, told\n"
+    "            apart by its header) or its cuda_gpu_trace report as CSV (nsys stats --report\n"
+    "            cuda_gpu_trace --format csv); iterations by the period of the op sequence.\n"
     "rocprof     the same from rocprof's kernel trace CSV (rocprof --hip-trace results.csv, or\n"
     "            rocprofv2/v3 kernel_trace.csv). Columns read: docs/import.md.\n"
     "\n"
@@ -208,10 +210,13 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
   atoll_model m;
   atoll_torch_info info;
   rc = atoll_gpu_load_file(&a, preset, &gpu, &d);
-  if (rc == 0)
-    rc = torch ? atoll_torch_import(&a, o->positional[1], &gpu, &to, &m, &info, &d)
-               : atoll_csv_trace_import(&a, o->positional[1], nsys ? ATOLL_CSV_NSYS : ATOLL_CSV_ROCPROF, &gpu, &to,
-                                        &m, &info, &d);
+  if (rc == 0 && torch)
+    rc = atoll_torch_import(&a, o->positional[1], &gpu, &to, &m, &info, &d);
+  else if (rc == 0 && nsys && atoll_is_sqlite_file(o->positional[1]))
+    rc = atoll_nsys_sqlite_import(&a, o->positional[1], &gpu, &to, &m, &info, &d);
+  else if (rc == 0)
+    rc = atoll_csv_trace_import(&a, o->positional[1], nsys ? ATOLL_CSV_NSYS : ATOLL_CSV_ROCPROF, &gpu, &to, &m, &info,
+                                &d);
   uint32_t not_restorable = 0;
   if (rc == 0 && idem_path)
     rc = atoll_idem_meta_apply_file(&a, idem_path, &m, &not_restorable, &d);
