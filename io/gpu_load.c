@@ -27,13 +27,16 @@ static int64_t *cost_time_field(atoll_gpu_costs *c, int i) {
 }
 
 static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c) {
-  const char *keys[N_COST_TIMES + 2];
+  const char *keys[N_COST_TIMES + 3];
   for (int i = 0; i < N_COST_TIMES; i++)
     keys[i] = cost_time_keys[i];
   keys[N_COST_TIMES] = "copy_bytes_per_us";
   keys[N_COST_TIMES + 1] = "dkp_overhead_ppm";
-  const atoll_ynode *v[N_COST_TIMES + 2];
-  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 2, v);
+  keys[N_COST_TIMES + 2] = "host_launch_us"; /* optional: only the launch-bound mode uses it */
+  const atoll_ynode *v[N_COST_TIMES + 3];
+  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 3, v);
+  if (rc == 0 && v[N_COST_TIMES + 2])
+    rc = WITH_KEY(r, "host_launch_us", atoll_yread_time_ns(r, v[N_COST_TIMES + 2], 1000.0, false, &c->host_launch_ns));
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++)
     rc = atoll_yread_require(r, n, v[i], keys[i]);
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++) {
