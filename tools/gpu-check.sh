@@ -13,7 +13,7 @@
 #
 # Binaries: $ATOLL_BIN/atoll when ATOLL_BIN=DIR is set (built elsewhere), else this script's own
 # folder (an install's PREFIX/bin), then build/release/bin, build/bin, build/dev/bin of this checkout,
-# else `atoll` on PATH; scenarios from this checkout, else PREFIX/share/atoll/scenarios.
+# else `atoll` on PATH; scenarios from this checkout, else PREFIX/share/atoll/native/gpu.
 # bench_native_preempt is looked up the same way (a build tree has it; skipped, and said so, when
 # absent). libyaml may be missing on the GPU machine: a libyaml-0.so.2 next to the binaries (or in
 # DIR/../lib) is put on LD_LIBRARY_PATH.
@@ -59,7 +59,7 @@ if command -v ldd >/dev/null && ldd "$atoll" 2>/dev/null | grep -q "not found"; 
 fi
 # Scenarios: this checkout's, else the install's.
 scen="$here/scenarios/native/gpu"
-[ -f "$scen/mix.yaml" ] || scen="$bindir/../share/atoll/scenarios/native/gpu"
+[ -f "$scen/mix.yaml" ] || scen="$bindir/../share/atoll/native/gpu" # an install's (or a build tree's) data
 [ -f "$scen/mix.yaml" ] || { echo "gpu-check: no scenarios/native/gpu/mix.yaml" >&2; exit 2; }
 
 tmp=$(mktemp -d)
