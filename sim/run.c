@@ -281,7 +281,6 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
   int64_t now = r->evq.now;
   uint64_t h = atoll__hmix(0, (uint64_t)now);
   h = atoll__hmix(h, atoll_core_hash(&r->core));
-  h = atoll__hmix(h, r->core.awaited); /* not in atoll_core_hash */
   int rc = atoll_simdev_hash(r->dev, past == ATOLL_HASH_WITH_RECORDS, &h);
   if (rc)
     return rc;
