@@ -2,7 +2,8 @@
  * ops table (an `atoll_policy_ops atoll__policy_<ops>` defined in core/policy_<file>.c, which
  * core/CMakeLists.txt picks up by name). The enum, the name table and the core's ops table are all
  * generated from this list, so a new policy is its source file and one line here. The order fixes
- * the enum values: new policies go at the end. */
+ * the enum values: new policies go at the end, each line ending in a backslash, so adding one
+ * adds a line and changes none. */
 #ifndef ATOLL_POLICIES_H
 #define ATOLL_POLICIES_H
 
@@ -13,6 +14,7 @@
   X(WAIT, "wait", wait)                 \
   X(ORION, "orion", orion)              \
   X(REEF, "reef", reef)                 \
-  X(RESET, "reset", reset)
+  X(RESET, "reset", reset)              \
+  /* a new policy: one line above this one */
 
 #endif
