@@ -15,6 +15,7 @@
   X(ORION, "orion", orion)              \
   X(REEF, "reef", reef)                 \
   X(RESET, "reset", reset)              \
+  X(EDF, "edf", edf)                    \
   /* a new policy: one line above this one */
 
 #endif
