@@ -309,7 +309,7 @@ bool atoll__queue_activate(atoll_core *c, uint32_t q) {
   if (qu->active >= 0 || n == 0)
     return false;
   uint32_t pick = 0;
-  if (qu->rt && c->s->policy.rt_queue == ATOLL_RT_QUEUE_EDF) {
+  if (qu->rt && c->s->policy.rt_queue != ATOLL_RT_QUEUE_FIFO) {
     /* Earliest deadline; ties keep arrival order because only a strictly earlier one wins. */
     uint64_t best_id;
     atoll_ring_peek(&qu->pending, 0, &best_id);

@@ -4,7 +4,7 @@
  * on the simulated device and on native ones.
  *
  * Queue layout (REEF §3): one RT queue shared by every RT client and one BE queue per BE client,
- * each with its own stream; the `streams` policy instead gives every client its own queue. A task
+ * each with its own stream; a policy may instead give every client its own queue. A task
  * is one request: the ops of its model, launched in order on its queue's stream.
  *
  * The state lives in one caller-provided block (atoll_core_size / atoll_core_init) and refers to
