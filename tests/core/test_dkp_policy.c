@@ -1,4 +1,4 @@
-/* The reef policy's use of padding (core/policy_preempt.c), driven through a fake device that only
+/* The reef policy's use of padding (core/policy_reef.c, core/preempt.c), driven through a fake device that only
  * records launches and padded launches: a BE task's next op may be padded into the next RT launch
  * as soon as every block of the op before it has been handed out (padded launches run in order on
  * the RT stream), blocks are reported done in that order, and normal mode resumes the BE task where
