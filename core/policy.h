@@ -63,6 +63,9 @@ int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count);
 int atoll__launch_rest(atoll_core *c, uint32_t q);
 /* Launches the next op of q's active task. */
 int atoll__launch_next(atoll_core *c, uint32_t q);
+/* The device refused a launch of q's active task (one the policy made itself): the request fails
+ * (request_failed), its slot is freed and on_task_done follows. */
+void atoll__queue_fail(atoll_core *c, uint32_t q);
 /* Gives up on pending entry `pick` of q (the request is shed: request_shed). */
 void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now);
 /* Asks the device for on_timer(cookie) at time `at`; ATOLL_ENOTSUP when it has no timers. */

@@ -113,8 +113,10 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
     return;
   }
   atoll_pad_part parts[MAX_PAD_CANDIDATES];
+  atoll_task saved[MAX_PAD_CANDIDATES]; /* the BE tasks as they were, should the launch fail */
   for (uint32_t k = 0; k < n; k++) {
     atoll_task *b = &c->tasks[task_of[pick[k].candidate]];
+    saved[k] = *b;
     uint32_t bop = b->pad_op;
     parts[k] = (atoll_pad_part){
         .cmd = {.model = c->s->clients[b->client].model, .op = bop,
@@ -134,7 +136,12 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
   atoll_cmd rt = {.model = c->s->clients[t->client].model, .op = i, .tag = atoll_tag_make((uint32_t)qu->active, i, t->epoch),
                   .rt = 1};
   t->next_launch++;
-  c->dev.ops->launch_padded(c->dev.ctx, qu->stream, &rt, rt_cus, parts, n);
+  if (c->dev.ops->launch_padded(c->dev.ctx, qu->stream, &rt, rt_cus, parts, n) == 0)
+    return;
+  /* The device refused it: the BE tasks keep the blocks they offered, the RT request fails. */
+  for (uint32_t k = 0; k < n; k++)
+    c->tasks[task_of[pick[k].candidate]] = saved[k];
+  atoll__queue_fail(c, q);
 }
 
 /* Keeps up to rt_window RT kernels of q's active task launched. */

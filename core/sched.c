@@ -343,6 +343,11 @@ static void release_task(atoll_core *c, uint32_t id, bool was_active, outcome_fn
     tell(c->obs_ctx, client, req, now);
 }
 
+void atoll__queue_fail(atoll_core *c, uint32_t q) {
+  if (c->queues[q].active >= 0)
+    release_task(c, (uint32_t)c->queues[q].active, true, c->obs->request_failed, c->dev.ops->now(c->dev.ctx));
+}
+
 void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now) {
   atoll_queue *qu = &c->queues[q];
   if (pick >= atoll_ring_count(&qu->pending))
@@ -390,7 +395,7 @@ int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count) {
   t->next_launch += n;
   int rc = n ? c->dev.ops->launch(c->dev.ctx, qu->stream, c->scratch, n) : 0;
   if (rc) /* the device failed the launch: the request fails, and is counted as failed */
-    release_task(c, (uint32_t)qu->active, true, c->obs->request_failed, c->dev.ops->now(c->dev.ctx));
+    atoll__queue_fail(c, q);
   return rc;
 }
 
