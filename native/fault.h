@@ -24,7 +24,8 @@ typedef struct atoll_nfault_cfg {
   uint64_t seed;
 } atoll_nfault_cfg;
 
-enum { ATOLL_NFAULT_KERNEL = 1, ATOLL_NFAULT_ALLOC = 2 };
+/* LAUNCH: the device refused a launch (the core fails the request: request_failed). */
+enum { ATOLL_NFAULT_KERNEL = 1, ATOLL_NFAULT_ALLOC = 2, ATOLL_NFAULT_LAUNCH = 3 };
 
 /* splitmix64's finalizer: a well-mixed 64-bit function of its input. */
 static inline uint64_t atoll_nfault_mix(uint64_t x) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "atoll/policy.h"
 #include "atoll/error.h"
 #include "kernel_timing.h"
 #include "run.h"
@@ -138,7 +139,7 @@ static void blocking_of(const atoll_scenario *s, atoll_bound_blocking *b) {
   if (s->policy.kind == ATOLL_POLICY_RT_ONLY)
     return;
   const atoll_gpu_costs *k = &s->gpu.costs;
-  uint32_t dq_cap = s->policy.dq_capacity ? s->policy.dq_capacity : 4, n_be = 0;
+  uint32_t dq_cap = s->policy.dq_capacity ? s->policy.dq_capacity : ATOLL_REEF_DQ_DEPTH, n_be = 0;
   for (uint32_t c = 0; c < s->n_clients; c++) {
     if (s->clients[c].cls != ATOLL_CLASS_BE)
       continue;

@@ -22,7 +22,9 @@ typedef struct atoll_client_records {
   atoll_request_record *req; /* in arrival order */
   uint32_t n, cap;
   uint32_t dropped;          /* arrivals refused because the client's queue was full */
-  uint32_t failed;           /* native runs: requests that ended failed (kernel fault, allocation) */
+  uint32_t shed;             /* requests the policy gave up on */
+  uint32_t failed;           /* requests that ended failed (a launch the device refused; native runs:
+                                a kernel fault, an allocation) */
   char failure[192];         /* the first failure's message */
 } atoll_client_records;
 

@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -173,6 +174,31 @@ static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   r->res->clients[client].n--;
 }
 
+/* Shed (the policy gave up on it) or failed (the device refused a launch): the request stays a
+ * request, never completed; a closed-loop client sends its next one. */
+static void request_ended(runner *r, uint32_t client, int64_t now) {
+  if (r->s->clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
+    schedule_arrival(r, client, now);
+}
+
+static void on_shed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  runner *r = ctx;
+  TAP(r, request_shed, client, req, now);
+  r->res->clients[client].shed++;
+  request_ended(r, client, now);
+}
+
+static void on_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  runner *r = ctx;
+  TAP(r, request_failed, client, req, now);
+  atoll_client_records *cr = &r->res->clients[client];
+  cr->req[req].failed = 1;
+  if (cr->failed++ == 0)
+    snprintf(cr->failure, sizeof cr->failure, "request %llu: the device refused a launch",
+             (unsigned long long)req);
+  request_ended(r, client, now);
+}
+
 /* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
 static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   runner *r = ctx;
@@ -185,6 +211,8 @@ static void on_mode(void *ctx, uint32_t mode, int64_t now) {
 static const atoll_core_observer observer = {.request_started = on_started,
                                              .request_done = on_done,
                                              .request_dropped = on_dropped,
+                                             .request_shed = on_shed,
+                                             .request_failed = on_failed,
                                              .mode_changed = on_mode,
                                              .preemption = on_preemption,
                                              .task_preempted = on_task_preempted,
@@ -281,7 +309,6 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
   int64_t now = r->evq.now;
   uint64_t h = atoll__hmix(0, (uint64_t)now);
   h = atoll__hmix(h, atoll_core_hash(&r->core));
-  h = atoll__hmix(h, r->core.awaited); /* not in atoll_core_hash */
   int rc = atoll_simdev_hash(r->dev, past == ATOLL_HASH_WITH_RECORDS, &h);
   if (rc)
     return rc;
@@ -312,6 +339,8 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
     h = atoll__hmix(atoll__hmix(h, g->emitted), (uint64_t)g->last_ns);
     const atoll_client_records *cr = &r->res->clients[c];
     h = atoll__hmix(atoll__hmix(h, cr->n), cr->dropped);
+    if (cr->shed || cr->failed) /* only when some were: states without them keep their hashes */
+      h = atoll__hmix(h, ((uint64_t)cr->shed << 32) | cr->failed);
     for (uint32_t i = 0; i < cr->n; i++)
       if (past == ATOLL_HASH_WITH_RECORDS || cr->req[i].done_ns < 0)
         h = record_hash(atoll__hmix(h, i), &cr->req[i]);

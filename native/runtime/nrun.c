@@ -147,6 +147,8 @@ static void request_failed(runner *r, uint32_t client, uint64_t req) {
              "request %llu: its host buffers (input %zu bytes, output %zu bytes) could not be allocated%s",
              (unsigned long long)req, nm->tensors[nm->input].bytes, nm->tensors[nm->output].bytes,
              fi && fi->alloc_p > 0 ? " (fault injection on)" : "");
+  } else if (q->failed == ATOLL_NFAULT_LAUNCH) {
+    snprintf(cr->failure, sizeof cr->failure, "request %llu: the device refused a launch", (unsigned long long)req);
   } else {
     const char *name = q->fault_op < nm->n_ops && nm->ops[q->fault_op].name ? nm->ops[q->fault_op].name : "?";
     snprintf(cr->failure, sizeof cr->failure, "request %llu: kernel '%s' (op %u of model '%s') faulted on the device%s",
@@ -306,6 +308,35 @@ static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
     give_token(r, client);
 }
 
+/* Shed (the policy gave up on it) or failed (the device refused a launch): the request stays a
+ * request, never completed, its output not compared; a closed-loop client sends its next one. */
+static void request_ended(runner *r, uint32_t client, uint64_t req) {
+  nreq *q = r->reqs[client][req];
+  r->res->clients[client].req[req].done_ns = -1;
+  q->done = 0;
+  free(q->input);
+  q->input = NULL;
+  free(q->output);
+  q->output = NULL;
+  if (r->s.clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
+    give_token(r, client);
+}
+
+static void on_shed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  runner *r = ctx;
+  TAP(r, request_shed, client, req, now);
+  r->res->clients[client].shed++;
+  request_ended(r, client, req);
+}
+
+static void on_launch_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  runner *r = ctx;
+  TAP(r, request_failed, client, req, now);
+  r->reqs[client][req]->failed = ATOLL_NFAULT_LAUNCH;
+  request_failed(r, client, req);
+  request_ended(r, client, req);
+}
+
 static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   runner *r = ctx;
   TAP(r, mode_changed, mode, now);
@@ -318,6 +349,8 @@ static void on_mode(void *ctx, uint32_t mode, int64_t now) {
 static const atoll_core_observer observer = {.request_started = on_started,
                                              .request_done = on_done,
                                              .request_dropped = on_dropped,
+                                             .request_shed = on_shed,
+                                             .request_failed = on_launch_failed,
                                              .mode_changed = on_mode,
                                              .preemption = on_preemption,
                                              .task_preempted = on_task_preempted,
