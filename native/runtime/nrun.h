@@ -7,7 +7,7 @@
  * simulator links, on the runtime's device (nrt.h). Before the run each model is measured alone
  * (rt-only, one closed-loop client, median latency), which normalizes latencies and turns `load`
  * arrivals into rates, as the simulator's standalone run does. Results use the simulator's
- * structures (sim/results.h) with mode "native", so the report is the same.
+ * structures (run/results.h) with mode "native", so the report is the same.
  *
  * Times in the results count from the moment the clients start (the run's time 0). */
 #ifndef ATOLL_NATIVE_NRUN_H

@@ -1,4 +1,4 @@
-/* Timelines of whole runs (sim/timeline.c over sim/trace.c, fed by sim/run.c and the device's
+/* Timelines of whole runs (run/timeline.c over run/trace.c, fed by sim/run.c and the device's
  * hooks): a DISB A run under reef gives valid Chrome trace-event JSON with CU tracks, HQ/DQ depth
  * counters, preemption spans and their steps, padded parts and request slices; what the trace
  * draws agrees with the run (DQ depth within the DQ's capacity, a flag inside every preemption,

@@ -7,7 +7,7 @@
 #include "atoll/error.h"
 #include "native_cli.h"
 #include "nprofile.h"
-#include "../../sim/report.h"
+#include "../../run/report.h"
 #include "../../sim/run.h"
 
 const atoll_subcommand atoll_cmd_hil_def = {
