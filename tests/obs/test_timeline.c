@@ -254,7 +254,7 @@ static void disb_a_reef_trace_has_every_track(void **state) {
   assert_int_equal(t->preemptions, ended);
   free(t);
   free(text);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   unload(l);
 }
 
@@ -283,7 +283,7 @@ static void trace_agrees_with_the_run(void **state) {
   assert_int_equal(t->slice_begins, t->slice_ends);
   free(t);
   free(text);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   unload(l);
 }
 
@@ -297,8 +297,8 @@ static void tracing_does_not_change_the_run(void **state) {
   char *a = report_json(&traced), *b = report_json(&plain);
   assert_string_equal(a, b);
   free(a), free(b), free(text);
-  atoll_sim_results_free(&traced);
-  atoll_sim_results_free(&plain);
+  atoll_run_results_free(&traced);
+  atoll_run_results_free(&plain);
   unload(l);
 }
 
@@ -320,8 +320,8 @@ static void window_keeps_only_what_touches_it(void **state) {
   assert_true(t->preemptions >= 1 && t->counters_dq >= 1);
   assert_true(strlen(part) * 5 < strlen(whole));
   free(t), free(whole), free(part);
-  atoll_sim_results_free(&whole_res);
-  atoll_sim_results_free(&part_res);
+  atoll_run_results_free(&whole_res);
+  atoll_run_results_free(&part_res);
   unload(l);
 }
 

@@ -80,7 +80,7 @@ static void restart_points_follow_the_idempotence_metadata(void **state) {
   assert_true(v.interrupted_idle > 0);
   assert_true(v.from_group > 0);
   assert_true(v.waited > 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -100,7 +100,7 @@ static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
   }
   assert_true(killed > 0);
   assert_true(waited > 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -114,17 +114,17 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_true(res.n_preemptions > 50);
   assert_int_equal(res.rt_beside_be, 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DISB_A, streams, 1);
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_true(res.rt_beside_be > 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DEMO, NULL, 0); /* waiting for a non-restorable kernel must keep the property */
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_int_equal(res.rt_beside_be, 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -152,7 +152,7 @@ static void reset_breakdown_matches_fig20b(void **state) {
     const atoll_gpu_costs *k = &l->s.gpu.costs;
     assert_true(p->dq_evict_ns <= p->cu_kill_ns + k->cp_dispatch_ns + k->dq_reset_ns + 4 * k->evicted_kernel_ns);
   }
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -169,7 +169,7 @@ static void sync_reclamation_costs_per_command(void **state) {
       longest = res.preemptions[i].hq_reset_ns;
   /* resnet152 has 207 kernels; a preemption early in a request drops most of them. */
   assert_true(longest > 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -199,7 +199,7 @@ static void requests_complete_and_reset_beats_wait(void **state) {
     if (k == 0)
       assert_true(rep.rt_norm_latency.mean <= 1.01);
     atoll_report_free(&rep);
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
     atoll_test_unload(l);
   }
   assert_true(mean_latency[1] > 5 * mean_latency[0]);
@@ -222,7 +222,7 @@ static void wait_never_starves_rt_on_disb_c(void **state) {
     done += rt->req[i].done_ns >= 0;
   assert_true(rt->n > 100);
   assert_true(done + 1 >= rt->n);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -256,7 +256,7 @@ static void reef_pads_without_hurting_rt(void **state) {
         }
       }
       atoll_report_free(&rep);
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       atoll_test_unload(l);
     }
     if (mean[2] > 1.05 * mean[0])

@@ -208,7 +208,7 @@ int atoll_cmd_native(int argc, char **argv) {
     }
     atoll_report_free(&rep);
   }
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
   free(nm);
   atoll_arena_free(&a);
   return exit_code;
