@@ -27,13 +27,16 @@ static int64_t *cost_time_field(atoll_gpu_costs *c, int i) {
 }
 
 static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c) {
-  const char *keys[N_COST_TIMES + 2];
+  const char *keys[N_COST_TIMES + 3];
   for (int i = 0; i < N_COST_TIMES; i++)
     keys[i] = cost_time_keys[i];
   keys[N_COST_TIMES] = "copy_bytes_per_us";
   keys[N_COST_TIMES + 1] = "dkp_overhead_ppm";
-  const atoll_ynode *v[N_COST_TIMES + 2];
-  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 2, v);
+  keys[N_COST_TIMES + 2] = "host_launch_us"; /* optional: only the launch-bound mode uses it */
+  const atoll_ynode *v[N_COST_TIMES + 3];
+  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 3, v);
+  if (rc == 0 && v[N_COST_TIMES + 2])
+    rc = WITH_KEY(r, "host_launch_us", atoll_yread_time_ns(r, v[N_COST_TIMES + 2], 1000.0, false, &c->host_launch_ns));
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++)
     rc = atoll_yread_require(r, n, v[i], keys[i]);
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++) {
@@ -154,22 +157,32 @@ const char *atoll_gpu_find_preset(atoll_arena *a, const char *name, const char *
   memcpy(file, name, nl);
   memcpy(file + nl, ".yaml", 6);
   const char *found = try_dir(a, base_dir, file);
-  const char *env = getenv("ATOLL_PATH");
-  if (!found && env) {
-    /* ATOLL_PATH is colon-separated, like PATH. */
-    for (const char *p = env; !found && *p;) {
-      const char *colon = strchr(p, ':');
-      size_t len = colon ? (size_t)(colon - p) : strlen(p);
-      const char *dir = atoll_arena_strndup(a, p, len);
-      found = try_dir(a, dir, file);
-      p += len + (colon ? 1 : 0);
-    }
-  }
-  if (!found)
-    found = try_dir(a, ATOLL_INSTALL_DATA_DIR, file);
-  if (!found)
-    found = try_dir(a, ATOLL_SOURCE_DATA_DIR, file);
+  const char *dirs[ATOLL_DATA_DIRS_MAX];
+  size_t n = found ? 0 : atoll_data_dirs(a, dirs, ATOLL_DATA_DIRS_MAX);
+  for (size_t i = 0; !found && i < n; i++)
+    found = try_dir(a, dirs[i], file);
   return found;
+}
+
+const char *atoll_gpu_preset_searched(atoll_arena *a, const char *base_dir) {
+  const char *dirs[ATOLL_DATA_DIRS_MAX + 1];
+  size_t n = 0;
+  if (base_dir && base_dir[0])
+    dirs[n++] = base_dir;
+  n += atoll_data_dirs(a, dirs + n, ATOLL_DATA_DIRS_MAX);
+  size_t len = 1;
+  for (size_t i = 0; i < n; i++)
+    len += strlen(dirs[i]) + 2;
+  char *out = atoll_arena_alloc(a, len);
+  if (!out)
+    return "";
+  out[0] = '\0';
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      strcat(out, ", ");
+    strcat(out, dirs[i]);
+  }
+  return out;
 }
 
 uint32_t atoll_gpu_max_registers_per_thread(const atoll_gpu *g) {

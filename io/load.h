@@ -19,10 +19,11 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out);
 int atoll_gpu_load_file(atoll_arena *a, const char *path, atoll_gpu *out, atoll_diag *d);
 /* The same from text already in memory (the file version reads the file and calls this). */
 int atoll_gpu_load_source(atoll_arena *a, const atoll_source *src, atoll_gpu *out, atoll_diag *d);
-/* Finds NAME.yaml for a preset name: in base_dir and base_dir/gpus, then each $ATOLL_PATH entry
- * (and its gpus/), then the installed data folder's gpus/, then the source tree's scenarios/gpus.
- * Returns an arena copy of the path, or NULL. */
+/* Finds NAME.yaml for a preset name in base_dir, then in each data folder (atoll_data_dirs), each
+ * folder tried as it is and with gpus/ appended. Returns an arena copy of the path, or NULL. */
 const char *atoll_gpu_find_preset(atoll_arena *a, const char *name, const char *base_dir);
+/* The folders atoll_gpu_find_preset searches from base_dir, comma-separated, for an error message. */
+const char *atoll_gpu_preset_searched(atoll_arena *a, const char *base_dir);
 /* The largest registers per thread a kernel may use on this GPU's family. */
 uint32_t atoll_gpu_max_registers_per_thread(const atoll_gpu *g);
 
@@ -52,6 +53,10 @@ int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const ch
                                const atoll_set_override *sets, uint32_t n_sets, atoll_scenario *out, atoll_diag *d);
 
 /* --- Paths --- */
+/* atoll's data folders, in search order: each $ATOLL_PATH entry (colon-separated), then
+ * <the executable's folder>/../share/atoll. Stores at most max arena strings in dirs; returns the count. */
+#define ATOLL_DATA_DIRS_MAX 16
+size_t atoll_data_dirs(atoll_arena *a, const char **dirs, size_t max);
 /* The folder part of path ("." when it has none), as an arena string. */
 const char *atoll_path_dir(atoll_arena *a, const char *path);
 /* rel resolved against base_dir unless it is absolute. */

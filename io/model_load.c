@@ -185,19 +185,21 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   return rc;
 }
 
-enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_N };
+enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_N };
 
 static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, atoll_op *op) {
   /* The shape keys first, in shape_keys' order, so v[] serves read_shape() as it is. */
   static const char *const keys[K_N] = {"grid",       "block",      "occupancy", "time_us",
                                         "time_per_occupancy_us", "block_time_us", "registers",
                                         "shared_bytes", "derived", "kernel", "reads", "writes",
-                                        "readwrites", "idempotent", "group_entry", "versions"};
+                                        "readwrites", "idempotent", "group_entry", "versions", "operator"};
   atoll_yread *r = c->r;
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, map, "kernel op", keys, K_N, v);
   if (rc == 0)
     rc = WITH_KEY(r, "kernel", atoll_yread_str(r, v[K_KERNEL], &op->name));
+  if (rc == 0 && v[K_OPERATOR])
+    rc = WITH_KEY(r, "operator", atoll_yread_str(r, v[K_OPERATOR], &op->operator_name));
   if (rc == 0)
     rc = read_shape(c, map, v, &op->shape);
   if (rc == 0 && v[K_READS])
@@ -230,11 +232,13 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
 }
 
 static int read_copy(model_ctx *c, const atoll_ynode *map, atoll_op *op) {
-  static const char *const keys[] = {"memcpy", "memset", "tensor", "bytes", "time_us"};
+  static const char *const keys[] = {"memcpy", "memset", "tensor", "bytes", "time_us", "operator"};
   static const char *const dirs[] = {"h2d", "d2h"};
   atoll_yread *r = c->r;
-  const atoll_ynode *v[5];
-  int rc = atoll_yread_map(r, map, "copy op", keys, 5, v);
+  const atoll_ynode *v[6];
+  int rc = atoll_yread_map(r, map, "copy op", keys, 6, v);
+  if (rc == 0 && v[5])
+    rc = WITH_KEY(r, "operator", atoll_yread_str(r, v[5], &op->operator_name));
   if (rc)
     return rc;
   const atoll_ynode *tensor_node = v[2];
@@ -322,8 +326,8 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
 }
 
 static const char *const model_keys[] = {"atoll_model", "name", "gpu", "source", "measured_latency_us", "tensors",
-                                         "ops", "native"};
-enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_N };
+                                         "ops", "native", "measured_eager_latency_us"};
+enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_EAGER, M_N };
 
 static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_model *out) {
   const atoll_ynode *v[M_N];
@@ -349,6 +353,9 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
     return rc;
   if (v[M_LAT] &&
       (rc = WITH_KEY(r, "measured_latency_us", atoll_yread_time_ns(r, v[M_LAT], 1000.0, false, &m.measured_latency_ns))))
+    return rc;
+  if (v[M_EAGER] && (rc = WITH_KEY(r, "measured_eager_latency_us",
+                                   atoll_yread_time_ns(r, v[M_EAGER], 1000.0, false, &m.measured_eager_latency_ns))))
     return rc;
   if (v[M_NATIVE] && (rc = WITH_KEY(r, "native", atoll_yread_name(r, v[M_NATIVE], &m.native))))
     return rc;

@@ -198,6 +198,11 @@ static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op) {
   }
   write_versions(f, op);
   fputc('\n', f);
+  if (op->operator_name) {
+    fputs("    operator: ", f);
+    atoll_yaml_write_quoted(f, op->operator_name);
+    fputc('\n', f);
+  }
 }
 
 static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {
@@ -216,6 +221,11 @@ static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {
   if (op->copy_time_ns > 0) {
     fputs("    time_us: ", f);
     write_time(f, op->copy_time_ns);
+    fputc('\n', f);
+  }
+  if (op->operator_name) {
+    fputs("    operator: ", f);
+    atoll_yaml_write_quoted(f, op->operator_name);
     fputc('\n', f);
   }
 }
@@ -262,6 +272,11 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
   if (m->measured_latency_ns > 0) {
     fputs("measured_latency_us: ", out);
     write_time(out, m->measured_latency_ns);
+    fputc('\n', out);
+  }
+  if (m->measured_eager_latency_ns > 0) {
+    fputs("measured_eager_latency_us: ", out);
+    write_time(out, m->measured_eager_latency_ns);
     fputc('\n', out);
   }
   write_tensors(out, m);

@@ -2,7 +2,7 @@
  *
  * A REEF model directory holds <m>.json (TVM's storage table and kernel launches), <m>.profile.json
  * (per-kernel latencies measured on one MI50) and <m>.params.json (each kernel's parameters with
- * their read/write roles); ../shared/reef-data/README.md describes them. The importer turns them
+ * their read/write roles); tests/data/reef (REEF's data, see its NOTICE) holds them. The importer turns them
  * into an atoll model as docs/models.md ("Importing REEF's models") describes, deriving block time
  * and registers with the documented formulas. */
 #ifndef ATOLL_IO_REEF_IMPORT_H

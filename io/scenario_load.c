@@ -30,8 +30,8 @@ static int read_gpu(scen_ctx *c, const atoll_ynode *n) {
     return rc;
   const char *path = atoll_gpu_find_preset(c->a, name, c->dir);
   if (!path)
-    return atoll_yread_error(r, n, "unknown GPU preset '%s' (looked in the scenario's folder, $ATOLL_PATH and "
-                                   "atoll's data folder)", name);
+    return atoll_yread_error(r, n, "unknown GPU preset '%s' (looked for %s.yaml in each folder and its gpus/: %s; "
+                                   "set ATOLL_PATH to add folders)", name, name, atoll_gpu_preset_searched(c->a, c->dir));
   if (atoll_gpu_load_file(c->a, path, &c->s->gpu, r->diag) != 0)
     return ATOLL_EPARSE;
   return 0;
@@ -471,11 +471,23 @@ static int read_jitter(scen_ctx *c, const atoll_ynode *n) {
 
 /* sim: options of the simulated device (docs/scenarios.md). */
 static int read_sim(scen_ctx *c, const atoll_ynode *n) {
-  static const char *const keys[] = {"engine", "timing_spread", "arrival_jitter_us"};
+  static const char *const keys[] = {"engine", "timing_spread", "arrival_jitter_us", "launch"};
   static const char *const engines[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
+  static const char *const launches[] = {"device-bound", "launch-bound"};
   atoll_yread *r = c->r;
-  const atoll_ynode *v[3] = {0};
-  int rc = atoll_yread_map(r, n, "sim", keys, 3, v);
+  const atoll_ynode *v[4] = {0};
+  int rc = atoll_yread_map(r, n, "sim", keys, 4, v);
+  uint32_t launch = 0;
+  if (rc == 0 && v[3])
+    rc = WITH_KEY(r, "launch", atoll_yread_enum(r, v[3], "launch mode", launches, 2, &launch));
+  /* launch-bound: the host launches every kernel itself (eager frameworks), so each command's
+   * transmit costs the preset's host launch time instead of a queued submission (docs/gpus.md). */
+  if (rc == 0 && launch == 1) {
+    if (c->s->gpu.costs.host_launch_ns <= 0)
+      return WITH_KEY(r, "launch", atoll_yread_error(r, v[3], "launch-bound needs the GPU preset's costs.host_launch_us, "
+                                                              "which '%s' does not give", c->s->gpu.name));
+    c->s->gpu.costs.hq_transmit_ns = c->s->gpu.costs.host_launch_ns;
+  }
   uint32_t engine = c->s->engine;
   if (rc == 0 && v[0])
     rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", engines, 2, &engine));

@@ -16,8 +16,13 @@ int atoll_calib_standalone(const atoll_gpu *g, const atoll_model *m, int64_t *ou
   return atoll_sim_standalone_ns(&s, 0, out);
 }
 
-static void check_reconcilable(atoll_calib_model *cm, int64_t max_overhead_ns) {
+int64_t atoll_calib_measured_ns(const atoll_model *m, atoll_calib_mode mode) {
+  return mode == ATOLL_CALIB_LAUNCH ? m->measured_eager_latency_ns : m->measured_latency_ns;
+}
+
+static void check_reconcilable(atoll_calib_model *cm, int64_t max_overhead_ns, atoll_calib_mode mode) {
   const atoll_model *m = cm->model;
+  int64_t measured = atoll_calib_measured_ns(m, mode);
   cm->irreconcilable = false;
   for (uint32_t i = 0; i < m->n_ops; i++) {
     const atoll_op *op = &m->ops[i];
@@ -34,11 +39,11 @@ static void check_reconcilable(atoll_calib_model *cm, int64_t max_overhead_ns) {
     if (!first)
       continue;
     int64_t floor_ns = (int64_t)launches * (op->shape.time_ns - max_overhead_ns);
-    if (floor_ns > m->measured_latency_ns) {
+    if (floor_ns > measured) {
       cm->irreconcilable = true;
       snprintf(cm->why, sizeof cm->why,
                "%u launches of %s x (%.0f us - %.0f us overhead) = %.0f us > measured model latency %.0f us", launches,
-               op->name, op->shape.time_ns / 1e3, max_overhead_ns / 1e3, floor_ns / 1e3, m->measured_latency_ns / 1e3);
+               op->name, op->shape.time_ns / 1e3, max_overhead_ns / 1e3, floor_ns / 1e3, measured / 1e3);
       return;
     }
   }
@@ -46,11 +51,34 @@ static void check_reconcilable(atoll_calib_model *cm, int64_t max_overhead_ns) {
 
 /* What an isolated measurement adds to a simulated request: launch_sync is the whole overhead of
  * timing one launch alone (host launch path, dispatch, synchronisation), and the simulated request
- * already pays the host-to-device transmit of its first command. */
-static int64_t isolation_overhead(const atoll_gpu *g) { return g->costs.launch_sync_ns - g->costs.hq_transmit_ns; }
+ * already pays the host-to-device transmit of its first command. Device-timed profiles and eager
+ * latencies are compared as simulated. */
+static int64_t isolation_overhead(const atoll_gpu *g, atoll_calib_mode mode) {
+  return mode == ATOLL_CALIB_ISOLATED ? g->costs.launch_sync_ns - g->costs.hq_transmit_ns : 0;
+}
+
+/* The candidate (x, y) applied to a copy of the preset: ISOLATED (launch_sync, cp_dispatch);
+ * DEVICE (-, cp_dispatch) with launch_sync 0; LAUNCH (-, host_launch) charged as hq_transmit. */
+static void apply(atoll_gpu *g, atoll_calib_mode mode, int64_t x, int64_t y) {
+  switch (mode) {
+  case ATOLL_CALIB_ISOLATED:
+    g->costs.launch_sync_ns = x;
+    g->costs.cp_dispatch_ns = y;
+    break;
+  case ATOLL_CALIB_DEVICE:
+    g->costs.launch_sync_ns = 0;
+    g->costs.cp_dispatch_ns = y;
+    break;
+  case ATOLL_CALIB_LAUNCH:
+    g->costs.host_launch_ns = y;
+    g->costs.hq_transmit_ns = y;
+    break;
+  }
+}
 
 /* Largest |relative error| over reconcilable models except `skip` (-1: none), at gpu g. */
-static int worst_error(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int32_t skip, double *worst) {
+static int worst_error(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, int32_t skip,
+                       double *worst) {
   *worst = 0;
   for (uint32_t i = 0; i < n; i++) {
     if (ms[i].irreconcilable || (int32_t)i == skip)
@@ -59,8 +87,9 @@ static int worst_error(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, in
     int rc = atoll_calib_standalone(g, ms[i].model, &t);
     if (rc)
       return rc;
-    t += isolation_overhead(g);
-    double e = fabs((double)(t - ms[i].model->measured_latency_ns) / (double)ms[i].model->measured_latency_ns);
+    t += isolation_overhead(g, mode);
+    double measured = (double)atoll_calib_measured_ns(ms[i].model, mode);
+    double e = fabs((double)t - measured) / measured;
     if (e > *worst)
       *worst = e;
   }
@@ -68,74 +97,89 @@ static int worst_error(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, in
 }
 
 typedef struct point {
-  int64_t launch_sync, cp_dispatch;
+  int64_t x, y;
   double err;
 } point;
 
-static int scan(const atoll_gpu *g0, atoll_calib_model *ms, uint32_t n, int32_t skip, int64_t lo_l, int64_t hi_l,
-                int64_t lo_c, int64_t hi_c, int64_t step, point *best) {
+static int scan(const atoll_gpu *g0, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, int32_t skip,
+                int64_t lo_x, int64_t hi_x, int64_t lo_y, int64_t hi_y, int64_t step, point *best) {
   atoll_gpu g = *g0;
-  for (int64_t l = lo_l < 0 ? 0 : lo_l; l <= hi_l; l += step) {
-    for (int64_t c = lo_c < 0 ? 0 : lo_c; c <= hi_c; c += step) {
-      g.costs.launch_sync_ns = l;
-      g.costs.cp_dispatch_ns = c;
+  if (mode != ATOLL_CALIB_ISOLATED)
+    lo_x = hi_x = 0; /* one free parameter: y */
+  for (int64_t x = lo_x < 0 ? 0 : lo_x; x <= hi_x; x += step) {
+    for (int64_t y = lo_y < 0 ? 0 : lo_y; y <= hi_y; y += step) {
+      apply(&g, mode, x, y);
       double e;
-      int rc = worst_error(&g, ms, n, skip, &e);
+      int rc = worst_error(&g, mode, ms, n, skip, &e);
       if (rc)
         return rc;
       if (e < best->err)
-        *best = (point){l, c, e};
+        *best = (point){x, y, e};
     }
   }
   return 0;
 }
 
-static int fit(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int32_t skip, int64_t max_ns, point *best) {
+static int fit(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, int32_t skip,
+               int64_t max_ns, point *best) {
   *best = (point){0, 0, INFINITY};
-  int rc = scan(g, ms, n, skip, 0, max_ns, 0, max_ns, 1000, best);
+  int rc = scan(g, mode, ms, n, skip, 0, max_ns, 0, max_ns, 1000, best);
   if (rc == 0) {
     point coarse = *best;
-    rc = scan(g, ms, n, skip, coarse.launch_sync - 1000, coarse.launch_sync + 1000, coarse.cp_dispatch - 1000,
-              coarse.cp_dispatch + 1000, 100, best);
+    rc = scan(g, mode, ms, n, skip, coarse.x - 1000, coarse.x + 1000, coarse.y - 1000, coarse.y + 1000, 100, best);
   }
   return rc;
 }
 
-static int predict(const atoll_gpu *g0, int64_t l, int64_t c, const atoll_model *m, double *err) {
+static int predict(const atoll_gpu *g0, atoll_calib_mode mode, point p, const atoll_model *m, double *err) {
   atoll_gpu g = *g0;
-  g.costs.launch_sync_ns = l;
-  g.costs.cp_dispatch_ns = c;
+  apply(&g, mode, p.x, p.y);
   int64_t t;
   int rc = atoll_calib_standalone(&g, m, &t);
-  *err = ((double)(t + isolation_overhead(&g)) - (double)m->measured_latency_ns) / (double)m->measured_latency_ns;
+  double measured = (double)atoll_calib_measured_ns(m, mode);
+  *err = ((double)(t + isolation_overhead(&g, mode)) - measured) / measured;
   return rc;
 }
 
-int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib *out) {
+static void record(atoll_calib_mode mode, point p, int64_t *launch_sync, int64_t *cp_dispatch, int64_t *host_launch,
+                   const atoll_gpu *g) {
+  atoll_gpu a = *g;
+  apply(&a, mode, p.x, p.y);
+  *launch_sync = a.costs.launch_sync_ns;
+  *cp_dispatch = a.costs.cp_dispatch_ns;
+  *host_launch = a.costs.host_launch_ns;
+}
+
+int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib_mode mode,
+                         atoll_calib *out) {
   if (n == 0 || max_ns <= 0)
     return ATOLL_EINVAL;
   for (uint32_t i = 0; i < n; i++) {
-    if (ms[i].model->measured_latency_ns <= 0)
+    if (atoll_calib_measured_ns(ms[i].model, mode) <= 0)
       return ATOLL_EINVAL;
-    check_reconcilable(&ms[i], max_ns);
+    check_reconcilable(&ms[i], mode == ATOLL_CALIB_ISOLATED ? max_ns : 0, mode);
   }
   point best;
-  int rc = fit(g, ms, n, -1, max_ns, &best);
-  *out = (atoll_calib){.launch_sync_ns = best.launch_sync, .cp_dispatch_ns = best.cp_dispatch,
-                       .max_abs_error = best.err, .max_ns = max_ns};
+  int rc = fit(g, mode, ms, n, -1, max_ns, &best);
+  *out = (atoll_calib){.mode = mode, .max_abs_error = best.err, .max_ns = max_ns};
+  record(mode, best, &out->launch_sync_ns, &out->cp_dispatch_ns, &out->host_launch_ns, g);
   for (uint32_t i = 0; rc == 0 && i < n; i++) {
-    rc = predict(g, best.launch_sync, best.cp_dispatch, ms[i].model, &ms[i].error);
-    ms[i].simulated_ns = (int64_t)((1 + ms[i].error) * (double)ms[i].model->measured_latency_ns + 0.5);
+    rc = predict(g, mode, best, ms[i].model, &ms[i].error);
+    ms[i].simulated_ns =
+        (int64_t)((1 + ms[i].error) * (double)atoll_calib_measured_ns(ms[i].model, mode) + 0.5);
     if (rc || ms[i].irreconcilable) {
       ms[i].loo_error = NAN;
       continue;
     }
     point loo;
-    rc = fit(g, ms, n, (int32_t)i, max_ns, &loo);
-    ms[i].loo_launch_sync_ns = loo.launch_sync;
-    ms[i].loo_cp_dispatch_ns = loo.cp_dispatch;
+    rc = fit(g, mode, ms, n, (int32_t)i, max_ns, &loo);
+    record(mode, loo, &ms[i].loo_launch_sync_ns, &ms[i].loo_cp_dispatch_ns, &ms[i].loo_host_launch_ns, g);
     if (rc == 0)
-      rc = predict(g, loo.launch_sync, loo.cp_dispatch, ms[i].model, &ms[i].loo_error);
+      rc = predict(g, mode, loo, ms[i].model, &ms[i].loo_error);
   }
   return rc;
+}
+
+int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib *out) {
+  return atoll_calibrate_mode(g, ms, n, max_ns, ATOLL_CALIB_ISOLATED, out);
 }

@@ -22,6 +22,15 @@
 #include "atoll/gpu.h"
 #include "atoll/model.h"
 
+/* What is fitted, and against which measurement (docs/calibration.md, docs/gpus.md):
+ *  - ISOLATED: REEF-style profiles whose kernel times were each measured around one launch: fits
+ *    launch_sync and cp_dispatch to measured_latency (the default, as for the MI50);
+ *  - DEVICE: kernel times are device durations (CUPTI) and the latency is the GPU-only one (a
+ *    replayed CUDA graph): launch_sync is 0, cp_dispatch is fitted to measured_latency;
+ *  - LAUNCH: the host launches each kernel (eager frameworks): host_launch, charged per command in
+ *    place of hq_transmit, is fitted to measured_eager_latency, the other costs as given. */
+typedef enum atoll_calib_mode { ATOLL_CALIB_ISOLATED, ATOLL_CALIB_DEVICE, ATOLL_CALIB_LAUNCH } atoll_calib_mode;
+
 typedef struct atoll_calib_model {
   const atoll_model *model;
   bool irreconcilable;
@@ -29,11 +38,13 @@ typedef struct atoll_calib_model {
   int64_t simulated_ns;    /* at the fitted value */
   double error;            /* (simulated - measured) / measured */
   double loo_error;        /* leave-one-out: fitted without this model */
-  int64_t loo_launch_sync_ns, loo_cp_dispatch_ns;
+  int64_t loo_launch_sync_ns, loo_cp_dispatch_ns, loo_host_launch_ns;
 } atoll_calib_model;
 
 typedef struct atoll_calib {
-  int64_t launch_sync_ns, cp_dispatch_ns; /* fitted */
+  atoll_calib_mode mode;
+  int64_t launch_sync_ns, cp_dispatch_ns; /* fitted (ISOLATED), cp_dispatch only (DEVICE) */
+  int64_t host_launch_ns;                 /* fitted (LAUNCH) */
   double max_abs_error;                   /* over reconcilable models */
   int64_t max_ns;                         /* both scanned over [0, max] */
 } atoll_calib;
@@ -41,6 +52,11 @@ typedef struct atoll_calib {
 /* Fits both parameters over [0, max_ns]: a 1 us grid, then a 0.1 us grid around the best point.
  * g's other costs are used as they are. */
 int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns, atoll_calib *out);
+/* The same for a mode; the one-parameter modes scan their parameter the same way. */
+int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns,
+                         atoll_calib_mode mode, atoll_calib *out);
+/* The latency a mode compares with: measured_eager_latency for LAUNCH, else measured_latency. */
+int64_t atoll_calib_measured_ns(const atoll_model *m, atoll_calib_mode mode);
 /* A model's simulated standalone latency on g (no launch_sync added). */
 int atoll_calib_standalone(const atoll_gpu *g, const atoll_model *m, int64_t *out);
 

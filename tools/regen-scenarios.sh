@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 atoll=${1:-$here/build/release/bin/atoll}
-data=${2:-$here/../shared/reef-data}
+data=${2:-$here/tests/data/reef}
 [ -x "$atoll" ] || { echo "no atoll binary at $atoll (build first)" >&2; exit 2; }
 [ -d "$data/models" ] || { echo "no REEF data at $data" >&2; exit 2; }
 cd "$here"

@@ -22,6 +22,10 @@ typedef struct atoll_gpu_costs {
   int64_t copy_latency_ns;       /* fixed cost of one memcpy/memset */
   uint64_t copy_bytes_per_us;    /* copy engine bandwidth */
   uint32_t dkp_overhead_ppm;     /* slowdown of a padded kernel's own work, parts per million */
+  /* Optional: the host's cost per kernel launch when a framework launches eagerly (PyTorch without
+   * CUDA graphs); 0 when the preset gives none. A scenario's `sim: {launch: launch-bound}` charges
+   * it in place of hq_transmit_ns (docs/gpus.md, "Latency modes"). */
+  int64_t host_launch_ns;
 } atoll_gpu_costs;
 
 typedef struct atoll_gpu {

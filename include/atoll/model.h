@@ -69,6 +69,7 @@ typedef struct atoll_kernel_shape {
 typedef struct atoll_op {
   atoll_op_kind kind;
   const char *name; /* kernel name (several ops may share one); NULL for copies */
+  const char *operator_name; /* the framework operator that launched it (`operator:`, e.g. aten::conv2d); may be NULL */
 
   /* Kernels. */
   atoll_kernel_shape shape;
@@ -92,6 +93,9 @@ typedef struct atoll_model {
   const char *gpu;        /* the GPU preset name it was measured on */
   const char *source;     /* provenance text; may be NULL */
   int64_t measured_latency_ns; /* whole model standalone, as measured; 0 when unknown */
+  /* The same with the host launching every kernel as it goes (eager PyTorch: launch-bound); 0 when
+   * unknown. `atoll calibrate --launch-bound` fits the preset's host_launch_us to it. */
+  int64_t measured_eager_latency_ns;
   const char *native;     /* `native: NAME`: the native model (native/models) that runs it; may be NULL */
   const atoll_tensor *tensors;
   uint32_t n_tensors;

@@ -104,6 +104,7 @@ static void *transmit_main(void *arg) {
   pthread_mutex_lock(&s->mu);
   for (;;) {
     while (!s->stop && !(s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)) {
+      s->tx_parks++; /* for atoll_nrt_tx_probe (nrt_observe.c) */
       pthread_cond_wait(&s->cv, &s->mu);
       atomic_fetch_add_explicit(&r->st_tx_wakeups, 1, memory_order_relaxed);
     }

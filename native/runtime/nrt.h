@@ -152,6 +152,22 @@ void atoll_nrt_stats_get(const atoll_nrt *r, atoll_nrt_stats *out);
 /* A stream's HQ and DQ depth (commands launched and not transmitted; transmitted and not
  * completed). Any thread. */
 void atoll_nrt_queue_depth(atoll_nrt *r, uint32_t stream, uint32_t *hq, uint32_t *dq);
+
+/* Test observability (nrt_observe.c): why a stream's transmit thread holds its HQ back. The probe
+ * wakes the thread (one more tx_wakeups) and waits, up to timeout_ns, until it has evaluated its
+ * rule again and gone back to waiting; the answer is the state it evaluated. A test of "nothing
+ * is transmitted" then fails on a thread that would transmit, instead of sleeping and hoping. */
+typedef enum atoll_nrt_tx_why {
+  ATOLL_NRT_TX_NOT_PARKED = 0, /* it did not wait again within the timeout (it kept transmitting) */
+  ATOLL_NRT_TX_HQ_EMPTY,       /* nothing to move */
+  ATOLL_NRT_TX_FLAG,           /* the preempt flag holds the HQ until the flagged launches left */
+  ATOLL_NRT_TX_DQ_FULL,        /* in flight == the DQ capacity */
+} atoll_nrt_tx_why;
+typedef struct atoll_nrt_tx_park {
+  atoll_nrt_tx_why why;
+  uint32_t hq, dq; /* HQ length and launches in flight when it parked */
+} atoll_nrt_tx_park;
+int atoll_nrt_tx_probe(atoll_nrt *r, uint32_t stream, int64_t timeout_ns, atoll_nrt_tx_park *out);
 /* Waits until every stream has nothing queued or in flight; ATOLL_EIO after timeout_ns. */
 int atoll_nrt_wait_idle(atoll_nrt *r, int64_t timeout_ns);
 

@@ -75,6 +75,7 @@ typedef struct nrt_stream {
   uint64_t withhold_below;
   uint64_t resets_at_flag;
   uint8_t stop;
+  uint64_t tx_parks; /* times the transmit thread found nothing it may move and waited */
   pthread_t tx;
   uint8_t tx_running;
 } nrt_stream;

@@ -12,6 +12,7 @@
 
 #include "atoll/error.h"
 #include "driver.h"
+#include "nverify.h"
 #include "sched.h"
 #include "workload.h"
 
@@ -498,35 +499,44 @@ static void runner_free(runner *r) {
   pthread_cond_destroy(&r->fin_cv);
 }
 
-/* Compares every completed request's output with the uninterrupted reference of its input. */
-static int verify(runner *r) {
+/* Compares every completed request's output with references (nverify.h): the same device's
+ * uninterrupted run bit for bit (the verify count), and a sample against the CPU build within the
+ * libm tolerance (info). */
+static int verify(runner *r, char *err, size_t err_len) {
   const atoll_scenario *s = &r->s;
   atoll_run_results *res = r->res;
   res->verified = true;
-  for (uint32_t c = 0; c < s->n_clients; c++) {
-    const atoll_nmodel *nm = nmodel_of(r, c);
-    void **host = NULL;
-    for (uint32_t i = 0; i < res->clients[c].n; i++) {
-      nreq *q = r->reqs[c][i];
-      if (!q || !q->done || !q->output)
-        continue;
-      if (!host && !(host = atoll_nmodel_alloc_host(nm)))
-        return ATOLL_ENOMEM;
-      nm->make_input(q->seq, host[nm->input]);
-      if (atoll_nmodel_run_reference(nm, host) != 0) {
-        atoll_nmodel_free_host(nm, host);
-        return ATOLL_EINVAL;
-      }
-      res->verify_requests++;
-      if (memcmp(host[nm->output], q->output, nm->tensors[nm->output].bytes) != 0)
-        res->verify_mismatches++;
+  atoll_nverify_counts counts;
+  memset(&counts, 0, sizeof counts);
+  const atoll_nbackend_cfg cfg = {.cus = r->o->cus, .slots_per_cu = r->o->slots_per_cu};
+  int rc = 0;
+  for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
+    const uint32_t n = res->clients[c].n;
+    uint64_t *seqs = malloc((n ? n : 1) * sizeof *seqs);
+    const void **outs = malloc((n ? n : 1) * sizeof *outs);
+    uint32_t k = 0;
+    for (uint32_t i = 0; seqs && outs && i < n; i++) {
+      const nreq *q = r->reqs[c][i];
+      if (q && q->done && q->output)
+        seqs[k] = q->seq, outs[k++] = q->output;
     }
-    if (host)
-      atoll_nmodel_free_host(nm, host);
+    rc = seqs && outs ? atoll_nverify_client(r->ops, &cfg, nmodel_of(r, c), seqs, outs, k, ATOLL_NVERIFY_CPU_SAMPLE,
+                                             &counts, err, err_len)
+                      : ATOLL_ENOMEM;
+    free(seqs);
+    free(outs);
   }
-  return 0;
+  res->verify_requests = counts.compared;
+  res->verify_mismatches = counts.mismatches;
+  if (r->info) {
+    r->info->verify_cpu_requests = counts.cpu_requests;
+    r->info->verify_cpu_launches = counts.cpu_launches;
+    r->info->verify_cpu_bit_exact = counts.cpu_bit_exact;
+    r->info->verify_cpu_out_of_tolerance = counts.cpu_out_of_tolerance;
+    r->info->verify_cpu_max_abs_diff = counts.cpu_max_abs_diff;
+  }
+  return rc;
 }
-
 
 /* Checks a model's native implementation against its profile: same ops, same kinds, versions. */
 static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, char *err, size_t err_len) {
@@ -746,7 +756,7 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
     snprintf(err, err_len, "a launch failed on the device (%s)", atoll_strerror(atoll_nrt_failure(r.rt)));
   }
   if (rc == 0 && o->verify)
-    rc = verify(&r);
+    rc = verify(&r, err, err_len);
   runner_free(&r);
   return rc;
 }

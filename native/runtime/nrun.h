@@ -34,7 +34,7 @@ typedef struct atoll_native_opts {
   bool pin_threads;
   int sched_cpu;               /* pin the scheduler thread (<0: no) */
   int64_t spin_ns;             /* scheduler busy-poll window (0: 200 us; <0: never park) */
-  bool verify;                 /* compare every completed request's output with the reference */
+  bool verify;                 /* check every completed request's output (nverify.h) */
   atoll_trace *trace;          /* NULL: no timeline */
   /* Per scenario model, its native implementation (the caller resolved `native:` names). */
   const atoll_nmodel *const *nmodels;
@@ -55,6 +55,10 @@ typedef struct atoll_native_info {
   uint32_t preempted_tasks;   /* tasks preempted (a preemption may stop several) */
   uint32_t group_restores;    /* of them, restarted at a group entry before the interrupted op */
   uint32_t killed_restores;   /* of them, whose running kernel was killed */
+  /* --verify's CPU-build check (nverify.h): the requests checked op by op, their kernel launches,
+   * of them bit-identical and outside the libm tolerance, and the largest element difference. */
+  uint32_t verify_cpu_requests, verify_cpu_launches, verify_cpu_bit_exact, verify_cpu_out_of_tolerance;
+  double verify_cpu_max_abs_diff;
 } atoll_native_info;
 
 /* Checks that every model of s has a native implementation matching its profile op for op, and

@@ -100,7 +100,8 @@ static void reset_blocking_adds_its_parts(void **state) {
   atoll_test_scenario *l = bound_of(SRC("scenarios/disb/C.yaml"), "policy=reset", &r);
   const atoll_bound_blocking *b = &r.blocking;
   const atoll_gpu_costs *k = &l->s.gpu.costs;
-  assert_true(b->eviction_ns > 0 && b->stream_switch_ns > 0);
+  assert_cmp(b->eviction_ns, >, 0);
+  assert_cmp(b->stream_switch_ns, >, 0);
   assert_int_equal(b->cu_reset_ns, k->cu_reset_ns);
   assert_int_equal(b->total_ns,
                    b->hq_reset_ns + b->eviction_ns + b->stream_switch_ns + b->cu_reset_ns + b->unkillable_ns + b->copy_ns);
@@ -116,7 +117,7 @@ static void reef_charges_padding_overheads(void **state) {
   atoll_bound_result reset, reef;
   atoll_test_scenario *a = bound_of(SRC("scenarios/disb/A.yaml"), "policy=reset", &reset);
   atoll_test_scenario *b = bound_of(SRC("scenarios/disb/A.yaml"), "policy=reef", &reef);
-  assert_true(reef.clients[0].task_ns > reset.clients[0].task_ns);
+  assert_cmp(reef.clients[0].task_ns, >, reset.clients[0].task_ns);
   assert_int_equal(reef.blocking.total_ns, reset.blocking.total_ns);
   atoll_bound_free(&reset), atoll_bound_free(&reef);
   atoll_test_unload(a), atoll_test_unload(b);
@@ -162,7 +163,7 @@ static void simulated_max_within_bound(void **state) {
         for (uint32_t k = 0; k < c->n; k++)
           if (c->req[k].done_ns >= 0 && c->req[k].done_ns - c->req[k].arrival_ns > worst)
             worst = c->req[k].done_ns - c->req[k].arrival_ns;
-        assert_true(worst > 0);
+        assert_cmp(worst, >, 0);
         if (worst > r.clients[i].wcrt_ns)
           fail_msg("%s %s: simulated %lld ns > bound %lld ns", paths[p], policies[q], (long long)worst,
                    (long long)r.clients[i].wcrt_ns);

@@ -19,6 +19,13 @@ endforeach()
 if(expect STREQUAL "")
   message(FATAL_ERROR "${FILE}: no '# expect:' line")
 endif()
+# "@DATA@" in the expected line stands for the tool's own data folder (TOOL/../../share/atoll, as
+# io/data_dirs.c derives it), and ATOLL_PATH is fixed so that a message naming the folders searched
+# reads the same on every machine.
+get_filename_component(tool_bin "${TOOL}" DIRECTORY)
+get_filename_component(tool_root "${tool_bin}" DIRECTORY)
+string(REPLACE "@DATA@" "${tool_root}/share/atoll" expect "${expect}")
+set(ENV{ATOLL_PATH} "/atoll-path-a::/atoll-path-b")
 file(RELATIVE_PATH rel "${WORKDIR}" "${FILE}")
 execute_process(COMMAND "${TOOL}" ${command} "${rel}" ${args}
   WORKING_DIRECTORY "${WORKDIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

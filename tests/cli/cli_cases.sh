@@ -12,7 +12,8 @@ expect_rc() { # expect_rc WANT CMD...
   "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
   [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
 }
-need_reef() { [ -d "$reef/models" ] || { echo "REEF data absent at $reef: skipped"; exit 77; }; }
+# REEF's data is vendored (tests/data/reef): its absence is a broken checkout, not a reason to skip.
+need_reef() { [ -d "$reef/models" ] || { echo "FAIL: REEF data absent at $reef (tests/data/reef)"; exit 1; }; }
 
 case $case_name in
   version)
@@ -51,6 +52,144 @@ case $case_name in
     expect_rc 0 "$atoll" model info "$tmp/r.yaml"
     grep -q '207 kernels' "$tmp/.stdout" || fail "kernel count: $(cat "$tmp/.stdout")"
     grep -q '13.23 ms measured' "$tmp/.stdout" || fail "model latency: $(cat "$tmp/.stdout")" ;;
+  torch_traces_import)
+    # Every shipped H200 trace imports; kernels per iteration and kernel-time sums match the trace.
+    expect_rc 0 python3 "$src/tools/check-torch-traces.py" "$atoll" "$src/tests/data/gpu-traces/h200"
+    grep -q '^all traces import' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
+  torch_trace_fixtures)
+    d="$src/tests/data/torch"
+    # ProfilerStep markers: ops go to the step that launched them; the last step by default.
+    expect_rc 0 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/s1.yaml"
+    grep -q 'imported iteration 1: 1 kernels, 0 copies, kernel time 30.000 us' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/s0.yaml" --iteration 0 --latency-us 42.5
+    grep -q '2 iterations (ProfilerStep markers); imported iteration 0: 2 kernels, 1 copies, kernel time 23.750 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^measured_latency_us: 42.5$' "$tmp/s0.yaml" || fail "latency not written"
+    grep -q '^  - memset: memset0$' "$tmp/s0.yaml" || fail "memset not written"
+    grep -q 'operator: "aten::relu_"' "$tmp/s0.yaml" || fail "operator not linked"
+    # occupancy against h200: 48 KiB shared -> 4 per SM; 1024 threads -> 2 per SM
+    [ "$(grep '^    occupancy:' "$tmp/s0.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    expect_rc 0 "$atoll" model info "$tmp/s0.yaml"
+    grep -q 'unknown' "$tmp/.stdout" || fail "idempotence should be unknown"
+    expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --iteration 2
+    grep -q 'iteration 2 asked for, but the trace holds 2' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # no markers: the period of the op sequence; gzip is read as well as plain JSON
+    gzip -c "$d/repeat.json" > "$tmp/repeat.json.gz"
+    expect_rc 0 "$atoll" import torch-trace "$tmp/repeat.json.gz" -o "$tmp/r.yaml" --iteration 1
+    grep -q '3 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 0 copies, kernel time 7.000 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^name: repeat$' "$tmp/r.yaml" || fail "name from the file"
+    # bad input: exit 2 with the location, and no output file
+    expect_rc 2 "$atoll" import torch-trace "$d/no-grid.json" -o "$tmp/bad.yaml"
+    grep -q 'no-grid.json:2:3: kernel event without args.grid' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file"
+    head -c $(( $(stat -c %s "$tmp/repeat.json.gz") / 2 )) "$tmp/repeat.json.gz" > "$tmp/cut.json.gz"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/cut.json.gz" -o "$tmp/bad.yaml"
+    grep -q 'cut.json.gz: truncated gzip data' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    head -c 500 "$d/repeat.json" > "$tmp/cut.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/cut.json" -o "$tmp/bad.yaml"
+    grep -q '^.*cut.json:[0-9]*:[0-9]*: ' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  h200_up_to_date)
+    # The shipped H200 profiles, the h200/h100 presets and docs/gpus.md's tables are what
+    # tools/regen-h200.py writes from the shipped traces (imports and both fits).
+    expect_rc 0 python3 "$src/tools/regen-h200.py" --check "$atoll"
+    expect_rc 0 "$atoll" calibrate h200 --device-times "$src"/scenarios/models/h200/{resnet50,vgg16}-b{1,8}.yaml
+    grep -q 'fitted cp_dispatch_us' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    expect_rc 2 "$atoll" calibrate h200 --device-times --launch-bound "$src/scenarios/models/h200/vgg16-b1.yaml"
+    expect_rc 2 "$atoll" calibrate h200 --device-times "$src/scenarios/models/h200/bert_base-b1.yaml" \
+      "$src/scenarios/examples/tiny-model.yaml" ;;
+  launch_bound_mode)
+    s="$src/scenarios/h200/disb-a.yaml"
+    expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --json "$tmp/dev.json"
+    expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --set sim.launch=device-bound --json "$tmp/dev2.json"
+    expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --set sim.launch=launch-bound --json "$tmp/eager.json"
+    python3 - "$tmp" <<'PY' || fail "launch modes"
+import json, sys
+lat = {}
+for k in ("dev", "dev2", "eager"):
+    r = json.load(open("%s/%s.json" % (sys.argv[1], k)))
+    c = [c for c in r["clients"] if c["name"] == "rt_resnet50"][0]
+    lat[k] = c["latency_us"]["mean"]
+print(lat)
+# device-bound is the default; launch-bound pays 17.7 us of host time for each of 227 commands
+assert lat["dev"] == lat["dev2"], lat
+assert 800 < lat["dev"] < 900 and 3900 < lat["eager"] < 4200, lat
+PY
+    expect_rc 2 "$atoll" check "$src/scenarios/disb/A.yaml" --set sim.launch=launch-bound
+    grep -q "launch-bound needs the GPU preset's costs.host_launch_us, which 'mi50' does not give" "$tmp/.stderr" \
+      || fail "$(cat "$tmp/.stderr")" ;;
+  h200_disb_every_policy)
+    expect_rc 0 "$atoll" compare "$src/scenarios/h200/disb-a.yaml" --policy rt-only,seq,streams,orion,wait,reset,reef \
+      --set duration_ms=100 -q
+    grep -q 'rt-only *seq *streams *orion *wait *reset *reef' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" sim "$src/scenarios/h200/disb-a.yaml" --set duration_ms=100 -q
+    grep -q 'gpu h200' "$tmp/.stdout" || fail "the report does not name the GPU: $(head -2 "$tmp/.stdout")" ;;
+  nsys_rocprof_fixtures)
+    d="$src/tests/data"
+    expect_rc 0 "$atoll" import nsys "$d/nsys/cuda_gpu_trace.csv" -o "$tmp/n.yaml"
+    grep -q '2 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 3 copies, kernel time 24.500 us, span 31.900 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^name: cuda_gpu_trace$' "$tmp/n.yaml" || fail "name"
+    grep -q '^gpu: h200$' "$tmp/n.yaml" || fail "gpu"
+    grep -q '^  - {name: copy0, bytes: 602000, kind: intermediate}$' "$tmp/n.yaml" || fail "copy bytes"
+    [ "$(grep -c '^  - memcpy: h2d$' "$tmp/n.yaml")" = 1 ] && [ "$(grep -c '^  - memcpy: d2h$' "$tmp/n.yaml")" = 1 ] \
+      && [ "$(grep -c '^  - memset: ' "$tmp/n.yaml")" = 1 ] || fail "copy kinds"
+    [ "$(grep '^    occupancy:' "$tmp/n.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    grep -q '^    shared_bytes: 49000$' "$tmp/n.yaml" || fail "shared memory in MB"
+    expect_rc 0 "$atoll" model info "$tmp/n.yaml"
+    expect_rc 0 "$atoll" import nsys "$d/nsys/cuda_gpu_trace.csv" -o "$tmp/n0.yaml" --iteration 0 --latency-us 30
+    grep -q 'imported iteration 0: 2 kernels, 3 copies, kernel time 23.750 us' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" import rocprof "$d/rocprof/results.csv" -o "$tmp/r.yaml"
+    grep -q '2 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 0 copies, kernel time 72.000 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^gpu: mi50$' "$tmp/r.yaml" || fail "rocprof default GPU"
+    [ "$(grep '^    grid:' "$tmp/r.yaml" | tr -d ' ' | tr '\n' ,)" = "grid:[256,1,1],grid:[256,1,1]," ] || fail "work-items to blocks"
+    [ "$(grep '^    occupancy:' "$tmp/r.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:8,occupancy:40," ] || fail "amd occupancy"
+    expect_rc 0 "$atoll" import rocprof "$d/rocprof/kernel_trace.csv" -o "$tmp/k.yaml"
+    grep -q '1 iterations (whole trace); imported iteration 0: 1 kernels, 0 copies, kernel time 40.000 us' "$tmp/.stderr" \
+      || fail "$(cat "$tmp/.stderr")"
+    grep -q '^    grid: \[8, 1, 1\]$' "$tmp/k.yaml" || fail "rounded-up workgroups"
+    # bad input: exit 2 with FILE:LINE, no output file
+    head -c $(( $(stat -c %s "$d/nsys/cuda_gpu_trace.csv") - 40 )) "$d/nsys/cuda_gpu_trace.csv" > "$tmp/cut.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/cut.csv" -o "$tmp/bad.yaml"
+    grep -q '^.*cut.csv:11:1: a row of [0-9]* fields, the header has 21 (truncated file?)' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '1s/Reg\/Trd/Registers/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/cols.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/cols.csv" -o "$tmp/bad.yaml"
+    grep -q "cols.csv:1:1: missing column 'Reg/Trd': not a Nsight Systems cuda_gpu_trace CSV" "$tmp/.stderr" \
+      || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" import rocprof "$d/nsys/cuda_gpu_trace.csv" -o "$tmp/bad.yaml"
+    grep -q "cuda_gpu_trace.csv:1:1: missing column 'KernelName'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    head -c $(( $(stat -c %s "$d/rocprof/results.csv") - 20 )) "$d/rocprof/results.csv" > "$tmp/cut.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/cut.csv" -o "$tmp/bad.yaml"
+    grep -q 'cut.csv:5:1: a row of' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '3s/,63000,75000,/,63000,7x5000,/' "$d/rocprof/results.csv" > "$tmp/num.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/num.csv" -o "$tmp/bad.yaml"
+    grep -q "num.csv:3:1: column 'EndNs': '7x5000' is not a non-negative number" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    { head -n 1 "$d/rocprof/results.csv"; printf '0,"a'; } > "$tmp/quote.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/quote.csv" -o "$tmp/bad.yaml"
+    grep -q 'quote.csv:2:1: unterminated quoted field' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file" ;;
+  nsys_sqlite_fixture)
+    # The hand-written SQL stands in for an export; Python's sqlite3 builds the database.
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[2]); c.executescript(open(sys.argv[1]).read()); c.commit()' \
+      "$src/tests/data/nsys/export.sql" "$tmp/export.sqlite" || fail "building the fixture database"
+    expect_rc 0 "$atoll" import nsys "$tmp/export.sqlite" -o "$tmp/e.yaml"
+    grep -q '2 iterations (repeating kernel sequence); imported iteration 1: 2 kernels, 3 copies, kernel time 24.500 us, span 31.900 us' \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^name: export$' "$tmp/e.yaml" || fail "name"
+    grep -q '^source: "Nsight Systems SQLite export' "$tmp/e.yaml" || fail "source"
+    grep -q '^  - {name: copy0, bytes: 602112, kind: intermediate}$' "$tmp/e.yaml" || fail "copy bytes"
+    [ "$(grep -c '^  - memcpy: h2d$' "$tmp/e.yaml")" = 1 ] && [ "$(grep -c '^  - memcpy: d2h$' "$tmp/e.yaml")" = 1 ] \
+      && [ "$(grep -c '^  - memset: ' "$tmp/e.yaml")" = 1 ] || fail "copy kinds"
+    [ "$(grep '^    occupancy:' "$tmp/e.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE StringIds"); c.commit()' \
+      "$tmp/export.sqlite"
+    expect_rc 2 "$atoll" import nsys "$tmp/export.sqlite" -o "$tmp/bad.yaml"
+    grep -q 'export.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL and StringIds tables' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    { printf 'SQLite format 3\000'; head -c 3000 /dev/zero; } > "$tmp/cut.sqlite"
+    expect_rc 2 "$atoll" import nsys "$tmp/cut.sqlite" -o "$tmp/bad.yaml"
+    grep -q 'cut.sqlite: not an SQLite database' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file" ;;
   import_failure_leaves_no_file)
     mkdir -p "$tmp/m"
     echo '{"storage": [], "kernels": [], "args": []}' > "$tmp/m/m.json"
@@ -96,7 +235,14 @@ case $case_name in
       fail "scenarios/models/{yolov3,gpt2}.yaml differ from tools/gen-layer-models.py: $(tail -3 "$tmp/.stdout")"
     for m in yolov3 gpt2; do expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"; done ;;
   disb_scenarios_check)
-    for w in A B C D E; do expect_rc 0 "$atoll" check "$src/scenarios/disb/$w.yaml"; done ;;
+    # Valid, and the summary says what the file says: clients, classes, models, arrival kinds, the
+    # rate a load becomes, the overload warning (tests/cli/disb_check_content.py).
+    for w in A B C D E; do
+      expect_rc 0 "$atoll" check "$src/scenarios/disb/$w.yaml"
+      cat "$tmp/.stdout" "$tmp/.stderr" >"$tmp/check.txt"
+      /usr/bin/python3 "$src/tests/cli/disb_check_content.py" "$src/scenarios/disb/$w.yaml" "$tmp/check.txt" ||
+        fail "atoll check $w.yaml: the summary differs from the file"
+    done ;;
   demo_idempotence_matches_idem_checker)
     # The preemption demo's hand-written idempotence fields are what idem_checker derives.
     idem=$(dirname "$atoll")/idem_checker

@@ -39,7 +39,7 @@ static void rt_reserves_the_cus_it_spreads_over(void **state) {
     /* Same rounds as on all CUs, and one CU fewer would need another round. */
     assert_int_equal((blocks[i] + got - 1) / got, (blocks[i] + 59) / 60);
     if (got > 1)
-      assert_true((blocks[i] + got - 2) / (got - 1) > (blocks[i] + 59) / 60);
+      assert_cmp((blocks[i] + got - 2) / (got - 1), >, (blocks[i] + 59) / 60);
   }
 }
 
@@ -147,12 +147,13 @@ static void choices_never_exceed_free_cus(void **state) {
     for (uint32_t k = 0; k < n; k++) {
       const atoll_kernel_shape *be = atoll_dkp_shape(c[out[k].candidate].op, out[k].version);
       used += out[k].cus;
-      assert_true(out[k].blocks > 0);
-      assert_true(be->occupancy >= atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
-      assert_true(out[k].occupancy <= rt.occupancy && out[k].occupancy <= be->occupancy);
-      assert_true(be->block_time_ns < rt.time_ns - g.costs.launch_sync_ns); /* Rule 1 (no list: block time) */
+      assert_cmp(out[k].blocks, >, 0);
+      assert_cmp(be->occupancy, >=, atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
+      assert_cmp(out[k].occupancy, <=, rt.occupancy);
+      assert_cmp(out[k].occupancy, <=, be->occupancy);
+      assert_cmp(be->block_time_ns, <, rt.time_ns - g.costs.launch_sync_ns); /* Rule 1 (no list: block time) */
       if (c[out[k].candidate].blocks_left != ATOLL_DKP_ALL)
-        assert_true(out[k].blocks <= c[out[k].candidate].blocks_left);
+        assert_cmp(out[k].blocks, <=, c[out[k].candidate].blocks_left);
     }
     if (used > g.cus)
       fail_msg("trial %d: %u CUs used of %u", trial, used, g.cus);
@@ -235,25 +236,28 @@ static void random_choices_meet_both_rules_and_fit(void **state) {
       uint32_t occ = out[k].occupancy;
       int64_t round = atoll_dkp_block_ns(&g, be, occ);
       used += out[k].cus;
-      assert_true(out[k].blocks > 0 && out[k].cus > 0);
-      assert_true(be->occupancy >= atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
-      assert_true(occ >= 1 && occ <= rt.occupancy && occ <= be->occupancy); /* within the launch's occupancy */
+      assert_cmp(out[k].blocks, >, 0);
+      assert_cmp(out[k].cus, >, 0);
+      assert_cmp(be->occupancy, >=, atoll_dkp_rt_occupancy(&g, &rt));   /* Rule 2 */
+      assert_cmp(occ, >=, 1);
+      assert_cmp(occ, <=, rt.occupancy);
+      assert_cmp(occ, <=, be->occupancy); /* within the launch's occupancy */
       if (be->n_time_per_occupancy)
-        assert_true(occ <= be->n_time_per_occupancy);
+        assert_cmp(occ, <=, be->n_time_per_occupancy);
       if (round >= rt_run)                                             /* Rule 1 */
         fail_msg("trial %d: BE round %lld ns at %u per CU, RT kernel %lld ns", trial, (long long)round, occ,
                  (long long)rt_run);
       for (uint32_t k2 = occ + 1; k2 <= rt.occupancy && k2 <= be->occupancy &&
                                   (!be->n_time_per_occupancy || k2 <= be->n_time_per_occupancy); k2++)
-        assert_true(atoll_dkp_block_ns(&g, be, k2) >= rt_run);        /* the most blocks per CU that fit */
+        assert_cmp(atoll_dkp_block_ns(&g, be, k2), >=, rt_run);        /* the most blocks per CU that fit */
       /* Its rounds on its CUs end within the RT kernel. */
       uint64_t per_round = (uint64_t)out[k].cus * occ;
-      assert_true((int64_t)((out[k].blocks + per_round - 1) / per_round) * round <= rt_run);
+      assert_cmp((int64_t)((out[k].blocks + per_round - 1) / per_round) * round, <=, rt_run);
       if (cd->version >= 0) {
         assert_int_equal(out[k].version, (uint32_t)cd->version);
-        assert_true(out[k].blocks <= cd->blocks_left);
+        assert_cmp(out[k].blocks, <=, cd->blocks_left);
       } else {
-        assert_true(out[k].blocks <= atoll_dim3_count(be->grid));
+        assert_cmp(out[k].blocks, <=, atoll_dim3_count(be->grid));
         /* Reference: no other version meets both rules with a shorter kernel time. */
         for (uint32_t v = 0; v <= cd->op->n_versions; v++) {
           const atoll_kernel_shape *o = atoll_dkp_shape(cd->op, v);
@@ -308,7 +312,7 @@ static void pruning_keeps_exactly_the_non_dominated(void **state) {
       count += keep[i];
     }
     assert_int_equal(kept, count);
-    assert_true(kept >= 1); /* a finite set always has a non-dominated member */
+    assert_cmp(kept, >=, 1); /* a finite set always has a non-dominated member */
   }
 }
 

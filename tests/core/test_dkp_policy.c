@@ -34,7 +34,7 @@ static int f_create(void *ctx, const atoll_stream_cfg *cfg, uint32_t *stream) {
 }
 static int f_launch(void *ctx, uint32_t stream, const atoll_cmd *cmds, uint32_t n) {
   (void)ctx;
-  assert_true(fk.n_log < MAX_LOG);
+  assert_cmp(fk.n_log, <, MAX_LOG);
   fk.log[fk.n_log++] = (rec){.stream = stream, .n_cmds = n, .cmd = cmds[0]};
   return 0;
 }
@@ -45,7 +45,8 @@ static int f_timer(void *ctx, int64_t at, uint64_t cookie) {
 static int f_padded(void *ctx, uint32_t stream, const atoll_cmd *rt, uint32_t rt_cus, const atoll_pad_part *parts,
                     uint32_t n) {
   (void)ctx, (void)rt_cus;
-  assert_true(fk.n_log < MAX_LOG && n <= MAX_PARTS);
+  assert_cmp(fk.n_log, <, MAX_LOG);
+  assert_cmp(n, <=, MAX_PARTS);
   rec *r = &fk.log[fk.n_log++];
   *r = (rec){.stream = stream, .n_cmds = 1, .cmd = *rt, .n_parts = n};
   memcpy(r->parts, parts, n * sizeof *parts);

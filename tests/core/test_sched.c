@@ -95,7 +95,7 @@ static void dq_capacity_option_reaches_every_stream(void **state) {
     fk_scenario(implemented[i]);
     sc.policy.dq_capacity = 8;
     fk_start_ok(NULL, NULL);
-    assert_true(fk.n_streams >= 3);
+    assert_cmp(fk.n_streams, >=, 3);
     for (uint32_t s = 0; s < fk.n_streams; s++)
       assert_int_equal(fk.cfg[s].dq_capacity, 8);
     fk_scenario(implemented[i]);
@@ -132,7 +132,7 @@ static void preempting_policies_use_reef_layout_and_dq_depths(void **state) {
   for (size_t i = 0; i < 3; i++) {
     fk_scenario(kinds[i]);
     sc.policy.dkp = kinds[i] == ATOLL_POLICY_REEF;
-    assert_true(atoll_core_size(&sc, NULL) > 0);
+    assert_cmp(atoll_core_size(&sc, NULL), >, 0);
     fk_start_ok(NULL, NULL);
     assert_int_equal(fk.n_streams, 3); /* rt, be0, be1 */
     assert_int_equal(core.client_queue[RT0], core.client_queue[RT1]);
@@ -150,7 +150,7 @@ static void init_rejects_short_storage_and_missing_device_ops(void **state) {
   fk_scenario(ATOLL_POLICY_SEQ);
   fk_reset();
   size_t size = atoll_core_size(&sc, NULL);
-  assert_true(size > 0);
+  assert_cmp(size, >, 0);
   core_mem = malloc(size);
   atoll_device dev = {.ops = &fk_ops};
   assert_int_equal(atoll_core_init(&core, core_mem, size - 1, &sc, dev, NULL, NULL, NULL, NULL), ATOLL_EINVAL);
@@ -161,7 +161,7 @@ static void init_rejects_short_storage_and_missing_device_ops(void **state) {
   assert_int_equal(atoll_core_init(&core, core_mem, size, &sc, bad, NULL, NULL, NULL, NULL), ATOLL_EINVAL);
   /* A smaller pending limit needs less storage. */
   atoll_core_limits small = {.pending_per_client = 2};
-  assert_true(atoll_core_size(&sc, &small) < size);
+  assert_cmp(atoll_core_size(&sc, &small), <, size);
   /* No observer is fine: the core runs a task to completion without one. */
   assert_int_equal(atoll_core_init(&core, core_mem, size, &sc, dev, NULL, NULL, NULL, NULL), 0);
   atoll_core_on_arrival(&core, BE0, 0, 0);
@@ -376,7 +376,7 @@ static void rt_order(atoll_policy_kind kind, atoll_rt_queue rq, const int64_t *d
     for (uint32_t i = 0; i < n; i++)
       if (client[i] == c && req_of[i] == r)
         order[k] = i;
-    assert_true(order[k] != UINT32_MAX);
+    assert_cmp(order[k], !=, UINT32_MAX);
   }
   assert_int_equal(fk_outstanding(), 0);
 }
@@ -436,7 +436,7 @@ static void queue_overflow_drops_and_reports(void **state) {
       fk_arrive(c);
     uint32_t accepted = 0, dropped = 0;
     for (int i = 0; i < BURST; i++) {
-      assert_true(fk.dropped[c][i] <= 1);
+      assert_cmp(fk.dropped[c][i], <=, 1);
       if (fk.dropped[c][i]) {
         dropped++;
       } else {
@@ -535,10 +535,10 @@ static void random_events(atoll_policy_kind kind, uint64_t seed, uint32_t pendin
     fk.now += 10;
     fk_complete(s);
   }
-  assert_true(arrivals > 500);
-  assert_true(completions > 500);
+  assert_cmp(arrivals, >, 500);
+  assert_cmp(completions, >, 500);
   if (pending_limit)
-    assert_true(drops > 0); /* the limit was exercised */
+    assert_cmp(drops, >, 0); /* the limit was exercised */
   uint32_t done = 0;
   for (uint32_t c = 0; c < FK_CLIENTS; c++) {
     for (uint64_t r = 0; r < fk.next_req[c]; r++) {
@@ -559,7 +559,7 @@ static void random_events(atoll_policy_kind kind, uint64_t seed, uint32_t pendin
   /* Each done event names a request that started earlier. */
   for (uint32_t i = 0; i < fk.n_ev && i < FK_MAX_LOG; i++)
     if (fk.ev[i].kind == 'd')
-      assert_true(fk.started_at[fk.ev[i].client][fk.ev[i].req] <= fk.ev[i].now);
+      assert_cmp(fk.started_at[fk.ev[i].client][fk.ev[i].req], <=, fk.ev[i].now);
   assert_int_equal(done + drops, arrivals);
   assert_int_equal(atoll_ring_count(&core.free_tasks), core.n_tasks);
   for (uint32_t q = 0; q < core.n_queues; q++) {

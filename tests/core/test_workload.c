@@ -55,7 +55,7 @@ static void rng_other_seed_or_stream_differs(void **state) {
   /* Seed 0, stream 0 still gives a working generator (xoshiro's all-zero state would be stuck). */
   draws(0, 0, other);
   assert_true(other[0] != 0 || other[1] != 0);
-  assert_true(other[0] != other[1]);
+  assert_cmp(other[0], !=, other[1]);
 }
 
 static atoll_arrival arrival_of(atoll_arrival_kind kind) {
@@ -82,8 +82,8 @@ static void client_gen_deterministic_per_seed_and_client(void **state) {
   }
   /* Independent exponential sequences agree at a position only by chance (tens of ns in a mean of
    * 1 ms); 1000 equal positions would mean a shared stream. */
-  assert_true(same13 < 10);
-  assert_true(same14 < 10);
+  assert_cmp(same13, <, 10);
+  assert_cmp(same14, <, 10);
 }
 
 /* Adding client 1 (drawn from in between) leaves client 0's arrivals unchanged. */
@@ -130,8 +130,8 @@ static void rng_unit_edges_are_open_at_zero_closed_at_one(void **state) {
   assert_int_equal(inverse_odd(5) * 5, 1);
   atoll_rng r = {{1, 0, 0, 0}}; /* s1 = 0: output 0 */
   double lo = atoll_rng_unit(&r);
-  assert_true(lo > 0);
-  assert_true(lo == 0x1.0p-53);
+  assert_cmp(lo, >, 0);
+  assert_cmp(lo, ==, 0x1.0p-53);
 
   uint64_t want = UINT64_MAX;
   uint64_t s1 = rotr64(want * inverse_odd(9), 7) * inverse_odd(5);
@@ -160,8 +160,8 @@ static void rng_unit_in_range_and_uniform(void **state) {
     bins[u >= 1 ? 9 : (int)(u * 10)]++;
   }
   assert_close(sum / N, 0.5, 0.002);
-  assert_true(lo < 1e-4);
-  assert_true(hi > 1 - 1e-4);
+  assert_cmp(lo, <, 1e-4);
+  assert_cmp(hi, >, 1 - 1e-4);
   for (int b = 0; b < 10; b++)
     assert_close(bins[b], N / 10.0, 1000); /* sd ~ 300 per bin */
 }
@@ -186,7 +186,7 @@ static void uniform_arrivals_exact_without_drift(void **state) {
       /* Nearest ns, plus the double division's own rounding (< 0.05 ns at 3.3e14 ns). */
       if (err > 0.55L)
         fail_msg("rate %g Hz: arrival %u at %lld ns, exact %.3Lf ns", rate, k, (long long)t, exact);
-      assert_true(t >= prev);
+      assert_cmp(t, >=, prev);
       prev = t;
     }
   }
@@ -213,7 +213,7 @@ static void poisson_mean_and_monotonic(void **state) {
     atoll_client_gen_init(&g, &a, rate, 12345, 2);
     enum { N = 100000 };
     int64_t prev = atoll_client_gen_next(&g);
-    assert_true(prev >= 0);
+    assert_cmp(prev, >=, 0);
     double sum = 0, sum2 = 0;
     for (int i = 0; i < N; i++) {
       int64_t t = atoll_client_gen_next(&g);

@@ -176,7 +176,7 @@ static void heap_equal_times_pop_by_order(void **state) {
     assert_rc(atoll_heap_pop(&b, &y), ATOLL_OK);
     assert_item(&x, &y);
     if (i > 0)
-      assert_true(x.order > last_order);
+      assert_cmp(x.order, >, last_order);
     last_order = x.order;
   }
 }
@@ -409,8 +409,8 @@ static void heap_random_against_sorted_model(void **state) {
     saw_empty += m.count == 0;
   }
   /* The phases are meant to reach both ends; check that they did, or the test proves less. */
-  assert_true(saw_full > 0);
-  assert_true(saw_empty > 0);
+  assert_cmp(saw_full, >, 0);
+  assert_cmp(saw_empty, >, 0);
 }
 
 static const struct CMUnitTest tests[] = {

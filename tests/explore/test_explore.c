@@ -81,7 +81,7 @@ static void nominal_schedule_is_the_ordinary_run(void **state) {
       atoll_sim_opts so = {.chooser = &zero};
       assert_int_equal(atoll_sim_run(&t->s, NULL, &plain), 0);
       assert_int_equal(atoll_sim_run(&t->s, &so, &chosen), 0);
-      assert_true(asked > 0); /* the scenarios do declare choices */
+      assert_cmp(asked, >, 0); /* the scenarios do declare choices */
       assert_same_records(&t->s, &plain, &chosen);
       atoll_run_results_free(&plain);
       atoll_run_results_free(&chosen);
@@ -117,7 +117,7 @@ static void pruning_keeps_every_worst_value(void **state) {
       explore_ok(&t->s, &everything, &all);
       assert_true(pruned.complete && all.complete);
       assert_int_equal(pruned.mode, exact ? ATOLL_EXPLORE_EXACT : ATOLL_EXPLORE_FOLD);
-      assert_true(pruned.schedules + pruned.pruned < all.schedules);
+      assert_cmp(pruned.schedules + pruned.pruned, <, all.schedules);
       print_message("tiny %s (%s mode): %llu runs without pruning, %llu with; worst RT %.3f us\n", policies[p],
                     atoll_explore_mode_name(pruned.mode), (unsigned long long)all.schedules,
                     (unsigned long long)(pruned.schedules + pruned.pruned), all.worst_rt_latency_us);
@@ -216,8 +216,8 @@ static void sampled_schedules_within_explored_worst(void **state) {
       assert_int_equal(atoll_sim_run(&b->s, NULL, &res), 0);
       double blocks = rt_max_us(&res);
       atoll_run_results_free(&res);
-      assert_true(blocks == r.nominal_rt_latency_us);
-      assert_true(blocks <= r.worst_rt_latency_us);
+      assert_cmp(blocks, ==, r.nominal_rt_latency_us);
+      assert_cmp(blocks, <=, r.worst_rt_latency_us);
       atoll_test_unload(b);
       atoll_explore_free(&r);
       atoll_test_unload(t);
@@ -247,7 +247,8 @@ static void seq_and_streams_violate_what_reef_proves(void **state) {
       } else {
         if (!r.violated)
           fail_msg("%s %s: no violation (worst %.3f)", files[f], policies[p], r.bounds[0].worst);
-        assert_true(r.witness_expect >= 0 && r.n_witness > 0);
+        assert_cmp(r.witness_expect, >=, 0);
+        assert_cmp(r.n_witness, >, 0);
       }
       atoll_explore_free(&r);
       atoll_test_unload(t);
@@ -265,11 +266,12 @@ static void replay_reproduces_the_witness(void **state) {
     atoll_test_scenario *t = load_with_policy(cases[c][0], cases[c][1]);
     atoll_explore_result r;
     explore_ok(&t->s, NULL, &r);
-    assert_true(r.violated && r.witness_expect >= 0);
+    assert_true(r.violated);
+    assert_cmp(r.witness_expect, >=, 0);
     /* Through the file format, as atoll sim --replay reads it. */
     char path[] = "/tmp/atoll-witness-XXXXXX";
     int fd = mkstemp(path);
-    assert_true(fd >= 0);
+    assert_cmp(fd, >=, 0);
     FILE *f = fdopen(fd, "w");
     assert_int_equal(atoll_replay_write(f, "witness\nof a test", r.witness, r.n_witness), 0);
     fclose(f);
@@ -344,7 +346,7 @@ static void replay_file_errors_are_located(void **state) {
   for (uint32_t i = 0; i < 4; i++) {
     char path[] = "/tmp/atoll-replay-XXXXXX";
     int fd = mkstemp(path);
-    assert_true(fd >= 0);
+    assert_cmp(fd, >=, 0);
     FILE *f = fdopen(fd, "w");
     fputs(bad[i][0], f);
     fclose(f);

@@ -128,7 +128,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(range_status_ranks_fault_kill_evict),
       cmocka_unit_test(range_from_copies_the_runtime_range),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

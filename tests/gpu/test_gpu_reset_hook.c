@@ -59,7 +59,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(named_but_unusable_is_an_error),
       cmocka_unit_test(loads_and_calls_the_named_function),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -52,7 +52,7 @@ static void allocations_never_overlap(void **state) {
     unsigned slot = (head + count) % LIVE_MAX;
     int rc = count < LIVE_MAX ? gpu_staging_alloc(&s, want, &off[slot], &span[slot]) : ATOLL_EFULL;
     if (rc == 0) {
-      assert_true(off[slot] + want <= CAP);
+      assert_cmp(off[slot] + want, <=, CAP);
       for (size_t b = off[slot]; b < off[slot] + want; b++) {
         assert_int_equal(owner[b], -1);
         owner[b] = (int)next_id;
@@ -62,7 +62,7 @@ static void allocations_never_overlap(void **state) {
       count++;
     } else {
       assert_int_equal(rc, ATOLL_EFULL);
-      assert_true(count > 0); /* an empty ring fits any request up to its size */
+      assert_cmp(count, >, 0); /* an empty ring fits any request up to its size */
       for (size_t b = off[head]; b < off[head] + bytes[head]; b++) {
         assert_int_equal(owner[b], id[head]);
         owner[b] = -1;
@@ -95,7 +95,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(allocations_never_overlap),
       cmocka_unit_test(too_large_and_undo),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -16,7 +16,7 @@ static const char *temp_file(const char *text) {
   static char path[64];
   snprintf(path, sizeof path, "/tmp/idem_meta_XXXXXX");
   int fd = mkstemp(path);
-  assert_true(fd >= 0);
+  assert_cmp(fd, >=, 0);
   FILE *f = fdopen(fd, "w");
   assert_non_null(f);
   fputs(text, f);
@@ -85,7 +85,7 @@ static void applies_to_a_matching_profile(void **state) {
     atoll_diag_print(&d, stderr);
   assert_rc(rc, ATOLL_OK);
   unlink(path);
-  assert_true(m.ops != before); /* the model's own array is left alone */
+  assert_ptr_not_equal(m.ops, before); /* the model's own array is left alone */
   assert_int_equal(m.ops[1].idem, ATOLL_IDEM_YES);
   assert_int_equal(m.ops[2].idem, ATOLL_IDEM_GROUP);
   assert_u64(m.ops[2].group_entry, 1);

@@ -14,10 +14,10 @@ static void expect_pieces(const idem_pieces *l, uint64_t base, uint64_t lo, uint
   uint64_t prev = lo;
   for (size_t k = 0; k < l->n; k++) {
     const idem_piece *p = &l->p[k];
-    assert_true(p->lo < p->hi);
-    assert_true(p->lo >= prev);
-    assert_true(p->hi <= hi);
-    assert_true(p->val != 0);
+    assert_cmp(p->lo, <, p->hi);
+    assert_cmp(p->lo, >=, prev);
+    assert_cmp(p->hi, <=, hi);
+    assert_cmp(p->val, !=, 0);
     prev = p->hi;
     for (uint64_t b = p->lo; b < p->hi; b++)
       got[b - base] = p->val;

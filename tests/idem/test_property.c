@@ -64,8 +64,8 @@ static void random_traces_match_the_per_byte_definition(void **state) {
     idem_trace_free(&t);
   }
   /* Make sure the generator exercises every outcome, not just the easy one. */
-  assert_true(restorable_groups > n_traces / 20);
-  assert_true(not_restorable > n_traces / 20);
+  assert_cmp(restorable_groups, >, n_traces / 20);
+  assert_cmp(not_restorable, >, n_traces / 20);
   printf("property: %u random traces, %u ops (%u restored by a longer group, %u not restorable): sweep, "
          "growth and the per-byte definition agree on every op\n",
          n_traces, ops, restorable_groups, not_restorable);

@@ -4,7 +4,7 @@
 #include "idem_test.h"
 
 static void expect_access(const idem_trace *t, uint32_t op, uint32_t k, bool write, uint64_t lo, uint64_t hi) {
-  assert_true(k < t->ops[op].n_acc);
+  assert_cmp(k, <, t->ops[op].n_acc);
   const idem_access *a = &t->acc[t->ops[op].first + k];
   if (a->write != write || a->lo != lo || a->hi != hi) {
     print_error("op %u access %u is %c [0x%llx, 0x%llx), expected %c [0x%llx, 0x%llx)\n", op, k, a->write ? 'w' : 'r',

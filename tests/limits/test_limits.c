@@ -31,7 +31,7 @@ static void put(text *t, const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
     va_end(ap);
-    assert_true(n >= 0);
+    assert_cmp(n, >=, 0);
     if (t->s && t->len + (size_t)n < t->cap) {
       t->len += (size_t)n;
       return;
@@ -181,7 +181,7 @@ static void file_size_limit(void **state) {
   (void)state;
   char path[] = "/tmp/atoll-limit-XXXXXX";
   int fd = mkstemp(path);
-  assert_true(fd >= 0);
+  assert_cmp(fd, >=, 0);
   close(fd);
   atoll_arena a;
   atoll_arena_init(&a);
@@ -347,10 +347,11 @@ static void load_memory_limit(void **state) {
   atoll_scenario s;
   assert_int_equal(atoll_scenario_load_file(&a, scen, NULL, 0, &s, &d), ATOLL_EPARSE);
   assert_true(a.over_limit);
-  assert_true(a.reserved <= (size_t)ATOLL_MAX_LOAD_BYTES);
+  assert_cmp(a.reserved, <=, (size_t)ATOLL_MAX_LOAD_BYTES);
   /* Where it stops depends on how the arena grows; what it says does not. */
   assert_string_equal(d.file, trace);
-  assert_true(d.line > 1 && d.line <= ATOLL_MAX_ARRIVALS);
+  assert_cmp(d.line, >, 1);
+  assert_cmp(d.line, <=, ATOLL_MAX_ARRIVALS);
   assert_int_equal(d.col, 1);
   assert_string_equal(d.msg, fmt("the input needs more than %d bytes of memory" LIMIT_NOTE, ATOLL_MAX_LOAD_BYTES));
   atoll_arena_free(&a);
@@ -612,7 +613,7 @@ static void trace_accesses_limit(void **state) {
   assert_int_equal(idem_trace_reserve(&tr, 1, ATOLL_MAX_TRACE_ACCESSES), 0);
   assert_int_equal(idem_trace_add_op(&tr, IDEM_OP_KERNEL, "fill", 4, 0), 0);
   for (uint32_t i = 0; i < ATOLL_MAX_TRACE_ACCESSES; i++)
-    assert_true(idem_trace_add_access(&tr, false, 2 * (uint64_t)i, 2 * (uint64_t)i + 1) == ATOLL_OK);
+    assert_cmp(idem_trace_add_access(&tr, false, 2 * (uint64_t)i, 2 * (uint64_t)i + 1), ==, ATOLL_OK);
   text t = {0};
   atoll_diag d;
   put(&t, "kernel k\nr 0x10 4\n");

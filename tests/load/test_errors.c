@@ -14,7 +14,7 @@ enum { N_CODES = sizeof codes / sizeof codes[0] };
 static void every_code_has_distinct_text_and_name(void **state) {
   (void)state;
   for (int i = 0; i < N_CODES; i++) {
-    assert_true(codes[i] < 0);
+    assert_cmp(codes[i], <, 0);
     assert_string_not_equal(atoll_strerror(codes[i]), "unknown error");
     assert_string_not_equal(atoll_err_name(codes[i]), "ATOLL_UNKNOWN");
     for (int j = 0; j < i; j++) {

@@ -20,7 +20,7 @@ static void parses_each_comparison(void **state) {
   assert_int_equal(parse("rt.norm_latency.p99 <= 1.05", f, &c, &v, &e), 0);
   assert_string_equal(f, "rt.norm_latency.p99");
   assert_int_equal(c, ATOLL_CMP_LE);
-  assert_true(v == 1.05);
+  assert_cmp(v, ==, 1.05);
   assert_int_equal(parse("  total_norm_throughput>=0.5 ", f, &c, &v, &e), 0);
   assert_string_equal(f, "total_norm_throughput");
   assert_int_equal(c, ATOLL_CMP_GE);
@@ -28,7 +28,7 @@ static void parses_each_comparison(void **state) {
   assert_int_equal(c, ATOLL_CMP_LT);
   assert_int_equal(parse("a > -2e3", f, &c, &v, &e), 0);
   assert_int_equal(c, ATOLL_CMP_GT);
-  assert_true(v == -2000.0);
+  assert_cmp(v, ==, -2000.0);
 }
 
 static void rejects_malformed_bounds_with_offsets(void **state) {
@@ -87,13 +87,15 @@ static void holds_and_margin(void **state) {
   (void)state;
   double m;
   assert_true(atoll_expect_holds(ATOLL_CMP_LE, 1.05, 1.0, &m));
-  assert_true(m > 0.0499 && m < 0.0501);
+  assert_cmp(m, >, 0.0499);
+  assert_cmp(m, <, 0.0501);
   assert_false(atoll_expect_holds(ATOLL_CMP_LE, 1.05, 1.10, &m));
-  assert_true(m < 0);
+  assert_cmp(m, <, 0);
   assert_true(atoll_expect_holds(ATOLL_CMP_LE, 1.0, 1.0, &m));
   assert_false(atoll_expect_holds(ATOLL_CMP_LT, 1.0, 1.0, &m));
   assert_true(atoll_expect_holds(ATOLL_CMP_GE, 0.5, 0.7, &m));
-  assert_true(m > 0.1999 && m < 0.2001);
+  assert_cmp(m, >, 0.1999);
+  assert_cmp(m, <, 0.2001);
   assert_false(atoll_expect_holds(ATOLL_CMP_GT, 0.5, 0.5, &m));
 }
 

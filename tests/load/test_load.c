@@ -47,10 +47,10 @@ static void example_scenario_loads_every_field(void **state) {
   assert_string_equal(s->clients[0].name, "cam");
   assert_int_equal(s->clients[0].cls, ATOLL_CLASS_RT);
   assert_int_equal(s->clients[0].arrival.kind, ATOLL_ARRIVAL_UNIFORM);
-  assert_true(s->clients[0].arrival.rate_hz == 1000.0);
+  assert_cmp(s->clients[0].arrival.rate_hz, ==, 1000.0);
   assert_int_equal(s->clients[0].deadline_ns, 1000000);
   assert_int_equal(s->clients[1].arrival.kind, ATOLL_ARRIVAL_POISSON);
-  assert_true(s->clients[1].arrival.load == 0.1);
+  assert_cmp(s->clients[1].arrival.load, ==, 0.1);
   const atoll_arrival *tr = &s->clients[2].arrival;
   assert_int_equal(tr->kind, ATOLL_ARRIVAL_TRACE);
   assert_int_equal(tr->n_times, 3);
@@ -67,7 +67,7 @@ static void example_scenario_loads_every_field(void **state) {
   assert_int_equal(s->n_expects, 3);
   assert_string_equal(s->expects[1].field, "clients.cam.latency_us.max");
   assert_int_equal(s->expects[1].cmp, ATOLL_CMP_LT);
-  assert_true(s->expects[1].value == 1000.0);
+  assert_cmp(s->expects[1].value, ==, 1000.0);
   unload(l);
 }
 
@@ -108,7 +108,7 @@ static void set_overrides_values_by_name_and_index(void **state) {
   assert_int_equal(l->s.policy.dq_capacity, 8);
   assert_true(l->s.policy.dkp); /* the rest of the policy mapping stays */
   assert_int_equal(l->s.clients[1].deadline_ns, 5000000);
-  assert_true(l->s.clients[1].arrival.load == 0.25);
+  assert_cmp(l->s.clients[1].arrival.load, ==, 0.25);
   assert_int_equal(l->s.clients[2].arrival.n_times, 3);
   assert_int_equal(l->s.clients[2].arrival.times_ns[2], 2000000);
   assert_int_equal(l->s.seed, 99);
@@ -193,7 +193,8 @@ static void presets_load_and_are_valid(void **state) {
   assert_int_equal(g.cus, 80);
   assert_string_equal(g.vendor, "nvidia");
   assert_int_equal(g.costs.cu_reset_ns, 15000);
-  /* Name lookup falls back to the source tree's presets. */
+  /* Name lookup falls back to the data folder next to the executable (the build tree links it to
+   * the source's scenarios/). */
   const char *p = atoll_gpu_find_preset(&a, "gv100", "/nonexistent");
   assert_non_null(p);
   assert_null(atoll_gpu_find_preset(&a, "no-such-gpu", "/nonexistent"));

@@ -102,7 +102,7 @@ static void synthetic_versions_load_and_none_is_pruned(void **state) {
         continue;
       if (!same_shape(&op->shape, &b->ops[o].shape))
         fail_msg("%s op %u: the default shape differs from the plain profile's", models[i], o);
-      assert_true(op->n_versions <= 3);
+      assert_cmp(op->n_versions, <=, 3);
       versions += op->n_versions;
       const atoll_kernel_shape *all[4] = {&op->shape};
       for (uint32_t v = 0; v < op->n_versions; v++)
@@ -112,10 +112,10 @@ static void synthetic_versions_load_and_none_is_pruned(void **state) {
         fail_msg("%s op %u: pruning drops one of its %u versions", models[i], o, op->n_versions);
       /* The default is the fastest implementation launched normally, as the compiler chose it. */
       for (uint32_t v = 0; v < op->n_versions; v++)
-        assert_true(op->versions[v].time_ns > op->shape.time_ns);
+        assert_cmp(op->versions[v].time_ns, >, op->shape.time_ns);
     }
     /* The generator keeps most of its three candidates per kernel. */
-    assert_true(versions > 2 * a->n_ops);
+    assert_cmp(versions, >, 2 * a->n_ops);
     unload(plain);
   }
   unload(mv);

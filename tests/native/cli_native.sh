@@ -48,9 +48,28 @@ assert c["camera"]["completed"] > 0 and c["batch"]["completed"] > 0, c' || fail 
   table_and_trace)
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
       --trace "$tmp/t.json"
-    grep -q "mode native" "$tmp/.stdout" || fail "no table: $(cat "$tmp/.stdout")"
-    /usr/bin/python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['traceEvents']; assert any(x.get('cat') == 'rt' for x in e)" \
-      "$tmp/t.json" || fail "trace has no RT kernel" ;;
+    # The table has a row per client with its class and model, and the trace agrees with it: as
+    # many preemption spans as the table's count, RT kernels when a camera request completed, and
+    # no span of negative length.
+    /usr/bin/python3 - "$tmp/.stdout" "$tmp/t.json" <<'PY' || fail "table or trace: $(cat "$tmp/.stdout")"
+import json, re, sys
+table, ev = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))['traceEvents']
+assert 'mode native' in table, 'no "mode native"'
+rows = {m.group(1): m for m in re.finditer(r'^(camera|batch) +(rt|be) +(\w+) +(\d+) +(\d+)', table, re.M)}
+assert set(rows) == {'camera', 'batch'}, 'client rows: %s' % sorted(rows)
+assert rows['camera'].group(2, 3) == ('rt', 'cnn') and rows['batch'].group(2, 3) == ('be', 'transformer'), 'class/model'
+issued, completed = int(rows['camera'].group(4)), int(rows['camera'].group(5))
+assert issued >= 1 and completed <= issued, 'camera issued %d completed %d' % (issued, completed)
+m = re.search(r'^preemptions +(\d+)', table, re.M)
+assert m, 'no preemptions line'
+spans = [x for x in ev if x.get('cat') == 'preempt' and x.get('ph') == 'X']
+assert len(spans) == int(m.group(1)), 'table: %s preemptions, trace: %d spans' % (m.group(1), len(spans))
+rt = [x for x in ev if x.get('cat') == 'rt' and x.get('ph') == 'X']
+assert completed == 0 or rt, 'camera completed %d requests, trace has no RT kernel' % completed
+assert all(x.get('dur', 0) >= 0 for x in ev if x.get('ph') == 'X'), 'a span of negative length'
+print('table and trace agree: camera %d/%d, %d preemptions, %d RT kernel spans' % (completed, issued, len(spans), len(rt)))
+PY
+    ;;
   profile_writes_loadable_files)
     expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out"
     [ -f "$tmp/out/gpus/cpu.yaml" ] || fail "no preset"
@@ -66,6 +85,15 @@ assert c["camera"]["completed"] > 0 and c["batch"]["completed"] > 0, c' || fail 
       grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
     done
     grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
+  hil_within_max_error)
+    # The prediction's accuracy is enforced: RT latency p50 within 40 % of the measured. Quiet
+    # runs give -6 to -13 % (docs/hil.md), a loaded 2-CPU machine running the suite +7 %: 40 %
+    # holds under CI's load and still fails a simulator whose kernels take twice their time.
+    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
+      --max-error 40
+    err=$(awk '/^RT latency p50 /{print $(NF-2)}' "$tmp/.stdout")
+    [ -n "$err" ] || fail "no RT latency p50 error: $(cat "$tmp/.stdout")"
+    echo "RT latency p50 error ${err} % (bound 40 %)"; cat "$tmp/.stdout" ;;
   *)
     fail "unknown case $case_name" ;;
 esac

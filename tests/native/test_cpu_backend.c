@@ -75,7 +75,7 @@ static int wait_done(uint64_t tag) {
 static void wait_start(uint64_t tag) {
   for (int i = 0; i < 20000 && find(tag, START) < 0; i++)
     pause_ms(1);
-  assert_true(find(tag, START) >= 0);
+  assert_cmp(find(tag, START), >=, 0);
 }
 
 static const atoll_nbackend_ops *B;
@@ -121,7 +121,8 @@ static void spin_launch_completes_and_matches_direct_run(void **state) {
   assert_int_equal(B->exec_index(be, q, &idx), ATOLL_ENOENT);
   assert_int_equal(B->submit(be, q, &l), 0);
   assert_int_equal(wait_done(1), ATOLL_ND_OK);
-  assert_true(find(1, START) >= 0 && find(1, START) < find(1, ATOLL_ND_OK));
+  assert_cmp(find(1, START), >=, 0);
+  assert_cmp(find(1, START), <, find(1, ATOLL_ND_OK));
   assert_int_equal(B->exec_index(be, q, &idx), 0);
   assert_int_equal(idx, 1);
   ak_args a = l.k.args;
@@ -144,7 +145,7 @@ static void flag_before_launch_evicts_it_whole(void **state) {
   atoll_nlaunch l = spin(5, out, 8, 1000, 100);
   assert_int_equal(B->submit(be, q, &l), 0);
   assert_int_equal(wait_done(5), ATOLL_ND_EVICTED);
-  assert_true(find(5, START) < 0);
+  assert_cmp(find(5, START), <, 0);
   assert_memory_equal(out, zero, sizeof out); /* no block ran its body */
   uint64_t idx;
   assert_int_equal(B->exec_index(be, q, &idx), ATOLL_ENOENT);
@@ -169,7 +170,7 @@ static void flag_after_start_does_not_cut_a_launch_short(void **state) {
   assert_int_equal(B->set_flag(be, q, true), 0);
   assert_int_equal(wait_done(9), ATOLL_ND_OK);
   for (int b = 0; b < 8; b++)
-    assert_true(out[b] != 0.0f); /* every block ran */
+    assert_cmp(out[b], !=, 0.0f); /* every block ran */
   close_cpu(be);
 }
 
@@ -197,7 +198,7 @@ static void reset_kills_running_blocks_for_real(void **state) {
   atoll_nlaunch l2 = spin(12, out2, 2, 100, 10);
   assert_int_equal(B->submit(be, q, &l2), 0);
   assert_int_equal(wait_done(12), ATOLL_ND_OK);
-  assert_true(out2[0] != 0.0f);
+  assert_cmp(out2[0], !=, 0.0f);
   close_cpu(be);
 }
 
@@ -231,7 +232,7 @@ static void queue_order_is_kept(void **state) {
     for (uint32_t i = 0; i < 6; i++) {
       assert_int_equal(wait_done(100 * (k + 1) + i), ATOLL_ND_OK);
       int at = find(100 * (k + 1) + i, ATOLL_ND_OK);
-      assert_true(at > prev); /* later launches are shorter, yet complete after earlier ones */
+      assert_cmp(at, >, prev); /* later launches are shorter, yet complete after earlier ones */
       prev = at;
     }
   }
@@ -256,10 +257,12 @@ static void padded_launch_reports_parts_first(void **state) {
   assert_int_equal(B->submit(be, q, &l), 0);
   assert_int_equal(wait_done(20), ATOLL_ND_OK);
   int part = find(21, ATOLL_ND_OK), whole = find(20, ATOLL_ND_OK);
-  assert_true(part >= 0 && part < whole);
+  assert_cmp(part, >=, 0);
+  assert_cmp(part, <, whole);
   for (int b = 0; b < 8; b++)
-    assert_true((be_out[b] != 0.0f) == (b >= 3)); /* exactly its block range ran */
-  assert_true(rt_out[0] != 0.0f && rt_out[1] != 0.0f);
+    assert_cmp((be_out[b] != 0.0f), ==, (b >= 3)); /* exactly its block range ran */
+  assert_cmp(rt_out[0], !=, 0.0f);
+  assert_cmp(rt_out[1], !=, 0.0f);
   close_cpu(be);
 }
 
@@ -317,8 +320,8 @@ static void flagged_copies_behind_a_launch_are_evicted_in_order(void **state) {
   assert_int_equal(wait_done(50), ATOLL_ND_OK); /* started before the flag: runs whole */
   for (uint64_t t = 51; t <= 54; t++) {
     assert_int_equal(wait_done(t), ATOLL_ND_EVICTED);
-    assert_true(find(t, START) < 0);
-    assert_true(find(t - 1, t == 51 ? ATOLL_ND_OK : ATOLL_ND_EVICTED) < find(t, ATOLL_ND_EVICTED));
+    assert_cmp(find(t, START), <, 0);
+    assert_cmp(find(t - 1, t == 51 ? ATOLL_ND_OK : ATOLL_ND_EVICTED), <, find(t, ATOLL_ND_EVICTED));
   }
   for (int i = 0; i < 64; i++)
     assert_int_equal(dev[i], 1); /* neither the copy in nor the memset ran */
@@ -343,7 +346,8 @@ static void cu_busy_counts_resident_time(void **state) {
   assert_int_equal(wait_done(40), ATOLL_ND_OK);
   int64_t wall = now_ns() - t0;
   assert_int_equal(B->cu_busy(be, &b1, &r1, &e1), 0);
-  assert_true(b1 - b0 > 0 && b1 - b0 <= wall);
+  assert_cmp(b1 - b0, >, 0);
+  assert_cmp(b1 - b0, <=, wall);
   assert_int_equal(r1 - r0, 0); /* BE work only */
   assert_int_equal(e1 - e0, b1 - b0);
   close_cpu(be);
@@ -362,7 +366,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(flagged_copies_behind_a_launch_are_evicted_in_order),
       cmocka_unit_test(cu_busy_counts_resident_time),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

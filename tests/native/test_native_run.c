@@ -133,7 +133,8 @@ static void catalogue_models_match_reference_alone(void **state) {
   fx_build(&f, m, 2, c, 2, ATOLL_POLICY_RT_ONLY, 3000, 1);
   outcome o;
   run(&f, 2, &o);
-  assert_true(o.completed[0] > 0 && o.completed[1] > 0);
+  assert_cmp(o.completed[0], >, 0);
+  assert_cmp(o.completed[1], >, 0);
   assert_int_equal(o.verified, o.completed[0] + o.completed[1]);
   assert_int_equal(o.mismatches, 0);
   fx_free(&f);
@@ -170,11 +171,11 @@ static void reset_restores_from_every_phase(void **state) {
                 "group restores %llu, outputs verified %llu\n",
                 (unsigned long long)preemptions, (unsigned long long)hq, (unsigned long long)dq,
                 (unsigned long long)killed, (unsigned long long)groups, (unsigned long long)verified);
-  assert_true(hq > 0);
-  assert_true(dq > 0);
-  assert_true(killed > 0);
-  assert_true(groups > 0);
-  assert_true(verified > 0);
+  assert_cmp(hq, >, 0);
+  assert_cmp(dq, >, 0);
+  assert_cmp(killed, >, 0);
+  assert_cmp(groups, >, 0);
+  assert_cmp(verified, >, 0);
 }
 
 static void wait_policy_outputs_match(void **state) {
@@ -193,8 +194,8 @@ static void wait_policy_outputs_match(void **state) {
     be_done += o.completed[1];
     fx_free(&f);
   }
-  assert_true(preemptions > 0);
-  assert_true(be_done > 0);
+  assert_cmp(preemptions, >, 0);
+  assert_cmp(be_done, >, 0);
 }
 
 static void reef_with_padding_outputs_match(void **state) {
@@ -217,8 +218,8 @@ static void reef_with_padding_outputs_match(void **state) {
   }
   print_message("reef on 8 CUs: %llu preemptions, %llu padded parts, %llu outputs verified\n",
                 (unsigned long long)preemptions, (unsigned long long)parts, (unsigned long long)verified);
-  assert_true(preemptions > 0);
-  assert_true(parts > 0);
+  assert_cmp(preemptions, >, 0);
+  assert_cmp(parts, >, 0);
 }
 
 /* 10,000 preemptions, every output checked: runs of two seconds (reset on one CU, reef on two)
@@ -227,7 +228,7 @@ static void reef_with_padding_outputs_match(void **state) {
 static void ten_thousand_preemptions_without_a_mismatch(void **state) {
   (void)state;
 #ifdef UNDER_TSAN
-  skip();
+  ATOLL_SKIP("10,000 preemptions take too long under ThreadSanitizer (the other cases run this code under it)");
 #endif
   const atoll_nmodel *m[2] = {fx_tiny_rt(), fx_chain_be_small()};
   fx_client c[2] = {{"rt", 0, ATOLL_CLASS_RT, ATOLL_ARRIVAL_POISSON, 2000},
@@ -249,7 +250,7 @@ static void ten_thousand_preemptions_without_a_mismatch(void **state) {
   }
   print_message("%llu preemptions (%llu kernels killed), %llu outputs verified, 0 mismatches\n",
                 (unsigned long long)preemptions, (unsigned long long)killed, (unsigned long long)verified);
-  assert_true(preemptions >= 10000);
+  assert_cmp(preemptions, >=, 10000);
 }
 
 /* The in-place adds restart from their group entry. With a profile that calls them idempotent the
@@ -281,8 +282,8 @@ static void inplace_needs_its_group_entry(void **state) {
   print_message("with the group entry: %u mismatches over %u group restores; without: %u mismatches\n", right,
                 right_groups, wrong);
   assert_int_equal(right, 0);
-  assert_true(right_groups > 0);
-  assert_true(wrong > 0);
+  assert_cmp(right_groups, >, 0);
+  assert_cmp(wrong, >, 0);
 }
 
 /* The catalogue's in-place model, at the level of its ops: kill an in-place add half way, then
@@ -293,12 +294,13 @@ static void catalogue_inplace_model_group_entry(void **state) {
   assert_non_null(m);
   atoll_idem idem[64];
   uint32_t entry[64];
-  assert_true(m->n_ops <= 64);
+  assert_cmp(m->n_ops, <=, 64);
   assert_int_equal(atoll__nmodel_idem(m, idem, entry), 0);
   uint32_t k = 0;
   while (k < m->n_ops && idem[k] != ATOLL_IDEM_GROUP)
     k++;
-  assert_true(k < m->n_ops && entry[k] < k);
+  assert_cmp(k, <, m->n_ops);
+  assert_cmp(entry[k], <, k);
   void **ref = atoll_nmodel_alloc_host(m), **t = atoll_nmodel_alloc_host(m);
   m->make_input(3, ref[m->input]);
   assert_int_equal(atoll_nmodel_run_reference(m, ref), 0);
@@ -333,7 +335,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(inplace_needs_its_group_entry),
       cmocka_unit_test(catalogue_inplace_model_group_entry),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

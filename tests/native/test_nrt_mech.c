@@ -141,6 +141,17 @@ static void pause_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
+/* Asks stream s's transmit thread to evaluate its rule again (atoll_nrt_tx_probe) and checks that
+ * it holds the HQ back for the reason `why`, with hq waiting and dq in flight: "nothing is
+ * transmitted" is then what the thread decided, not what a pause happened not to show. */
+static void assert_tx_holds(atoll_nrt *r, uint32_t s, atoll_nrt_tx_why why, uint32_t hq, uint32_t dq) {
+  atoll_nrt_tx_park p;
+  assert_int_equal(atoll_nrt_tx_probe(r, s, 2000000000, &p), 0);
+  assert_int_equal(p.why, why);
+  assert_int_equal(p.hq, hq);
+  assert_int_equal(p.dq, dq);
+}
+
 /* Waits (up to 2 s) until `n` launches have been submitted; the transmit threads are asynchronous. */
 static void wait_submitted(uint32_t n) {
   for (int i = 0; i < 2000 && submitted() < n; i++)
@@ -305,7 +316,7 @@ static void transmit_thread_is_woken_only_for_work(void **state) {
   complete(2, ATOLL_ND_OK);
   wait_submitted(5);
   atoll_nrt_stats_get(r, &st);
-  assert_true(st.tx_wakeups >= 1);
+  assert_cmp(st.tx_wakeups, >=, 1);
   complete(3, ATOLL_ND_OK);
   complete(4, ATOLL_ND_OK);
   wait_events(ATOLL_NRT_EV_DONE, ATOLL_ND_OK, 5);
@@ -318,7 +329,7 @@ static void dq_capacity_bounds_in_flight(void **state) {
   uint32_t s = new_stream(r, 4);
   launch_ops(r, s, 0, 10);
   wait_submitted(4);
-  pause_ms(20);
+  assert_tx_holds(r, s, ATOLL_NRT_TX_DQ_FULL, 6, 4);
   assert_int_equal(submitted(), 4); /* the DQ is full: the rest waits in the HQ */
   uint32_t hq, dq;
   atoll_nrt_queue_depth(r, s, &hq, &dq);
@@ -361,12 +372,13 @@ static void flag_holds_later_launches_until_evicted_left(void **state) {
   assert_int_equal(flag_of(0), 1);
   /* Restored work launched now must not be caught by the flag: it waits in the HQ. */
   launch_ops(r, s, 10, 3);
-  pause_ms(20);
+  assert_tx_holds(r, s, ATOLL_NRT_TX_FLAG, 3, 4);
   assert_int_equal(submitted(), 4);
   complete(0, ATOLL_ND_OK); /* it had started before the flag: it ran to the end */
   complete(1, ATOLL_ND_EVICTED);
   complete(2, ATOLL_ND_EVICTED);
-  pause_ms(20);
+  /* Room in the DQ now, but the flag holds the HQ until launch 3 has left. */
+  assert_tx_holds(r, s, ATOLL_NRT_TX_FLAG, 3, 1);
   assert_int_equal(submitted(), 4);
   assert_int_equal(flag_of(0), 1);
   complete(3, ATOLL_ND_EVICTED); /* the last launch in flight at the flag has left */
@@ -491,7 +503,8 @@ static void starts_and_parts_reach_the_scheduler(void **state) {
   assert_int_equal(S.ev[2].a, 5);
   assert_int_equal(S.ev[3].kind, ATOLL_NRT_EV_DONE);
   assert_int_equal(S.ev[3].tag, 77);
-  assert_true(S.ev[3].start_ns >= 0 && S.ev[3].start_ns <= S.ev[3].at_ns);
+  assert_cmp(S.ev[3].start_ns, >=, 0);
+  assert_cmp(S.ev[3].start_ns, <=, S.ev[3].at_ns);
   pthread_mutex_unlock(&S.mu);
   finish(r);
 }
@@ -504,7 +517,7 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   cpu_set_t allowed, got;
   assert_int_equal(sched_getaffinity(0, sizeof allowed, &allowed), 0);
   if (CPU_COUNT(&allowed) < 2)
-    skip(); /* one CPU: nothing to keep apart */
+    ATOLL_SKIP("one CPU allowed: no other CPU to keep the host threads on");
   int first = 0;
   while (!CPU_ISSET(first, &allowed))
     first++;
@@ -563,7 +576,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(exec_index_maps_to_core_tag),
       cmocka_unit_test(starts_and_parts_reach_the_scheduler),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

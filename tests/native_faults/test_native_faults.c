@@ -42,7 +42,7 @@ static void run_with(const atoll_nfault_cfg *inject, uint32_t ms, const char *re
       const atoll_request_record *q = &cr->req[i];
       if (q->failed) {
         t->failed_records++;
-        assert_true(q->done_ns < 0); /* a failed request is never also completed */
+        assert_cmp(q->done_ns, <, 0); /* a failed request is never also completed */
       } else if (q->done_ns >= 0) {
         t->completed++;
       } else {
@@ -67,15 +67,15 @@ static void run_with(const atoll_nfault_cfg *inject, uint32_t ms, const char *re
 static void check_served(const tally *t, uint32_t ms) {
   /* Every failed request is in the records, and the others completed and verified. */
   assert_int_equal(t->failed, t->failed_records);
-  assert_true(t->failed > 0);
-  assert_true(t->completed > 10);
+  assert_cmp(t->failed, >, 0);
+  assert_cmp(t->completed, >, 10);
   assert_int_equal(t->verified, t->completed);
   assert_int_equal(t->mismatches, 0);
   /* Closed-loop BE: at most one unfinished; RT: whatever arrived in the last moments. */
-  assert_true(t->unfinished < t->issued / 4 + 2);
+  assert_cmp(t->unfinished, <, t->issued / 4 + 2);
   assert_int_equal(t->issued, t->completed + t->failed + t->unfinished);
   /* No hang: the run stops on time (the clients stop at the duration; quiescing is quick). */
-  assert_true(t->wall_s < ms / 1000.0 + 20);
+  assert_cmp(t->wall_s, <, ms / 1000.0 + 20);
 }
 
 static void kernel_faults_fail_only_their_requests(void **state) {
@@ -100,7 +100,7 @@ static void every_allocation_failing_serves_nothing_and_returns(void **state) {
   atoll_nfault_cfg fi = {.kernel_p = 0.1, .alloc_p = 1, .seed = 13};
   tally t;
   run_with(&fi, 500, "could not be allocated", &t);
-  assert_true(t.failed > 0);
+  assert_cmp(t.failed, >, 0);
   assert_int_equal(t.completed, 0);
   assert_int_equal(t.verified, 0);
   assert_int_equal(t.issued, t.failed + t.unfinished);
@@ -112,7 +112,7 @@ static void no_injection_fails_nothing(void **state) {
   tally t;
   run_with(&fi, 500, "-", &t);
   assert_int_equal(t.failed, 0);
-  assert_true(t.completed > 0);
+  assert_cmp(t.completed, >, 0);
   assert_int_equal(t.mismatches, 0);
 }
 
@@ -121,16 +121,19 @@ static void parse_accepts_and_refuses(void **state) {
   atoll_nfault_cfg c = {.seed = 3};
   char err[160];
   assert_int_equal(atoll_nfault_parse("kernel:0.25,alloc:1", &c, err, sizeof err), 0);
-  assert_true(c.kernel_p == 0.25 && c.alloc_p == 1 && c.seed == 3);
+  assert_cmp(c.kernel_p, ==, 0.25);
+  assert_cmp(c.alloc_p, ==, 1);
+  assert_cmp(c.seed, ==, 3);
   assert_int_equal(atoll_nfault_parse("alloc:0.5", &c, err, sizeof err), 0);
-  assert_true(c.kernel_p == 0 && c.alloc_p == 0.5);
+  assert_cmp(c.kernel_p, ==, 0);
+  assert_cmp(c.alloc_p, ==, 0.5);
   static const char *const bad[] = {"", "kernel", "kernel:", "kernel:1.5", "kernel:-0.1", "alloc:x",
                                     "disk:0.1", "kernel:0.1;alloc:0.2", "kernel:0.1,"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     err[0] = 0;
     if (atoll_nfault_parse(bad[i], &c, err, sizeof err) != ATOLL_EINVAL)
       fail_msg("'%s' was accepted", bad[i]);
-    assert_true(err[0] != 0);
+    assert_cmp(err[0], !=, 0);
   }
 }
 
@@ -140,7 +143,8 @@ static void hit_rate_follows_probability(void **state) {
   uint32_t hits = 0, n = 100000;
   for (uint64_t k = 0; k < n; k++)
     hits += (uint32_t)atoll_nfault_hit(0.1, 42, ATOLL_NFAULT_KERNEL, k);
-  assert_true(hits > 9000 && hits < 11000);
+  assert_cmp(hits, >, 9000);
+  assert_cmp(hits, <, 11000);
   for (uint64_t k = 0; k < 1000; k++) {
     assert_int_equal(atoll_nfault_hit(0.1, 42, ATOLL_NFAULT_KERNEL, k), atoll_nfault_hit(0.1, 42, ATOLL_NFAULT_KERNEL, k));
     assert_false(atoll_nfault_hit(0, 42, ATOLL_NFAULT_ALLOC, k));

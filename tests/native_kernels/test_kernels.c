@@ -392,9 +392,10 @@ static void catalogue_matches_kernel_list(void **state) {
     assert_non_null(k);
     assert_string_equal(k->name, names[id - 1]);
     assert_ptr_equal(ak_kernel_find(k->name), k);
-    assert_true(k->n_ptrs <= AK_MAX_PTRS && k->n_ints <= AK_MAX_INTS);
-    assert_true((k->reads | k->writes) >> k->n_ptrs == 0);
-    assert_true(k->writes != 0);
+    assert_cmp(k->n_ptrs, <=, AK_MAX_PTRS);
+    assert_cmp(k->n_ints, <=, AK_MAX_INTS);
+    assert_cmp((k->reads | k->writes) >> k->n_ptrs, ==, 0);
+    assert_cmp(k->writes, !=, 0);
   }
   assert_null(ak_kernel_info_get(0));
   assert_null(ak_kernel_info_get(AK_K_COUNT));
@@ -435,7 +436,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(catalogue_matches_kernel_list),
       cmocka_unit_test(bad_ids_and_arguments_are_refused),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

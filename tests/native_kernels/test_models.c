@@ -34,7 +34,7 @@ static void models_have_the_reef_profile_shape(void **state) {
   (void)state;
   for (uint32_t i = 0; i < atoll_nmodel_count(); i++) {
     const atoll_nmodel *m = atoll_nmodel_at(i);
-    assert_true(m->n_ops >= 4);
+    assert_cmp(m->n_ops, >=, 4);
     assert_int_equal(m->ops[0].kind, ATOLL_OP_MEMCPY_H2D);
     assert_int_equal(m->ops[0].ptr[0], m->input);
     assert_int_equal(m->ops[m->n_ops - 1].kind, ATOLL_OP_MEMCPY_D2H);
@@ -42,12 +42,12 @@ static void models_have_the_reef_profile_shape(void **state) {
     uint32_t kernels = 0, multi = 0;
     for (uint32_t o = 1; o + 1 < m->n_ops; o++) {
       assert_int_equal(m->ops[o].kind, ATOLL_OP_KERNEL);
-      assert_true(m->ops[o].n_versions >= 1);
+      assert_cmp(m->ops[o].n_versions, >=, 1);
       kernels++;
       multi += m->ops[o].n_versions > 1;
     }
-    assert_true(kernels >= 10);
-    assert_true(multi >= 1);
+    assert_cmp(kernels, >=, 10);
+    assert_cmp(multi, >=, 1);
   }
 }
 
@@ -136,7 +136,7 @@ static void every_version_gives_the_same_bits(void **state) {
         assert_int_equal(o->v[ver].kernel, o->v[0].kernel);
         assert_int_equal(atoll_nmodel_run_blocks(m, i, ver, s.t, 0, o->v[ver].grid, NULL), AK_DONE);
       }
-      assert_true(used > 0);
+      assert_cmp(used, >, 0);
       for (uint32_t t = 0; t < m->n_tensors; t++)
         nk_assert_same((const float *)s.t[t], (const float *)ref.t[t], m->tensors[t].bytes / 4, m->tensors[t].name);
       done(&s);
@@ -164,7 +164,7 @@ static size_t count_diff(const float *a, const float *b, size_t n) {
  * is set and the next block returns AK_KILLED (a CU reset in the middle of the op). */
 static void run_killed_halfway(run_state *s, uint32_t k) {
   const atoll_nversion *v = &s->m->ops[k].v[0];
-  assert_true(v->grid >= 2);
+  assert_cmp(v->grid, >=, 2);
   uint32_t half = v->grid / 2;
   assert_int_equal(atoll_nmodel_run_blocks(s->m, k, 0, s->t, 0, half, NULL), AK_DONE);
   const volatile uint32_t kill = 1;
@@ -182,7 +182,7 @@ static void inplace_restore_needs_the_group_entry(void **state) {
   const uint32_t k = op_named(m, "residual_add_inplace");
   assert_int_equal(idem[k], ATOLL_IDEM_GROUP);
   const uint32_t g = entry[k];
-  assert_true(g < k);
+  assert_cmp(g, <, k);
   const size_t n = out_n(m);
 
   run_state ref = fresh(m, 5);
@@ -201,7 +201,7 @@ static void inplace_restore_needs_the_group_entry(void **state) {
   run_state twice = fresh(m, 5);
   run_ops(&twice, 0, k + 1);
   run_ops(&twice, k, m->n_ops);
-  assert_true(count_diff(output(&twice), output(&ref), n) > 0);
+  assert_cmp(count_diff(output(&twice), output(&ref), n), >, 0);
 
   /* Killed halfway, restored from the group entry: bit for bit the uninterrupted output. */
   run_state group = fresh(m, 5);
@@ -294,7 +294,7 @@ static void profile_loads_back_with_native_and_idempotence(void **state) {
     atoll_nmodel_times times = {.gpu = "test_device", .cus = 2, .vt = vt};
     char path[] = "/tmp/atoll_nk_profile_XXXXXX";
     int fd = mkstemp(path);
-    assert_true(fd >= 0);
+    assert_cmp(fd, >=, 0);
     FILE *f = fdopen(fd, "w");
     assert_int_equal(atoll__nmodel_write_profile(m, &times, "test profile", f), 0);
     fclose(f);
@@ -369,7 +369,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(profile_loads_back_with_native_and_idempotence),
       cmocka_unit_test(profile_without_times_is_refused),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -150,26 +150,56 @@ typedef struct runner {
   uint32_t kernel;
   const ak_args *a;
   const volatile uint32_t *kill;
+  uint32_t entered, done; /* set (atomically) before the block runs, and once it returned */
   int rc;
 } runner;
 
 static void *run_one_block(void *p) {
   runner *r = p;
   ak_ctx c = {.block = 0, .grid = 1, .threads = 32, .kill = r->kill};
+  __atomic_store_n(&r->entered, 1u, __ATOMIC_RELEASE);
   r->rc = ak_run_block(r->kernel, r->a, &c);
+  __atomic_store_n(&r->done, 1u, __ATOMIC_RELEASE);
   return NULL;
 }
 
-/* Starts kernel's block 0 on another thread, sets the kill word after 20 ms, and expects the block
- * to return AK_KILLED. The launches below would run for minutes unkilled. */
+static int64_t thread_cpu_ns(pthread_t th) {
+  clockid_t id;
+  struct timespec ts;
+  if (pthread_getcpuclockid(th, &id) != 0 || clock_gettime(id, &ts) != 0)
+    return -1;
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void pause_us(long us) {
+  struct timespec ts = {0, us * 1000};
+  nanosleep(&ts, NULL);
+}
+
+/* Starts kernel's block 0 on another thread and sets the kill word only once that thread has spent
+ * 5 ms of CPU time inside the block (its own CPU clock, so a loaded machine that starts it late
+ * changes nothing): a block that returns AK_KILLED then was killed while running, at a preemption
+ * point inside its work, not at its entry. The launches below would run for minutes unkilled; a
+ * block not killed within 10 s fails. */
 static void expect_killed_while_running(uint32_t kernel, const ak_args *a) {
   uint32_t kill = 0;
   runner r = {.kernel = kernel, .a = a, .kill = &kill, .rc = -1};
   pthread_t th;
   assert_int_equal(pthread_create(&th, NULL, run_one_block, &r), 0);
-  struct timespec ts = {0, 20 * 1000 * 1000};
-  nanosleep(&ts, NULL);
+  while (!__atomic_load_n(&r.entered, __ATOMIC_ACQUIRE))
+    pause_us(100);
+  int64_t cpu = 0;
+  for (int i = 0; i < 100000 && (cpu = thread_cpu_ns(th)) >= 0 && cpu < 5000000; i++)
+    pause_us(100);
+  if (cpu < 5000000)
+    fail_msg("kernel %u: no 5 ms of CPU time in the block (thread clock %lld ns)", kernel, (long long)cpu);
+  assert_int_equal(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE), 0); /* still running when killed */
   __atomic_store_n(&kill, 1u, __ATOMIC_RELAXED);
+  for (int i = 0; i < 100000 && !__atomic_load_n(&r.done, __ATOMIC_ACQUIRE); i++)
+    pause_us(100);
+  if (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
+    fail_msg("kernel %u still running 10 s after the kill word was set (after %lld us of its CPU time)", kernel,
+             (long long)(cpu / 1000));
   assert_int_equal(pthread_join(th, NULL), 0);
   if (r.rc != AK_KILLED)
     fail_msg("kernel %u returned %d after the kill word was set, want AK_KILLED", kernel, r.rc);
@@ -200,7 +230,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(running_spin_block_is_killed),
       cmocka_unit_test(running_gemm_block_is_killed),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

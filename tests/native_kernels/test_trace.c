@@ -63,7 +63,7 @@ static void inplace_add_reads_before_it_writes(void **state) {
   ak_tracer_free(tr);
   mem_close(&m);
   /* The kernel computed, and the first access to out[0] is the read. */
-  assert_true(out[5] == 6.0f);
+  assert_cmp(out[5], ==, 6.0f);
   const char *r = strstr(m.text, "r 0x1000 4\n"), *w = strstr(m.text, "w 0x1000 4\n");
   assert_non_null(r);
   assert_non_null(w);
@@ -102,7 +102,8 @@ static void gemm_trace_is_coalesced_first_accesses(void **state) {
   uint64_t rbytes[3] = {0}, wbytes[3] = {0};
   for (size_t i = 0; i < t.n_acc; i++) {
     uint64_t region = t.acc[i].lo / 0x100000 - 1;
-    assert_true(region < 3 && t.acc[i].hi <= (region + 1) * 0x100000 + N * N * 4);
+    assert_cmp(region, <, 3);
+    assert_cmp(t.acc[i].hi, <=, (region + 1) * 0x100000 + N * N * 4);
     (t.acc[i].write ? wbytes : rbytes)[region] += t.acc[i].hi - t.acc[i].lo;
   }
   assert_int_equal(rbytes[0], N * N * 4);
@@ -181,7 +182,7 @@ static void model_traces_match_declared_roles(void **state) {
     for (uint32_t i = 0; i < m->n_ops; i++) {
       const atoll_nop *o = &m->ops[i];
       uint8_t touched_r[128] = {0}, touched_w[128] = {0};
-      assert_true(m->n_tensors <= 128);
+      assert_cmp(m->n_tensors, <=, 128);
       assert_string_equal(t.ops[i].name, o->name);
       for (uint32_t k = 0; k < t.ops[i].n_acc; k++) {
         const idem_access *x = &t.acc[t.ops[i].first + k];
@@ -291,7 +292,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(pure_models_are_idempotent_op_by_op),
       cmocka_unit_test(model_trace_is_the_same_text_twice),
   };
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -75,7 +75,7 @@ static char *traced_run(const loaded *l, double from_ms, double to_ms, atoll_run
   char path[64];
   snprintf(path, sizeof path, "/tmp/atoll_timeline_XXXXXX");
   int fd = mkstemp(path);
-  assert_true(fd >= 0);
+  assert_cmp(fd, >=, 0);
   close(fd);
   atoll_trace tr;
   assert_int_equal(atoll_trace_open(&tr, path), ATOLL_OK);
@@ -153,7 +153,7 @@ static void count_event(tally *t, const char *ev) {
   }
   if (ph[0] == 'X') {
     double dur = num(ev, "dur");
-    assert_true(dur >= 0);
+    assert_cmp(dur, >=, 0);
     end = ts + dur;
     t->span_start_hi = fmax(t->span_start_hi, ts), t->span_end_lo = fmin(t->span_end_lo, end);
     if (pid == ATOLL_TRACK_CU)
@@ -174,7 +174,7 @@ static void count_event(tally *t, const char *ev) {
     const char *args = json_member(ev, "args", 4);
     assert_non_null(args);
     double v = num(args, "commands");
-    assert_true(v >= 0);
+    assert_cmp(v, >=, 0);
     if (ends_with(name, " HQ"))
       t->counters_hq++;
     else if (ends_with(name, " DQ")) {
@@ -208,7 +208,8 @@ static void tally_trace(const char *text, tally *t) {
   t->min_ts = t->point_lo = t->span_end_lo = INFINITY;
   t->point_hi = t->span_start_hi = -INFINITY;
   const char *p = json_at(text, "traceEvents");
-  assert_true(p && *p == '[');
+  assert_true(p);
+  assert_cmp(*p, ==, '[');
   for (p = json_ws(p + 1); *p != ']'; t->events++) {
     count_event(t, p);
     p = json_ws(json_skip_value(p, 0));
@@ -270,7 +271,7 @@ static void trace_agrees_with_the_run(void **state) {
   tally_trace(text, t);
   if (t->max_dq > 4)
     fail_msg("a DQ counter reached %.0f, the DQ holds 4", t->max_dq);
-  assert_true(t->max_dq >= 1);
+  assert_cmp(t->max_dq, >=, 1);
   for (long i = 0; i < t->n_pre; i++) {
     bool flagged = false;
     for (long k = 0; k < t->n_flag && !flagged; k++)
@@ -317,8 +318,9 @@ static void window_keeps_only_what_touches_it(void **state) {
     fail_msg("window 50-60 ms: instants and counters from %.3f to %.3f us", t->point_lo, t->point_hi);
   if (t->span_end_lo < 50000.0 || t->span_start_hi >= 60000.0)
     fail_msg("window 50-60 ms: a span ends at %.3f us or starts at %.3f us", t->span_end_lo, t->span_start_hi);
-  assert_true(t->preemptions >= 1 && t->counters_dq >= 1);
-  assert_true(strlen(part) * 5 < strlen(whole));
+  assert_cmp(t->preemptions, >=, 1);
+  assert_cmp(t->counters_dq, >=, 1);
+  assert_cmp(strlen(part) * 5, <, strlen(whole));
   free(t), free(whole), free(part);
   atoll_run_results_free(&whole_res);
   atoll_run_results_free(&part_res);

@@ -43,7 +43,7 @@ static fixture fx;
 /* Appends a request to client c: arrival and latency in us; latency < 0 means never completed. */
 static void add_req(uint32_t c, int64_t arrival_us, int64_t latency_us) {
   atoll_client_records *r = &fx.recs[c];
-  assert_true(r->n < MAX_REQ);
+  assert_cmp(r->n, <, MAX_REQ);
   int64_t arrival = arrival_us * US;
   r->req[r->n] = (atoll_request_record){r->n, arrival, arrival, latency_us < 0 ? -1 : arrival + latency_us * US};
   r->n++;
@@ -417,7 +417,7 @@ static size_t all_fields(char fields[][64], size_t max) {
       snprintf(fields[n++], 64, "clients.%s.norm_latency.%s", clients[c], stats5[i]);
     }
   }
-  assert_true(n <= max);
+  assert_cmp(n, <=, max);
   return n;
 }
 
@@ -500,7 +500,7 @@ static void unknown_fields_return_enoent(void **state) {
     int rc = atoll_report_field(&r, bad[i], &v);
     if (rc != ATOLL_ENOENT)
       fail_msg("'%s' gave %d, expected ATOLL_ENOENT", bad[i], rc);
-    assert_true(v == 42);
+    assert_cmp(v, ==, 42);
   }
   atoll_report_free(&r);
 }
@@ -646,7 +646,7 @@ static void json_has_the_documented_shape(void **state) {
   assert_string_equal(s, "rt.latency_us.max < 6000");
   assert_near(json_num(json, "expect.0.value"), 6000);
   assert_near(json_num(json, "expect.0.margin"), 0);
-  assert_true(strncmp(json_at(json, "expect.0.holds"), "false", 5) == 0);
+  assert_cmp(strncmp(json_at(json, "expect.0.holds"), "false", 5), ==, 0);
   assert_near(json_num(json, "run.events"), 12345);
   assert_near(json_num(json, "run.wall_s"), 0.5);
   assert_near(json_num(json, "run.speed_x"), 2);
@@ -709,10 +709,10 @@ static void json_numbers_round_trip(void **state) {
   compute(&r);
   char *json = capture_json(&r, false);
   /* Exactly equal, not just near: the writer must print enough digits. */
-  assert_true(json_num(json, "clients.0.throughput_rps") == r.clients[0].throughput_rps);
-  assert_true(json_num(json, "clients.0.latency_us.mean") == r.clients[0].latency_us.mean);
-  assert_true(json_num(json, "total_norm_throughput") == r.total_norm_throughput);
-  assert_true(json_num(json, "clients.0.norm_throughput") == r.clients[0].norm_throughput);
+  assert_cmp(json_num(json, "clients.0.throughput_rps"), ==, r.clients[0].throughput_rps);
+  assert_cmp(json_num(json, "clients.0.latency_us.mean"), ==, r.clients[0].latency_us.mean);
+  assert_cmp(json_num(json, "total_norm_throughput"), ==, r.total_norm_throughput);
+  assert_cmp(json_num(json, "clients.0.norm_throughput"), ==, r.clients[0].norm_throughput);
   free(json);
   atoll_report_free(&r);
 }
@@ -792,7 +792,7 @@ static void csv_header_and_one_row_per_client(void **state) {
   const char *header = "client,model,class,requests,completed,dropped,deadline_misses,throughput_rps,"
                        "norm_throughput,lat_mean_us,lat_p50_us,lat_p95_us,lat_p99_us,lat_max_us,"
                        "norm_mean,norm_p50,norm_p95,norm_p99,norm_max\n";
-  assert_true(strncmp(csv, header, strlen(header)) == 0);
+  assert_cmp(strncmp(csv, header, strlen(header)), ==, 0);
   int lines = 0;
   for (const char *p = csv; *p; p++)
     lines += *p == '\n';
@@ -834,7 +834,7 @@ static void table_shows_clients_preemptions_and_verdicts(void **state) {
   int lines = 0;
   for (const char *p = t; *p; p++)
     lines += *p == '\n';
-  assert_true(lines <= 24); /* one screen */
+  assert_cmp(lines, <=, 24); /* one screen */
   free(t);
   atoll_report_free(&r);
 }

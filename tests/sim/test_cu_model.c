@@ -316,7 +316,7 @@ static void test_shipped_kernels_alone(void **state) {
       checked++;
     }
   }
-  assert_true(checked > 1000);
+  assert_cmp(checked, >, 1000);
   atoll_arena_free(&a);
 }
 
@@ -331,7 +331,7 @@ static void test_engine_names(void **state) {
   assert_string_equal(atoll_sim_engine_name(ATOLL_ENGINE_FLUID), "fluid");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_one_kernel_alone),     cmocka_unit_test(test_waves_alone),
       cmocka_unit_test(test_fewer_blocks_than_slots), cmocka_unit_test(test_busy_follows_spread),
@@ -340,5 +340,5 @@ int main(void) {
       cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_kill),
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_engine_names),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -96,7 +96,7 @@ static void growth_keeps_order(void **state) {
     assert_int_equal(atoll_evq_push(&q, ev[i].time, ev[i].cls, i), 0);
   }
   assert_int_equal(atoll_evq_count(&q), N);
-  assert_true(q.cap >= N);
+  assert_cmp(q.cap, >=, N);
   qsort(ev, N, sizeof *ev, by_key);
   for (uint32_t i = 0; i < N; i++) {
     int64_t t;
@@ -160,7 +160,7 @@ static void peek_count_now_and_processed(void **state) {
   (void)state;
   atoll_evq q;
   assert_int_equal(atoll_evq_init(&q, 0), 0); /* 0: a default capacity */
-  assert_true(q.cap > 0);
+  assert_cmp(q.cap, >, 0);
   int64_t t = -7;
   uint64_t p = 99;
   assert_false(atoll_evq_peek_time(&q, &t));

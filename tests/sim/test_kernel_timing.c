@@ -48,7 +48,7 @@ static int64_t check_alone(const atoll_gpu *g, const atoll_op *op, const char *w
   assert_int_equal(kt.is_copy, 0);
   assert_int_equal(kt.blocks, s->grid.x);
   assert_int_equal(kt.block_units, g->registers_per_cu / s->occupancy);
-  assert_true(kt.bt1_ns >= 1);
+  assert_cmp(kt.bt1_ns, >=, 1);
   int64_t target = s->time_ns - g->costs.launch_sync_ns;
   if (target < ATOLL_MIN_KERNEL_NS)
     target = ATOLL_MIN_KERNEL_NS;
@@ -182,8 +182,8 @@ static void demand_without_list_saturates_at_occupancy(void **state) {
     assert_int_equal(atoll_fit_demand(&s, 60, 15100), want);
     atoll_op op = kernel_op(600, occ[i], 100000, NULL, 0);
     assert_int_equal(prepare(&g, &op).demand, want);
-    assert_true(want * occ[i] >= ATOLL_DEMAND_ONE);
-    assert_true((want - 1) * occ[i] < ATOLL_DEMAND_ONE);
+    assert_cmp(want * occ[i], >=, ATOLL_DEMAND_ONE);
+    assert_cmp((want - 1) * occ[i], <, ATOLL_DEMAND_ONE);
   }
   int64_t list[10];
   synth_list(list, 10, 60, 60, 0.5, 100000, 15100);
@@ -257,7 +257,7 @@ static void padded_blocks_run_the_listed_round_time(void **state) {
     atoll_kernel_timing_padded(&g, &op, 0, k, &t);
     assert_int_equal(t.bt1_ns, (lat[k - 1] - over) / rounds[k - 1]);
     assert_int_equal(t.block_units, g.registers_per_cu / k);
-    assert_true(t.demand * k <= ATOLL_DEMAND_ONE);
+    assert_cmp(t.demand * k, <=, ATOLL_DEMAND_ONE);
     assert_int_equal(t.blocks, 150); /* the block count is the command's, untouched */
   }
   /* A version is timed from its own list. */

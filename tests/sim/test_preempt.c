@@ -75,11 +75,11 @@ static void restart_points_follow_the_idempotence_metadata(void **state) {
   run_tapped(&l->s, &v, &res);
   if (v.violations)
     fail_msg("%u bad restart points; first: %s", v.violations, v.why);
-  assert_true(v.preemptions > 100);
-  assert_true(v.interrupted_running > 0);
-  assert_true(v.interrupted_idle > 0);
-  assert_true(v.from_group > 0);
-  assert_true(v.waited > 0);
+  assert_cmp(v.preemptions, >, 100);
+  assert_cmp(v.interrupted_running, >, 0);
+  assert_cmp(v.interrupted_idle, >, 0);
+  assert_cmp(v.from_group, >, 0);
+  assert_cmp(v.waited, >, 0);
   atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
@@ -98,8 +98,8 @@ static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
     else if (res.preemptions[i].latency_ns > 100000)
       waited++;
   }
-  assert_true(killed > 0);
-  assert_true(waited > 0);
+  assert_cmp(killed, >, 0);
+  assert_cmp(waited, >, 0);
   atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
@@ -112,13 +112,13 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
   atoll_test_scenario *l = atoll_test_load(DISB_A, reset, 1);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
-  assert_true(res.n_preemptions > 50);
+  assert_cmp(res.n_preemptions, >, 50);
   assert_int_equal(res.rt_beside_be, 0);
   atoll_run_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DISB_A, streams, 1);
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
-  assert_true(res.rt_beside_be > 0);
+  assert_cmp(res.rt_beside_be, >, 0);
   atoll_run_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DEMO, NULL, 0); /* waiting for a non-restorable kernel must keep the property */
@@ -128,30 +128,46 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
   atoll_test_unload(l);
 }
 
-/* One RNET client preempted by reset: the breakdown is REEF Fig. 20(b)'s (HQ 3 us with async
- * reclamation, DQ 31 us at capacity 4 after the CU kill, CU 3 us), and the latency about their
- * sum. */
+/* One RNET client preempted by reset: REEF Fig. 20(b)'s breakdown (HQ 3 us with async
+ * reclamation, DQ 31 us at capacity 4 after the CU kill, CU 3 us). The HQ and CU parts are preset
+ * costs, so what is checked is what the simulation makes of them: the RT request's first kernel
+ * starts no earlier than the HQ reset, the CU kill and the DQ eviction allow (each phase is paid
+ * before it), the DQ part depends on how much was queued (it is not a constant), and the mean DQ
+ * part and latency land near Fig. 20(b)'s 31 and 37 us. */
 static void reset_breakdown_matches_fig20b(void **state) {
   (void)state;
   const char *reset[] = {"policy=reset"};
   atoll_test_scenario *l = atoll_test_load(DISB_A, reset, 1);
   atoll_run_results res;
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
-  assert_true(res.n_preemptions > 50);
+  assert_in_range(res.n_preemptions, 51, UINT32_MAX);
+  const atoll_gpu_costs *k = &l->s.gpu.costs;
+  int64_t dq_min = INT64_MAX, dq_max = 0, dq_sum = 0, lat_sum = 0;
+  uint32_t n = 0;
   for (uint32_t i = 0; i < res.n_preemptions; i++) {
     const atoll_preemption_record *p = &res.preemptions[i];
     if (p->latency_ns == 0)
       continue; /* its RT request had not started when the run ended */
-    if (p->latency_ns < p->dq_evict_ns || p->latency_ns > 45000)
-      fail_msg("preemption %u at %lld ns: latency %lld ns, DQ reset %lld ns", i, (long long)p->at_ns,
-               (long long)p->latency_ns, (long long)p->dq_evict_ns);
-    assert_int_equal(p->hq_reset_ns, l->s.gpu.costs.hq_reset_async_ns);
-    assert_int_equal(p->cu_kill_ns, l->s.gpu.costs.cu_reset_ns);
+    /* The DQ is emptied after the CU kill; the first RT kernel starts after both. */
+    if (p->latency_ns < p->dq_evict_ns || p->latency_ns < p->hq_reset_ns + p->cu_kill_ns || p->latency_ns > 45000)
+      fail_msg("preemption %u at %lld ns: latency %lld ns, HQ %lld ns, DQ %lld ns, CU %lld ns", i,
+               (long long)p->at_ns, (long long)p->latency_ns, (long long)p->hq_reset_ns,
+               (long long)p->dq_evict_ns, (long long)p->cu_kill_ns);
     /* The queue is processed in order: the (at most 4) waiting commands are evicted once the head
      * leaves, at the CU kill or, for a head still being dispatched, at the end of its dispatch. */
-    const atoll_gpu_costs *k = &l->s.gpu.costs;
-    assert_true(p->dq_evict_ns <= p->cu_kill_ns + k->cp_dispatch_ns + k->dq_reset_ns + 4 * k->evicted_kernel_ns);
+    assert_in_range(p->dq_evict_ns, 0, p->cu_kill_ns + k->cp_dispatch_ns + k->dq_reset_ns + 4 * k->evicted_kernel_ns);
+    dq_min = p->dq_evict_ns < dq_min ? p->dq_evict_ns : dq_min;
+    dq_max = p->dq_evict_ns > dq_max ? p->dq_evict_ns : dq_max;
+    dq_sum += p->dq_evict_ns;
+    lat_sum += p->latency_ns;
+    n++;
   }
+  assert_in_range(n, 51, UINT32_MAX);
+  printf("%u preemptions: DQ %lld-%lld us, mean %.1f us; latency mean %.1f us\n", n, (long long)dq_min / 1000,
+         (long long)dq_max / 1000, dq_sum / 1e3 / n, lat_sum / 1e3 / n);
+  assert_cmp(dq_max, >, dq_min); /* how much was queued shows */
+  assert_in_range(dq_sum / n, 20000, 40000);   /* Fig. 20(b): 31 us */
+  assert_in_range(lat_sum / n, 25000, 45000);  /* Fig. 20(b): about 37 us */
   atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
@@ -168,7 +184,7 @@ static void sync_reclamation_costs_per_command(void **state) {
     if (res.preemptions[i].hq_reset_ns > longest)
       longest = res.preemptions[i].hq_reset_ns;
   /* resnet152 has 207 kernels; a preemption early in a request drops most of them. */
-  assert_true(longest > 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
+  assert_cmp(longest, >, 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
   atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
@@ -188,7 +204,8 @@ static void requests_complete_and_reset_beats_wait(void **state) {
       uint32_t done = 0;
       for (uint32_t i = 0; i < cr->n; i++)
         done += cr->req[i].done_ns >= 0;
-      assert_true(cr->n >= 1 && done + 1 >= cr->n); /* at most the last request is cut by the end */
+      assert_cmp(cr->n, >=, 1);
+      assert_cmp(done + 1, >=, cr->n); /* at most the last request is cut by the end */
     }
     int64_t sum = 0;
     for (uint32_t i = 0; i < res.n_preemptions; i++)
@@ -197,12 +214,12 @@ static void requests_complete_and_reset_beats_wait(void **state) {
     atoll_report rep;
     assert_int_equal(atoll_report_compute(&res, &rep), 0);
     if (k == 0)
-      assert_true(rep.rt_norm_latency.mean <= 1.01);
+      assert_cmp(rep.rt_norm_latency.mean, <=, 1.01);
     atoll_report_free(&rep);
     atoll_run_results_free(&res);
     atoll_test_unload(l);
   }
-  assert_true(mean_latency[1] > 5 * mean_latency[0]);
+  assert_cmp(mean_latency[1], >, 5 * mean_latency[0]);
 }
 
 /* Wait-based preemption on DISB C (five BE streams) keeps serving RT requests: the RT queue once
@@ -220,8 +237,8 @@ static void wait_never_starves_rt_on_disb_c(void **state) {
   uint32_t done = 0;
   for (uint32_t i = 0; i < rt->n; i++)
     done += rt->req[i].done_ns >= 0;
-  assert_true(rt->n > 100);
-  assert_true(done + 1 >= rt->n);
+  assert_cmp(rt->n, >, 100);
+  assert_cmp(done + 1, >=, rt->n);
   atoll_run_results_free(&res);
   atoll_test_unload(l);
 }

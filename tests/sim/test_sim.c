@@ -125,7 +125,7 @@ static void same_seed_gives_identical_reports(void **state) {
         size_t i = first_difference(a, b);
         fail_msg("%s under %s: reports differ at byte %zu:\n%.80s\n%.80s", files[f], policies[p], i, a + i, b + i);
       }
-      assert_true(strlen(a) > 200);
+      assert_cmp(strlen(a), >, 200);
       free(a), free(b);
       atoll_test_unload(l);
     }
@@ -151,10 +151,11 @@ static void other_seed_changes_poisson_output(void **state) {
   run_ok(&l7->s, NULL, &r7);
   run_ok(&l8->s, NULL, &r8);
   char *j7 = json_of(&r7), *j8 = json_of(&r8);
-  assert_true(strcmp(j7, j8) != 0);
+  assert_cmp(strcmp(j7, j8), !=, 0);
   uint32_t n7 = 0, n8 = 0;
   const atoll_request_record *e7 = records_of(&r7, "events", &n7), *e8 = records_of(&r8, "events", &n8);
-  assert_true(n7 > 5 && n8 > 5);
+  assert_cmp(n7, >, 5);
+  assert_cmp(n8, >, 5);
   uint32_t same = 0;
   for (uint32_t i = 0; i < n7 && i < n8; i++)
     same += e7[i].arrival_ns == e8[i].arrival_ns;
@@ -182,7 +183,7 @@ static void client_arrivals_do_not_depend_on_other_clients(void **state) {
   run_ok(&fewer, NULL, &two);
   uint32_t na = 0, nt = 0;
   const atoll_request_record *a = records_of(&all, "events", &na), *t = records_of(&two, "events", &nt);
-  assert_true(na > 5);
+  assert_cmp(na, >, 5);
   assert_int_equal(na, nt);
   for (uint32_t i = 0; i < na; i++)
     assert_int_equal(a[i].arrival_ns, t[i].arrival_ns);
@@ -212,10 +213,10 @@ static void rt_only_low_load_is_exactly_standalone(void **state) {
     uint32_t model = s.clients[0].model;
     int64_t alone;
     assert_int_equal(atoll_sim_standalone_ns(&s, model, &alone), 0);
-    assert_true(alone > 0);
+    assert_cmp(alone, >, 0);
     assert_int_equal(res.standalone_ns[model], alone);
     const atoll_client_records *cr = &res.clients[0];
-    assert_true(cr->n >= 20);
+    assert_cmp(cr->n, >=, 20);
     uint32_t completed = 0;
     for (uint32_t i = 0; i < cr->n; i++) {
       const atoll_request_record *q = &cr->req[i];
@@ -226,7 +227,7 @@ static void rt_only_low_load_is_exactly_standalone(void **state) {
         fail_msg("%s request %u: latency %lld ns, standalone %lld ns", cases[k].path, i,
                  (long long)(q->done_ns - q->arrival_ns), (long long)alone);
     }
-    assert_true(completed + 1 >= cr->n);
+    assert_cmp(completed + 1, >=, cr->n);
     atoll_report rep;
     assert_int_equal(atoll_report_compute(&res, &rep), 0);
     static const char *const stats[] = {"rt.norm_latency.mean", "rt.norm_latency.p50", "rt.norm_latency.p99",
@@ -253,7 +254,7 @@ static void standalone_matches_calibration_path(void **state) {
     assert_int_equal(atoll_calib_standalone(&l->s.gpu, &l->s.models[m].model, &b), 0);
     assert_int_equal(a, b);
     /* vgg and resnet152 take milliseconds, not a degenerate zero. */
-    assert_true(a > 1000000);
+    assert_cmp(a, >, 1000000);
   }
   atoll_test_unload(l);
 }
@@ -291,7 +292,7 @@ static void standalone_is_transmit_plus_dispatch_plus_alone_times(void **state) 
       atoll_kernel_timing kt;
       atoll_kernel_timing_prepare(&g, &m, i, &kt);
       int64_t alone = atoll_kernel_alone_ns(&g, &kt);
-      assert_true(alone > g.costs.hq_transmit_ns); /* each op hides the next one's transmit */
+      assert_cmp(alone, >, g.costs.hq_transmit_ns); /* each op hides the next one's transmit */
       want += g.costs.cp_dispatch_ns + alone;
     }
     int64_t got;
@@ -319,14 +320,15 @@ static void check_conservation(const atoll_run_results *res, const char *what) {
     for (uint32_t i = 0; i < cr->n; i++) {
       const atoll_request_record *q = &cr->req[i];
       assert_int_equal(q->id, i);
-      assert_true(q->arrival_ns >= 0 && q->arrival_ns < s->duration_ns);
+      assert_cmp(q->arrival_ns, >=, 0);
+      assert_cmp(q->arrival_ns, <, s->duration_ns);
       if (i > 0 && q->arrival_ns < cr->req[i - 1].arrival_ns)
         fail_msg("%s %s: request %u arrives before request %u", what, cl->name, i, i - 1);
       if (q->done_ns >= 0) {
         if (!(q->start_ns >= q->arrival_ns && q->done_ns >= q->start_ns))
           fail_msg("%s %s request %u: arrival %lld, start %lld, done %lld", what, cl->name, i,
                    (long long)q->arrival_ns, (long long)q->start_ns, (long long)q->done_ns);
-        assert_true(q->done_ns <= s->duration_ns);
+        assert_cmp(q->done_ns, <=, s->duration_ns);
       } else {
         unfinished++;
         assert_true(q->start_ns == -1 || q->start_ns >= q->arrival_ns);
@@ -341,7 +343,7 @@ static void check_conservation(const atoll_run_results *res, const char *what) {
       }
     }
     if (cl->arrival.kind == ATOLL_ARRIVAL_CLOSED)
-      assert_true(unfinished <= 1);
+      assert_cmp(unfinished, <=, 1);
     /* A uniform client's request k arrives at k / rate. */
     if (cl->arrival.kind == ATOLL_ARRIVAL_UNIFORM && cl->arrival.rate_hz > 0)
       for (uint32_t i = 0; i < cr->n; i++)
@@ -411,8 +413,8 @@ static void disb_a_acceptance_shapes(void **state) {
     fail_msg("total normalized throughput: streams %.4f, expected > seq's %.4f", streams.total_norm_thr,
              seq.total_norm_thr);
   /* rt-only leaves BE out entirely. */
-  assert_true(rt_only.busy_be == 0);
-  assert_true(rt_only.busy_rt > 0);
+  assert_cmp(rt_only.busy_be, ==, 0);
+  assert_cmp(rt_only.busy_rt, >, 0);
 }
 
 /* streams with priority: true: when a BE kernel fills every CU, the RT stream's blocks take freed
@@ -454,8 +456,8 @@ static void stream_priority_favours_rt_when_cus_are_full(void **state) {
   if (!(rt_mean[1] < 0.5 * rt_mean[0]))
     fail_msg("RT mean normalized latency: %.3f with priority, %.3f without (expected < half)", rt_mean[1],
              rt_mean[0]);
-  assert_true(rt_mean[1] > 1); /* still sharing the GPU */
-  assert_true(fabs(be_thr[1] - be_thr[0]) < 0.1 * be_thr[0]);
+  assert_cmp(rt_mean[1], >, 1); /* still sharing the GPU */
+  assert_cmp(fabs(be_thr[1] - be_thr[0]), <, 0.1 * be_thr[0]);
   atoll_arena_free(&a);
 }
 
@@ -478,9 +480,10 @@ static void cu_busy_fractions_are_consistent(void **state) {
         fail_msg("%s/%s: busy %.6f, rt %.6f, be %.6f", files[f], policies[p], all, rt, be);
       /* The same on the raw integrals, exactly. */
       int64_t cap = (int64_t)res.cus * res.window_ns;
-      assert_true(res.cu_busy_ns <= cap);
-      assert_true(res.cu_busy_rt_ns + res.cu_busy_be_ns >= res.cu_busy_ns);
-      assert_true(res.cu_busy_ns >= res.cu_busy_rt_ns && res.cu_busy_ns >= res.cu_busy_be_ns);
+      assert_cmp(res.cu_busy_ns, <=, cap);
+      assert_cmp(res.cu_busy_rt_ns + res.cu_busy_be_ns, >=, res.cu_busy_ns);
+      assert_cmp(res.cu_busy_ns, >=, res.cu_busy_rt_ns);
+      assert_cmp(res.cu_busy_ns, >=, res.cu_busy_be_ns);
       atoll_report_free(&rep);
       atoll_run_results_free(&res);
       atoll_test_unload(l);
@@ -512,7 +515,7 @@ static void trace_is_valid_with_stream_and_client_spans(void **state) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/atoll_sim_trace_XXXXXX");
   int fd = mkstemp(path);
-  assert_true(fd >= 0);
+  assert_cmp(fd, >=, 0);
   close(fd);
   atoll_trace tr;
   assert_int_equal(atoll_trace_open(&tr, path), ATOLL_OK);
@@ -524,11 +527,12 @@ static void trace_is_valid_with_stream_and_client_spans(void **state) {
   if (!json_valid(text))
     fail_msg("invalid trace JSON (%zu bytes)", strlen(text));
   long n = json_count_at(text, "traceEvents");
-  assert_true(n > 10);
+  assert_cmp(n, >, 10);
   /* One pass over the events (json_check's look-ups by path start from the top each time). */
   long spans[5] = {0}, seen = 0;
   const char *p = json_at(text, "traceEvents");
-  assert_true(p && *p == '[');
+  assert_true(p);
+  assert_cmp(*p, ==, '[');
   for (p = json_ws(p + 1); *p != ']'; seen++) {
     char ph[8];
     const char *v = json_member(p, "ph", 2);
@@ -537,7 +541,7 @@ static void trace_is_valid_with_stream_and_client_spans(void **state) {
       const char *pid = json_member(p, "pid", 3), *dur = json_member(p, "dur", 3);
       assert_true(pid && json_skip_number(pid) && dur && json_skip_number(dur));
       double pv = strtod(pid, NULL), dv = strtod(dur, NULL);
-      assert_true(dv >= 0);
+      assert_cmp(dv, >=, 0);
       if (pv >= 0 && pv < 5)
         spans[(int)pv]++;
     } else if (strcmp(ph, "b") == 0) {
@@ -582,7 +586,7 @@ static void shipped_preset_matches_measured_latencies(void **state) {
   static const char *const names[] = {"vgg", "resnet152", "resnet18", "bert", "alexnet", "mocked_kernel"};
   for (int i = 0; i < 6; i++) {
     atoll_model m = load_model(&a, &g, names[i]);
-    assert_true(m.measured_latency_ns > 0);
+    assert_cmp(m.measured_latency_ns, >, 0);
     int64_t t;
     assert_int_equal(atoll_calib_standalone(&g, &m, &t), 0);
     double as_measured = (double)(t + g.costs.launch_sync_ns - g.costs.hq_transmit_ns);
@@ -611,14 +615,16 @@ static void calibrate_reports_resnet_irreconcilable(void **state) {
     fail_msg("why: %s", ms[1].why);
   assert_true(isnan(ms[1].loo_error));
   assert_false(isnan(ms[0].loo_error));
-  assert_true(out.launch_sync_ns >= 0 && out.launch_sync_ns <= 30000);
-  assert_true(out.cp_dispatch_ns >= 0 && out.cp_dispatch_ns <= 30000);
+  assert_cmp(out.launch_sync_ns, >=, 0);
+  assert_cmp(out.launch_sync_ns, <=, 30000);
+  assert_cmp(out.cp_dispatch_ns, >=, 0);
+  assert_cmp(out.cp_dispatch_ns, <=, 30000);
   assert_int_equal(out.max_ns, 30000);
   /* The worst error is the only reconcilable model's own, and the fit makes it small. */
-  assert_true(fabs(fabs(ms[0].error) - out.max_abs_error) < 1e-9);
-  assert_true(out.max_abs_error < 0.05);
+  assert_cmp(fabs(fabs(ms[0].error) - out.max_abs_error), <, 1e-9);
+  assert_cmp(out.max_abs_error, <, 0.05);
   /* resnet is still predicted at the fitted point: far too slow, as the table says. */
-  assert_true(ms[1].error > 0.5);
+  assert_cmp(ms[1].error, >, 0.5);
   atoll_arena_free(&a);
 }
 

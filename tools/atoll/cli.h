@@ -21,7 +21,7 @@ typedef struct atoll_subcommand {
 typedef struct atoll_run_opts {
   atoll_set_override sets[64];
   uint32_t n_sets;
-  const char *positional[8];
+  const char *positional[32]; /* calibrate takes a GPU and its profiles */
   uint32_t n_positional;
   bool quiet; /* --quiet / -q: no progress line (progress.h) */
 } atoll_run_opts;

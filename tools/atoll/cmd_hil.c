@@ -12,7 +12,7 @@
 
 const atoll_subcommand atoll_cmd_hil_def = {
     "hil", atoll_cmd_hil, "predict a scenario from device measurements, run it natively, compare",
-    "usage: atoll hil SCENARIO [--device cpu|cuda|hip] [--cus N] [--slots N] [--pin] [--max-error PCT]\n"
+    "usage: atoll hil SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--max-error PCT]\n"
     "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "\n"
     "The hardware-in-the-loop check (docs/hil.md): measures the device and every native model of\n"
