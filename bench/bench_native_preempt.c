@@ -260,7 +260,7 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
   pt.p99 = pct(lat, k, 99);
   *out = pt;
   free(lat);
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
   destroy(&be);
   destroy(&rt);
   return 0;

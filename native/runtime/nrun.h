@@ -4,10 +4,12 @@
  * at the scenario's arrival times (core/workload.c, the generators the simulator uses) or, closed
  * loop, when its previous request completed; each request carries its own input, made by the
  * native model from the request's sequence number. The scheduler thread runs the same core the
- * simulator links, on the runtime's device (nrt.h). Before the run each model is measured alone
- * (rt-only, one closed-loop client, median latency), which normalizes latencies and turns `load`
- * arrivals into rates, as the simulator's standalone run does. Results use the simulator's
- * structures (sim/results.h) with mode "native", so the report is the same.
+ * simulator links, on the runtime's device (nrt.h). The device-neutral part is the driver's
+ * (run/driver.h), as for the simulator: the rate and deadline rules, arrival generators, the
+ * observer that records requests and preemptions, the results (run/results.h, mode "native", so the
+ * report is the same) and the order of a run. Before the run each model is measured alone (rt-only,
+ * one closed-loop client, median latency), which normalizes latencies and turns `load` arrivals
+ * into rates, as the simulator's standalone run does.
  *
  * Times in the results count from the moment the clients start (the run's time 0). */
 #ifndef ATOLL_NATIVE_NRUN_H
@@ -18,11 +20,12 @@
 #include <stdint.h>
 
 #include "atoll/scenario.h"
+#include "driver.h" /* run/: the results and their free */
 #include "fault.h"
 #include "models/nmodel.h"
 #include "nrt.h"
 #include "results.h"
-#include "timeline.h" /* sim/: atoll_trace (idem_checker has a trace.h of its own) */
+#include "timeline.h" /* run/: atoll_trace (idem/ has a trace.h of its own) */
 
 typedef struct atoll_native_opts {
   const char *device;          /* back-end name ("cpu", "cuda", "hip"); NULL: "cpu" */
@@ -62,12 +65,12 @@ typedef struct atoll_native_info {
  * that the policy fits the device. Returns 0, or ATOLL_EINVAL with the reason in err. */
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len);
 
-/* Fills res (free with atoll_native_results_free) and, when not NULL, info. Returns 0,
+/* Fills res (free with atoll_run_results_free, run/driver.h) through the driver and, when not
+ * NULL, info. Returns 0,
  * ATOLL_ENODEV when the device is unavailable (err says why), ATOLL_EINVAL for a scenario the
  * native runner cannot run (err says why), ATOLL_EIO when a launch faulted, or ATOLL_ENOMEM. */
 int atoll_native_run(const atoll_scenario *s, const atoll_native_opts *o, atoll_run_results *res,
                      atoll_native_info *info, char *err, size_t err_len);
-void atoll_native_results_free(atoll_run_results *res);
 /* A model's latency alone on the device: median over `runs` closed-loop requests after one
  * warm-up request. */
 int atoll_native_standalone_ns(const atoll_scenario *s, const atoll_native_opts *o, uint32_t model, uint32_t runs,

@@ -6,7 +6,7 @@
 #include "atoll/error.h"
 #include "native_cli.h"
 #include "report_out.h"
-#include "../../sim/report.h"
+#include "../../run/report.h"
 
 const atoll_subcommand atoll_cmd_native_def = {
     "native", atoll_cmd_native, "run a scenario for real on a native device (cpu, cuda, hip)",
@@ -221,7 +221,7 @@ int atoll_cmd_native(int argc, char **argv) {
     }
     atoll_report_free(&rep);
   }
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
   free(nm);
   atoll_arena_free(&a);
   return exit_code;

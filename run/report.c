@@ -15,6 +15,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
+#include "driver.h"
 #include "json_out.h"
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
@@ -87,26 +88,12 @@ static int64_t standalone_ns(const atoll_run_results *res, uint32_t model) {
   return res->standalone_ns ? res->standalone_ns[model] : 0;
 }
 
-/* The client's relative deadline in ns: explicit, or for a uniform client its period (from
- * rate_hz, or from load as a fraction of the model's standalone throughput). False if none. */
+/* The client's relative deadline in ns (driver.h's rule: explicit, or a uniform client's period).
+ * False if none. */
 static bool client_deadline(const atoll_run_results *res, uint32_t c, double *deadline_ns) {
   const atoll_client *cl = &res->scenario->clients[c];
-  if (cl->deadline_ns > 0) {
-    *deadline_ns = (double)cl->deadline_ns;
-    return true;
-  }
-  if (cl->arrival.kind != ATOLL_ARRIVAL_UNIFORM)
-    return false;
-  if (cl->arrival.rate_hz > 0) {
-    *deadline_ns = 1e9 / cl->arrival.rate_hz;
-    return true;
-  }
-  int64_t alone = standalone_ns(res, cl->model);
-  if (cl->arrival.load > 0 && alone > 0) {
-    *deadline_ns = (double)alone / cl->arrival.load;
-    return true;
-  }
-  return false;
+  *deadline_ns = atoll_run_deadline_ns(cl, standalone_ns(res, cl->model));
+  return *deadline_ns > 0;
 }
 
 /* Where one client's latency samples go: its own sets and, for an RT client, the pooled ones. */
