@@ -23,6 +23,7 @@
 #include "atoll/error.h"
 #include "atoll_test.h"
 #include "backend.h"
+#include "nlaunch_build.h"
 #include "nrt.h"
 
 enum { MAX_LOG = 512, START = 0xff, WAIT_MS = 20000 };
@@ -130,29 +131,11 @@ static void wait_index(rig *r, atoll_nqueue *q, uint64_t tag) {
     fail_msg("[%s] the execution index never named launch %llu", r->name, (unsigned long long)tag);
 }
 
+/* A spin launch of 32-thread blocks with a preemption point every 1,000 iterations. */
 static atoll_nlaunch spin(uint64_t tag, float *out, uint32_t grid, uint32_t iters) {
-  atoll_nlaunch l;
-  memset(&l, 0, sizeof l);
-  l.kind = ATOLL_NL_KERNEL;
-  l.tag = tag;
-  l.k = (atoll_nkernel_range){.kernel = AK_K_SPIN, .grid = grid, .threads = 32, .block_n = grid, .occupancy = 1,
-                              .tag = tag};
-  l.k.args.p[0] = out;
-  l.k.args.i[0] = (int32_t)iters;
-  l.k.args.i[1] = 1000;
-  return l;
+  return atoll_test_spin(tag, out, grid, 32, iters, 1000);
 }
 
-static atoll_nlaunch copy(atoll_nlaunch_kind kind, uint64_t tag, void *dst, const void *src, size_t bytes) {
-  atoll_nlaunch l;
-  memset(&l, 0, sizeof l);
-  l.kind = kind;
-  l.tag = tag;
-  l.dst = dst;
-  l.src = src;
-  l.bytes = bytes;
-  return l;
-}
 
 typedef void (*case_fn)(rig *r);
 
@@ -304,7 +287,7 @@ static void c_copies_round_trip_data_in_place_at_completion(rig *r) {
   pthread_mutex_lock(&r->mu);
   r->watch_tag = 2, r->watch_dst = dst, r->watch_want = want, r->watch_bytes = N;
   pthread_mutex_unlock(&r->mu);
-  atoll_nlaunch h = copy(ATOLL_NL_COPY_H2D, 1, dev, src, N), d = copy(ATOLL_NL_COPY_D2H, 2, dst, dev, N);
+  atoll_nlaunch h = atoll_test_copy(ATOLL_NL_COPY_H2D, 1, dev, src, N), d = atoll_test_copy(ATOLL_NL_COPY_D2H, 2, dst, dev, N);
   assert_int_equal(r->ops->submit(r->be, q, &h), 0);
   assert_int_equal(r->ops->submit(r->be, q, &d), 0);
   assert_int_equal(wait_done(r, 1, NULL), ATOLL_ND_OK);
@@ -337,7 +320,7 @@ static void c_evicted_copy_leaves_destination(rig *r) {
   assert_int_equal(r->ops->create_queue(r->be, 0, &q), 0);
   assert_int_equal(r->ops->alloc(r->be, (size_t)r->info.cus * 32 * sizeof(float), (void **)&out), 0);
   assert_int_equal(r->ops->alloc(r->be, N, (void **)&dev), 0);
-  atoll_nlaunch a = long_spin(r, 1, out), d = copy(ATOLL_NL_COPY_D2H, 2, dst, dev, N);
+  atoll_nlaunch a = long_spin(r, 1, out), d = atoll_test_copy(ATOLL_NL_COPY_D2H, 2, dst, dev, N);
   assert_int_equal(r->ops->submit(r->be, q, &a), 0);
   assert_int_equal(r->ops->submit(r->be, q, &d), 0);
   wait_index(r, q, 1);
