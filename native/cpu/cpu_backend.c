@@ -958,40 +958,16 @@ static int cpu_cu_busy(void *be, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_n
   return 0;
 }
 
-static const atoll_nbackend_ops cpu_ops = {
-    .name = "cpu",
-    .open = cpu_open,
-    .close = cpu_close,
-    .info = cpu_info,
-    .alloc = cpu_alloc,
-    .free = cpu_free,
-    .copy_to_device = cpu_copy,
-    .copy_from_device = cpu_copy,
-    .create_queue = cpu_create_queue,
-    .submit = cpu_submit,
-    .set_flag = cpu_set_flag,
-    .exec_index = cpu_exec_index,
-    .reset_cus = cpu_reset_cus,
-    .cu_busy = cpu_cu_busy,
-};
-
-/* The same back-end in its GPU-like mode (cpu_backend.h). */
-static const atoll_nbackend_ops cpu_gpu_like_ops = {
-    .name = "cpu-gpu",
-    .open = cpu_open_gpu_like,
-    .close = cpu_close,
-    .info = cpu_info,
-    .alloc = cpu_alloc,
-    .free = cpu_free,
-    .copy_to_device = cpu_copy,
-    .copy_from_device = cpu_copy,
-    .create_queue = cpu_create_queue,
-    .submit = cpu_submit,
-    .set_flag = cpu_set_flag,
-    .exec_index = cpu_exec_index,
-    .reset_cus = cpu_reset_cus,
-    .cu_busy = cpu_cu_busy,
-};
+/* The back-end and its GPU-like mode (cpu_backend.h) differ only in how they open. */
+#define CPU_BACKEND_OPS(NAME, OPEN)                                                                        \
+  {                                                                                                     \
+    .name = NAME, .open = OPEN, .close = cpu_close, .info = cpu_info, .alloc = cpu_alloc, .free = cpu_free, \
+    .copy_to_device = cpu_copy, .copy_from_device = cpu_copy, .create_queue = cpu_create_queue,           \
+    .submit = cpu_submit, .set_flag = cpu_set_flag, .exec_index = cpu_exec_index,                          \
+    .reset_cus = cpu_reset_cus, .cu_busy = cpu_cu_busy,                                                    \
+  }
+static const atoll_nbackend_ops cpu_ops = CPU_BACKEND_OPS("cpu", cpu_open);
+static const atoll_nbackend_ops cpu_gpu_like_ops = CPU_BACKEND_OPS("cpu-gpu", cpu_open_gpu_like);
 
 const atoll_nbackend_ops *atoll_ncpu_backend(void) { return &cpu_ops; }
 
