@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "atoll/error.h"
+#include "nm_launch.h"
 
 /* The completions of the verification queue: the last tag seen and any status but OK. */
 typedef struct vstate {
@@ -55,45 +56,6 @@ int atoll_nverify_within_tolerance(const float *a, const float *ref, size_t n, d
   return ok;
 }
 
-/* The launch of op `op` of one request on the verification tensors. */
-static void v_launch(const atoll_nmodel *nm, uint32_t op, void *const *dev, void *input, void *output, uint64_t tag,
-                     atoll_nlaunch *l) {
-  const atoll_nop *o = &nm->ops[op];
-  memset(l, 0, sizeof *l);
-  l->tag = tag;
-  switch (o->kind) {
-  case ATOLL_OP_KERNEL: {
-    const atoll_nversion *v = &o->v[0];
-    l->kind = ATOLL_NL_KERNEL;
-    atoll_nmodel_bind_args(nm, op, 0, dev, &l->k.args);
-    l->k.kernel = v->kernel;
-    l->k.grid = v->grid;
-    l->k.threads = v->threads;
-    l->k.block_n = v->grid;
-    l->k.occupancy = v->occupancy;
-    l->k.tag = tag;
-    break;
-  }
-  case ATOLL_OP_MEMCPY_H2D:
-    l->kind = ATOLL_NL_COPY_H2D;
-    l->dst = dev[o->ptr[0]];
-    l->src = input; /* the models' only H2D copy moves the input */
-    l->bytes = nm->tensors[o->ptr[0]].bytes;
-    break;
-  case ATOLL_OP_MEMCPY_D2H:
-    l->kind = ATOLL_NL_COPY_D2H;
-    l->dst = output; /* and their only D2H copy the output */
-    l->src = dev[o->ptr[0]];
-    l->bytes = nm->tensors[o->ptr[0]].bytes;
-    break;
-  case ATOLL_OP_MEMSET:
-    l->kind = ATOLL_NL_MEMSET;
-    l->dst = dev[o->ptr[0]];
-    l->value = o->value;
-    l->bytes = nm->tensors[o->ptr[0]].bytes;
-    break;
-  }
-}
 
 /* Op `op` of a sampled request, run alone on the device and checked against the CPU build's kernel
  * on the same inputs: every tensor the op binds is read back first (into `before`), the op runs
@@ -108,7 +70,7 @@ static int check_op(const atoll_nbackend_ops *ops, void *be, atoll_nqueue *q, vs
     if (o->ptr[s] != ATOLL_NARG_NONE)
       rc = ops->copy_from_device(be, before[o->ptr[s]], dev[o->ptr[s]], nm->tensors[o->ptr[s]].bytes);
   atoll_nlaunch l;
-  v_launch(nm, op, dev, NULL, NULL, tag, &l);
+  atoll_nmodel_launch(nm, op, 0, dev, NULL, NULL, tag, &l);
   if (rc == 0)
     rc = ops->submit(be, q, &l);
   if (rc == 0)
@@ -170,7 +132,7 @@ int atoll_nverify_client(const atoll_nbackend_ops *ops, const atoll_nbackend_cfg
         continue;
       }
       atoll_nlaunch l;
-      v_launch(nm, op, dev, input, output, ++tag, &l);
+      atoll_nmodel_launch(nm, op, 0, dev, input, output, ++tag, &l); /* the models' only copies move the input and the output */
       rc = ops->submit(be, q, &l);
     }
     counts->cpu_requests += sampled && rc == 0;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "atoll/error.h"
+#include "nm_launch.h"
 #include "selftest.h"
 
 int64_t st_now_ns(void) {
@@ -153,42 +154,8 @@ int st_model_reset(st_dev *d, st_model *sm) {
 
 void st_model_launch(const st_model *sm, uint32_t op, uint32_t version, uint64_t tag, atoll_nlaunch *l) {
   const atoll_nmodel *m = sm->m;
-  const atoll_nop *o = &m->ops[op];
-  memset(l, 0, sizeof *l);
-  l->tag = tag;
-  switch (o->kind) {
-  case ATOLL_OP_KERNEL: {
-    const atoll_nversion *v = &o->v[version];
-    l->kind = ATOLL_NL_KERNEL;
-    l->k.kernel = v->kernel;
-    atoll_nmodel_bind_args(m, op, version, sm->dev, &l->k.args);
-    l->k.grid = v->grid;
-    l->k.threads = v->threads;
-    l->k.block_lo = 0;
-    l->k.block_n = v->grid;
-    l->k.occupancy = v->occupancy;
-    l->k.tag = tag;
-    break;
-  }
-  case ATOLL_OP_MEMCPY_H2D:
-    l->kind = ATOLL_NL_COPY_H2D;
-    l->dst = sm->dev[o->ptr[0]];
-    l->src = sm->host[o->ptr[0]];
-    l->bytes = m->tensors[o->ptr[0]].bytes;
-    break;
-  case ATOLL_OP_MEMCPY_D2H:
-    l->kind = ATOLL_NL_COPY_D2H;
-    l->dst = o->ptr[0] == m->output ? sm->out : sm->host[o->ptr[0]];
-    l->src = sm->dev[o->ptr[0]];
-    l->bytes = m->tensors[o->ptr[0]].bytes;
-    break;
-  case ATOLL_OP_MEMSET:
-    l->kind = ATOLL_NL_MEMSET;
-    l->dst = sm->dev[o->ptr[0]];
-    l->value = o->value;
-    l->bytes = m->tensors[o->ptr[0]].bytes;
-    break;
-  }
+  const uint32_t t = m->ops[op].ptr[0];
+  atoll_nmodel_launch(m, op, version, sm->dev, sm->host[t], t == m->output ? sm->out : sm->host[t], tag, l);
 }
 
 int st_model_run(st_dev *d, st_model *sm, uint32_t from, uint32_t to, uint32_t cap) {
