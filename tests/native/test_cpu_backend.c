@@ -11,6 +11,7 @@
 #include "atoll/error.h"
 #include "atoll_test.h"
 #include "cpu/cpu_backend.h"
+#include "nlaunch_build.h"
 
 enum { MAX_LOG = 256, START = 0xff };
 
@@ -96,18 +97,9 @@ static void close_cpu(void *be) {
   pthread_mutex_destroy(&L.mu);
 }
 
-/* A spin launch: `iters` iterations per thread per block, a preemption point every `per_point`. */
+/* A spin launch of 4-thread blocks (nlaunch_build.h). */
 static atoll_nlaunch spin(uint64_t tag, float *out, uint32_t grid, uint32_t iters, uint32_t per_point) {
-  atoll_nlaunch l;
-  memset(&l, 0, sizeof l);
-  l.kind = ATOLL_NL_KERNEL;
-  l.tag = tag;
-  l.k = (atoll_nkernel_range){.kernel = AK_K_SPIN, .grid = grid, .threads = 4, .block_n = grid, .occupancy = 1,
-                              .tag = tag};
-  l.k.args.p[0] = out;
-  l.k.args.i[0] = (int32_t)iters;
-  l.k.args.i[1] = (int32_t)per_point;
-  return l;
+  return atoll_test_spin(tag, out, grid, 4, iters, per_point);
 }
 
 static void spin_launch_completes_and_matches_direct_run(void **state) {

@@ -13,6 +13,7 @@
 #include "atoll_test.h"
 #include "backend.h"
 #include "cpu/cpu_backend.h"
+#include "nlaunch_build.h"
 
 enum { MAX_LOG = 256, START = 0xff };
 
@@ -91,28 +92,9 @@ static void close_like(void *be) {
 }
 
 static atoll_nlaunch spin(uint64_t tag, float *out, uint32_t grid, uint32_t iters, uint32_t per_point) {
-  atoll_nlaunch l;
-  memset(&l, 0, sizeof l);
-  l.kind = ATOLL_NL_KERNEL;
-  l.tag = tag;
-  l.k = (atoll_nkernel_range){.kernel = AK_K_SPIN, .grid = grid, .threads = 4, .block_n = grid, .occupancy = 1,
-                              .tag = tag};
-  l.k.args.p[0] = out;
-  l.k.args.i[0] = (int32_t)iters;
-  l.k.args.i[1] = (int32_t)per_point;
-  return l;
+  return atoll_test_spin(tag, out, grid, 4, iters, per_point);
 }
 
-static atoll_nlaunch copy(atoll_nlaunch_kind kind, uint64_t tag, void *dst, const void *src, size_t bytes) {
-  atoll_nlaunch l;
-  memset(&l, 0, sizeof l);
-  l.kind = kind;
-  l.tag = tag;
-  l.dst = dst;
-  l.src = src;
-  l.bytes = bytes;
-  return l;
-}
 
 static void wait_index(void *be, atoll_nqueue *q, uint64_t tag) {
   uint64_t idx = 0;
@@ -195,7 +177,7 @@ static void copies_go_through_staging(void **state) {
   assert_int_equal(B->alloc(be, N, (void **)&dev), 0);
   for (int i = 0; i < N; i++)
     src[i] = want[i] = (uint8_t)(i * 7 + 3);
-  atoll_nlaunch h2d = copy(ATOLL_NL_COPY_H2D, 1, dev, src, N), d2h = copy(ATOLL_NL_COPY_D2H, 2, back, dev, N);
+  atoll_nlaunch h2d = atoll_test_copy(ATOLL_NL_COPY_H2D, 1, dev, src, N), d2h = atoll_test_copy(ATOLL_NL_COPY_D2H, 2, back, dev, N);
   assert_int_equal(B->submit(be, q, &h2d), 0);
   memset(src, 0xee, N); /* the staging ring holds the data already */
   assert_int_equal(B->submit(be, q, &d2h), 0);
@@ -208,7 +190,7 @@ static void copies_go_through_staging(void **state) {
   assert_non_null(bsrc);
   assert_int_equal(B->alloc(be, big, (void **)&bdev), 0);
   for (uint64_t t = 3; t < 3 + 6; t++) {
-    atoll_nlaunch c = copy(ATOLL_NL_COPY_H2D, t, bdev, bsrc, big);
+    atoll_nlaunch c = atoll_test_copy(ATOLL_NL_COPY_H2D, t, bdev, bsrc, big);
     assert_int_equal(B->submit(be, q, &c), 0);
   }
   for (uint64_t t = 3; t < 3 + 6; t++)
