@@ -1,6 +1,7 @@
 /* What a run produced, as raw facts: every request's times, preemption records, CU busy time and
  * the run's own cost. The report (report.h) turns these into statistics, checks `expect:` bounds
- * and writes the table, JSON and CSV. Shared by the simulator and, later, the native runner. */
+ * and writes the table, JSON and CSV. One type for every device: the simulator and the native
+ * runner fill it, and run/driver.h initialises and frees it (atoll_run_results_init/_free). */
 #ifndef ATOLL_SIM_RESULTS_H
 #define ATOLL_SIM_RESULTS_H
 

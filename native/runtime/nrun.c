@@ -1,5 +1,5 @@
 /* The native runner (nrun.h): clients on threads, the core on the runtime's scheduler thread,
- * real kernels on a back-end, the simulator's results and report. */
+ * real kernels on a back-end, the driver's results and report (run/driver.h, run/report.h). */
 #include "nrun.h"
 
 #include <errno.h>
