@@ -2,11 +2,13 @@
  * value given on the command line is checked exactly like one written in the file, and its errors
  * point into the --set text ("--set:1:COL"). Sequence steps take an index or, for lists of named
  * mappings such as clients, a name. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
 #include "load.h"
+#include "suggest.h"
 
 static void repoint(atoll_ynode *n, const atoll_source *src) {
   n->src = src;
@@ -50,6 +52,27 @@ static atoll_ynode *seq_step(atoll_ynode *seq, const char *seg, size_t len) {
   return NULL;
 }
 
+/* For a list of named mappings such as clients: hint gets "; did you mean 'X'?" when a name is
+ * near the mistyped one, buf gets ": A, B, ..." so the right names are on screen ("" for others). */
+static void list_names(const atoll_ynode *seq, const char *seg, size_t seg_len, char *hint, size_t hint_size,
+                       char *buf, size_t size) {
+  enum { MAX = 64 };
+  const char *names[MAX];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < seq->n && n < MAX; i++) {
+    const atoll_ynode *name = atoll_ymap_get(seq->items[i], "name");
+    if (name && name->kind == ATOLL_Y_SCALAR)
+      names[n++] = name->str;
+  }
+  char typed[64];
+  snprintf(typed, sizeof typed, "%.*s", (int)(seg_len < 63 ? seg_len : 63), seg);
+  atoll_suggest_text(hint, hint_size, typed, names, n);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (uint32_t i = 0; i < n && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : ": ", names[i]);
+}
+
 static int apply_one(atoll_arena *a, atoll_ynode *root, const char *text, atoll_diag *d) {
   atoll_source *src = atoll_arena_alloc(a, sizeof *src);
   if (!src)
@@ -87,8 +110,10 @@ static int apply_one(atoll_arena *a, atoll_ynode *root, const char *text, atoll_
     if (node->kind == ATOLL_Y_SEQ) {
       atoll_ynode *next = seq_step(node, seg, len);
       if (!next) {
-        atoll_diag_set(d, src, 1, col, NULL, "no element '%.*s' in this list (give an index or a name)", (int)len,
-                       seg);
+        char hint[96], names[256];
+        list_names(node, seg, len, hint, sizeof hint, names, sizeof names);
+        atoll_diag_set(d, src, 1, col, NULL, "no element '%.*s' in this list%s (give an index or a name%s)", (int)len,
+                       seg, hint, names);
         return ATOLL_EPARSE;
       }
       if (last) {
