@@ -26,6 +26,21 @@ case $case_name in
       grep -q "^usage: atoll $c" "$tmp/.stdout" || fail "'atoll $c --help' has no usage line"
       expect_rc 0 "$atoll" help "$c"
     done ;;
+  help_rows_aligned)
+    [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
+    /usr/bin/python3 "$src/tests/cli/help_aligned.py" "$atoll" || fail "misaligned --help rows" ;;
+  unknown_names_suggest)
+    # "did you mean" for commands, import kinds and options, in the words the user typed.
+    expect_rc 2 "$atoll" simm
+    grep -q "unknown command 'simm'; did you mean 'sim'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" help chekc
+    grep -q "unknown command 'chekc'; did you mean 'check'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" import dsib x.json -o "$tmp/o.yaml"
+    grep -q "unknown import kind 'dsib'; did you mean 'disb'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --polcy seq
+    grep -q "unknown option '--polcy'; did you mean '--policy'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" model info "$src/scenarios/models/tiny.yaml" --gpu mi5
+    grep -q "unknown GPU preset 'mi5'; did you mean 'mi50'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   usage_errors_exit_2)
     expect_rc 2 "$atoll"
     expect_rc 2 "$atoll" frobnicate

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "suggest.h"
 
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out) { fputs(cmd->usage, out); }
 
@@ -91,8 +92,23 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
       later[n_later++].text = argv[++i];
       continue;
     }
-    if (a[0] == '-' && a[1] != '\0')
-      return atoll_cli_usage_error(cmd, "unknown option '%s'", a);
+    if (a[0] == '-' && a[1] != '\0') {
+      /* The options this command takes, for "did you mean". */
+      const char *known[48];
+      uint32_t n = 0;
+      for (uint32_t k = 0; k < n_extra && n < 40; k++)
+        known[n++] = extra[k];
+      if (run_options) {
+        known[n++] = "--policy";
+        known[n++] = "--seed";
+        known[n++] = "--duration-ms";
+        known[n++] = "--quiet";
+        known[n++] = "--set";
+      }
+      known[n++] = "--help";
+      char hint[96];
+      return atoll_cli_usage_error(cmd, "unknown option '%s'%s", a, atoll_suggest_text(hint, sizeof hint, a, known, n));
+    }
     if (opts->n_positional >= sizeof opts->positional / sizeof opts->positional[0])
       return atoll_cli_usage_error(cmd, "too many arguments");
     opts->positional[opts->n_positional++] = a;

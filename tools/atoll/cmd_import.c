@@ -11,6 +11,7 @@
 #include "atoll/error.h"
 #include "cli.h"
 #include "disb_import.h"
+#include "suggest.h"
 #include "idem_meta.h"
 #include "model_write.h"
 #include "nsys_sqlite_import.h"
@@ -284,5 +285,8 @@ int atoll_cmd_import(int argc, char **argv) {
       return atoll_cli_usage_error(cmd, "--gpu and --idem go with 'reef-model'");
     return import_disb(cmd, &o, vals[0], vals[2]);
   }
-  return atoll_cli_usage_error(cmd, "unknown import kind '%s' (expected reef-model, disb, torch-trace, nsys or rocprof)", o.positional[0]);
+  static const char *const kinds[] = {"reef-model", "disb", "torch-trace", "nsys", "rocprof"};
+  char hint[96];
+  return atoll_cli_usage_error(cmd, "unknown import kind '%s'%s (expected reef-model, disb, torch-trace, nsys or rocprof)",
+                               o.positional[0], atoll_suggest_text(hint, sizeof hint, o.positional[0], kinds, 5));
 }

@@ -69,8 +69,13 @@ int atoll_cmd_model(int argc, char **argv) {
   if (gpu_arg) {
     const char *path = strchr(gpu_arg, '/') ? gpu_arg : atoll_gpu_find_preset(&a, gpu_arg, ".");
     if (!path) {
+      const char *near = atoll_gpu_suggest_preset(&a, gpu_arg, ".");
+      char hint[96] = "";
+      if (near)
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+      int urc = atoll_cli_usage_error(cmd, "unknown GPU preset '%s'%s", gpu_arg, hint);
       atoll_arena_free(&a);
-      return atoll_cli_usage_error(cmd, "unknown GPU preset '%s'", gpu_arg);
+      return urc;
     }
     rc = atoll_gpu_load_file(&a, path, &gpu, &d);
     gp = &gpu;
