@@ -26,6 +26,11 @@ case $case_name in
       grep -q "^usage: atoll $c" "$tmp/.stdout" || fail "'atoll $c --help' has no usage line"
       expect_rc 0 "$atoll" help "$c"
     done ;;
+  binary_input_escaped)
+    # Control bytes of a binary file reach the terminal escaped (\xNN), never raw.
+    expect_rc 2 "$atoll" check "$src/scenarios/bad/binary_control_bytes.yaml"
+    grep -q 'ab\\x1b]0;title\\x07\\x01\\x7f: 1' "$tmp/.stderr" || fail "echoed line: $(cat -v "$tmp/.stderr")"
+    ! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$tmp/.stderr" || fail "raw control bytes: $(cat -v "$tmp/.stderr")" ;;
   help_rows_aligned)
     [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
     /usr/bin/python3 "$src/tests/cli/help_aligned.py" "$atoll" || fail "misaligned --help rows" ;;
