@@ -45,7 +45,9 @@ int atoll_model_load_source(atoll_arena *a, const atoll_source *src, const char 
 
 /* --- Scenarios --- */
 typedef struct atoll_set_override {
-  const char *text; /* "PATH=VALUE" as given on the command line */
+  const char *text;   /* "PATH=VALUE" as given on the command line */
+  const char *option; /* NULL for --set; a shorthand's name ("--policy") when text was made from it,
+                         so errors show "--policy VALUE" as the user typed it */
 } atoll_set_override;
 
 int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,

@@ -73,25 +73,44 @@ static void list_names(const atoll_ynode *seq, const char *seg, size_t seg_len, 
     len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : ": ", names[i]);
 }
 
-static int apply_one(atoll_arena *a, atoll_ynode *root, const char *text, atoll_diag *d) {
+static int apply_one(atoll_arena *a, atoll_ynode *root, const atoll_set_override *set, atoll_diag *d) {
+  const char *text = set->text;
   atoll_source *src = atoll_arena_alloc(a, sizeof *src);
   if (!src)
     return ATOLL_ENOMEM;
   *src = (atoll_source){.name = "--set", .text = atoll_arena_strdup(a, text), .len = strlen(text)};
   const char *eq = strchr(text, '=');
+  /* A shorthand ("--policy reeef", made into "policy=reeef") is echoed as typed: the source is the
+   * option and its value, and the value's columns count from there. */
+  uint32_t value_col0 = eq ? (uint32_t)(eq - text + 1) : 0;
+  if (set->option && eq) {
+    size_t on = strlen(set->option), vn = strlen(eq + 1);
+    char *shown = atoll_arena_alloc(a, on + 1 + vn + 1);
+    if (!shown)
+      return ATOLL_ENOMEM;
+    memcpy(shown, set->option, on);
+    shown[on] = ' ';
+    memcpy(shown + on + 1, eq + 1, vn + 1);
+    *src = (atoll_source){.name = set->option, .text = shown, .len = on + 1 + vn};
+    value_col0 = (uint32_t)on + 1;
+  }
   if (!eq || eq == text) {
     atoll_diag_set(d, src, 1, 1, NULL, "expected PATH=VALUE, e.g. clients.cam.arrival.load=0.5");
     return ATOLL_EPARSE;
   }
   /* Parse the value as YAML (so lists and mappings can be set too), then re-home its nodes in
    * the --set source so messages show the whole argument. */
-  atoll_source value_src = {.name = "--set", .text = eq + 1, .len = strlen(eq + 1)};
+  atoll_source value_src = {.name = src->name, .text = eq + 1, .len = strlen(eq + 1)};
   atoll_ynode *value = NULL;
-  int rc = atoll_ytree_parse(a, &value_src, (uint32_t)(eq - text + 1), &value, d);
-  if (rc)
+  int rc = atoll_ytree_parse(a, &value_src, value_col0, &value, d);
+  if (rc) {
+    /* The parser echoed the value alone; columns count from the whole argument, so echo that. */
+    if (d->line == 1)
+      snprintf(d->line_text, sizeof d->line_text, "%.*s", (int)strcspn(src->text, "\n"), src->text);
     return rc;
+  }
   if (!value)
-    value = scalar_at(a, src, "", 0, (uint32_t)(eq - text + 2));
+    value = scalar_at(a, src, "", 0, value_col0 + 1);
   if (!value)
     return ATOLL_ENOMEM;
   repoint(value, src);
@@ -154,7 +173,7 @@ int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_overrid
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d) {
   for (uint32_t i = 0; i < n_sets; i++) {
-    int rc = apply_one(a, root, sets[i].text, d);
+    int rc = apply_one(a, root, &sets[i], d);
     if (rc)
       return rc;
   }

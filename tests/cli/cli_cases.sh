@@ -31,6 +31,12 @@ case $case_name in
     expect_rc 2 "$atoll" check "$src/scenarios/bad/binary_control_bytes.yaml"
     grep -q 'ab\\x1b]0;title\\x07\\x01\\x7f: 1' "$tmp/.stderr" || fail "echoed line: $(cat -v "$tmp/.stderr")"
     ! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$tmp/.stderr" || fail "raw control bytes: $(cat -v "$tmp/.stderr")" ;;
+  set_errors_echo_argument)
+    # An error in a --set or shorthand value echoes the argument the user typed, caret in place.
+    expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --set "duration_ms=[1"
+    grep -q '^  1 | duration_ms=\[1$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --seed x
+    grep -q "^--seed:1:8: " "$tmp/.stderr" && grep -q '^  1 | --seed x$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   help_rows_aligned)
     [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
     /usr/bin/python3 "$src/tests/cli/help_aligned.py" "$atoll" || fail "misaligned --help rows" ;;

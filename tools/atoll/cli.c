@@ -39,7 +39,7 @@ int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o
 static int add_set(const atoll_subcommand *cmd, atoll_run_opts *o, const char *text) {
   if (o->n_sets >= sizeof o->sets / sizeof o->sets[0])
     return atoll_cli_usage_error(cmd, "too many --set options");
-  o->sets[o->n_sets++].text = text;
+  o->sets[o->n_sets++] = (atoll_set_override){.text = text};
   return 0;
 }
 
@@ -78,6 +78,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
       int rc = add_set(cmd, opts, shorthand_buf[s]);
       if (rc)
         return rc;
+      opts->sets[opts->n_sets - 1].option = shorthand[s];
       continue;
     }
     if (run_options && (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)) {
@@ -89,7 +90,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
         return atoll_cli_usage_error(cmd, "--set needs PATH=VALUE");
       if (n_later >= 64)
         return atoll_cli_usage_error(cmd, "too many --set options");
-      later[n_later++].text = argv[++i];
+      later[n_later++] = (atoll_set_override){.text = argv[++i]};
       continue;
     }
     if (a[0] == '-' && a[1] != '\0') {
