@@ -259,7 +259,12 @@ PY
     [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
     ( cd "$src" && /usr/bin/python3 tools/gen-layer-models.py --check >"$tmp/.stdout" 2>&1 ) ||
       fail "scenarios/models/{yolov3,gpt2}.yaml differ from tools/gen-layer-models.py: $(tail -3 "$tmp/.stdout")"
-    for m in yolov3 gpt2; do expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"; done ;;
+    for m in yolov3 gpt2; do
+      expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"
+      # Generated, not measured: model info must not say "measured on".
+      grep -q "^model .*(generated for mi50)" "$tmp/.stdout" || fail "$m: $(head -1 "$tmp/.stdout")"
+      ! grep -q "measured on\|ms measured" "$tmp/.stdout" || fail "$m is labelled measured: $(cat "$tmp/.stdout")"
+    done ;;
   disb_scenarios_check)
     # Valid, and the summary says what the file says: clients, classes, models, arrival kinds, the
     # rate a load becomes, the overload warning (tests/cli/disb_check_content.py).
