@@ -253,8 +253,28 @@ PY
     grep -q 'w.json:1:20: a DISB client needs a frequency or a trace' "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
     echo '{"time": 1, "rt": [{"name": "nosuch", "frequency": 10}], "be": []}' > "$tmp/w.json"
     expect_rc 2 "$atoll" import disb "$tmp/w.json" --models "$src/scenarios/models" -o "$tmp/o.yaml"
-    grep -q "no usable profile for model 'nosuch'" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    # At the client's entry (its name), not at the file's first byte.
+    grep -q "^w.json:1:29: no usable profile for model 'nosuch'" <(sed "s|^$tmp/||" "$tmp/.stderr") ||
+      fail "message: $(cat "$tmp/.stderr")"
+    grep -q "^  at: rt\[0\].name$" "$tmp/.stderr" || fail "key path: $(cat "$tmp/.stderr")"
     [ ! -e "$tmp/o.yaml" ] || fail "a failed import left its output" ;;
+  import_disb_duration)
+    # time: 1 with a 60 s trace: the note says how many arrivals the 1 s run uses; --duration-ms
+    # overrides the file's time, and the note says that too.
+    printf '{"time": 1, "rt": [{"name": "vgg", "trace": [0, 500, 1500, 30000, 59000]}, {"name": "vgg", "frequency": 10}], "be": [{"name": "resnet152", "frequency": 5}]}' > "$tmp/E.json"
+    expect_rc 0 "$atoll" import disb "$tmp/E.json" --models "$src/scenarios/models" -o "$tmp/E.yaml"
+    grep -q '^duration_ms: 1000$' "$tmp/E.yaml" || fail "duration: $(grep duration "$tmp/E.yaml")"
+    grep -q "^note: duration_ms 1000 from the file's time (1 s); --duration-ms sets another$" "$tmp/.stderr" &&
+      grep -q '^note: rt_vgg_0 uses 2 of its 5 trace arrivals (the trace spans 59.000 s)$' "$tmp/.stderr" ||
+      fail "notes: $(cat "$tmp/.stderr")"
+    [ ! -s "$tmp/.stdout" ] || fail "notes on stdout: $(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" import disb "$tmp/E.json" --models "$src/scenarios/models" -o "$tmp/E.yaml" --duration-ms 60000
+    grep -q '^duration_ms: 60000$' "$tmp/E.yaml" || fail "duration: $(grep duration "$tmp/E.yaml")"
+    grep -q '^note: duration_ms 60000 from --duration-ms (the file.s time is 1 s)$' "$tmp/.stderr" &&
+      grep -q '^note: rt_vgg_0 uses 5 of its 5 trace arrivals' "$tmp/.stderr" || fail "notes: $(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" check "$tmp/E.yaml"
+    expect_rc 2 "$atoll" import disb "$tmp/E.json" --models "$src/scenarios/models" -o "$tmp/E.yaml" --duration-ms 0
+    expect_rc 2 "$atoll" import reef-model "$tmp" -o "$tmp/r.yaml" --duration-ms 5 ;;
   generated_models_up_to_date)
     [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
     ( cd "$src" && /usr/bin/python3 tools/gen-layer-models.py --check >"$tmp/.stdout" 2>&1 ) ||
