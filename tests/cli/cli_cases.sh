@@ -37,6 +37,12 @@ case $case_name in
     grep -q '^  1 | duration_ms=\[1$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --seed x
     grep -q "^--seed:1:8: " "$tmp/.stderr" && grep -q '^  1 | --seed x$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  readme_lists_every_command)
+    # The README's command table has a row for every command 'atoll --help' lists.
+    expect_rc 0 "$atoll" --help
+    for c in $(awk '/^commands:/{f=1;next} f&&/^  [a-z]/{print $1} /^$/{if(f)exit}' "$tmp/.stdout"); do
+      grep -q "^| \`atoll $c[ \`]" "$src/README.md" || fail "README.md has no row for 'atoll $c'"
+    done ;;
   help_rows_aligned)
     [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
     /usr/bin/python3 "$src/tests/cli/help_aligned.py" "$atoll" || fail "misaligned --help rows" ;;
