@@ -56,6 +56,10 @@ case $case_name in
     grep -q "unknown import kind 'dsib'; did you mean 'disb'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --polcy seq
     grep -q "unknown option '--polcy'; did you mean '--policy'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" dot "$src/scenarios/models/tiny.yaml" --format nvbitt
+    grep -q "unknown format 'nvbitt'; did you mean 'nvbit'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" dot "$src/scenarios/models/tiny.yaml" --grups profile
+    grep -q "unknown option '--grups'; did you mean '--groups'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" model info "$src/scenarios/models/tiny.yaml" --gpu mi5
     grep -q "unknown GPU preset 'mi5'; did you mean 'mi50'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   usage_errors_exit_2)
