@@ -8,8 +8,12 @@
  * kernels per task and restarts at the interrupted kernel, the queue at a preemption is N less the
  * task's progress: the bench prints the mean queued (launched, not completed) BE commands it saw.
  *
- *   bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] [--pin-host]
- *                        [--spin-us US] [--phases] [--rounds R]
+ *   bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin]
+ *                        [--pin-host] [--spin-us US] [--phases] [--rounds R]
+ *
+ * --device picks the back-end (default cpu; cpu-gpu, cuda, hip): on a GPU the CU count is the
+ * device's own (--cus is ignored), and the spin kernels' length is calibrated on the host CPU (one
+ * GPU thread spins at a comparable rate; the bench prints the BE model's measured time alone).
  *
  * The CU workers are pinned (to the last CPU for --cus 1); --pin-host also pins the scheduler thread
  * to the first CPU. --spin-us sets the scheduler's busy-poll window (nrun.h; -1: never park; default: the
@@ -168,6 +172,9 @@ typedef struct point {
 static int64_t spin_ns = 0;
 static int spin_given = 0;
 static int phases = 0;
+static const char *device = "cpu";
+
+static int is_cpu_device(void) { return strncmp(device, "cpu", 3) == 0; }
 
 static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_t iters, double rate, int64_t ms,
                      int pin, int pin_host, point *out) {
@@ -189,7 +196,7 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
   int64_t alone[2] = {100000, 100000};
   tap_state ts = {0};
   atoll_core_observer tap = {.task_preempted = on_preempted};
-  atoll_native_opts o = {.device = "cpu", .cus = cus, .pin_threads = pin != 0, .sched_cpu = pin_host ? 0 : -1, .spin_ns = spin_ns,
+  atoll_native_opts o = {.device = device, .cus = is_cpu_device() ? cus : 0, .pin_threads = pin != 0, .sched_cpu = pin_host ? 0 : -1, .spin_ns = spin_ns,
                          .nmodels = nm, .standalone_ns = alone, .tap = &tap, .tap_ctx = &ts};
   atoll_trace trace;
   const char *trace_path = getenv("BENCH_TRACE"); /* a timeline of the run (with BENCH_ONLY) */
@@ -253,7 +260,7 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
   pt.p99 = pct(lat, k, 99);
   *out = pt;
   free(lat);
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
   destroy(&be);
   destroy(&rt);
   return 0;
@@ -287,6 +294,8 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--cus") == 0 && i + 1 < argc)
       cus = (uint32_t)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+      device = argv[++i];
     else if (strcmp(argv[i], "--kernel-us") == 0 && i + 1 < argc)
       kernel_us = atof(argv[++i]);
     else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc)
@@ -304,7 +313,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= MAX_ROUNDS)
       rounds = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: bench_native_preempt [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
+      fprintf(stderr, "usage: bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
                       "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d]\n", MAX_ROUNDS);
       return 2;
     }
@@ -312,9 +321,9 @@ int main(int argc, char **argv) {
   if (pin_host && !spin_given)
     spin_ns = -1;
   uint32_t iters = calibrate(kernel_us);
-  printf("native preemption latency: %u CU(s)%s%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
+  printf("native preemption latency on device %s: %u CU(s)%s%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
          "%lld ms per point (first 10%% warm-up), scheduler busy-polls %s, %d round(s)\n",
-         cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
+         device, cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
          (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds);
   printf("%5s %8s %7s %12s %12s %10s %10s\n", "round", "kernels", "policy", "preemptions", "mean_queued", "p50_us",
          "p99_us");

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     cpu_speed[r] = (double)s.duration_ns / 1e9 /
                    ((double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
     events = res.events;
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
   }
   qsort(speed, (size_t)runs, sizeof *speed, cmp_double);
   qsort(eps, (size_t)runs, sizeof *eps, cmp_double);

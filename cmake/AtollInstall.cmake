@@ -36,12 +36,12 @@ else()
 endif()
 
 # The library part. Static libraries, in link order; one list feeds atoll.pc and atollConfig.cmake.
-set(ATOLL_LIBRARY_PARTS atoll_sim atoll_sim_report atoll_io atoll_json_out atoll_core atoll_ds)
+set(ATOLL_LIBRARY_PARTS atoll_sim atoll_run atoll_io atoll_json_out atoll_core atoll_ds)
 install(TARGETS ${ATOLL_LIBRARY_PARTS} ARCHIVE DESTINATION lib)
 # The headers those libraries' interfaces need, in include/atoll/ (ds/ kept: their quoted includes find
 # each other there; users add -IPREFIX/include and write #include "atoll/run.h").
 file(GLOB atoll_headers ${CMAKE_SOURCE_DIR}/include/atoll/*.h ${CMAKE_SOURCE_DIR}/core/*.h
-     ${CMAKE_SOURCE_DIR}/io/*.h ${CMAKE_SOURCE_DIR}/sim/*.h)
+     ${CMAKE_SOURCE_DIR}/io/*.h ${CMAKE_SOURCE_DIR}/run/*.h ${CMAKE_SOURCE_DIR}/sim/*.h)
 install(FILES ${atoll_headers} DESTINATION include/atoll)
 file(GLOB atoll_ds_headers ${CMAKE_SOURCE_DIR}/core/ds/*.h) # included as "ds/ring.h"
 install(FILES ${atoll_ds_headers} DESTINATION include/atoll/ds)

@@ -1,42 +1,84 @@
 /* The policy interface inside the core: each policy reacts to the core's events by choosing what
- * to launch. Policies are picked by kind from a static table, so the core's state holds no
- * function pointers and stays a plain value. Helpers here are the mechanisms policies share. */
+ * to launch. Policies are listed in include/atoll/policies.h and picked by kind from the table
+ * generated there (core/policy_registry.c), so the core's state holds no function pointers and
+ * stays a plain value. A policy file includes this header only: what it may call on the core is
+ * declared here and in sched.h. */
 #ifndef ATOLL_CORE_POLICY_H
 #define ATOLL_CORE_POLICY_H
 
+#include "atoll/policy.h"
 #include "sched.h"
 
 typedef struct atoll_policy_ops {
   /* The queue layout: true gives every client its own queue (streams), false the REEF layout. */
   bool queue_per_client;
+  /* Bytes of the policy's own state (atoll__policy_state): zeroed at init, then the policy's.
+   * It must be a plain value (no pointers, padding kept zero): the core copies, hashes and
+   * compares it byte for byte. */
+  size_t state_size;
+  /* Its options, read by io/ through atoll_policy_options. */
+  const atoll_policy_option *options;
+  uint32_t n_options;
+  /* Defaults that depend on the scenario and rules across options (atoll_policy_finish_options). */
+  const char *(*finish_options)(atoll_scenario *s, uint64_t given, uint32_t *bad);
+  /* Queue and stream setup: adjusts queue q's stream before the core creates it. */
+  void (*setup_queue)(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg);
+  /* The queues and streams exist: sets up the state area. */
+  void (*init)(atoll_core *c);
+  /* Admission: false sheds the arriving request (the policy gives up on it before queueing). */
+  bool (*admit)(const atoll_core *c, uint32_t client, int64_t now);
   /* A task was queued on q. */
   void (*on_queued)(atoll_core *c, uint32_t q, int64_t now);
-  /* One op of q's active task completed and the task has more ops. */
+  /* One op of q's active task completed and the task has more ops (some maybe not launched). */
   void (*on_op_done)(atoll_core *c, uint32_t q, int64_t now);
-  /* q's active task completed (q->active is already -1). */
+  /* Completion: q's active task completed, failed or was shed (q->active is already -1). */
   void (*on_task_done)(atoll_core *c, uint32_t q, int64_t now);
   bool (*client_active)(const atoll_core *c, uint32_t client);
   /* A preempted task's running op completed after all (the preemption waited for it). */
   void (*on_awaited_done)(atoll_core *c, int64_t now);
+  /* A timer the policy set (atoll__timer_set) is due. */
+  void (*on_timer)(atoll_core *c, uint64_t cookie, int64_t now);
+  /* Invariants of the state area, for atoll_core_is_valid; NULL: none. */
+  bool (*state_valid)(const atoll_core *c);
 } atoll_policy_ops;
 
 const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind);
-/* wait, reset and reef (policy_preempt.c). */
-const atoll_policy_ops *atoll__policy_ops_preempt(void);
+
+/* The policy's state area (state_size bytes, suitably aligned for any scalar). */
+static inline void *atoll__policy_state(atoll_core *c) { return c->pstate; }
+static inline const void *atoll__policy_state_c(const atoll_core *c) { return c->pstate; }
 
 /* Shared mechanisms. */
 /* Makes q's next pending task (FIFO, or earliest deadline for an EDF RT queue) active; false when
  * nothing is pending. */
 bool atoll__queue_activate(atoll_core *c, uint32_t q);
+/* Makes pending entry `pick` (0: the oldest) of q active; false when there is none or q has an
+ * active task. */
+bool atoll__queue_activate_at(atoll_core *c, uint32_t q, uint32_t pick);
+/* Operator ranges: launches up to `count` not yet launched ops of q's active task, in order; the
+ * rest wait until the policy launches them (on_op_done tells it when one completes). A launch the
+ * device refuses fails the task (atoll_core_observer.request_failed) and returns the error. */
+int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count);
 /* Launches every not yet launched op of q's active task. */
 int atoll__launch_rest(atoll_core *c, uint32_t q);
 /* Launches the next op of q's active task. */
 int atoll__launch_next(atoll_core *c, uint32_t q);
+/* The device refused a launch of q's active task (one the policy made itself): the request fails
+ * (request_failed), its slot is freed and on_task_done follows. */
+void atoll__queue_fail(atoll_core *c, uint32_t q);
+/* Gives up on pending entry `pick` of q (the request is shed: request_shed). */
+void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now);
+/* Asks the device for on_timer(cookie) at time `at`; ATOLL_ENOTSUP when it has no timers. */
+int atoll__timer_set(atoll_core *c, int64_t at, uint64_t cookie);
 /* The next BE queue, round robin from the cursor, that has an active task with unlaunched ops or
  * pending tasks; -1 when none. */
 int32_t atoll__next_be_queue(atoll_core *c);
 /* Index of the RT queue in the REEF layout, or -1 when the scenario has no RT client. */
 int32_t atoll__rt_queue(const atoll_core *c);
+/* Whether q's active task has ops not yet launched. */
+bool atoll__queue_has_unlaunched(const atoll_core *c, uint32_t q);
+/* The model a task runs. */
+const atoll_model *atoll__task_model(const atoll_core *c, const atoll_task *t);
 /* Forgets a task's padding: the next padded blocks come from op n_done, none has run. */
 void atoll__task_pad_clear(atoll_task *t);
 

@@ -5,8 +5,8 @@
 #include "atoll/scenario.h"
 
 static const char *const policy_names[ATOLL_POLICY_COUNT] = {
-#define ATOLL_POLICY_TEXT(id, text) text,
-    ATOLL_POLICY_MAP(ATOLL_POLICY_TEXT)
+#define ATOLL_POLICY_TEXT(id, text, ops) text,
+    ATOLL_POLICY_LIST(ATOLL_POLICY_TEXT)
 #undef ATOLL_POLICY_TEXT
 };
 

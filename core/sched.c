@@ -1,5 +1,6 @@
-/* The scheduler core: task bookkeeping, queues and the event entry points. Policies (policy_*.c)
- * decide; this file keeps the books and talks to the device. */
+/* The scheduler core: task bookkeeping, queues and the event entry points. Policies (policy_*.c,
+ * listed in include/atoll/policies.h) decide; this file keeps the books and talks to the device,
+ * and names no policy: what differs between them comes through their ops (policy.h). */
 #include "sched.h"
 
 #include <string.h>
@@ -19,13 +20,28 @@ static uint32_t max_ops(const atoll_scenario *s) {
   return m;
 }
 
+static uint32_t count_queues(const atoll_scenario *s, bool per_client) {
+  if (per_client)
+    return s->n_clients;
+  uint32_t n = 0;
+  bool any_rt = false;
+  for (uint32_t i = 0; i < s->n_clients; i++) {
+    if (s->clients[i].cls == ATOLL_CLASS_RT)
+      any_rt = true;
+    else
+      n++;
+  }
+  return n + (any_rt ? 1 : 0);
+}
+
 /* Storage layout, shared by size and init so they cannot disagree. */
 typedef struct layout {
-  size_t queues, queue_slots, client_queue, deadlines, waiting, tasks, free_slots, scratch, total;
+  size_t queues, queue_slots, client_queue, deadlines, waiting, tasks, free_slots, scratch, pstate, total;
   uint32_t n_queues, per_queue, n_tasks, per_client;
 } layout;
 
-static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, uint32_t n_queues) {
+static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, const atoll_policy_ops *p) {
+  uint32_t n_queues = count_queues(s, p->queue_per_client);
   layout l = {.n_queues = n_queues};
   uint32_t per_client = lim && lim->pending_per_client ? lim->pending_per_client : 1024;
   /* A queue may hold every waiting request of every client mapped to it; each client also has one
@@ -42,34 +58,14 @@ static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, uint32
   l.tasks = at, at += align_up(l.n_tasks * sizeof(atoll_task));
   l.free_slots = at, at += align_up(l.n_tasks * sizeof(uint64_t));
   l.scratch = at, at += align_up(max_ops(s) * sizeof(atoll_cmd));
+  l.pstate = at, at += align_up(p->state_size);
   l.total = at;
   return l;
 }
 
-static uint32_t count_queues(const atoll_scenario *s, bool per_client) {
-  if (per_client)
-    return s->n_clients;
-  uint32_t n = 0;
-  bool any_rt = false;
-  for (uint32_t i = 0; i < s->n_clients; i++) {
-    if (s->clients[i].cls == ATOLL_CLASS_RT)
-      any_rt = true;
-    else
-      n++;
-  }
-  return n + (any_rt ? 1 : 0);
-}
-
 size_t atoll_core_size(const atoll_scenario *s, const atoll_core_limits *lim) {
   const atoll_policy_ops *p = atoll__policy_ops(s->policy.kind);
-  return p ? plan(s, lim, count_queues(s, p->queue_per_client)).total : 0;
-}
-
-static uint32_t default_dq_capacity(const atoll_scenario *s) {
-  if (s->policy.dq_capacity)
-    return s->policy.dq_capacity;
-  /* REEF restricts the DQ to 4 (§4.2); every other policy keeps the stock runtime's depth. */
-  return s->policy.kind == ATOLL_POLICY_REEF || s->policy.kind == ATOLL_POLICY_RESET ? 4 : 0;
+  return p ? plan(s, lim, p).total : 0;
 }
 
 static int make_queue(atoll_core *c, uint32_t q, bool rt, const char *name, uint64_t *slots, uint32_t per_queue) {
@@ -79,9 +75,11 @@ static int make_queue(atoll_core *c, uint32_t q, bool rt, const char *name, uint
   int rc = atoll_ring_init(&qu->pending, slots, per_queue);
   if (rc)
     return rc;
-  atoll_stream_cfg cfg = {.priority = rt && c->s->policy.priority ? 1 : 0,
-                          .dq_capacity = default_dq_capacity(c->s),
-                          .name = name};
+  /* The stock runtime's DQ depth unless the scenario sets one; the policy may change either. */
+  atoll_stream_cfg cfg = {.dq_capacity = c->s->policy.dq_capacity, .name = name};
+  const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+  if (p->setup_queue)
+    p->setup_queue(c, q, &cfg);
   return c->dev.ops->create_stream(c->dev.ctx, &cfg, &qu->stream);
 }
 
@@ -125,14 +123,14 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
   const atoll_policy_ops *p = atoll__policy_ops(s->policy.kind);
   if (!p)
     return ATOLL_ENOTSUP;
-  layout l = plan(s, lim, count_queues(s, p->queue_per_client));
+  layout l = plan(s, lim, p);
   if (size < l.total || l.n_tasks >= (1u << 24)) /* tags carry 24 bits of task index */
     return ATOLL_EINVAL;
   unsigned char *base = storage;
   memset(base, 0, l.total);
   *c = (atoll_core){.s = s, .dev = dev, .obs = obs ? obs : &no_observer, .obs_ctx = obs_ctx,
                     .policy = s->policy.kind, .mode = ATOLL_MODE_NORMAL, .n_queues = l.n_queues,
-                    .n_tasks = l.n_tasks, .n_clients = s->n_clients, .owner = -1};
+                    .n_tasks = l.n_tasks, .n_clients = s->n_clients};
   c->queues = (atoll_queue *)(base + l.queues);
   c->client_queue = (uint32_t *)(base + l.client_queue);
   c->client_deadline_ns = (int64_t *)(base + l.deadlines);
@@ -141,6 +139,7 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
   c->tasks = (atoll_task *)(base + l.tasks);
   c->scratch = (atoll_cmd *)(base + l.scratch);
   c->scratch_cap = max_ops(s);
+  c->pstate = base + l.pstate;
   for (uint32_t i = 0; i < s->n_clients; i++)
     c->client_deadline_ns[i] = deadlines_ns ? deadlines_ns[i] : 0;
   int rc = atoll_ring_init(&c->free_tasks, (uint64_t *)(base + l.free_slots), l.n_tasks);
@@ -148,6 +147,8 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
     rc = atoll_ring_push(&c->free_tasks, t);
   if (rc == 0)
     rc = setup_queues(c, &l, base);
+  if (rc == 0 && p->init)
+    p->init(c);
   return rc;
 }
 
@@ -176,6 +177,7 @@ int atoll_core_copy(atoll_core *dst, void *dst_storage, size_t size, const atoll
   dst->client_waiting = rebase(src->client_waiting, from, to);
   dst->tasks = rebase(src->tasks, from, to);
   dst->scratch = rebase(src->scratch, from, to);
+  dst->pstate = rebase(src->pstate, from, to);
   dst->free_tasks.slots = rebase(src->free_tasks.slots, from, to);
   for (uint32_t q = 0; q < dst->n_queues; q++)
     dst->queues[q].pending.slots = rebase(src->queues[q].pending.slots, from, to);
@@ -203,8 +205,9 @@ static uint64_t mix_ring(uint64_t h, const struct atoll_ring *r) {
 
 uint64_t atoll_core_hash(const atoll_core *c) {
   uint64_t h = 0xCBF29CE484222325ull;
-  uint32_t head[4] = {c->policy, c->mode, (uint32_t)c->owner, c->rr_next};
+  uint32_t head[3] = {c->policy, c->mode, c->rr_next};
   h = mix(h, head, sizeof head);
+  h = mix(h, c->pstate, atoll__policy_ops(c->policy)->state_size);
   h = mix(h, c->client_waiting, c->n_clients * sizeof *c->client_waiting);
   for (uint32_t q = 0; q < c->n_queues; q++) {
     const atoll_queue *qu = &c->queues[q];
@@ -262,13 +265,42 @@ bool atoll_core_is_valid(const atoll_core *c) {
     if (qu->active >= 0 && ((uint32_t)qu->active >= c->n_tasks || !c->tasks[qu->active].in_use))
       return false;
   }
-  return c->owner < (int32_t)c->n_queues;
+  const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+  return p && (!p->state_valid || p->state_valid(c));
 }
 
 /* --- shared mechanisms --- */
 
-static const atoll_model *task_model(const atoll_core *c, const atoll_task *t) {
+const atoll_model *atoll__task_model(const atoll_core *c, const atoll_task *t) {
   return &c->s->models[c->s->clients[t->client].model].model;
+}
+
+static const atoll_model *task_model(const atoll_core *c, const atoll_task *t) { return atoll__task_model(c, t); }
+
+/* Removes pending entry `pick` of q keeping the others in order (a rotation through the ring;
+ * queues are short when the choice matters, so O(n) is fine) and returns its task. */
+static uint32_t queue_take(atoll_queue *qu, uint32_t pick) {
+  uint32_t n = atoll_ring_count(&qu->pending);
+  uint64_t chosen = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t id;
+    atoll_ring_pop(&qu->pending, &id);
+    if (i == pick)
+      chosen = id;
+    else
+      atoll_ring_push(&qu->pending, id);
+  }
+  return (uint32_t)chosen;
+}
+
+bool atoll__queue_activate_at(atoll_core *c, uint32_t q, uint32_t pick) {
+  atoll_queue *qu = &c->queues[q];
+  if (qu->active >= 0 || pick >= atoll_ring_count(&qu->pending))
+    return false;
+  uint32_t chosen = queue_take(qu, pick);
+  qu->active = (int32_t)chosen;
+  c->client_waiting[c->tasks[chosen].client]--;
+  return true;
 }
 
 bool atoll__queue_activate(atoll_core *c, uint32_t q) {
@@ -277,7 +309,7 @@ bool atoll__queue_activate(atoll_core *c, uint32_t q) {
   if (qu->active >= 0 || n == 0)
     return false;
   uint32_t pick = 0;
-  if (qu->rt && c->s->policy.rt_queue == ATOLL_RT_QUEUE_EDF) {
+  if (qu->rt && c->s->policy.rt_queue != ATOLL_RT_QUEUE_FIFO) {
     /* Earliest deadline; ties keep arrival order because only a strictly earlier one wins. */
     uint64_t best_id;
     atoll_ring_peek(&qu->pending, 0, &best_id);
@@ -288,24 +320,59 @@ bool atoll__queue_activate(atoll_core *c, uint32_t q) {
         best_id = id, pick = i;
     }
   }
-  /* Remove entry `pick` keeping the others in order: rotate the ones before it to the back... of a
-   * copy. Queues are short when EDF matters, so the O(n) rotation is fine. */
-  uint64_t chosen = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    uint64_t id;
-    atoll_ring_pop(&qu->pending, &id);
-    if (i == pick)
-      chosen = id;
-    else
-      atoll_ring_push(&qu->pending, id);
-  }
-  qu->active = (int32_t)chosen;
-  c->client_waiting[c->tasks[chosen].client]--;
-  return true;
+  return atoll__queue_activate_at(c, q, pick);
 }
 
-static int launch_range(atoll_core *c, uint32_t q, uint32_t count) {
+/* The task leaves the core (completed, failed or shed): its slot is freed, the policy reacts, then
+ * the runner hears of it through `tell`, so a closed-loop client's next request (sent by the
+ * runner) finds the GPU already handed to whatever was waiting. */
+typedef void (*outcome_fn)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+
+static void release_task(atoll_core *c, uint32_t id, bool was_active, outcome_fn tell, int64_t now) {
+  atoll_task *t = &c->tasks[id];
+  uint32_t q = t->queue, client = t->client;
+  uint64_t req = t->req;
+  t->in_use = 0;
+  t->epoch++; /* commands of it still on the device complete stale */
+  atoll_ring_push(&c->free_tasks, id);
+  if (was_active) {
+    c->queues[q].active = -1;
+    atoll__policy_ops(c->policy)->on_task_done(c, q, now);
+  }
+  if (tell)
+    tell(c->obs_ctx, client, req, now);
+}
+
+void atoll__queue_fail(atoll_core *c, uint32_t q) {
+  if (c->queues[q].active >= 0)
+    release_task(c, (uint32_t)c->queues[q].active, true, c->obs->request_failed, c->dev.ops->now(c->dev.ctx));
+}
+
+void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now) {
   atoll_queue *qu = &c->queues[q];
+  if (pick >= atoll_ring_count(&qu->pending))
+    return;
+  uint32_t id = queue_take(qu, pick);
+  c->client_waiting[c->tasks[id].client]--;
+  release_task(c, id, false, c->obs->request_shed, now);
+}
+
+int atoll__timer_set(atoll_core *c, int64_t at, uint64_t cookie) {
+  return c->dev.ops->set_timer ? c->dev.ops->set_timer(c->dev.ctx, at, cookie) : ATOLL_ENOTSUP;
+}
+
+bool atoll__queue_has_unlaunched(const atoll_core *c, uint32_t q) {
+  const atoll_queue *qu = &c->queues[q];
+  if (qu->active < 0)
+    return false;
+  const atoll_task *t = &c->tasks[qu->active];
+  return t->next_launch < task_model(c, t)->n_ops;
+}
+
+int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count) {
+  atoll_queue *qu = &c->queues[q];
+  if (qu->active < 0)
+    return 0;
   atoll_task *t = &c->tasks[qu->active];
   const atoll_model *m = task_model(c, t);
   uint32_t model = c->s->clients[t->client].model;
@@ -326,11 +393,14 @@ static int launch_range(atoll_core *c, uint32_t q, uint32_t count) {
     c->scratch[0].block_n = (uint32_t)atoll_dim3_count(sh->grid) - t->pad_done;
   }
   t->next_launch += n;
-  return n ? c->dev.ops->launch(c->dev.ctx, qu->stream, c->scratch, n) : 0;
+  int rc = n ? c->dev.ops->launch(c->dev.ctx, qu->stream, c->scratch, n) : 0;
+  if (rc) /* the device failed the launch: the request fails, and is counted as failed */
+    atoll__queue_fail(c, q);
+  return rc;
 }
 
-int atoll__launch_rest(atoll_core *c, uint32_t q) { return launch_range(c, q, UINT32_MAX); }
-int atoll__launch_next(atoll_core *c, uint32_t q) { return launch_range(c, q, 1); }
+int atoll__launch_rest(atoll_core *c, uint32_t q) { return atoll__launch_range(c, q, UINT32_MAX); }
+int atoll__launch_next(atoll_core *c, uint32_t q) { return atoll__launch_range(c, q, 1); }
 
 int32_t atoll__rt_queue(const atoll_core *c) {
   for (uint32_t q = 0; q < c->n_queues; q++)
@@ -365,18 +435,25 @@ void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t
   uint32_t q = c->client_queue[client];
   uint64_t id;
   if (c->client_waiting[client] >= c->pending_per_client || atoll_ring_is_full(&c->queues[q].pending) ||
-      atoll_ring_pop(&c->free_tasks, &id) != 0) {
+      atoll_ring_is_empty(&c->free_tasks)) {
     if (c->obs->request_dropped)
       c->obs->request_dropped(c->obs_ctx, client, req, now);
     return;
   }
+  const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+  if (p->admit && !p->admit(c, client, now)) {
+    if (c->obs->request_shed)
+      c->obs->request_shed(c->obs_ctx, client, req, now);
+    return;
+  }
+  atoll_ring_pop(&c->free_tasks, &id);
   int64_t rel = c->client_deadline_ns[client];
   c->tasks[id] = (atoll_task){.req = req, .arrival_ns = now, .deadline_ns = rel ? now + rel : INT64_MAX,
                               .client = client, .queue = q, .in_use = 1};
   atoll__task_pad_clear(&c->tasks[id]);
   atoll_ring_push(&c->queues[q].pending, id);
   c->client_waiting[client]++;
-  atoll__policy_ops(c->policy)->on_queued(c, q, now);
+  p->on_queued(c, q, now);
 }
 
 void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now) {
@@ -410,20 +487,8 @@ static void op_completed(atoll_task *t) {
   t->n_done++;
 }
 
-/* The task's last op completed: free it, let the policy react, then tell the runner. */
-static void finish_task(atoll_core *c, uint32_t id, int64_t now) {
-  atoll_task *t = &c->tasks[id];
-  uint32_t q = t->queue, client = t->client;
-  uint64_t req = t->req;
-  t->in_use = 0;
-  c->queues[q].active = -1;
-  atoll_ring_push(&c->free_tasks, id);
-  /* The policy reacts before the runner hears of the completion, so a closed-loop client's next
-   * request (sent by the runner) finds the GPU already handed to whatever was waiting. */
-  atoll__policy_ops(c->policy)->on_task_done(c, q, now);
-  if (c->obs->request_done)
-    c->obs->request_done(c->obs_ctx, client, req, now);
-}
+/* The task's last op completed. */
+static void finish_task(atoll_core *c, uint32_t id, int64_t now) { release_task(c, id, true, c->obs->request_done, now); }
 
 void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now) {
   (void)stream;
@@ -486,5 +551,7 @@ void atoll_core_on_blocks_done(atoll_core *c, uint32_t stream, uint64_t tag, uin
 }
 
 void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now) {
-  (void)c, (void)cookie, (void)now; /* no policy uses timers yet */
+  const atoll_policy_ops *p = atoll__policy_ops(c->policy);
+  if (p->on_timer)
+    p->on_timer(c, cookie, now);
 }

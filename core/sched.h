@@ -4,7 +4,7 @@
  * on the simulated device and on native ones.
  *
  * Queue layout (REEF §3): one RT queue shared by every RT client and one BE queue per BE client,
- * each with its own stream; the `streams` policy instead gives every client its own queue. A task
+ * each with its own stream; a policy may instead give every client its own queue. A task
  * is one request: the ops of its model, launched in order on its queue's stream.
  *
  * The state lives in one caller-provided block (atoll_core_size / atoll_core_init) and refers to
@@ -30,7 +30,11 @@ enum { ATOLL_PAD_SPAN = 8 };
 typedef struct atoll_core_observer {
   void (*request_started)(void *ctx, uint32_t client, uint64_t req, int64_t now);
   void (*request_done)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  /* Outcomes other than done (docs/report.md): dropped, the arrival was refused (the client's
+   * queue was full); shed, the policy gave up on the request; failed, the device refused a launch. */
   void (*request_dropped)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  void (*request_shed)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  void (*request_failed)(void *ctx, uint32_t client, uint64_t req, int64_t now);
   void (*mode_changed)(void *ctx, uint32_t mode, int64_t now);
   /* An RT arrival switched to real-time mode; n_preempted BE streams had work on the GPU (0: no
    * preemption was needed). */
@@ -97,9 +101,8 @@ typedef struct atoll_core {
   struct atoll_ring free_tasks;
   atoll_cmd *scratch;            /* launch buffer: the largest model's op count */
   uint32_t scratch_cap;
-  int32_t owner;                 /* seq/orion: the queue whose work is on the GPU, or -1 */
-  uint32_t awaited;              /* preempting policies: running BE kernels a preemption waits for */
   uint32_t rr_next;              /* round-robin cursor over BE queues */
+  void *pstate;                  /* the policy's state area (its ops' state_size bytes) */
 } atoll_core;
 
 /* Bytes of storage atoll_core_init needs for this scenario. */

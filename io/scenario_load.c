@@ -8,6 +8,7 @@
 #include "atoll/error.h"
 #include "atoll/expect.h"
 #include "atoll/limits.h"
+#include "atoll/policy.h"
 #include "load.h"
 #include "suggest.h"
 
@@ -327,86 +328,107 @@ static int read_clients(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
-/* Whether some kernel of the scenario's models has versions (multi_version's default). */
-static bool any_versions(const atoll_scenario *s) {
-  for (uint32_t m = 0; m < s->n_models; m++)
-    for (uint32_t i = 0; i < s->models[m].model.n_ops; i++)
-      if (s->models[m].model.ops[i].n_versions > 0)
-        return true;
+/* Reads one option's value from node v into the policy configuration. */
+static int read_option(atoll_yread *r, const atoll_ynode *v, const atoll_policy_option *o, atoll_policy_cfg *p) {
+  int rc = 0;
+  int64_t val = 0;
+  if (o->type == ATOLL_OPT_BOOL) {
+    bool b = false;
+    rc = atoll_yread_bool(r, v, &b);
+    val = b;
+  } else if (o->type == ATOLL_OPT_U32) {
+    uint32_t u = 0;
+    rc = atoll_yread_u32(r, v, (uint32_t)o->min, (uint32_t)o->max, &u);
+    val = u;
+  } else {
+    uint32_t k = 0;
+    rc = atoll_yread_enum(r, v, o->what, o->names, (uint32_t)o->max + 1, &k);
+    val = k;
+  }
+  if (rc == 0)
+    atoll_policy_option_set(p, o, val);
+  return rc;
+}
+
+enum { MAX_POLICY_KEYS = 24 };
+
+static bool is_key(const char *const *keys, uint32_t n, const char *key) {
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(keys[i], key) == 0)
+      return true;
   return false;
 }
 
-/* Which policies each option applies to, as a bit set over atoll_policy_kind. */
-#define P(id) (1u << ATOLL_POLICY_##id)
-static const struct {
-  const char *key;
-  uint32_t policies;
-} policy_options[] = {
-    {"name", ~0u},
-    {"dq_capacity", ~0u},
-    {"rt_queue", ~0u},
-    {"priority", P(STREAMS)},
-    {"dkp", P(REEF)},
-    {"multi_version", P(REEF)},
-    {"async_reclaim", P(REEF) | P(RESET)},
-    {"reset_cu", P(REEF) | P(RESET)},
-};
-#undef P
-enum { O_NAME, O_DQ, O_RTQ, O_PRIO, O_DKP, O_MV, O_ASYNC, O_RESETCU, O_N };
+/* Whether some policy takes this option (for a clearer error than "unknown key"). */
+static bool other_policy_option(const char *key) {
+  for (int k = 0; k < ATOLL_POLICY_COUNT; k++) {
+    uint32_t n = 0;
+    const atoll_policy_option *o = atoll_policy_options((atoll_policy_kind)k, &n);
+    for (uint32_t i = 0; i < n; i++)
+      if (strcmp(o[i].key, key) == 0)
+        return true;
+  }
+  return false;
+}
 
+/* `policy:`: a name, or {name, options...} where the options are the ones every policy takes and
+ * the named policy's own (atoll_policy_options); an unknown key's error lists exactly those. */
 static int read_policy(scen_ctx *c, const atoll_ynode *n) {
   atoll_yread *r = c->r;
   atoll_policy_cfg *p = &c->s->policy;
   const char *names[ATOLL_POLICY_COUNT];
   for (int k = 0; k < ATOLL_POLICY_COUNT; k++)
     names[k] = atoll_policy_name((atoll_policy_kind)k);
-  const atoll_ynode *v[O_N] = {0};
+  bool shorthand = n && n->kind == ATOLL_Y_SCALAR; /* `policy: reef` = `policy: {name: reef}` */
+  const atoll_ynode *name = shorthand ? n : n && n->kind == ATOLL_Y_MAP ? atoll_ymap_get(n, "name") : NULL;
   int rc = 0;
-  if (n && n->kind == ATOLL_Y_SCALAR) {
-    v[O_NAME] = n; /* `policy: reef` is shorthand for `policy: {name: reef}` */
-  } else {
-    const char *keys[O_N];
-    for (int k = 0; k < O_N; k++)
-      keys[k] = policy_options[k].key;
-    rc = atoll_yread_map(r, n, "policy", keys, O_N, v);
-    if (rc == 0)
-      rc = atoll_yread_require(r, n, v[O_NAME], "name");
-  }
   uint32_t kind = 0;
-  if (rc == 0)
-    rc = WITH_KEY(r, "name", atoll_yread_enum(r, v[O_NAME], "policy", names, ATOLL_POLICY_COUNT, &kind));
+  if (name)
+    rc = WITH_KEY(r, "name", atoll_yread_enum(r, name, "policy", names, ATOLL_POLICY_COUNT, &kind));
   if (rc)
     return rc;
-  bool reset_based = kind == ATOLL_POLICY_REEF || kind == ATOLL_POLICY_RESET;
-  *p = (atoll_policy_cfg){.kind = (atoll_policy_kind)kind, .dkp = kind == ATOLL_POLICY_REEF,
-                          .async_reclaim = reset_based, .reset_cu = reset_based};
-  for (int k = 1; k < O_N; k++)
-    if (v[k] && !(policy_options[k].policies & (1u << kind)))
-      return atoll_yread_error(r, v[k], "option '%s' does not apply to policy '%s'",
-                               policy_options[k].key, names[kind]);
-  if (v[O_DQ])
-    rc = WITH_KEY(r, "dq_capacity", atoll_yread_u32(r, v[O_DQ], 1, 1u << 20, &p->dq_capacity));
-  if (rc == 0 && v[O_RTQ]) {
-    static const char *const queues[] = {"fifo", "edf"};
-    uint32_t q = 0;
-    rc = WITH_KEY(r, "rt_queue", atoll_yread_enum(r, v[O_RTQ], "RT queue order", queues, 2, &q));
-    p->rt_queue = (atoll_rt_queue)q;
+  uint32_t n_common = 0, n_own = 0;
+  const atoll_policy_option *common = atoll_policy_common_options(&n_common);
+  const atoll_policy_option *own = atoll_policy_options((atoll_policy_kind)kind, &n_own);
+  const char *keys[MAX_POLICY_KEYS] = {"name"};
+  const atoll_policy_option *opt[MAX_POLICY_KEYS] = {NULL};
+  uint32_t n_keys = 1;
+  for (uint32_t i = 0; i < n_common && n_keys < MAX_POLICY_KEYS; i++, n_keys++)
+    keys[n_keys] = common[i].key, opt[n_keys] = &common[i];
+  for (uint32_t i = 0; i < n_own && n_keys < MAX_POLICY_KEYS; i++, n_keys++)
+    keys[n_keys] = own[i].key, opt[n_keys] = &own[i];
+  const atoll_ynode *v[MAX_POLICY_KEYS] = {NULL};
+  for (uint32_t i = 0; !shorthand && name && i < n->n; i++) {
+    const char *key = n->items[2 * i]->str;
+    if (is_key(keys, n_keys, key) || !other_policy_option(key))
+      continue;
+    return atoll_yread_error(r, n->items[2 * i + 1], "option '%s' does not apply to policy '%s'", key, names[kind]);
   }
-  if (rc == 0 && v[O_PRIO])
-    rc = WITH_KEY(r, "priority", atoll_yread_bool(r, v[O_PRIO], &p->priority));
-  if (rc == 0 && v[O_DKP])
-    rc = WITH_KEY(r, "dkp", atoll_yread_bool(r, v[O_DKP], &p->dkp));
-  if (rc == 0 && v[O_MV])
-    rc = WITH_KEY(r, "multi_version", atoll_yread_bool(r, v[O_MV], &p->multi_version));
-  else if (rc == 0)
-    p->multi_version = p->dkp && any_versions(c->s); /* default: on when some kernel has versions */
-  if (rc == 0 && v[O_ASYNC])
-    rc = WITH_KEY(r, "async_reclaim", atoll_yread_bool(r, v[O_ASYNC], &p->async_reclaim));
-  if (rc == 0 && v[O_RESETCU])
-    rc = WITH_KEY(r, "reset_cu", atoll_yread_bool(r, v[O_RESETCU], &p->reset_cu));
-  if (rc == 0 && p->multi_version && !p->dkp)
-    rc = WITH_KEY(r, "multi_version", atoll_yread_error(r, v[O_MV], "multi_version selects padding kernels: it needs "
-                                                                    "dkp: true"));
+  if (shorthand) {
+    v[0] = n;
+  } else {
+    rc = atoll_yread_map(r, n, "policy", keys, n_keys, v);
+    if (rc == 0)
+      rc = atoll_yread_require(r, n, v[0], "name");
+  }
+  if (rc)
+    return rc;
+  *p = atoll_policy_defaults((atoll_policy_kind)kind);
+  uint64_t given = 0;
+  for (uint32_t k = 1; k < n_keys && rc == 0; k++) {
+    if (!v[k])
+      continue;
+    rc = WITH_KEY(r, keys[k], read_option(r, v[k], opt[k], p));
+    if (k > n_common)
+      given |= 1ull << (k - 1 - n_common);
+  }
+  uint32_t bad = 0;
+  const char *msg = rc == 0 ? atoll_policy_finish_options(c->s, given, &bad) : NULL;
+  if (msg) {
+    const char *key = bad < n_own ? own[bad].key : "name";
+    const atoll_ynode *at = bad < n_own && v[1 + n_common + bad] ? v[1 + n_common + bad] : v[0];
+    rc = WITH_KEY(r, key, atoll_yread_error(r, at, "%s", msg));
+  }
   return rc;
 }
 

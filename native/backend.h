@@ -25,7 +25,12 @@
  *     their next preemption point, their blocks not yet started never start, and the launch
  *     completes with status KILLED (even if, by chance, every block had ended). Launches still
  *     queued are not touched (the flag evicts them). It returns once the killed blocks have
- *     stopped where the back-end can tell (CPU), else as soon as the reset is issued.
+ *     stopped where the back-end can tell (CPU), else as soon as the reset is issued. By launch
+ *     state (docs/native-gpu.md, "What a kill means"): queued: untouched; dispatched with no block
+ *     run: untouched, or KILLED/EVICTED (the flag first) where the back-end's kill reaches it;
+ *     running: KILLED; finished but not yet reported: KILLED where the back-end cannot tell it from
+ *     running (GPUs), so several launches of a queue may complete KILLED; reported: OK. Copies
+ *     and memsets are never killed (OK or EVICTED).
  *   - Completions of one queue are reported in submission order; a padded launch reports each BE
  *     part (with the part's tag) before the launch itself.
  *
@@ -68,7 +73,10 @@ typedef struct atoll_nlaunch {
   atoll_nkernel_range k;                   /* KERNEL, and the RT part of PADDED */
   atoll_nkernel_range parts[ATOLL_NPAD_MAX]; /* PADDED: the BE parts */
   uint32_t n_parts;
-  /* Copies and memset. Host pointers are the runtime's; device pointers come from alloc. */
+  /* Copies and memset. Host pointers are the runtime's; device pointers come from alloc. An H2D
+   * source must stay unchanged until the copy completes (the CPU back-end reads it when the copy
+   * runs; the GPU back-ends and cpu-gpu stage it at submit); a D2H destination holds the data when
+   * the copy's completion is reported, not before, and is not written when the copy is evicted. */
   void *dst;
   const void *src;
   size_t bytes;

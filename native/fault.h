@@ -24,6 +24,8 @@ typedef struct atoll_nfault_cfg {
   uint64_t seed;
 } atoll_nfault_cfg;
 
+/* Why a request failed (atoll_request_record.failed); a launch the device refused is the driver's
+ * own kind, ATOLL_RUN_FAILED_LAUNCH (run/results.h). */
 enum { ATOLL_NFAULT_KERNEL = 1, ATOLL_NFAULT_ALLOC = 2 };
 
 /* splitmix64's finalizer: a well-mixed 64-bit function of its input. */

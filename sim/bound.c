@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "atoll/policy.h"
 #include "atoll/error.h"
 #include "kernel_timing.h"
+#include "driver.h"
 #include "run.h"
 
 /* Sums saturate here: a bound this large is as good as none. */
@@ -103,7 +105,7 @@ static int64_t min_gap_of(const atoll_client *c, int64_t standalone_ns) {
   const atoll_arrival *a = &c->arrival;
   switch (a->kind) {
   case ATOLL_ARRIVAL_UNIFORM: {
-    double rate = atoll_sim_client_rate_hz(c, standalone_ns);
+    double rate = atoll_run_rate_hz(c, standalone_ns);
     /* Arrival k is at llround(k * period): neighbours are at least period - 1 ns apart. */
     double gap = floor(1e9 / rate - 1.0);
     return gap >= 1 ? (gap < 4.6e18 ? (int64_t)gap : BOUND_INF) : 0;
@@ -138,7 +140,7 @@ static void blocking_of(const atoll_scenario *s, atoll_bound_blocking *b) {
   if (s->policy.kind == ATOLL_POLICY_RT_ONLY)
     return;
   const atoll_gpu_costs *k = &s->gpu.costs;
-  uint32_t dq_cap = s->policy.dq_capacity ? s->policy.dq_capacity : 4, n_be = 0;
+  uint32_t dq_cap = s->policy.dq_capacity ? s->policy.dq_capacity : ATOLL_REEF_DQ_DEPTH, n_be = 0;
   for (uint32_t c = 0; c < s->n_clients; c++) {
     if (s->clients[c].cls != ATOLL_CLASS_BE)
       continue;
@@ -252,11 +254,8 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
                       arrival_name(cl->arrival.kind));
       break;
     }
-    bc->deadline_ns = cl->deadline_ns;
-    /* A uniform client's default deadline is its period, as in the simulator (sim/run.c). */
-    double period = cl->arrival.kind == ATOLL_ARRIVAL_UNIFORM ? 1e9 / atoll_sim_client_rate_hz(cl, standalone) : 0;
-    if (!bc->deadline_ns && period > 0 && period < 4.6e18)
-      bc->deadline_ns = (int64_t)period;
+    /* The deadline the core schedules with (run/driver.h's rule, in whole nanoseconds). */
+    bc->deadline_ns = (int64_t)atoll_run_deadline_ns(cl, standalone);
     task[out->n_clients] = bc->task_ns;
     gap[out->n_clients] = bc->min_gap_ns;
     if (bc->min_gap_ns != BOUND_INF)

@@ -308,7 +308,7 @@ static uint32_t pending_limit(const atoll_scenario *s, const int64_t *standalone
     if (a->kind == ATOLL_ARRIVAL_TRACE)
       n = a->repeat_ns > 0 ? (double)a->n_times * ((double)s->duration_ns / (double)a->repeat_ns + 1) : a->n_times;
     else if (a->kind == ATOLL_ARRIVAL_UNIFORM)
-      n = (double)s->duration_ns / 1e9 * atoll_sim_client_rate_hz(cl, standalone[cl->model]) + 2;
+      n = (double)s->duration_ns / 1e9 * atoll_run_rate_hz(cl, standalone[cl->model]) + 2;
     else if (a->kind == ATOLL_ARRIVAL_CLOSED)
       n = 1;
     if (n > most)
@@ -336,7 +336,7 @@ static int extreme_run(const atoll_scenario *s, const int64_t *standalone, uint3
     *out = rep.rt_latency_us.n ? rep.rt_latency_us.max : NAN;
     atoll_report_free(&rep);
   }
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   return rc;
 }
 
@@ -399,7 +399,7 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
       break;
     if (x.err) {
       rc = x.err;
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       break;
     }
     out->events += res.events;
@@ -419,7 +419,7 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
     } else if (x.cut) {
       out->pruned++;
     }
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
     if (rc)
       break;
     if (x.stop_all) {

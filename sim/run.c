@@ -1,15 +1,16 @@
 #include "run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "atoll/error.h"
+#include "driver.h"
 #include "evq.h"
 #include "sched.h"
 #include "simdev.h"
 #include "state_hash.h"
-#include "timeline.h"
 #include "trace_hooks.h"
 #include "workload.h"
 
@@ -20,42 +21,14 @@ struct atoll_sim_state {
   atoll_simdev *dev;
   atoll_core core;
   void *core_mem;
-  atoll_client_gen *gens;
+  atoll_run_arrivals arr;
   atoll_run_results *res;
   atoll_trace *trace;
-  atoll_timeline tl;        /* what the trace draws (timeline.h) */
-  atoll_trace_hooks hooks;  /* the device's hooks, drawn on tl */
+  atoll_run_recorder rec;   /* records requests and preemptions, draws the timeline (driver.h) */
+  atoll_trace_hooks hooks;  /* the device's hooks, drawn on rec.tl */
   int oom;
-  /* Preemption bookkeeping: the record waiting for its RT request's first kernel, the last
-   * record (restores and re-executions are charged to it), when normal mode last resumed, and
-   * the device's killed time already charged. */
-  int32_t open_pre, last_pre;
-  int64_t resumed_ns, killed_charged_ns;
-  const atoll_core_observer *tap;
-  void *tap_ctx;
   const atoll_chooser *chooser; /* NULL: the nominal option everywhere */
 };
-
-/* Forwards an event to the caller's tap, if it wants this one. */
-#define TAP(r, fn, ...)                               \
-  do {                                                \
-    if ((r)->tap && (r)->tap->fn)                     \
-      (r)->tap->fn((r)->tap_ctx, __VA_ARGS__);        \
-  } while (0)
-
-static int record_arrival(runner *r, uint32_t client, int64_t now, uint64_t *id) {
-  atoll_client_records *cr = &r->res->clients[client];
-  if (cr->n == cr->cap) {
-    uint32_t cap = cr->cap ? cr->cap * 2 : 256;
-    atoll_request_record *nr = realloc(cr->req, cap * sizeof *nr);
-    if (!nr)
-      return ATOLL_ENOMEM;
-    cr->req = nr, cr->cap = cap;
-  }
-  *id = cr->n;
-  cr->req[cr->n++] = (atoll_request_record){.id = *id, .arrival_ns = now, .start_ns = -1, .done_ns = -1};
-  return 0;
-}
 
 static void schedule_arrival(runner *r, uint32_t client, int64_t at) {
   if (at < 0 || at >= r->s->duration_ns)
@@ -73,146 +46,60 @@ static void schedule_arrival(runner *r, uint32_t client, int64_t at) {
     r->oom = 1;
 }
 
-static atoll_preemption_record *last_record(runner *r) {
-  return r->last_pre >= 0 ? &r->res->preemptions[r->last_pre] : NULL;
-}
+/* --- what only the simulated device knows (driver.h's device hooks) --- */
 
-/* The RT request of an open preemption started its first kernel: the preemption is over. */
-static void close_preemption(runner *r, int64_t now) {
-  atoll_preemption_record *p = &r->res->preemptions[r->open_pre];
+static void take_marks(void *ctx, atoll_run_marks *out) {
+  runner *r = ctx;
   atoll_simdev_marks m;
   atoll_simdev_take_marks(r->dev, &m);
-  p->latency_ns = now - p->at_ns;
-  p->hq_reset_ns = m.hq_done_ns > p->at_ns ? m.hq_done_ns - p->at_ns : 0;
-  p->dq_evict_ns = m.evict_done_ns > p->at_ns ? m.evict_done_ns - p->at_ns : 0;
-  p->cu_kill_ns = m.kill_done_ns > p->at_ns ? m.kill_done_ns - p->at_ns : 0;
-  p->evicted_kernels = m.evicted;
-  int64_t killed;
   uint32_t n_killed;
-  atoll_simdev_killed(r->dev, &killed, &n_killed);
-  p->wasted_gpu_ns += killed - r->killed_charged_ns;
-  r->killed_charged_ns = killed;
-  atoll_timeline_preemption(&r->tl, p->at_ns, p->latency_ns, p->hq_reset_ns, p->dq_evict_ns, p->cu_kill_ns,
-                            p->evicted_kernels);
-  r->open_pre = -1;
+  *out = (atoll_run_marks){.hq_done_ns = m.hq_done_ns, .evict_done_ns = m.evict_done_ns,
+                           .kill_done_ns = m.kill_done_ns, .evicted = m.evicted};
+  atoll_simdev_killed(r->dev, &out->killed_gpu_ns, &n_killed);
 }
 
-static void on_started(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+/* A completed op run again costs its time alone on the simulated GPU. */
+static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
   runner *r = ctx;
-  TAP(r, request_started, client, req, now);
-  r->res->clients[client].req[req].start_ns = now;
-  if (r->open_pre >= 0 && r->s->clients[client].cls == ATOLL_CLASS_RT)
-    close_preemption(r, now);
-}
-
-static void on_preemption(void *ctx, uint32_t n_preempted, int64_t now) {
-  runner *r = ctx;
-  TAP(r, preemption, n_preempted, now);
-  if (n_preempted == 0)
-    return; /* the GPU had no BE work: nothing was preempted */
-  atoll_run_results *res = r->res;
-  if (res->n_preemptions == res->cap_preemptions) {
-    uint32_t cap = res->cap_preemptions ? res->cap_preemptions * 2 : 64;
-    atoll_preemption_record *np = realloc(res->preemptions, cap * sizeof *np);
-    if (!np) {
-      r->oom = 1;
-      return;
-    }
-    res->preemptions = np, res->cap_preemptions = cap;
-  }
-  /* This observer call comes after the core issued the preemption's steps, so the device's marks
-   * already belong to it; the previous preemption took its own when its RT request started. */
-  res->preemptions[res->n_preemptions] = (atoll_preemption_record){.at_ns = now};
-  r->open_pre = r->last_pre = (int32_t)res->n_preemptions++;
-}
-
-static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
-                              uint32_t done_before, uint32_t launched_before, int64_t now) {
-  runner *r = ctx;
-  TAP(r, task_preempted, client, req, interrupted, restart, done_before, launched_before, now);
-  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s->clients[client].name, restart, now, now);
-  atoll_preemption_record *p = last_record(r);
-  if (!p)
-    return;
   uint32_t model = r->s->clients[client].model;
-  p->restored_kernels += launched_before - restart;
-  /* Completed ops the restore runs again (a group entry before the interrupted op). */
-  for (uint32_t op = restart; op < done_before; op++)
-    p->wasted_gpu_ns += atoll_kernel_alone_ns(&r->s->gpu, atoll_simdev_timing(r->dev, model, op));
-}
-
-static void on_task_restored(void *ctx, uint32_t client, uint64_t req, int64_t now) {
-  runner *r = ctx;
-  TAP(r, task_restored, client, req, now);
-  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s->clients[client].name, 0,
-                              r->resumed_ns < now ? r->resumed_ns : now, now);
-  atoll_preemption_record *p = last_record(r);
-  if (p && now >= r->resumed_ns)
-    p->restore_ns += now - r->resumed_ns;
+  return atoll_kernel_alone_ns(&r->s->gpu, atoll_simdev_timing(r->dev, model, op));
 }
 
 static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
-  TAP(r, request_done, client, req, now);
-  atoll_request_record *rec = &r->res->clients[client].req[req];
-  rec->done_ns = now;
-  const atoll_client *cl = &r->s->clients[client];
-  atoll_timeline_request(&r->tl, client, cl->name, r->s->models[cl->model].name, cl->cls == ATOLL_CLASS_RT, req,
-                         rec->arrival_ns, rec->start_ns, now);
+  (void)req;
   /* A closed-loop client sends its next request as soon as one completes. */
   if (r->s->clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     schedule_arrival(r, client, now);
 }
 
-static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+/* Shed or failed (run/driver.c): a closed-loop client sends its next request. */
+static void on_ended(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
-  TAP(r, request_dropped, client, req, now);
-  (void)req, (void)now;
-  r->res->clients[client].dropped++;
-  /* A dropped request is not a request: its record slot is reused by the next arrival. */
-  r->res->clients[client].n--;
+  (void)req;
+  if (r->s->clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
+    schedule_arrival(r, client, now);
 }
 
-/* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
-static void on_mode(void *ctx, uint32_t mode, int64_t now) {
-  runner *r = ctx;
-  TAP(r, mode_changed, mode, now);
-  if (mode == ATOLL_MODE_NORMAL)
-    r->resumed_ns = now;
-  atoll_timeline_mode(&r->tl, mode == ATOLL_MODE_REALTIME, now);
-}
-
-static const atoll_core_observer observer = {.request_started = on_started,
-                                             .request_done = on_done,
-                                             .request_dropped = on_dropped,
-                                             .mode_changed = on_mode,
-                                             .preemption = on_preemption,
-                                             .task_preempted = on_task_preempted,
-                                             .task_restored = on_task_restored};
+static const atoll_run_device_hooks device_hooks = {
+    .take_marks = take_marks, .redo_ns = redo_ns, .done = on_done, .ended = on_ended};
 
 static void on_arrival(runner *r, uint32_t client, int64_t now) {
   uint64_t id;
-  if (record_arrival(r, client, now, &id)) {
+  if (atoll_run_record_arrival(&r->rec, client, now, &id)) {
     r->oom = 1;
     return;
   }
   atoll_core_on_arrival(&r->core, client, id, now);
   if (r->s->clients[client].arrival.kind != ATOLL_ARRIVAL_CLOSED)
-    schedule_arrival(r, client, atoll_client_gen_next(&r->gens[client]));
-}
-
-double atoll_sim_client_rate_hz(const atoll_client *c, int64_t standalone_ns) {
-  const atoll_arrival *a = &c->arrival;
-  if (a->kind != ATOLL_ARRIVAL_UNIFORM && a->kind != ATOLL_ARRIVAL_POISSON)
-    return 0;
-  return a->rate_hz > 0 ? a->rate_hz : a->load * 1e9 / (double)standalone_ns;
+    schedule_arrival(r, client, atoll_run_next_arrival(&r->arr, client));
 }
 
 static void runner_free(runner *r) {
   atoll_simdev_destroy(r->dev);
   atoll_evq_free(&r->evq);
   free(r->core_mem);
-  free(r->gens);
+  atoll_run_arrivals_free(&r->arr);
 }
 
 /* Whether an event would do anything when handled (cancelled waves do nothing); its hash in *h
@@ -281,7 +168,6 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
   int64_t now = r->evq.now;
   uint64_t h = atoll__hmix(0, (uint64_t)now);
   h = atoll__hmix(h, atoll_core_hash(&r->core));
-  h = atoll__hmix(h, r->core.awaited); /* not in atoll_core_hash */
   int rc = atoll_simdev_hash(r->dev, past == ATOLL_HASH_WITH_RECORDS, &h);
   if (rc)
     return rc;
@@ -306,23 +192,25 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
     free(keys);
   const atoll_scenario *s = r->s;
   for (uint32_t c = 0; c < s->n_clients; c++) {
-    const atoll_client_gen *g = &r->gens[c];
+    const atoll_client_gen *g = &r->arr.gens[c];
     for (int i = 0; i < 4; i++)
       h = atoll__hmix(h, g->rng.s[i]);
     h = atoll__hmix(atoll__hmix(h, g->emitted), (uint64_t)g->last_ns);
     const atoll_client_records *cr = &r->res->clients[c];
     h = atoll__hmix(atoll__hmix(h, cr->n), cr->dropped);
+    if (cr->shed || cr->failed) /* only when some were: states without them keep their hashes */
+      h = atoll__hmix(h, ((uint64_t)cr->shed << 32) | cr->failed);
     for (uint32_t i = 0; i < cr->n; i++)
       if (past == ATOLL_HASH_WITH_RECORDS || cr->req[i].done_ns < 0)
         h = record_hash(atoll__hmix(h, i), &cr->req[i]);
   }
   /* The preemption being measured, and with the past its records and the time charged to them. */
-  h = atoll__hmix(h, r->open_pre >= 0 ? (uint64_t)r->res->preemptions[r->open_pre].at_ns : UINT64_MAX);
+  h = atoll__hmix(h, r->rec.open_pre >= 0 ? (uint64_t)r->res->preemptions[r->rec.open_pre].at_ns : UINT64_MAX);
   if (past == ATOLL_HASH_WITH_RECORDS) {
-    h = atoll__hmix(h, (uint64_t)r->resumed_ns);
+    h = atoll__hmix(h, (uint64_t)r->rec.resumed_ns);
     const atoll_run_results *res = r->res;
     h = atoll__hmix(h, res->n_preemptions);
-    h = atoll__hmix(h, (uint64_t)r->killed_charged_ns);
+    h = atoll__hmix(h, (uint64_t)r->rec.killed_charged_ns);
     int64_t killed;
     uint32_t n_killed;
     atoll_simdev_killed(r->dev, &killed, &n_killed);
@@ -364,14 +252,13 @@ bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c) {
 /* Runs s with standalone latencies already known (res->standalone_ns). */
 static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
   atoll_trace *trace = opts ? opts->trace : NULL;
-  runner r = {.s = s, .res = res, .trace = trace, .open_pre = -1, .last_pre = -1,
-              .tap = opts ? opts->tap : NULL, .tap_ctx = opts ? opts->tap_ctx : NULL,
-              .chooser = opts ? opts->chooser : NULL};
-  int64_t *deadlines = calloc(s->n_clients, sizeof *deadlines);
-  r.gens = calloc(s->n_clients, sizeof *r.gens);
-  int rc = deadlines && r.gens ? atoll_evq_init(&r.evq, 4096) : ATOLL_ENOMEM;
-  atoll_timeline_init(&r.tl, trace);
-  atoll_trace_hooks_init(&r.hooks, &r.tl, s);
+  runner r = {.s = s, .res = res, .trace = trace, .chooser = opts ? opts->chooser : NULL};
+  int rc = atoll_run_arrivals_init(&r.arr, s, res->standalone_ns);
+  if (rc == 0)
+    rc = atoll_evq_init(&r.evq, 4096);
+  atoll_run_recorder_init(&r.rec, s, res, trace, &device_hooks, &r, opts ? opts->tap : NULL,
+                          opts ? opts->tap_ctx : NULL);
+  atoll_trace_hooks_init(&r.hooks, &r.rec.tl, s);
   atoll_simdev_cfg dcfg = {.scenario = s, .evq = &r.evq, .trace = trace, .hooks = trace ? &r.hooks.hooks : NULL,
                            .window_start_ns = s->warmup_ns, .window_end_ns = s->duration_ns,
                            .chooser = r.chooser};
@@ -382,17 +269,9 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
     rc = ATOLL_ENOTSUP;
   if (rc == 0 && !(r.core_mem = malloc(size)))
     rc = ATOLL_ENOMEM;
-  for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++) {
-    double rate = atoll_sim_client_rate_hz(&s->clients[c], res->standalone_ns[s->clients[c].model]);
-    deadlines[c] = s->clients[c].deadline_ns;
-    /* A uniform client's default deadline is its period (none when the period exceeds any run). */
-    if (!deadlines[c] && s->clients[c].arrival.kind == ATOLL_ARRIVAL_UNIFORM && 1e9 / rate < 4.6e18)
-      deadlines[c] = (int64_t)(1e9 / rate);
-    atoll_client_gen_init(&r.gens[c], &s->clients[c].arrival, rate, s->seed, c);
-  }
   if (rc == 0)
-    rc = atoll_core_init(&r.core, r.core_mem, size, s, atoll_simdev_device(r.dev), &observer, &r, opts ? opts->core_limits : NULL, deadlines);
-  free(deadlines);
+    rc = atoll_core_init(&r.core, r.core_mem, size, s, atoll_simdev_device(r.dev), &atoll_run_observer, &r.rec,
+                         opts ? opts->core_limits : NULL, r.arr.deadline_ns);
   if (rc) {
     runner_free(&r);
     return rc;
@@ -400,18 +279,15 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
   atoll_simdev_attach(r.dev, &r.core);
   if (trace)
     atoll_trace_name_track(trace, ATOLL_TRACK_SCHED, 0, atoll_policy_name(s->policy.kind));
-  for (uint32_t c = 0; c < s->n_clients; c++) {
-    if (!atoll_core_client_active(&r.core, c))
-      continue;
-    int64_t first = s->clients[c].arrival.kind == ATOLL_ARRIVAL_CLOSED ? 0 : atoll_client_gen_next(&r.gens[c]);
-    schedule_arrival(&r, c, first);
-  }
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (atoll_core_client_active(&r.core, c))
+      schedule_arrival(&r, c, atoll_run_first_arrival(&r.arr, s, c));
   int64_t t;
   uint64_t p;
   void (*progress)(void *, int64_t, int64_t) = opts ? opts->progress : NULL;
   uint32_t since_progress = 0;
   bool (*boundary)(void *, atoll_sim_state *) = opts ? opts->boundary : NULL;
-  while (!r.oom && atoll_evq_peek_time(&r.evq, &t) && t < s->duration_ns) {
+  while (!r.oom && !r.rec.failed && atoll_evq_peek_time(&r.evq, &t) && t < s->duration_ns) {
     if (progress && ++since_progress == 4096) {
       since_progress = 0;
       progress(opts->progress_ctx, t, s->duration_ns);
@@ -430,7 +306,7 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
       atoll_simdev_handle(r.dev, p, t);
   }
   atoll_simdev_finish(r.dev, s->duration_ns, &res->cu_busy_ns, &res->cu_busy_rt_ns, &res->cu_busy_be_ns);
-  atoll_timeline_finish(&r.tl, s->duration_ns);
+  atoll_timeline_finish(&r.rec.tl, s->duration_ns);
   res->rt_beside_be = atoll_simdev_rt_beside_be(r.dev);
   atoll_simdev_padding_stats pad;
   atoll_simdev_padding(r.dev, &pad);
@@ -443,20 +319,9 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
     r.oom = 1;
   }
   res->events = r.evq.processed;
-  rc = r.oom ? ATOLL_ENOMEM : 0;
+  rc = r.oom || r.rec.failed ? ATOLL_ENOMEM : 0;
   runner_free(&r);
   return rc;
-}
-
-static int alloc_results(const atoll_scenario *s, atoll_run_results *res) {
-  memset(res, 0, sizeof *res);
-  res->scenario = s;
-  res->mode = "sim";
-  res->cus = s->gpu.cus;
-  res->window_ns = s->duration_ns - s->warmup_ns;
-  res->standalone_ns = calloc(s->n_models, sizeof *res->standalone_ns);
-  res->clients = calloc(s->n_clients, sizeof *res->clients);
-  return res->standalone_ns && res->clients ? 0 : ATOLL_ENOMEM;
 }
 
 int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out) {
@@ -472,45 +337,35 @@ int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *ou
   alone.duration_ns = INT64_MAX / 4;
   alone.n_expects = 0;
   atoll_run_results res;
-  int rc = alloc_results(&alone, &res);
+  int rc = atoll_run_results_init(&res, &alone, "sim");
   if (rc == 0)
     rc = run_with(&alone, NULL, &res);
   if (rc == 0 && (res.clients[0].n != 1 || res.clients[0].req[0].done_ns < 0))
     rc = ATOLL_EINVAL;
   if (rc == 0)
     *out = res.clients[0].req[0].done_ns;
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   return rc;
 }
+
+/* The simulated device as the driver sees it (driver.h). */
+static int device_standalone(void *ctx, const atoll_scenario *s, uint32_t m, int64_t *out) {
+  (void)ctx;
+  return atoll_sim_standalone_ns(s, m, out);
+}
+
+static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
+  const atoll_sim_opts *const *opts = ctx;
+  return run_with(s, *opts, res);
+}
+
+static const atoll_run_device sim_device = {.mode = "sim", .standalone_ns = device_standalone, .run = device_run};
 
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int rc = alloc_results(s, res);
-  for (uint32_t m = 0; rc == 0 && m < s->n_models; m++)
-    if (opts && opts->standalone_ns)
-      res->standalone_ns[m] = opts->standalone_ns[m];
-    else
-      rc = atoll_sim_standalone_ns(s, m, &res->standalone_ns[m]);
-  if (rc == 0)
-    rc = run_with(s, opts, res);
+  int rc = atoll_run_drive(s, opts ? opts->standalone_ns : NULL, &sim_device, &opts, res);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  if (rc)
-    atoll_sim_results_free(res);
   return rc;
-}
-
-void atoll_sim_results_free(atoll_run_results *res) {
-  if (res->clients && res->scenario)
-    for (uint32_t c = 0; c < res->scenario->n_clients; c++)
-      free(res->clients[c].req);
-  free(res->clients);
-  free(res->standalone_ns);
-  free(res->preemptions);
-  free(res->pad_samples);
-  res->pad_samples = NULL;
-  res->clients = NULL;
-  res->standalone_ns = NULL;
-  res->preemptions = NULL;
 }

@@ -1,7 +1,8 @@
 /* One simulation run of a scenario: the runner around the core and the simulated device.
  *
- * The runner generates arrivals (core/workload.c), feeds them to the core, pumps the event queue
- * until duration_ms, and records every request. Before the run it measures each model's
+ * The runner takes arrivals from the driver (run/driver.h: the rate and deadline rules, one
+ * generator per client), feeds them to the core, pumps the event queue until duration_ms, and
+ * lets the driver's observer record every request. Before the run it measures each model's
  * standalone latency on the same simulated GPU (one request, nothing else running), which
  * normalizes latencies and turns `load` arrivals into rates. */
 #ifndef ATOLL_SIM_RUN_H
@@ -9,6 +10,7 @@
 
 #include "atoll/scenario.h"
 #include "choice.h"
+#include "driver.h"
 #include "results.h"
 #include "trace.h"
 
@@ -56,13 +58,10 @@ uint64_t atoll_sim_state_events(const atoll_sim_state *st);
 /* Whether client c has nothing more to do in this run: no request in flight, none to arrive. */
 bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c);
 
-/* Fills res (free with atoll_sim_results_free). Returns 0, ATOLL_ENOTSUP for a policy the core
- * does not implement, or ATOLL_ENOMEM. */
+/* Fills res (free with atoll_run_results_free, driver.h) through the driver (run/driver.h): the
+ * standalone latencies, then the run. Returns 0, ATOLL_ENOTSUP for a policy the core does not
+ * implement, or ATOLL_ENOMEM. */
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res);
-void atoll_sim_results_free(atoll_run_results *res);
-/* A uniform or poisson client's arrival rate: rate_hz, or its load times the standalone throughput
- * of its model (standalone_ns: that model's latency alone). 0 for other arrival kinds. */
-double atoll_sim_client_rate_hz(const atoll_client *c, int64_t standalone_ns);
 /* A model's latency alone on the scenario's GPU (one request, an otherwise idle device). */
 int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out);
 

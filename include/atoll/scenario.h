@@ -8,6 +8,7 @@
 
 #include "atoll/gpu.h"
 #include "atoll/model.h"
+#include "atoll/policies.h"
 
 typedef enum atoll_client_class { ATOLL_CLASS_RT, ATOLL_CLASS_BE } atoll_client_class;
 
@@ -44,23 +45,16 @@ typedef struct atoll_scenario_model {
   atoll_model model;
 } atoll_scenario_model;
 
-#define ATOLL_POLICY_MAP(X)          \
-  X(RT_ONLY, "rt-only")              \
-  X(SEQ, "seq")                      \
-  X(STREAMS, "streams")              \
-  X(WAIT, "wait")                    \
-  X(ORION, "orion")                  \
-  X(REEF, "reef")                    \
-  X(RESET, "reset")
-
 typedef enum atoll_policy_kind {
-#define ATOLL_POLICY_ENUM(id, text) ATOLL_POLICY_##id,
-  ATOLL_POLICY_MAP(ATOLL_POLICY_ENUM)
+#define ATOLL_POLICY_ENUM(id, text, ops) ATOLL_POLICY_##id,
+  ATOLL_POLICY_LIST(ATOLL_POLICY_ENUM)
 #undef ATOLL_POLICY_ENUM
   ATOLL_POLICY_COUNT
 } atoll_policy_kind;
 
 typedef enum atoll_rt_queue { ATOLL_RT_QUEUE_FIFO, ATOLL_RT_QUEUE_EDF } atoll_rt_queue;
+
+enum { ATOLL_POLICY_PARAMS = 4 };
 
 typedef struct atoll_policy_cfg {
   atoll_policy_kind kind;
@@ -68,9 +62,12 @@ typedef struct atoll_policy_cfg {
   bool multi_version;  /* reef: multi-version kernel selection */
   bool priority;       /* streams: high-priority RT streams */
   uint32_t dq_capacity; /* 0: the policy's default (reef/reset: 4, others: the GPU's) */
-  atoll_rt_queue rt_queue;
+  uint32_t rt_queue;    /* an atoll_rt_queue */
   bool async_reclaim;   /* reef/reset: HQ reset hands commands to a GC thread (default on) */
   bool reset_cu;        /* reef/reset: kill running BE blocks (default on) */
+  /* Options of policies that have no named field above: each policy's option table
+   * (atoll_policy_options) says which slot holds which of its options. */
+  int64_t param[ATOLL_POLICY_PARAMS];
 } atoll_policy_cfg;
 
 /* How the simulated device runs blocks on its CUs (docs/simulator.md, "CU engines"): pooled over

@@ -23,11 +23,18 @@
 
 #include "atoll/error.h"
 #include "fault.h"
+#include "gpu/gpu_staging.h"
 
 enum { MAX_QUEUES = 64, MAX_RANGES = 1 + ATOLL_NPAD_MAX, DONE_LIST = MAX_QUEUES * MAX_RANGES + 8 };
 enum { DECIDE_NONE = 0, DECIDE_RUN = 1, DECIDE_EVICT = 2 };
 /* How long an idle worker, and a reset waiting for its kills, poll before sleeping. */
 static const int64_t IDLE_POLL_NS = 50000;
+/* GPU-like mode: how long after the device finished a launch its completion is reported (a GPU
+ * back-end's completion thread waking on the launch's event), and each queue's staging ring. */
+static int64_t report_lag_ns = 20000;
+
+void atoll_ncpu_set_report_lag_ns(int64_t ns) { report_lag_ns = ns > 0 ? ns : 20000; }
+#define GPU_LIKE_STAGING_BYTES ((size_t)8 << 20)
 
 static atoll_ncpu_block_fn block_fn = ak_run_block;
 
@@ -62,7 +69,11 @@ typedef struct launch {
   size_t bytes;
   int value;
   uint8_t decision, killed, fault, active;
+  uint8_t kill_pending; /* GPU-like: a reset reached it dispatched, before any block ran */
   uint32_t running; /* blocks resident now */
+  /* GPU-like copies: the staging the copy holds, and a D2H copy's real destination. */
+  size_t stage_off, stage_span;
+  void *d2h_dst;
 } launch;
 
 struct cpu_queue {
@@ -72,9 +83,25 @@ struct cpu_queue {
   uint8_t has_exec;
   launch *head, *tail;
   launch *cur;       /* dispatched, not complete */
+  gpu_staging stage; /* GPU-like: the copies' staging ring (stage_buf) */
+  uint8_t *stage_buf;
 };
 
 typedef struct cpu_dev cpu_dev;
+
+/* GPU-like: a completion the device has finished but not reported yet (cpu_backend.h). */
+typedef struct report {
+  struct report *next;
+  uint64_t tag;
+  uint8_t status;
+  uint8_t killable; /* a kernel that ran: a reset before the report makes it KILLED */
+  cpu_queue *q;
+  size_t stage_span;    /* staging released with the report */
+  void *d2h_dst;        /* D2H copy: where the staged data goes before the report */
+  const void *d2h_src;
+  size_t d2h_bytes;
+  int64_t at;           /* when the device finished it */
+} report;
 
 typedef struct slot {
   cpu_dev *d;
@@ -114,6 +141,13 @@ struct cpu_dev {
   uint32_t res[3][ATOLL_NCPU_MAX_CUS]; /* all, rt, be */
   int64_t since[3][ATOLL_NCPU_MAX_CUS];
   int64_t busy[3];
+  /* GPU-like mode (cpu_backend.h): the reports not made yet, oldest first, and their thread. */
+  uint8_t gpu_like;
+  int64_t report_lag_ns;
+  report *rep_head, *rep_tail;
+  pthread_t rep;
+  uint8_t rep_running;
+  pthread_cond_t rep_cv, room_cv;
 };
 
 static int64_t now_ns(const cpu_dev *d) {
@@ -145,7 +179,7 @@ static void flush(cpu_dev *d, notes *n) {
     sched_yield();
   for (uint32_t i = 0; i < local.n; i++) {
     if (local.status[i] == 0xff) {
-      if (d->cfg.on_start)
+      if (d->cfg.on_start && !d->gpu_like) /* a GPU back-end cannot observe a launch's start */
         d->cfg.on_start(d->cfg.ctx, local.tag[i]);
     } else if (d->cfg.on_complete) {
       d->cfg.on_complete(d->cfg.ctx, local.tag[i], (atoll_ndone_status)local.status[i]);
@@ -202,14 +236,49 @@ static launch *pop_head(cpu_queue *q) {
   return l;
 }
 
+/* GPU-like: queues a completion for the report thread, which makes it report_lag_ns later;
+ * until then a reset still turns a kernel that ran into KILLED, as a GPU back-end that cannot tell
+ * a finished launch from a running one does. `c`: a copy, whose staging the report releases. */
+static void defer(cpu_dev *d, cpu_queue *q, uint64_t tag, atoll_ndone_status st, int killable, const launch *c) {
+  report *r = calloc(1, sizeof *r);
+  if (!r) {
+    fprintf(stderr, "atoll: cpu back-end: out of memory for a completion\n");
+    abort(); /* a lost completion would hang the runtime */
+  }
+  r->tag = tag;
+  r->status = (uint8_t)st;
+  r->killable = (uint8_t)killable;
+  r->q = q;
+  r->at = now_ns(d);
+  if (c && c->stage_span) {
+    r->stage_span = c->stage_span;
+    r->d2h_dst = c->d2h_dst;
+    r->d2h_src = q->stage_buf + c->stage_off;
+    r->d2h_bytes = c->bytes;
+  }
+  if (d->rep_tail)
+    d->rep_tail->next = r;
+  else
+    d->rep_head = r;
+  d->rep_tail = r;
+  pthread_cond_signal(&d->rep_cv);
+}
+
 static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
   cpu_queue *q = l->q;
   active_remove(d, l);
   q->cur = NULL;
-  for (uint32_t i = 1; i < l->n_ranges; i++)
-    if (!l->r[i].reported)
-      note(n, l->r[i].tag, (uint8_t)st);
-  note(n, l->tag, (uint8_t)st);
+  if (d->gpu_like) {
+    const int killable = is_kernel(l) && l->decision == DECIDE_RUN && st == ATOLL_ND_OK;
+    for (uint32_t i = 1; i < l->n_ranges; i++)
+      defer(d, q, l->r[i].tag, st, killable, NULL);
+    defer(d, q, l->tag, st, killable, l);
+  } else {
+    for (uint32_t i = 1; i < l->n_ranges; i++)
+      if (!l->r[i].reported)
+        note(n, l->r[i].tag, (uint8_t)st);
+    note(n, l->tag, (uint8_t)st);
+  }
   free(l);
   /* A kernel queued behind it is dispatched here, by the thread that completed this launch (it
    * holds the device already): the CP's step, without waiting for the CP thread to wake, so a
@@ -220,7 +289,10 @@ static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
   while (q->head && !is_kernel(q->head) && __atomic_load_n(&q->flag, __ATOMIC_ACQUIRE) && n->n + 2 < DONE_LIST) {
     launch *c = pop_head(q);
     q->cur = NULL;
-    note(n, c->tag, ATOLL_ND_EVICTED);
+    if (d->gpu_like)
+      defer(d, q, c->tag, ATOLL_ND_EVICTED, 0, c);
+    else
+      note(n, c->tag, ATOLL_ND_EVICTED);
     free(c);
   }
   if (q->head && is_kernel(q->head))
@@ -321,6 +393,12 @@ static int prologue(cpu_dev *d, launch *l, notes *n) {
   if (l->decision == DECIDE_NONE) {
     if (__atomic_load_n(&l->q->flag, __ATOMIC_ACQUIRE)) {
       l->decision = DECIDE_EVICT;
+    } else if (l->kill_pending) {
+      /* GPU-like: the launch's kill word was set before its first block came (cpu_backend.h); the
+       * flag test comes first, as in the GPU prologue. No block is resident. */
+      l->killed = 1;
+      complete(d, l, ATOLL_ND_KILLED, n);
+      return 0;
     } else if (l->kind == ATOLL_NL_KERNEL &&
                atoll_nfault_hit(d->cfg.fault_kernel_p, d->cfg.fault_seed, ATOLL_NFAULT_KERNEL, l->tag)) {
       /* An injected device fault (fault.h): the launch ends before any block ran. No block is
@@ -380,7 +458,8 @@ static void *worker_main(void *arg) {
     residency(d, s->cu, r->rt, +1);
     const ak_args args = r->args;
     const uint32_t kernel = r->kernel;
-    ak_ctx ctx = {.block = block, .grid = r->grid, .threads = r->threads, .kill = &s->kill, .trace = NULL};
+    ak_ctx ctx = {.block = block, .grid = r->grid, .threads = r->threads, .kill = &s->kill, .trace = NULL,
+                  .alt_math = d->gpu_like};
     flush(d, &n); /* the start, if this block decided it, before the body runs */
     pthread_mutex_unlock(&d->mu);
     int rc = block_fn(kernel, &args, &ctx);
@@ -391,7 +470,7 @@ static void *worker_main(void *arg) {
     s->l = NULL;
     if (rc == AK_DONE && !l->killed) {
       r->finished++;
-      if (ri > 0 && r->finished == r->total && !r->reported) {
+      if (ri > 0 && r->finished == r->total && !r->reported && !d->gpu_like) {
         r->reported = 1; /* a BE part is reported as soon as its blocks are done */
         note(&n, r->tag, ATOLL_ND_OK);
       }
@@ -421,6 +500,50 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
+/* --- GPU-like completion reports --- */
+
+/* Reports the device's completions in the order it finished them, each report_lag_ns after
+ * it finished: a D2H copy's data goes from staging to its destination first, and the staging is
+ * released. The status is read when the report is made (a reset may have changed it). */
+static void *rep_main(void *arg) {
+  cpu_dev *d = arg;
+  pthread_mutex_lock(&d->mu);
+  while (!d->stop) {
+    report *r = d->rep_head;
+    if (!r) {
+      pthread_cond_wait(&d->rep_cv, &d->mu);
+      continue;
+    }
+    const int64_t wait = r->at + d->report_lag_ns - now_ns(d);
+    if (wait > 0) {
+      pthread_mutex_unlock(&d->mu);
+      struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)wait};
+      nanosleep(&ts, NULL);
+      pthread_mutex_lock(&d->mu);
+      continue;
+    }
+    d->rep_head = r->next;
+    if (!d->rep_head)
+      d->rep_tail = NULL;
+    const atoll_ndone_status st = (atoll_ndone_status)r->status;
+    pthread_mutex_unlock(&d->mu);
+    if (r->d2h_dst && st == ATOLL_ND_OK)
+      memcpy(r->d2h_dst, r->d2h_src, r->d2h_bytes);
+    pthread_mutex_lock(&d->mu);
+    if (r->stage_span) {
+      gpu_staging_release(&r->q->stage, r->stage_span);
+      pthread_cond_broadcast(&d->room_cv);
+    }
+    pthread_mutex_unlock(&d->mu);
+    if (d->cfg.on_complete)
+      d->cfg.on_complete(d->cfg.ctx, r->tag, st);
+    free(r);
+    pthread_mutex_lock(&d->mu);
+  }
+  pthread_mutex_unlock(&d->mu);
+  return NULL;
+}
+
 /* --- back-end operations --- */
 
 static void stop_threads(cpu_dev *d) {
@@ -428,9 +551,13 @@ static void stop_threads(cpu_dev *d) {
   d->stop = 1;
   pthread_cond_broadcast(&d->cp_cv);
   pthread_cond_broadcast(&d->work_cv);
+  pthread_cond_broadcast(&d->rep_cv);
+  pthread_cond_broadcast(&d->room_cv);
   pthread_mutex_unlock(&d->mu);
   if (d->cp_running)
     pthread_join(d->cp, NULL);
+  if (d->rep_running)
+    pthread_join(d->rep, NULL);
   for (uint32_t i = 0; i < d->n_slots; i++)
     if (d->slot[i].started)
       pthread_join(d->slot[i].th, NULL);
@@ -454,14 +581,22 @@ static void cpu_close(void *be) {
     free_launches(q->head, 0);
     if (q->cur && !q->cur->active)
       free(q->cur);
+    free(q->stage_buf);
     free(q);
   }
   free_launches(d->active, 1);
+  while (d->rep_head) {
+    report *r = d->rep_head;
+    d->rep_head = r->next;
+    free(r);
+  }
   free(d->slot);
   pthread_mutex_destroy(&d->mu);
   pthread_cond_destroy(&d->cp_cv);
   pthread_cond_destroy(&d->work_cv);
   pthread_cond_destroy(&d->kill_cv);
+  pthread_cond_destroy(&d->rep_cv);
+  pthread_cond_destroy(&d->room_cv);
   free(d);
 }
 
@@ -492,7 +627,7 @@ static void pin(pthread_t t, uint32_t index) {
   }
 }
 
-static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len) {
+static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len, uint8_t gpu_like) {
   uint32_t ncpu = online_cpus();
   /* One CPU is left to the host threads by default (scheduler, CP, transmit, clients), as a GPU's
    * host has its own CPU: with every CPU running a CU, each scheduler wake-up waits for a kernel's
@@ -510,13 +645,16 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
   d->cus = cus;
   d->slots = slots;
   d->n_slots = cus * slots;
+  d->gpu_like = gpu_like;
+  d->report_lag_ns = report_lag_ns;
   atomic_init(&d->killing, 0);
   atomic_init(&d->work_gen, 0);
   atomic_init(&d->serving, 0);
   clock_gettime(CLOCK_MONOTONIC, &d->t0);
   d->slot = calloc(d->n_slots, sizeof *d->slot);
   if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
-      pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0) {
+      pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0 ||
+      pthread_cond_init(&d->rep_cv, NULL) != 0 || pthread_cond_init(&d->room_cv, NULL) != 0) {
     free(d->slot);
     free(d);
     return ATOLL_ENOMEM;
@@ -527,6 +665,14 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
   } else {
     d->cp_running = 1;
     pthread_setname_np(d->cp, "atoll-cp"); /* as the runtime names its threads (nrt.h) */
+  }
+  if (rc == 0 && gpu_like) {
+    if (pthread_create(&d->rep, NULL, rep_main, d) != 0) {
+      rc = ATOLL_ENOMEM;
+    } else {
+      d->rep_running = 1;
+      pthread_setname_np(d->rep, "atoll-report");
+    }
   }
   /* CU c's workers share one CPU when pinned, counted from the last CPU down, so that with fewer
    * CUs than CPUs the first CPU is left to the host threads (scheduler, CP, transmit). Those are
@@ -557,10 +703,19 @@ static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
   return 0;
 }
 
+static int cpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len) {
+  return open_mode(cfg, out, err, err_len, 0);
+}
+
+static int cpu_open_gpu_like(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len) {
+  return open_mode(cfg, out, err, err_len, 1);
+}
+
 static int cpu_info(void *be, atoll_nbackend_info *out) {
   cpu_dev *d = be;
   memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "cpu (%u CUs x %u slots)", d->cus, d->slots);
+  snprintf(out->name, sizeof out->name, "cpu%s (%u CUs x %u slots)", d->gpu_like ? " GPU-like" : "", d->cus,
+           d->slots);
   out->cus = d->cus;
   out->max_occupancy = d->slots;
   out->can_reset_cus = true;
@@ -598,12 +753,20 @@ static int cpu_create_queue(void *be, uint32_t priority, atoll_nqueue **out) {
   if (!q)
     return ATOLL_ENOMEM;
   q->priority = priority;
+  if (d->gpu_like) {
+    if (!(q->stage_buf = malloc(GPU_LIKE_STAGING_BYTES))) {
+      free(q);
+      return ATOLL_ENOMEM;
+    }
+    gpu_staging_init(&q->stage, GPU_LIKE_STAGING_BYTES);
+  }
   pthread_mutex_lock(&d->mu);
   int rc = d->n_queues < MAX_QUEUES ? 0 : ATOLL_EFULL;
   if (rc == 0)
     d->queues[d->n_queues++] = q;
   pthread_mutex_unlock(&d->mu);
   if (rc) {
+    free(q->stage_buf);
     free(q);
     return rc;
   }
@@ -665,6 +828,29 @@ static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
     }
   }
   pthread_mutex_lock(&d->mu);
+  if (d->gpu_like && (l->kind == ATOLL_NL_COPY_H2D || l->kind == ATOLL_NL_COPY_D2H)) {
+    /* As a GPU back-end: host data goes through the queue's staging ring, H2D data copied in now
+     * (the caller may reuse its buffer once submit returns), D2H data copied out when the
+     * completion is reported. Submit waits only for room in the ring. */
+    int rc;
+    while ((rc = gpu_staging_alloc(&q->stage, l->bytes, &l->stage_off, &l->stage_span)) == ATOLL_EFULL && !d->stop)
+      pthread_cond_wait(&d->room_cv, &d->mu);
+    if (rc == 0 && d->stop)
+      rc = ATOLL_EIO;
+    if (rc) {
+      pthread_mutex_unlock(&d->mu);
+      free(l);
+      return rc;
+    }
+    uint8_t *stage = q->stage_buf + l->stage_off;
+    if (l->kind == ATOLL_NL_COPY_H2D) {
+      memcpy(stage, l->src, l->bytes);
+      l->src = stage;
+    } else {
+      l->d2h_dst = l->dst;
+      l->dst = stage;
+    }
+  }
   if (q->tail)
     q->tail->next = l;
   else
@@ -705,6 +891,19 @@ static int cpu_reset_cus(void *be) {
   cpu_dev *d = be;
   notes n = {.n = 0};
   pthread_mutex_lock(&d->mu);
+  if (d->gpu_like) {
+    /* What a GPU back-end's kill words reach besides the running launches: launches the device
+     * finished but has not reported (the host cannot tell them from running ones), and launches
+     * dispatched with no block run yet. */
+    for (report *r = d->rep_head; r; r = r->next)
+      if (r->killable) {
+        r->status = ATOLL_ND_KILLED;
+        r->killable = 0;
+      }
+    for (launch *l = d->active; l; l = l->anext)
+      if (l->decision == DECIDE_NONE)
+        l->kill_pending = 1;
+  }
   for (launch *l = d->active, *next; l; l = next) {
     next = l->anext;
     if (l->decision != DECIDE_RUN || l->killed)
@@ -776,4 +975,24 @@ static const atoll_nbackend_ops cpu_ops = {
     .cu_busy = cpu_cu_busy,
 };
 
+/* The same back-end in its GPU-like mode (cpu_backend.h). */
+static const atoll_nbackend_ops cpu_gpu_like_ops = {
+    .name = "cpu-gpu",
+    .open = cpu_open_gpu_like,
+    .close = cpu_close,
+    .info = cpu_info,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .copy_to_device = cpu_copy,
+    .copy_from_device = cpu_copy,
+    .create_queue = cpu_create_queue,
+    .submit = cpu_submit,
+    .set_flag = cpu_set_flag,
+    .exec_index = cpu_exec_index,
+    .reset_cus = cpu_reset_cus,
+    .cu_busy = cpu_cu_busy,
+};
+
 const atoll_nbackend_ops *atoll_ncpu_backend(void) { return &cpu_ops; }
+
+const atoll_nbackend_ops *atoll_ncpu_gpu_like_backend(void) { return &cpu_gpu_like_ops; }

@@ -17,6 +17,26 @@ enum { ATOLL_NCPU_MAX_CUS = 64, ATOLL_NCPU_DEFAULT_SLOTS = 1 };
 
 const atoll_nbackend_ops *atoll_ncpu_backend(void);
 
+/* The GPU-like mode ("cpu-gpu"): the same CUs, behaving where the runtime can see it as the GPU
+ * back-ends (native/gpu) do, so that CI meets the GPU's behaviour without a GPU:
+ *   - no start callbacks (cfg->on_start is never called: a GPU cannot observe a start);
+ *   - completions are reported by a report thread some microseconds after the device finished a
+ *     launch, so several launches of a queue are in flight, finished or not, as on a GPU stream;
+ *   - H2D and D2H copies go through a per-queue staging ring, asynchronously: D2H data reaches its
+ *     destination just before the completion is reported;
+ *   - reset_cus also reaches launches the device finished but has not reported (they complete
+ *     KILLED: the host cannot tell them from running ones) and launches dispatched with no block
+ *     run yet (KILLED, or EVICTED when the flag is set by then, the GPU prologue's order);
+ *   - softmax and gelu use another expf/tanhf (ak.h: ak_alt_expf), which rounds differently from
+ *     the CPU build as a GPU's libm does.
+ * docs/native-gpu.md lists what each mode means for a kill. */
+const atoll_nbackend_ops *atoll_ncpu_gpu_like_backend(void);
+
+/* GPU-like mode: the lag between the device finishing a launch and its report (default 20 us;
+ * <= 0 restores it). Tests lengthen it, before opening the back-end, to hold launches finished but
+ * unreported. */
+void atoll_ncpu_set_report_lag_ns(int64_t ns);
+
 /* Runs one block (the default is the kernel library's ak_run_block). Tests may substitute their
  * own, before opening the back-end, to make blocks of a chosen behaviour. */
 typedef int (*atoll_ncpu_block_fn)(uint32_t kernel, const ak_args *a, const ak_ctx *c);

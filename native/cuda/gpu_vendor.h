@@ -51,6 +51,8 @@ typedef cudaDeviceProp gpuDeviceProp;
 #define gpuEventSynchronize cudaEventSynchronize
 #define gpuEventQuery cudaEventQuery
 #define gpuEventDestroy cudaEventDestroy
+#define gpuEventDefault cudaEventDefault
+#define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 
 /* Launch parameters whose address device code takes (the kernel library receives a pointer to its

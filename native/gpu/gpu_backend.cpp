@@ -53,8 +53,11 @@
 #define GPU_STATUS_WORDS_PER_SLOT (GPU_MAX_RANGES * GPU_ST_WORDS)
 
 typedef struct gpu_inflight {
-  gpuEvent_t done; /* recorded after the launch; created once per slot */
+  gpuEvent_t done;  /* recorded after the launch; created once per slot */
+  gpuEvent_t begin; /* recorded before it: with `done`, the launch's time on the device (cu_busy) */
   bool is_kernel;
+  bool rt;          /* atoll_nlaunch.rt: the CU-time goes to the RT share */
+  uint32_t blocks;  /* blocks of the launch: the CUs it covers is at most this */
   bool killed; /* reset_cus killed this launch and set its kill word (cleared before reuse) */
   uint64_t seq; /* the launch's sequence number (its decision word's key) */
   uint32_t n_tags;
@@ -116,6 +119,10 @@ struct gpu_backend {
   pthread_mutex_t mu; /* the queue list */
   atoll_nqueue *queues[GPU_MAX_QUEUES];
   uint32_t n_queues;
+
+  /* CU-time of the kernels completed so far, ns (cu_busy): all, RT, BE. Under busy_mu. */
+  pthread_mutex_t busy_mu;
+  int64_t busy_ns[3];
 };
 
 /* Offsets inside a queue's mapped allocation. */
@@ -223,6 +230,7 @@ static int gpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
   be->staging_bytes = staging_bytes_from_env();
   pthread_mutex_init(&be->ctl_mu, NULL);
   pthread_mutex_init(&be->mu, NULL);
+  pthread_mutex_init(&be->busy_mu, NULL);
   int rc = 0;
   if ((e = gpuSetDevice(ordinal)) != gpuSuccess)
     rc = fail(err, err_len, "SetDevice", e, ATOLL_ENODEV);
@@ -279,6 +287,7 @@ static void gpu_close(void *p) {
   atoll__gpu_reset_hook_unload(&be->hook);
   pthread_mutex_destroy(&be->ctl_mu);
   pthread_mutex_destroy(&be->mu);
+  pthread_mutex_destroy(&be->busy_mu);
   free(be);
 }
 
@@ -375,8 +384,10 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority) {
     return report("HostGetDevicePointer", e);
   q->stage_dev = (uint8_t *)ptr;
   gpu_staging_init(&q->stage, be->staging_bytes);
+  /* Timing events (not gpuEventDisableTiming): the pair around each launch gives its device time. */
   for (uint32_t i = 0; i < GPU_INFLIGHT_MAX; i++)
-    if ((e = gpuEventCreateWithFlags(&q->ring[i].done, gpuEventDisableTiming)) != gpuSuccess)
+    if ((e = gpuEventCreateWithFlags(&q->ring[i].done, gpuEventDefault)) != gpuSuccess ||
+        (e = gpuEventCreateWithFlags(&q->ring[i].begin, gpuEventDefault)) != gpuSuccess)
       return report("EventCreateWithFlags", e);
   /* The flag, every kill word and every decision word start clear (sequence numbers start at 1). */
   q->next_seq = 1;
@@ -423,9 +434,12 @@ static void queue_destroy(atoll_nqueue *q) {
     pthread_mutex_unlock(&q->mu);
     pthread_join(q->completer, NULL);
   }
-  for (uint32_t i = 0; i < GPU_INFLIGHT_MAX; i++)
+  for (uint32_t i = 0; i < GPU_INFLIGHT_MAX; i++) {
     if (q->ring[i].done)
       (void)gpuEventDestroy(q->ring[i].done);
+    if (q->ring[i].begin)
+      (void)gpuEventDestroy(q->ring[i].begin);
+  }
   if (q->stream)
     (void)gpuStreamDestroy(q->stream);
   if (q->decision_dev)
@@ -483,6 +497,9 @@ static int submit_kernel(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l,
   }
   e->n_tags = d.n_ranges;
   e->is_kernel = true;
+  e->rt = l->rt != 0;
+  for (uint32_t i = 0; i < d.n_ranges; i++)
+    e->blocks += d.r[i].block_n;
   return launch_desc(q, &d);
 }
 
@@ -541,10 +558,16 @@ static int gpu_submit(void *p, atoll_nqueue *q, const atoll_nlaunch *l) {
   }
   const uint32_t slot = (q->head + q->count) % GPU_INFLIGHT_MAX;
   gpu_inflight *e = &q->ring[slot];
-  gpuEvent_t done = e->done;
+  gpuEvent_t done = e->done, begin = e->begin;
   memset(e, 0, sizeof *e);
   e->done = done;
+  e->begin = begin;
   int rc;
+  gpuError_t berr = gpuEventRecord(e->begin, q->stream);
+  if (berr != gpuSuccess) {
+    pthread_mutex_unlock(&q->mu);
+    return report("EventRecord", berr);
+  }
   switch (l->kind) {
   case ATOLL_NL_KERNEL:
   case ATOLL_NL_PADDED:
@@ -593,21 +616,34 @@ static void *completer_main(void *arg) {
     const gpuError_t err = gpuEventSynchronize(e->done);
     if (err != gpuSuccess)
       report("EventSynchronize", err);
-    if (e->d2h_dst && err == gpuSuccess)
+    uint32_t *words = q->status + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+    /* D2H data leaves staging only when the copy ran: after an eviction the staging holds an older
+     * copy's bytes. Before the slot is released and the completion reported; a copy is never
+     * killed, so its outcome does not depend on reset_cus's marks. */
+    if (e->d2h_dst && gpu_launch_outcome(err != gpuSuccess, 0, words) == ATOLL_ND_OK)
       memcpy(e->d2h_dst, q->stage_host + e->stage_off, e->d2h_bytes);
+    /* CU busy, from the device's own clock: the events around the kernel give its time on the
+     * device; its CU-time is that times the CUs its blocks cover (at most all of them). */
+    float ms = 0;
+    if (e->is_kernel && err == gpuSuccess && gpuEventElapsedTime(&ms, e->begin, e->done) == gpuSuccess && ms > 0) {
+      const uint32_t cus = (uint32_t)q->be->prop.multiProcessorCount;
+      const int64_t cu_ns = (int64_t)((double)ms * 1e6) * (int64_t)(e->blocks < cus ? e->blocks : cus);
+      pthread_mutex_lock(&q->be->busy_mu);
+      q->be->busy_ns[0] += cu_ns;
+      q->be->busy_ns[e->rt ? 1 : 2] += cu_ns;
+      pthread_mutex_unlock(&q->be->busy_mu);
+    }
 
     pthread_mutex_lock(&q->mu); /* reset_cus marks launches killed under it */
     atoll_ndone_status st[GPU_MAX_RANGES];
     uint64_t tags[GPU_MAX_RANGES];
     const uint32_t n_tags = e->n_tags;
-    uint32_t *words = q->status + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+    /* Every launch, copies included, reads its status words: a copy the flag evicted used to be
+     * reported OK with stale staging copied to its destination (docs/native-gpu.md, "restarted at
+     * op 18: output differs"). */
     for (uint32_t i = 0; i < n_tags; i++) {
       tags[i] = e->tags[i];
-      st[i] = err != gpuSuccess ? ATOLL_ND_FAULT
-                                : e->is_kernel ? gpu_range_status(words + (size_t)i * GPU_ST_WORDS) : ATOLL_ND_OK;
-      /* A killed launch completes KILLED even if its blocks happened to end first (backend.h). */
-      if (e->killed && st[i] != ATOLL_ND_FAULT)
-        st[i] = ATOLL_ND_KILLED;
+      st[i] = gpu_launch_outcome(err != gpuSuccess, e->killed, words + (size_t)i * GPU_ST_WORDS);
     }
     memset(words, 0, sizeof(uint32_t) * GPU_STATUS_WORDS_PER_SLOT);
     if (e->killed)
@@ -692,6 +728,19 @@ static int gpu_reset_cus(void *p) {
   return rc;
 }
 
+/* CU-time integrals (backend.h cu_busy) from the device's timing events, per completed kernel:
+ * overlapping kernels of different queues each count their own CUs, so the sum may exceed the
+ * device's CU count times the wall time when they share CUs (the report divides by it). */
+static int gpu_cu_busy(void *p, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_ns) {
+  gpu_backend *be = (gpu_backend *)p;
+  pthread_mutex_lock(&be->busy_mu);
+  *busy_ns = be->busy_ns[0];
+  *rt_ns = be->busy_ns[1];
+  *be_ns = be->busy_ns[2];
+  pthread_mutex_unlock(&be->busy_mu);
+  return 0;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static const atoll_nbackend_ops gpu_ops = {
@@ -708,6 +757,7 @@ static const atoll_nbackend_ops gpu_ops = {
     gpu_set_flag,
     gpu_exec_index,
     gpu_reset_cus,
+    gpu_cu_busy,
 };
 
 extern "C" __attribute__((visibility("default"))) const atoll_nbackend_ops *atoll_nbackend_module(void) {

@@ -102,6 +102,7 @@ __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
   c.threads = r->threads;
   c.kill = d.kill;
   c.trace = NULL;
+  c.alt_math = 0;
   const int rc = ak_run_block(r->kernel, &r->args, &c);
   if (rc != AK_DONE && threadIdx.x == 0)
     status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;

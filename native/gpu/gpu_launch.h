@@ -140,6 +140,21 @@ static inline atoll_ndone_status gpu_range_status(const volatile uint32_t *words
   return ATOLL_ND_OK;
 }
 
+/* What the completion thread reports for range `words` of a launch the device finished: a
+ * vendor error is a FAULT; otherwise the status words decide, for copies and memsets as for kernels
+ * (they pass the same prologue, so the flag evicts them too: an evicted copy moved no data and must
+ * not be reported OK); a launch reset_cus killed is KILLED even if its blocks all ended (backend.h),
+ * unless it faulted or was evicted (no block ran). Copies are never killed (reset_cus kills
+ * kernels only). */
+static inline atoll_ndone_status gpu_launch_outcome(int vendor_error, int killed, const volatile uint32_t *words) {
+  if (vendor_error)
+    return ATOLL_ND_FAULT;
+  const atoll_ndone_status st = gpu_range_status(words);
+  if (killed && st == ATOLL_ND_OK)
+    return ATOLL_ND_KILLED;
+  return st;
+}
+
 /* Fills a range from the runtime's description. */
 static inline void gpu_range_from(gpu_range *r, const atoll_nkernel_range *k) {
   r->kernel = k->kernel;

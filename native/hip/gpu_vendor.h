@@ -48,6 +48,8 @@ typedef hipDeviceProp_t gpuDeviceProp;
 #define gpuEventSynchronize hipEventSynchronize
 #define gpuEventQuery hipEventQuery
 #define gpuEventDestroy hipEventDestroy
+#define gpuEventDefault hipEventDefault
+#define gpuEventElapsedTime hipEventElapsedTime
 #define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
 
 /* AMDGPU passes aggregate kernel arguments by reference into the kernarg segment, so taking their

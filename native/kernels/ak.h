@@ -68,6 +68,11 @@ typedef struct ak_ctx {
   uint32_t threads; /* blockDim.x */
   const volatile uint32_t *kill;
   void *trace;      /* tracer state in the AK_TRACE build, else NULL */
+  /* Host builds: 1 makes expf/tanhf use ak_alt_expf/ak_alt_tanhf (below), which round differently
+   * from the platform's libm as a GPU's do: the CPU back-end's GPU-like mode (cpu_backend.h) sets it
+   * so that checks comparing devices bit for bit meet the GPU's rounding without a GPU. Ignored on
+   * the GPU. */
+  uint32_t alt_math;
 } ak_ctx;
 
 /* The kernel list: X(ID, name). Ids are the position in this list, from 1 (0 is no kernel); new
@@ -146,10 +151,46 @@ typedef enum ak_kernel_id { AK_K_NONE = 0, AK_KERNEL_LIST(AK_ENUM_ENTRY_) AK_K_C
 #define AK_FMUL(x, y) __fmul_rn((x), (y))
 #define AK_FDIV(x, y) __fdiv_rn((x), (y))
 static __device__ __forceinline__ float ak_f32(int32_t bits) { return __int_as_float(bits); }
+#define AK_EXPF(x) expf(x)
+#define AK_TANHF(x) tanhf(x)
 #else
 #define AK_FADD(x, y) ((x) + (y))
 #define AK_FMUL(x, y) ((x) * (y))
 #define AK_FDIV(x, y) ((x) / (y))
+/* Another expf and tanhf (host builds): Cody-Waite reduction and a degree-7 Taylor polynomial in
+ * float arithmetic, the way GPU math libraries compute them. Within about 2 ulp of the true value,
+ * so within the self-test's libm tolerance, but not bit-identical to glibc's correctly-rounded-in-
+ * most-cases expf: the same pattern of last-bit differences a GPU build shows. */
+static inline float ak_alt_expf(float x) {
+  if (x != x)
+    return x;
+  if (x > 88.7f)
+    return __builtin_inff();
+  if (x < -103.9f)
+    return 0.0f;
+  const float n = __builtin_rintf(x * 1.44269504f);
+  float r = __builtin_fmaf(n, -0.693145752f, x);
+  r = __builtin_fmaf(n, -1.42860677e-06f, r);
+  float p = 1.0f / 5040.0f;
+  p = __builtin_fmaf(p, r, 1.0f / 720.0f);
+  p = __builtin_fmaf(p, r, 1.0f / 120.0f);
+  p = __builtin_fmaf(p, r, 1.0f / 24.0f);
+  p = __builtin_fmaf(p, r, 1.0f / 6.0f);
+  p = __builtin_fmaf(p, r, 0.5f);
+  p = __builtin_fmaf(p, r, 1.0f);
+  p = __builtin_fmaf(p, r, 1.0f);
+  return __builtin_ldexpf(p, (int)n);
+}
+static inline float ak_alt_tanhf(float x) {
+  const float a = x < 0 ? -x : x;
+  if (a > 9.0f)
+    return x < 0 ? -1.0f : 1.0f;
+  const float t = ak_alt_expf(2.0f * a);
+  const float y = (t - 1.0f) / (t + 1.0f);
+  return x < 0 ? -y : y;
+}
+#define AK_EXPF(x) ((c)->alt_math ? ak_alt_expf(x) : expf(x))
+#define AK_TANHF(x) ((c)->alt_math ? ak_alt_tanhf(x) : tanhf(x))
 static inline float ak_f32(int32_t bits) {
   union {
     int32_t i;

@@ -63,7 +63,7 @@ static AK_DEVICE int ak_k_gelu(const ak_args *a, const ak_ctx *c, float *smem) {
       const float v = AK_LD(&x[i]);
       const float cube = AK_FMUL(AK_FMUL(v, v), v);
       const float inner = AK_FMUL(0.7978845608f, AK_FADD(v, AK_FMUL(0.044715f, cube)));
-      AK_ST(&out[i], AK_FMUL(AK_FMUL(0.5f, v), AK_FADD(1.0f, tanhf(inner))));
+      AK_ST(&out[i], AK_FMUL(AK_FMUL(0.5f, v), AK_FADD(1.0f, AK_TANHF(inner))));
     }
   }
   return AK_DONE;

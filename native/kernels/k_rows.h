@@ -43,9 +43,9 @@ static AK_DEVICE int ak_k_softmax(const ak_args *a, const ak_ctx *c, float *smem
       }
       float sum = 0.0f;
       for (uint32_t j = 0; j < cols; j++)
-        sum = AK_FADD(sum, expf(AK_FADD(AK_LD(&xr[j]), -m)));
+        sum = AK_FADD(sum, AK_EXPF(AK_FADD(AK_LD(&xr[j]), -m)));
       for (uint32_t j = 0; j < cols; j++)
-        AK_ST(&yr[j], AK_FDIV(expf(AK_FADD(AK_LD(&xr[j]), -m)), sum));
+        AK_ST(&yr[j], AK_FDIV(AK_EXPF(AK_FADD(AK_LD(&xr[j]), -m)), sum));
     }
   }
   return AK_DONE;

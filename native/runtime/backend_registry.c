@@ -57,8 +57,12 @@ int atoll_nbackend_lookup(const char *name, const atoll_nbackend_ops **ops, char
     *ops = atoll_ncpu_backend();
     return 0;
   }
+  if (strcmp(name, "cpu-gpu") == 0) {
+    *ops = atoll_ncpu_gpu_like_backend();
+    return 0;
+  }
   if (strcmp(name, "cuda") != 0 && strcmp(name, "hip") != 0) {
-    snprintf(err, err_len, "unknown device '%s' (known: cpu, cuda, hip)", name);
+    snprintf(err, err_len, "unknown device '%s' (known: cpu, cpu-gpu, cuda, hip)", name);
     return ATOLL_ENOENT;
   }
   char file[64], dir[PATH_MAX], path[PATH_MAX + 80];

@@ -11,7 +11,7 @@
  *   evicted_kernel_ns  per launch, when flagged launches are retired back to back
  *   cu_reset_ns        reset_cus with a kernel of the given models running: the wait for each
  *                      running block's next preemption point (median over their kernels)
- *   copy costs         a 64-byte copy (latency) and a 16 MiB one (bandwidth)
+ *   copy costs         a 64-byte copy (latency) and a 4 MiB one (bandwidth)
  *   kernel_select_ns   one padding selection (core/dkp.c): an RT kernel on half the CUs, two BE
  *                      candidates
  * Costs the CPU back-end does not have are zero and the preset says why. */
@@ -56,7 +56,7 @@ typedef struct probe {
   void *be;
   atoll_nbackend_info info;
   atoll_nqueue *q;
-  atomic_ullong done, started, killed;
+  atomic_ullong done, killed;
   atomic_int last_status;
   uint64_t tag;
   float *out; /* the empty kernel's output */
@@ -71,13 +71,25 @@ static void p_done(void *ctx, uint64_t tag, atoll_ndone_status st) {
   atomic_fetch_add(&p->done, 1);
 }
 
-static void p_start(void *ctx, uint64_t tag) {
-  (void)tag;
-  atomic_fetch_add(&((probe *)ctx)->started, 1);
-}
 
 /* What the last wait_count that timed out waited for (for the error message). */
 static _Thread_local const char *stuck;
+
+/* Busy-polls until the queue's execution index names `tag` or a later launch (tags grow): a launch
+ * has passed its prologue. The index is a required back-end op; on_start is optional (backend.h)
+ * and the GPU back-ends never call it, so waiting on it would hang there. */
+static int wait_index(probe *p, uint64_t tag, const char *what) {
+  int64_t until = now_ns() + (int64_t)60 * 1000000000;
+  uint64_t idx = 0;
+  while (!(p->ops->exec_index(p->be, p->q, &idx) == 0 && idx >= tag)) {
+    if (now_ns() > until) {
+      stuck = what;
+      return ATOLL_EIO;
+    }
+    sched_yield();
+  }
+  return 0;
+}
 
 /* Busy-polls until *c reaches target (as the runtime's scheduler thread polls its inbox). */
 static int wait_count(atomic_ullong *c, uint64_t target, const char *what) {
@@ -96,7 +108,7 @@ static int probe_open(probe *p, const atoll_native_opts *o, char *err, size_t er
   memset(p, 0, sizeof *p);
   int rc = atoll_nbackend_lookup(o->device ? o->device : "cpu", &p->ops, err, err_len);
   atoll_nbackend_cfg cfg = {.cus = o->cus, .slots_per_cu = o->slots_per_cu, .pin_threads = o->pin_threads,
-                            .on_complete = p_done, .on_start = p_start, .ctx = p};
+                            .on_complete = p_done, .ctx = p};
   if (rc == 0)
     rc = p->ops->open(&cfg, &p->be, err, err_len);
   if (rc == 0)
@@ -226,7 +238,7 @@ static int time_kills(probe *p, const atoll_nmodel *nm, int64_t *s, uint32_t *n,
     if (nm->ops[op].kind != ATOLL_OP_KERNEL)
       continue;
     for (uint32_t rep = 0; rc == 0 && rep < 3 && *n < cap; rep++) {
-      uint64_t started = atomic_load(&p->started) + 2, done = atomic_load(&p->done) + 8;
+      uint64_t second = p->tag + 2, done = atomic_load(&p->done) + 8;
       uint64_t killed_before = atomic_load(&p->killed);
       for (int k = 0; rc == 0 && k < 8; k++) {
         atoll_nlaunch l = kernel_launch(nm, op, 0, dev, nm->ops[op].v[0].occupancy);
@@ -234,7 +246,7 @@ static int time_kills(probe *p, const atoll_nmodel *nm, int64_t *s, uint32_t *n,
         rc = p->ops->submit(p->be, p->q, &l);
       }
       if (rc == 0)
-        rc = wait_count(&p->started, started, "a kernel to start");
+        rc = wait_index(p, second, "a kernel to start");
       int64_t t0 = now_ns();
       if (rc == 0)
         rc = p->ops->reset_cus(p->be);
@@ -428,7 +440,9 @@ int atoll_native_measure_device(const atoll_native_opts *o, const char *name, co
   }
   /* Copies: a small one is all latency; a large one is mostly bandwidth. */
   void *dev = NULL, *host = NULL;
-  size_t big = (size_t)16 << 20;
+  /* 4 MiB: within the GPU back-ends' default 8 MiB staging ring (a 16 MiB copy failed there with
+   * ATOLL_ERANGE, and the preset got a bandwidth of 1 byte/us). */
+  size_t big = (size_t)4 << 20;
   if (rc == 0 && ((rc = p.ops->alloc(p.be, big, &dev)) == 0) && !(host = calloc(1, big)))
     rc = ATOLL_ENOMEM;
   if (rc == 0) {
@@ -436,6 +450,8 @@ int atoll_native_measure_device(const atoll_native_opts *o, const char *name, co
     int64_t small = isolated_median(&p, &c, SAMPLES);
     c.bytes = big;
     int64_t large = isolated_median(&p, &c, 20);
+    if (small < 0 || large < 0)
+      rc = ATOLL_EIO; /* a copy failed: no made-up cost */
     g->costs.copy_latency_ns = small;
     g->costs.copy_bytes_per_us = large > small ? (uint64_t)((double)big * 1000.0 / (double)(large - small)) : 1;
   }

@@ -11,8 +11,9 @@
 #include <time.h>
 
 #include "atoll/error.h"
+#include "driver.h"
+#include "nverify.h"
 #include "sched.h"
-#include "timeline.h"
 #include "workload.h"
 
 /* One request: its client, the sequence number its input is made from, and its host buffers. */
@@ -36,7 +37,6 @@ typedef struct client_th {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   uint32_t tokens; /* closed loop: completions (or drops) not yet answered with a new request */
-  atoll_client_gen gen;
   uint64_t seq;
 } client_th;
 
@@ -57,9 +57,8 @@ struct runner {
   client_th *cl;
   atomic_int stop_clients;
   int64_t base; /* runtime time of the run's time 0 */
-  atoll_timeline tl;
-  int32_t open_pre, last_pre;
-  int64_t resumed_ns, killed_charged_ns;
+  atoll_run_arrivals arr; /* each client thread advances its own generator */
+  atoll_run_recorder rec; /* records requests and preemptions, draws the timeline (driver.h) */
   int failed;
   /* Stop early once client 0 completed this many requests (standalone measurement); 0: never. */
   uint32_t stop_after;
@@ -67,12 +66,6 @@ struct runner {
   pthread_cond_t fin_cv;
   int finished;
 };
-
-#define TAP(r, fn, ...)                                 \
-  do {                                                  \
-    if ((r)->o->tap && (r)->o->tap->fn)                 \
-      (r)->o->tap->fn((r)->o->tap_ctx, __VA_ARGS__);    \
-  } while (0)
 
 static const atoll_nmodel *nmodel_of(const runner *r, uint32_t client) {
   return r->o->nmodels[r->s.clients[client].model];
@@ -90,24 +83,21 @@ static void free_req(nreq *q) {
   free(q);
 }
 
+/* Records an arrival with its request (the driver keeps the record, the runner its buffers in a
+ * list parallel to the records). */
 static int record_arrival(runner *r, uint32_t client, int64_t at, nreq *q, uint64_t *id) {
-  atoll_client_records *cr = &r->res->clients[client];
-  if (cr->n == cr->cap) {
-    uint32_t cap = cr->cap ? cr->cap * 2 : 256;
-    atoll_request_record *nr = realloc(cr->req, cap * sizeof *nr);
+  uint32_t n = r->res->clients[client].n;
+  if (n == r->reqs_cap[client]) {
+    uint32_t cap = n ? n * 2 : 256;
     nreq **nq = realloc(r->reqs[client], cap * sizeof *nq);
-    if (nr)
-      cr->req = nr;
-    if (nq)
-      r->reqs[client] = nq;
-    if (!nr || !nq)
+    if (!nq)
       return ATOLL_ENOMEM;
-    cr->cap = cap;
+    r->reqs[client] = nq, r->reqs_cap[client] = cap;
   }
-  *id = cr->n;
-  cr->req[cr->n] = (atoll_request_record){.id = *id, .arrival_ns = at, .start_ns = -1, .done_ns = -1};
-  r->reqs[client][cr->n++] = q;
-  return 0;
+  int rc = atoll_run_record_arrival(&r->rec, client, at, id);
+  if (rc == 0)
+    r->reqs[client][*id] = q;
+  return rc;
 }
 
 static void finish(runner *r) {
@@ -172,116 +162,48 @@ static void mark_fault(runner *r, const atoll_nrt_event *ev) {
     request_failed(r, t->client, t->req);
 }
 
-/* --- the core's observer (scheduler thread; times converted to the run's) --- */
+/* --- what only the native device knows (driver.h's device hooks; scheduler thread) --- */
 
-static atoll_preemption_record *last_record(runner *r) {
-  return r->last_pre >= 0 ? &r->res->preemptions[r->last_pre] : NULL;
-}
-
-static void close_preemption(runner *r, int64_t now) {
-  atoll_preemption_record *p = &r->res->preemptions[r->open_pre];
+static void take_marks(void *ctx, atoll_run_marks *out) {
+  runner *r = ctx;
   atoll_nrt_marks m;
   atoll_nrt_take_marks(r->rt, &m);
-  p->latency_ns = now - p->at_ns;
-  int64_t hq = m.hq_done_ns ? rel(r, m.hq_done_ns) : 0, ev = m.evict_done_ns ? rel(r, m.evict_done_ns) : 0,
-          kill = m.kill_done_ns ? rel(r, m.kill_done_ns) : 0;
-  p->hq_reset_ns = hq > p->at_ns ? hq - p->at_ns : 0;
-  p->dq_evict_ns = ev > p->at_ns ? ev - p->at_ns : 0;
-  p->cu_kill_ns = kill > p->at_ns ? kill - p->at_ns : 0;
-  p->evicted_kernels = m.evicted;
   atoll_nrt_stats st;
   atoll_nrt_stats_get(r->rt, &st);
-  p->wasted_gpu_ns += st.killed_gpu_ns - r->killed_charged_ns;
-  r->killed_charged_ns = st.killed_gpu_ns;
-  atoll_timeline_preemption(&r->tl, p->at_ns, p->latency_ns, p->hq_reset_ns, p->dq_evict_ns, p->cu_kill_ns,
-                            p->evicted_kernels);
-  r->open_pre = -1;
+  /* The runtime's marks are 0 when the step was not done; a time at or before the preemption
+   * reads as not done. */
+  *out = (atoll_run_marks){.hq_done_ns = m.hq_done_ns ? rel(r, m.hq_done_ns) : 0,
+                           .evict_done_ns = m.evict_done_ns ? rel(r, m.evict_done_ns) : 0,
+                           .kill_done_ns = m.kill_done_ns ? rel(r, m.kill_done_ns) : 0,
+                           .evicted = m.evicted,
+                           .killed_gpu_ns = st.killed_gpu_ns};
 }
 
-static void on_started(void *ctx, uint32_t client, uint64_t req, int64_t now) {
-  runner *r = ctx;
-  TAP(r, request_started, client, req, now);
-  now = rel(r, now);
-  r->res->clients[client].req[req].start_ns = now;
-  if (r->open_pre >= 0 && r->s.clients[client].cls == ATOLL_CLASS_RT)
-    close_preemption(r, now);
-}
-
-static void on_preemption(void *ctx, uint32_t n_preempted, int64_t now) {
-  runner *r = ctx;
-  TAP(r, preemption, n_preempted, now);
-  if (n_preempted == 0)
-    return;
-  atoll_run_results *res = r->res;
-  if (res->n_preemptions == res->cap_preemptions) {
-    uint32_t cap = res->cap_preemptions ? res->cap_preemptions * 2 : 64;
-    atoll_preemption_record *np = realloc(res->preemptions, cap * sizeof *np);
-    if (!np) {
-      r->failed = ATOLL_ENOMEM;
-      return;
-    }
-    res->preemptions = np, res->cap_preemptions = cap;
-  }
-  /* The RT request's arrival time, not this call's: the preemption is timed from the arrival. */
-  res->preemptions[res->n_preemptions] = (atoll_preemption_record){.at_ns = rel(r, now)};
-  r->open_pre = r->last_pre = (int32_t)res->n_preemptions++;
-}
-
-static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
-                              uint32_t done_before, uint32_t launched_before, int64_t now) {
-  runner *r = ctx;
-  TAP(r, task_preempted, client, req, interrupted, restart, done_before, launched_before, now);
-  now = rel(r, now);
-  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s.clients[client].name, restart, now, now);
-  if (r->info) {
-    r->info->preempted_tasks++;
-    if (interrupted >= 0 && restart < (uint32_t)interrupted)
-      r->info->group_restores++;
-  }
-  atoll_preemption_record *p = last_record(r);
-  if (!p)
-    return;
+/* A completed op run again costs its profiled time (the native device does not time ops one by
+ * one). */
+static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
+  const runner *r = ctx;
   const atoll_model *m = &r->s.models[r->s.clients[client].model].model;
-  p->restored_kernels += launched_before - restart;
-  /* Completed ops the restore runs again, at their profiled time (the native device does not time
-   * ops one by one). */
-  for (uint32_t op = restart; op < done_before && op < m->n_ops; op++)
-    p->wasted_gpu_ns += m->ops[op].kind == ATOLL_OP_KERNEL ? m->ops[op].shape.time_ns : m->ops[op].copy_time_ns;
-}
-
-static void on_task_restored(void *ctx, uint32_t client, uint64_t req, int64_t now) {
-  runner *r = ctx;
-  TAP(r, task_restored, client, req, now);
-  now = rel(r, now);
-  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s.clients[client].name, 0,
-                              r->resumed_ns < now ? r->resumed_ns : now, now);
-  atoll_preemption_record *p = last_record(r);
-  if (p && now >= r->resumed_ns)
-    p->restore_ns += now - r->resumed_ns;
+  if (op >= m->n_ops)
+    return 0;
+  return m->ops[op].kind == ATOLL_OP_KERNEL ? m->ops[op].shape.time_ns : m->ops[op].copy_time_ns;
 }
 
 static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
-  TAP(r, request_done, client, req, now);
-  now = rel(r, now);
-  atoll_request_record *rec = &r->res->clients[client].req[req];
+  (void)now;
   nreq *q = r->reqs[client][req];
-  if (q->failed) {
+  if (q->failed)
     request_failed(r, client, req); /* it ran to its end, but a kernel of it faulted */
-  } else {
-    rec->done_ns = now;
+  else
     q->done = 1;
-  }
   free(q->input);
   q->input = NULL;
   if (!r->o->verify || q->failed) {
     free(q->output);
     q->output = NULL;
   }
-  const atoll_client *cl = &r->s.clients[client];
-  atoll_timeline_request(&r->tl, client, cl->name, r->s.models[cl->model].name, cl->cls == ATOLL_CLASS_RT, req,
-                         rec->arrival_ns, rec->start_ns, now);
-  if (cl->arrival.kind == ATOLL_ARRIVAL_CLOSED)
+  if (r->s.clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     give_token(r, client);
   if (r->stop_after && client == 0 && r->res->clients[0].n >= r->stop_after) {
     uint32_t done = 0;
@@ -292,35 +214,31 @@ static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   }
 }
 
-static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+static void on_dropped(void *ctx, uint32_t client, uint32_t slot) {
   runner *r = ctx;
-  TAP(r, request_dropped, client, req, now);
-  atoll_client_records *cr = &r->res->clients[client];
-  cr->dropped++;
-  /* A dropped request is not a request: its record slot is reused by the next arrival. */
-  cr->n--;
-  free_req(r->reqs[client][cr->n]);
-  r->reqs[client][cr->n] = NULL;
+  free_req(r->reqs[client][slot]);
+  r->reqs[client][slot] = NULL;
   if (r->s.clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     give_token(r, client);
 }
 
-static void on_mode(void *ctx, uint32_t mode, int64_t now) {
+/* Shed or failed (run/driver.c, which counts it): the request stays a request, never completed,
+ * its output not compared; a closed-loop client sends its next one. */
+static void on_ended(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
-  TAP(r, mode_changed, mode, now);
-  now = rel(r, now);
-  if (mode == ATOLL_MODE_NORMAL)
-    r->resumed_ns = now;
-  atoll_timeline_mode(&r->tl, mode == ATOLL_MODE_REALTIME, now);
+  (void)now;
+  nreq *q = r->reqs[client][req];
+  q->done = 0;
+  free(q->input);
+  q->input = NULL;
+  free(q->output);
+  q->output = NULL;
+  if (r->s.clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
+    give_token(r, client);
 }
 
-static const atoll_core_observer observer = {.request_started = on_started,
-                                             .request_done = on_done,
-                                             .request_dropped = on_dropped,
-                                             .mode_changed = on_mode,
-                                             .preemption = on_preemption,
-                                             .task_preempted = on_task_preempted,
-                                             .task_restored = on_task_restored};
+static const atoll_run_device_hooks device_hooks = {
+    .take_marks = take_marks, .redo_ns = redo_ns, .done = on_done, .dropped = on_dropped, .ended = on_ended};
 
 /* --- the scheduler thread's handler: arrivals, and what the timeline draws --- */
 
@@ -350,7 +268,7 @@ static void handle(void *ctx, const atoll_nrt_event *ev) {
   case ATOLL_NRT_EV_DONE:
     if (ev->status == ATOLL_ND_FAULT)
       mark_fault(r, ev);
-    if (r->tl.trace && ev->start_ns >= 0 && (ev->status == ATOLL_ND_OK || ev->status == ATOLL_ND_KILLED)) {
+    if (r->rec.tl.trace && ev->start_ns >= 0 && (ev->status == ATOLL_ND_OK || ev->status == ATOLL_ND_KILLED)) {
       const atoll_model *m = &r->s.models[ev->a].model;
       const atoll_op *op = ev->b < m->n_ops ? &m->ops[ev->b] : NULL;
       const char *name = op && op->kind == ATOLL_OP_KERNEL && op->name ? op->name
@@ -359,17 +277,17 @@ static void handle(void *ctx, const atoll_nrt_event *ev) {
       char args[96];
       snprintf(args, sizeof args, "\"model\":\"%s\",\"op\":%u%s", r->s.models[ev->a].name, ev->b,
                ev->status == ATOLL_ND_KILLED ? ",\"killed\":true" : "");
-      atoll_timeline_kernel(&r->tl, ev->stream, name, ev->rt, rel(r, ev->start_ns), rel(r, ev->at_ns), args);
+      atoll_timeline_kernel(&r->rec.tl, ev->stream, name, ev->rt, rel(r, ev->start_ns), rel(r, ev->at_ns), args);
     }
     break;
   default:
     break;
   }
-  if (r->tl.trace && (ev->kind == ATOLL_NRT_EV_DONE || ev->kind == ATOLL_NRT_EV_START) &&
+  if (r->rec.tl.trace && (ev->kind == ATOLL_NRT_EV_DONE || ev->kind == ATOLL_NRT_EV_START) &&
       ev->stream < ATOLL_TIMELINE_MAX_STREAMS) {
     uint32_t hq, dq;
     atoll_nrt_queue_depth(r->rt, ev->stream, &hq, &dq);
-    atoll_timeline_queue_depth(&r->tl, ev->stream, NULL, hq, dq, rel(r, ev->at_ns));
+    atoll_timeline_queue_depth(&r->rec.tl, ev->stream, NULL, hq, dq, rel(r, ev->at_ns));
   }
 }
 
@@ -499,7 +417,7 @@ static void *client_main(void *arg) {
   runner *r = c->r;
   const atoll_client *cl = &r->s.clients[c->index];
   int closed = cl->arrival.kind == ATOLL_ARRIVAL_CLOSED;
-  int64_t t = closed ? 0 : atoll_client_gen_next(&c->gen);
+  int64_t t = atoll_run_first_arrival(&r->arr, &r->s, c->index);
   if (closed)
     sleep_until(r, r->base);
   for (;;) {
@@ -533,7 +451,7 @@ static void *client_main(void *arg) {
         c->tokens--;
       pthread_mutex_unlock(&c->mu);
     } else {
-      t = atoll_client_gen_next(&c->gen);
+      t = atoll_run_next_arrival(&r->arr, c->index);
     }
   }
   return NULL;
@@ -554,13 +472,6 @@ static int alloc_client_memory(runner *r, uint32_t client) {
   if (host)
     atoll_nmodel_free_host(nm, host);
   return rc;
-}
-
-static double rate_of(const atoll_client *c, int64_t standalone_ns) {
-  const atoll_arrival *a = &c->arrival;
-  if (a->kind != ATOLL_ARRIVAL_UNIFORM && a->kind != ATOLL_ARRIVAL_POISSON)
-    return 0;
-  return a->rate_hz > 0 ? a->rate_hz : a->load * 1e9 / (double)standalone_ns;
 }
 
 static void runner_free(runner *r) {
@@ -594,42 +505,53 @@ static void runner_free(runner *r) {
     }
   }
   free(r->reqs);
+  free(r->reqs_cap);
   free(r->dev);
   free(r->cl);
   free(r->core_mem);
+  atoll_run_arrivals_free(&r->arr);
   pthread_mutex_destroy(&r->fin_mu);
   pthread_cond_destroy(&r->fin_cv);
 }
 
-/* Compares every completed request's output with the uninterrupted reference of its input. */
-static int verify(runner *r) {
+/* Compares every completed request's output with references (nverify.h): the same device's
+ * uninterrupted run bit for bit (the verify count), and a sample against the CPU build within the
+ * libm tolerance (info). */
+static int verify(runner *r, char *err, size_t err_len) {
   const atoll_scenario *s = &r->s;
   atoll_run_results *res = r->res;
   res->verified = true;
-  for (uint32_t c = 0; c < s->n_clients; c++) {
-    const atoll_nmodel *nm = nmodel_of(r, c);
-    void **host = NULL;
-    for (uint32_t i = 0; i < res->clients[c].n; i++) {
-      nreq *q = r->reqs[c][i];
-      if (!q || !q->done || !q->output)
-        continue;
-      if (!host && !(host = atoll_nmodel_alloc_host(nm)))
-        return ATOLL_ENOMEM;
-      nm->make_input(q->seq, host[nm->input]);
-      if (atoll_nmodel_run_reference(nm, host) != 0) {
-        atoll_nmodel_free_host(nm, host);
-        return ATOLL_EINVAL;
-      }
-      res->verify_requests++;
-      if (memcmp(host[nm->output], q->output, nm->tensors[nm->output].bytes) != 0)
-        res->verify_mismatches++;
+  atoll_nverify_counts counts;
+  memset(&counts, 0, sizeof counts);
+  const atoll_nbackend_cfg cfg = {.cus = r->o->cus, .slots_per_cu = r->o->slots_per_cu};
+  int rc = 0;
+  for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
+    const uint32_t n = res->clients[c].n;
+    uint64_t *seqs = malloc((n ? n : 1) * sizeof *seqs);
+    const void **outs = malloc((n ? n : 1) * sizeof *outs);
+    uint32_t k = 0;
+    for (uint32_t i = 0; seqs && outs && i < n; i++) {
+      const nreq *q = r->reqs[c][i];
+      if (q && q->done && q->output)
+        seqs[k] = q->seq, outs[k++] = q->output;
     }
-    if (host)
-      atoll_nmodel_free_host(nm, host);
+    rc = seqs && outs ? atoll_nverify_client(r->ops, &cfg, nmodel_of(r, c), seqs, outs, k, ATOLL_NVERIFY_CPU_SAMPLE,
+                                             &counts, err, err_len)
+                      : ATOLL_ENOMEM;
+    free(seqs);
+    free(outs);
   }
-  return 0;
+  res->verify_requests = counts.compared;
+  res->verify_mismatches = counts.mismatches;
+  if (r->info) {
+    r->info->verify_cpu_requests = counts.cpu_requests;
+    r->info->verify_cpu_launches = counts.cpu_launches;
+    r->info->verify_cpu_bit_exact = counts.cpu_bit_exact;
+    r->info->verify_cpu_out_of_tolerance = counts.cpu_out_of_tolerance;
+    r->info->verify_cpu_max_abs_diff = counts.cpu_max_abs_diff;
+  }
+  return rc;
 }
-
 
 /* Checks a model's native implementation against its profile: same ops, same kinds, versions. */
 static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, char *err, size_t err_len) {
@@ -675,29 +597,6 @@ int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmode
   return 0;
 }
 
-static int alloc_results(const atoll_scenario *s, atoll_run_results *res) {
-  memset(res, 0, sizeof *res);
-  res->scenario = s;
-  res->mode = "native";
-  res->cus = s->gpu.cus;
-  res->window_ns = s->duration_ns - s->warmup_ns;
-  res->standalone_ns = calloc(s->n_models, sizeof *res->standalone_ns);
-  res->clients = calloc(s->n_clients, sizeof *res->clients);
-  return res->standalone_ns && res->clients ? 0 : ATOLL_ENOMEM;
-}
-
-void atoll_native_results_free(atoll_run_results *res) {
-  if (res->clients && res->scenario)
-    for (uint32_t c = 0; c < res->scenario->n_clients; c++)
-      free(res->clients[c].req);
-  free(res->clients);
-  free(res->standalone_ns);
-  free(res->preemptions);
-  res->clients = NULL;
-  res->standalone_ns = NULL;
-  res->preemptions = NULL;
-}
-
 static int64_t cu_busy_now(const runner *r, int64_t *rt, int64_t *be) {
   int64_t all = 0;
   *rt = *be = 0;
@@ -715,7 +614,6 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   r.o = o;
   r.res = res;
   r.info = info;
-  r.open_pre = r.last_pre = -1;
   r.stop_after = stop_after;
   atomic_init(&r.stop_clients, 0);
   pthread_mutex_init(&r.fin_mu, NULL);
@@ -756,9 +654,10 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   uint32_t nc = s->n_clients;
   if (rc == 0) {
     r.reqs = calloc(nc, sizeof *r.reqs);
+    r.reqs_cap = calloc(nc, sizeof *r.reqs_cap);
     r.dev = calloc(nc, sizeof *r.dev);
     r.cl = calloc(nc, sizeof *r.cl);
-    if (!r.reqs || !r.dev || !r.cl)
+    if (!r.reqs || !r.reqs_cap || !r.dev || !r.cl)
       rc = ATOLL_ENOMEM;
   }
   for (uint32_t c = 0; rc == 0 && c < nc; c++) {
@@ -768,26 +667,21 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   }
   for (uint32_t c = 0; rc == 0 && c < nc; c++)
     rc = alloc_client_memory(&r, c);
-  int64_t *deadlines = rc == 0 ? calloc(nc, sizeof *deadlines) : NULL;
-  size_t size = rc == 0 ? atoll_core_size(&r.s, NULL) : 0;
-  if (rc == 0 && (!deadlines || size == 0 || !(r.core_mem = malloc(size))))
-    rc = size == 0 ? ATOLL_ENOTSUP : ATOLL_ENOMEM;
-  for (uint32_t c = 0; rc == 0 && c < nc; c++) {
-    double rate = rate_of(&s->clients[c], res->standalone_ns[s->clients[c].model]);
-    deadlines[c] = s->clients[c].deadline_ns;
-    if (!deadlines[c] && s->clients[c].arrival.kind == ATOLL_ARRIVAL_UNIFORM && 1e9 / rate < 4.6e18)
-      deadlines[c] = (int64_t)(1e9 / rate);
-    atoll_client_gen_init(&r.cl[c].gen, &s->clients[c].arrival, rate, s->seed, c);
-  }
   if (rc == 0)
-    rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &observer, &r, NULL, deadlines);
-  free(deadlines);
+    rc = atoll_run_arrivals_init(&r.arr, s, res->standalone_ns);
+  size_t size = rc == 0 ? atoll_core_size(&r.s, NULL) : 0;
+  if (rc == 0 && (size == 0 || !(r.core_mem = malloc(size))))
+    rc = size == 0 ? ATOLL_ENOTSUP : ATOLL_ENOMEM;
+  if (rc == 0)
+    rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &atoll_run_observer, &r.rec, NULL,
+                         r.arr.deadline_ns);
   if (rc) {
     runner_free(&r);
     return rc;
   }
-  atoll_nrt_attach(r.rt, &r.core, &observer);
-  atoll_timeline_init(&r.tl, o->trace);
+  atoll_nrt_attach(r.rt, &r.core, &atoll_run_observer);
+  /* The recorder's times are the run's: it takes the base off the runtime's. */
+  atoll_run_recorder_init(&r.rec, &r.s, res, o->trace, &device_hooks, &r, o->tap, o->tap_ctx);
   if (o->trace) {
     for (uint32_t c = 0; c < nc; c++)
       atoll_trace_name_track(o->trace, ATOLL_TRACK_CLIENT, c, s->clients[c].name);
@@ -797,13 +691,14 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
       for (uint32_t c = 0; c < nc && !r.core.queues[q].rt; c++)
         if (r.core.client_queue[c] == q)
           name = s->clients[c].name;
-      atoll_timeline_stream(&r.tl, r.core.queues[q].stream, name);
+      atoll_timeline_stream(&r.rec.tl, r.core.queues[q].stream, name);
     }
   }
   struct timespec w0, w1;
   clock_gettime(CLOCK_MONOTONIC, &w0);
   /* Time 0 a little ahead, so that every client thread exists before the first arrival. */
   r.base = atoll_nrt_now(r.rt) + 2000000;
+  r.rec.base = r.base;
   rc = atoll_nrt_start(r.rt, NULL, NULL);
   for (uint32_t c = 0; rc == 0 && c < nc; c++) {
     if (!atoll_core_client_active(&r.core, c))
@@ -856,22 +751,27 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   atoll_nrt_stats_get(r.rt, &st);
   atoll_nrt_quiesce(r.rt);
   clock_gettime(CLOCK_MONOTONIC, &w1);
-  atoll_timeline_finish(&r.tl, s->duration_ns);
+  atoll_timeline_finish(&r.rec.tl, s->duration_ns);
   res->wall_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
   res->cu_busy_ns = busy1 - busy0;
   res->cu_busy_rt_ns = rt1 - rt0;
   res->cu_busy_be_ns = be1 - be0;
   res->events = st.events;
-  if (info)
+  if (info) {
     info->stats = st;
+    info->preempted_tasks = r.rec.preempted_tasks;
+    info->group_restores = r.rec.group_restores;
+  }
   if (rc == 0 && r.failed)
     rc = r.failed;
+  if (rc == 0 && r.rec.failed)
+    rc = r.rec.failed;
   if (rc == 0 && atoll_nrt_failure(r.rt)) {
     rc = ATOLL_EIO;
     snprintf(err, err_len, "a launch failed on the device (%s)", atoll_strerror(atoll_nrt_failure(r.rt)));
   }
   if (rc == 0 && o->verify)
-    rc = verify(&r);
+    rc = verify(&r, err, err_len);
   runner_free(&r);
   return rc;
 }
@@ -893,7 +793,7 @@ int atoll_native_standalone_ns(const atoll_scenario *s, const atoll_native_opts 
   o2.tap = NULL;
   o2.inject = NULL;
   atoll_run_results res;
-  int rc = alloc_results(&alone, &res);
+  int rc = atoll_run_results_init(&res, &alone, "native");
   if (runs == 0)
     runs = 5;
   if (rc == 0)
@@ -918,9 +818,30 @@ int atoll_native_standalone_ns(const atoll_scenario *s, const atoll_native_opts 
     }
   if (rc == 0)
     *out = lat[(n - 1) / 2];
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
   return rc;
 }
+
+/* The native device as the driver sees it (run/driver.h). */
+typedef struct native_call {
+  const atoll_native_opts *o;
+  atoll_native_info *info;
+  char *err;
+  size_t err_len;
+} native_call;
+
+static int device_standalone(void *ctx, const atoll_scenario *s, uint32_t m, int64_t *out) {
+  native_call *nc = ctx;
+  return atoll_native_standalone_ns(s, nc->o, m, 11, out, nc->err, nc->err_len);
+}
+
+static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
+  native_call *nc = ctx;
+  return run_once(s, nc->o, 0, res, nc->info, nc->err, nc->err_len);
+}
+
+static const atoll_run_device native_device = {.mode = "native", .standalone_ns = device_standalone,
+                                               .run = device_run};
 
 int atoll_native_run(const atoll_scenario *s, const atoll_native_opts *o, atoll_run_results *res,
                      atoll_native_info *info, char *err, size_t err_len) {
@@ -931,20 +852,7 @@ int atoll_native_run(const atoll_scenario *s, const atoll_native_opts *o, atoll_
     return rc;
   if (info)
     memset(info, 0, sizeof *info);
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  rc = alloc_results(s, res);
-  for (uint32_t m = 0; rc == 0 && m < s->n_models; m++) {
-    if (o->standalone_ns)
-      res->standalone_ns[m] = o->standalone_ns[m];
-    else
-      rc = atoll_native_standalone_ns(s, o, m, 11, &res->standalone_ns[m], err, err_len);
-  }
-  if (rc == 0)
-    rc = run_once(s, o, 0, res, info, err, err_len);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  (void)t0, (void)t1;
-  if (rc)
-    atoll_native_results_free(res);
+  native_call nc = {.o = o, .info = info, .err = err, .err_len = err_len};
+  rc = atoll_run_drive(s, o->standalone_ns, &native_device, &nc, res);
   return rc;
 }

@@ -4,10 +4,12 @@
  * at the scenario's arrival times (core/workload.c, the generators the simulator uses) or, closed
  * loop, when its previous request completed; each request carries its own input, made by the
  * native model from the request's sequence number. The scheduler thread runs the same core the
- * simulator links, on the runtime's device (nrt.h). Before the run each model is measured alone
- * (rt-only, one closed-loop client, median latency), which normalizes latencies and turns `load`
- * arrivals into rates, as the simulator's standalone run does. Results use the simulator's
- * structures (sim/results.h) with mode "native", so the report is the same.
+ * simulator links, on the runtime's device (nrt.h). The device-neutral part is the driver's
+ * (run/driver.h), as for the simulator: the rate and deadline rules, arrival generators, the
+ * observer that records requests and preemptions, the results (run/results.h, mode "native", so the
+ * report is the same) and the order of a run. Before the run each model is measured alone (rt-only,
+ * one closed-loop client, median latency), which normalizes latencies and turns `load` arrivals
+ * into rates, as the simulator's standalone run does.
  *
  * Times in the results count from the moment the clients start (the run's time 0). */
 #ifndef ATOLL_NATIVE_NRUN_H
@@ -18,11 +20,12 @@
 #include <stdint.h>
 
 #include "atoll/scenario.h"
+#include "driver.h" /* run/: the results and their free */
 #include "fault.h"
 #include "models/nmodel.h"
 #include "nrt.h"
 #include "results.h"
-#include "timeline.h" /* sim/: atoll_trace (idem_checker has a trace.h of its own) */
+#include "timeline.h" /* run/: atoll_trace (idem/ has a trace.h of its own) */
 
 typedef struct atoll_native_opts {
   const char *device;          /* back-end name ("cpu", "cuda", "hip"); NULL: "cpu" */
@@ -31,7 +34,7 @@ typedef struct atoll_native_opts {
   bool pin_threads;
   int sched_cpu;               /* pin the scheduler thread (<0: no) */
   int64_t spin_ns;             /* scheduler busy-poll window (0: 200 us; <0: never park) */
-  bool verify;                 /* compare every completed request's output with the reference */
+  bool verify;                 /* check every completed request's output (nverify.h) */
   atoll_trace *trace;          /* NULL: no timeline */
   /* Per scenario model, its native implementation (the caller resolved `native:` names). */
   const atoll_nmodel *const *nmodels;
@@ -52,18 +55,22 @@ typedef struct atoll_native_info {
   uint32_t preempted_tasks;   /* tasks preempted (a preemption may stop several) */
   uint32_t group_restores;    /* of them, restarted at a group entry before the interrupted op */
   uint32_t killed_restores;   /* of them, whose running kernel was killed */
+  /* --verify's CPU-build check (nverify.h): the requests checked op by op, their kernel launches,
+   * of them bit-identical and outside the libm tolerance, and the largest element difference. */
+  uint32_t verify_cpu_requests, verify_cpu_launches, verify_cpu_bit_exact, verify_cpu_out_of_tolerance;
+  double verify_cpu_max_abs_diff;
 } atoll_native_info;
 
 /* Checks that every model of s has a native implementation matching its profile op for op, and
  * that the policy fits the device. Returns 0, or ATOLL_EINVAL with the reason in err. */
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len);
 
-/* Fills res (free with atoll_native_results_free) and, when not NULL, info. Returns 0,
+/* Fills res (free with atoll_run_results_free, run/driver.h) through the driver and, when not
+ * NULL, info. Returns 0,
  * ATOLL_ENODEV when the device is unavailable (err says why), ATOLL_EINVAL for a scenario the
  * native runner cannot run (err says why), ATOLL_EIO when a launch faulted, or ATOLL_ENOMEM. */
 int atoll_native_run(const atoll_scenario *s, const atoll_native_opts *o, atoll_run_results *res,
                      atoll_native_info *info, char *err, size_t err_len);
-void atoll_native_results_free(atoll_run_results *res);
 /* A model's latency alone on the device: median over `runs` closed-loop requests after one
  * warm-up request. */
 int atoll_native_standalone_ns(const atoll_scenario *s, const atoll_native_opts *o, uint32_t model, uint32_t runs,

@@ -168,7 +168,7 @@ static void simulated_max_within_bound(void **state) {
           fail_msg("%s %s: simulated %lld ns > bound %lld ns", paths[p], policies[q], (long long)worst,
                    (long long)r.clients[i].wcrt_ns);
       }
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       atoll_bound_free(&r);
       atoll_test_unload(l), atoll_test_unload(run);
     }

@@ -312,6 +312,17 @@ PY
     got=$(/usr/bin/python3 -c 'import json,sys; print(" ".join("%s:%s:%s" % (o["name"], o["idempotent"], o["group_entry"]) for o in json.load(open(sys.argv[1]))["ops"]))' "$tmp/i.json")
     want="conv:True:0 add_inplace:False:0 scan:False:None head:True:3"
     [ "$got" = "$want" ] || fail "idem_checker says '$got', the profile says '$want'" ;;
+  edf_sim_and_explore)
+    # The edf policy (docs/policies.md) in the simulator and the explorer. drop-late.yaml's bounds
+    # say the late request is shed: they hold in a run and on every schedule, and fail (exit 1)
+    # with drop_late off, when it runs late instead.
+    expect_rc 0 "$atoll" sim "$src/scenarios/edf/drop-late.yaml"
+    grep -q "outcomes .*shed 1," "$tmp/.stdout" || fail "no shed request: $(cat "$tmp/.stdout")"
+    expect_rc 1 "$atoll" sim "$src/scenarios/edf/drop-late.yaml" --set policy.drop_late=false
+    expect_rc 0 "$atoll" explore "$src/scenarios/edf/drop-late.yaml"
+    expect_rc 0 "$atoll" explore "$src/scenarios/edf/verify.yaml"
+    grep -q "explored every schedule" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    expect_rc 2 "$atoll" check "$src/scenarios/edf/verify.yaml" --set policy.drop_late=maybe ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

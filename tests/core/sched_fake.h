@@ -26,7 +26,7 @@ typedef struct fk_launch {
 } fk_launch;
 
 typedef struct fk_event {
-  int kind; /* 's' started, 'd' done, 'x' dropped */
+  int kind; /* 's' started, 'd' done, 'x' dropped, 'h' shed, 'f' failed */
   uint32_t client;
   uint64_t req;
   int64_t now;
@@ -46,10 +46,14 @@ typedef struct fake {
   uint32_t n_log;     /* launch calls; log[i % FK_MAX_LOG] is call i (tests read the first ones) */
   uint32_t n_cmds;    /* commands launched */
   uint32_t n_timers;
+  int64_t timer_at;      /* the last timer asked for */
+  uint64_t timer_cookie;
+  uint32_t fail_launches; /* the next launch calls to refuse */
   /* Observer records. */
   fk_event ev[FK_MAX_LOG];
   uint32_t n_ev;
   uint8_t started[FK_CLIENTS][FK_MAX_REQ], done[FK_CLIENTS][FK_MAX_REQ], dropped[FK_CLIENTS][FK_MAX_REQ];
+  uint8_t shed[FK_CLIENTS][FK_MAX_REQ], failed[FK_CLIENTS][FK_MAX_REQ];
   int64_t started_at[FK_CLIENTS][FK_MAX_REQ];
   uint64_t next_req[FK_CLIENTS];
   /* Per task slot: the next op index the core must launch for it (launches are in op order). */
@@ -81,6 +85,10 @@ static inline int fk_launch_cmds(void *ctx, uint32_t stream, const atoll_cmd *cm
   (void)ctx;
   assert_true(stream < fk.n_streams);
   assert_true(n > 0);
+  if (fk.fail_launches > 0) {
+    fk.fail_launches--;
+    return ATOLL_EIO;
+  }
   fk_launch *l = &fk.log[fk.n_log % FK_MAX_LOG];
   l->stream = stream, l->n = n;
   for (uint32_t i = 0; i < n && i < 8; i++)
@@ -96,8 +104,10 @@ static inline int fk_launch_cmds(void *ctx, uint32_t stream, const atoll_cmd *cm
 }
 
 static inline int fk_set_timer(void *ctx, int64_t at, uint64_t cookie) {
-  (void)ctx, (void)at, (void)cookie;
+  (void)ctx;
   fk.n_timers++;
+  fk.timer_at = at;
+  fk.timer_cookie = cookie;
   return 0;
 }
 
@@ -117,6 +127,10 @@ static inline void fk_record(int kind, uint32_t client, uint64_t req, int64_t no
     fk.started_at[client][req] = now;
   } else if (kind == 'd') {
     fk.done[client][req]++;
+  } else if (kind == 'h') {
+    fk.shed[client][req]++;
+  } else if (kind == 'f') {
+    fk.failed[client][req]++;
   } else {
     fk.dropped[client][req]++;
   }
@@ -135,8 +149,20 @@ static inline void fk_obs_dropped(void *ctx, uint32_t client, uint64_t req, int6
   fk_record('x', client, req, now);
 }
 
-static const atoll_core_observer fk_observer = {
-    .request_started = fk_obs_started, .request_done = fk_obs_done, .request_dropped = fk_obs_dropped};
+static inline void fk_obs_shed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  (void)ctx;
+  fk_record('h', client, req, now);
+}
+static inline void fk_obs_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  (void)ctx;
+  fk_record('f', client, req, now);
+}
+
+static const atoll_core_observer fk_observer = {.request_started = fk_obs_started,
+                                                .request_done = fk_obs_done,
+                                                .request_dropped = fk_obs_dropped,
+                                                .request_shed = fk_obs_shed,
+                                                .request_failed = fk_obs_failed};
 
 /* --- the scenario --- */
 

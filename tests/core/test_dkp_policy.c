@@ -1,4 +1,4 @@
-/* The reef policy's use of padding (core/policy_preempt.c), driven through a fake device that only
+/* The reef policy's use of padding (core/policy_reef.c, core/preempt.c), driven through a fake device that only
  * records launches and padded launches: a BE task's next op may be padded into the next RT launch
  * as soon as every block of the op before it has been handed out (padded launches run in order on
  * the RT stream), blocks are reported done in that order, and normal mode resumes the BE task where
@@ -21,6 +21,8 @@ typedef struct rec {
 static struct {
   uint32_t n_streams, n_log;
   rec log[MAX_LOG];
+  uint32_t fail_padded; /* padded launches still to refuse */
+  uint32_t failed[2];   /* requests reported failed, per client */
 } fk;
 
 static int64_t f_now(void *ctx) {
@@ -45,6 +47,10 @@ static int f_timer(void *ctx, int64_t at, uint64_t cookie) {
 static int f_padded(void *ctx, uint32_t stream, const atoll_cmd *rt, uint32_t rt_cus, const atoll_pad_part *parts,
                     uint32_t n) {
   (void)ctx, (void)rt_cus;
+  if (fk.fail_padded > 0) {
+    fk.fail_padded--;
+    return ATOLL_EIO;
+  }
   assert_cmp(fk.n_log, <, MAX_LOG);
   assert_cmp(n, <=, MAX_PARTS);
   rec *r = &fk.log[fk.n_log++];
@@ -148,6 +154,44 @@ static void consecutive_be_ops_pad_consecutive_rt_launches(void **state) {
   free(mem);
 }
 
+static void on_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  (void)ctx, (void)req, (void)now;
+  fk.failed[client]++;
+}
+
+/* A padded launch the device refuses fails the RT request; the BE task keeps the blocks it
+ * offered (its padding state as before the launch), and normal mode relaunches it whole. */
+static void refused_padded_launch_fails_rt_and_keeps_be(void **state) {
+  (void)state;
+  setup();
+  static const atoll_core_observer obs = {.request_failed = on_failed};
+  core.obs = &obs;
+  atoll_core_on_arrival(&core, 0, 0, 0);
+  atoll_core_on_arrival(&core, 1, 0, 0);
+  assert_int_equal(fk.n_log, 4);
+  fk.fail_padded = 1;
+  complete(0); /* RT op 4's padded launch is refused */
+  assert_int_equal(fk.failed[0], 1);
+  assert_int_equal(fk.failed[1], 0);
+  const atoll_task *be = NULL;
+  for (uint32_t t = 0; t < core.n_tasks; t++) {
+    if (core.tasks[t].in_use)
+      assert_int_equal(core.tasks[t].client, 1); /* the RT task is gone */
+    if (core.tasks[t].in_use && core.tasks[t].client == 1)
+      be = &core.tasks[t];
+  }
+  assert_non_null(be);
+  assert_int_equal(be->pad_reserved, 0);
+  assert_int_equal(be->n_done, 0);
+  const rec *last = &fk.log[fk.n_log - 1];
+  assert_int_equal(last->cmd.model, 1); /* normal mode: the BE task from op 0, whole */
+  assert_int_equal(last->cmd.op, 0);
+  assert_int_equal(last->n_cmds, N_OPS);
+  assert_int_equal(core.mode, ATOLL_MODE_NORMAL);
+  assert_true(atoll_core_is_valid(&core));
+  free(mem);
+}
+
 /* Without multi_version, padding never picks another version of a BE kernel. */
 static void multi_version_off_keeps_the_default_shape(void **state) {
   (void)state;
@@ -178,5 +222,6 @@ static void multi_version_off_keeps_the_default_shape(void **state) {
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(consecutive_be_ops_pad_consecutive_rt_launches),
     cmocka_unit_test(multi_version_off_keeps_the_default_shape),
+    cmocka_unit_test(refused_padded_launch_fails_rt_and_keeps_be),
 };
 ATOLL_TEST_MAIN(tests)

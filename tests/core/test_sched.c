@@ -1,4 +1,4 @@
-/* The scheduler core and its baseline policies (core/sched.c, core/policy_basic.c), driven
+/* The scheduler core and its baseline policies (core/sched.c, core/policy_{rt_only,seq,streams,orion}.c), driven
  * through a fake device (sched_fake.h) that records every stream and launch and lets the test
  * decide when commands start and complete. Every event is followed by fk_check(): the core is
  * valid, commands sit on their task's stream in op order, nothing waits on an idle stream (or, for

@@ -83,8 +83,8 @@ static void nominal_schedule_is_the_ordinary_run(void **state) {
       assert_int_equal(atoll_sim_run(&t->s, &so, &chosen), 0);
       assert_cmp(asked, >, 0); /* the scenarios do declare choices */
       assert_same_records(&t->s, &plain, &chosen);
-      atoll_sim_results_free(&plain);
-      atoll_sim_results_free(&chosen);
+      atoll_run_results_free(&plain);
+      atoll_run_results_free(&chosen);
       atoll_test_unload(t);
     }
 }
@@ -190,7 +190,7 @@ static void sampled_schedules_within_explored_worst(void **state) {
       t->s.engine = ATOLL_ENGINE_FLUID;
       assert_int_equal(atoll_sim_run(&t->s, NULL, &res), 0);
       double fluid = rt_max_us(&res);
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       t->s.engine = ATOLL_ENGINE_BLOCKS;
       double sampled = 0;
       random_chooser rc;
@@ -200,7 +200,7 @@ static void sampled_schedules_within_explored_worst(void **state) {
       for (int i = 0; i < 200; i++) {
         assert_int_equal(atoll_sim_run(&t->s, &so, &res), 0);
         double v = rt_max_us(&res);
-        atoll_sim_results_free(&res);
+        atoll_run_results_free(&res);
         if (!(v <= r.worst_rt_latency_us))
           fail_msg("%s %s: random schedule %d reaches %.3f us, above the explored worst %.3f us", verify[f],
                    policies[p], i, v, r.worst_rt_latency_us);
@@ -215,7 +215,7 @@ static void sampled_schedules_within_explored_worst(void **state) {
       b->s.engine = ATOLL_ENGINE_BLOCKS;
       assert_int_equal(atoll_sim_run(&b->s, NULL, &res), 0);
       double blocks = rt_max_us(&res);
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       assert_cmp(blocks, ==, r.nominal_rt_latency_us);
       assert_cmp(blocks, <=, r.worst_rt_latency_us);
       atoll_test_unload(b);
@@ -296,7 +296,7 @@ static void replay_reproduces_the_witness(void **state) {
       fail_msg("%s %s: replay gives %.3f (holds %d), explorer's worst %.3f", cases[c][0], cases[c][1], v->value,
                v->holds, r.bounds[r.witness_expect].worst);
     atoll_report_free(&rep);
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
     free(recs);
     atoll_explore_free(&r);
     atoll_test_unload(t);

@@ -1,4 +1,4 @@
-/* Fuzz target: idem_checker's NVBit mem_trace reader (idem_checker/read_nvbit.c) and what
+/* Fuzz target: idem_checker's NVBit mem_trace reader (idem/read_nvbit.c) and what
  * idem_checker runs on the trace it reads (fuzz_idem.c). */
 #include "fuzz.h"
 #include "fuzz_idem.h"

@@ -1,4 +1,4 @@
-/* Fuzz target: idem_checker's text trace reader (idem_checker/read_text.c) and what idem_checker
+/* Fuzz target: idem_checker's text trace reader (idem/read_text.c) and what idem_checker
  * runs on the trace it reads (fuzz_idem.c). */
 #include "fuzz.h"
 #include "fuzz_idem.h"

@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
       requests += res.clients[c].n;
     printf("gpu %s, %u clients, %lu requests, %u preemptions\n", s.gpu.name, s.n_clients, requests,
            res.n_preemptions);
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
   }
   atoll_arena_free(&a);
   return rc == 0 ? 0 : 1;

@@ -45,6 +45,27 @@ v = d["verify"]
 assert v["requests"] > 0 and v["mismatches"] == 0, v
 c = {x["name"]: x for x in d["clients"]}
 assert c["camera"]["completed"] > 0 and c["batch"]["completed"] > 0, c' || fail "report: $(head -c 600 "$tmp/.stdout")" ;;
+  edf_verify_drop_late)
+    # The edf policy (docs/policies.md) on the native CPU device with verification: the camera's
+    # requests get a 20 ms deadline and drop_late, the batch client none. edf never preempts, so a
+    # camera request that finds the transformer running is shed (by the timer of the native
+    # runtime's scheduler thread) or completes late: how many of each depends on the machine's
+    # speed (and a sanitizer's), so the check is that every camera request ended one way or the
+    # other or was still running, none failed, the batch client completed, and every completed
+    # request matched the reference.
+    rate=10 ms=1500
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && rate=2 ms=5000
+    expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --verify --json - --duration-ms $ms --set warmup_ms=0 \
+      --set 'expect=[]' --set clients.camera.arrival.rate_hz=$rate --set 'policy={name: edf, drop_late: true}' \
+      --set clients.camera.deadline_ms=20
+    json 'assert d["policy"] == "edf", d["policy"]
+v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+c = {x["name"]: x for x in d["clients"]}
+cam = c["camera"]
+assert c["batch"]["completed"] > 0 and cam["completed"] + cam["shed"] >= cam["requests"] - 2, c
+assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for x in c.values()), c' \
+      || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
   table_and_trace)
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
       --trace "$tmp/t.json"

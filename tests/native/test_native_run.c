@@ -48,7 +48,7 @@ static void run_once(fx_scenario *f, uint32_t cus, outcome *o) {
   assert_true(res.verified);
   o->verified = res.verify_requests;
   o->mismatches = res.verify_mismatches;
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -60,7 +60,7 @@ static void run_with(const atoll_nfault_cfg *inject, uint32_t ms, const char *re
   t->verified = res.verify_requests;
   t->mismatches = res.verify_mismatches;
   t->wall_s = res.wall_s;
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
   fx_free(&f);
 }
 

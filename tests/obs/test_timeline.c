@@ -1,4 +1,4 @@
-/* Timelines of whole runs (sim/timeline.c over sim/trace.c, fed by sim/run.c and the device's
+/* Timelines of whole runs (run/timeline.c over run/trace.c, fed by sim/run.c and the device's
  * hooks): a DISB A run under reef gives valid Chrome trace-event JSON with CU tracks, HQ/DQ depth
  * counters, preemption spans and their steps, padded parts and request slices; what the trace
  * draws agrees with the run (DQ depth within the DQ's capacity, a flag inside every preemption,
@@ -255,7 +255,7 @@ static void disb_a_reef_trace_has_every_track(void **state) {
   assert_int_equal(t->preemptions, ended);
   free(t);
   free(text);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   unload(l);
 }
 
@@ -284,7 +284,7 @@ static void trace_agrees_with_the_run(void **state) {
   assert_int_equal(t->slice_begins, t->slice_ends);
   free(t);
   free(text);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   unload(l);
 }
 
@@ -298,8 +298,8 @@ static void tracing_does_not_change_the_run(void **state) {
   char *a = report_json(&traced), *b = report_json(&plain);
   assert_string_equal(a, b);
   free(a), free(b), free(text);
-  atoll_sim_results_free(&traced);
-  atoll_sim_results_free(&plain);
+  atoll_run_results_free(&traced);
+  atoll_run_results_free(&plain);
   unload(l);
 }
 
@@ -322,8 +322,8 @@ static void window_keeps_only_what_touches_it(void **state) {
   assert_cmp(t->counters_dq, >=, 1);
   assert_cmp(strlen(part) * 5, <, strlen(whole));
   free(t), free(whole), free(part);
-  atoll_sim_results_free(&whole_res);
-  atoll_sim_results_free(&part_res);
+  atoll_run_results_free(&whole_res);
+  atoll_run_results_free(&part_res);
   unload(l);
 }
 

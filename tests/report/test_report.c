@@ -291,6 +291,34 @@ static void throughput_and_normalized_throughput(void **state) {
   atoll_report_free(&r);
 }
 
+/* Outcomes (docs/report.md): shed and failed as recorded; goodput counts the window's requests
+ * completed within their deadline: cam 2 of 3 (4 ms > 3 ms), lidar 1 of 2 (6 ms > its 5 ms
+ * period), bg 1 (no deadline). The text report sums them on one line. */
+static void outcomes_shed_failed_and_goodput(void **state) {
+  (void)state;
+  fixture_init();
+  fx.recs[0].shed = 2;
+  fx.recs[2].failed = 1;
+  snprintf(fx.recs[2].failure, sizeof fx.recs[2].failure, "request 1: the device refused a launch");
+  atoll_report r;
+  compute(&r);
+  assert_int_equal(r.clients[0].shed, 2);
+  assert_int_equal(r.clients[2].failed, 1);
+  assert_near(r.clients[0].goodput_rps, 2 / 0.9);
+  assert_near(r.clients[1].goodput_rps, 1 / 0.9);
+  assert_near(r.clients[2].goodput_rps, 1 / 0.9);
+  char *json = capture_json(&r, false);
+  assert_near(json_num(json, "clients.0.shed"), 2);
+  assert_near(json_num(json, "clients.2.failed"), 1);
+  assert_near(json_num(json, "clients.0.goodput_rps"), 2 / 0.9);
+  assert_non_null(strstr(json, "\"failure\": \"request 1: the device refused a launch\""));
+  free(json);
+  char *t = capture_print(&r, atoll_report_print_table);
+  assert_non_null(strstr(t, "outcomes                     dropped 3, shed 2, failed 1; goodput 4.4 req/s\n"));
+  free(t);
+  atoll_report_free(&r);
+}
+
 static void deadline_misses_with_explicit_deadline(void **state) {
   (void)state;
   fixture_init();
@@ -603,9 +631,10 @@ static void json_has_the_documented_shape(void **state) {
     assert_true(json_key_at(json, "", i, key, sizeof key));
     assert_string_equal(key, top[i]);
   }
-  static const char *const client_keys[] = {"name", "model", "class", "requests", "completed", "dropped",
-                                            "deadline_misses", "throughput_rps", "norm_throughput", "latency_us",
-                                            "norm_latency"};
+  static const char *const client_keys[] = {"name",           "model",          "class",      "requests",
+                                            "completed",      "dropped",        "shed",       "failed",
+                                            "deadline_misses", "throughput_rps", "norm_throughput", "goodput_rps",
+                                            "latency_us",     "norm_latency"};
   for (long i = 0; i < (long)(sizeof client_keys / sizeof client_keys[0]); i++) {
     char key[64];
     assert_true(json_key_at(json, "clients.1", i, key, sizeof key));
@@ -862,6 +891,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(ties_keep_the_first_request_as_max),
     cmocka_unit_test(warmup_excludes_early_requests),
     cmocka_unit_test(throughput_and_normalized_throughput),
+    cmocka_unit_test(outcomes_shed_failed_and_goodput),
     cmocka_unit_test(deadline_misses_with_explicit_deadline),
     cmocka_unit_test(deadline_misses_default_to_uniform_period),
     cmocka_unit_test(deadline_of_load_based_uniform_client),

@@ -80,7 +80,7 @@ static void restart_points_follow_the_idempotence_metadata(void **state) {
   assert_cmp(v.interrupted_idle, >, 0);
   assert_cmp(v.from_group, >, 0);
   assert_cmp(v.waited, >, 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -100,7 +100,7 @@ static void non_restorable_kernel_makes_the_preemption_wait(void **state) {
   }
   assert_cmp(killed, >, 0);
   assert_cmp(waited, >, 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -114,17 +114,17 @@ static void rt_never_runs_beside_be_under_reset(void **state) {
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_cmp(res.n_preemptions, >, 50);
   assert_int_equal(res.rt_beside_be, 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DISB_A, streams, 1);
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_cmp(res.rt_beside_be, >, 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
   l = atoll_test_load(DEMO, NULL, 0); /* waiting for a non-restorable kernel must keep the property */
   assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
   assert_int_equal(res.rt_beside_be, 0);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -168,7 +168,7 @@ static void reset_breakdown_matches_fig20b(void **state) {
   assert_cmp(dq_max, >, dq_min); /* how much was queued shows */
   assert_in_range(dq_sum / n, 20000, 40000);   /* Fig. 20(b): 31 us */
   assert_in_range(lat_sum / n, 25000, 45000);  /* Fig. 20(b): about 37 us */
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -185,7 +185,7 @@ static void sync_reclamation_costs_per_command(void **state) {
       longest = res.preemptions[i].hq_reset_ns;
   /* resnet152 has 207 kernels; a preemption early in a request drops most of them. */
   assert_cmp(longest, >, 100 * l->s.gpu.costs.hq_reset_per_cmd_ns);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -216,7 +216,7 @@ static void requests_complete_and_reset_beats_wait(void **state) {
     if (k == 0)
       assert_cmp(rep.rt_norm_latency.mean, <=, 1.01);
     atoll_report_free(&rep);
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
     atoll_test_unload(l);
   }
   assert_cmp(mean_latency[1], >, 5 * mean_latency[0]);
@@ -239,7 +239,7 @@ static void wait_never_starves_rt_on_disb_c(void **state) {
     done += rt->req[i].done_ns >= 0;
   assert_cmp(rt->n, >, 100);
   assert_cmp(done + 1, >=, rt->n);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 
@@ -273,7 +273,7 @@ static void reef_pads_without_hurting_rt(void **state) {
         }
       }
       atoll_report_free(&rep);
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       atoll_test_unload(l);
     }
     if (mean[2] > 1.05 * mean[0])

@@ -71,7 +71,7 @@ static char *run_json(const atoll_scenario *s) {
   atoll_run_results res;
   run_ok(s, NULL, &res);
   char *j = json_of(&res);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   return j;
 }
 
@@ -165,8 +165,8 @@ static void other_seed_changes_poisson_output(void **state) {
   for (uint32_t i = 0; i < n7; i++)
     assert_int_equal(c7[i].arrival_ns, c8[i].arrival_ns);
   free(j7), free(j8);
-  atoll_sim_results_free(&r7);
-  atoll_sim_results_free(&r8);
+  atoll_run_results_free(&r7);
+  atoll_run_results_free(&r8);
   atoll_test_unload(l7), atoll_test_unload(l8);
 }
 
@@ -187,8 +187,8 @@ static void client_arrivals_do_not_depend_on_other_clients(void **state) {
   assert_int_equal(na, nt);
   for (uint32_t i = 0; i < na; i++)
     assert_int_equal(a[i].arrival_ns, t[i].arrival_ns);
-  atoll_sim_results_free(&all);
-  atoll_sim_results_free(&two);
+  atoll_run_results_free(&all);
+  atoll_run_results_free(&two);
   atoll_test_unload(l);
 }
 
@@ -238,7 +238,7 @@ static void rt_only_low_load_is_exactly_standalone(void **state) {
         fail_msg("%s: %s = %.17g, expected 1", cases[k].path, stats[i], v);
     }
     atoll_report_free(&rep);
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
     atoll_test_unload(l);
   }
 }
@@ -372,7 +372,7 @@ static void requests_are_conserved_and_ordered(void **state) {
         else if (res.clients[c].n == 0 || res.clients[c].req[0].done_ns < 0)
           fail_msg("%s: client %s completed nothing", what, l->s.clients[c].name);
       }
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       atoll_test_unload(l);
     }
   }
@@ -393,7 +393,7 @@ static shape run_shape(const char *policy) {
   shape sh = {field(&rep, "rt.norm_latency.mean"), field(&rep, "total_norm_throughput"),
               field(&rep, "gpu.cu_busy_frac"), field(&rep, "gpu.cu_busy_frac_rt"), field(&rep, "gpu.cu_busy_frac_be")};
   atoll_report_free(&rep);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
   return sh;
 }
@@ -451,7 +451,7 @@ static void stream_priority_favours_rt_when_cus_are_full(void **state) {
     rt_mean[prio] = field(&rep, "rt.norm_latency.mean");
     be_thr[prio] = field(&rep, "clients.bg.norm_throughput");
     atoll_report_free(&rep);
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
   }
   if (!(rt_mean[1] < 0.5 * rt_mean[0]))
     fail_msg("RT mean normalized latency: %.3f with priority, %.3f without (expected < half)", rt_mean[1],
@@ -485,7 +485,7 @@ static void cu_busy_fractions_are_consistent(void **state) {
       assert_cmp(res.cu_busy_ns, >=, res.cu_busy_rt_ns);
       assert_cmp(res.cu_busy_ns, >=, res.cu_busy_be_ns);
       atoll_report_free(&rep);
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
       atoll_test_unload(l);
     }
   }
@@ -569,7 +569,7 @@ static void trace_is_valid_with_stream_and_client_spans(void **state) {
   char *traced = json_of(&res), *plain = run_json(&l->s);
   assert_string_equal(traced, plain);
   free(traced), free(plain), free(text);
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_test_unload(l);
 }
 

@@ -561,7 +561,7 @@ int main(int argc, char **argv) {
     }
     tally_add(&total, &t);
     double run_wall = res.wall_s;
-    atoll_native_results_free(&res);
+    atoll_run_results_free(&res);
     malloc_trim(0);
     rss_end[rounds] = rss_bytes();
     uint64_t anon_kib, file_kib;

@@ -105,7 +105,7 @@ static void run_one(comparison *cmp, uint32_t i) {
       atoll_report_free(&rep);
     }
     if (rc == 0)
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
     atoll_arena_free(&a);
   }
   cmp->status[i] = status;

@@ -19,7 +19,7 @@
 #include "sweep.h"
 #include "suggest.h"
 /* By path: the simulator's run report is also "report.h", and this target sees both folders. */
-#include "../../idem_checker/report.h"
+#include "../../idem/report.h"
 
 const atoll_subcommand atoll_cmd_dot_def = {
     "dot", atoll_cmd_dot, "draw a model's operation graph and idempotent groups (Graphviz)",

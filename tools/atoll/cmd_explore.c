@@ -144,7 +144,7 @@ static int trace_witness(const atoll_scenario *s, const atoll_explore_result *r,
   atoll_run_results res;
   int rc = atoll_sim_run(&sb, &so, &res);
   if (rc == 0)
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
   if (atoll_trace_close(&trace) != 0 || rc) {
     fprintf(stderr, "atoll explore: writing %s failed\n", path);
     return ATOLL_EXIT_BAD_INPUT;

@@ -7,12 +7,12 @@
 #include "atoll/error.h"
 #include "native_cli.h"
 #include "nprofile.h"
-#include "../../sim/report.h"
+#include "../../run/report.h"
 #include "../../sim/run.h"
 
 const atoll_subcommand atoll_cmd_hil_def = {
     "hil", atoll_cmd_hil, "predict a scenario from device measurements, run it natively, compare",
-    "usage: atoll hil SCENARIO [--device cpu|cuda|hip] [--cus N] [--slots N] [--pin] [--max-error PCT]\n"
+    "usage: atoll hil SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--max-error PCT]\n"
     "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "\n"
     "The hardware-in-the-loop check (docs/hil.md): measures the device and every native model of\n"
@@ -140,7 +140,7 @@ int atoll_cmd_hil(int argc, char **argv) {
   rc = atoll_native_run(&h.s, &no, &meas, &info, err, sizeof err);
   if (rc) {
     int code = atoll__native_fail("hil", rc, err);
-    atoll_sim_results_free(&pred);
+    atoll_run_results_free(&pred);
     free(nm);
     atoll_arena_free(&a);
     return code;
@@ -181,8 +181,8 @@ int atoll_cmd_hil(int argc, char **argv) {
     atoll_report_free(&rp);
     atoll_report_free(&rm);
   }
-  atoll_sim_results_free(&pred);
-  atoll_native_results_free(&meas);
+  atoll_run_results_free(&pred);
+  atoll_run_results_free(&meas);
   free(nm);
   atoll_arena_free(&a);
   return exit_code;

@@ -6,11 +6,11 @@
 #include "atoll/error.h"
 #include "native_cli.h"
 #include "report_out.h"
-#include "../../sim/report.h"
+#include "../../run/report.h"
 
 const atoll_subcommand atoll_cmd_native_def = {
     "native", atoll_cmd_native, "run a scenario for real on a native device (cpu, cuda, hip)",
-    "usage: atoll native SCENARIO [--device cpu|cuda|hip] [--cus N] [--slots N] [--pin] [--verify]\n"
+    "usage: atoll native SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--verify]\n"
     "                    [--json FILE|-] [--csv FILE] [--trace FILE]\n"
     "                    [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "       atoll native --profile SCENARIO [--device D] [--cus N] [--slots N] [--pin] [-o DIR]\n"
@@ -25,8 +25,9 @@ const atoll_subcommand atoll_cmd_native_def = {
     "  --cus N            CUs of the CPU back-end (default: one per CPU but one, left to the host threads)\n"
     "  --slots N          CPU back-end: resident blocks per CU (default 1)\n"
     "  --pin              pin CU workers (and the scheduler) to CPUs\n"
-    "  --verify           compare every completed request's output bit for bit with the\n"
-    "                     uninterrupted reference run; adds \"verify\" to the report\n"
+    "  --verify           compare every completed request's output bit for bit with an\n"
+    "                     uninterrupted run on the same device (adds \"verify\" to the report),\n"
+    "                     and a sample's kernels with the CPU build within the libm tolerance\n"
     "  --json FILE|-      write the JSON report; '-' writes it to stdout instead of the table\n"
     "  --csv FILE         write one CSV row per client\n"
     "  --trace FILE       write a Chrome trace-event timeline\n"
@@ -194,9 +195,21 @@ int atoll_cmd_native(int argc, char **argv) {
       atoll_report_print_violations(&rep, stderr);
       exit_code = ATOLL_EXIT_VIOLATED;
     }
+    if (res.verified)
+      fprintf(json_stdout ? stderr : stdout,
+              "verify, CPU build: %u kernel launches of %u requests, %u within the libm tolerance (%u "
+              "bit-identical, max |diff| %.3g)\n",
+              info.verify_cpu_launches, info.verify_cpu_requests,
+              info.verify_cpu_launches - info.verify_cpu_out_of_tolerance, info.verify_cpu_bit_exact,
+              info.verify_cpu_max_abs_diff);
     if (exit_code == ATOLL_EXIT_OK && res.verified && res.verify_mismatches > 0) {
-      fprintf(stderr, "verify FAILED: %u of %u outputs differ from the uninterrupted reference\n",
+      fprintf(stderr, "verify FAILED: %u of %u outputs differ from the uninterrupted reference on the device\n",
               res.verify_mismatches, res.verify_requests);
+      exit_code = ATOLL_EXIT_VIOLATED;
+    }
+    if (exit_code == ATOLL_EXIT_OK && res.verified && info.verify_cpu_out_of_tolerance > 0) {
+      fprintf(stderr, "verify FAILED: %u of %u kernel launches are outside the libm tolerance of the CPU build\n",
+              info.verify_cpu_out_of_tolerance, info.verify_cpu_launches);
       exit_code = ATOLL_EXIT_VIOLATED;
     }
     uint32_t failed = 0;
@@ -208,7 +221,7 @@ int atoll_cmd_native(int argc, char **argv) {
     }
     atoll_report_free(&rep);
   }
-  atoll_native_results_free(&res);
+  atoll_run_results_free(&res);
   free(nm);
   atoll_arena_free(&a);
   return exit_code;

@@ -26,8 +26,9 @@ const atoll_subcommand atoll_cmd_selftest_def = {
     "  - a padded launch (RT kernel + BE parts): both models' outputs bit-exact, parts completing\n"
     "    before the launch, and its time against the RT kernel alone.\n"
     "\n"
-    "  --device NAME   the back-end: cpu, cuda or hip (the GPU ones are loadable modules built with\n"
-    "                  -DATOLL_CUDA=ON / -DATOLL_HIP=ON; see docs/native-gpu.md)\n"
+    "  --device NAME   the back-end: cpu, cpu-gpu (the CPU back-end behaving as a GPU's), cuda or\n"
+    "                  hip (loadable modules built with -DATOLL_CUDA=ON / -DATOLL_HIP=ON; see\n"
+    "                  docs/native-gpu.md)\n"
     "  --reps N        repetitions of each timed measurement (default 5)\n"
     "\n"
     "environment: ATOLL_GPU_DEVICE (device number, default 0), ATOLL_GPU_CU_RESET (a patched\n"
@@ -56,7 +57,7 @@ int atoll_cmd_selftest(int argc, char **argv) {
     }
   }
   if (!device)
-    return atoll_cli_usage_error(&atoll_cmd_selftest_def, "--device NAME is required (cpu, cuda or hip)");
+    return atoll_cli_usage_error(&atoll_cmd_selftest_def, "--device NAME is required (cpu, cpu-gpu, cuda or hip)");
 
   st_dev *d = calloc(1, sizeof *d);
   if (!d) {

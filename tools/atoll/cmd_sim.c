@@ -107,7 +107,7 @@ int atoll_cmd_sim(int argc, char **argv) {
   if (rc == 0 && vals[4] && replay.diverged) {
     fprintf(stderr, "atoll sim: %s: choice %u does not match this scenario (another scenario, policy or version)\n",
             vals[4], replay.diverged_at + 1);
-    atoll_sim_results_free(&res);
+    atoll_run_results_free(&res);
     rc = ATOLL_EINVAL;
   }
   free(recs);
@@ -144,7 +144,7 @@ int atoll_cmd_sim(int argc, char **argv) {
     }
     atoll_report_free(&rep);
   }
-  atoll_sim_results_free(&res);
+  atoll_run_results_free(&res);
   atoll_arena_free(&a);
   return exit_code;
 }

@@ -201,7 +201,7 @@ static void do_run(sweep *sw, uint32_t run) {
       atoll_report_free(&rep);
     }
     if (rc == 0)
-      atoll_sim_results_free(&res);
+      atoll_run_results_free(&res);
   }
   fclose(out);
   sw->summary[run] = line;

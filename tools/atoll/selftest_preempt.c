@@ -12,10 +12,14 @@
  * (the GPU free for RT work), medians over --reps.
  *
  * Restore, with every native model: for every op k, the model runs in a closed loop of 4 launches
- * in flight and is preempted (flag + reset_cus) right after op k is submitted; it is then restored
- * from the restart point the completions give (the first launch that did not complete OK; for a
- * killed launch, the entry of its minimal idempotent group), run to the end, and its output must
- * equal the uninterrupted run's bit for bit. */
+ * in flight and is preempted (flag + reset_cus) right after op k is submitted. The completions
+ * follow what a kill means in each launch state (docs/native-gpu.md): OK for launches finished and
+ * reported before it; then the launches that ran or were running when it came — KILLED for kernels
+ * (a GPU cannot tell a finished unreported kernel from a running one, so several may be KILLED),
+ * OK for copies (never killed); then EVICTED for the launches whose prologue met the flag. The
+ * model is restored from the entry of the minimal idempotent group that covers every launch from
+ * the first not OK to the last that ran, run to the end, and its output must equal the
+ * uninterrupted run's bit for bit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,10 +257,11 @@ static bool group_idempotent(const atoll_nmodel *m, uint32_t j, uint32_t k) {
   return ok;
 }
 
-/* The entry of the minimal idempotent group ending at op k (grown backwards from k). */
-static uint32_t group_entry(const atoll_nmodel *m, uint32_t k) {
-  for (uint32_t j = k + 1; j-- > 0;)
-    if (group_idempotent(m, j, k))
+/* The entry j <= first of the minimal idempotent group [j, last] (grown backwards from first):
+ * ops first..last may each have run partly or wholly, so all of them run again from j. */
+static uint32_t group_entry(const atoll_nmodel *m, uint32_t first, uint32_t last) {
+  for (uint32_t j = first + 1; j-- > 0;)
+    if (group_idempotent(m, j, last))
       return j;
   return 0;
 }
@@ -284,23 +289,26 @@ static bool restore_once(st_dev *d, st_model *sm, uint32_t k, const void *ref, r
     return false;
   if (st_wait(d, submitted) != 0 || d->ops->set_flag(d->be, sm->q, false) != 0)
     return false;
-  /* In-order completion: OK*, then at most one KILLED (a kernel: copies cannot be killed), then
-   * EVICTED* (copies and memsets pass the same prologue as kernels). Only kernels record the
-   * execution index. */
-  uint32_t first_bad = submitted, last_started = UINT32_MAX;
-  bool pattern = true;
+  /* In-order completion (docs/native-gpu.md): OK*, then the launches the kill reached, KILLED
+   * kernels and OK copies (copies are never killed), then EVICTED* (copies and memsets pass the
+   * same prologue as kernels). Only kernels record the execution index. */
+  uint32_t first_bad = submitted, last_ran = UINT32_MAX, last_started = UINT32_MAX;
+  bool pattern = true, evicting = false;
   for (uint32_t op = 0; op < submitted; op++) {
     const uint8_t s = d->status[op];
     const bool kernel = m->ops[op].kind == ATOLL_OP_KERNEL;
     if (kernel && (s == ATOLL_ND_OK || s == ATOLL_ND_KILLED))
       last_started = op;
-    if (first_bad == submitted) {
-      if (s != ATOLL_ND_OK)
-        first_bad = op;
-      pattern &= s == ATOLL_ND_OK || (kernel && s == ATOLL_ND_KILLED) || s == ATOLL_ND_EVICTED;
-    } else {
+    if (first_bad == submitted && s != ATOLL_ND_OK)
+      first_bad = op;
+    if (s == ATOLL_ND_EVICTED)
+      evicting = true;
+    else if (first_bad < submitted)
+      last_ran = op;
+    if (evicting)
       pattern &= s == ATOLL_ND_EVICTED;
-    }
+    else
+      pattern &= s == ATOLL_ND_OK || (kernel && s == ATOLL_ND_KILLED);
   }
   uint64_t idx = 0;
   const bool has_index = d->ops->exec_index(d->be, sm->q, &idx) == 0;
@@ -314,7 +322,7 @@ static bool restore_once(st_dev *d, st_model *sm, uint32_t k, const void *ref, r
   }
   uint32_t restart = first_bad;
   if (first_bad < submitted && d->status[first_bad] == ATOLL_ND_KILLED) {
-    restart = group_entry(m, first_bad);
+    restart = group_entry(m, first_bad, last_ran);
     t->killed++;
     t->group_restarts += restart < first_bad;
   } else if (first_bad < submitted) {

@@ -15,6 +15,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
+#include "driver.h"
 #include "json_out.h"
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
@@ -87,26 +88,12 @@ static int64_t standalone_ns(const atoll_run_results *res, uint32_t model) {
   return res->standalone_ns ? res->standalone_ns[model] : 0;
 }
 
-/* The client's relative deadline in ns: explicit, or for a uniform client its period (from
- * rate_hz, or from load as a fraction of the model's standalone throughput). False if none. */
+/* The client's relative deadline in ns (driver.h's rule: explicit, or a uniform client's period).
+ * False if none. */
 static bool client_deadline(const atoll_run_results *res, uint32_t c, double *deadline_ns) {
   const atoll_client *cl = &res->scenario->clients[c];
-  if (cl->deadline_ns > 0) {
-    *deadline_ns = (double)cl->deadline_ns;
-    return true;
-  }
-  if (cl->arrival.kind != ATOLL_ARRIVAL_UNIFORM)
-    return false;
-  if (cl->arrival.rate_hz > 0) {
-    *deadline_ns = 1e9 / cl->arrival.rate_hz;
-    return true;
-  }
-  int64_t alone = standalone_ns(res, cl->model);
-  if (cl->arrival.load > 0 && alone > 0) {
-    *deadline_ns = (double)alone / cl->arrival.load;
-    return true;
-  }
-  return false;
+  *deadline_ns = atoll_run_deadline_ns(cl, standalone_ns(res, cl->model));
+  return *deadline_ns > 0;
 }
 
 /* Where one client's latency samples go: its own sets and, for an RT client, the pooled ones. */
@@ -139,6 +126,7 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
   double deadline = 0;
   bool has_deadline = client_deadline(res, c, &deadline);
   cr->dropped = recs->dropped;
+  cr->shed = recs->shed;
   cr->failed = recs->failed;
   cr->failure = recs->failed ? recs->failure : NULL;
   for (uint32_t i = 0; i < recs->n; i++) {
@@ -151,6 +139,8 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
       add_completed(res, c, q, k);
       if (has_deadline && (double)(q->done_ns - q->arrival_ns) > deadline)
         cr->deadline_misses++;
+      else
+        cr->completed_in_deadline++;
     } else if (has_deadline && (double)(end - q->arrival_ns) >= deadline) {
       cr->deadline_misses++;
     }
@@ -161,6 +151,7 @@ static void client_throughput(const atoll_run_results *res, uint32_t c, atoll_cl
   int64_t alone = standalone_ns(res, res->scenario->clients[c].model);
   cr->throughput_rps = res->window_ns > 0 ? cr->completed / ((double)res->window_ns / 1e9) : NAN;
   cr->norm_throughput = alone > 0 ? cr->throughput_rps * (double)alone / 1e9 : NAN;
+  cr->goodput_rps = res->window_ns > 0 ? cr->completed_in_deadline / ((double)res->window_ns / 1e9) : NAN;
 }
 
 /* ---- Preemptions and the GPU ----------------------------------------------------------------- */
@@ -282,6 +273,8 @@ static int client_ref(const atoll_client_report *cr, const char *rest, field_ref
       {"requests", cr->requests, false},          {"completed", cr->completed, false},
       {"dropped", cr->dropped, false},            {"deadline_misses", cr->deadline_misses, false},
       {"throughput_rps", cr->throughput_rps, false}, {"norm_throughput", cr->norm_throughput, false},
+      {"shed", cr->shed, false},                  {"failed", cr->failed, false},
+      {"goodput_rps", cr->goodput_rps, false},
   };
   return scalar_ref(table, sizeof table / sizeof table[0], rest, ref);
 }
@@ -646,13 +639,14 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   jw_uint(w, "requests", cr->requests);
   jw_uint(w, "completed", cr->completed);
   jw_uint(w, "dropped", cr->dropped);
-  if (cr->failed) { /* native runs only: the simulator's reports keep their shape */
-    jw_uint(w, "failed", cr->failed);
+  jw_uint(w, "shed", cr->shed);
+  jw_uint(w, "failed", cr->failed);
+  if (cr->failed)
     jw_str(w, "failure", cr->failure);
-  }
   jw_uint(w, "deadline_misses", cr->deadline_misses);
   jw_num(w, "throughput_rps", cr->throughput_rps);
   jw_num(w, "norm_throughput", cr->norm_throughput);
+  jw_num(w, "goodput_rps", cr->goodput_rps);
   json_stats(w, "latency_us", &cr->latency_us, true);
   json_stats(w, "norm_latency", &cr->norm_latency, true);
   jw_close(w, "}");
@@ -842,6 +836,22 @@ static void table_latency(FILE *out, const atoll_stats *lat_us, const atoll_stat
           cell(c, lat_us->max / 1000.0, 3), cell(d, norm->mean, 2), cell(e, norm->p99, 2), cell(f, norm->max, 2));
 }
 
+/* The outcomes beyond completed (docs/report.md), over all clients: one line. */
+static void text_outcomes(const atoll_report *r, FILE *out) {
+  const atoll_scenario *s = r->res->scenario;
+  uint32_t dropped = 0, shed = 0, failed = 0;
+  double goodput = 0;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    dropped += r->clients[c].dropped;
+    shed += r->clients[c].shed;
+    failed += r->clients[c].failed;
+    goodput += r->clients[c].goodput_rps;
+  }
+  char a[32];
+  fprintf(out, "%-28s dropped %" PRIu32 ", shed %" PRIu32 ", failed %" PRIu32 "; goodput %s req/s\n", "outcomes", dropped,
+          shed, failed, cell(a, goodput, 1));
+}
+
 static void table_clients(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
   int nw = name_width(s), mw = model_width(s);
@@ -927,6 +937,7 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
   fprintf(out, "(ms: end-to-end latency; x: latency / the model's standalone latency; norm thr: throughput / the\n"
                " model's standalone throughput)\n");
   fprintf(out, "%-28s %s\n", "total normalized throughput", cell(a, r->total_norm_throughput, 3));
+  text_outcomes(r, out);
   if (r->preemption_count > 0) {
     fprintf(out, "%-28s %" PRIu32 ": latency mean %s us, p99 %s us, max %s us\n", "preemptions", r->preemption_count,
             cell(a, r->preemption_latency_us.mean, 1), cell(b, r->preemption_latency_us.p99, 1),

@@ -26,7 +26,11 @@ typedef struct atoll_client_report {
   uint32_t requests, completed, dropped, deadline_misses;
   double throughput_rps, norm_throughput;
   atoll_stats latency_us, norm_latency;
-  uint32_t failed;     /* native runs: requests that failed (all of the run, like dropped) */
+  /* Outcomes (docs/report.md): shed and failed count all of the run, like dropped; goodput_rps is
+   * the requests of the window completed within their deadline, per second. */
+  uint32_t shed, completed_in_deadline;
+  double goodput_rps;
+  uint32_t failed;
   const char *failure; /* the first failure's message; NULL when none failed */
 } atoll_client_report;
 

@@ -1,4 +1,6 @@
-/* REEF's reset-based preemption (§4) and the wait-based baseline it is measured against (§6.4).
+/* The preemption mechanism of the wait, reset and reef policies (policy_wait.c, policy_reset.c,
+ * policy_reef.c): REEF's reset-based preemption (§4) and the wait-based baseline it is measured
+ * against (§6.4). Each policy passes its style (preempt.h); nothing here asks which policy runs.
  *
  * Both keep REEF's queue layout (one RT queue, one BE queue per BE client, a stream each) and two
  * modes. In normal mode every BE queue runs its tasks one after another on its stream. An RT
@@ -19,13 +21,12 @@
  *         blocks when normal mode resumes.
  *  wait   block-level wait-based preemption with lazy eviction: the stock DQ depth, synchronous
  *         reclamation, every launched BE kernel evicted through the CP, running blocks waited for. */
+#include "preempt.h"
+
 #include "dkp.h"
-#include "policy.h"
 #include "restart.h"
 
-static bool is_reset_based(const atoll_core *c) {
-  return c->policy == ATOLL_POLICY_RESET || c->policy == ATOLL_POLICY_REEF;
-}
+static atoll_preempt_state *state(atoll_core *c) { return atoll__policy_state(c); }
 
 static const atoll_model *model_of(const atoll_core *c, const atoll_task *t) {
   return &c->s->models[c->s->clients[t->client].model].model;
@@ -40,12 +41,14 @@ static bool has_work_on_device(const atoll_core *c, uint32_t q) {
   return !t->paused && t->next_launch > t->n_done;
 }
 
-static bool padding_on(const atoll_core *c) {
-  return c->policy == ATOLL_POLICY_REEF && c->s->policy.dkp && c->dev.ops->launch_padded;
+static bool padding_on(const atoll_core *c, const atoll_preempt_style *st) {
+  return st->padding && c->s->policy.dkp && c->dev.ops->launch_padded;
 }
 
 /* RT kernels in flight at once under padding: the RT DQ's depth, so the DQ stays full. */
-static uint32_t rt_window(const atoll_core *c) { return c->s->policy.dq_capacity ? c->s->policy.dq_capacity : 4; }
+static uint32_t rt_window(const atoll_core *c) {
+  return c->s->policy.dq_capacity ? c->s->policy.dq_capacity : ATOLL_REEF_DQ_DEPTH;
+}
 
 enum { MAX_PAD_CANDIDATES = 64 };
 
@@ -110,8 +113,10 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
     return;
   }
   atoll_pad_part parts[MAX_PAD_CANDIDATES];
+  atoll_task saved[MAX_PAD_CANDIDATES]; /* the BE tasks as they were, should the launch fail */
   for (uint32_t k = 0; k < n; k++) {
     atoll_task *b = &c->tasks[task_of[pick[k].candidate]];
+    saved[k] = *b;
     uint32_t bop = b->pad_op;
     parts[k] = (atoll_pad_part){
         .cmd = {.model = c->s->clients[b->client].model, .op = bop,
@@ -131,7 +136,12 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
   atoll_cmd rt = {.model = c->s->clients[t->client].model, .op = i, .tag = atoll_tag_make((uint32_t)qu->active, i, t->epoch),
                   .rt = 1};
   t->next_launch++;
-  c->dev.ops->launch_padded(c->dev.ctx, qu->stream, &rt, rt_cus, parts, n);
+  if (c->dev.ops->launch_padded(c->dev.ctx, qu->stream, &rt, rt_cus, parts, n) == 0)
+    return;
+  /* The device refused it: the BE tasks keep the blocks they offered, the RT request fails. */
+  for (uint32_t k = 0; k < n; k++)
+    c->tasks[task_of[pick[k].candidate]] = saved[k];
+  atoll__queue_fail(c, q);
 }
 
 /* Keeps up to rt_window RT kernels of q's active task launched. */
@@ -159,8 +169,8 @@ static void run_queue_plain(atoll_core *c, uint32_t q) {
     atoll__launch_rest(c, q);
 }
 
-static void run_queue(atoll_core *c, uint32_t q) {
-  if (c->queues[q].rt && padding_on(c)) {
+static void run_queue(atoll_core *c, uint32_t q, const atoll_preempt_style *st) {
+  if (c->queues[q].rt && padding_on(c, st)) {
     if (c->queues[q].active >= 0 || atoll__queue_activate(c, q))
       fill_rt_window(c, q);
     return;
@@ -209,7 +219,7 @@ static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
     restart = atoll_restart_point(model_of(c, t), (uint32_t)running);
   else if (running >= 0) {
     restart = (uint32_t)running; /* not killed: it runs to the end, and RT work waits for it */
-    c->awaited++;
+    state(c)->awaited++;
   }
   /* Its group runs again from the start: padding's part of the entry op is redone too. That holds
    * also when the entry is the op the core last saw complete (restart == done_before) but a later
@@ -229,8 +239,8 @@ static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
     c->obs->task_preempted(c->obs_ctx, t->client, t->req, running, restart, done_before, launched_before, now);
 }
 
-static void preempt(atoll_core *c, int64_t now) {
-  bool reset = is_reset_based(c);
+static void preempt(atoll_core *c, int64_t now, const atoll_preempt_style *st) {
+  bool reset = st->reset_based;
   const atoll_policy_cfg *p = &c->s->policy;
   uint32_t n = 0;
   for (uint32_t q = 0; q < c->n_queues; q++) {
@@ -261,59 +271,57 @@ static void preempt(atoll_core *c, int64_t now) {
     c->obs->preemption(c->obs_ctx, n, now);
 }
 
-static void preempt_on_queued(atoll_core *c, uint32_t q, int64_t now) {
+void atoll__preempt_on_queued(atoll_core *c, uint32_t q, int64_t now, const atoll_preempt_style *st) {
   if (c->queues[q].rt) {
     if (c->mode == ATOLL_MODE_NORMAL) {
       set_mode(c, ATOLL_MODE_REALTIME, now);
-      preempt(c, now);
+      preempt(c, now, st);
     }
     /* A preemption that could not kill waits for the BE kernels still running: RT kernels never
      * run beside BE kernels (padding, when it lands, is the one exception). */
-    if (c->awaited == 0)
-      run_queue(c, q);
+    if (state(c)->awaited == 0)
+      run_queue(c, q, st);
   } else if (c->mode == ATOLL_MODE_NORMAL) {
-    run_queue(c, q);
+    run_queue(c, q, st);
   }
 }
 
-static void preempt_on_op_done(atoll_core *c, uint32_t q, int64_t now) {
+void atoll__preempt_on_op_done(atoll_core *c, uint32_t q, int64_t now, const atoll_preempt_style *st) {
   (void)now;
-  if (c->queues[q].rt && padding_on(c))
+  if (c->queues[q].rt && padding_on(c, st))
     fill_rt_window(c, q);
 }
 
-static void preempt_on_awaited_done(atoll_core *c, int64_t now) {
+void atoll__preempt_on_awaited_done(atoll_core *c, int64_t now, const atoll_preempt_style *st) {
   (void)now;
-  if (c->awaited > 0 && --c->awaited == 0) {
+  atoll_preempt_state *ps = state(c);
+  if (ps->awaited > 0 && --ps->awaited == 0) {
     int32_t rtq = atoll__rt_queue(c);
     if (rtq >= 0)
-      run_queue(c, (uint32_t)rtq);
+      run_queue(c, (uint32_t)rtq, st);
   }
 }
 
-static void preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now) {
+void atoll__preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now, const atoll_preempt_style *st) {
   if (c->mode == ATOLL_MODE_NORMAL) {
-    run_queue(c, q);
+    run_queue(c, q, st);
     return;
   }
   if (!c->queues[q].rt)
     return; /* a BE task finished while RT work runs: its queue waits for normal mode */
-  run_queue(c, q);
+  run_queue(c, q, st);
   if (c->queues[q].active >= 0)
     return;
   /* The RT queue is empty: resume the BE queues, restoring the preempted tasks first. */
   set_mode(c, ATOLL_MODE_NORMAL, now);
   for (uint32_t b = 0; b < c->n_queues; b++)
     if (!c->queues[b].rt)
-      run_queue(c, b);
+      run_queue(c, b, st);
 }
 
-static const atoll_policy_ops preempt_ops = {
-    .queue_per_client = false,
-    .on_queued = preempt_on_queued,
-    .on_op_done = preempt_on_op_done,
-    .on_task_done = preempt_on_task_done,
-    .on_awaited_done = preempt_on_awaited_done,
-};
-
-const atoll_policy_ops *atoll__policy_ops_preempt(void) { return &preempt_ops; }
+void atoll__preempt_setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg, const atoll_preempt_style *st) {
+  (void)c, (void)q;
+  /* REEF restricts the DQ to its depth (§4.2); the wait baseline keeps the stock runtime's. */
+  if (st->reset_based && cfg->dq_capacity == 0)
+    cfg->dq_capacity = ATOLL_REEF_DQ_DEPTH;
+}

@@ -9,20 +9,26 @@
 
 #include "atoll/scenario.h"
 
+/* Why a request failed (atoll_request_record.failed), beside a native device's fault kinds
+ * (native/fault.h: 1 a kernel fault, 2 an allocation): the device refused one of its launches. */
+enum { ATOLL_RUN_FAILED_LAUNCH = 3 };
+
 /* One request of one client. done_ns < 0: not completed by the end of the run. */
 typedef struct atoll_request_record {
   uint64_t id;          /* per-client sequence number, from 0 */
   int64_t arrival_ns;
   int64_t start_ns;     /* its first kernel started on the CUs; -1 if never */
   int64_t done_ns;
-  uint8_t failed;       /* native runs: why the request failed (a fault.h kind, 0: it did not); done_ns is -1 */
+  uint8_t failed;       /* why the request failed (0: it did not; above); done_ns is -1 */
 } atoll_request_record;
 
 typedef struct atoll_client_records {
   atoll_request_record *req; /* in arrival order */
   uint32_t n, cap;
   uint32_t dropped;          /* arrivals refused because the client's queue was full */
-  uint32_t failed;           /* native runs: requests that ended failed (kernel fault, allocation) */
+  uint32_t shed;             /* requests the policy gave up on */
+  uint32_t failed;           /* requests that ended failed (a launch the device refused; native runs:
+                                a kernel fault, an allocation) */
   char failure[192];         /* the first failure's message */
 } atoll_client_records;
 

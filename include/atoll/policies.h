@@ -1,0 +1,21 @@
+/* The policy registry: one line per policy, giving its enum id, the name scenarios use and its
+ * ops table (an `atoll_policy_ops atoll__policy_<ops>` defined in core/policy_<file>.c, which
+ * core/CMakeLists.txt picks up by name). The enum, the name table and the core's ops table are all
+ * generated from this list, so a new policy is its source file and one line here. The order fixes
+ * the enum values: new policies go at the end, each line ending in a backslash, so adding one
+ * adds a line and changes none. */
+#ifndef ATOLL_POLICIES_H
+#define ATOLL_POLICIES_H
+
+#define ATOLL_POLICY_LIST(X)            \
+  X(RT_ONLY, "rt-only", rt_only)        \
+  X(SEQ, "seq", seq)                    \
+  X(STREAMS, "streams", streams)        \
+  X(WAIT, "wait", wait)                 \
+  X(ORION, "orion", orion)              \
+  X(REEF, "reef", reef)                 \
+  X(RESET, "reset", reset)              \
+  X(EDF, "edf", edf)                    \
+  /* a new policy: one line above this one */
+
+#endif

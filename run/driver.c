@@ -1,0 +1,292 @@
+/* The device-neutral driver of a run (driver.h). */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+
+/* --- the rules --- */
+
+double atoll_run_rate_hz(const atoll_client *c, int64_t standalone_ns) {
+  const atoll_arrival *a = &c->arrival;
+  if (a->kind != ATOLL_ARRIVAL_UNIFORM && a->kind != ATOLL_ARRIVAL_POISSON)
+    return 0;
+  return a->rate_hz > 0 ? a->rate_hz : a->load * 1e9 / (double)standalone_ns;
+}
+
+double atoll_run_deadline_ns(const atoll_client *c, int64_t standalone_ns) {
+  if (c->deadline_ns > 0)
+    return (double)c->deadline_ns;
+  if (c->arrival.kind != ATOLL_ARRIVAL_UNIFORM)
+    return 0;
+  double period = 1e9 / atoll_run_rate_hz(c, standalone_ns);
+  /* Not positive: no rate (no standalone latency to turn a load into one); past 4.6e18 ns: a
+   * period longer than any run, which would not fit the core's int64 nanoseconds either. */
+  return period > 0 && period < 4.6e18 ? period : 0;
+}
+
+/* --- arrivals --- */
+
+int atoll_run_arrivals_init(atoll_run_arrivals *a, const atoll_scenario *s, const int64_t *standalone_ns) {
+  memset(a, 0, sizeof *a);
+  a->gens = calloc(s->n_clients ? s->n_clients : 1, sizeof *a->gens);
+  a->deadline_ns = calloc(s->n_clients ? s->n_clients : 1, sizeof *a->deadline_ns);
+  if (!a->gens || !a->deadline_ns) {
+    atoll_run_arrivals_free(a);
+    return ATOLL_ENOMEM;
+  }
+  a->n = s->n_clients;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    const atoll_client *cl = &s->clients[c];
+    int64_t alone = standalone_ns[cl->model];
+    a->deadline_ns[c] = (int64_t)atoll_run_deadline_ns(cl, alone);
+    atoll_client_gen_init(&a->gens[c], &cl->arrival, atoll_run_rate_hz(cl, alone), s->seed, c);
+  }
+  return 0;
+}
+
+void atoll_run_arrivals_free(atoll_run_arrivals *a) {
+  free(a->gens);
+  free(a->deadline_ns);
+  a->gens = NULL;
+  a->deadline_ns = NULL;
+  a->n = 0;
+}
+
+int64_t atoll_run_first_arrival(atoll_run_arrivals *a, const atoll_scenario *s, uint32_t c) {
+  return s->clients[c].arrival.kind == ATOLL_ARRIVAL_CLOSED ? 0 : atoll_client_gen_next(&a->gens[c]);
+}
+
+int64_t atoll_run_next_arrival(atoll_run_arrivals *a, uint32_t c) { return atoll_client_gen_next(&a->gens[c]); }
+
+/* --- results --- */
+
+int atoll_run_results_init(atoll_run_results *res, const atoll_scenario *s, const char *mode) {
+  memset(res, 0, sizeof *res);
+  res->scenario = s;
+  res->mode = mode;
+  res->cus = s->gpu.cus;
+  res->window_ns = s->duration_ns - s->warmup_ns;
+  res->standalone_ns = calloc(s->n_models ? s->n_models : 1, sizeof *res->standalone_ns);
+  res->clients = calloc(s->n_clients ? s->n_clients : 1, sizeof *res->clients);
+  return res->standalone_ns && res->clients ? 0 : ATOLL_ENOMEM;
+}
+
+void atoll_run_results_free(atoll_run_results *res) {
+  if (res->clients && res->scenario)
+    for (uint32_t c = 0; c < res->scenario->n_clients; c++)
+      free(res->clients[c].req);
+  free(res->clients);
+  free(res->standalone_ns);
+  free(res->preemptions);
+  free(res->pad_samples);
+  res->clients = NULL;
+  res->standalone_ns = NULL;
+  res->preemptions = NULL;
+  res->pad_samples = NULL;
+  res->n_preemptions = res->cap_preemptions = res->n_pad_samples = 0;
+}
+
+/* --- the observer that records --- */
+
+void atoll_run_recorder_init(atoll_run_recorder *r, const atoll_scenario *s, atoll_run_results *res,
+                             atoll_trace *trace, const atoll_run_device_hooks *dev, void *dev_ctx,
+                             const atoll_core_observer *tap, void *tap_ctx) {
+  memset(r, 0, sizeof *r);
+  r->s = s;
+  r->res = res;
+  r->dev = dev;
+  r->dev_ctx = dev_ctx;
+  r->tap = tap;
+  r->tap_ctx = tap_ctx;
+  r->open_pre = r->last_pre = -1;
+  atoll_timeline_init(&r->tl, trace);
+}
+
+int atoll_run_record_arrival(atoll_run_recorder *r, uint32_t c, int64_t now, uint64_t *id) {
+  atoll_client_records *cr = &r->res->clients[c];
+  if (cr->n == cr->cap) {
+    uint32_t cap = cr->cap ? cr->cap * 2 : 256;
+    atoll_request_record *nr = realloc(cr->req, cap * sizeof *nr);
+    if (!nr)
+      return ATOLL_ENOMEM;
+    cr->req = nr, cr->cap = cap;
+  }
+  *id = cr->n;
+  cr->req[cr->n++] = (atoll_request_record){.id = *id, .arrival_ns = now, .start_ns = -1, .done_ns = -1};
+  return 0;
+}
+
+/* Forwards an event to the caller's tap, if it wants this one. */
+#define TAP(r, fn, ...)                        \
+  do {                                         \
+    if ((r)->tap && (r)->tap->fn)              \
+      (r)->tap->fn((r)->tap_ctx, __VA_ARGS__); \
+  } while (0)
+
+static atoll_preemption_record *last_record(atoll_run_recorder *r) {
+  return r->last_pre >= 0 ? &r->res->preemptions[r->last_pre] : NULL;
+}
+
+/* The RT request of an open preemption started its first kernel: the preemption is over. */
+static void close_preemption(atoll_run_recorder *r, int64_t now) {
+  atoll_preemption_record *p = &r->res->preemptions[r->open_pre];
+  atoll_run_marks m = {0};
+  r->dev->take_marks(r->dev_ctx, &m);
+  p->latency_ns = now - p->at_ns;
+  p->hq_reset_ns = m.hq_done_ns > p->at_ns ? m.hq_done_ns - p->at_ns : 0;
+  p->dq_evict_ns = m.evict_done_ns > p->at_ns ? m.evict_done_ns - p->at_ns : 0;
+  p->cu_kill_ns = m.kill_done_ns > p->at_ns ? m.kill_done_ns - p->at_ns : 0;
+  p->evicted_kernels = m.evicted;
+  p->wasted_gpu_ns += m.killed_gpu_ns - r->killed_charged_ns;
+  r->killed_charged_ns = m.killed_gpu_ns;
+  atoll_timeline_preemption(&r->tl, p->at_ns, p->latency_ns, p->hq_reset_ns, p->dq_evict_ns, p->cu_kill_ns,
+                            p->evicted_kernels);
+  r->open_pre = -1;
+}
+
+static void on_started(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, request_started, client, req, now);
+  now -= r->base;
+  r->res->clients[client].req[req].start_ns = now;
+  if (r->open_pre >= 0 && r->s->clients[client].cls == ATOLL_CLASS_RT)
+    close_preemption(r, now);
+}
+
+static void on_preemption(void *ctx, uint32_t n_preempted, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, preemption, n_preempted, now);
+  if (n_preempted == 0)
+    return; /* the GPU had no BE work: nothing was preempted */
+  atoll_run_results *res = r->res;
+  if (res->n_preemptions == res->cap_preemptions) {
+    uint32_t cap = res->cap_preemptions ? res->cap_preemptions * 2 : 64;
+    atoll_preemption_record *np = realloc(res->preemptions, cap * sizeof *np);
+    if (!np) {
+      r->failed = ATOLL_ENOMEM;
+      return;
+    }
+    res->preemptions = np, res->cap_preemptions = cap;
+  }
+  /* Timed from the RT request's arrival (this call's time). The call comes after the core issued
+   * the preemption's steps, so the device's marks already belong to it; the previous preemption
+   * took its own when its RT request started. */
+  res->preemptions[res->n_preemptions] = (atoll_preemption_record){.at_ns = now - r->base};
+  r->open_pre = r->last_pre = (int32_t)res->n_preemptions++;
+}
+
+static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
+                              uint32_t done_before, uint32_t launched_before, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, task_preempted, client, req, interrupted, restart, done_before, launched_before, now);
+  now -= r->base;
+  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s->clients[client].name, restart, now, now);
+  r->preempted_tasks++;
+  if (interrupted >= 0 && restart < (uint32_t)interrupted)
+    r->group_restores++;
+  atoll_preemption_record *p = last_record(r);
+  if (!p)
+    return;
+  p->restored_kernels += launched_before - restart;
+  /* Completed ops the restore runs again (a group entry before the interrupted op). */
+  for (uint32_t op = restart; op < done_before; op++)
+    p->wasted_gpu_ns += r->dev->redo_ns(r->dev_ctx, client, op);
+}
+
+static void on_task_restored(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, task_restored, client, req, now);
+  now -= r->base;
+  atoll_timeline_preempt_step(&r->tl, ATOLL_STEP_RESTORE, r->s->clients[client].name, 0,
+                              r->resumed_ns < now ? r->resumed_ns : now, now);
+  atoll_preemption_record *p = last_record(r);
+  if (p && now >= r->resumed_ns)
+    p->restore_ns += now - r->resumed_ns;
+}
+
+static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, request_done, client, req, now);
+  now -= r->base;
+  atoll_request_record *rec = &r->res->clients[client].req[req];
+  rec->done_ns = now;
+  const atoll_client *cl = &r->s->clients[client];
+  atoll_timeline_request(&r->tl, client, cl->name, r->s->models[cl->model].name, cl->cls == ATOLL_CLASS_RT, req,
+                         rec->arrival_ns, rec->start_ns, now);
+  if (r->dev->done)
+    r->dev->done(r->dev_ctx, client, req, now);
+}
+
+static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, request_dropped, client, req, now);
+  atoll_client_records *cr = &r->res->clients[client];
+  cr->dropped++;
+  /* A dropped request is not a request: its record slot is reused by the next arrival. */
+  cr->n--;
+  if (r->dev->dropped)
+    r->dev->dropped(r->dev_ctx, client, cr->n);
+}
+
+/* Shed (the policy gave up on the request) or failed (the device refused one of its launches): it
+ * stays a request, never completed, counted here once for every device (docs/report.md,
+ * "Outcomes"); the device frees what it holds for it. */
+static void on_shed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, request_shed, client, req, now);
+  r->res->clients[client].shed++;
+  if (r->dev->ended)
+    r->dev->ended(r->dev_ctx, client, req, now - r->base);
+}
+
+static void on_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, request_failed, client, req, now);
+  atoll_client_records *cr = &r->res->clients[client];
+  cr->req[req].done_ns = -1;
+  cr->req[req].failed = ATOLL_RUN_FAILED_LAUNCH;
+  if (cr->failed++ == 0)
+    snprintf(cr->failure, sizeof cr->failure, "request %llu: the device refused a launch", (unsigned long long)req);
+  if (r->dev->ended)
+    r->dev->ended(r->dev_ctx, client, req, now - r->base);
+}
+
+/* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
+static void on_mode(void *ctx, uint32_t mode, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, mode_changed, mode, now);
+  now -= r->base;
+  if (mode == ATOLL_MODE_NORMAL)
+    r->resumed_ns = now;
+  atoll_timeline_mode(&r->tl, mode == ATOLL_MODE_REALTIME, now);
+}
+
+const atoll_core_observer atoll_run_observer = {.request_started = on_started,
+                                                .request_done = on_done,
+                                                .request_dropped = on_dropped,
+                                                .request_shed = on_shed,
+                                                .request_failed = on_failed,
+                                                .mode_changed = on_mode,
+                                                .preemption = on_preemption,
+                                                .task_preempted = on_task_preempted,
+                                                .task_restored = on_task_restored};
+
+/* --- the order of a run --- */
+
+int atoll_run_drive(const atoll_scenario *s, const int64_t *given_standalone_ns, const atoll_run_device *d,
+                    void *ctx, atoll_run_results *res) {
+  int rc = atoll_run_results_init(res, s, d->mode);
+  for (uint32_t m = 0; rc == 0 && m < s->n_models; m++)
+    if (given_standalone_ns)
+      res->standalone_ns[m] = given_standalone_ns[m];
+    else
+      rc = d->standalone_ns(ctx, s, m, &res->standalone_ns[m]);
+  if (rc == 0)
+    rc = d->run(ctx, s, res);
+  if (rc)
+    atoll_run_results_free(res);
+  return rc;
+}
