@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
       runs = atoi(argv[++i]);
     else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc && n_sets < 32)
-      sets[n_sets++].text = argv[++i];
+      sets[n_sets++] = (atoll_set_override){.text = argv[++i]};
     else if (argv[i][0] != '-')
       path = argv[i];
     else {

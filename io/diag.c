@@ -42,20 +42,42 @@ void atoll_diag_set(atoll_diag *d, const atoll_source *src, uint32_t line, uint3
   va_end(ap);
 }
 
+/* Control bytes (binary input, escape sequences) are never sent to the terminal raw: each is
+ * written as \xNN. Returns the width written. Tabs are kept, so echoed lines still line up. */
+static int put_escaped(int c, FILE *out) {
+  if (c == '\t' || (c >= 0x20 && c != 0x7f)) {
+    fputc(c, out);
+    return 1;
+  }
+  return fprintf(out, "\\x%02x", (unsigned)c);
+}
+
+static void puts_escaped(const char *s, FILE *out) {
+  for (; *s; s++)
+    put_escaped((unsigned char)*s, out);
+}
+
 void atoll_diag_print(const atoll_diag *d, FILE *out) {
   if (d->line > 0)
-    fprintf(out, "%s:%u:%u: %s\n", d->file, d->line, d->col, d->msg);
+    fprintf(out, "%s:%u:%u: ", d->file, d->line, d->col);
   else if (d->file[0])
-    fprintf(out, "%s: %s\n", d->file, d->msg);
-  else
-    fprintf(out, "%s\n", d->msg);
+    fprintf(out, "%s: ", d->file);
+  puts_escaped(d->msg, out);
+  fputc('\n', out);
   if (d->line > 0 && d->line_text[0]) {
     int w = fprintf(out, "  %u | ", d->line);
-    fprintf(out, "%s\n", d->line_text);
-    /* The caret sits under the column; tabs in the line are echoed so the caret still lines up. */
+    puts_escaped(d->line_text, out);
+    fputc('\n', out);
+    /* The caret sits under the column; tabs in the line are echoed so the caret still lines up,
+     * and an escaped byte moves it by the width of its escape. */
     fprintf(out, "%*s", w, "");
-    for (uint32_t i = 1; i < d->col && d->line_text[i - 1]; i++)
-      fputc(d->line_text[i - 1] == '\t' ? '\t' : ' ', out);
+    for (uint32_t i = 1; i < d->col && d->line_text[i - 1]; i++) {
+      unsigned char c = (unsigned char)d->line_text[i - 1];
+      if (c == '\t')
+        fputc('\t', out);
+      else
+        fprintf(out, "%*s", c < 0x20 || c == 0x7f ? 4 : 1, "");
+    }
     fputs("^\n", out);
   }
   if (d->path[0])

@@ -1,6 +1,9 @@
 #include "disb_import.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,10 +22,12 @@ typedef struct disb_client {
   const int64_t *trace_ns;
   uint32_t n_trace;
   int rt;
+  const atoll_ynode *name_node; /* the client's model name: where errors about its model point */
+  uint32_t index;               /* its place in the file's rt or be list, for the error's key path */
 } disb_client;
 
 
-static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, disb_client *out) {
+static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, uint32_t index, disb_client *out) {
   static const char *const keys[] = {"name", "frequency", "trace"};
   const atoll_ynode *v[3];
   int rc = atoll_yread_map(r, n, "DISB client", keys, 3, v);
@@ -37,6 +42,8 @@ static int read_client(atoll_yread *r, const atoll_ynode *n, int rt, disb_client
   if (rc)
     return rc;
   out->rt = rt;
+  out->name_node = v[0];
+  out->index = index;
   if (!v[1] && !v[2])
     return atoll_yread_error(r, n, "a DISB client needs a frequency or a trace");
   if (v[1] && (rc = WITH_KEY(r, "frequency", atoll_yread_double(r, v[1], 0, 1e9, true, &out->frequency))))
@@ -75,7 +82,7 @@ static int read_clients(atoll_yread *r, const atoll_ynode *n, const char *key, i
                            (int)ATOLL_MAX_CLIENTS);
   for (uint32_t i = 0; rc == 0 && i < n->n; i++) {
     atoll_yread_push_index(r, i);
-    rc = read_client(r, n->items[i], rt, &all[(*count)++]);
+    rc = read_client(r, n->items[i], rt, i, &all[(*count)++]);
     atoll_yread_pop(r);
   }
   return rc;
@@ -109,6 +116,25 @@ static const char *relative_dir(atoll_arena *a, const char *from, const char *to
   return atoll_arena_strdup(a, len ? out : ".");
 }
 
+/* An error about client c's model, at its `name` in the file, with the key path to it. */
+static int client_error(atoll_yread *r, const disb_client *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int client_error(atoll_yread *r, const disb_client *c, const char *fmt, ...) {
+  char msg[sizeof r->diag->msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  atoll_yread_push_key(r, c->rt ? "rt" : "be");
+  atoll_yread_push_index(r, c->index);
+  atoll_yread_push_key(r, "name");
+  int rc = atoll_yread_error(r, c->name_node, "%s", msg);
+  atoll_yread_pop(r);
+  atoll_yread_pop(r);
+  atoll_yread_pop(r);
+  return rc;
+}
+
 static const char *gpu_of_models(atoll_arena *a, const char *models_dir, const disb_client *c, uint32_t n,
                                  const atoll_ynode *where, atoll_yread *r, int *rc) {
   const char *gpu = NULL;
@@ -131,13 +157,13 @@ static const char *gpu_of_models(atoll_arena *a, const char *models_dir, const d
     atoll_diag_clear(&inner);
     if (atoll_model_load_file(a, path, NULL, &m, &inner) != 0) {
       if (inner.line == 0)
-        *rc = atoll_yread_error(r, where, "no usable profile for model '%s': %s: %s", c[i].model, path, inner.msg);
+        *rc = client_error(r, &c[i], "no usable profile for model '%s': %s: %s", c[i].model, path, inner.msg);
       else {
         *r->diag = inner;
         *rc = ATOLL_EPARSE;
       }
     } else if (gpu && strcmp(gpu, m.gpu) != 0) {
-      *rc = atoll_yread_error(r, where, "models were measured on different GPUs ('%s' and '%s')", gpu, m.gpu);
+      *rc = client_error(r, &c[i], "models were measured on different GPUs ('%s' and '%s')", gpu, m.gpu);
     } else {
       gpu = m.gpu;
     }
@@ -146,7 +172,52 @@ static const char *gpu_of_models(atoll_arena *a, const char *models_dir, const d
   return *rc == 0 ? gpu : NULL;
 }
 
-static void write_scenario(FILE *out, const char *json_path, double time_s, const char *gpu, const char *rel,
+/* Client i's name in the scenario: class and model, numbered only when a pair repeats. */
+static void client_name(const disb_client *c, uint32_t n, uint32_t i, char name[ATOLL_MAX_NAME_BYTES + 1]) {
+  uint32_t same = 0, before = 0;
+  for (uint32_t j = 0; j < n; j++) {
+    if (c[j].rt == c[i].rt && strcmp(c[j].model, c[i].model) == 0) {
+      same++;
+      if (j < i)
+        before++;
+    }
+  }
+  if (same > 1)
+    snprintf(name, ATOLL_MAX_NAME_BYTES + 1, "%s_%s_%u", c[i].rt ? "rt" : "be", c[i].model, before);
+  else
+    snprintf(name, ATOLL_MAX_NAME_BYTES + 1, "%s_%s", c[i].rt ? "rt" : "be", c[i].model);
+}
+
+/* What the run's length does to the file's traces: a DISB `time` shorter than a trace drops the
+ * trace's later arrivals without a word, so each trace client's count is told. */
+static void write_notes(FILE *notes, double time_s, double duration_ms, bool overridden, const disb_client *c,
+                        uint32_t n) {
+  if (!notes)
+    return;
+  if (overridden)
+    fprintf(notes, "note: duration_ms %.17g from --duration-ms (the file's time is %.17g s)\n", duration_ms, time_s);
+  else
+    fprintf(notes, "note: duration_ms %.17g from the file's time (%.17g s); --duration-ms sets another\n",
+            duration_ms, time_s);
+  const int64_t end_ns = (int64_t)llround(duration_ms * 1e6);
+  for (uint32_t i = 0; i < n; i++) {
+    if (!c[i].n_trace)
+      continue;
+    uint32_t used = 0;
+    while (used < c[i].n_trace && c[i].trace_ns[used] < end_ns)
+      used++;
+    char name[ATOLL_MAX_NAME_BYTES + 1];
+    client_name(c, n, i, name);
+    double span_s = (double)c[i].trace_ns[c[i].n_trace - 1] / 1e9;
+    if (c[i].rt)
+      fprintf(notes, "note: %s uses %u of its %u trace arrivals (the trace spans %.3f s)\n", name, used,
+              c[i].n_trace, span_s);
+    else
+      fprintf(notes, "note: %s runs closed loop; its %u trace arrivals are not used\n", name, c[i].n_trace);
+  }
+}
+
+static void write_scenario(FILE *out, const char *json_path, double duration_ms, const char *gpu, const char *rel,
                            const disb_client *c, uint32_t n) {
   /* The file's base name only: a generated scenario must not depend on where it was made. */
   const char *base = strrchr(json_path, '/');
@@ -163,20 +234,8 @@ static void write_scenario(FILE *out, const char *json_path, double time_s, cons
   }
   fprintf(out, "clients:\n");
   for (uint32_t i = 0; i < n; i++) {
-    /* Names: class and model, numbered only when a pair repeats. */
-    uint32_t same = 0, before = 0;
-    for (uint32_t j = 0; j < n; j++) {
-      if (c[j].rt == c[i].rt && strcmp(c[j].model, c[i].model) == 0) {
-        same++;
-        if (j < i)
-          before++;
-      }
-    }
     char name[ATOLL_MAX_NAME_BYTES + 1];
-    if (same > 1)
-      snprintf(name, sizeof name, "%s_%s_%u", c[i].rt ? "rt" : "be", c[i].model, before);
-    else
-      snprintf(name, sizeof name, "%s_%s", c[i].rt ? "rt" : "be", c[i].model);
+    client_name(c, n, i, name);
     fprintf(out, "  - {name: %s, model: %s, class: %s, arrival: ", name, c[i].model, c[i].rt ? "rt" : "be");
     if (!c[i].rt) {
       fprintf(out, "{kind: closed}}");
@@ -194,18 +253,18 @@ static void write_scenario(FILE *out, const char *json_path, double time_s, cons
     }
     fputc('\n', out);
   }
-  fprintf(out, "policy: {name: reef, dkp: true}\nduration_ms: %.17g\nseed: 1\n", time_s * 1000.0);
+  fprintf(out, "policy: {name: reef, dkp: true}\nduration_ms: %.17g\nseed: 1\n", duration_ms);
 }
 
-int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_dir, const char *out_dir, FILE *out,
-                      atoll_diag *d) {
+int atoll_disb_import(atoll_arena *a, const char *json_path, const char *models_dir, const char *out_dir,
+                      const atoll_disb_opts *opts, FILE *out, atoll_diag *d) {
   atoll_source *src;
   int rc = atoll_source_load_file(a, json_path, &src, d);
-  return rc ? rc : atoll_disb_import_source(a, src, models_dir, out_dir, out, d);
+  return rc ? rc : atoll_disb_import_source(a, src, models_dir, out_dir, opts, out, d);
 }
 
 int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char *models_dir, const char *out_dir,
-                             FILE *out, atoll_diag *d) {
+                             const atoll_disb_opts *opts, FILE *out, atoll_diag *d) {
   atoll_ynode *root;
   int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
@@ -241,7 +300,14 @@ int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char
     atoll_diag_set(d, NULL, 0, 0, NULL, "cannot resolve folders '%s' and '%s'", out_dir, models_dir);
     rc = ATOLL_ENOENT;
   }
-  if (rc == 0)
-    write_scenario(out, src->name, time_s, gpu, rel, c, n);
+  bool overridden = opts && opts->duration_ms > 0;
+  double duration_ms = overridden ? opts->duration_ms : time_s * 1000.0;
+  if (rc == 0 && !(duration_ms > 0)) {
+    rc = WITH_KEY(&r, "time", atoll_yread_error(&r, v[0], "time is 0: give a positive time or --duration-ms"));
+  }
+  if (rc == 0) {
+    write_scenario(out, src->name, duration_ms, gpu, rel, c, n);
+    write_notes(opts ? opts->notes : NULL, time_s, duration_ms, overridden, c, n);
+  }
   return rc;
 }

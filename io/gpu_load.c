@@ -1,10 +1,12 @@
 /* GPU preset loading (docs/gpus.md) and the preset search path. */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "atoll/error.h"
 #include "load.h"
+#include "suggest.h"
 
 static const char *const gpu_keys[] = {"atoll_gpu", "name", "vendor", "cus", "max_blocks_per_cu",
                                        "max_threads_per_cu", "registers_per_cu", "shared_bytes_per_cu",
@@ -162,6 +164,32 @@ const char *atoll_gpu_find_preset(atoll_arena *a, const char *name, const char *
   for (size_t i = 0; !found && i < n; i++)
     found = try_dir(a, dirs[i], file);
   return found;
+}
+
+/* Adds the names of the presets in dir/gpus (FILE.yaml -> FILE) to names. */
+static void list_presets(atoll_arena *a, const char *dir, const char **names, uint32_t *n, uint32_t max) {
+  const char *sub = dir && dir[0] ? atoll_path_join(a, dir, "gpus") : NULL;
+  DIR *dp = sub ? opendir(sub) : NULL;
+  if (!dp)
+    return;
+  for (struct dirent *e; *n < max && (e = readdir(dp)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0)
+      names[(*n)++] = atoll_arena_strndup(a, e->d_name, len - 5);
+  }
+  closedir(dp);
+}
+
+const char *atoll_gpu_suggest_preset(atoll_arena *a, const char *name, const char *base_dir) {
+  enum { MAX_PRESETS = 256 };
+  const char *names[MAX_PRESETS];
+  uint32_t n = 0;
+  list_presets(a, base_dir, names, &n, MAX_PRESETS);
+  const char *dirs[ATOLL_DATA_DIRS_MAX];
+  size_t nd = atoll_data_dirs(a, dirs, ATOLL_DATA_DIRS_MAX);
+  for (size_t i = 0; i < nd; i++)
+    list_presets(a, dirs[i], names, &n, MAX_PRESETS);
+  return atoll_suggest(name, names, n);
 }
 
 const char *atoll_gpu_preset_searched(atoll_arena *a, const char *base_dir) {

@@ -22,6 +22,9 @@ int atoll_gpu_load_source(atoll_arena *a, const atoll_source *src, atoll_gpu *ou
 /* Finds NAME.yaml for a preset name in base_dir, then in each data folder (atoll_data_dirs), each
  * folder tried as it is and with gpus/ appended. Returns an arena copy of the path, or NULL. */
 const char *atoll_gpu_find_preset(atoll_arena *a, const char *name, const char *base_dir);
+/* The preset (in the gpus/ folder of base_dir or of a data folder) whose name is closest to a
+ * mistyped name, for "did you mean"; NULL when none is near (io/suggest.h). */
+const char *atoll_gpu_suggest_preset(atoll_arena *a, const char *name, const char *base_dir);
 /* The folders atoll_gpu_find_preset searches from base_dir, comma-separated, for an error message. */
 const char *atoll_gpu_preset_searched(atoll_arena *a, const char *base_dir);
 /* The largest registers per thread a kernel may use on this GPU's family. */
@@ -42,7 +45,9 @@ int atoll_model_load_source(atoll_arena *a, const atoll_source *src, const char 
 
 /* --- Scenarios --- */
 typedef struct atoll_set_override {
-  const char *text; /* "PATH=VALUE" as given on the command line */
+  const char *text;   /* "PATH=VALUE" as given on the command line */
+  const char *option; /* NULL for --set; a shorthand's name ("--policy") when text was made from it,
+                         so errors show "--policy VALUE" as the user typed it */
 } atoll_set_override;
 
 int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,

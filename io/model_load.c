@@ -329,9 +329,24 @@ static const char *const model_keys[] = {"atoll_model", "name", "gpu", "source",
                                          "ops", "native", "measured_eager_latency_us"};
 enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_EAGER, M_N };
 
+/* A scenario given where a profile is expected (`atoll model info scenario.yaml`) would otherwise
+ * fail on its first scenario key; say what the file is and which command reads it. */
+static int scenario_not_profile(atoll_yread *r, const atoll_ynode *n) {
+  if (!n || n->kind != ATOLL_Y_MAP || atoll_ymap_get(n, "atoll_model") || !atoll_ymap_get(n, "clients"))
+    return 0;
+  for (uint32_t i = 0; i < n->n; i++)
+    if (strcmp(n->items[2 * i]->str, "clients") == 0)
+      return atoll_yread_error(r, n->items[2 * i], "this is a scenario (it has clients), not a model profile: "
+                                                   "'atoll check FILE' summarises it, 'atoll sim FILE' runs it");
+  return 0;
+}
+
 static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_model *out) {
   const atoll_ynode *v[M_N];
-  int rc = atoll_yread_map(r, n, "model profile", model_keys, M_N, v);
+  int rc = scenario_not_profile(r, n);
+  if (rc)
+    return rc;
+  rc = atoll_yread_map(r, n, "model profile", model_keys, M_N, v);
   static const int required[] = {M_VERSION, M_NAME, M_GPU, M_TENSORS, M_OPS};
   for (size_t k = 0; k < sizeof required / sizeof required[0] && rc == 0; k++)
     rc = atoll_yread_require(r, n, v[required[k]], model_keys[required[k]]);

@@ -1,6 +1,7 @@
 /* Scenario loading (docs/scenarios.md): the YAML tree, --set overrides grafted onto it, then a
  * strict read into an atoll_scenario. Files a scenario names are relative to its folder. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "atoll/limits.h"
 #include "atoll/policy.h"
 #include "load.h"
+#include "suggest.h"
 
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d);
@@ -30,9 +32,15 @@ static int read_gpu(scen_ctx *c, const atoll_ynode *n) {
   if (rc)
     return rc;
   const char *path = atoll_gpu_find_preset(c->a, name, c->dir);
-  if (!path)
-    return atoll_yread_error(r, n, "unknown GPU preset '%s' (looked for %s.yaml in each folder and its gpus/: %s; "
-                                   "set ATOLL_PATH to add folders)", name, name, atoll_gpu_preset_searched(c->a, c->dir));
+  if (!path) {
+    const char *near = atoll_gpu_suggest_preset(c->a, name, c->dir);
+    char hint[96] = "";
+    if (near)
+      snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+    return atoll_yread_error(r, n, "unknown GPU preset '%s'%s (looked for %s.yaml in each folder and its gpus/: %s; "
+                                   "set ATOLL_PATH to add folders)", name, hint, name,
+                             atoll_gpu_preset_searched(c->a, c->dir));
+  }
   if (atoll_gpu_load_file(c->a, path, &c->s->gpu, r->diag) != 0)
     return ATOLL_EPARSE;
   return 0;
@@ -257,7 +265,13 @@ static int find_model(scen_ctx *c, const atoll_ynode *n, uint32_t *out) {
       return 0;
     }
   }
-  return atoll_yread_error(c->r, n, "unknown model '%s' (not under models:)", n->str);
+  const char *names[ATOLL_MAX_MODELS];
+  uint32_t count = 0;
+  for (uint32_t m = 0; m < c->s->n_models && count < ATOLL_MAX_MODELS; m++)
+    names[count++] = c->s->models[m].name;
+  char hint[96];
+  atoll_suggest_text(hint, sizeof hint, n->str, names, count);
+  return atoll_yread_error(c->r, n, "unknown model '%s'%s (not under models:)", n->str, hint);
 }
 
 static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_client *cl) {

@@ -2,11 +2,13 @@
  * value given on the command line is checked exactly like one written in the file, and its errors
  * point into the --set text ("--set:1:COL"). Sequence steps take an index or, for lists of named
  * mappings such as clients, a name. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
 #include "load.h"
+#include "suggest.h"
 
 static void repoint(atoll_ynode *n, const atoll_source *src) {
   n->src = src;
@@ -50,25 +52,65 @@ static atoll_ynode *seq_step(atoll_ynode *seq, const char *seg, size_t len) {
   return NULL;
 }
 
-static int apply_one(atoll_arena *a, atoll_ynode *root, const char *text, atoll_diag *d) {
+/* For a list of named mappings such as clients: hint gets "; did you mean 'X'?" when a name is
+ * near the mistyped one, buf gets ": A, B, ..." so the right names are on screen ("" for others). */
+static void list_names(const atoll_ynode *seq, const char *seg, size_t seg_len, char *hint, size_t hint_size,
+                       char *buf, size_t size) {
+  enum { MAX = 64 };
+  const char *names[MAX];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < seq->n && n < MAX; i++) {
+    const atoll_ynode *name = atoll_ymap_get(seq->items[i], "name");
+    if (name && name->kind == ATOLL_Y_SCALAR)
+      names[n++] = name->str;
+  }
+  char typed[64];
+  snprintf(typed, sizeof typed, "%.*s", (int)(seg_len < 63 ? seg_len : 63), seg);
+  atoll_suggest_text(hint, hint_size, typed, names, n);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (uint32_t i = 0; i < n && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : ": ", names[i]);
+}
+
+static int apply_one(atoll_arena *a, atoll_ynode *root, const atoll_set_override *set, atoll_diag *d) {
+  const char *text = set->text;
   atoll_source *src = atoll_arena_alloc(a, sizeof *src);
   if (!src)
     return ATOLL_ENOMEM;
   *src = (atoll_source){.name = "--set", .text = atoll_arena_strdup(a, text), .len = strlen(text)};
   const char *eq = strchr(text, '=');
+  /* A shorthand ("--policy reeef", made into "policy=reeef") is echoed as typed: the source is the
+   * option and its value, and the value's columns count from there. */
+  uint32_t value_col0 = eq ? (uint32_t)(eq - text + 1) : 0;
+  if (set->option && eq) {
+    size_t on = strlen(set->option), vn = strlen(eq + 1);
+    char *shown = atoll_arena_alloc(a, on + 1 + vn + 1);
+    if (!shown)
+      return ATOLL_ENOMEM;
+    memcpy(shown, set->option, on);
+    shown[on] = ' ';
+    memcpy(shown + on + 1, eq + 1, vn + 1);
+    *src = (atoll_source){.name = set->option, .text = shown, .len = on + 1 + vn};
+    value_col0 = (uint32_t)on + 1;
+  }
   if (!eq || eq == text) {
     atoll_diag_set(d, src, 1, 1, NULL, "expected PATH=VALUE, e.g. clients.cam.arrival.load=0.5");
     return ATOLL_EPARSE;
   }
   /* Parse the value as YAML (so lists and mappings can be set too), then re-home its nodes in
    * the --set source so messages show the whole argument. */
-  atoll_source value_src = {.name = "--set", .text = eq + 1, .len = strlen(eq + 1)};
+  atoll_source value_src = {.name = src->name, .text = eq + 1, .len = strlen(eq + 1)};
   atoll_ynode *value = NULL;
-  int rc = atoll_ytree_parse(a, &value_src, (uint32_t)(eq - text + 1), &value, d);
-  if (rc)
+  int rc = atoll_ytree_parse(a, &value_src, value_col0, &value, d);
+  if (rc) {
+    /* The parser echoed the value alone; columns count from the whole argument, so echo that. */
+    if (d->line == 1)
+      snprintf(d->line_text, sizeof d->line_text, "%.*s", (int)strcspn(src->text, "\n"), src->text);
     return rc;
+  }
   if (!value)
-    value = scalar_at(a, src, "", 0, (uint32_t)(eq - text + 2));
+    value = scalar_at(a, src, "", 0, value_col0 + 1);
   if (!value)
     return ATOLL_ENOMEM;
   repoint(value, src);
@@ -87,8 +129,10 @@ static int apply_one(atoll_arena *a, atoll_ynode *root, const char *text, atoll_
     if (node->kind == ATOLL_Y_SEQ) {
       atoll_ynode *next = seq_step(node, seg, len);
       if (!next) {
-        atoll_diag_set(d, src, 1, col, NULL, "no element '%.*s' in this list (give an index or a name)", (int)len,
-                       seg);
+        char hint[96], names[256];
+        list_names(node, seg, len, hint, sizeof hint, names, sizeof names);
+        atoll_diag_set(d, src, 1, col, NULL, "no element '%.*s' in this list%s (give an index or a name%s)", (int)len,
+                       seg, hint, names);
         return ATOLL_EPARSE;
       }
       if (last) {
@@ -129,7 +173,7 @@ int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_overrid
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d) {
   for (uint32_t i = 0; i < n_sets; i++) {
-    int rc = apply_one(a, root, sets[i].text, d);
+    int rc = apply_one(a, root, &sets[i], d);
     if (rc)
       return rc;
   }

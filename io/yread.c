@@ -9,6 +9,7 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
+#include "suggest.h"
 
 void atoll_yread_init(atoll_yread *r, atoll_arena *a, atoll_diag *d) {
   memset(r, 0, sizeof *r);
@@ -87,7 +88,10 @@ int atoll_yread_map(atoll_yread *r, const atoll_ynode *n, const char *what, cons
       list[0] = '\0';
       for (uint32_t j = 0; j < nkeys && len < sizeof list; j++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", keys[j]);
-      return atoll_yread_error(r, key, "unknown key '%s' in %s (expected one of: %s)", key->str, what, list);
+      char hint[96];
+      atoll_suggest_text(hint, sizeof hint, key->str, keys, nkeys);
+      return atoll_yread_error(r, key, "unknown key '%s' in %s%s (expected one of: %s)", key->str, what, hint,
+                               list);
     }
     vals[k] = n->items[2 * i + 1];
   }
@@ -249,5 +253,7 @@ int atoll_yread_enum(atoll_yread *r, const atoll_ynode *n, const char *what, con
   list[0] = '\0';
   for (uint32_t i = 0; i < count && len < sizeof list; i++)
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
-  return atoll_yread_error(r, n, "unknown %s '%s' (expected one of: %s)", what, n->str, list);
+  char hint[96];
+  atoll_suggest_text(hint, sizeof hint, n->str, names, count);
+  return atoll_yread_error(r, n, "unknown %s '%s'%s (expected one of: %s)", what, n->str, hint, list);
 }

@@ -168,7 +168,68 @@ static void free_open(builder *b) {
   }
 }
 
+/* The byte at a 1-based line and column of the source (columns count bytes, which is exact for
+ * the leading whitespace this is asked about), or NULL past the line's end. */
+static const char *byte_at(const atoll_source *src, uint32_t line, uint32_t col) {
+  const char *p = src->text, *end = src->text + src->len;
+  for (uint32_t l = 1; l < line && p < end; p++)
+    if (*p == '\n')
+      l++;
+  const char *line_start = p;
+  for (p = line_start; p < end && *p != '\n' && (uint32_t)(p - line_start) + 1 < col; p++)
+    ;
+  return p < end && *p != '\n' ? p : NULL;
+}
+
+/* libyaml calls a tab where a token should start "found character that cannot start any token";
+ * the cause, and the fix, is the tab. Returns true after recording that message. */
+static bool tab_error(builder *b, uint32_t line, uint32_t col) {
+  if (line != 1 || b->col_offset == 0) {
+    const char *c = byte_at(b->src, line, col);
+    if (c && *c == '\t') {
+      bool indent = true;
+      for (const char *q = c; q > b->src->text && q[-1] != '\n'; q--)
+        indent = indent && (q[-1] == ' ' || q[-1] == '\t');
+      atoll_diag_set(b->diag, b->src, line, col, NULL, "%s",
+                     indent ? "tabs are not allowed for indentation (indent with spaces)"
+                            : "a tab cannot start a value here (use spaces)");
+      return true;
+    }
+  }
+  return false;
+}
+
+/* libyaml's reader errors (control characters, invalid UTF-8) carry a byte offset, not a mark:
+ * name the line and column of that byte, and the byte itself, so binary input is located. */
+static bool reader_error(builder *b, const yaml_parser_t *p) {
+  if (p->error != YAML_READER_ERROR || p->problem_offset >= b->src->len)
+    return false;
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < p->problem_offset; i++) {
+    if (b->src->text[i] == '\n') {
+      line++;
+      col = 1;
+    } else {
+      col++;
+    }
+  }
+  if (line == 1)
+    col += b->col_offset;
+  unsigned char c = (unsigned char)b->src->text[p->problem_offset];
+  atoll_diag_set(b->diag, b->src, line, col, NULL, "%s (byte 0x%02x; is this a binary file?)",
+                 p->problem ? p->problem : "unreadable input", c);
+  return true;
+}
+
 static int parse_error(builder *b, const yaml_parser_t *p) {
+  if (reader_error(b, p))
+    return ATOLL_EPARSE;
+  {
+    uint32_t tline, tcol;
+    mark_of(b, p->problem_mark, &tline, &tcol);
+    if (tab_error(b, tline, tcol))
+      return ATOLL_EPARSE;
+  }
   /* An unclosed flow collection reports its problem at end of input; the opening bracket, in
    * context_mark, is where the user has to look. */
   yaml_mark_t m = p->problem_mark;

@@ -19,7 +19,7 @@ static inline atoll_test_scenario *atoll_test_load(const char *path, const char 
   assert_non_null(l);
   assert_true(n <= 16);
   for (uint32_t i = 0; i < n; i++)
-    ov[i].text = sets[i];
+    ov[i] = (atoll_set_override){.text = sets[i]};
   atoll_diag d;
   atoll_diag_clear(&d);
   atoll_arena_init(&l->arena);

@@ -26,6 +26,42 @@ case $case_name in
       grep -q "^usage: atoll $c" "$tmp/.stdout" || fail "'atoll $c --help' has no usage line"
       expect_rc 0 "$atoll" help "$c"
     done ;;
+  binary_input_escaped)
+    # Control bytes of a binary file reach the terminal escaped (\xNN), never raw.
+    expect_rc 2 "$atoll" check "$src/scenarios/bad/binary_control_bytes.yaml"
+    grep -q 'ab\\x1b]0;title\\x07\\x01\\x7f: 1' "$tmp/.stderr" || fail "echoed line: $(cat -v "$tmp/.stderr")"
+    ! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$tmp/.stderr" || fail "raw control bytes: $(cat -v "$tmp/.stderr")" ;;
+  set_errors_echo_argument)
+    # An error in a --set or shorthand value echoes the argument the user typed, caret in place.
+    expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --set "duration_ms=[1"
+    grep -q '^  1 | duration_ms=\[1$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --seed x
+    grep -q "^--seed:1:8: " "$tmp/.stderr" && grep -q '^  1 | --seed x$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  readme_lists_every_command)
+    # The README's command table has a row for every command 'atoll --help' lists.
+    expect_rc 0 "$atoll" --help
+    for c in $(awk '/^commands:/{f=1;next} f&&/^  [a-z]/{print $1} /^$/{if(f)exit}' "$tmp/.stdout"); do
+      grep -q "^| \`atoll $c[ \`]" "$src/README.md" || fail "README.md has no row for 'atoll $c'"
+    done ;;
+  help_rows_aligned)
+    [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
+    /usr/bin/python3 "$src/tests/cli/help_aligned.py" "$atoll" || fail "misaligned --help rows" ;;
+  unknown_names_suggest)
+    # "did you mean" for commands, import kinds and options, in the words the user typed.
+    expect_rc 2 "$atoll" simm
+    grep -q "unknown command 'simm'; did you mean 'sim'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" help chekc
+    grep -q "unknown command 'chekc'; did you mean 'check'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" import dsib x.json -o "$tmp/o.yaml"
+    grep -q "unknown import kind 'dsib'; did you mean 'disb'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --polcy seq
+    grep -q "unknown option '--polcy'; did you mean '--policy'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" dot "$src/scenarios/models/tiny.yaml" --format nvbitt
+    grep -q "unknown format 'nvbitt'; did you mean 'nvbit'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" dot "$src/scenarios/models/tiny.yaml" --grups profile
+    grep -q "unknown option '--grups'; did you mean '--groups'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" model info "$src/scenarios/models/tiny.yaml" --gpu mi5
+    grep -q "unknown GPU preset 'mi5'; did you mean 'mi50'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   usage_errors_exit_2)
     expect_rc 2 "$atoll"
     expect_rc 2 "$atoll" frobnicate
@@ -227,13 +263,38 @@ PY
     grep -q 'w.json:1:20: a DISB client needs a frequency or a trace' "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
     echo '{"time": 1, "rt": [{"name": "nosuch", "frequency": 10}], "be": []}' > "$tmp/w.json"
     expect_rc 2 "$atoll" import disb "$tmp/w.json" --models "$src/scenarios/models" -o "$tmp/o.yaml"
-    grep -q "no usable profile for model 'nosuch'" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    # At the client's entry (its name), not at the file's first byte.
+    grep -q "^w.json:1:29: no usable profile for model 'nosuch'" <(sed "s|^$tmp/||" "$tmp/.stderr") ||
+      fail "message: $(cat "$tmp/.stderr")"
+    grep -q "^  at: rt\[0\].name$" "$tmp/.stderr" || fail "key path: $(cat "$tmp/.stderr")"
     [ ! -e "$tmp/o.yaml" ] || fail "a failed import left its output" ;;
+  import_disb_duration)
+    # time: 1 with a 60 s trace: the note says how many arrivals the 1 s run uses; --duration-ms
+    # overrides the file's time, and the note says that too.
+    printf '{"time": 1, "rt": [{"name": "vgg", "trace": [0, 500, 1500, 30000, 59000]}, {"name": "vgg", "frequency": 10}], "be": [{"name": "resnet152", "frequency": 5}]}' > "$tmp/E.json"
+    expect_rc 0 "$atoll" import disb "$tmp/E.json" --models "$src/scenarios/models" -o "$tmp/E.yaml"
+    grep -q '^duration_ms: 1000$' "$tmp/E.yaml" || fail "duration: $(grep duration "$tmp/E.yaml")"
+    grep -q "^note: duration_ms 1000 from the file's time (1 s); --duration-ms sets another$" "$tmp/.stderr" &&
+      grep -q '^note: rt_vgg_0 uses 2 of its 5 trace arrivals (the trace spans 59.000 s)$' "$tmp/.stderr" ||
+      fail "notes: $(cat "$tmp/.stderr")"
+    [ ! -s "$tmp/.stdout" ] || fail "notes on stdout: $(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" import disb "$tmp/E.json" --models "$src/scenarios/models" -o "$tmp/E.yaml" --duration-ms 60000
+    grep -q '^duration_ms: 60000$' "$tmp/E.yaml" || fail "duration: $(grep duration "$tmp/E.yaml")"
+    grep -q '^note: duration_ms 60000 from --duration-ms (the file.s time is 1 s)$' "$tmp/.stderr" &&
+      grep -q '^note: rt_vgg_0 uses 5 of its 5 trace arrivals' "$tmp/.stderr" || fail "notes: $(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" check "$tmp/E.yaml"
+    expect_rc 2 "$atoll" import disb "$tmp/E.json" --models "$src/scenarios/models" -o "$tmp/E.yaml" --duration-ms 0
+    expect_rc 2 "$atoll" import reef-model "$tmp" -o "$tmp/r.yaml" --duration-ms 5 ;;
   generated_models_up_to_date)
     [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3: skipped"; exit 77; }
     ( cd "$src" && /usr/bin/python3 tools/gen-layer-models.py --check >"$tmp/.stdout" 2>&1 ) ||
       fail "scenarios/models/{yolov3,gpt2}.yaml differ from tools/gen-layer-models.py: $(tail -3 "$tmp/.stdout")"
-    for m in yolov3 gpt2; do expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"; done ;;
+    for m in yolov3 gpt2; do
+      expect_rc 0 "$atoll" model info "$src/scenarios/models/$m.yaml"
+      # Generated, not measured: model info must not say "measured on".
+      grep -q "^model .*(generated for mi50)" "$tmp/.stdout" || fail "$m: $(head -1 "$tmp/.stdout")"
+      ! grep -q "measured on\|ms measured" "$tmp/.stdout" || fail "$m is labelled measured: $(cat "$tmp/.stdout")"
+    done ;;
   disb_scenarios_check)
     # Valid, and the summary says what the file says: clients, classes, models, arrival kinds, the
     # rate a load becomes, the overload warning (tests/cli/disb_check_content.py).

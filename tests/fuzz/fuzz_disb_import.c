@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t out_len = 0;
   FILE *f = open_memstream(&out, &out_len);
   FUZZ_CHECK(f != NULL);
-  int rc = atoll_disb_import_source(&a, &src, ATOLL_SOURCE_DIR "/scenarios/models", ATOLL_SOURCE_DIR "/scenarios/disb",
+  int rc = atoll_disb_import_source(&a, &src, ATOLL_SOURCE_DIR "/scenarios/models", ATOLL_SOURCE_DIR "/scenarios/disb", NULL,
                                     f, &d);
   FUZZ_CHECK(fclose(f) == 0);
   fuzz_check_diag(&d, rc, true);

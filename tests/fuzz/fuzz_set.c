@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (next)
       *next++ = '\0';
     if (*line)
-      sets[n++].text = line;
+      sets[n++] = (atoll_set_override){.text = line};
   }
   atoll_source src = {.name = "base.yaml", .text = base, .len = sizeof base - 1};
   atoll_arena a;

@@ -533,7 +533,7 @@ static int disb(const text *t, atoll_diag *d) {
   atoll_source src = source_of(t, "w.json");
   FILE *out = fopen("/dev/null", "w");
   assert_non_null(out);
-  int rc = atoll_disb_import_source(&a, &src, SRC("scenarios/models"), SRC("scenarios/disb"), out, d);
+  int rc = atoll_disb_import_source(&a, &src, SRC("scenarios/models"), SRC("scenarios/disb"), NULL, out, d);
   fclose(out);
   atoll_arena_free(&a);
   return rc;

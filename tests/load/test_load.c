@@ -20,7 +20,7 @@ static loaded *load(const char *path, const char *const *sets, uint32_t n_sets) 
   loaded *l = calloc(1, sizeof *l);
   atoll_set_override ov[8];
   for (uint32_t i = 0; i < n_sets; i++)
-    ov[i].text = sets[i];
+    ov[i] = (atoll_set_override){.text = sets[i]};
   atoll_arena_init(&l->arena);
   l->rc = atoll_scenario_load_file(&l->arena, path, ov, n_sets, &l->s, &l->diag);
   return l;

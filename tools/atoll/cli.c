@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "suggest.h"
 
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out) { fputs(cmd->usage, out); }
 
@@ -38,7 +39,7 @@ int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o
 static int add_set(const atoll_subcommand *cmd, atoll_run_opts *o, const char *text) {
   if (o->n_sets >= sizeof o->sets / sizeof o->sets[0])
     return atoll_cli_usage_error(cmd, "too many --set options");
-  o->sets[o->n_sets++].text = text;
+  o->sets[o->n_sets++] = (atoll_set_override){.text = text};
   return 0;
 }
 
@@ -77,6 +78,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
       int rc = add_set(cmd, opts, shorthand_buf[s]);
       if (rc)
         return rc;
+      opts->sets[opts->n_sets - 1].option = shorthand[s];
       continue;
     }
     if (run_options && (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)) {
@@ -88,11 +90,26 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
         return atoll_cli_usage_error(cmd, "--set needs PATH=VALUE");
       if (n_later >= 64)
         return atoll_cli_usage_error(cmd, "too many --set options");
-      later[n_later++].text = argv[++i];
+      later[n_later++] = (atoll_set_override){.text = argv[++i]};
       continue;
     }
-    if (a[0] == '-' && a[1] != '\0')
-      return atoll_cli_usage_error(cmd, "unknown option '%s'", a);
+    if (a[0] == '-' && a[1] != '\0') {
+      /* The options this command takes, for "did you mean". */
+      const char *known[48];
+      uint32_t n = 0;
+      for (uint32_t k = 0; k < n_extra && n < 40; k++)
+        known[n++] = extra[k];
+      if (run_options) {
+        known[n++] = "--policy";
+        known[n++] = "--seed";
+        known[n++] = "--duration-ms";
+        known[n++] = "--quiet";
+        known[n++] = "--set";
+      }
+      known[n++] = "--help";
+      char hint[96];
+      return atoll_cli_usage_error(cmd, "unknown option '%s'%s", a, atoll_suggest_text(hint, sizeof hint, a, known, n));
+    }
     if (opts->n_positional >= sizeof opts->positional / sizeof opts->positional[0])
       return atoll_cli_usage_error(cmd, "too many arguments");
     opts->positional[opts->n_positional++] = a;

@@ -116,8 +116,13 @@ int atoll_cmd_calibrate(int argc, char **argv) {
   const char *gpath = strchr(gname, '/') ? gname : atoll_gpu_find_preset(&a, gname, ".");
   atoll_gpu g;
   if (!gpath) {
+    const char *near = atoll_gpu_suggest_preset(&a, gname, ".");
+    char hint[96] = "";
+    if (near)
+      snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+    int urc = atoll_cli_usage_error(cmd, "unknown GPU preset '%s'%s", gname, hint);
     atoll_arena_free(&a);
-    return atoll_cli_usage_error(cmd, "unknown GPU preset '%s'", gname);
+    return urc;
   }
   uint32_t n = o.n_positional - 1;
   atoll_model *models = atoll_arena_calloc(&a, n, sizeof *models);

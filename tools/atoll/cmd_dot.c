@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "readers.h"
 #include "sweep.h"
+#include "suggest.h"
 /* By path: the simulator's run report is also "report.h", and this target sees both folders. */
 #include "../../idem/report.h"
 
@@ -94,7 +95,9 @@ static int parse(int argc, char **argv, dot_opts *o) {
         return atoll_cli_usage_error(cmd, "%s needs a value", a);
       *slot = argv[++i];
     } else if (a[0] == '-' && a[1] != '\0') {
-      return atoll_cli_usage_error(cmd, "unknown option '%s'", a);
+      static const char *const known[] = {"--format", "--groups", "-o", "--help"};
+      char hint[96];
+      return atoll_cli_usage_error(cmd, "unknown option '%s'%s", a, atoll_suggest_text(hint, sizeof hint, a, known, 4));
     } else if (o->input) {
       return atoll_cli_usage_error(cmd, "more than one input ('%s')", a);
     } else {
@@ -104,7 +107,12 @@ static int parse(int argc, char **argv, dot_opts *o) {
   if (!o->input)
     return atoll_cli_usage_error(cmd, "no PROFILE or TRACE given");
   if (o->format && idem_format_parse(o->format) < 0)
-    return atoll_cli_usage_error(cmd, "unknown format '%s' (text, nvbit, reef-model or profile)", o->format);
+  {
+    static const char *const formats[] = {"text", "nvbit", "reef-model", "profile"};
+    char hint[96];
+    return atoll_cli_usage_error(cmd, "unknown format '%s'%s (text, nvbit, reef-model or profile)", o->format,
+                                 atoll_suggest_text(hint, sizeof hint, o->format, formats, 4));
+  }
   if (o->groups && strcmp(o->groups, "profile") != 0 && strcmp(o->groups, "search") != 0)
     return atoll_cli_usage_error(cmd, "--groups takes profile or search");
   return 0;

@@ -11,6 +11,7 @@
 #include "atoll/error.h"
 #include "cli.h"
 #include "disb_import.h"
+#include "suggest.h"
 #include "idem_meta.h"
 #include "model_write.h"
 #include "nsys_sqlite_import.h"
@@ -21,7 +22,7 @@
 const atoll_subcommand atoll_cmd_import_def = {
     "import", atoll_cmd_import, "convert REEF model directories and DISB workloads",
     "usage: atoll import reef-model DIR -o OUT.yaml [--gpu PRESET] [--idem METADATA.yaml]\n"
-    "       atoll import disb FILE.json --models DIR -o OUT.yaml\n"
+    "       atoll import disb FILE.json --models DIR -o OUT.yaml [--duration-ms N]\n"
     "       atoll import torch-trace TRACE.json[.gz] -o OUT.yaml [--iteration N] [--latency-us X] [--gpu PRESET]\n"
     "                                [--eager-latency-us Y] [--idem METADATA.yaml]\n"
     "       atoll import nsys EXPORT.sqlite|CUDA_GPU_TRACE.csv -o OUT.yaml [same options as torch-trace]\n"
@@ -35,7 +36,9 @@ const atoll_subcommand atoll_cmd_import_def = {
     "disb        converts a DISB workload (REEF's JSON) into a scenario. DIR holds atoll profiles\n"
     "            named <model>.yaml (as scenarios/models/ does); the scenario refers to them by a\n"
     "            path relative to OUT's folder. RT clients keep their frequency or trace; BE\n"
-    "            clients run closed loop.\n"
+    "            clients run closed loop. duration_ms is the file's time (in s) unless\n"
+    "            --duration-ms N sets it; a note on stderr says which, and how many of each\n"
+    "            trace's arrivals fall inside the run.\n"
     "torch-trace converts one inference iteration of a PyTorch profiler (Kineto) trace, plain or gzip\n"
     "            JSON, into a profile: one op per kernel and copy in device order, with its duration,\n"
     "            grid/block, occupancy from registers and shared memory against the preset's limits,\n"
@@ -139,9 +142,18 @@ static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *
   return rc;
 }
 
-static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *models) {
+static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *models,
+                       const char *duration_arg) {
   if (o->n_positional != 2 || !models)
     return atoll_cli_usage_error(cmd, "expected 'disb FILE.json --models DIR -o OUT.yaml'");
+  atoll_disb_opts opts = {.notes = stderr};
+  if (duration_arg) {
+    char *end;
+    opts.duration_ms = strtod(duration_arg, &end);
+    if (end == duration_arg || *end || !(opts.duration_ms > 0) || opts.duration_ms > 1e10)
+      return atoll_cli_usage_error(cmd, "--duration-ms wants a positive number of milliseconds, not '%s'",
+                                   duration_arg);
+  }
   atoll_arena a;
   atoll_arena_init(&a);
   atoll_diag d;
@@ -149,7 +161,7 @@ static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, con
   out_file f;
   int rc = out_open(&f, out_path);
   if (rc == 0) {
-    int irc = atoll_disb_import(&a, o->positional[1], models, out_dir_of(&a, out_path), f.f, &d);
+    int irc = atoll_disb_import(&a, o->positional[1], models, out_dir_of(&a, out_path), &opts, f.f, &d);
     rc = out_close(&f, irc == 0);
     if (irc != 0)
       rc = atoll_cli_report(&d);
@@ -253,9 +265,9 @@ int atoll_cmd_import(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_import_def;
   atoll_run_opts o;
   static const char *const extra[] = {"-o",          "--gpu",        "--models",          "--idem",
-                                      "--iteration", "--latency-us", "--eager-latency-us"};
-  const char *vals[7];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 7, false);
+                                      "--iteration", "--latency-us", "--eager-latency-us", "--duration-ms"};
+  const char *vals[8];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 8, false);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -266,6 +278,8 @@ int atoll_cmd_import(int argc, char **argv) {
     return atoll_cli_usage_error(cmd, "expected 'reef-model', 'disb', 'torch-trace', 'nsys' or 'rocprof'");
   if (!vals[0])
     return atoll_cli_usage_error(cmd, "-o OUT.yaml is required");
+  if (vals[7] && strcmp(o.positional[0], "disb") != 0)
+    return atoll_cli_usage_error(cmd, "--duration-ms goes with 'disb'");
   if (strcmp(o.positional[0], "torch-trace") == 0 || strcmp(o.positional[0], "nsys") == 0 ||
       strcmp(o.positional[0], "rocprof") == 0) {
     if (vals[2])
@@ -282,7 +296,10 @@ int atoll_cmd_import(int argc, char **argv) {
   if (strcmp(o.positional[0], "disb") == 0) {
     if (vals[1] || vals[3])
       return atoll_cli_usage_error(cmd, "--gpu and --idem go with 'reef-model'");
-    return import_disb(cmd, &o, vals[0], vals[2]);
+    return import_disb(cmd, &o, vals[0], vals[2], vals[7]);
   }
-  return atoll_cli_usage_error(cmd, "unknown import kind '%s' (expected reef-model, disb, torch-trace, nsys or rocprof)", o.positional[0]);
+  static const char *const kinds[] = {"reef-model", "disb", "torch-trace", "nsys", "rocprof"};
+  char hint[96];
+  return atoll_cli_usage_error(cmd, "unknown import kind '%s'%s (expected reef-model, disb, torch-trace, nsys or rocprof)",
+                               o.positional[0], atoll_suggest_text(hint, sizeof hint, o.positional[0], kinds, 5));
 }

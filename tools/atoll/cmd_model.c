@@ -1,4 +1,5 @@
 /* atoll model info PROFILE: counts and totals of a model profile. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "atoll/error.h"
@@ -19,7 +20,10 @@ static void print_info(const char *path, const atoll_model *m) {
   atoll_model_stats st;
   atoll_model_stats_compute(m, &st);
   char a[32], b[32];
-  printf("model      %s (measured on %s)\n", m->name, m->gpu);
+  /* A profile generated from layer shapes (tools/gen-layer-models.py) says so in its source; its
+   * times are predictions for the GPU, not measurements on it. */
+  bool generated = m->source && strstr(m->source, "not measured");
+  printf("model      %s (%s %s)\n", m->name, generated ? "generated for" : "measured on", m->gpu);
   printf("profile    %s\n", path);
   if (m->source)
     printf("source     %s\n", m->source);
@@ -33,7 +37,7 @@ static void print_info(const char *path, const atoll_model *m) {
   printf("kernels    sum of standalone kernel times %s\n", a);
   if (m->measured_latency_ns > 0) {
     atoll_fmt_ns(a, sizeof a, m->measured_latency_ns);
-    printf("latency    %s measured (model standalone)\n", a);
+    printf("latency    %s %s (model standalone)\n", a, generated ? "given by the profile, not measured" : "measured");
   } else {
     printf("latency    not measured\n");
   }
@@ -69,8 +73,13 @@ int atoll_cmd_model(int argc, char **argv) {
   if (gpu_arg) {
     const char *path = strchr(gpu_arg, '/') ? gpu_arg : atoll_gpu_find_preset(&a, gpu_arg, ".");
     if (!path) {
+      const char *near = atoll_gpu_suggest_preset(&a, gpu_arg, ".");
+      char hint[96] = "";
+      if (near)
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+      int urc = atoll_cli_usage_error(cmd, "unknown GPU preset '%s'%s", gpu_arg, hint);
       atoll_arena_free(&a);
-      return atoll_cli_usage_error(cmd, "unknown GPU preset '%s'", gpu_arg);
+      return urc;
     }
     rc = atoll_gpu_load_file(&a, path, &gpu, &d);
     gp = &gpu;

@@ -168,7 +168,7 @@ static void do_run(sweep *sw, uint32_t run) {
     sets[n++] = sw->fixed[i];
   for (uint32_t a = 0; a < sw->n_axes; a++) {
     snprintf(texts[a], sizeof texts[a], "%s=%s", sw->axes[a].path, sw->axes[a].values[pick[a]]);
-    sets[n++].text = texts[a];
+    sets[n++] = (atoll_set_override){.text = texts[a]};
   }
   atoll_arena arena;
   atoll_arena_init(&arena);

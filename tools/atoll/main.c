@@ -6,11 +6,20 @@
 #include "atoll/error.h"
 #include "cli.h"
 #include "native_cli.h"
+#include "suggest.h"
 
 static const atoll_subcommand *const commands[] = {&atoll_cmd_sim_def, &atoll_cmd_sweep_def, &atoll_cmd_compare_def, &atoll_cmd_check_def, &atoll_cmd_import_def,
                                             &atoll_cmd_model_def, &atoll_cmd_dot_def, &atoll_cmd_calibrate_def, &atoll_cmd_bound_def, &atoll_cmd_explore_def,
                                             &atoll_cmd_selftest_def, &atoll_cmd_native_def, &atoll_cmd_hil_def};
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+/* "; did you mean 'X'?" when a command is near the mistyped one (io/suggest.c). */
+static const char *command_hint(char *buf, size_t size, const char *typed) {
+  const char *names[N_COMMANDS];
+  for (int i = 0; i < N_COMMANDS; i++)
+    names[i] = commands[i]->name;
+  return atoll_suggest_text(buf, size, typed, names, N_COMMANDS);
+}
 
 static void print_help(FILE *out) {
   fprintf(out,
@@ -19,8 +28,13 @@ static void print_help(FILE *out) {
           "atoll simulates and verifies real-time and best-effort DNN inference sharing one GPU.\n"
           "\n"
           "commands:\n");
+  /* The summaries line up after the longest command name. */
+  int width = 0;
   for (int i = 0; i < N_COMMANDS; i++)
-    fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+    if ((int)strlen(commands[i]->name) > width)
+      width = (int)strlen(commands[i]->name);
+  for (int i = 0; i < N_COMMANDS; i++)
+    fprintf(out, "  %-*s  %s\n", width, commands[i]->name, commands[i]->summary);
   fprintf(out,
           "\n"
           "options:\n"
@@ -48,7 +62,8 @@ int main(int argc, char **argv) {
           return ATOLL_EXIT_OK;
         }
       }
-      fprintf(stderr, "atoll: unknown command '%s'\n", argv[2]);
+      char hint[96];
+      fprintf(stderr, "atoll: unknown command '%s'%s\n", argv[2], command_hint(hint, sizeof hint, argv[2]));
       return ATOLL_EXIT_BAD_INPUT;
     }
     print_help(stdout);
@@ -61,6 +76,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < N_COMMANDS; i++)
     if (strcmp(commands[i]->name, argv[1]) == 0)
       return commands[i]->run(argc - 1, argv + 1);
-  fprintf(stderr, "atoll: unknown command '%s' (see 'atoll --help')\n", argv[1]);
+  char hint[96];
+  fprintf(stderr, "atoll: unknown command '%s'%s (see 'atoll --help')\n", argv[1], command_hint(hint, sizeof hint, argv[1]));
   return ATOLL_EXIT_BAD_INPUT;
 }
