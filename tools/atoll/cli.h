@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "arena.h"
+#include "commands.h"
 #include "load.h"
 
 typedef struct atoll_subcommand {
@@ -52,14 +53,13 @@ int atoll_cmd_bound(int argc, char **argv);
 int atoll_cmd_compare(int argc, char **argv);
 int atoll_cmd_dot(int argc, char **argv);
 
-extern const atoll_subcommand atoll_cmd_check_def, atoll_cmd_import_def, atoll_cmd_model_def, atoll_cmd_sim_def,
-    atoll_cmd_calibrate_def, atoll_cmd_sweep_def;
-extern const atoll_subcommand atoll_cmd_bound_def;
 int atoll_cmd_explore(int argc, char **argv);
-extern const atoll_subcommand atoll_cmd_explore_def;
-extern const atoll_subcommand atoll_cmd_compare_def, atoll_cmd_dot_def;
 int atoll_cmd_selftest(int argc, char **argv);
-extern const atoll_subcommand atoll_cmd_selftest_def;
+
+/* Every command's entry, one per name of commands.h. */
+#define ATOLL_DECLARE_COMMAND(name) extern const atoll_subcommand atoll_cmd_##name##_def;
+ATOLL_COMMANDS(ATOLL_DECLARE_COMMAND)
+#undef ATOLL_DECLARE_COMMAND
 
 /* Human figures: "13233.0 us", "4.82 ms". */
 void atoll_fmt_ns(char *buf, size_t size, int64_t ns);

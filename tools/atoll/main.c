@@ -8,9 +8,9 @@
 #include "native_cli.h"
 #include "suggest.h"
 
-static const atoll_subcommand *const commands[] = {&atoll_cmd_sim_def, &atoll_cmd_sweep_def, &atoll_cmd_compare_def, &atoll_cmd_check_def, &atoll_cmd_import_def,
-                                            &atoll_cmd_model_def, &atoll_cmd_dot_def, &atoll_cmd_calibrate_def, &atoll_cmd_bound_def, &atoll_cmd_explore_def,
-                                            &atoll_cmd_selftest_def, &atoll_cmd_native_def, &atoll_cmd_hil_def};
+#define ATOLL_COMMAND_ENTRY(name) &atoll_cmd_##name##_def,
+static const atoll_subcommand *const commands[] = {ATOLL_COMMANDS(ATOLL_COMMAND_ENTRY)};
+#undef ATOLL_COMMAND_ENTRY
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 /* "; did you mean 'X'?" when a command is near the mistyped one (io/suggest.c). */

@@ -12,7 +12,6 @@
 
 int atoll_cmd_native(int argc, char **argv);
 int atoll_cmd_hil(int argc, char **argv);
-extern const atoll_subcommand atoll_cmd_native_def, atoll_cmd_hil_def;
 
 /* Removes the boolean options `names` from argv, setting values[i] for those present. */
 int atoll__native_flags(int *argc, char **argv, const char *const *names, bool *values, uint32_t n);
