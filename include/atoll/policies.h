@@ -18,4 +18,9 @@
   X(EDF, "edf", edf)                    \
   /* a new policy: one line above this one */
 
+/* Every policy's name, each after a space, as one string literal (" rt-only seq ..."): for help
+ * texts, so that they list the policies there are. */
+#define ATOLL_POLICY_NAME_WORD(id, name, ops) " " name
+#define ATOLL_POLICY_NAMES ATOLL_POLICY_LIST(ATOLL_POLICY_NAME_WORD)
+
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/policies.h"
 #include "cli.h"
 
 const atoll_subcommand atoll_cmd_check_def = {
@@ -13,7 +14,7 @@ const atoll_subcommand atoll_cmd_check_def = {
     "load (requests per second x the model's standalone latency) is 1 or more.\n"
     "\n"
     "  --set PATH=VALUE   override a value, e.g. clients.cam.arrival.load=0.5, policy.dq_capacity=8\n"
-    "  --policy NAME      replace the policy (rt-only, seq, streams, wait, orion, reef, reset)\n"
+    "  --policy NAME      replace the policy (one of:" ATOLL_POLICY_NAMES ")\n"
     "  --seed N           shorthand for --set seed=N\n"
     "  --duration-ms N    shorthand for --set duration_ms=N\n"
     "\n"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
+#include "atoll/policies.h"
 #include "cli.h"
 #include "progress.h"
 #include "report.h"
@@ -29,7 +30,7 @@ const atoll_subcommand atoll_cmd_compare_def = {
     "total normalized throughput (REEF's overall throughput), preemptions, and how many of the\n"
     "scenario's expect: bounds held. rt-only is also run as the reference when it is not listed.\n"
     "\n"
-    "  --policy a,b,...  the policies, in column order (rt-only, seq, streams, wait, orion, reset, reef)\n"
+    "  --policy a,b,...  the policies, in column order (any of:" ATOLL_POLICY_NAMES ")\n"
     "  --markdown        a Markdown table (for docs) instead of aligned text\n"
     "  --jobs N          worker threads (default: the number of cores)\n"
     "  --quiet, -q       no progress line\n"
