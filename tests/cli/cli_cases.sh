@@ -16,6 +16,12 @@ expect_rc() { # expect_rc WANT CMD...
 need_reef() { [ -d "$reef/models" ] || { echo "FAIL: REEF data absent at $reef (tests/data/reef)"; exit 1; }; }
 
 case $case_name in
+  native_refuses_partitions)
+    # No native back-end binds a stream to CUs: a bound client is refused (exit 2), never run unbound.
+    expect_rc 2 "$atoll" native "$src/scenarios/native/partition-refused.yaml" --device cpu
+    grep -q "client 'camera' is bound to CUs (share or cus): the native back-ends (cpu, cuda, hip) do not implement" \
+      "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    [ ! -s "$tmp/.stdout" ] || fail "stdout not empty" ;;
   version)
     expect_rc 0 "$atoll" --version
     grep -Eq '^atoll [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/.stdout" || fail "version line: $(cat "$tmp/.stdout")" ;;
