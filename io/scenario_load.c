@@ -261,6 +261,18 @@ static int find_model(scen_ctx *c, const atoll_ynode *n, uint32_t *out) {
   return atoll_yread_error(c->r, n, "unknown model '%s' (not under models:)", n->str);
 }
 
+/* Both of the simulator's CU engines place a stream's blocks on one range of consecutive CUs, and
+ * no native back-end binds streams yet (docs/partitions.md): a list with gaps is parsed, then
+ * refused here with its location rather than deep inside a run. */
+static int one_run(scen_ctx *c, const atoll_ynode *n, const char *text, const atoll_cuset *set) {
+  uint32_t lo, hi, runs = atoll_cuset_runs(set, &lo, &hi);
+  if (runs == 1)
+    return 0;
+  return atoll_yread_error(c->r, n, "cus '%s' is %u separate ranges: the simulator binds a client to one range of "
+                                    "consecutive CUs",
+                           text, runs);
+}
+
 /* cus: "LO-HI", a single CU "N", or a comma list of them ("0-9,20-29"), inside the GPU's CUs. */
 static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
   const char *text;
@@ -290,7 +302,7 @@ static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
                                gpu_cus - 1);
     atoll_cuset_add_range(out, (uint32_t)lo, (uint32_t)hi);
     if (*p == '\0')
-      return 0;
+      return one_run(c, n, text, out);
     if (*p != ',')
       break;
     p++;
