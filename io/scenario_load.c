@@ -300,7 +300,8 @@ static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
     if (hi >= gpu_cus)
       return atoll_yread_error(c->r, n, "CU %lu in '%s' is past the GPU's %u CUs (0-%u)", hi, text, gpu_cus,
                                gpu_cus - 1);
-    atoll_cuset_add_range(out, (uint32_t)lo, (uint32_t)hi);
+    if (atoll_cuset_add_range(out, (uint32_t)lo, (uint32_t)hi) != 0)
+      return atoll_yread_error(c->r, n, "CU %lu in '%s': a CU set holds CUs 0-%d", hi, text, ATOLL_CUSET_MAX - 1);
     if (*p == '\0')
       return one_run(c, n, text, out);
     if (*p != ',')
@@ -317,6 +318,9 @@ static int read_share(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
   if (rc)
     return rc;
   uint32_t first = c->next_share_cu;
+  if (c->s->gpu.cus > ATOLL_CUSET_MAX)
+    return atoll_yread_error(c->r, n, "share needs a GPU of at most %d CUs (a CU set's size); '%s' has %u",
+                             ATOLL_CUSET_MAX, c->s->gpu.name, c->s->gpu.cus);
   if (atoll_cuset_from_share(c->s->gpu.cus, first, percent, out, &c->next_share_cu) != 0)
     return atoll_yread_error(c->r, n, "share %u%% does not fit: the clients before it took CUs 0-%u of the GPU's %u "
                                       "(shares add up to more than 100%%)",
