@@ -599,6 +599,35 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
+/* Every client holds its own instance of its model on the GPU (as a process per client does): its
+ * weights and the activations of one request. With the preset's memory_mb known, a placement that
+ * needs more is refused, naming every instance and its size (docs/partitions.md, "Memory"). */
+static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
+  const atoll_scenario *s = c->s;
+  if (s->gpu.memory_mb <= 0)
+    return 0;
+  double total = 0;
+  for (uint32_t i = 0; i < s->n_clients; i++) {
+    const atoll_model *m = &s->models[s->clients[i].model].model;
+    total += m->weights_mb + m->activations_mb_per_batch;
+  }
+  if (total <= s->gpu.memory_mb)
+    return 0;
+  char list[768];
+  size_t at = 0;
+  for (uint32_t i = 0; i < s->n_clients && at < sizeof list; i++) {
+    const atoll_scenario_model *sm = &s->models[s->clients[i].model];
+    if (sm->model.footprint_known)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: %g + %g MB)", i ? ", " : "", s->clients[i].name,
+                             sm->name, sm->model.weights_mb, sm->model.activations_mb_per_batch);
+    else
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: footprint unknown)", i ? ", " : "",
+                             s->clients[i].name, sm->name);
+  }
+  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s", total,
+                           s->gpu.memory_mb, s->gpu.name, list);
+}
+
 /* A client bound to CUs needs a stream of its own: policies that put every RT client on one
  * shared stream cannot honour a binding, so it is refused rather than ignored. */
 static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
@@ -631,6 +660,8 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
     rc = WITH_KEY(r, "models", read_models(c, v[SC_MODELS]));
   if (rc == 0)
     rc = WITH_KEY(r, "clients", read_clients(c, v[SC_CLIENTS]));
+  if (rc == 0)
+    rc = WITH_KEY(r, "clients", check_memory(c, v[SC_CLIENTS]));
   if (rc == 0)
     rc = WITH_KEY(r, "policy", read_policy(c, v[SC_POLICY]));
   if (rc == 0)
