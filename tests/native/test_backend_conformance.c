@@ -391,17 +391,29 @@ typedef struct l2 {
   uint32_t n;
 } l2;
 
-/* op 0: a short spin; op 1: one that runs for seconds unless killed. */
+/* op 0: a short spin; op 1: one that runs for seconds unless killed. A padded launch pads op 0's
+ * blocks with its parts, each a short spin of 4 blocks on its own slice of the output. */
 static int l2_bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   l2 *x = ctx;
   const uint32_t grid = b->cmd->op == 1 ? x->r->info.cus : 2;
   *out = spin(0, x->out, grid, b->cmd->op == 1 ? 2000000000u : 100);
+  if (b->n_parts == 0)
+    return 0;
+  out->kind = ATOLL_NL_PADDED;
+  out->k.cus = b->rt_cus;
+  out->n_parts = b->n_parts;
+  for (uint32_t i = 0; i < b->n_parts; i++) {
+    out->parts[i] = spin(0, x->out + 32 * (i + 1), 8, 100).k;
+    out->parts[i].block_lo = 4 * i;
+    out->parts[i].block_n = 4;
+    out->parts[i].cus = b->parts[i].cus;
+  }
   return 0;
 }
 
 static void l2_handler(void *ctx, const atoll_nrt_event *ev) {
   l2 *x = ctx;
-  if (ev->kind != ATOLL_NRT_EV_DONE)
+  if (ev->kind != ATOLL_NRT_EV_DONE && ev->kind != ATOLL_NRT_EV_PART_DONE)
     return;
   pthread_mutex_lock(&x->mu);
   if (x->n < MAX_LOG)
@@ -501,7 +513,73 @@ static void l2_preempt_body(l2 *x, atoll_device d, atoll_nrt *rt) {
   assert_int_equal(l2_wait(x, 50), ATOLL_ND_OK);
 }
 
+/* set_dq_capacity: the transmit thread moves launches into the DQ until exactly the new capacity is
+ * in flight, and holds the rest in the HQ (asked of the thread, not inferred from a pause). */
+static void l2_dq_capacity_body(l2 *x, atoll_device d, atoll_nrt *rt) {
+  uint32_t s;
+  atoll_stream_cfg sc = {.dq_capacity = 2, .name = "conf"};
+  assert_int_equal(d.ops->create_stream(d.ctx, &sc, &s), 0);
+  assert_non_null(d.ops->set_dq_capacity);
+  assert_int_equal(d.ops->set_dq_capacity(d.ctx, s, 5), 0);
+  atoll_cmd cmds[8];
+  cmds[0] = (atoll_cmd){.op = 1, .tag = 1};
+  for (uint32_t i = 1; i < 8; i++)
+    cmds[i] = (atoll_cmd){.op = 0, .tag = 10 + i};
+  /* The long kernel first, alone, so the short ones cannot finish and leave the DQ. */
+  assert_int_equal(d.ops->launch(d.ctx, s, cmds, 1), 0);
+  uint64_t idx = 0;
+  for (int i = 0; i < WAIT_MS && !(d.ops->exec_index(d.ctx, s, &idx) == 0 && idx == 1); i++)
+    pause_ms(1);
+  assert_int_equal(idx, 1);
+  assert_int_equal(d.ops->launch(d.ctx, s, cmds + 1, 7), 0);
+  atoll_nrt_tx_park park = {0};
+  for (int i = 0; i < 100 && park.why != ATOLL_NRT_TX_DQ_FULL; i++)
+    assert_int_equal(atoll_nrt_tx_probe(rt, s, 200000000, &park), 0);
+  assert_int_equal(park.why, ATOLL_NRT_TX_DQ_FULL);
+  assert_int_equal(park.dq, 5);
+  assert_int_equal(park.hq, 3);
+  uint32_t dropped = 0;
+  assert_int_equal(d.ops->set_preempt_flag(d.ctx, s, true), 0);
+  assert_int_equal(d.ops->reset_hq(d.ctx, s, false, &dropped), 0);
+  assert_int_equal(dropped, 3);
+  assert_int_equal(d.ops->reset_cus(d.ctx), 0);
+  assert_int_equal(l2_wait(x, 1), ATOLL_ND_KILLED);
+  assert_int_equal(d.ops->set_preempt_flag(d.ctx, s, false), 0);
+}
+
+/* launch_padded: each BE part completes (PART_DONE with the part's own tag) before the launch. */
+static void l2_padded_body(l2 *x, atoll_device d, atoll_nrt *rt) {
+  (void)rt;
+  if (!d.ops->launch_padded)
+    return; /* the back-end cannot pad (info.can_pad false): the core never asks it to */
+  uint32_t s;
+  atoll_stream_cfg sc = {.dq_capacity = 4, .name = "conf"};
+  assert_int_equal(d.ops->create_stream(d.ctx, &sc, &s), 0);
+  atoll_cmd rtc = {.op = 0, .tag = 70, .rt = 1};
+  atoll_pad_part parts[2] = {{.cmd = {.op = 0, .tag = 71}, .occupancy = 1, .cus = 0},
+                             {.cmd = {.op = 0, .tag = 72}, .occupancy = 1, .cus = 0}};
+  assert_int_equal(d.ops->launch_padded(d.ctx, s, &rtc, 0, parts, 2), 0);
+  assert_int_equal(l2_wait(x, 70), ATOLL_ND_OK);
+  pthread_mutex_lock(&x->mu);
+  int at70 = -1, at71 = -1, at72 = -1;
+  for (uint32_t k = 0; k < x->n; k++) {
+    if (x->tag[k] == 70)
+      at70 = (int)k;
+    if (x->tag[k] == 71)
+      at71 = (int)k;
+    if (x->tag[k] == 72)
+      at72 = (int)k;
+  }
+  pthread_mutex_unlock(&x->mu);
+  assert_in_range(at71, 0, at70 - 1);
+  assert_in_range(at72, 0, at70 - 1);
+  assert_int_equal(x->status[at71], ATOLL_ND_OK);
+  assert_int_equal(x->status[at72], ATOLL_ND_OK);
+}
+
 static void c_l2_launches_complete_in_order(rig *r) { l2_run(r, l2_order_body); }
+static void c_l2_set_dq_capacity_bounds_in_flight(rig *r) { l2_run(r, l2_dq_capacity_body); }
+static void c_l2_padded_launch_parts_before_it(rig *r) { l2_run(r, l2_padded_body); }
 static void c_l2_flag_reset_hq_and_reset_cus(rig *r) { l2_run(r, l2_preempt_body); }
 
 /* ---- cases ------------------------------------------------------------------------------------ */
@@ -521,6 +599,8 @@ CASE(evicted_copy_leaves_destination)
 CASE(padded_launch_reports_parts_first)
 CASE(l2_launches_complete_in_order)
 CASE(l2_flag_reset_hq_and_reset_cus)
+CASE(l2_set_dq_capacity_bounds_in_flight)
+CASE(l2_padded_launch_parts_before_it)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(kernel_runs_and_records_index),
@@ -533,6 +613,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(padded_launch_reports_parts_first),
     cmocka_unit_test(l2_launches_complete_in_order),
     cmocka_unit_test(l2_flag_reset_hq_and_reset_cus),
+    cmocka_unit_test(l2_set_dq_capacity_bounds_in_flight),
+    cmocka_unit_test(l2_padded_launch_parts_before_it),
 };
 
 ATOLL_TEST_MAIN(tests)
