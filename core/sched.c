@@ -68,7 +68,9 @@ size_t atoll_core_size(const atoll_scenario *s, const atoll_core_limits *lim) {
   return p ? plan(s, lim, p).total : 0;
 }
 
-static int make_queue(atoll_core *c, uint32_t q, bool rt, const char *name, uint64_t *slots, uint32_t per_queue) {
+/* cus: the CUs of the queue's one client (NULL for a shared queue: no binding). */
+static int make_queue(atoll_core *c, uint32_t q, bool rt, const char *name, uint64_t *slots, uint32_t per_queue,
+                      const atoll_cuset *cus) {
   atoll_queue *qu = &c->queues[q];
   qu->rt = rt;
   qu->active = -1;
@@ -77,6 +79,8 @@ static int make_queue(atoll_core *c, uint32_t q, bool rt, const char *name, uint
     return rc;
   /* The stock runtime's DQ depth unless the scenario sets one; the policy may change either. */
   atoll_stream_cfg cfg = {.dq_capacity = c->s->policy.dq_capacity, .name = name};
+  if (cus)
+    cfg.cus = *cus;
   const atoll_policy_ops *p = atoll__policy_ops(c->policy);
   if (p->setup_queue)
     p->setup_queue(c, q, &cfg);
@@ -93,21 +97,24 @@ static int setup_queues(atoll_core *c, const layout *l, unsigned char *base) {
     for (uint32_t i = 0; i < s->n_clients && rc == 0; i++, q++) {
       c->client_queue[i] = q;
       rc = make_queue(c, q, s->clients[i].cls == ATOLL_CLASS_RT, s->clients[i].name, slots + (size_t)q * l->per_queue,
-                      l->per_queue);
+                      l->per_queue, &s->clients[i].cus);
     }
     return rc;
   }
   int32_t rtq = -1;
   for (uint32_t i = 0; i < s->n_clients && rc == 0; i++) {
+    /* A shared queue's stream cannot follow one client's CUs (loaders refuse this first). */
+    if (!atoll_cuset_is_empty(&s->clients[i].cus))
+      return ATOLL_ENOTSUP;
     if (s->clients[i].cls == ATOLL_CLASS_RT) {
       if (rtq < 0) {
         rtq = (int32_t)q++;
-        rc = make_queue(c, (uint32_t)rtq, true, "rt", slots + (size_t)rtq * l->per_queue, l->per_queue);
+        rc = make_queue(c, (uint32_t)rtq, true, "rt", slots + (size_t)rtq * l->per_queue, l->per_queue, NULL);
       }
       c->client_queue[i] = (uint32_t)rtq;
     } else {
       c->client_queue[i] = q;
-      rc = make_queue(c, q, false, s->clients[i].name, slots + (size_t)q * l->per_queue, l->per_queue);
+      rc = make_queue(c, q, false, s->clients[i].name, slots + (size_t)q * l->per_queue, l->per_queue, NULL);
       q++;
     }
   }

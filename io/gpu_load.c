@@ -10,8 +10,8 @@
 
 static const char *const gpu_keys[] = {"atoll_gpu", "name", "vendor", "cus", "max_blocks_per_cu",
                                        "max_threads_per_cu", "registers_per_cu", "shared_bytes_per_cu",
-                                       "dq_capacity", "copy_engines", "costs", "description"};
-enum { K_VERSION, K_NAME, K_VENDOR, K_CUS, K_MAXB, K_MAXT, K_REGS, K_SHARED, K_DQ, K_COPY, K_COSTS, K_DESC, K_N };
+                                       "dq_capacity", "copy_engines", "costs", "description", "memory_mb"};
+enum { K_VERSION, K_NAME, K_VENDOR, K_CUS, K_MAXB, K_MAXT, K_REGS, K_SHARED, K_DQ, K_COPY, K_COSTS, K_DESC, K_MEM, K_N };
 
 /* Cost keys in the order of the atoll_gpu_costs time fields; all in microseconds. */
 static const char *const cost_time_keys[] = {"hq_transmit_us",      "cp_dispatch_us",   "stream_switch_us",
@@ -67,7 +67,7 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, n, "GPU description", gpu_keys, K_N, v);
   for (int k = 0; rc == 0 && k < K_N; k++)
-    if (k != K_DESC)
+    if (k != K_DESC && k != K_MEM)
       rc = atoll_yread_require(r, n, v[k], gpu_keys[k]);
   if (rc)
     return rc;
@@ -107,6 +107,11 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
     rc = read_u32_key(r, "dq_capacity", v[K_DQ], 1, 1u << 20, &g.dq_capacity);
   if (rc == 0)
     rc = read_u32_key(r, "copy_engines", v[K_COPY], 1, 16, &g.copy_engines);
+  if (rc == 0 && v[K_MEM]) {
+    atoll_yread_push_key(r, "memory_mb");
+    rc = atoll_yread_double(r, v[K_MEM], 0, 1e9, true, &g.memory_mb);
+    atoll_yread_pop(r);
+  }
   if (rc == 0) {
     atoll_yread_push_key(r, "costs");
     rc = read_costs(r, v[K_COSTS], &g.costs);

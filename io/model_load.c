@@ -326,8 +326,23 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
 }
 
 static const char *const model_keys[] = {"atoll_model", "name", "gpu", "source", "measured_latency_us", "tensors",
-                                         "ops", "native", "measured_eager_latency_us"};
-enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_EAGER, M_N };
+                                         "ops", "native", "measured_eager_latency_us", "footprint"};
+enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_EAGER, M_FOOT, M_N };
+
+/* footprint: {weights_mb, activations_mb_per_batch}, both required, in MB (2^20 bytes). */
+static int read_footprint(atoll_yread *r, const atoll_ynode *n, atoll_model *m) {
+  static const char *const keys[] = {"weights_mb", "activations_mb_per_batch"};
+  const atoll_ynode *v[2];
+  int rc = atoll_yread_map(r, n, "footprint", keys, 2, v);
+  for (int k = 0; k < 2 && rc == 0; k++)
+    rc = atoll_yread_require(r, n, v[k], keys[k]);
+  if (rc == 0)
+    rc = WITH_KEY(r, "weights_mb", atoll_yread_double(r, v[0], 0, 1e9, false, &m->weights_mb));
+  if (rc == 0)
+    rc = WITH_KEY(r, "activations_mb_per_batch", atoll_yread_double(r, v[1], 0, 1e9, false, &m->activations_mb_per_batch));
+  m->footprint_known = rc == 0;
+  return rc;
+}
 
 /* A scenario given where a profile is expected (`atoll model info scenario.yaml`) would otherwise
  * fail on its first scenario key; say what the file is and which command reads it. */
@@ -373,6 +388,8 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
                                    atoll_yread_time_ns(r, v[M_EAGER], 1000.0, false, &m.measured_eager_latency_ns))))
     return rc;
   if (v[M_NATIVE] && (rc = WITH_KEY(r, "native", atoll_yread_name(r, v[M_NATIVE], &m.native))))
+    return rc;
+  if (v[M_FOOT] && (rc = WITH_KEY(r, "footprint", read_footprint(r, v[M_FOOT], &m))))
     return rc;
   if ((rc = WITH_KEY(r, "tensors", read_tensors(c, v[M_TENSORS]))))
     return rc;

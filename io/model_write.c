@@ -279,6 +279,9 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
     write_time(out, m->measured_eager_latency_ns);
     fputc('\n', out);
   }
+  if (m->footprint_known)
+    fprintf(out, "footprint: {weights_mb: %.17g, activations_mb_per_batch: %.17g}\n", m->weights_mb,
+            m->activations_mb_per_batch);
   write_tensors(out, m);
   fputs("ops:\n", out);
   for (uint32_t i = 0; i < m->n_ops; i++) {

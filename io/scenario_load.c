@@ -21,6 +21,7 @@ typedef struct scen_ctx {
   atoll_arena *a;
   const char *dir;
   atoll_scenario *s;
+  uint32_t next_share_cu; /* GPU% shares take consecutive CUs, in client order, from here */
 } scen_ctx;
 
 static int read_gpu(scen_ctx *c, const atoll_ynode *n) {
@@ -274,12 +275,79 @@ static int find_model(scen_ctx *c, const atoll_ynode *n, uint32_t *out) {
   return atoll_yread_error(c->r, n, "unknown model '%s'%s (not under models:)", n->str, hint);
 }
 
+/* Both of the simulator's CU engines place a stream's blocks on one range of consecutive CUs, and
+ * no native back-end binds streams yet (docs/partitions.md): a list with gaps is parsed, then
+ * refused here with its location rather than deep inside a run. */
+static int one_run(scen_ctx *c, const atoll_ynode *n, const char *text, const atoll_cuset *set) {
+  uint32_t lo, hi, runs = atoll_cuset_runs(set, &lo, &hi);
+  if (runs == 1)
+    return 0;
+  return atoll_yread_error(c->r, n, "cus '%s' is %u separate ranges: the simulator binds a client to one range of "
+                                    "consecutive CUs",
+                           text, runs);
+}
+
+/* cus: "LO-HI", a single CU "N", or a comma list of them ("0-9,20-29"), inside the GPU's CUs. */
+static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
+  const char *text;
+  int rc = atoll_yread_str(c->r, n, &text);
+  if (rc)
+    return rc;
+  uint32_t gpu_cus = c->s->gpu.cus;
+  const char *p = text;
+  *out = (atoll_cuset){{0}};
+  for (;;) {
+    char *end;
+    if (*p < '0' || *p > '9')
+      break;
+    errno = 0;
+    unsigned long lo = strtoul(p, &end, 10), hi = lo;
+    p = end;
+    if (*p == '-') {
+      if (p[1] < '0' || p[1] > '9')
+        break;
+      hi = strtoul(p + 1, &end, 10);
+      p = end;
+    }
+    if (errno || lo > hi)
+      return atoll_yread_error(c->r, n, "CU range %lu-%lu in '%s' runs backwards", lo, hi, text);
+    if (hi >= gpu_cus)
+      return atoll_yread_error(c->r, n, "CU %lu in '%s' is past the GPU's %u CUs (0-%u)", hi, text, gpu_cus,
+                               gpu_cus - 1);
+    if (atoll_cuset_add_range(out, (uint32_t)lo, (uint32_t)hi) != 0)
+      return atoll_yread_error(c->r, n, "CU %lu in '%s': a CU set holds CUs 0-%d", hi, text, ATOLL_CUSET_MAX - 1);
+    if (*p == '\0')
+      return one_run(c, n, text, out);
+    if (*p != ',')
+      break;
+    p++;
+  }
+  return atoll_yread_error(c->r, n, "cus must be CU ranges such as \"0-29\" or \"0-9,20-29\", not '%s'", text);
+}
+
+/* share: a GPU% (1-100), mapped onto a fixed set of CUs taken after the previous shares' CUs. */
+static int read_share(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
+  uint32_t percent;
+  int rc = atoll_yread_u32(c->r, n, 1, 100, &percent);
+  if (rc)
+    return rc;
+  uint32_t first = c->next_share_cu;
+  if (c->s->gpu.cus > ATOLL_CUSET_MAX)
+    return atoll_yread_error(c->r, n, "share needs a GPU of at most %d CUs (a CU set's size); '%s' has %u",
+                             ATOLL_CUSET_MAX, c->s->gpu.name, c->s->gpu.cus);
+  if (atoll_cuset_from_share(c->s->gpu.cus, first, percent, out, &c->next_share_cu) != 0)
+    return atoll_yread_error(c->r, n, "share %u%% does not fit: the clients before it took CUs 0-%u of the GPU's %u "
+                                      "(shares add up to more than 100%%)",
+                             percent, first - 1, c->s->gpu.cus);
+  return 0;
+}
+
 static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_client *cl) {
-  static const char *const keys[] = {"name", "model", "class", "arrival", "deadline_ms"};
+  static const char *const keys[] = {"name", "model", "class", "arrival", "deadline_ms", "share", "cus"};
   static const char *const classes[] = {"rt", "be"};
   atoll_yread *r = c->r;
-  const atoll_ynode *v[5];
-  int rc = atoll_yread_map(r, n, "client", keys, 5, v);
+  const atoll_ynode *v[7];
+  int rc = atoll_yread_map(r, n, "client", keys, 7, v);
   for (int k = 0; k < 4 && rc == 0; k++)
     rc = atoll_yread_require(r, n, v[k], keys[k]);
   if (rc == 0)
@@ -303,6 +371,12 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
     rc = WITH_KEY(r, "arrival", read_arrival(c, v[3], &cl->arrival));
   if (rc == 0 && v[4])
     rc = WITH_KEY(r, "deadline_ms", atoll_yread_time_ns(r, v[4], 1e6, false, &cl->deadline_ns));
+  if (rc == 0 && v[5] && v[6])
+    rc = WITH_KEY(r, "cus", atoll_yread_error(r, v[6], "a client takes share or cus, not both"));
+  if (rc == 0 && v[5])
+    rc = WITH_KEY(r, "share", read_share(c, v[5], &cl->cus));
+  if (rc == 0 && v[6])
+    rc = WITH_KEY(r, "cus", read_cus(c, v[6], &cl->cus));
   return rc;
 }
 
@@ -539,6 +613,48 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
+/* Every client holds its own instance of its model on the GPU (as a process per client does): its
+ * weights and the activations of one request. With the preset's memory_mb known, a placement that
+ * needs more is refused, naming every instance and its size (docs/partitions.md, "Memory"). */
+static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
+  const atoll_scenario *s = c->s;
+  if (s->gpu.memory_mb <= 0)
+    return 0;
+  double total = 0;
+  for (uint32_t i = 0; i < s->n_clients; i++) {
+    const atoll_model *m = &s->models[s->clients[i].model].model;
+    total += m->weights_mb + m->activations_mb_per_batch;
+  }
+  if (total <= s->gpu.memory_mb)
+    return 0;
+  char list[768];
+  size_t at = 0;
+  for (uint32_t i = 0; i < s->n_clients && at < sizeof list; i++) {
+    const atoll_scenario_model *sm = &s->models[s->clients[i].model];
+    if (sm->model.footprint_known)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: %g + %g MB)", i ? ", " : "", s->clients[i].name,
+                             sm->name, sm->model.weights_mb, sm->model.activations_mb_per_batch);
+    else
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: footprint unknown)", i ? ", " : "",
+                             s->clients[i].name, sm->name);
+  }
+  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s", total,
+                           s->gpu.memory_mb, s->gpu.name, list);
+}
+
+/* A client bound to CUs needs a stream of its own: policies that put every RT client on one
+ * shared stream cannot honour a binding, so it is refused rather than ignored. */
+static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
+  if (atoll_policy_queue_per_client(c->s->policy.kind))
+    return 0;
+  for (uint32_t i = 0; i < c->s->n_clients; i++)
+    if (!atoll_cuset_is_empty(&c->s->clients[i].cus))
+      return atoll_yread_error(c->r, policy, "client '%s' is bound to CUs (share or cus), which needs a policy that "
+                                             "gives every client its own stream (streams, edf); '%s' does not",
+                               c->s->clients[i].name, atoll_policy_name(c->s->policy.kind));
+  return 0;
+}
+
 static const char *const scenario_keys[] = {"gpu",       "models", "clients", "policy",      "duration_ms",
                                             "warmup_ms", "seed",   "expect",  "description", "sim"};
 enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_N };
@@ -559,7 +675,11 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
   if (rc == 0)
     rc = WITH_KEY(r, "clients", read_clients(c, v[SC_CLIENTS]));
   if (rc == 0)
+    rc = WITH_KEY(r, "clients", check_memory(c, v[SC_CLIENTS]));
+  if (rc == 0)
     rc = WITH_KEY(r, "policy", read_policy(c, v[SC_POLICY]));
+  if (rc == 0)
+    rc = WITH_KEY(r, "policy", check_bindings(c, v[SC_POLICY]));
   if (rc == 0)
     rc = WITH_KEY(r, "duration_ms", atoll_yread_time_ns(r, v[SC_DURATION], 1e6, false, &c->s->duration_ns));
   if (rc == 0 && v[SC_WARMUP]) {

@@ -259,7 +259,7 @@ static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_r
   atoll_run_recorder_init(&r.rec, s, res, trace, &device_hooks, &r, opts ? opts->tap : NULL,
                           opts ? opts->tap_ctx : NULL);
   atoll_trace_hooks_init(&r.hooks, &r.rec.tl, s);
-  atoll_simdev_cfg dcfg = {.scenario = s, .evq = &r.evq, .trace = trace, .hooks = trace ? &r.hooks.hooks : NULL,
+  atoll_simdev_cfg dcfg = {.scenario = s, .timing_gpu = opts ? opts->timing_gpu : NULL, .evq = &r.evq, .trace = trace, .hooks = trace ? &r.hooks.hooks : NULL,
                            .window_start_ns = s->warmup_ns, .window_end_ns = s->duration_ns,
                            .chooser = r.chooser};
   if (rc == 0)

@@ -41,6 +41,8 @@ typedef struct atoll_sim_opts {
   /* NULL, or the core's limits (the explorer sizes the core to the scenario's requests: a smaller
    * core is faster to set up and to hash). */
   const atoll_core_limits *core_limits;
+  /* NULL, or the GPU the kernels' timing is fitted on (atoll_simdev_cfg.timing_gpu). */
+  const atoll_gpu *timing_gpu;
 } atoll_sim_opts;
 
 /* What the state hash covers besides the state that decides the future: nothing of the past, the

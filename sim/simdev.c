@@ -42,6 +42,7 @@ typedef struct stream {
    * padding), the CUs it may use [cu_lo, cu_hi), and padding bookkeeping. */
   atoll_kernel_timing kt_local;
   uint16_t cu_lo, cu_hi;
+  uint16_t home_lo, home_hi; /* the CUs the stream is bound to (its whole GPU when unbound) */
   int32_t pad;           /* owner of a padded launch: its pad record; -1 otherwise */
   uint8_t hidden;        /* a BE part of a padded launch, run on a device-internal stream */
   uint32_t owner;        /* hidden: the stream of the padded launch */
@@ -65,6 +66,7 @@ struct atoll_simdev {
   const atoll_simdev_hooks *hooks; /* NULL: nobody observes */
   atoll_core *core;
   atoll_kernel_timing **timing; /* per model, per op */
+  const atoll_gpu *tg;          /* the GPU the timing is fitted on (atoll_simdev_cfg.timing_gpu) */
 
   stream *streams;
   uint32_t n_streams, cap_streams;
@@ -136,6 +138,11 @@ static void transmit(atoll_simdev *d, stream *st) {
  * stream (REEF Fig. 11: the delay between streams that postpones RT kernels). A stream takes its
  * DQ head only after its previous command completed: kernels of a stream run in order. */
 
+/* Streams bound to disjoint CU sets are partitions, each with a command-processor pipe of its own
+ * (docs/partitions.md, "Command processor"): dispatch alternating between them is not a stream
+ * switch. Unbound streams span the GPU, so they overlap every stream. */
+static bool homes_overlap(const stream *a, const stream *b) { return a->home_lo < b->home_hi && b->home_lo < a->home_hi; }
+
 static bool head_evicted(const stream *st) { return st->dq_count > 0 && st->q[st->head % st->cap].epoch < st->kill_epoch; }
 
 static void stream_kick(atoll_simdev *d, uint32_t sidx) {
@@ -176,7 +183,7 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
   int64_t cost = d->g->costs.cp_dispatch_ns;
   if (d->cp_last >= 0 && d->cp_last != (int32_t)sidx) {
     const stream *last = &d->streams[d->cp_last];
-    if (last->busy && !last->evicting)
+    if (last->busy && !last->evicting && homes_overlap(last, st))
       cost += d->g->costs.stream_switch_ns;
   }
   schedule(d, start + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, sidx));
@@ -291,7 +298,7 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   if (st->pad >= 0)
     d->pads[st->pad].live = 0;
   st->pad = -1;
-  st->cu_lo = 0, st->cu_hi = (uint16_t)d->g->cus;
+  st->cu_lo = st->home_lo, st->cu_hi = st->home_hi;
   st->busy = 0;
   st->kt = NULL;
   st->head++;
@@ -351,7 +358,7 @@ static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *c
     return kt;
   const atoll_op *op = &d->s->models[cmd->model].model.ops[cmd->op];
   if (cmd->version > 0)
-    atoll_kernel_timing_prepare_shape(d->g, &op->versions[cmd->version - 1], local);
+    atoll_kernel_timing_prepare_shape(d->tg, &op->versions[cmd->version - 1], local);
   else
     *local = *kt;
   if (cmd->block_n > 0 && cmd->block_n < local->blocks)
@@ -509,7 +516,7 @@ static void stream_init(atoll_simdev *d, stream *st, const char *name) {
   memset(st, 0, sizeof *st);
   st->wake_ns = INT64_MAX;
   st->pad = -1;
-  st->cu_lo = 0, st->cu_hi = (uint16_t)d->g->cus;
+  st->cu_lo = st->home_lo = 0, st->cu_hi = st->home_hi = (uint16_t)d->g->cus;
   snprintf(st->name, sizeof st->name, "%s", name);
 }
 
@@ -519,9 +526,15 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
    * pointers into it stay valid while events are handled. */
   if (d->n_core_streams == d->cap_streams - MAX_HIDDEN)
     return ATOLL_ENOMEM;
+  /* Both CU engines place a job's blocks on one range of consecutive CUs, so a binding must be
+   * one run inside the GPU (docs/partitions.md); anything else is refused, not widened. */
+  uint32_t lo = 0, hi = d->g->cus;
+  if (!atoll_cuset_is_empty(&cfg->cus) && (atoll_cuset_runs(&cfg->cus, &lo, &hi) != 1 || hi > d->g->cus))
+    return ATOLL_ENOTSUP;
   uint32_t sidx = d->n_core_streams++;
   stream *st = &d->streams[sidx];
   stream_init(d, st, cfg->name ? cfg->name : "stream");
+  st->cu_lo = st->home_lo = (uint16_t)lo, st->cu_hi = st->home_hi = (uint16_t)hi;
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
   d->n_streams = d->n_core_streams;
@@ -572,6 +585,9 @@ static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n
 static int dev_launch_padded(void *ctx, uint32_t sid, const atoll_cmd *rt, uint32_t rt_cus, const atoll_pad_part *parts,
                              uint32_t n_parts) {
   atoll_simdev *d = ctx;
+  /* Padding places blocks by CU position over the whole GPU: a bound stream cannot pad. */
+  if (sid < d->n_core_streams && (d->streams[sid].home_lo != 0 || d->streams[sid].home_hi != d->g->cus))
+    return ATOLL_ENOTSUP;
   if (sid >= d->n_core_streams || n_parts > MAX_PARTS || rt_cus == 0 || rt_cus > d->g->cus)
     return ATOLL_EINVAL;
   if (n_parts == 0)
@@ -745,6 +761,7 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
   if (!d)
     return ATOLL_ENOMEM;
   d->s = s, d->g = &s->gpu, d->evq = cfg->evq, d->trace = cfg->trace, d->hooks = cfg->hooks;
+  d->tg = cfg->timing_gpu ? cfg->timing_gpu : &s->gpu;
   d->cp_last = -1;
   d->win0 = cfg->window_start_ns, d->win1 = cfg->window_end_ns;
   d->engine_free_ns = calloc(s->gpu.copy_engines, sizeof *d->engine_free_ns);
@@ -766,7 +783,7 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
       return ATOLL_ENOMEM;
     }
     for (uint32_t i = 0; i < md->n_ops; i++)
-      atoll_kernel_timing_prepare(&s->gpu, md, i, &d->timing[m][i]);
+      atoll_kernel_timing_prepare(d->tg, md, i, &d->timing[m][i]);
   }
   atoll_cu_model_cfg ccfg = {.engine = s->engine, .gpu = &s->gpu, .max_jobs = d->cap_streams, .evq = d->evq,
                              .trace = d->trace, .sink = {.ctx = d, .started = cu_started, .done = kernel_done,

@@ -73,6 +73,10 @@ typedef struct atoll_simdev_cfg {
   /* NULL, or asked at the device's choice points (choice.h): wave durations within the scenario's
    * sim.timing_spread and the order the block dispatcher serves ready kernels in. */
   const atoll_chooser *chooser;
+  /* NULL, or the GPU the kernels' timing is fitted on when the scenario's GPU is a cut-down copy of
+   * it (fewer CUs): each block then keeps the time it takes on the full GPU. The reference for a
+   * partition (docs/partitions.md); NULL fits the timing on the scenario's own GPU. */
+  const atoll_gpu *timing_gpu;
 } atoll_simdev_cfg;
 
 int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg);

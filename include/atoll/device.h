@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atoll/cuset.h"
+
 typedef struct atoll_cmd {
   uint32_t model; /* scenario model index */
   uint32_t op;    /* index into that model's ops */
@@ -36,7 +38,8 @@ typedef struct atoll_pad_part {
 typedef struct atoll_stream_cfg {
   uint32_t priority;    /* 0 normal; higher values are served first by the CP and block dispatcher */
   uint32_t dq_capacity; /* device-queue depth; 0: the device's stock depth */
-  uint64_t cu_mask;     /* CUs the stream may use (bit i = CU i); 0: all. For spatial-sharing policies */
+  atoll_cuset cus;      /* CUs the stream may run blocks on; empty: all (docs/partitions.md). A device
+                         * that cannot bind a stream refuses a non-empty set (ATOLL_ENOTSUP) */
   const char *name;     /* for traces */
 } atoll_stream_cfg;
 

@@ -39,6 +39,7 @@ typedef struct atoll_gpu {
   uint32_t dq_capacity;          /* stock runtime's device-queue depth */
   uint32_t copy_engines;
   atoll_gpu_costs costs;
+  double memory_mb;              /* device memory (preset key memory_mb); 0: unknown, nothing is checked */
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

@@ -104,6 +104,10 @@ typedef struct atoll_model {
   uint32_t n_tensors;
   const atoll_op *ops;
   uint32_t n_ops;
+  /* Device memory one instance needs (profile key footprint, in MB of 2^20 bytes): its weights,
+   * and its activations per request of batch 1. footprint_known false: the profile gives none (both 0). */
+  bool footprint_known;
+  double weights_mb, activations_mb_per_batch;
 } atoll_model;
 
 /* Counts and totals, as `atoll model info` prints them. */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atoll/cuset.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
 #include "atoll/policies.h"
@@ -37,6 +38,8 @@ typedef struct atoll_client {
   atoll_client_class cls;
   atoll_arrival arrival;
   int64_t deadline_ns; /* 0: none (uniform clients default to their period) */
+  /* The CUs its stream may use (keys share: and cus:, docs/partitions.md); empty: all. */
+  atoll_cuset cus;
 } atoll_client;
 
 typedef struct atoll_scenario_model {
@@ -111,6 +114,8 @@ typedef struct atoll_scenario {
 } atoll_scenario;
 
 const char *atoll_policy_name(atoll_policy_kind k);
+/* Whether the policy gives every client a stream of its own (a client may then be bound to CUs). */
+bool atoll_policy_queue_per_client(atoll_policy_kind k);
 /* Returns 0 and sets *out, or ATOLL_ENOENT for an unknown name. */
 int atoll_policy_from_name(const char *name, atoll_policy_kind *out);
 const char *atoll_cmp_text(atoll_cmp c);

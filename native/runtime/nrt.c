@@ -210,6 +210,8 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   atoll_nrt *r = ctx;
   if (r->n_streams == NRT_MAX_STREAMS)
     return ATOLL_EFULL;
+  if (!atoll_cuset_is_empty(&cfg->cus)) /* no back-end binds a queue to CUs yet (docs/partitions.md) */
+    return ATOLL_ENOTSUP;
   nrt_stream *s = calloc(1, sizeof *s);
   if (!s)
     return ATOLL_ENOMEM;

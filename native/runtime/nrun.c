@@ -581,6 +581,13 @@ static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, c
 }
 
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len) {
+  /* No native back-end binds a stream to CUs or workers yet: a binding is refused, not ignored. */
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (!atoll_cuset_is_empty(&s->clients[c].cus)) {
+      snprintf(err, err_len, "client '%s' is bound to CUs (share or cus): the native back-ends (cpu, cuda, hip) do "
+               "not implement CU partitions yet (docs/partitions.md)", s->clients[c].name);
+      return ATOLL_ENOTSUP;
+    }
   for (uint32_t m = 0; m < s->n_models; m++) {
     int rc = check_model(&s->models[m], nmodels ? nmodels[m] : NULL, err, err_len);
     if (rc)

@@ -16,6 +16,22 @@ expect_rc() { # expect_rc WANT CMD...
 need_reef() { [ -d "$reef/models" ] || { echo "FAIL: REEF data absent at $reef (tests/data/reef)"; exit 1; }; }
 
 case $case_name in
+  memory_fits_until_full)
+    # One tiny_big instance (9120 MB) fits the MI50's 16384 MB; two (18240 MB) are refused, naming
+    # each client, its model and sizes (scenarios/bad/memory_over.yaml holds the exact message).
+    sed '/name: b,/d; /name: c,/d; /^# expect:/d' "$src/scenarios/bad/memory_over.yaml" >"$tmp/one.yaml"
+    cp -r "$src/scenarios/bad/models" "$tmp/models"
+    expect_rc 0 "$atoll" check "$tmp/one.yaml"
+    grep -v '^# expect:' "$src/scenarios/bad/memory_over.yaml" >"$tmp/two.yaml"
+    expect_rc 2 "$atoll" check "$tmp/two.yaml"
+    grep -q "need 18240 MB, more than the 16384 MB of GPU 'mi50': a (big: 9000 + 120 MB)" "$tmp/.stderr" ||
+      fail "message: $(cat "$tmp/.stderr")" ;;
+  native_refuses_partitions)
+    # No native back-end binds a stream to CUs: a bound client is refused (exit 2), never run unbound.
+    expect_rc 2 "$atoll" native "$src/scenarios/native/partition-refused.yaml" --device cpu
+    grep -q "client 'camera' is bound to CUs (share or cus): the native back-ends (cpu, cuda, hip) do not implement" \
+      "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    [ ! -s "$tmp/.stdout" ] || fail "stdout not empty" ;;
   version)
     expect_rc 0 "$atoll" --version
     grep -Eq '^atoll [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/.stdout" || fail "version line: $(cat "$tmp/.stdout")" ;;

@@ -36,7 +36,7 @@ static void reef_layout_for_rt_only_seq_orion(void **state) {
     for (uint32_t s = 0; s < fk.n_streams; s++) {
       assert_int_equal(fk.cfg[s].priority, 0);
       assert_int_equal(fk.cfg[s].dq_capacity, 0);
-      assert_int_equal(fk.cfg[s].cu_mask, 0);
+      assert_true(atoll_cuset_is_empty(&fk.cfg[s].cus));
     }
     /* BE streams are named after their client (traces show them). */
     assert_string_equal(fk.names[fk_stream_of(BE0)], "be0");
