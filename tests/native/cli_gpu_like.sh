@@ -6,17 +6,7 @@
 # (docs/native-gpu.md).
 set -u
 case_name=$1 atoll=$2 src=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mix="$src/scenarios/native/mix.yaml"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_rc() { # expect_rc WANT CMD...
-  local want=$1; shift
-  "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
-  [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
-}
-json() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$tmp/.stdout"; }
+. "$(dirname "$0")/cli_lib.sh"
 
 case $case_name in
   profile_without_start_callbacks)

@@ -1,0 +1,13 @@
+# cli_lib.sh — what the native command-line test scripts share (sourced, after they set case_name,
+# atoll and src): a scratch folder removed on exit, the native mix scenario, and the checks.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mix="$src/scenarios/native/mix.yaml"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_rc() { # expect_rc WANT CMD...: runs CMD into $tmp/.stdout and .stderr, fails unless it exits WANT
+  local want=$1; shift
+  "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
+}
+json() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$tmp/.stdout"; }
