@@ -375,7 +375,8 @@ typedef struct l2 {
 } l2;
 
 /* op 0: a short spin; op 1: one that runs for seconds unless killed. A padded launch pads op 0's
- * blocks with its parts, each a short spin of 4 blocks on its own slice of the output. */
+ * blocks with its parts, each a short spin of 4 blocks of an 8-block grid, writing one float a
+ * block past the RT kernel's (x->out holds 32 floats per CU, and a device has at least 1 CU). */
 static int l2_bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   l2 *x = ctx;
   const uint32_t grid = b->cmd->op == 1 ? x->r->info.cus : 2;
@@ -386,7 +387,7 @@ static int l2_bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   out->k.cus = b->rt_cus;
   out->n_parts = b->n_parts;
   for (uint32_t i = 0; i < b->n_parts; i++) {
-    out->parts[i] = spin(0, x->out + 32 * (i + 1), 8, 100).k;
+    out->parts[i] = spin(0, x->out + 8 * (i + 1), 8, 100).k; /* out[8 + block]: inside the 32 floats a CU */
     out->parts[i].block_lo = 4 * i;
     out->parts[i].block_n = 4;
     out->parts[i].cus = b->parts[i].cus;
