@@ -8,6 +8,7 @@
 #include "atoll/error.h"
 #include "atoll/expect.h"
 #include "atoll/limits.h"
+#include "atoll/memory.h"
 #include "atoll/policy.h"
 #include "load.h"
 #include "suggest.h"
@@ -612,14 +613,8 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
  * needs more is refused, naming every instance and its size (docs/partitions.md, "Memory"). */
 static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
   const atoll_scenario *s = c->s;
-  if (s->gpu.memory_mb <= 0)
-    return 0;
-  double total = 0;
-  for (uint32_t i = 0; i < s->n_clients; i++) {
-    const atoll_model *m = &s->models[s->clients[i].model].model;
-    total += m->weights_mb + m->activations_mb_per_batch;
-  }
-  if (total <= s->gpu.memory_mb)
+  atoll_gpu_memory mem;
+  if (atoll_scenario_gpu_memory(s, 0, &mem) != 0 || mem.capacity_mb <= 0 || mem.used_mb <= mem.capacity_mb)
     return 0;
   char list[768];
   size_t at = 0;
@@ -632,8 +627,8 @@ static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
       at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: footprint unknown)", i ? ", " : "",
                              s->clients[i].name, sm->name);
   }
-  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s", total,
-                           s->gpu.memory_mb, s->gpu.name, list);
+  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s",
+                           mem.used_mb, mem.capacity_mb, s->gpu.name, list);
 }
 
 /* A client bound to CUs needs a stream of its own: policies that put every RT client on one

@@ -26,6 +26,22 @@ case $case_name in
     expect_rc 2 "$atoll" check "$tmp/two.yaml"
     grep -q "need 18240 MB, more than the 16384 MB of GPU 'mi50': a (big: 9000 + 120 MB)" "$tmp/.stderr" ||
       fail "message: $(cat "$tmp/.stderr")" ;;
+  report_memory_in_use)
+    # The report carries GPU 0's memory when a footprint is known (docs/report.md): one tiny_big
+    # (9000 + 120 MB) beside one tiny without a footprint; a run without footprints has no such key.
+    sed '/name: b,/d; /^# expect:/d' "$src/scenarios/bad/memory_over.yaml" >"$tmp/one.yaml"
+    cp -r "$src/scenarios/bad/models" "$tmp/models"
+    expect_rc 0 "$atoll" sim "$tmp/one.yaml" --json "$tmp/r.json"
+    grep -q '^GPU memory in use  *9120 MB of 16384 MB (2 model instances; 1 with footprint unknown, counted as 0 MB)$' \
+      "$tmp/.stdout" || fail "text line: $(grep -i memory "$tmp/.stdout")"
+    python3 - "$tmp/r.json" <<'PY' || fail "JSON gpu object"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+assert (g["memory_mb_used"], g["memory_mb"], g["memory_unknown_instances"]) == (9120, 16384, 1), g
+PY
+    sed '/name: a,/d; /name: b,/d; /^# expect:/d' "$src/scenarios/bad/memory_over.yaml" >"$tmp/none.yaml"
+    expect_rc 0 "$atoll" sim "$tmp/none.yaml" --json "$tmp/n.json"
+    ! grep -q memory "$tmp/n.json" "$tmp/.stdout" || fail "memory keys without a footprint" ;;
   native_refuses_partitions)
     # No native back-end binds a stream to CUs: a bound client is refused (exit 2), never run unbound.
     expect_rc 2 "$atoll" native "$src/scenarios/native/partition-refused.yaml" --device cpu
