@@ -17,3 +17,16 @@ int atoll_scenario_gpu_memory(const atoll_scenario *s, uint32_t gpu, atoll_gpu_m
   }
   return ATOLL_OK;
 }
+
+void atoll_model_footprint_from_tensors(atoll_model *m) {
+  uint64_t weights = 0, other = 0;
+  for (uint32_t i = 0; i < m->n_tensors; i++) {
+    if (m->tensors[i].kind == ATOLL_TENSOR_WEIGHT)
+      weights += m->tensors[i].bytes;
+    else
+      other += m->tensors[i].bytes;
+  }
+  m->footprint_known = true;
+  m->weights_mb = (double)weights / (1024.0 * 1024.0);
+  m->activations_mb_per_batch = (double)other / (1024.0 * 1024.0);
+}

@@ -947,9 +947,9 @@ static void text_gpu_memory(const atoll_scenario *s, uint32_t gpu, FILE *out) {
   if (atoll_scenario_gpu_memory(s, gpu, &m) != ATOLL_OK || m.unknown == m.instances)
     return;
   char a[32], b[32];
-  fprintf(out, "%-28s %s MB", "GPU memory in use", fmt_number(a, m.used_mb));
+  fprintf(out, "%-28s %s MB", "GPU memory in use", cell(a, m.used_mb, 1));
   if (m.capacity_mb > 0)
-    fprintf(out, " of %s MB", fmt_number(b, m.capacity_mb));
+    fprintf(out, " of %s MB", cell(b, m.capacity_mb, 1));
   fprintf(out, " (%" PRIu32 " model instances", m.instances);
   if (m.unknown > 0)
     fprintf(out, "; %" PRIu32 " with footprint unknown, counted as 0 MB", m.unknown);

@@ -19,4 +19,10 @@ typedef struct atoll_gpu_memory {
  * client; ATOLL_EINVAL for any other index. */
 int atoll_scenario_gpu_memory(const atoll_scenario *s, uint32_t gpu, atoll_gpu_memory *out);
 
+/* Sets model m's footprint from its tensor table, for importers whose source gives every buffer's
+ * size (REEF's storage table, the native models): weights_mb is the weight tensors' bytes, and
+ * activations_mb_per_batch the bytes of every other tensor (input, output, intermediates: the
+ * buffers one request of the model's own batch uses), both in MB of 2^20 bytes. */
+void atoll_model_footprint_from_tensors(atoll_model *m);
+
 #endif

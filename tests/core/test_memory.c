@@ -1,5 +1,5 @@
 /* GPU memory of a placement (core/memory.c): known footprints summed per instance, unknown ones
- * counted, the preset's capacity carried, and only GPU 0 today. */
+ * counted, the preset's capacity carried, and only GPU 0 today; and a footprint from a tensor table. */
 #include "atoll/memory.h"
 
 #include "atoll/error.h"
@@ -21,7 +21,23 @@ static void sums_instances_and_counts_unknown_footprints(void **state) {
   assert_int_equal(atoll_scenario_gpu_memory(&s, 1, &m), ATOLL_EINVAL);
 }
 
+/* Weights are the weight tensors' bytes; everything else is per-request activations (MB of 2^20). */
+static void footprint_from_tensor_table(void **state) {
+  (void)state;
+  const atoll_tensor t[] = {{.name = "data", .bytes = 1 << 20, .kind = ATOLL_TENSOR_INPUT},
+                            {.name = "w0", .bytes = 3 << 20, .kind = ATOLL_TENSOR_WEIGHT},
+                            {.name = "w1", .bytes = 1 << 19, .kind = ATOLL_TENSOR_WEIGHT},
+                            {.name = "t0", .bytes = 1 << 18, .kind = ATOLL_TENSOR_INTERMEDIATE},
+                            {.name = "output", .bytes = 1 << 18, .kind = ATOLL_TENSOR_OUTPUT}};
+  atoll_model m = {.tensors = t, .n_tensors = 5};
+  atoll_model_footprint_from_tensors(&m);
+  assert_true(m.footprint_known);
+  assert_true(m.weights_mb == 3.5);
+  assert_true(m.activations_mb_per_batch == 1.5);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(sums_instances_and_counts_unknown_footprints),
+    cmocka_unit_test(footprint_from_tensor_table),
 };
 ATOLL_TEST_MAIN(tests)
