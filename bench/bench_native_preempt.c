@@ -36,8 +36,8 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "models/nmodel.h"
-#include "nrun.h"
+#include "native/models/nmodel.h"
+#include "native/runtime/nrun.h"
 
 /* --- the models: a BE chain of N spin kernels, a one-kernel RT model --- */
 

@@ -21,10 +21,10 @@
  *         blocks when normal mode resumes.
  *  wait   block-level wait-based preemption with lazy eviction: the stock DQ depth, synchronous
  *         reclamation, every launched BE kernel evicted through the CP, running blocks waited for. */
-#include "preempt.h"
+#include "core/preempt.h"
 
-#include "dkp.h"
-#include "restart.h"
+#include "core/dkp.h"
+#include "core/restart.h"
 
 static atoll_preempt_state *state(atoll_core *c) { return atoll__policy_state(c); }
 

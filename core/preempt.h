@@ -3,7 +3,7 @@
 #ifndef ATOLL_CORE_PREEMPT_H
 #define ATOLL_CORE_PREEMPT_H
 
-#include "policy.h"
+#include "core/policy.h"
 
 typedef struct atoll_preempt_style {
   bool reset_based; /* reset the HQ and CUs (async_reclaim, reset_cu); else wait for running blocks */

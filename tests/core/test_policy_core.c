@@ -3,9 +3,9 @@
  * generically, the policy state area covered by copy, hash and validity, timers routed to the
  * policy, operator ranges, and a launch the device refuses failing its request. */
 #include "atoll/policy.h"
-#include "policy.h"
-#include "preempt.h"
-#include "sched_fake.h"
+#include "core/policy.h"
+#include "core/preempt.h"
+#include "tests/core/sched_fake.h"
 
 /* Every registered policy has ops that can run, a name that maps back to it, and options whose
  * defaults are in range and read back as set. */
