@@ -10,8 +10,8 @@
 #include "atoll/limits.h"
 #include "atoll/memory.h"
 #include "atoll/policy.h"
-#include "load.h"
-#include "suggest.h"
+#include "io/load.h"
+#include "io/suggest.h"
 
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d);

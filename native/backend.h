@@ -45,7 +45,7 @@
 #include <stdint.h>
 
 #include "atoll/cuset.h"
-#include "kernels/ak.h"
+#include "native/kernels/ak.h"
 
 #define ATOLL_NPAD_MAX 8 /* BE parts in one padded launch */
 

@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cu_engine.h"
-#include "simdev.h"
+#include "sim/cu_engine.h"
+#include "sim/simdev.h"
 
 /* Zones are non-empty CU ranges cut at the edges of padded parts and of bound streams' sets: bound
  * sets lie within a CU set's 256 CUs, and padding (whose parts take at most 40 zones) never meets a

@@ -3,7 +3,7 @@
 #include "atoll/memory.h"
 
 #include "atoll/error.h"
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 static void sums_instances_and_counts_unknown_footprints(void **state) {
   (void)state;
