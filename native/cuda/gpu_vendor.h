@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "atoll/cuset.h"
+#include "native/gpu/gpu_partition.h"
 
 #define GPU_VENDOR_NAME "cuda"
 #define GPU_RUNTIME_NAME "CUDA runtime"
@@ -94,14 +95,6 @@ static inline bool gpu_driver_fn(const char *name, void **fn) {
          q == cudaDriverEntryPointSuccess && *fn;
 }
 
-/* The SMs a green context of at least `want` SMs gets on a device whose SM resource is r. */
-static inline unsigned int gpu_green_sm_count(const CUdevSmResource *r, unsigned int want) {
-  unsigned int n = want < r->minSmPartitionSize ? r->minSmPartitionSize : want;
-  unsigned int a = r->smCoscheduledAlignment ? r->smCoscheduledAlignment : 1;
-  n = (n + a - 1) / a * a;
-  return n < r->smCount ? n : r->smCount;
-}
-
 static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDeviceProp *p, const atoll_cuset *cus,
                                                   int priority, gpuStream_t *s, char *why, size_t why_len) {
   (void)p;
@@ -118,9 +111,7 @@ static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDevicePr
     snprintf(why, why_len, "green contexts (the driver lacks them: CUDA >= 12.4 needed to bind a queue to SMs)");
     return cudaErrorNotSupported;
   }
-  unsigned int want = 0;
-  for (uint32_t i = 0; i < ATOLL_CUSET_WORDS; i++)
-    want += (unsigned int)__builtin_popcountll(cus->w[i]);
+  unsigned int want = gpu_cuset_count(cus);
   CUdevResource all, part;
   unsigned int groups = 1;
   CUgreenCtx ctx;
@@ -128,7 +119,8 @@ static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDevicePr
   CUstream st;
   CUresult e = get_res((CUdevice)ordinal, &all, CU_DEV_RESOURCE_TYPE_SM);
   if (e == CUDA_SUCCESS)
-    e = split(&part, &groups, &all, NULL, 0, gpu_green_sm_count(&all.sm, want));
+    e = split(&part, &groups, &all, NULL, 0,
+              gpu_green_sm_count(want, all.sm.minSmPartitionSize, all.sm.smCoscheduledAlignment, all.sm.smCount));
   if (e == CUDA_SUCCESS)
     e = desc(&d, &part, 1);
   if (e == CUDA_SUCCESS)

@@ -446,10 +446,7 @@ static int gpu_create_queue(void *p, uint32_t priority, atoll_nqueue **out) {
 static int gpu_create_bound_queue(void *p, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **out, char *err,
                                   size_t err_len) {
   gpu_backend *be = (gpu_backend *)p;
-  uint32_t end = 0;
-  for (uint32_t cu = 0; cu < ATOLL_CUSET_MAX; cu++)
-    if ((cus->w[cu / 64] >> (cu % 64)) & 1u)
-      end = cu + 1;
+  uint32_t end = gpu_cuset_end(cus);
   if (end == 0 || end > (uint32_t)be->prop.multiProcessorCount) {
     snprintf(err, err_len, "%s back-end: a CU set must name CUs of the device's %d", GPU_VENDOR_NAME,
              be->prop.multiProcessorCount);

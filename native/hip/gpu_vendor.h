@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "atoll/cuset.h"
+#include "native/gpu/gpu_partition.h"
 
 #define GPU_VENDOR_NAME "hip"
 #define GPU_RUNTIME_NAME "HIP runtime"
@@ -81,13 +82,13 @@ static inline int gpu_max_blocks_per_cu(const gpuDeviceProp *p) {
 static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDeviceProp *p, const atoll_cuset *cus,
                                                   int priority, gpuStream_t *s, char *why, size_t why_len) {
   (void)ordinal, (void)priority;
-  uint32_t mask[ATOLL_CUSET_MAX / 32] = {0};
+  uint32_t mask[ATOLL_CUSET_MAX / 32];
   uint32_t n = ((uint32_t)p->multiProcessorCount + 31) / 32;
-  for (uint32_t cu = 0; cu < ATOLL_CUSET_MAX; cu++)
-    if ((cus->w[cu / 64] >> (cu % 64)) & 1u)
-      mask[cu / 32] |= 1u << (cu % 32);
+  if (n == 0 || n > ATOLL_CUSET_MAX / 32)
+    n = ATOLL_CUSET_MAX / 32;
+  gpu_cu_mask_words(cus, mask, n);
   snprintf(why, why_len, "hipExtStreamCreateWithCUMask");
-  return hipExtStreamCreateWithCUMask(s, n ? n : 1, mask);
+  return hipExtStreamCreateWithCUMask(s, n, mask);
 }
 
 #endif
