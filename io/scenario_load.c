@@ -8,6 +8,7 @@
 #include "atoll/error.h"
 #include "atoll/expect.h"
 #include "atoll/limits.h"
+#include "atoll/memory.h"
 #include "atoll/policy.h"
 #include "io/load.h"
 #include "io/suggest.h"
@@ -275,19 +276,8 @@ static int find_model(scen_ctx *c, const atoll_ynode *n, uint32_t *out) {
   return atoll_yread_error(c->r, n, "unknown model '%s'%s (not under models:)", n->str, hint);
 }
 
-/* Both of the simulator's CU engines place a stream's blocks on one range of consecutive CUs, and
- * no native back-end binds streams yet (docs/partitions.md): a list with gaps is parsed, then
- * refused here with its location rather than deep inside a run. */
-static int one_run(scen_ctx *c, const atoll_ynode *n, const char *text, const atoll_cuset *set) {
-  uint32_t lo, hi, runs = atoll_cuset_runs(set, &lo, &hi);
-  if (runs == 1)
-    return 0;
-  return atoll_yread_error(c->r, n, "cus '%s' is %u separate ranges: the simulator binds a client to one range of "
-                                    "consecutive CUs",
-                           text, runs);
-}
-
-/* cus: "LO-HI", a single CU "N", or a comma list of them ("0-9,20-29"), inside the GPU's CUs. */
+/* cus: "LO-HI", a single CU "N", or a comma list of them ("0-9,20-29"), inside the GPU's CUs. The
+ * parts of a list may not overlap: "0-9,5-14" is more likely a typo than a wish for CUs 0-14. */
 static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
   const char *text;
   int rc = atoll_yread_str(c->r, n, &text);
@@ -314,10 +304,15 @@ static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
     if (hi >= gpu_cus)
       return atoll_yread_error(c->r, n, "CU %lu in '%s' is past the GPU's %u CUs (0-%u)", hi, text, gpu_cus,
                                gpu_cus - 1);
-    if (atoll_cuset_add_range(out, (uint32_t)lo, (uint32_t)hi) != 0)
+    atoll_cuset part = {{0}};
+    if (atoll_cuset_add_range(&part, (uint32_t)lo, (uint32_t)hi) != 0)
       return atoll_yread_error(c->r, n, "CU %lu in '%s': a CU set holds CUs 0-%d", hi, text, ATOLL_CUSET_MAX - 1);
+    if (atoll_cuset_intersects(out, &part))
+      return atoll_yread_error(c->r, n, "CU range %lu-%lu in '%s' overlaps an earlier range of the list", lo, hi, text);
+    for (uint32_t w = 0; w < ATOLL_CUSET_WORDS; w++)
+      out->w[w] |= part.w[w];
     if (*p == '\0')
-      return one_run(c, n, text, out);
+      return 0;
     if (*p != ',')
       break;
     p++;
@@ -618,14 +613,8 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
  * needs more is refused, naming every instance and its size (docs/partitions.md, "Memory"). */
 static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
   const atoll_scenario *s = c->s;
-  if (s->gpu.memory_mb <= 0)
-    return 0;
-  double total = 0;
-  for (uint32_t i = 0; i < s->n_clients; i++) {
-    const atoll_model *m = &s->models[s->clients[i].model].model;
-    total += m->weights_mb + m->activations_mb_per_batch;
-  }
-  if (total <= s->gpu.memory_mb)
+  atoll_gpu_memory mem;
+  if (atoll_scenario_gpu_memory(s, 0, &mem) != 0 || mem.capacity_mb <= 0 || mem.used_mb <= mem.capacity_mb)
     return 0;
   char list[768];
   size_t at = 0;
@@ -638,8 +627,8 @@ static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
       at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: footprint unknown)", i ? ", " : "",
                              s->clients[i].name, sm->name);
   }
-  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s", total,
-                           s->gpu.memory_mb, s->gpu.name, list);
+  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s",
+                           mem.used_mb, mem.capacity_mb, s->gpu.name, list);
 }
 
 /* A client bound to CUs needs a stream of its own: policies that put every RT client on one

@@ -15,6 +15,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
+#include "atoll/memory.h"
 #include "run/driver.h"
 #include "io/json_out.h"
 
@@ -706,6 +707,20 @@ static void json_run(json_writer *w, const atoll_report *r) {
   jw_close(w, "}");
 }
 
+/* The memory keys of GPU `gpu` inside its object: the known footprints in use, the capacity when the
+ * preset gives it, and how many instances have no footprint. Only when some footprint on the GPU is
+ * known, so reports of scenarios without footprints are as they were (docs/report.md). */
+static void json_gpu_memory(json_writer *w, const atoll_scenario *s, uint32_t gpu) {
+  atoll_gpu_memory m;
+  if (atoll_scenario_gpu_memory(s, gpu, &m) != ATOLL_OK || m.unknown == m.instances)
+    return;
+  jw_num(w, "memory_mb_used", m.used_mb);
+  if (m.capacity_mb > 0)
+    jw_num(w, "memory_mb", m.capacity_mb);
+  if (m.unknown > 0)
+    jw_uint(w, "memory_unknown_instances", m.unknown);
+}
+
 int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) {
   json_writer w = {.f = out};
   const atoll_scenario *s = r->res->scenario;
@@ -726,6 +741,7 @@ int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) 
   jw_num(&w, "cu_busy_frac_rt", r->cu_busy_frac_rt);
   jw_num(&w, "cu_busy_frac_be", r->cu_busy_frac_be);
   jw_num(&w, "cu_busy_frac_be_padded", r->cu_busy_frac_be_padded);
+  json_gpu_memory(&w, s, 0);
   jw_close(&w, "}");
   if (r->rt_kernels_padded > 0)
     json_padding(&w, r);
@@ -925,6 +941,21 @@ static void table_expects(const atoll_report *r, FILE *out) {
   }
 }
 
+/* GPU `gpu`'s memory line, under the same condition as its JSON keys (json_gpu_memory). */
+static void text_gpu_memory(const atoll_scenario *s, uint32_t gpu, FILE *out) {
+  atoll_gpu_memory m;
+  if (atoll_scenario_gpu_memory(s, gpu, &m) != ATOLL_OK || m.unknown == m.instances)
+    return;
+  char a[32], b[32];
+  fprintf(out, "%-28s %s MB", "GPU memory in use", cell(a, m.used_mb, 1));
+  if (m.capacity_mb > 0)
+    fprintf(out, " of %s MB", cell(b, m.capacity_mb, 1));
+  fprintf(out, " (%" PRIu32 " model instances", m.instances);
+  if (m.unknown > 0)
+    fprintf(out, "; %" PRIu32 " with footprint unknown, counted as 0 MB", m.unknown);
+  fprintf(out, ")\n");
+}
+
 void atoll_report_print_table(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
   char a[32], b[32], c[32];
@@ -948,6 +979,7 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
   }
   fprintf(out, "%-28s %s %% (rt %s %%, be %s %%)\n", "CU busy", cell(a, 100 * r->cu_busy_frac, 1),
           cell(b, 100 * r->cu_busy_frac_rt, 1), cell(c, 100 * r->cu_busy_frac_be, 1));
+  text_gpu_memory(s, 0, out);
   if (r->rt_kernels_padded > 0)
     fprintf(out, "%-28s %" PRIu32 " of %" PRIu64 " RT kernels; their overhead p50 %s us, p99 %s us; padded BE CU busy %s %%\n",
             "padded launches", r->rt_kernels_padded, r->rt_kernels, cell(a, r->rt_overhead_us.p50, 2),

@@ -581,13 +581,6 @@ static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, c
 }
 
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len) {
-  /* No native back-end binds a stream to CUs or workers yet: a binding is refused, not ignored. */
-  for (uint32_t c = 0; c < s->n_clients; c++)
-    if (!atoll_cuset_is_empty(&s->clients[c].cus)) {
-      snprintf(err, err_len, "client '%s' is bound to CUs (share or cus): the native back-ends (cpu, cuda, hip) do "
-               "not implement CU partitions yet (docs/partitions.md)", s->clients[c].name);
-      return ATOLL_ENOTSUP;
-    }
   for (uint32_t m = 0; m < s->n_models; m++) {
     int rc = check_model(&s->models[m], nmodels ? nmodels[m] : NULL, err, err_len);
     if (rc)
@@ -648,6 +641,14 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
     r.be = atoll_nrt_backend(r.rt);
     rc = r.ops->info(r.be, &r.binfo);
   }
+  /* A binding names CUs of the scenario's GPU; the device opened may have fewer (docs/partitions.md). */
+  for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++)
+    if (atoll_cuset_end(&s->clients[c].cus) > r.binfo.cus) {
+      snprintf(err, err_len, "client '%s' is bound to CUs up to %u, but the device '%s' has %u CUs (0-%u)",
+               s->clients[c].name, atoll_cuset_end(&s->clients[c].cus) - 1, r.binfo.name, r.binfo.cus,
+               r.binfo.cus - 1);
+      rc = ATOLL_EINVAL;
+    }
   if (rc == 0) {
     /* The core decides with the device's real CU count (padding's CU split, for one). */
     r.s.gpu.cus = r.binfo.cus;
@@ -682,6 +683,8 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   if (rc == 0)
     rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &atoll_run_observer, &r.rec, NULL,
                          r.arr.deadline_ns);
+  if (rc && r.rt && *atoll_nrt_stream_error(r.rt) && err_len && !err[0])
+    snprintf(err, err_len, "%s", atoll_nrt_stream_error(r.rt));
   if (rc) {
     runner_free(&r);
     return rc;
