@@ -333,6 +333,7 @@ int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *ou
   alone.clients = &one;
   alone.n_clients = 1;
   alone.policy = (atoll_policy_cfg){.kind = ATOLL_POLICY_RT_ONLY};
+  alone.gpu_count = 1, alone.run_gpu = 0; /* one GPU, whichever the scenario has */
   alone.warmup_ns = 0;
   alone.duration_ns = INT64_MAX / 4;
   alone.n_expects = 0;
