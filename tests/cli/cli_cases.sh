@@ -26,6 +26,38 @@ case $case_name in
     expect_rc 2 "$atoll" check "$tmp/two.yaml"
     grep -q "need 18240 MB, more than the 16384 MB of GPU 'mi50': a (big: 9000 + 120 MB)" "$tmp/.stderr" ||
       fail "message: $(cat "$tmp/.stderr")" ;;
+  two_gpus_alone_latency)
+    # gpu_count: 2 with a client on each: each client's latencies are those it has alone on one GPU
+    # (within 1 %; the GPUs share nothing), and the report has one gpus entry per GPU.
+    ex=$src/scenarios/examples
+    expect_rc 0 "$atoll" sim "$ex/two-gpus.yaml" --quiet --json "$tmp/two.json"
+    for c in cam lidar; do
+      sed "/^gpu_count:/d; /name: $c,/!{/name: /d}; s/, gpu: [0-9]//; s|\.\./models/|$src/scenarios/models/|" \
+        "$ex/two-gpus.yaml" >"$tmp/alone-$c.yaml"
+      expect_rc 0 "$atoll" sim "$tmp/alone-$c.yaml" --quiet --json "$tmp/alone-$c.json"
+    done
+    python3 - "$tmp" <<'PY' || fail "latencies differ"
+import json, sys
+t = sys.argv[1]
+two = {c["name"]: c for c in json.load(open(f"{t}/two.json"))["clients"]}
+gpus = json.load(open(f"{t}/two.json"))["gpus"]
+assert len(gpus) == 2 and all(g["cu_busy_frac"] > 0 for g in gpus), gpus
+for name in ("cam", "lidar"):
+    alone = json.load(open(f"{t}/alone-{name}.json"))["clients"][0]
+    for k in ("mean", "p99"):
+        a, b = alone["latency_us"][k], two[name]["latency_us"][k]
+        print(name, k, a, b)
+        assert abs(b - a) <= 0.01 * a, (name, k, a, b)
+PY
+    # A client on a GPU the scenario does not have is refused.
+    sed 's/gpu: 1}/gpu: 2}/' "$ex/two-gpus.yaml" | sed "s|\.\./models/|$src/scenarios/models/|" >"$tmp/bad.yaml"
+    expect_rc 2 "$atoll" check "$tmp/bad.yaml"
+    grep -q "client 'lidar' is on gpu 2, but the scenario has 2" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")" ;;
+  batch_curve_rises)
+    # docs/simulator.md's batch curve: from batch 1 to 4, 16 and 32, latency and throughput rise.
+    "$src/tools/batch-curve.sh" "$atoll" >"$tmp/curve.txt" || fail "batch-curve.sh failed"
+    awk 'NR > 1 { if (NR > 2 && !($2 > lat && $3 > thr)) bad = 1; lat = $2; thr = $3; n++ }
+         END { exit bad || n != 4 }' "$tmp/curve.txt" || fail "curve: $(cat "$tmp/curve.txt")" ;;
   native_refuses_partitions)
     # No native back-end binds a stream to CUs: a bound client is refused (exit 2), never run unbound.
     expect_rc 2 "$atoll" native "$src/scenarios/native/partition-refused.yaml" --device cpu
