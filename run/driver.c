@@ -342,21 +342,28 @@ static int drive_gpus(const atoll_scenario *s, const atoll_run_device *d, void *
   res->gpu_cu_busy_ns = calloc(n, sizeof *res->gpu_cu_busy_ns);
   if (!res->gpu_cu_busy_ns)
     return ATOLL_ENOMEM;
-  int rc = 0;
+  atoll_scenario *one = calloc(n, sizeof *one);
+  atoll_run_results *part = calloc(n, sizeof *part);
+  int rc = one && part ? 0 : ATOLL_ENOMEM;
   for (uint32_t g = 0; g < n && rc == 0; g++) {
-    atoll_scenario one = *s;
-    one.run_gpu = g;
-    atoll_run_results part;
-    rc = atoll_run_results_init(&part, &one, d->mode);
-    if (rc == 0) {
-      memcpy(part.standalone_ns, res->standalone_ns, s->n_models * sizeof *part.standalone_ns);
-      rc = d->run(ctx, &one, &part);
-    }
+    one[g] = *s;
+    one[g].run_gpu = g;
+    rc = atoll_run_results_init(&part[g], &one[g], d->mode);
     if (rc == 0)
-      rc = merge_gpu(s, g, &part, res);
-    part.scenario = s; /* its records are the scenario's clients' either way */
-    atoll_run_results_free(&part);
+      memcpy(part[g].standalone_ns, res->standalone_ns, s->n_models * sizeof *part[g].standalone_ns);
   }
+  if (rc == 0 && d->run_gpus)
+    rc = d->run_gpus(ctx, one, part, n);
+  for (uint32_t g = 0; g < n && rc == 0 && !d->run_gpus; g++)
+    rc = d->run(ctx, &one[g], &part[g]);
+  for (uint32_t g = 0; g < n && rc == 0; g++)
+    rc = merge_gpu(s, g, &part[g], res);
+  for (uint32_t g = 0; part && g < n; g++) {
+    part[g].scenario = s; /* its records are the scenario's clients' either way */
+    atoll_run_results_free(&part[g]);
+  }
+  free(part);
+  free(one);
   return rc;
 }
 
