@@ -6,7 +6,7 @@ the H200 traces"). For each model traced at batch 1 and 8 (scenarios/models/h200
 latency (CUDA graph replay, latency.json) and the simulator's own run of the batch-8 profile.
 
   tools/batch-check.py [ATOLL_BINARY] [LATENCY_JSON]
-    defaults: build/release/bin/atoll, ../shared/gpu-traces/h200/latency.json
+    defaults: build/release/bin/atoll, tests/data/gpu-traces/h200/latency.json (a copy of ../shared/gpu-traces)
 
 Prints one row per model: measured b1 and b8 (us), the simulator's b1 and b8-profile latencies,
 the batch model's b8 prediction from the b1 profile, and the two scaling factors b8/b1 (measured,
@@ -40,7 +40,7 @@ def sim_latency_us(atoll, profile, batch, tmp):
 
 def main():
     atoll = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/release/bin/atoll")
-    lat = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "../shared/gpu-traces/h200/latency.json")
+    lat = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "tests/data/gpu-traces/h200/latency.json")
     measured = json.load(open(lat))["models"]
     print(f"{'model':<13} {'meas b1':>8} {'meas b8':>8} {'sim b1':>8} {'sim b8p':>8} {'pred b8':>8} "
           f"{'meas x':>7} {'pred x':>7} {'error':>7}")

@@ -58,6 +58,11 @@ PY
     "$src/tools/batch-curve.sh" "$atoll" >"$tmp/curve.txt" || fail "batch-curve.sh failed"
     awk 'NR > 1 { if (NR > 2 && !($2 > lat && $3 > thr)) bad = 1; lat = $2; thr = $3; n++ }
          END { exit bad || n != 4 }' "$tmp/curve.txt" || fail "curve: $(cat "$tmp/curve.txt")" ;;
+  batch_check_runs)
+    # docs/simulator.md's check of the batch model against the H200 traces: one row per model.
+    python3 "$src/tools/batch-check.py" "$atoll" >"$tmp/check.txt" || fail "batch-check.py failed"
+    [ "$(grep -cE '^(resnet50|mobilenet_v2|vgg16|vit_b_16|bert_base) .*%$' "$tmp/check.txt")" = 5 ] ||
+      fail "rows: $(cat "$tmp/check.txt")" ;;
   native_refuses_partitions)
     # No native back-end binds a stream to CUs: a bound client is refused (exit 2), never run unbound.
     expect_rc 2 "$atoll" native "$src/scenarios/native/partition-refused.yaml" --device cpu
