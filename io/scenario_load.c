@@ -353,7 +353,7 @@ static int read_batch(scen_ctx *c, const atoll_ynode *n, atoll_client *cl) {
   if (rc == 0)
     rc = WITH_KEY(r, "max", atoll_yread_u32(r, v[0], 1, ATOLL_MAX_BATCH, &cl->batch_max));
   if (rc == 0)
-    rc = WITH_KEY(r, "timeout_ms", atoll_yread_time_ns(r, v[1], 1e6, true, &cl->batch_timeout_ns));
+    rc = WITH_KEY(r, "timeout_ms", atoll_yread_time_ns(r, v[1], 1e6, false, &cl->batch_timeout_ns));
   return rc;
 }
 

@@ -357,6 +357,12 @@ static int device_standalone(void *ctx, const atoll_scenario *s, uint32_t m, int
 
 static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   const atoll_sim_opts *const *opts = ctx;
+  /* Several GPUs run one after another (run/driver.c): the trace draws GPU 0's run only. */
+  if (*opts && (*opts)->trace && s->run_gpu != 0) {
+    atoll_sim_opts without = **opts;
+    without.trace = NULL;
+    return run_with(s, &without, res);
+  }
   return run_with(s, *opts, res);
 }
 
