@@ -52,7 +52,12 @@ PY
     # A client on a GPU the scenario does not have is refused.
     sed 's/gpu: 1}/gpu: 2}/' "$ex/two-gpus.yaml" | sed "s|\.\./models/|$src/scenarios/models/|" >"$tmp/bad.yaml"
     expect_rc 2 "$atoll" check "$tmp/bad.yaml"
-    grep -q "client 'lidar' is on gpu 2, but the scenario has 2" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")" ;;
+    grep -q "client 'lidar' is on gpu 2, but the scenario has 2" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    # The explorer and the bound cover one GPU and say so.
+    expect_rc 2 "$atoll" explore "$ex/two-gpus.yaml"
+    grep -q "gpu_count 2: the explorer covers one GPU" "$tmp/.stderr" || fail "explore: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" bound "$ex/two-gpus.yaml"
+    grep -q "gpu_count 2: the bound covers one GPU" "$tmp/.stderr" || fail "bound: $(cat "$tmp/.stderr")" ;;
   batch_curve_rises)
     # docs/simulator.md's batch curve: from batch 1 to 4, 16 and 32, latency and throughput rise.
     "$src/tools/batch-curve.sh" "$atoll" >"$tmp/curve.txt" || fail "batch-curve.sh failed"
