@@ -1,7 +1,7 @@
 /* Batching in the core (core/sched.c, "the batcher"; atoll__queue_activate_batch) and clients of
  * other GPUs, driven through the fake device (sched_fake.h). */
-#include "policy.h"
-#include "sched_fake.h"
+#include "core/policy.h"
+#include "tests/core/sched_fake.h"
 
 enum { TIMEOUT_NS = 5000 };
 
