@@ -4,14 +4,18 @@
 #include "atoll/error.h"
 
 int atoll_scenario_gpu_memory(const atoll_scenario *s, uint32_t gpu, atoll_gpu_memory *out) {
-  if (gpu != 0)
+  if (gpu >= atoll_scenario_gpus(s))
     return ATOLL_EINVAL;
   *out = (atoll_gpu_memory){.capacity_mb = s->gpu.memory_mb};
   for (uint32_t i = 0; i < s->n_clients; i++) {
-    const atoll_model *m = &s->models[s->clients[i].model].model;
+    const atoll_client *cl = &s->clients[i];
+    if (cl->gpu != gpu)
+      continue;
+    const atoll_model *m = &s->models[cl->model].model;
     out->instances++;
+    /* A batching client's instance holds the activations of its largest model run. */
     if (m->footprint_known)
-      out->used_mb += m->weights_mb + m->activations_mb_per_batch;
+      out->used_mb += m->weights_mb + m->activations_mb_per_batch * (cl->batch_max > 1 ? cl->batch_max : 1);
     else
       out->unknown++;
   }

@@ -337,12 +337,27 @@ static int read_share(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
   return 0;
 }
 
+/* batch: {max: B, timeout_ms: T}: the fixed-size batcher in front of the policy (docs/scenarios.md). */
+static int read_batch(scen_ctx *c, const atoll_ynode *n, atoll_client *cl) {
+  static const char *const keys[] = {"max", "timeout_ms"};
+  atoll_yread *r = c->r;
+  const atoll_ynode *v[2];
+  int rc = atoll_yread_map(r, n, "batch", keys, 2, v);
+  for (int k = 0; k < 2 && rc == 0; k++)
+    rc = atoll_yread_require(r, n, v[k], keys[k]);
+  if (rc == 0)
+    rc = WITH_KEY(r, "max", atoll_yread_u32(r, v[0], 1, ATOLL_MAX_BATCH, &cl->batch_max));
+  if (rc == 0)
+    rc = WITH_KEY(r, "timeout_ms", atoll_yread_time_ns(r, v[1], 1e6, false, &cl->batch_timeout_ns));
+  return rc;
+}
+
 static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_client *cl) {
-  static const char *const keys[] = {"name", "model", "class", "arrival", "deadline_ms", "share", "cus"};
+  static const char *const keys[] = {"name", "model", "class", "arrival", "deadline_ms", "share", "cus", "gpu", "batch"};
   static const char *const classes[] = {"rt", "be"};
   atoll_yread *r = c->r;
-  const atoll_ynode *v[7];
-  int rc = atoll_yread_map(r, n, "client", keys, 7, v);
+  const atoll_ynode *v[9];
+  int rc = atoll_yread_map(r, n, "client", keys, 9, v);
   for (int k = 0; k < 4 && rc == 0; k++)
     rc = atoll_yread_require(r, n, v[k], keys[k]);
   if (rc == 0)
@@ -372,6 +387,29 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
     rc = WITH_KEY(r, "share", read_share(c, v[5], &cl->cus));
   if (rc == 0 && v[6])
     rc = WITH_KEY(r, "cus", read_cus(c, v[6], &cl->cus));
+  if (rc == 0 && v[7]) {
+    cl->gpu_given = true;
+    rc = WITH_KEY(r, "gpu", atoll_yread_u32(r, v[7], 0, UINT32_MAX, &cl->gpu));
+  }
+  if (rc == 0 && v[8])
+    rc = WITH_KEY(r, "batch", read_batch(c, v[8], cl));
+  return rc;
+}
+
+/* gpu_count: N devices of the preset; every client's gpu: names one of them. Clients without one
+ * are placed (atoll_scenario_place_clients). Runs after the clients are read. */
+static int read_gpu_count(scen_ctx *c, const atoll_ynode *n, const atoll_ynode *clients) {
+  atoll_yread *r = c->r;
+  c->s->gpu_count = 1;
+  int rc = n ? WITH_KEY(r, "gpu_count", atoll_yread_u32(r, n, 1, ATOLL_MAX_GPUS, &c->s->gpu_count)) : 0;
+  atoll_client *cl = (atoll_client *)c->s->clients;
+  for (uint32_t i = 0; i < c->s->n_clients && rc == 0; i++)
+    if (cl[i].gpu_given && cl[i].gpu >= c->s->gpu_count)
+      rc = WITH_KEY(r, "clients", atoll_yread_error(r, clients, "client '%s' is on gpu %u, but the scenario has %u "
+                                                                "(gpu_count: %u; GPUs count from 0)",
+                                                    cl[i].name, cl[i].gpu, c->s->gpu_count, c->s->gpu_count));
+  if (rc == 0)
+    atoll_scenario_place_clients(c->s, cl);
   return rc;
 }
 
@@ -608,27 +646,40 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
-/* Every client holds its own instance of its model on the GPU (as a process per client does): its
- * weights and the activations of one request. With the preset's memory_mb known, a placement that
+/* Every client holds its own instance of its model on its GPU (as a process per client does): its
+ * weights and the activations of one model run (its largest batch). With the preset's memory_mb known, a placement that
  * needs more is refused, naming every instance and its size (docs/partitions.md, "Memory"). */
-static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
+static int check_gpu_memory(scen_ctx *c, const atoll_ynode *clients, uint32_t gpu) {
   const atoll_scenario *s = c->s;
   atoll_gpu_memory mem;
-  if (atoll_scenario_gpu_memory(s, 0, &mem) != 0 || mem.capacity_mb <= 0 || mem.used_mb <= mem.capacity_mb)
+  if (atoll_scenario_gpu_memory(s, gpu, &mem) != 0 || mem.capacity_mb <= 0 || mem.used_mb <= mem.capacity_mb)
     return 0;
   char list[768];
   size_t at = 0;
   for (uint32_t i = 0; i < s->n_clients && at < sizeof list; i++) {
     const atoll_scenario_model *sm = &s->models[s->clients[i].model];
+    if (s->clients[i].gpu != gpu)
+      continue;
     if (sm->model.footprint_known)
-      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: %g + %g MB)", i ? ", " : "", s->clients[i].name,
-                             sm->name, sm->model.weights_mb, sm->model.activations_mb_per_batch);
+      at += (size_t)snprintf(list + at, sizeof list - at, s->clients[i].batch_max > 1 ? "%s%s (%s: %g + %g x %u MB)"
+                             : "%s%s (%s: %g + %g MB)", i ? ", " : "", s->clients[i].name, sm->name,
+                             sm->model.weights_mb, sm->model.activations_mb_per_batch, s->clients[i].batch_max);
     else
       at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: footprint unknown)", i ? ", " : "",
                              s->clients[i].name, sm->name);
   }
+  if (atoll_scenario_gpus(s) > 1)
+    return atoll_yread_error(c->r, clients, "the models of gpu %u's clients need %g MB, more than the %g MB of GPU '%s': %s",
+                             gpu, mem.used_mb, mem.capacity_mb, s->gpu.name, list);
   return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s",
                            mem.used_mb, mem.capacity_mb, s->gpu.name, list);
+}
+
+static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
+  int rc = 0;
+  for (uint32_t g = 0; g < atoll_scenario_gpus(c->s) && rc == 0; g++)
+    rc = check_gpu_memory(c, clients, g);
+  return rc;
 }
 
 /* A client bound to CUs needs a stream of its own: policies that put every RT client on one
@@ -645,8 +696,8 @@ static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
 }
 
 static const char *const scenario_keys[] = {"gpu",       "models", "clients", "policy",      "duration_ms",
-                                            "warmup_ms", "seed",   "expect",  "description", "sim"};
-enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_N };
+                                            "warmup_ms", "seed",   "expect",  "description", "sim", "gpu_count"};
+enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_GPUS, SC_N };
 
 static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
   atoll_yread *r = c->r;
@@ -663,6 +714,8 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
     rc = WITH_KEY(r, "models", read_models(c, v[SC_MODELS]));
   if (rc == 0)
     rc = WITH_KEY(r, "clients", read_clients(c, v[SC_CLIENTS]));
+  if (rc == 0)
+    rc = read_gpu_count(c, v[SC_GPUS], v[SC_CLIENTS]);
   if (rc == 0)
     rc = WITH_KEY(r, "clients", check_memory(c, v[SC_CLIENTS]));
   if (rc == 0)

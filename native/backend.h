@@ -110,6 +110,10 @@ typedef struct atoll_nbackend_cfg {
    * back-end that cannot inject ignores it. */
   double fault_kernel_p;
   uint64_t fault_seed;
+  /* Several devices in one run (gpu_count, one back-end instance each): this instance is device
+   * `device` of n_devices (0 and 0: the only one). The CPU back-end splits its default CUs between
+   * the devices, each on CPUs of its own. */
+  uint32_t device, n_devices;
 } atoll_nbackend_cfg;
 
 typedef struct atoll_nbackend_info {

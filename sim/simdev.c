@@ -356,17 +356,18 @@ static void kernel_done(void *ctx, uint32_t sidx, int64_t now) {
   command_done(d, sidx, now);
 }
 
-/* The timing a dispatched command runs with: its op's, or its own copy for a version or a block
- * range. */
+/* The timing a dispatched command runs with: its op's, or its own copy for a version, a block
+ * range or a batch. */
 static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *cmd, atoll_kernel_timing *local) {
   const atoll_kernel_timing *kt = d->timing[cmd->model] + cmd->op;
-  if (cmd->version == 0 && cmd->block_n == 0)
+  if (cmd->version == 0 && cmd->block_n == 0 && cmd->batch <= 1)
     return kt;
   const atoll_op *op = &d->s->models[cmd->model].model.ops[cmd->op];
   if (cmd->version > 0)
     atoll_kernel_timing_prepare_shape(d->tg, &op->versions[cmd->version - 1], local);
   else
     *local = *kt;
+  atoll_kernel_timing_batch(d->tg, op, cmd->batch, local); /* a batch's run (docs/simulator.md) */
   if (cmd->block_n > 0 && cmd->block_n < local->blocks)
     local->blocks = cmd->block_n;
   return local;

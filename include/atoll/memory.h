@@ -1,6 +1,6 @@
 /* Device memory a scenario's placement takes on each GPU (docs/partitions.md, "Memory"). Every
  * client holds its own instance of its model, as a process per client does under MPS: its weights
- * plus the activations of one request. */
+ * plus the activations of one model run. */
 #ifndef ATOLL_MEMORY_H
 #define ATOLL_MEMORY_H
 
@@ -15,8 +15,9 @@ typedef struct atoll_gpu_memory {
   uint32_t unknown;   /* of those, instances whose model has no footprint (counted as 0 MB) */
 } atoll_gpu_memory;
 
-/* The memory of GPU `gpu` of scenario s. A scenario has one GPU today (index 0), which holds every
- * client; ATOLL_EINVAL for any other index. */
+/* The memory of GPU `gpu` of scenario s (0 .. gpu_count-1; ATOLL_EINVAL past the last): the
+ * instances of the clients placed on it, each its weights plus its activations times its largest
+ * batch (1 for a client without `batch:`). */
 int atoll_scenario_gpu_memory(const atoll_scenario *s, uint32_t gpu, atoll_gpu_memory *out);
 
 /* Sets model m's footprint from its tensor table, for importers whose source gives every buffer's

@@ -642,6 +642,10 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
    * host has its own CPU: with every CPU running a CU, each scheduler wake-up waits for a kernel's
    * time slice to end (milliseconds) before a preemption can even begin. */
   uint32_t cus = cfg->cus ? cfg->cus : ncpu > 1 ? ncpu - 1 : 1;
+  /* Several devices share the CPUs: by default each gets its part of the CUs (at least one). */
+  uint32_t n_dev = cfg->n_devices > 1 ? cfg->n_devices : 1, dev = n_dev > 1 ? cfg->device : 0;
+  if (!cfg->cus && n_dev > 1)
+    cus = cus / n_dev > 0 ? cus / n_dev : 1;
   uint32_t slots = cfg->slots_per_cu ? cfg->slots_per_cu : ATOLL_NCPU_DEFAULT_SLOTS;
   if (cus > ATOLL_NCPU_MAX_CUS || slots > 64) {
     snprintf(err, err_len, "cpu back-end: at most %d CUs and 64 slots per CU", ATOLL_NCPU_MAX_CUS);
@@ -700,8 +704,8 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
     snprintf(name, sizeof name, "atoll-cu%u.%u", s->cu, i % slots);
     name[15] = '\0'; /* what Linux keeps */
     pthread_setname_np(s->th, name);
-    if (cfg->pin_threads)
-      pin(s->th, ncpu - 1 - (s->cu % ncpu));
+    if (cfg->pin_threads) /* device i's CUs on the CPUs below device i-1's */
+      pin(s->th, ncpu - 1 - ((dev * cus + s->cu) % ncpu));
   }
   if (rc) {
     snprintf(err, err_len, "cpu back-end: cannot start its threads");
@@ -723,8 +727,12 @@ static int cpu_open_gpu_like(const atoll_nbackend_cfg *cfg, void **out, char *er
 static int cpu_info(void *be, atoll_nbackend_info *out) {
   cpu_dev *d = be;
   memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "cpu%s (%u CUs x %u slots)", d->gpu_like ? " GPU-like" : "", d->cus,
-           d->slots);
+  if (d->cfg.n_devices > 1)
+    snprintf(out->name, sizeof out->name, "cpu%s device %u of %u (%u CUs x %u slots)", d->gpu_like ? " GPU-like" : "",
+             d->cfg.device, d->cfg.n_devices, d->cus, d->slots);
+  else
+    snprintf(out->name, sizeof out->name, "cpu%s (%u CUs x %u slots)", d->gpu_like ? " GPU-like" : "", d->cus,
+             d->slots);
   out->cus = d->cus;
   out->max_occupancy = d->slots;
   out->can_reset_cus = true;

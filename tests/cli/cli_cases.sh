@@ -41,7 +41,12 @@ assert (g["memory_mb_used"], g["memory_mb"], g["memory_unknown_instances"]) == (
 PY
     sed '/name: a,/d; /name: b,/d; /^# expect:/d' "$src/scenarios/bad/memory_over.yaml" >"$tmp/none.yaml"
     expect_rc 0 "$atoll" sim "$tmp/none.yaml" --json "$tmp/n.json"
-    ! grep -q memory "$tmp/n.json" "$tmp/.stdout" || fail "memory keys without a footprint" ;;
+    # Without a footprint the gpu object and the table say nothing of memory; the gpus array (one
+    # entry per GPU, docs/report.md) always has its memory_mb_used, here 0.
+    ! grep -qi memory "$tmp/.stdout" || fail "memory line without a footprint"
+    python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert not [k for k in d["gpu"] if k.startswith("memory")], d["gpu"]
+assert [g["memory_mb_used"] for g in d["gpus"]] == [0], d["gpus"]' "$tmp/n.json" || fail "memory keys without a footprint" ;;
   footprints_match_tensor_tables)
     # The importers' footprints (REEF's storage sizes, the native models' tensors; docs/import.md)
     # are the profile's own tensor table summed: weights, and everything else per request.
@@ -72,6 +77,48 @@ PY
       --json "$tmp/p.json"
     python3 -c 'import json,sys; c = json.load(open(sys.argv[1]))["clients"][0]; assert c["completed"] > 0, c' \
       "$tmp/p.json" || fail "no request completed" ;;
+  two_gpus_alone_latency)
+    # gpu_count: 2 with a client on each: each client's latencies are those it has alone on one GPU
+    # (within 1 %; the GPUs share nothing), and the report has one gpus entry per GPU.
+    ex=$src/scenarios/examples
+    expect_rc 0 "$atoll" sim "$ex/two-gpus.yaml" --quiet --json "$tmp/two.json"
+    for c in cam lidar; do
+      sed "/^gpu_count:/d; /name: $c,/!{/name: /d}; s/, gpu: [0-9]//; s|\.\./models/|$src/scenarios/models/|" \
+        "$ex/two-gpus.yaml" >"$tmp/alone-$c.yaml"
+      expect_rc 0 "$atoll" sim "$tmp/alone-$c.yaml" --quiet --json "$tmp/alone-$c.json"
+    done
+    python3 - "$tmp" <<'PY' || fail "latencies differ"
+import json, sys
+t = sys.argv[1]
+two = {c["name"]: c for c in json.load(open(f"{t}/two.json"))["clients"]}
+gpus = json.load(open(f"{t}/two.json"))["gpus"]
+assert len(gpus) == 2 and all(g["cu_busy_frac"] > 0 for g in gpus), gpus
+for name in ("cam", "lidar"):
+    alone = json.load(open(f"{t}/alone-{name}.json"))["clients"][0]
+    for k in ("mean", "p99"):
+        a, b = alone["latency_us"][k], two[name]["latency_us"][k]
+        print(name, k, a, b)
+        assert abs(b - a) <= 0.01 * a, (name, k, a, b)
+PY
+    # A client on a GPU the scenario does not have is refused.
+    sed 's/gpu: 1}/gpu: 2}/' "$ex/two-gpus.yaml" | sed "s|\.\./models/|$src/scenarios/models/|" >"$tmp/bad.yaml"
+    expect_rc 2 "$atoll" check "$tmp/bad.yaml"
+    grep -q "client 'lidar' is on gpu 2, but the scenario has 2" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    # The explorer and the bound cover one GPU and say so.
+    expect_rc 2 "$atoll" explore "$ex/two-gpus.yaml"
+    grep -q "gpu_count 2: the explorer covers one GPU" "$tmp/.stderr" || fail "explore: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" bound "$ex/two-gpus.yaml"
+    grep -q "gpu_count 2: the bound covers one GPU" "$tmp/.stderr" || fail "bound: $(cat "$tmp/.stderr")" ;;
+  batch_curve_rises)
+    # docs/simulator.md's batch curve: from batch 1 to 4, 16 and 32, latency and throughput rise.
+    "$src/tools/batch-curve.sh" "$atoll" >"$tmp/curve.txt" || fail "batch-curve.sh failed"
+    awk 'NR > 1 { if (NR > 2 && !($2 > lat && $3 > thr)) bad = 1; lat = $2; thr = $3; n++ }
+         END { exit bad || n != 4 }' "$tmp/curve.txt" || fail "curve: $(cat "$tmp/curve.txt")" ;;
+  batch_check_runs)
+    # docs/simulator.md's check of the batch model against the H200 traces: one row per model.
+    python3 "$src/tools/batch-check.py" "$atoll" >"$tmp/check.txt" || fail "batch-check.py failed"
+    [ "$(grep -cE '^(resnet50|mobilenet_v2|vgg16|vit_b_16|bert_base) .*%$' "$tmp/check.txt")" = 5 ] ||
+      fail "rows: $(cat "$tmp/check.txt")" ;;
   version)
     expect_rc 0 "$atoll" --version
     grep -Eq '^atoll [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/.stdout" || fail "version line: $(cat "$tmp/.stdout")" ;;

@@ -1,5 +1,5 @@
 /* GPU memory of a placement (core/memory.c): known footprints summed per instance, unknown ones
- * counted, the preset's capacity carried, and only GPU 0 today; and a footprint from a tensor table. */
+ * counted, the preset's capacity carried, per GPU; and a footprint from a tensor table. */
 #include "atoll/memory.h"
 
 #include "atoll/error.h"
@@ -19,6 +19,15 @@ static void sums_instances_and_counts_unknown_footprints(void **state) {
   assert_int_equal(m.instances, 3);
   assert_int_equal(m.unknown, 1);
   assert_int_equal(atoll_scenario_gpu_memory(&s, 1, &m), ATOLL_EINVAL);
+  /* Two GPUs: each counts only its own clients, and a batching client holds the activations of
+   * its largest batch. */
+  s.gpu_count = 2;
+  clients[1].gpu = 1, clients[1].batch_max = 4;
+  assert_int_equal(atoll_scenario_gpu_memory(&s, 0, &m), ATOLL_OK);
+  assert_true(m.used_mb == 9120 && m.instances == 2 && m.unknown == 1);
+  assert_int_equal(atoll_scenario_gpu_memory(&s, 1, &m), ATOLL_OK);
+  assert_true(m.used_mb == 9000 + 4 * 120 && m.instances == 1 && m.unknown == 0);
+  assert_int_equal(atoll_scenario_gpu_memory(&s, 2, &m), ATOLL_EINVAL);
 }
 
 /* Weights are the weight tensors' bytes; everything else is per-request activations (MB of 2^20). */
