@@ -45,6 +45,9 @@ typedef struct atoll_core_observer {
                          uint32_t done_before, uint32_t launched_before, int64_t now);
   /* The first relaunched kernel of a preempted task started. */
   void (*task_restored)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  /* An operator group (abacus, docs/abacus.md) of n_models models ended: launched at start_ns,
+   * predicted to take predicted_ns, its last kernel ended at now. */
+  void (*group_done)(void *ctx, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now);
 } atoll_core_observer;
 
 typedef struct atoll_core_limits {
