@@ -32,6 +32,10 @@ typedef struct atoll_client_report {
   double goodput_rps;
   uint32_t failed;
   const char *failure; /* the first failure's message; NULL when none failed */
+  /* QoS violations (Abacus §7): requests of the window completed late, plus every shed, dropped
+   * and failed one; violation_ratio divides them by the requests (window) plus the dropped ones. */
+  uint32_t qos_violations;
+  double violation_ratio;
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {
@@ -63,6 +67,11 @@ typedef struct atoll_report {
   uint32_t rt_kernels_padded;
   atoll_stats rt_overhead_us, rt_overhead_pct;
   double rt_overhead_cdf_us[21];
+  /* Operator groups (abacus; all 0 for other policies): how many ended in the window, per second,
+   * and the predictor's error on them: mean |predicted - measured| / measured, and the p99 of
+   * |predicted - measured| in us. */
+  uint32_t groups;
+  double groups_per_s, predictor_mape, predictor_p99_abs_err_us;
   atoll_expect_verdict *verdicts; /* per scenario expect */
   bool all_hold;
 } atoll_report;

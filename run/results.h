@@ -50,6 +50,12 @@ typedef struct atoll_pad_sample {
   int64_t launch_ns, alone_ns;
 } atoll_pad_sample;
 
+/* One operator group (abacus, docs/abacus.md): its models, when it was issued and ended, and the
+ * latency the policy's predictor gave it. */
+typedef struct atoll_group_record {
+  uint32_t n_models;
+  int64_t start_ns, end_ns, predicted_ns;
+} atoll_group_record;
 typedef struct atoll_run_results {
   const atoll_scenario *scenario;
   const char *mode;            /* "sim" or "native" */
@@ -75,6 +81,9 @@ typedef struct atoll_run_results {
    * uninterrupted reference, and how many differed. */
   bool verified;
   uint32_t verify_requests, verify_mismatches;
+  /* Operator groups that ended in the window (abacus only; none for other policies). */
+  atoll_group_record *groups;
+  uint32_t n_groups, cap_groups;
 } atoll_run_results;
 
 #endif

@@ -7,7 +7,8 @@
 # the report's "run" line and explore's "wall_s" and "states_per_s". Also taken out: what the
 # report gained after the references were stored, so every figure they hold is still compared:
 # the outcomes added with the policy registry (docs/report.md, "Outcomes"), each client's "shed",
-# "failed" and "goodput_rps" keys in JSON and the "outcomes" line of the text report.
+# "failed" and "goodput_rps" keys in JSON and the "outcomes" line of the text report; and with the
+# abacus policy (docs/abacus.md) each client's "qos_violations" and "violation_ratio" keys.
 #
 #   tools/check-refs.sh [--quick] [--write] [ATOLL_BINARY]
 #     --quick   DISB A only (every policy, both engines) and scenarios/verify/tiny.yaml: CI's subset
@@ -53,7 +54,7 @@ for w in $workloads; do
       cat "$out/$name.err" >> "$out/$name.txt" && rm "$out/$name.err"
       "$atoll" sim "scenarios/disb/$w.yaml" --policy "$p" --set "sim.engine=$e" --quiet \
         --json "$out/$name.json.raw" > /dev/null 2>&1 || true
-      grep -v -E '^  "run": |^      "(shed|failed|goodput_rps)": ' "$out/$name.json.raw" > "$out/$name.json" \
+      grep -v -E '^  "run": |^      "(shed|failed|goodput_rps|qos_violations|violation_ratio)": ' "$out/$name.json.raw" > "$out/$name.json" \
         && rm "$out/$name.json.raw"
     done
   done
