@@ -5,13 +5,17 @@
  * so which operators overlap is decided here and not by arrival times.
  *
  * Choosing a group (plan): each client offers one query, its active query's operators not yet
- * launched or else its oldest queued query. The query with the least headroom (deadline minus the
- * time the group will start) leads: all its remaining operators join the group, so it completes
- * this round. If even that group is predicted to end past its deadline, the query is shed (counted
- * as `shed`) and the search starts over. Then the other queries, least headroom first, each add the
- * longest prefix of their remaining operators that keeps the group's predicted latency within the
- * leader's headroom. The prefix lengths tried for one query (eighths of what remains) are
- * predicted together, Abacus's multi-way search.
+ * launched or else its oldest queued query. Its headroom is its deadline minus the time the group
+ * will start. A query predicted to miss even if it ran alone from then on is shed (counted as
+ * `shed`), unless some of its operators are on the GPU. The query with the least headroom leads:
+ * all its remaining operators join the group, so it completes this round. Then the other queries,
+ * least headroom first, each add a prefix of their remaining operators (Abacus's multi-way search:
+ * eighths of what remains, predicted together). A prefix qualifies when the group's predicted
+ * latency stays within the leader's headroom and the added query can still make its own deadline
+ * (this group, then the rest of it alone); of those, the one that gives the group the largest
+ * throughput (standalone work per unit of predicted latency) is taken, the longer on a tie, and
+ * none when every one lowers it. The last two rules are this implementation's reading of Abacus's
+ * "largest throughput without incurring QoS violation" (docs/abacus.md).
  *
  * Pipelined search (option pipelined, default true): the next group is searched for while the
  * current one runs, when it is issued and again at each arrival, with every headroom reduced by
@@ -152,6 +156,11 @@ static void shed(atoll_core *c, const cand *k, int64_t now) {
     atoll__queue_shed_active(c, k->queue, now);
 }
 
+/* The standalone time of ops [start, start + ops) of k's model: the work they stand for. */
+static int64_t slice_ns(const atoll_core *c, const cand *k, uint32_t ops) {
+  return atoll_model_slice_ns(&c->s->models[k->model].model, k->start, k->start + ops);
+}
+
 static void group_add(atoll_group *g, const cand *k, uint32_t ops) {
   g->model[g->n] = k->model, g->op_start[g->n] = k->start, g->op_end[g->n] = k->start + ops;
   g->n++;
@@ -165,17 +174,29 @@ static void search(atoll_core *c, int64_t base, int64_t now, plan *out) {
     uint32_t n = candidates(c, base, k);
     if (n == 0)
       return;
+    /* A query predicted to miss even alone is shed, unless some of its operators are still
+     * running (it is in the group on the GPU): then it goes ahead and the report counts it late.
+     * Shedding every such query, not only a leader, keeps doomed queries from taking room in
+     * groups. */
+    bool shed_any = false;
+    for (uint32_t i = 0; i < n; i++) {
+      if (k[i].headroom == INT64_MAX || k[i].in_flight)
+        continue;
+      atoll_group alone = {0};
+      group_add(&alone, &k[i], k[i].n_ops - k[i].start);
+      if (predict(c, &alone) > k[i].headroom) {
+        shed(c, &k[i], now);
+        shed_any = true;
+      }
+    }
+    if (shed_any)
+      continue; /* the queues moved: offer again */
     sort(c, k, n);
     atoll_group g = {0};
     group_add(&g, &k[0], k[0].n_ops - k[0].start);
     int64_t lat = predict(c, &g);
-    /* A query predicted to miss is shed, unless some of its operators are still running (it is
-     * in the group on the GPU): then it goes ahead and the report counts it late. */
-    if (k[0].headroom != INT64_MAX && lat > k[0].headroom && !k[0].in_flight) {
-      shed(c, &k[0], now);
-      continue;
-    }
     int64_t budget = k[0].headroom == INT64_MAX ? lat : k[0].headroom;
+    int64_t work = slice_ns(c, &k[0], k[0].n_ops - k[0].start);
     out->e[0] = (entry){.queue = (int32_t)k[0].queue, .task = (int32_t)k[0].task, .ops = k[0].n_ops - k[0].start,
                         .from_pending = k[0].from_pending};
     out->n = 1;
@@ -185,25 +206,40 @@ static void search(atoll_core *c, int64_t base, int64_t now, plan *out) {
         dup |= g.model[j] == k[i].model;
       if (dup)
         continue;
-      /* Multi-way: TRIES prefix lengths at once; the longest that fits wins. */
+      /* Multi-way: TRIES prefix lengths (eighths of what remains) predicted at once. Of those
+       * that fit, the one that gives the group the largest throughput (standalone work done per
+       * unit of predicted latency, Abacus §3) wins; none, if every one lowers it. */
       uint32_t rem = k[i].n_ops - k[i].start, best = 0;
       int64_t best_lat = lat;
+      double best_rate = (double)work / (double)(lat > 0 ? lat : 1);
       for (uint32_t t = TRIES; t >= 1; t--) {
         uint32_t ops = (uint32_t)(((uint64_t)rem * t + TRIES - 1) / TRIES);
-        if (ops == 0 || ops == best)
+        if (ops == 0 || (t < TRIES && ops == (uint32_t)(((uint64_t)rem * (t + 1) + TRIES - 1) / TRIES)))
           continue;
         atoll_group h = g;
         group_add(&h, &k[i], ops);
         int64_t p = predict(c, &h);
-        if (p <= budget) {
-          best = ops, best_lat = p;
-          break;
+        double rate = (double)(work + slice_ns(c, &k[i], ops)) / (double)(p > 0 ? p : 1);
+        /* Tried longest first: a longer prefix wins ties (more progress at the same throughput). */
+        if (p > budget || rate < best_rate || (rate == best_rate && ops < best))
+          continue;
+        /* The added query must still make its own deadline: this group, then the rest of it alone. */
+        int64_t rest = 0;
+        if (ops < rem && k[i].headroom != INT64_MAX) {
+          atoll_group after = {0};
+          cand later = k[i];
+          later.start += ops;
+          group_add(&after, &later, rem - ops);
+          rest = predict(c, &after);
         }
+        if (k[i].headroom == INT64_MAX || p + rest <= k[i].headroom)
+          best = ops, best_lat = p, best_rate = rate;
       }
       if (best == 0)
         continue;
       group_add(&g, &k[i], best);
       lat = best_lat;
+      work += slice_ns(c, &k[i], best);
       out->e[out->n++] = (entry){.queue = (int32_t)k[i].queue, .task = (int32_t)k[i].task, .ops = best,
                                  .from_pending = k[i].from_pending};
     }

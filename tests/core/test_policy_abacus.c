@@ -86,6 +86,23 @@ static void the_added_prefix_is_the_longest_that_fits(void **state) {
   assert_int_equal(fk.done[RT1][0], 1);
 }
 
+/* An added query must still make its own deadline after the group: rt0 (deadline 340 us, 240 us of
+ * headroom when the group starts at 100 us) would fit one op beside rt1 (group 150 us), but its
+ * other two ops alone then end at 250 us of headroom: it is left out of this group. */
+static void an_added_query_keeps_its_own_deadline(void **state) {
+  (void)state;
+  static const int64_t dl[FK_CLIENTS] = {[RT0] = 340 * US, [RT1] = 250 * US};
+  start_abacus(dl, true);
+  fk_arrive(BE1);
+  fk_arrive(RT0);
+  fk_arrive(RT1);
+  fk.now = 100 * US;
+  complete_group();
+  assert_int_equal(fk.n_log, 2);
+  assert_int_equal(fk.log[1].stream, fk_stream_of(RT1));
+  assert_int_equal(on_stream(RT0), 0);
+}
+
 /* A group holds one slice per model: rt0 and be0 both run m3, so with rt0 leading, be0 waits. */
 static void one_slice_per_model(void **state) {
   (void)state;
@@ -257,6 +274,7 @@ int main(void) {
       cmocka_unit_test_teardown(least_headroom_leads_and_others_fill_its_headroom, fk_teardown),
       cmocka_unit_test_teardown(the_added_prefix_is_the_longest_that_fits, fk_teardown),
       cmocka_unit_test_teardown(one_slice_per_model, fk_teardown),
+      cmocka_unit_test_teardown(an_added_query_keeps_its_own_deadline, fk_teardown),
       cmocka_unit_test_teardown(a_predicted_miss_is_shed_with_the_running_group_subtracted, fk_teardown),
       cmocka_unit_test_teardown(a_query_past_its_deadline_is_shed, fk_teardown),
       cmocka_unit_test_teardown(groups_are_reported_with_their_prediction, fk_teardown),
