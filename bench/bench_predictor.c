@@ -1,6 +1,6 @@
 /* The latency predictor's cost (docs/abacus.md): loads a scenario with abacus's predictor, then
  * times predictions of groups drawn by instance-based sampling. Prints the median over runs of the
- * time per prediction: the forward pass alone (features computed beforehand) and features plus
+ * CPU time per prediction: the forward pass alone (features computed beforehand) and features plus
  * forward pass, as the policy calls it. Not a test: it prints figures and compares nothing.
  *   bench_predictor [SCENARIO] [--runs N]
  * Default: scenarios/seeds/abacus/quad-high.yaml (four models, 17 inputs). */
@@ -17,9 +17,10 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Process CPU time: on a shared machine other load stretches wall time, not this. */
 static double now_s(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
@@ -76,9 +77,9 @@ int main(int argc, char **argv) {
   qsort(full, (size_t)runs, sizeof *full, cmp_double);
   printf("predictor %s: %u inputs, %d hidden layers of %d\n", path, s.predictor->mlp.n_in, ATOLL_PRED_LAYERS,
          ATOLL_PRED_HIDDEN);
-  printf("forward pass            median %.3f us per prediction (%d runs of %d)\n", fwd[runs / 2], runs,
+  printf("forward pass            median %.3f us CPU per prediction (%d runs of %d)\n", fwd[runs / 2], runs,
          REPS * GROUPS);
-  printf("features + forward pass median %.3f us per prediction\n", full[runs / 2]);
+  printf("features + forward pass median %.3f us CPU per prediction\n", full[runs / 2]);
   free(fwd);
   free(full);
   atoll_arena_free(&a);
