@@ -47,6 +47,8 @@ typedef struct plan {
 typedef struct abacus_state {
   uint32_t running;          /* a group is on the GPU */
   uint32_t planned;          /* `next` holds a pipelined plan */
+  uint32_t issuing;          /* inside issue(): a refused launch must not start the next group */
+  uint32_t pad;
   int64_t start_ns;          /* when the running group was issued */
   plan run, next;
   uint32_t left[MAX_QUEUES]; /* per queue: the running group's operators not yet completed */
@@ -271,11 +273,13 @@ static void issue(atoll_core *c, const plan *p, int64_t now) {
       atoll__queue_activate_at(c, q, 0);
     st->left[q] = p->e[i].ops;
   }
+  st->issuing = 1;
   for (uint32_t i = 0; i < p->n; i++) {
     uint32_t q = (uint32_t)p->e[i].queue;
     if (c->queues[q].active >= 0 && st->left[q] > 0)
       atoll__launch_range(c, q, p->e[i].ops); /* a refused launch fails the query: on_task_done */
   }
+  st->issuing = 0;
 }
 
 static bool group_over(const abacus_state *st, uint32_t n_queues) {
@@ -319,8 +323,8 @@ static void op_finished(atoll_core *c, uint32_t q, bool task_left, int64_t now) 
   if (q >= MAX_QUEUES || !st->running || st->left[q] == 0)
     return;
   st->left[q] = task_left ? 0 : st->left[q] - 1;
-  if (!group_over(st, c->n_queues))
-    return;
+  if (st->issuing || !group_over(st, c->n_queues))
+    return; /* while issuing, next_group sees a group whose every launch was refused */
   st->running = 0;
   atoll__group_done(c, st->run.n, st->run.predicted_ns, st->start_ns, now);
   next_group(c, now);
@@ -353,7 +357,7 @@ static void on_task_done(atoll_core *c, uint32_t q, int64_t now) {
 
 static bool state_valid(const atoll_core *c) {
   const abacus_state *st = atoll__policy_state_c(c);
-  if (st->run.n > WAYS || st->next.n > WAYS || st->running > 1 || st->planned > 1)
+  if (st->run.n > WAYS || st->next.n > WAYS || st->running > 1 || st->planned > 1 || st->issuing || st->pad)
     return false;
   for (uint32_t q = c->n_queues; q < MAX_QUEUES; q++)
     if (st->left[q])
