@@ -241,6 +241,7 @@ static void on_shed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   atoll_run_recorder *r = ctx;
   TAP(r, request_shed, client, req, now);
   r->res->clients[client].shed++;
+  r->res->clients[client].req[req].shed = 1;
   if (r->dev->ended)
     r->dev->ended(r->dev_ctx, client, req, now - r->base);
 }

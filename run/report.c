@@ -134,6 +134,8 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
     if (q->arrival_ns < warmup)
       continue;
     cr->requests++;
+    if (q->done_ns < 0 && (q->shed || q->failed))
+      cr->lost++;
     if (q->done_ns >= 0) {
       cr->completed++;
       add_completed(res, c, q, k);
@@ -152,7 +154,7 @@ static void client_throughput(const atoll_run_results *res, uint32_t c, atoll_cl
   cr->throughput_rps = res->window_ns > 0 ? cr->completed / ((double)res->window_ns / 1e9) : NAN;
   cr->norm_throughput = alone > 0 ? cr->throughput_rps * (double)alone / 1e9 : NAN;
   cr->goodput_rps = res->window_ns > 0 ? cr->completed_in_deadline / ((double)res->window_ns / 1e9) : NAN;
-  cr->qos_violations = (cr->completed - cr->completed_in_deadline) + cr->shed + cr->dropped + cr->failed;
+  cr->qos_violations = (cr->completed - cr->completed_in_deadline) + cr->lost + cr->dropped;
   uint32_t offered = cr->requests + cr->dropped;
   cr->violation_ratio = offered ? (double)cr->qos_violations / offered : NAN;
 }

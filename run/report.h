@@ -32,8 +32,9 @@ typedef struct atoll_client_report {
   double goodput_rps;
   uint32_t failed;
   const char *failure; /* the first failure's message; NULL when none failed */
-  /* QoS violations (Abacus §7): requests of the window completed late, plus every shed, dropped
-   * and failed one; violation_ratio divides them by the requests (window) plus the dropped ones. */
+  /* QoS violations (Abacus §7): requests of the window completed late, shed or failed, plus the
+   * dropped ones; violation_ratio divides them by the requests (window) plus the dropped ones. */
+  uint32_t lost; /* requests of the window shed or failed */
   uint32_t qos_violations;
   double violation_ratio;
 } atoll_client_report;

@@ -21,6 +21,7 @@ typedef struct atoll_request_record {
   int64_t start_ns;     /* its first kernel started on the CUs; -1 if never */
   int64_t done_ns;
   uint8_t failed;       /* why the request failed (0: it did not; above); done_ns is -1 */
+  uint8_t shed;         /* the policy gave up on it; done_ns is -1 */
 } atoll_request_record;
 
 typedef struct atoll_client_records {

@@ -298,30 +298,33 @@ static void throughput_and_normalized_throughput(void **state) {
 static void outcomes_shed_failed_and_goodput(void **state) {
   (void)state;
   fixture_init();
-  fx.recs[0].shed = 2;
+  fx.recs[0].shed = 3;
+  fx.req[0][4].shed = fx.req[0][5].shed = 1; /* cam's two uncompleted requests */
+  fx.req[0][0].shed = 1, fx.req[0][0].done_ns = -1; /* before warmup: not a violation of the window */
   fx.recs[2].failed = 1;
+  fx.req[2][1].failed = ATOLL_RUN_FAILED_LAUNCH; /* bg's uncompleted one */
   snprintf(fx.recs[2].failure, sizeof fx.recs[2].failure, "request 1: the device refused a launch");
   atoll_report r;
   compute(&r);
-  assert_int_equal(r.clients[0].shed, 2);
+  assert_int_equal(r.clients[0].shed, 3);
   assert_int_equal(r.clients[2].failed, 1);
   assert_near(r.clients[0].goodput_rps, 2 / 0.9);
   assert_near(r.clients[1].goodput_rps, 1 / 0.9);
   assert_near(r.clients[2].goodput_rps, 1 / 0.9);
-  /* QoS violations: late + shed + dropped + failed. cam 1 late + 2 shed, lidar 1 late, bg 3
-   * dropped + 1 failed. */
+  /* QoS violations: late + shed + failed in the window, + dropped. cam 1 late + 2 shed (its third
+   * shed request arrived before warmup), lidar 1 late, bg 3 dropped + 1 failed. */
   assert_int_equal(r.clients[0].qos_violations, 3);
   assert_int_equal(r.clients[1].qos_violations, 1);
   assert_int_equal(r.clients[2].qos_violations, 4);
   assert_near(r.clients[2].violation_ratio, 4.0 / (r.clients[2].requests + 3));
   char *json = capture_json(&r, false);
-  assert_near(json_num(json, "clients.0.shed"), 2);
+  assert_near(json_num(json, "clients.0.shed"), 3);
   assert_near(json_num(json, "clients.2.failed"), 1);
   assert_near(json_num(json, "clients.0.goodput_rps"), 2 / 0.9);
   assert_non_null(strstr(json, "\"failure\": \"request 1: the device refused a launch\""));
   free(json);
   char *t = capture_print(&r, atoll_report_print_table);
-  assert_non_null(strstr(t, "outcomes                     dropped 3, shed 2, failed 1; goodput 4.4 req/s; QoS violations 8 ("));
+  assert_non_null(strstr(t, "outcomes                     dropped 3, shed 3, failed 1; goodput 4.4 req/s; QoS violations 8 ("));
   free(t);
   atoll_report_free(&r);
 }
