@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "load.h"
-#include "predictor_train.h"
+#include "io/load.h"
+#include "sim/predictor_train.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -25,7 +25,7 @@
  * The prediction comes from the scenario's predictor (policy.predictor, an MLP trained by
  * `atoll train-predictor`); without one, a group is predicted to take the sum of its operators'
  * standalone times (no overlap at all), which the controller tests use as a known quantity. */
-#include "policy.h"
+#include "core/policy.h"
 
 enum { MAX_QUEUES = 16, WAYS = ATOLL_GROUP_MAX, TRIES = 8 };
 

@@ -2,7 +2,7 @@
  * the one whose model is shortest alone next (its reference latency: measured, or the sum of its
  * ops' times), ties to the earlier arrival, then the lower client index; a queued request already
  * past its deadline is shed (serial.h). */
-#include "serial.h"
+#include "core/serial.h"
 
 static int64_t length(const atoll_core *c, const atoll_task *t) {
   return atoll_model_reference_latency_ns(atoll__task_model(c, t));

@@ -1,5 +1,5 @@
 /* Model-granularity serving for fcfs and sjf (serial.h). */
-#include "serial.h"
+#include "core/serial.h"
 
 static const atoll_task *head(const atoll_core *c, uint32_t q) {
   uint64_t id;

@@ -7,7 +7,7 @@
 #ifndef ATOLL_CORE_SERIAL_H
 #define ATOLL_CORE_SERIAL_H
 
-#include "policy.h"
+#include "core/policy.h"
 
 /* The policy's state: the queue whose request is on the GPU, or -1. */
 typedef struct atoll_serial_state {

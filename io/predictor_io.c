@@ -1,12 +1,12 @@
 /* Writing and reading the latency predictor's YAML file (predictor_io.h). */
-#include "predictor_io.h"
+#include "io/predictor_io.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "atoll/error.h"
-#include "yread.h"
-#include "ytree.h"
+#include "io/yread.h"
+#include "io/ytree.h"
 
 static void row(FILE *out, const double *v, uint32_t n) {
   fputc('[', out);

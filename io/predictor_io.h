@@ -6,10 +6,10 @@
 
 #include <stdio.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/predictor.h"
 #include "atoll/scenario.h"
-#include "diag.h"
+#include "io/diag.h"
 
 int atoll_predictor_write(const atoll_predictor *p, FILE *out);
 /* Reads a predictor file into the arena. */

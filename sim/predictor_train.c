@@ -1,14 +1,14 @@
 /* Sampling, measuring and training abacus's latency predictor on the simulated GPU
  * (predictor_train.h). */
-#include "predictor_train.h"
+#include "sim/predictor_train.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
-#include "driver.h"
-#include "run.h"
+#include "run/driver.h"
+#include "sim/run.h"
 
 int atoll_group_measure_sim(const atoll_scenario *s, const atoll_group *g, int64_t *out_ns) {
   static const int64_t at_zero[1] = {0};

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "atoll/policy.h"
-#include "sched_fake.h"
+#include "tests/core/sched_fake.h"
 
 enum { US = 1000, MS = 1000000 };
 

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "predictor_io.h"
-#include "predictor_train.h"
+#include "tools/atoll/cli.h"
+#include "io/predictor_io.h"
+#include "sim/predictor_train.h"
 
 const atoll_subcommand atoll_cmd_train_predictor_def = {
     "train-predictor", atoll_cmd_train_predictor, "train abacus's group latency predictor",
