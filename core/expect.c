@@ -29,6 +29,8 @@ static const field_pattern patterns[] = {
     {"clients.*.goodput_rps", NULL},
     {"clients.*.batch.mean", NULL},
     {"clients.*.batch.max", NULL},
+    {"clients.*.qos_violations", NULL},
+    {"clients.*.violation_ratio", NULL},
     {"clients.*.throughput_rps", NULL},
     {"clients.*.norm_throughput", NULL},
     {"clients.*.deadline_misses", NULL},
@@ -46,6 +48,10 @@ static const field_pattern patterns[] = {
     {"gpu.cu_busy_frac_rt", NULL},
     {"gpu.cu_busy_frac_be", NULL},
     {"gpu.cu_busy_frac_be_padded", NULL},
+    {"predictor.groups", NULL},
+    {"predictor.groups_per_s", NULL},
+    {"predictor.mape", NULL},
+    {"predictor.p99_abs_err_us", NULL},
 };
 
 static bool is_space(char c) { return c == ' ' || c == '\t'; }

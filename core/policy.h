@@ -73,6 +73,11 @@ int atoll__launch_next(atoll_core *c, uint32_t q);
 void atoll__queue_fail(atoll_core *c, uint32_t q);
 /* Gives up on pending entry `pick` of q (the request is shed: request_shed). */
 void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now);
+/* Gives up on q's active task, which has no command on the device (between operator groups): the
+ * request is shed (request_shed), its slot freed and on_task_done follows. */
+void atoll__queue_shed_active(atoll_core *c, uint32_t q, int64_t now);
+/* Tells the observer an operator group ended (atoll_core_observer.group_done). */
+void atoll__group_done(atoll_core *c, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now);
 /* Asks the device for on_timer(cookie) at time `at`; ATOLL_ENOTSUP when it has no timers. */
 int atoll__timer_set(atoll_core *c, int64_t at, uint64_t cookie);
 /* The next BE queue, round robin from the cursor, that has an active task with unlaunched ops or

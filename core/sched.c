@@ -428,6 +428,16 @@ void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now)
   release_task(c, id, false, c->obs->request_shed, now);
 }
 
+void atoll__queue_shed_active(atoll_core *c, uint32_t q, int64_t now) {
+  if (c->queues[q].active >= 0)
+    release_task(c, (uint32_t)c->queues[q].active, true, c->obs->request_shed, now);
+}
+
+void atoll__group_done(atoll_core *c, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now) {
+  if (c->obs->group_done)
+    c->obs->group_done(c->obs_ctx, n_models, predicted_ns, start_ns, now);
+}
+
 int atoll__timer_set(atoll_core *c, int64_t at, uint64_t cookie) {
   return c->dev.ops->set_timer ? c->dev.ops->set_timer(c->dev.ctx, at, cookie) : ATOLL_ENOTSUP;
 }

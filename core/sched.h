@@ -48,6 +48,9 @@ typedef struct atoll_core_observer {
   /* Request req completed in a model run that served `batch` requests (told before request_done,
    * only for runs of more than one request). */
   void (*request_batch)(void *ctx, uint32_t client, uint64_t req, uint32_t batch, int64_t now);
+  /* An operator group (abacus, docs/abacus.md) of n_models models ended: launched at start_ns,
+   * predicted to take predicted_ns, its last kernel ended at now. */
+  void (*group_done)(void *ctx, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now);
 } atoll_core_observer;
 
 typedef struct atoll_core_limits {

@@ -11,6 +11,7 @@
 #include "atoll/memory.h"
 #include "atoll/policy.h"
 #include "io/load.h"
+#include "io/predictor_io.h"
 #include "io/suggest.h"
 
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
@@ -457,6 +458,33 @@ static int read_option(atoll_yread *r, const atoll_ynode *v, const atoll_policy_
   return rc;
 }
 
+/* A latency predictor's file (ATOLL_OPT_PREDICTOR), relative to the scenario: read into the
+ * scenario, checked against its models. */
+static int read_predictor(scen_ctx *c, const atoll_ynode *v, const atoll_policy_option *o) {
+  atoll_yread *r = c->r;
+  const char *rel;
+  int rc = atoll_yread_str(r, v, &rel);
+  if (rc)
+    return rc;
+  const char *path = atoll_path_join(c->a, c->dir, rel);
+  atoll_diag inner;
+  atoll_diag_clear(&inner);
+  atoll_predictor *pred = NULL;
+  if (atoll_predictor_load_file(c->a, path, &pred, &inner) != 0) {
+    if (inner.line == 0)
+      return atoll_yread_error(r, v, "cannot load predictor '%s': %s", path, inner.msg);
+    *r->diag = inner;
+    return ATOLL_EPARSE;
+  }
+  const char *why = atoll_predictor_mismatch(c->a, pred, c->s);
+  if (why)
+    return atoll_yread_error(r, v, "predictor '%s' does not fit this scenario: %s", path, why);
+  c->s->predictor = pred;
+  c->s->predictor_path = path;
+  atoll_policy_option_set(&c->s->policy, o, 1);
+  return 0;
+}
+
 enum { MAX_POLICY_KEYS = 24 };
 
 static bool is_key(const char *const *keys, uint32_t n, const char *key) {
@@ -525,7 +553,10 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
   for (uint32_t k = 1; k < n_keys && rc == 0; k++) {
     if (!v[k])
       continue;
-    rc = WITH_KEY(r, keys[k], read_option(r, v[k], opt[k], p));
+    if (opt[k]->type == ATOLL_OPT_PREDICTOR)
+      rc = WITH_KEY(r, keys[k], read_predictor(c, v[k], opt[k]));
+    else
+      rc = WITH_KEY(r, keys[k], read_option(r, v[k], opt[k], p));
     if (k > n_common)
       given |= 1ull << (k - 1 - n_common);
   }

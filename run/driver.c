@@ -84,6 +84,9 @@ void atoll_run_results_free(atoll_run_results *res) {
   free(res->pad_samples);
   free(res->gpu_cu_busy_ns);
   res->gpu_cu_busy_ns = NULL;
+  free(res->groups);
+  res->groups = NULL;
+  res->n_groups = res->cap_groups = 0;
   res->clients = NULL;
   res->standalone_ns = NULL;
   res->preemptions = NULL;
@@ -240,6 +243,7 @@ static void on_shed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   atoll_run_recorder *r = ctx;
   TAP(r, request_shed, client, req, now);
   r->res->clients[client].shed++;
+  r->res->clients[client].req[req].shed = 1;
   if (r->dev->ended)
     r->dev->ended(r->dev_ctx, client, req, now - r->base);
 }
@@ -263,6 +267,28 @@ static void on_batch(void *ctx, uint32_t client, uint64_t req, uint32_t batch, i
   r->res->clients[client].req[req].batch = batch;
 }
 
+/* An operator group ended: kept when it ended inside the window. */
+static void on_group_done(void *ctx, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, group_done, n_models, predicted_ns, start_ns, now);
+  now -= r->base;
+  start_ns -= r->base;
+  atoll_run_results *res = r->res;
+  if (now < r->s->warmup_ns || now > r->s->duration_ns)
+    return;
+  if (res->n_groups == res->cap_groups) {
+    uint32_t cap = res->cap_groups ? res->cap_groups * 2 : 1024;
+    atoll_group_record *g = realloc(res->groups, cap * sizeof *g);
+    if (!g) {
+      r->failed = ATOLL_ENOMEM;
+      return;
+    }
+    res->groups = g, res->cap_groups = cap;
+  }
+  res->groups[res->n_groups++] =
+      (atoll_group_record){.n_models = n_models, .start_ns = start_ns, .end_ns = now, .predicted_ns = predicted_ns};
+}
+
 /* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
 static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   atoll_run_recorder *r = ctx;
@@ -282,7 +308,8 @@ const atoll_core_observer atoll_run_observer = {.request_started = on_started,
                                                 .preemption = on_preemption,
                                                 .task_preempted = on_task_preempted,
                                                 .task_restored = on_task_restored,
-                                                .request_batch = on_batch};
+                                                .request_batch = on_batch,
+                                                .group_done = on_group_done};
 
 /* --- the order of a run --- */
 

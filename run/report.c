@@ -136,6 +136,8 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
     if (q->arrival_ns < warmup)
       continue;
     cr->requests++;
+    if (q->done_ns < 0 && (q->shed || q->failed))
+      cr->lost++;
     if (q->done_ns >= 0) {
       uint32_t b = q->batch > 1 ? q->batch : 1;
       runs += 1.0 / b;
@@ -158,6 +160,33 @@ static void client_throughput(const atoll_run_results *res, uint32_t c, atoll_cl
   cr->throughput_rps = res->window_ns > 0 ? cr->completed / ((double)res->window_ns / 1e9) : NAN;
   cr->norm_throughput = alone > 0 ? cr->throughput_rps * (double)alone / 1e9 : NAN;
   cr->goodput_rps = res->window_ns > 0 ? cr->completed_in_deadline / ((double)res->window_ns / 1e9) : NAN;
+  cr->qos_violations = (cr->completed - cr->completed_in_deadline) + cr->lost + cr->dropped;
+  uint32_t offered = cr->requests + cr->dropped;
+  cr->violation_ratio = offered ? (double)cr->qos_violations / offered : NAN;
+}
+
+/* The groups' count, rate and the predictor's error on them. */
+static int groups_compute(const atoll_run_results *res, atoll_report *r) {
+  uint32_t n = res->n_groups;
+  r->groups = n;
+  if (n == 0)
+    return ATOLL_OK;
+  double *abs_us = malloc(n * sizeof *abs_us);
+  if (!abs_us)
+    return ATOLL_ENOMEM;
+  double rel = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const atoll_group_record *g = &res->groups[i];
+    double measured = (double)(g->end_ns - g->start_ns), err = fabs((double)g->predicted_ns - measured);
+    rel += measured > 0 ? err / measured : 0;
+    abs_us[i] = err / 1000.0;
+  }
+  qsort(abs_us, n, sizeof *abs_us, cmp_double);
+  r->predictor_mape = rel / n;
+  r->predictor_p99_abs_err_us = nearest_rank(abs_us, n, 99);
+  r->groups_per_s = res->window_ns > 0 ? n / ((double)res->window_ns / 1e9) : NAN;
+  free(abs_us);
+  return ATOLL_OK;
 }
 
 /* ---- Preemptions and the GPU ----------------------------------------------------------------- */
@@ -282,6 +311,7 @@ static int client_ref(const atoll_client_report *cr, const char *rest, field_ref
       {"shed", cr->shed, false},                  {"failed", cr->failed, false},
       {"goodput_rps", cr->goodput_rps, false},
       {"batch.mean", cr->batch_mean, true},       {"batch.max", cr->batch_max, false},
+      {"qos_violations", cr->qos_violations, false}, {"violation_ratio", cr->violation_ratio, false},
   };
   return scalar_ref(table, sizeof table / sizeof table[0], rest, ref);
 }
@@ -364,6 +394,13 @@ static int field_resolve(const atoll_report *r, const char *field, field_ref *re
     return preemption_ref(r, field + strlen("preemptions."), ref);
   if (starts_with(field, "gpu."))
     return gpu_ref(r, field + strlen("gpu."), ref);
+  if (starts_with(field, "predictor.")) {
+    const named_value table[] = {{"groups", r->groups, false},
+                                 {"groups_per_s", r->groups_per_s, false},
+                                 {"mape", r->predictor_mape, r->groups == 0},
+                                 {"p99_abs_err_us", r->predictor_p99_abs_err_us, r->groups == 0}};
+    return scalar_ref(table, sizeof table / sizeof table[0], field + strlen("predictor."), ref);
+  }
   return ATOLL_ENOENT;
 }
 
@@ -480,7 +517,7 @@ int atoll_report_compute(const atoll_run_results *res, atoll_report *out) {
   clients_compute(res, &sc, out);
   preemptions_compute(res, sc.lat, out);
   free(sc.buf);
-  if (padding_compute(res, out) != ATOLL_OK) {
+  if (padding_compute(res, out) != ATOLL_OK || groups_compute(res, out) != ATOLL_OK) {
     atoll_report_free(out);
     return ATOLL_ENOMEM;
   }
@@ -683,6 +720,8 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   jw_num(w, "mean", cr->batch_mean);
   jw_uint(w, "max", cr->batch_max);
   jw_close(w, "}");
+  jw_uint(w, "qos_violations", cr->qos_violations);
+  jw_num(w, "violation_ratio", cr->violation_ratio);
   json_stats(w, "latency_us", &cr->latency_us, true);
   json_stats(w, "norm_latency", &cr->norm_latency, true);
   jw_close(w, "}");
@@ -788,6 +827,14 @@ int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) 
   jw_close(&w, "]");
   if (r->rt_kernels_padded > 0)
     json_padding(&w, r);
+  if (r->groups > 0) {
+    jw_open(&w, "predictor", "{", true);
+    jw_uint(&w, "groups", r->groups);
+    jw_num(&w, "groups_per_s", r->groups_per_s);
+    jw_num(&w, "mape", r->predictor_mape);
+    jw_num(&w, "p99_abs_err_us", r->predictor_p99_abs_err_us);
+    jw_close(&w, "}");
+  }
   json_expects(&w, r);
   if (r->res->verified) {
     jw_open(&w, "verify", "{", true);
@@ -920,17 +967,22 @@ static void text_gpus_batches(const atoll_report *r, FILE *out) {
 
 static void text_outcomes(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
-  uint32_t dropped = 0, shed = 0, failed = 0;
+  uint32_t dropped = 0, shed = 0, failed = 0, violations = 0, offered = 0;
   double goodput = 0;
   for (uint32_t c = 0; c < s->n_clients; c++) {
+    violations += r->clients[c].qos_violations;
+    offered += r->clients[c].requests + r->clients[c].dropped;
     dropped += r->clients[c].dropped;
     shed += r->clients[c].shed;
     failed += r->clients[c].failed;
     goodput += r->clients[c].goodput_rps;
   }
-  char a[32];
-  fprintf(out, "%-28s dropped %" PRIu32 ", shed %" PRIu32 ", failed %" PRIu32 "; goodput %s req/s\n", "outcomes", dropped,
-          shed, failed, cell(a, goodput, 1));
+  char a[32], b[32];
+  fprintf(out,
+          "%-28s dropped %" PRIu32 ", shed %" PRIu32 ", failed %" PRIu32 "; goodput %s req/s; QoS violations %" PRIu32
+          " (%s %%)\n",
+          "outcomes", dropped, shed, failed, cell(a, goodput, 1), violations,
+          cell(b, offered ? 100.0 * violations / offered : NAN, 1));
 }
 
 static void table_clients(const atoll_report *r, FILE *out) {
@@ -1050,6 +1102,9 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
     fprintf(out, "%-28s %" PRIu32 " of %" PRIu64 " RT kernels; their overhead p50 %s us, p99 %s us; padded BE CU busy %s %%\n",
             "padded launches", r->rt_kernels_padded, r->rt_kernels, cell(a, r->rt_overhead_us.p50, 2),
             cell(b, r->rt_overhead_us.p99, 2), cell(c, 100 * r->cu_busy_frac_be_padded, 1));
+  if (r->groups > 0)
+    fprintf(out, "%-28s %" PRIu32 " (%s per s); predictor MAPE %s %%, p99 |error| %s us\n", "operator groups", r->groups,
+            cell(a, r->groups_per_s, 1), cell(b, 100 * r->predictor_mape, 2), cell(c, r->predictor_p99_abs_err_us, 1));
   if (r->res->verified)
     fprintf(out, "verify: %" PRIu32 " requests compared with the uninterrupted reference, %" PRIu32 " mismatches\n",
             r->res->verify_requests, r->res->verify_mismatches);

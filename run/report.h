@@ -36,6 +36,11 @@ typedef struct atoll_client_report {
    * runs that served the window's completed requests; NaN and 0 when none completed. */
   double batch_mean;
   uint32_t batch_max;
+  /* QoS violations (Abacus §7): requests of the window completed late, shed or failed, plus the
+   * dropped ones; violation_ratio divides them by the requests (window) plus the dropped ones. */
+  uint32_t lost; /* requests of the window shed or failed */
+  uint32_t qos_violations;
+  double violation_ratio;
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {
@@ -67,6 +72,11 @@ typedef struct atoll_report {
   uint32_t rt_kernels_padded;
   atoll_stats rt_overhead_us, rt_overhead_pct;
   double rt_overhead_cdf_us[21];
+  /* Operator groups (abacus; all 0 for other policies): how many ended in the window, per second,
+   * and the predictor's error on them: mean |predicted - measured| / measured, and the p99 of
+   * |predicted - measured| in us. */
+  uint32_t groups;
+  double groups_per_s, predictor_mape, predictor_p99_abs_err_us;
   atoll_expect_verdict *verdicts; /* per scenario expect */
   bool all_hold;
   /* Per GPU (gpu_count of them): CU busy fraction and the memory its clients' footprints need. */

@@ -22,6 +22,7 @@ typedef struct atoll_request_record {
   int64_t done_ns;
   uint8_t failed;       /* why the request failed (0: it did not; above); done_ns is -1 */
   uint32_t batch;       /* requests of the model run that served it (0: one, itself) */
+  uint8_t shed;         /* the policy gave up on it; done_ns is -1 */
 } atoll_request_record;
 
 typedef struct atoll_client_records {
@@ -51,6 +52,12 @@ typedef struct atoll_pad_sample {
   int64_t launch_ns, alone_ns;
 } atoll_pad_sample;
 
+/* One operator group (abacus, docs/abacus.md): its models, when it was issued and ended, and the
+ * latency the policy's predictor gave it. */
+typedef struct atoll_group_record {
+  uint32_t n_models;
+  int64_t start_ns, end_ns, predicted_ns;
+} atoll_group_record;
 typedef struct atoll_run_results {
   const atoll_scenario *scenario;
   const char *mode;            /* "sim" or "native" */
@@ -80,6 +87,9 @@ typedef struct atoll_run_results {
    * one GPU. */
   uint32_t n_gpus;
   int64_t *gpu_cu_busy_ns;
+  /* Operator groups that ended in the window (abacus only; none for other policies). */
+  atoll_group_record *groups;
+  uint32_t n_groups, cap_groups;
 } atoll_run_results;
 
 #endif

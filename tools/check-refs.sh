@@ -10,7 +10,8 @@
 # "failed" and "goodput_rps" keys in JSON and the "outcomes" line of the text report; the GPU
 # memory added once the shipped profiles carried footprints (docs/partitions.md, "Memory"): the
 # gpu object's "memory_*" keys and the "GPU memory in use" line; and with batching and several
-# GPUs, each client's "batch" and the top-level "gpus" (docs/report.md).
+# GPUs, each client's "batch" and the top-level "gpus" (docs/report.md); and with the abacus
+# policy (docs/abacus.md) each client's "qos_violations" and "violation_ratio" keys.
 #
 #   tools/check-refs.sh [--quick] [--write] [ATOLL_BINARY]
 #     --quick   DISB A only (every policy, both engines) and scenarios/verify/tiny.yaml: CI's subset
@@ -56,7 +57,7 @@ for w in $workloads; do
       cat "$out/$name.err" >> "$out/$name.txt" && rm "$out/$name.err"
       "$atoll" sim "scenarios/disb/$w.yaml" --policy "$p" --set "sim.engine=$e" --quiet \
         --json "$out/$name.json.raw" > /dev/null 2>&1 || true
-      grep -v -E '^  "(run|gpus)": |^      "(shed|failed|goodput_rps|batch)": ' "$out/$name.json.raw" \
+      grep -v -E '^  "(run|gpus)": |^      "(shed|failed|goodput_rps|batch|qos_violations|violation_ratio)": ' "$out/$name.json.raw" \
         | sed -E 's/, "memory_(mb_used|mb|unknown_instances)": [^,}]*//g' > "$out/$name.json" \
         && rm "$out/$name.json.raw"
     done

@@ -16,6 +16,9 @@
   X(REEF, "reef", reef)                 \
   X(RESET, "reset", reset)              \
   X(EDF, "edf", edf)                    \
+  X(FCFS, "fcfs", fcfs)                 \
+  X(SJF, "sjf", sjf)                    \
+  X(ABACUS, "abacus", abacus)           \
   /* a new policy: one line above this one */
 
 /* Every policy's name, each after a space, as one string literal (" rt-only seq ..."): for help

@@ -11,7 +11,9 @@
 typedef enum atoll_option_type {
   ATOLL_OPT_BOOL, /* true | false */
   ATOLL_OPT_U32,  /* an integer in [min, max] */
-  ATOLL_OPT_ENUM  /* one of names[0 .. max], stored as its index */
+  ATOLL_OPT_ENUM, /* one of names[0 .. max], stored as its index */
+  ATOLL_OPT_PREDICTOR /* a latency-predictor file, relative to the scenario: io/ reads it into
+                         atoll_scenario.predictor and stores 1 (given) in the slot */
 } atoll_option_type;
 
 /* Where the value lives in atoll_policy_cfg: a named field's C type, or a param[] slot. */

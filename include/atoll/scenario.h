@@ -10,6 +10,7 @@
 #include "atoll/gpu.h"
 #include "atoll/model.h"
 #include "atoll/policies.h"
+#include "atoll/predictor.h"
 
 typedef enum atoll_client_class { ATOLL_CLASS_RT, ATOLL_CLASS_BE } atoll_client_class;
 
@@ -124,6 +125,9 @@ typedef struct atoll_scenario {
    * leaves the others inactive (the driver runs every GPU so: run/driver.h). */
   uint32_t gpu_count;
   uint32_t run_gpu;
+  /* abacus's latency predictor (policy.predictor, read by io/), or NULL. */
+  const atoll_predictor *predictor;
+  const char *predictor_path; /* as resolved, for messages */
 } atoll_scenario;
 
 const char *atoll_policy_name(atoll_policy_kind k);

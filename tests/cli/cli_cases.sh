@@ -426,6 +426,28 @@ PY
     expect_rc 0 "$atoll" explore "$src/scenarios/edf/verify.yaml"
     grep -q "explored every schedule" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
     expect_rc 2 "$atoll" check "$src/scenarios/edf/verify.yaml" --set policy.drop_late=maybe ;;
+  abacus_train_and_run)
+    # train-predictor (docs/abacus.md) is deterministic, writes a file the abacus policy reads
+    # relative to the scenario, and reports held-out error by group size; abacus then runs operator
+    # groups and reports its predictor's error on them. A predictor trained for other models is
+    # refused when the scenario loads.
+    cp "$src/scenarios/seeds/abacus/triplet-high.yaml" "$tmp/t.yaml"
+    sed -i "s#\.\./\.\./models#$src/scenarios/models#; s#predictor: triplet.pred.yaml#predictor: p.yaml#" "$tmp/t.yaml"
+    expect_rc 0 "$atoll" train-predictor "$tmp/t.yaml" -o "$tmp/p.yaml" --samples 120 --epochs 20 --seed 3
+    grep -q "held-out MAPE triplets" "$tmp/.stdout" || fail "no triplet error: $(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" train-predictor "$tmp/t.yaml" -o "$tmp/p2.yaml" --samples 120 --epochs 20 --seed 3
+    cmp -s "$tmp/p.yaml" "$tmp/p2.yaml" || fail "two trainings with one seed differ"
+    expect_rc 0 "$atoll" sim "$tmp/t.yaml" --duration-ms 300 --set warmup_ms=0 --json -
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+p = d["predictor"]
+assert d["policy"] == "abacus" and p["groups"] > 10 and 0 <= p["mape"] < 1, p
+for c in d["clients"]:
+    assert c["qos_violations"] == c["completed"] - round(c["goodput_rps"] * 0.3) + c["shed"] + c["dropped"] + c["failed"], c' \
+      "$tmp/.stdout" || fail "report: $(head -c 900 "$tmp/.stdout")"
+    expect_rc 2 "$atoll" check "$src/scenarios/seeds/abacus/pair-high.yaml" --set policy.predictor=quad.pred.yaml
+    grep -q "does not fit this scenario: it was trained for 4 models, the scenario has 2" "$tmp/.stderr" ||
+      fail "message: $(cat "$tmp/.stderr")" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

@@ -150,13 +150,26 @@ static inline void fk_obs_dropped(void *ctx, uint32_t client, uint64_t req, int6
   fk_record('x', client, req, now);
 }
 
+static atoll_core core; /* the core under test (defined below) */
+
+/* A request that left the core before its last op (shed while active, or failed) frees its task
+ * slot: the next task there starts again at op 0. The core has just released the slot, which
+ * still names the request. */
+static inline void fk_slot_freed(uint32_t client, uint64_t req) {
+  for (uint32_t t = 0; t < core.n_tasks && t < (1u << 16); t++)
+    if (!core.tasks[t].in_use && core.tasks[t].client == client && core.tasks[t].req == req)
+      fk.next_op[t] = 0;
+}
+
 static inline void fk_obs_shed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   (void)ctx;
   fk_record('h', client, req, now);
+  fk_slot_freed(client, req);
 }
 static inline void fk_obs_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   (void)ctx;
   fk_record('f', client, req, now);
+  fk_slot_freed(client, req);
 }
 
 static inline void fk_obs_batch(void *ctx, uint32_t client, uint64_t req, uint32_t batch, int64_t now) {
@@ -210,7 +223,6 @@ static inline void fk_scenario(atoll_policy_kind kind) {
 
 /* --- the core under test --- */
 
-static atoll_core core;
 static void *core_mem;
 
 static inline void fk_reset(void) {

@@ -52,6 +52,23 @@ assert c["camera"]["completed"] > 0 and c["bulk"]["completed"] > 0, c' || fail "
     expect_rc 2 "$atoll" native "$src/scenarios/native/two-devices.yaml" --device cpu \
       --set 'clients.bulk.batch={max: 2, timeout_ms: 5}'
     grep -q "client 'bulk' batches" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  abacus_verify)
+    # abacus (docs/abacus.md) on the native CPU device with verification: operator groups are ranges
+    # of each request's ops on its own stream, and every completed request must still match the
+    # uninterrupted reference. The scenario's QoS targets are 2x the models' latency on an idle
+    # machine; a busy one (or a sanitizer) makes every kernel several times longer, so the targets
+    # here are a second and the rates fixed, and how many are shed depends on the machine's speed.
+    ms=2000
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=6000
+    expect_rc 0 "$atoll" native "$src/scenarios/native/abacus.yaml" --device cpu --verify --json - --duration-ms $ms \
+      --set warmup_ms=0 --set 'expect=[]' --set clients.camera.deadline_ms=1000 --set clients.encoder.deadline_ms=1000 \
+      --set 'clients.camera.arrival={kind: poisson, rate_hz: 8}' --set 'clients.encoder.arrival={kind: poisson, rate_hz: 4}'
+    json 'assert d["policy"] == "abacus", d["policy"]
+v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+assert d["predictor"]["groups"] > 0, d.get("predictor")
+assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for x in d["clients"]), d["clients"]' \
+      || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
   edf_verify_drop_late)
     # The edf policy (docs/policies.md) on the native CPU device with verification: the camera's
     # requests get a 20 ms deadline and drop_late, the batch client none. edf never preempts, so a

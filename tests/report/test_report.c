@@ -293,28 +293,38 @@ static void throughput_and_normalized_throughput(void **state) {
 
 /* Outcomes (docs/report.md): shed and failed as recorded; goodput counts the window's requests
  * completed within their deadline: cam 2 of 3 (4 ms > 3 ms), lidar 1 of 2 (6 ms > its 5 ms
- * period), bg 1 (no deadline). The text report sums them on one line. */
+ * period), bg 1 (no deadline); QoS violations add the late ones to the shed, dropped and failed.
+ * The text report sums them on one line. */
 static void outcomes_shed_failed_and_goodput(void **state) {
   (void)state;
   fixture_init();
-  fx.recs[0].shed = 2;
+  fx.recs[0].shed = 3;
+  fx.req[0][4].shed = fx.req[0][5].shed = 1; /* cam's two uncompleted requests */
+  fx.req[0][0].shed = 1, fx.req[0][0].done_ns = -1; /* before warmup: not a violation of the window */
   fx.recs[2].failed = 1;
+  fx.req[2][1].failed = ATOLL_RUN_FAILED_LAUNCH; /* bg's uncompleted one */
   snprintf(fx.recs[2].failure, sizeof fx.recs[2].failure, "request 1: the device refused a launch");
   atoll_report r;
   compute(&r);
-  assert_int_equal(r.clients[0].shed, 2);
+  assert_int_equal(r.clients[0].shed, 3);
   assert_int_equal(r.clients[2].failed, 1);
   assert_near(r.clients[0].goodput_rps, 2 / 0.9);
   assert_near(r.clients[1].goodput_rps, 1 / 0.9);
   assert_near(r.clients[2].goodput_rps, 1 / 0.9);
+  /* QoS violations: late + shed + failed in the window, + dropped. cam 1 late + 2 shed (its third
+   * shed request arrived before warmup), lidar 1 late, bg 3 dropped + 1 failed. */
+  assert_int_equal(r.clients[0].qos_violations, 3);
+  assert_int_equal(r.clients[1].qos_violations, 1);
+  assert_int_equal(r.clients[2].qos_violations, 4);
+  assert_near(r.clients[2].violation_ratio, 4.0 / (r.clients[2].requests + 3));
   char *json = capture_json(&r, false);
-  assert_near(json_num(json, "clients.0.shed"), 2);
+  assert_near(json_num(json, "clients.0.shed"), 3);
   assert_near(json_num(json, "clients.2.failed"), 1);
   assert_near(json_num(json, "clients.0.goodput_rps"), 2 / 0.9);
   assert_non_null(strstr(json, "\"failure\": \"request 1: the device refused a launch\""));
   free(json);
   char *t = capture_print(&r, atoll_report_print_table);
-  assert_non_null(strstr(t, "outcomes                     dropped 3, shed 2, failed 1; goodput 4.4 req/s\n"));
+  assert_non_null(strstr(t, "outcomes                     dropped 3, shed 3, failed 1; goodput 4.4 req/s; QoS violations 8 ("));
   free(t);
   atoll_report_free(&r);
 }
@@ -675,7 +685,8 @@ static void json_has_the_documented_shape(void **state) {
   static const char *const client_keys[] = {"name",           "model",          "class",      "requests",
                                             "completed",      "dropped",        "shed",       "failed",
                                             "deadline_misses", "throughput_rps", "norm_throughput", "goodput_rps",
-                                            "batch",          "latency_us",     "norm_latency"};
+                                            "batch",          "qos_violations", "violation_ratio", "latency_us",
+                                            "norm_latency"};
   for (long i = 0; i < (long)(sizeof client_keys / sizeof client_keys[0]); i++) {
     char key[64];
     assert_true(json_key_at(json, "clients.1", i, key, sizeof key));

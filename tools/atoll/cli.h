@@ -54,6 +54,7 @@ int atoll_cmd_compare(int argc, char **argv);
 int atoll_cmd_dot(int argc, char **argv);
 
 int atoll_cmd_explore(int argc, char **argv);
+int atoll_cmd_train_predictor(int argc, char **argv);
 int atoll_cmd_selftest(int argc, char **argv);
 
 /* Every command's entry, one per name of commands.h. */
