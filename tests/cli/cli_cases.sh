@@ -97,7 +97,18 @@ case $case_name in
     grep -q '^ok: ' "$tmp/.stdout" || fail "no ok line"
     [ ! -s "$tmp/.stderr" ] || fail "unexpected stderr: $(cat "$tmp/.stderr")"
     expect_rc 0 "$atoll" check "$src/scenarios/examples/tiny.yaml" --set clients.cam.arrival.rate_hz=8000
-    grep -q "warning: RT client 'cam' offers load 1.04 >= 1" "$tmp/.stderr" || fail "no overload warning: $(cat "$tmp/.stderr")" ;;
+    grep -q "warning: RT client 'cam' offers load 1.02 >= 1" "$tmp/.stderr" || fail "no overload warning: $(cat "$tmp/.stderr")" ;;
+  check_load_is_sims_load)
+    # One meaning of load (docs/scenarios.md, "Load"): check turns load 0.5 into the rate sim runs,
+    # 0.5 / the standalone latency sim reports, not / the profile's measured latency.
+    expect_rc 0 "$atoll" check "$src/scenarios/disb/A.yaml"
+    hz=$(sed -n 's/^  rt_vgg .*load 0.5 (\([0-9.]*\) Hz).*/\1/p' "$tmp/.stdout")
+    [ -n "$hz" ] || fail "no rate for rt_vgg: $(cat "$tmp/.stdout")"
+    # (a run this short may miss A's bounds: exit 0 or 1, the standalone latency is the same)
+    "$atoll" sim "$src/scenarios/disb/A.yaml" --duration-ms 600 --quiet --json "$tmp/a.json" >/dev/null 2>&1
+    us=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["standalone_us"]["vgg"])' "$tmp/a.json")
+    python3 -c 'import sys; hz, us = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(hz - 0.5e6 / us) > 0.06)' \
+      "$hz" "$us" || fail "check says $hz Hz; sim's standalone $us us means $(python3 -c "print(0.5e6 / $us)") Hz" ;;
   import_reef_model_resnet152)
     need_reef
     expect_rc 0 "$atoll" import reef-model "$reef/models/resnet152" -o "$tmp/r.yaml"
