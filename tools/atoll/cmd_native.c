@@ -191,6 +191,7 @@ int atoll_cmd_native(int argc, char **argv) {
       exit_code = rc;
     if (vals[X_CSV] && (rc = atoll_cli_write_report(cmd, vals[X_CSV], &rep, atoll_report_write_csv)))
       exit_code = rc;
+    atoll_report_warn_overload(&rep, "atoll native", stderr);
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {
       atoll_report_print_violations(&rep, stderr);
       exit_code = ATOLL_EXIT_VIOLATED;

@@ -138,6 +138,7 @@ int atoll_cmd_sim(int argc, char **argv) {
       exit_code = rc;
     if (vals[1] && (rc = atoll_cli_write_report(cmd, vals[1], &rep, atoll_report_write_csv)))
       exit_code = rc;
+    atoll_report_warn_overload(&rep, "atoll sim", stderr);
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {
       atoll_report_print_violations(&rep, stderr);
       exit_code = ATOLL_EXIT_VIOLATED;
