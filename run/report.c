@@ -509,16 +509,22 @@ static int decimals(double v) {
   return dot ? (int)strlen(dot + 1) : 0;
 }
 
-/* A difference a - b for people: rounded to the decimals a and b have, so 3.58 - 6 prints -2.42,
- * not the -2.4200000000000017 of binary arithmetic; the shortest round-trip form of d when that is
- * no longer (or an operand needs an exponent). */
+/* A difference d = a - b (or b - a) for people: rounded to the decimals a and b have, and to the
+ * 15 significant digits a double holds (DBL_DIG), so 3.58 - 6 prints -2.42, not the
+ * -2.4200000000000017 of binary arithmetic; the shortest round-trip form of d when that is no
+ * longer (or an operand needs an exponent). */
 static const char *fmt_difference(char buf[32], double d, double a, double b) {
   fmt_number(buf, d);
   int da = decimals(a), db = decimals(b);
   if (!isfinite(d) || da < 0 || db < 0)
     return buf;
+  int places = da > db ? da : db;
+  if (d != 0) {
+    int sig = 15 - 1 - (int)floor(log10(fabs(d))); /* the decimals of 15 significant digits */
+    places = places < sig ? places : sig;
+  }
   char r[64];
-  snprintf(r, sizeof r, "%.*f", da > db ? da : db, d);
+  snprintf(r, sizeof r, "%.*f", places < 0 ? 0 : places, d);
   if (strchr(r, '.')) { /* trailing zeros carry nothing */
     size_t n = strlen(r);
     while (r[n - 1] == '0')
