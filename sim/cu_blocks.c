@@ -18,7 +18,7 @@
 #include "simdev.h"
 #include "state_hash.h"
 
-enum { MAX_CUS = 256, MAX_OFFER = 64 };
+enum { MAX_CUS = ATOLL_BLOCKS_MAX_CUS, MAX_OFFER = 64 };
 
 typedef struct bjob {
   atoll_cu_job j;

@@ -78,6 +78,44 @@ case $case_name in
     grep -q "unknown option '--grups'; did you mean '--groups'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" model info "$src/scenarios/models/tiny.yaml" --gpu mi5
     grep -q "unknown GPU preset 'mi5'; did you mean 'mi50'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  native_names_suggest)
+    # "did you mean" in native's names: options its help lists, devices, faults, native models,
+    # and atoll-nmodel's commands, options and models.
+    expect_rc 2 "$atoll" native "$src/scenarios/native/mix.yaml" --verfy
+    grep -q "unknown option '--verfy'; did you mean '--verify'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" selftest --devce cpu
+    grep -q "unknown option '--devce'; did you mean '--device'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" native "$src/scenarios/native/mix.yaml" --device cpuu
+    grep -q "unknown device 'cpuu'; did you mean 'cpu'? (known: cpu, cpu-gpu, cuda, hip)" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" native "$src/scenarios/native/mix.yaml" --inject kernl:0.1
+    grep -q "unknown fault 'kernl:0.1'; did you mean 'kernel'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    mkdir -p "$tmp/n" && cp -r "$src/scenarios/native/." "$tmp/n/"
+    sed -i 's/^native: cnn$/native: cnnn/' "$tmp/n/models/cnn.yaml"
+    expect_rc 2 "$atoll" native "$tmp/n/mix.yaml" --device cpu
+    grep -q "no native model is named 'cnnn'; did you mean 'cnn'? (known:" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    nmodel=$(dirname "$atoll")/atoll-nmodel
+    expect_rc 2 "$nmodel" rn cnn
+    grep -q "unknown command 'rn'; did you mean 'run'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$nmodel" run cnnn
+    grep -q "no native model named 'cnnn'; did you mean 'cnn'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$nmodel" run cnn --repet 3
+    grep -q "unknown option '--repet'; did you mean '--repeat'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  unsupported_says_what)
+    # An ATOLL_ENOTSUP names what is unsupported, not "policy ... not implemented" whatever it was:
+    # a 300-CU GPU (a copy of mi50 found first through ATOLL_PATH) on the blocks engine.
+    mkdir -p "$tmp/gpus"
+    sed 's/^cus: 60 /cus: 300 /' "$src/scenarios/gpus/mi50.yaml" >"$tmp/gpus/mi50.yaml"
+    ATOLL_PATH=$tmp expect_rc 0 "$atoll" check "$src/scenarios/examples/tiny.yaml"
+    grep -q "300 CUs" "$tmp/.stdout" || fail "the 300-CU preset was not used: $(cat "$tmp/.stdout")"
+    ATOLL_PATH=$tmp expect_rc 2 "$atoll" sim "$src/scenarios/examples/tiny.yaml" --set sim.engine=blocks --quiet
+    grep -q "^atoll sim: the blocks CU engine simulates at most 256 CUs, and GPU 'mi50' has 300 (sim.engine: fluid" \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    ATOLL_PATH=$tmp expect_rc 2 "$atoll" explore "$src/scenarios/examples/tiny.yaml" --quiet
+    grep -q "^atoll explore: the blocks CU engine simulates at most 256 CUs" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    ! grep -q "not implemented" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    ATOLL_PATH=$tmp expect_rc 0 "$atoll" sim "$src/scenarios/examples/tiny.yaml" --set sim.engine=fluid --quiet \
+      --set 'expect=[]' ;;
   usage_errors_exit_2)
     expect_rc 2 "$atoll"
     expect_rc 2 "$atoll" frobnicate

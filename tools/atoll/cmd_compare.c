@@ -96,8 +96,9 @@ static void run_one(comparison *cmp, uint32_t i) {
     int rc = atoll_sim_run(&s, NULL, &res);
     atoll_report rep;
     if (rc != 0) {
+      char why[256];
       fprintf(stderr, "atoll compare: policy %s: %s\n", cmp->policy[i],
-              rc == ATOLL_ENOTSUP ? "not implemented by this simulator" : atoll_strerror(rc));
+              rc == ATOLL_ENOTSUP ? atoll_sim_unsupported(&s, s.engine, why, sizeof why) : atoll_strerror(rc));
     } else if (atoll_report_compute(&res, &rep) != 0) {
       fprintf(stderr, "atoll compare: out of memory\n");
     } else {

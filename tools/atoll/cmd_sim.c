@@ -117,9 +117,9 @@ int atoll_cmd_sim(int argc, char **argv) {
     rc = ATOLL_EIO;
   }
   if (rc) {
+    char why[256];
     if (rc == ATOLL_ENOTSUP)
-      fprintf(stderr, "atoll sim: policy '%s' is not implemented by this version of the simulator\n",
-              atoll_policy_name(s.policy.kind));
+      fprintf(stderr, "atoll sim: %s\n", atoll_sim_unsupported(&s, s.engine, why, sizeof why));
     else
       fprintf(stderr, "atoll sim: %s\n", atoll_strerror(rc));
     atoll_arena_free(&a);
