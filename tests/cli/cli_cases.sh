@@ -101,6 +101,18 @@ case $case_name in
     grep -q "no native model named 'cnnn'; did you mean 'cnn'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$nmodel" run cnn --repet 3
     grep -q "unknown option '--repet'; did you mean '--repeat'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  overload_shows_dropped_and_warns)
+    # An overloaded client's refused arrivals are in the table, and sim warns on stderr
+    # (docs/report.md, "Overload"); a client served all it offers is not warned about.
+    expect_rc 1 "$atoll" sim "$src/scenarios/examples/tiny.yaml" --set clients.cam.arrival.rate_hz=20000 --quiet
+    grep -q '^client  *class model requests completed  dropped   shed failed ' "$tmp/.stdout" || fail "header: $(cat "$tmp/.stdout")"
+    dropped=$(awk '$1 == "cam" {print $6}' "$tmp/.stdout")
+    [ -n "$dropped" ] && [ "$dropped" -gt 0 ] || fail "cam's dropped cell is '$dropped': $(cat "$tmp/.stdout")"
+    grep -q "^atoll sim: warning: client 'cam' offers more than it is served: 20000.0 req/s (load 2.54) offered, .* $dropped dropped, 0 shed" \
+      "$tmp/.stderr" || fail "no overload warning with $dropped dropped: $(cat "$tmp/.stderr")"
+    ! grep -q "client 'bg'" "$tmp/.stderr" || fail "the closed-loop client was warned about"
+    expect_rc 0 "$atoll" sim "$src/scenarios/disb/A.yaml" --duration-ms 2000 --quiet --set 'expect=[]'
+    ! grep -q "warning" "$tmp/.stderr" || fail "DISB A at load 0.5 warned: $(cat "$tmp/.stderr")" ;;
   unsupported_says_what)
     # An ATOLL_ENOTSUP names what is unsupported, not "policy ... not implemented" whatever it was:
     # a 300-CU GPU (a copy of mi50 found first through ATOLL_PATH) on the blocks engine.
