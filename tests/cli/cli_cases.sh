@@ -77,7 +77,15 @@ case $case_name in
     expect_rc 2 "$atoll" dot "$src/scenarios/models/tiny.yaml" --grups profile
     grep -q "unknown option '--grups'; did you mean '--groups'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" model info "$src/scenarios/models/tiny.yaml" --gpu mi5
-    grep -q "unknown GPU preset 'mi5'; did you mean 'mi50'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+    grep -q "unknown GPU preset 'mi5'; did you mean 'mi50'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" model inf "$src/scenarios/models/tiny.yaml"
+    grep -q "unknown subcommand 'inf'; did you mean 'info'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/x.json" --gpu h20 -o "$tmp/o.yaml"
+    grep -q "unknown GPU preset 'h20'; did you mean 'h200'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # compare's --policy list: the name is echoed as typed, not as the --set it becomes
+    expect_rc 2 "$atoll" compare "$src/scenarios/examples/tiny.yaml" --policy reef,seqq
+    grep -q "^--policy:1:10: unknown policy 'seqq'; did you mean 'seq'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q '^  1 | --policy seqq$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   native_names_suggest)
     # "did you mean" in native's names: options its help lists, devices, faults, native models,
     # and atoll-nmodel's commands, options and models.

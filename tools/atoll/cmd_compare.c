@@ -87,7 +87,8 @@ static void run_one(comparison *cmp, uint32_t i) {
   int status = ATOLL_EXIT_BAD_INPUT;
   if (o.n_sets < sizeof o.sets / sizeof o.sets[0]) {
     snprintf(cmp->set_text[i], sizeof cmp->set_text[i], "policy=%s", cmp->policy[i]);
-    o.sets[o.n_sets++] = (atoll_set_override){.text = cmp->set_text[i]};
+    /* An error in the name echoes it as the user gave it: "--policy NAME", not "policy=NAME". */
+    o.sets[o.n_sets++] = (atoll_set_override){.text = cmp->set_text[i], .option = "--policy"};
   }
   atoll_arena a;
   atoll_scenario s;
