@@ -84,9 +84,6 @@ int64_t atoll_cu_busy_padded(const atoll_cu_model *m);
 uint64_t atoll_cu_rt_beside_be(const atoll_cu_model *m);
 /* Completion groups created so far (waves or fluid groups), for the benchmark. */
 uint64_t atoll_cu_groups(const atoll_cu_model *m);
-/* The most CUs the blocks engine simulates (it keeps per-CU arrays); fluid has no such bound. */
-#define ATOLL_BLOCKS_MAX_CUS 256u
-
 /* The explorer's view (blocks engine only; ATOLL_ENOTSUP for fluid): folds the state that decides
  * what the CUs do next into *h (not statistics, not slot numbers), and for one of the model's
  * events whether it is still live and, if so and h is not NULL, a hash of what it will do (its
