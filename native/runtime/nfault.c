@@ -27,7 +27,7 @@ int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_
       char name[64], hint[64];
       size_t nl = colon && (size_t)(colon - p) < strcspn(p, ",") ? (size_t)(colon - p) : strcspn(p, ",");
       snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), p);
-      snprintf(err, err_len, "unknown fault '%.*s'%s: expected kernel:P or alloc:P", (int)strcspn(p, ","), p,
+      snprintf(err, err_len, "unknown fault '%.*s'%s (expected kernel:P or alloc:P)", (int)strcspn(p, ","), p,
                atoll_suggest_text(hint, sizeof hint, name, kinds, 2));
       return ATOLL_EINVAL;
     }
