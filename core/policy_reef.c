@@ -2,7 +2,7 @@
  * mode the RT task's kernels are launched up to the RT DQ's depth at a time, each padded with BE
  * blocks from the BE tasks waiting at their restart points. Options dkp (default on) and
  * multi_version (default on when some kernel has versions; it needs dkp). */
-#include "preempt.h"
+#include "core/preempt.h"
 
 static const atoll_preempt_style style = {.reset_based = true, .padding = true};
 

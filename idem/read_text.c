@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "lineio.h"
-#include "readers.h"
-#include "suggest.h"
-#include "yquote.h"
+#include "idem/lineio.h"
+#include "idem/readers.h"
+#include "io/suggest.h"
+#include "io/yquote.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 

@@ -2,9 +2,8 @@
 #include <stdio.h>
 
 #include "atoll/policies.h"
-#include "cu_model.h"
-#include "policy.h"
-#include "run.h"
+#include "core/policy.h"
+#include "sim/run.h"
 
 const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engine, char *buf, size_t size) {
   if (!atoll__policy_ops(s->policy.kind)) {

@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "nmodel_profile.h"
-#include "suggest.h"
+#include "native/models/nmodel_profile.h"
+#include "io/suggest.h"
 
 static int usage(const char *msg) {
   if (msg)

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "backend.h"
-#include "cpu/cpu_backend.h"
-#include "suggest.h"
+#include "native/backend.h"
+#include "native/cpu/cpu_backend.h"
+#include "io/suggest.h"
 
 typedef const atoll_nbackend_ops *(*module_fn)(void);
 

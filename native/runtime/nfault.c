@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "fault.h"
-#include "suggest.h"
+#include "native/fault.h"
+#include "io/suggest.h"
 
 int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_t err_len) {
   double kernel = 0, alloc = 0;

@@ -4,9 +4,9 @@
 
 #include "atoll/error.h"
 #include "atoll/policies.h"
-#include "cli.h"
-#include "driver.h"
-#include "run.h"
+#include "tools/atoll/cli.h"
+#include "run/driver.h"
+#include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_check_def = {
     "check", atoll_cmd_check, "validate a scenario and print a summary",

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "suggest.h"
+#include "tools/atoll/cli.h"
+#include "io/suggest.h"
 
 const atoll_subcommand atoll_cmd_model_def = {
     "model", atoll_cmd_model, "inspect model profiles (model info PROFILE)",
