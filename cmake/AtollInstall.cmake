@@ -36,7 +36,7 @@ else()
 endif()
 
 # The library part. Static libraries, in link order; one list feeds atoll.pc and atollConfig.cmake.
-set(ATOLL_LIBRARY_PARTS atoll_sim atoll_run atoll_io atoll_json_out atoll_core atoll_ds)
+set(ATOLL_LIBRARY_PARTS atoll_sim atoll_run atoll_io atoll_json_out atoll_suggest atoll_core atoll_ds)
 install(TARGETS ${ATOLL_LIBRARY_PARTS} ARCHIVE DESTINATION lib)
 # The headers those libraries' interfaces need, laid out as in the source tree so that their
 # includes resolve unchanged: the public types in include/atoll/ ("atoll/model.h"), each folder's

@@ -21,6 +21,7 @@
 #include "idem/ivbuf.h"
 #include "idem/lineio.h"
 #include "idem/readers.h"
+#include "io/suggest.h"
 #include "io/yquote.h"
 
 typedef enum dir { DIR_UNKNOWN, DIR_SKIP, DIR_READ, DIR_WRITE, DIR_ATOMIC } dir;
@@ -214,11 +215,19 @@ static int access_fields(nvbit *nb, const char *p) {
     return idem_lines_error(nb->l, idem_lines_col(nb->l, op), "expected 'OPCODE - ADDRESSES'");
   size_t len = (size_t)(op_end - op);
   dir d = opcode_dir(op, len);
-  if (d == DIR_UNKNOWN)
+  if (d == DIR_UNKNOWN) {
+    /* The hint compares the opcode's base, before its first '.' modifier, as opcode_dir does. */
+    static const char *const bases[] = {"LDG", "LD",  "LDGSTS", "STG",  "ST",  "ATOM", "ATOMG",
+                                        "RED", "LDS", "STS",    "ATOMS", "LDSM", "LDL", "STL"};
+    size_t base = strcspn(op, ".");
+    base = base < len ? base : len;
+    char word[64], hint[64];
+    snprintf(word, sizeof word, "%.*s", (int)(base < sizeof word ? base : sizeof word - 1), op);
     return idem_lines_error(nb->l, idem_lines_col(nb->l, op),
-                            "unknown opcode '%.*s' (known: LDG, LD, LDGSTS, STG, ST, ATOM, ATOMG, RED; skipped: "
+                            "unknown opcode '%.*s'%s (known: LDG, LD, LDGSTS, STG, ST, ATOM, ATOMG, RED; skipped: "
                             "LDS, STS, ATOMS, LDSM, LDL, STL)",
-                            (int)len, op);
+                            (int)len, op, atoll_suggest_text(hint, sizeof hint, word, bases, 14));
+  }
   return addresses(nb, op_end + 3, d, opcode_size(op, len));
 }
 

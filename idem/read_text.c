@@ -12,6 +12,7 @@
 #include "atoll/error.h"
 #include "idem/lineio.h"
 #include "idem/readers.h"
+#include "io/suggest.h"
 #include "io/yquote.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -123,8 +124,11 @@ static int parse_line(idem_lines *l, idem_trace *t) {
       return parse_op(l, t, ops[k].kind, end);
   if (n == 1 && (*p == 'r' || *p == 'w'))
     return parse_access(l, t, *p == 'w', p, end);
-  return idem_lines_error(l, idem_lines_col(l, p), "unknown line '%.*s' (expected kernel, memcpy, memset, r or w)",
-                          (int)n, p);
+  static const char *const words[] = {"kernel", "memcpy", "memset"};
+  char word[64], hint[64];
+  snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), p);
+  return idem_lines_error(l, idem_lines_col(l, p), "unknown line '%.*s'%s (expected kernel, memcpy, memset, r or w)",
+                          (int)n, p, atoll_suggest_text(hint, sizeof hint, word, words, 3));
 }
 
 int idem_read_text(FILE *in, const char *name, idem_trace *t, atoll_diag *d) {

@@ -15,6 +15,7 @@
 #include "idem/badset.h"
 #include "idem/readers.h"
 #include "idem/report.h"
+#include "io/suggest.h"
 #include "idem/sweep.h"
 
 static const char usage[] =
@@ -72,7 +73,10 @@ static int parse_args(int argc, char **argv, options *o) {
         return usage_error("%s given twice", a);
       *slot = argv[++i];
     } else if (a[0] == '-' && a[1] != '\0') {
-      return usage_error("unknown option '%s'", a);
+      static const char *const known[] = {"--format", "--json", "-o", "--dot", "--help"};
+      char msg[160], hint[64];
+      snprintf(msg, sizeof msg, "unknown option '%s'%s", a, atoll_suggest_text(hint, sizeof hint, a, known, 5));
+      return usage_error("%s", msg);
     } else if (o->trace) {
       return usage_error("more than one trace ('%s')", a);
     } else {
@@ -187,8 +191,13 @@ int main(int argc, char **argv) {
   int bad;
   run r = {.name = o.trace};
   r.format = pick_format(&o, &bad);
-  if (bad)
-    return usage_error("unknown format '%s' (expected text, nvbit, reef-model or profile)", o.format);
+  if (bad) {
+    static const char *const formats[] = {"text", "nvbit", "reef-model", "profile"};
+    char msg[160], hint[64];
+    snprintf(msg, sizeof msg, "unknown format '%s'%s (expected text, nvbit, reef-model or profile)", o.format,
+             atoll_suggest_text(hint, sizeof hint, o.format, formats, 4));
+    return usage_error("%s", msg);
+  }
   idem_trace_init(&r.trace);
   atoll_diag d;
   atoll_diag_clear(&d);

@@ -665,6 +665,11 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   uint32_t engine = c->s->engine;
   if (rc == 0 && v[0])
     rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", engines, 2, &engine));
+  if (rc == 0 && v[0] && engine == ATOLL_ENGINE_BLOCKS && c->s->gpu.cus > ATOLL_BLOCKS_MAX_CUS)
+    rc = WITH_KEY(r, "engine", atoll_yread_error(r, v[0],
+                                                 "the blocks engine simulates at most %u CUs, and GPU '%s' has %u "
+                                                 "(engine: fluid runs it)",
+                                                 ATOLL_BLOCKS_MAX_CUS, c->s->gpu.name, c->s->gpu.cus));
   c->s->engine = (atoll_sim_engine)engine;
   if (rc == 0 && v[1]) {
     rc = WITH_KEY(r, "timing_spread", atoll_yread_double(r, v[1], 0, 1, false, &c->s->timing_spread));

@@ -16,6 +16,32 @@ double atoll_run_rate_hz(const atoll_client *c, int64_t standalone_ns) {
   return a->rate_hz > 0 ? a->rate_hz : a->load * 1e9 / (double)standalone_ns;
 }
 
+double atoll_run_offered_rate_hz(const atoll_client *c, int64_t standalone_ns) {
+  const atoll_arrival *a = &c->arrival;
+  switch (a->kind) {
+  case ATOLL_ARRIVAL_UNIFORM:
+  case ATOLL_ARRIVAL_POISSON:
+    return standalone_ns > 0 || a->rate_hz > 0 ? atoll_run_rate_hz(c, standalone_ns) : 0;
+  case ATOLL_ARRIVAL_TRACE: {
+    if (a->n_times == 0)
+      return 0;
+    int64_t span = a->repeat_ns > 0 ? a->repeat_ns : a->times_ns[a->n_times - 1];
+    return span > 0 ? (double)a->n_times * 1e9 / (double)span : 0;
+  }
+  case ATOLL_ARRIVAL_CLOSED:
+    break;
+  }
+  return 0;
+}
+
+double atoll_run_load_of_rate(double rate_hz, int64_t standalone_ns) {
+  return rate_hz > 0 && standalone_ns > 0 ? rate_hz * (double)standalone_ns / 1e9 : 0;
+}
+
+double atoll_run_offered_load(const atoll_client *c, int64_t standalone_ns) {
+  return atoll_run_load_of_rate(atoll_run_offered_rate_hz(c, standalone_ns), standalone_ns);
+}
+
 double atoll_run_deadline_ns(const atoll_client *c, int64_t standalone_ns) {
   if (c->deadline_ns > 0)
     return (double)c->deadline_ns;

@@ -31,6 +31,16 @@
 /* A uniform or poisson client's arrival rate: rate_hz, or its load times the standalone
  * throughput of its model (standalone_ns: that model's latency alone). 0 for other arrival kinds. */
 double atoll_run_rate_hz(const atoll_client *c, int64_t standalone_ns);
+/* The one definition of load (docs/scenarios.md, "Load"), used by check, sim, native and hil:
+ * a client's offered load is the requests it offers per second x its model's standalone latency
+ * on the device the run uses (simulated alone for sim and check, measured alone for native and
+ * hil): the fraction of that device the client would keep busy if it ran alone. A uniform or
+ * poisson client offers atoll_run_rate_hz; a trace client its arrivals over the trace's span (or
+ * its repeat period); a closed-loop client offers nothing of its own (0). */
+double atoll_run_offered_rate_hz(const atoll_client *c, int64_t standalone_ns);
+double atoll_run_offered_load(const atoll_client *c, int64_t standalone_ns);
+/* The load of a rate: rate_hz x standalone_ns (0 when either is not positive). */
+double atoll_run_load_of_rate(double rate_hz, int64_t standalone_ns);
 /* A client's relative deadline in ns: its explicit deadline, or a uniform client's period
  * (1e9 / atoll_run_rate_hz). 0 when it has none: no explicit deadline and not uniform, or a period
  * that is not positive or exceeds any run (4.6e18 ns). Callers that need whole nanoseconds (the

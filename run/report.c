@@ -568,6 +568,46 @@ static const char *fmt_number(char buf[32], double v) {
   return buf;
 }
 
+/* Decimal places in v's shortest round-trip form (fmt_number); -1 when it needs an exponent. */
+static int decimals(double v) {
+  char buf[32];
+  fmt_number(buf, v);
+  if (strchr(buf, 'e') || strchr(buf, 'E'))
+    return -1;
+  const char *dot = strchr(buf, '.');
+  return dot ? (int)strlen(dot + 1) : 0;
+}
+
+/* A difference d = a - b (or b - a) for people: rounded to the decimals a and b have, and to the
+ * 15 significant digits a double holds (DBL_DIG), so 3.58 - 6 prints -2.42, not the
+ * -2.4200000000000017 of binary arithmetic; the shortest round-trip form of d when that is no
+ * longer (or an operand needs an exponent). */
+static const char *fmt_difference(char buf[32], double d, double a, double b) {
+  fmt_number(buf, d);
+  int da = decimals(a), db = decimals(b);
+  if (!isfinite(d) || da < 0 || db < 0)
+    return buf;
+  int places = da > db ? da : db;
+  if (d != 0) {
+    int sig = 15 - 1 - (int)floor(log10(fabs(d))); /* the decimals of 15 significant digits */
+    places = places < sig ? places : sig;
+  }
+  char r[64];
+  snprintf(r, sizeof r, "%.*f", places < 0 ? 0 : places, d);
+  if (strchr(r, '.')) { /* trailing zeros carry nothing */
+    size_t n = strlen(r);
+    while (r[n - 1] == '0')
+      r[--n] = '\0';
+    if (r[n - 1] == '.')
+      r[--n] = '\0';
+  }
+  if (strcmp(r, "-0") == 0)
+    strcpy(r, "0");
+  if (strlen(r) < strlen(buf))
+    strcpy(buf, r);
+  return buf;
+}
+
 static const char *class_name(atoll_client_class c) { return c == ATOLL_CLASS_RT ? "rt" : "be"; }
 
 static const char *expect_text(const atoll_expect *e, char *buf, size_t size) {
@@ -985,25 +1025,30 @@ static void text_outcomes(const atoll_report *r, FILE *out) {
           cell(b, offered ? 100.0 * violations / offered : NAN, 1));
 }
 
+/* Every request that arrives is completed, dropped, shed or failed (docs/report.md, "Outcomes"):
+ * the table shows all four, so an overloaded client's refused requests are on the screen. */
 static void table_clients(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
   int nw = name_width(s), mw = model_width(s);
-  uint32_t rt_req = 0, rt_done = 0;
-  fprintf(out, "%-*s %-5s %-*s %8s %9s %9s %8s %9s %9s %9s %8s %8s %8s\n", nw, "client", "class", mw, "model",
-          "requests", "completed", "req/s", "norm thr", "mean ms", "p99 ms", "max ms", "mean x", "p99 x", "max x");
+  uint32_t rt_req = 0, rt_done = 0, rt_dropped = 0, rt_shed = 0, rt_failed = 0;
+  fprintf(out, "%-*s %-5s %-*s %8s %9s %8s %6s %6s %9s %8s %9s %9s %9s %8s %8s %8s\n", nw, "client", "class", mw,
+          "model", "requests", "completed", "dropped", "shed", "failed", "req/s", "norm thr", "mean ms", "p99 ms",
+          "max ms", "mean x", "p99 x", "max x");
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client *cl = &s->clients[c];
     const atoll_client_report *cr = &r->clients[c];
     char t[32], n[32];
-    fprintf(out, "%-*s %-5s %-*s %8" PRIu32 " %9" PRIu32 " %9s %8s", nw, cl->name, class_name(cl->cls), mw,
-            s->models[cl->model].name, cr->requests, cr->completed, cell(t, cr->throughput_rps, 1),
-            cell(n, cr->norm_throughput, 3));
+    fprintf(out, "%-*s %-5s %-*s %8" PRIu32 " %9" PRIu32 " %8" PRIu32 " %6" PRIu32 " %6" PRIu32 " %9s %8s", nw,
+            cl->name, class_name(cl->cls), mw, s->models[cl->model].name, cr->requests, cr->completed, cr->dropped,
+            cr->shed, cr->failed, cell(t, cr->throughput_rps, 1), cell(n, cr->norm_throughput, 3));
     table_latency(out, &cr->latency_us, &cr->norm_latency);
-    if (cl->cls == ATOLL_CLASS_RT)
+    if (cl->cls == ATOLL_CLASS_RT) {
       rt_req += cr->requests, rt_done += cr->completed;
+      rt_dropped += cr->dropped, rt_shed += cr->shed, rt_failed += cr->failed;
+    }
   }
-  fprintf(out, "%-*s %-5s %-*s %8" PRIu32 " %9" PRIu32 " %9s %8s", nw, "rt (pooled)", "rt", mw, "-", rt_req, rt_done,
-          "-", "-");
+  fprintf(out, "%-*s %-5s %-*s %8" PRIu32 " %9" PRIu32 " %8" PRIu32 " %6" PRIu32 " %6" PRIu32 " %9s %8s", nw,
+          "rt (pooled)", "rt", mw, "-", rt_req, rt_done, rt_dropped, rt_shed, rt_failed, "-", "-");
   table_latency(out, &r->rt_latency_us, &r->rt_norm_latency);
 }
 
@@ -1114,6 +1159,41 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
               r->clients[k].failed, r->clients[k].failure);
 }
 
+/* ---- Overload ------------------------------------------------------------------------------- */
+
+bool atoll_report_client_overloaded(const atoll_report *r, uint32_t c) {
+  const atoll_client *cl = &r->res->scenario->clients[c];
+  const atoll_client_report *cr = &r->clients[c];
+  if (cl->arrival.kind == ATOLL_ARRIVAL_CLOSED)
+    return false; /* it offers one request at a time: never more than it is served */
+  /* Requests still in flight when the run ends are not completed either: a tenth of the window's
+   * requests is the margin that leaves them out of the verdict. */
+  return cr->dropped > 0 || cr->shed > 0 || (double)cr->completed < 0.9 * (double)cr->requests;
+}
+
+uint32_t atoll_report_warn_overload(const atoll_report *r, const char *tool, FILE *out) {
+  const atoll_scenario *s = r->res->scenario;
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    if (!atoll_report_client_overloaded(r, c))
+      continue;
+    const atoll_client *cl = &s->clients[c];
+    const atoll_client_report *cr = &r->clients[c];
+    int64_t alone = standalone_ns(r->res, cl->model);
+    double offered_hz = atoll_run_offered_rate_hz(cl, alone);
+    char a[32], b[32], d[32], e[32];
+    fprintf(out,
+            "%s: warning: client '%s' offers more than it is served: %s req/s (load %s) offered, %s req/s "
+            "(load %s) completed; %" PRIu32 " of its %" PRIu32 " requests completed, %" PRIu32 " dropped, %" PRIu32
+            " shed (docs/report.md, \"Overload\")\n",
+            tool, cl->name, cell(a, offered_hz, 1), cell(b, atoll_run_load_of_rate(offered_hz, alone), 2),
+            cell(d, cr->throughput_rps, 1), cell(e, atoll_run_load_of_rate(cr->throughput_rps, alone), 2),
+            cr->completed, cr->requests, cr->dropped, cr->shed);
+    n++;
+  }
+  return n;
+}
+
 /* ---- Violations ----------------------------------------------------------------------------- */
 
 static void print_culprit(const atoll_report *r, const atoll_expect_verdict *v, FILE *out) {
@@ -1138,7 +1218,7 @@ void atoll_report_print_violations(const atoll_report *r, FILE *out) {
     fprintf(out, "expect FAILED: %s: ", expect_text(&s->expects[e], text, sizeof text));
     if (isfinite(v->value))
       fprintf(out, "value %s, bound %s, margin %s", fmt_number(val, v->value), fmt_number(bound, s->expects[e].value),
-              fmt_number(margin, v->margin));
+              fmt_difference(margin, v->margin, v->value, s->expects[e].value));
     else
       fprintf(out, "value n/a (no samples), bound %s", fmt_number(bound, s->expects[e].value));
     print_culprit(r, v, out);

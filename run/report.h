@@ -101,5 +101,12 @@ int atoll_report_write_csv(const atoll_report *r, FILE *out, bool header);
 /* For each violated bound: "expect FAILED: <expr>: value V, bound B, margin M (set by request R
  * of client C, arrived at T ms)" on out. */
 void atoll_report_print_violations(const atoll_report *r, FILE *out);
+/* Overload (docs/report.md, "Overload"): whether client c was offered more than it was served: it
+ * has open arrivals and dropped or shed a request, or completed fewer than 90 % of its window's
+ * requests. */
+bool atoll_report_client_overloaded(const atoll_report *r, uint32_t c);
+/* One "TOOL: warning: client ..." line on out per overloaded client, with its offered and served
+ * rates and loads (docs/scenarios.md, "Load") and its outcomes. Returns how many it printed. */
+uint32_t atoll_report_warn_overload(const atoll_report *r, const char *tool, FILE *out);
 
 #endif

@@ -18,7 +18,7 @@
 #include "sim/simdev.h"
 #include "sim/state_hash.h"
 
-enum { MAX_CUS = 256, MAX_OFFER = 64 };
+enum { MAX_CUS = ATOLL_BLOCKS_MAX_CUS, MAX_OFFER = 64 };
 
 typedef struct bjob {
   atoll_cu_job j;

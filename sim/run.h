@@ -64,6 +64,10 @@ bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c);
  * standalone latencies, then the run. Returns 0, ATOLL_ENOTSUP for a policy the core does not
  * implement, or ATOLL_ENOMEM. */
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res);
+/* Why the simulator returned ATOLL_ENOTSUP for s on that CU engine (atoll explore and --replay
+ * always use blocks), as one sentence written into buf: a policy it lacks, a GPU too large for the
+ * blocks engine, or what the loaders refuse first. Returns buf. */
+const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engine, char *buf, size_t size);
 /* A model's latency alone on the scenario's GPU (one request, an otherwise idle device). */
 int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out);
 

@@ -87,6 +87,9 @@ typedef struct atoll_policy_cfg {
 typedef enum atoll_sim_engine { ATOLL_ENGINE_FLUID, ATOLL_ENGINE_BLOCKS } atoll_sim_engine;
 /* What a scenario runs with when it names no engine (the zero value, for scenarios built in code). */
 #define ATOLL_ENGINE_DEFAULT ATOLL_ENGINE_FLUID
+/* The most CUs the blocks engine simulates (it keeps per-CU arrays); fluid has no such bound. The
+ * loader refuses `engine: blocks` on a larger GPU; atoll explore, which always uses blocks, says so. */
+#define ATOLL_BLOCKS_MAX_CUS 256u
 
 typedef enum atoll_cmp { ATOLL_CMP_LE, ATOLL_CMP_GE, ATOLL_CMP_LT, ATOLL_CMP_GT } atoll_cmp;
 

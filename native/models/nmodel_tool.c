@@ -16,6 +16,7 @@
 
 #include "atoll/error.h"
 #include "native/models/nmodel_profile.h"
+#include "io/suggest.h"
 
 static int usage(const char *msg) {
   if (msg)
@@ -125,10 +126,20 @@ static int profile(const atoll_nmodel *m, const char *gpu, uint32_t repeats, con
   return close_out(f, rc ? 1 : 0);
 }
 
+/* "unknown command 'X'; did you mean 'Y'?" */
+static int unknown_command(const char *cmd) {
+  static const char *const commands[] = {"list", "run", "trace", "profile"};
+  char msg[160], hint[64];
+  snprintf(msg, sizeof msg, "unknown command '%s'%s", cmd, atoll_suggest_text(hint, sizeof hint, cmd, commands, 4));
+  return usage(msg);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage(NULL);
   const char *cmd = argv[1];
+  if (strcmp(cmd, "list") != 0 && strcmp(cmd, "run") != 0 && strcmp(cmd, "trace") != 0 && strcmp(cmd, "profile") != 0)
+    return unknown_command(cmd);
   if (strcmp(cmd, "list") == 0) {
     if (argc != 2)
       return usage("list takes no arguments");
@@ -152,12 +163,24 @@ int main(int argc, char **argv) {
         return usage("--repeat takes a count from 1 to 100000");
       repeats = (uint32_t)v;
     } else {
-      fprintf(stderr, "atoll-nmodel: unknown or incomplete option '%s'\n", argv[i]);
+      static const char *const options[] = {"-o", "--gpu", "--repeat"};
+      char hint[64];
+      if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--gpu") == 0 || strcmp(argv[i], "--repeat") == 0)
+        fprintf(stderr, "atoll-nmodel: %s needs a value\n", argv[i]);
+      else
+        fprintf(stderr, "atoll-nmodel: unknown option '%s'%s\n", argv[i],
+                atoll_suggest_text(hint, sizeof hint, argv[i], options, 3));
       return usage(NULL);
     }
   }
   if (!m) {
-    fprintf(stderr, "atoll-nmodel: no native model named '%s' (atoll-nmodel list)\n", argv[2]);
+    const char *names[64];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < atoll_nmodel_count() && n < 64; i++)
+      names[n++] = atoll_nmodel_at(i)->name;
+    char hint[96];
+    fprintf(stderr, "atoll-nmodel: no native model named '%s'%s (atoll-nmodel list)\n", argv[2],
+            atoll_suggest_text(hint, sizeof hint, argv[2], names, n));
     return 2;
   }
   if (strcmp(cmd, "run") == 0)
@@ -175,5 +198,5 @@ int main(int argc, char **argv) {
       fprintf(stderr, "atoll-nmodel: %s: tracing failed: %s\n", m->name, atoll_strerror(rc));
     return close_out(f, rc ? 1 : 0);
   }
-  return usage("unknown command");
+  return unknown_command(cmd);
 }

@@ -12,6 +12,7 @@
 #include "atoll/error.h"
 #include "native/backend.h"
 #include "native/cpu/cpu_backend.h"
+#include "io/suggest.h"
 
 typedef const atoll_nbackend_ops *(*module_fn)(void);
 
@@ -62,7 +63,10 @@ int atoll_nbackend_lookup(const char *name, const atoll_nbackend_ops **ops, char
     return 0;
   }
   if (strcmp(name, "cuda") != 0 && strcmp(name, "hip") != 0) {
-    snprintf(err, err_len, "unknown device '%s' (known: cpu, cpu-gpu, cuda, hip)", name);
+    static const char *const known[] = {"cpu", "cpu-gpu", "cuda", "hip"};
+    char hint[80];
+    snprintf(err, err_len, "unknown device '%s'%s (known: cpu, cpu-gpu, cuda, hip)", name,
+             atoll_suggest_text(hint, sizeof hint, name, known, 4));
     return ATOLL_ENOENT;
   }
   char file[64], dir[PATH_MAX], path[PATH_MAX + 80];

@@ -5,6 +5,7 @@
 
 #include "atoll/error.h"
 #include "native/fault.h"
+#include "io/suggest.h"
 
 int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_t err_len) {
   double kernel = 0, alloc = 0;
@@ -22,7 +23,12 @@ int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_
     else if (colon && name_len == 5 && strncmp(p, "alloc", 5) == 0)
       slot = &alloc;
     if (!slot) {
-      snprintf(err, err_len, "unknown fault '%.*s': expected kernel:P or alloc:P", (int)strcspn(p, ","), p);
+      static const char *const kinds[] = {"kernel", "alloc"};
+      char name[64], hint[64];
+      size_t nl = colon && (size_t)(colon - p) < strcspn(p, ",") ? (size_t)(colon - p) : strcspn(p, ",");
+      snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), p);
+      snprintf(err, err_len, "unknown fault '%.*s'%s (expected kernel:P or alloc:P)", (int)strcspn(p, ","), p,
+               atoll_suggest_text(hint, sizeof hint, name, kinds, 2));
       return ATOLL_EINVAL;
     }
     char *end;

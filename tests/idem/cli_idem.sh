@@ -40,6 +40,15 @@ case $case_name in
     grep -q "missing.txt: cannot open" "$tmp/.stderr" || fail "missing file message: $(cat "$tmp/.stderr")"
     expect_rc 0 "$idem" --help
     grep -q '^usage: idem_checker TRACE' "$tmp/.stdout" || fail "no usage line" ;;
+  unknown_names_suggest)
+    # "did you mean" for idem_checker's options and formats (the readers' unknown lines and
+    # opcodes are in the bad-input corpus, scenarios/idem/bad/).
+    expect_rc 2 "$idem" "$traces/fig9.txt" --formt nvbit
+    grep -q "^idem_checker: unknown option '--formt'; did you mean '--format'?$" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$idem" "$traces/fig9.txt" --format nvbt
+    grep -q "^idem_checker: unknown format 'nvbt'; did you mean 'nvbit'? (expected" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$idem" "$traces/fig9.txt" --format pytorch
+    ! grep -q "did you mean" "$tmp/.stderr" || fail "a hint for a name far from every format: $(cat "$tmp/.stderr")" ;;
   outputs_written)
     expect_rc 1 "$idem" "$traces/not_restorable.txt" -o "$tmp/m.yaml" --json "$tmp/r.json" --dot "$tmp/g.dot"
     grep -q '^trace ' "$tmp/.stdout" || fail "no summary on stdout"

@@ -90,6 +90,16 @@ cam = c["camera"]
 assert c["batch"]["completed"] > 0 and cam["completed"] + cam["shed"] >= cam["requests"] - 2, c
 assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for x in c.values()), c' \
       || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
+  overload_warns)
+    # A camera at 2000 Hz offers the CPU device far more than it can serve (the cnn takes several ms
+    # alone, so its load is over 10): the run still exits 0 (no bounds), and warns on stderr with
+    # the same line as atoll sim (docs/report.md, "Overload"). The batch client, closed loop, is not.
+    expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 500 --set warmup_ms=0 --set 'expect=[]' \
+      --set clients.camera.arrival.rate_hz=2000
+    grep -q "^atoll native: warning: client 'camera' offers more than it is served: 2000.0 req/s (load " "$tmp/.stderr" \
+      || fail "no overload warning: $(cat "$tmp/.stderr")"
+    ! grep -q "client 'batch'" "$tmp/.stderr" || fail "the closed-loop client was warned about: $(cat "$tmp/.stderr")"
+    grep -q '^camera  *rt  *cnn  *[0-9]*  *[0-9]*  *[0-9]*  *0  *0 ' "$tmp/.stdout" || fail "table row: $(cat "$tmp/.stdout")" ;;
   table_and_trace)
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
       --trace "$tmp/t.json"

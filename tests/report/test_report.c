@@ -325,7 +325,46 @@ static void outcomes_shed_failed_and_goodput(void **state) {
   free(json);
   char *t = capture_print(&r, atoll_report_print_table);
   assert_non_null(strstr(t, "outcomes                     dropped 3, shed 3, failed 1; goodput 4.4 req/s; QoS violations 8 ("));
+  /* Each client's row has its own: requests, completed, dropped, shed, failed, in that order
+   * under the header's names; the pooled row sums the RT clients'. */
+  static const char *const rows[] = {
+      "client      class model requests completed  dropped   shed failed     req/s",
+      "\ncam         rt    net          5         3        0      3      0       3.3",
+      "\nlidar       rt    net          4         2        0      0      0       2.2",
+      "\nbg          be    big          2         1        3      0      1       1.1",
+      "\nrt (pooled) rt    -            9         5        0      3      0         -"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (!strstr(t, rows[i]))
+      fail_msg("table lacks '%s':\n%s", rows[i], t);
   free(t);
+  atoll_report_free(&r);
+}
+
+static void print_overload(const atoll_report *r, FILE *out) { atoll_report_warn_overload(r, "atoll sim", out); }
+
+/* Overload (docs/report.md): an open client that dropped or shed a request, or completed fewer
+ * than 90 % of its window's requests, is warned about with its offered and served rates and
+ * loads; a closed-loop client never is. */
+static void overload_warns_open_clients_served_less(void **state) {
+  (void)state;
+  fixture_init();
+  static const int64_t lidar_ok[10] = {5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000, -1};
+  set_latencies(1, lidar_ok, 10); /* 9 of 10 completed: the in-flight margin */
+  atoll_report r;
+  compute(&r);
+  assert_true(atoll_report_client_overloaded(&r, 0));  /* cam: 3 of 5 */
+  assert_false(atoll_report_client_overloaded(&r, 1)); /* lidar: 9 of 10 */
+  assert_false(atoll_report_client_overloaded(&r, 2)); /* bg: closed loop, even with drops */
+  char *t = capture_print(&r, print_overload);
+  assert_string_equal(t, "atoll sim: warning: client 'cam' offers more than it is served: 100.0 req/s (load 0.20) "
+                         "offered, 3.3 req/s (load 0.01) completed; 3 of its 5 requests completed, 0 dropped, 0 "
+                         "shed (docs/report.md, \"Overload\")\n");
+  free(t);
+  atoll_report_free(&r);
+  /* A drop alone is enough: lidar completes all but now refused one arrival. */
+  fx.recs[1].dropped = 1;
+  compute(&r);
+  assert_true(atoll_report_client_overloaded(&r, 1));
   atoll_report_free(&r);
 }
 
@@ -942,6 +981,24 @@ static void violations_name_value_bound_and_request(void **state) {
   atoll_report_free(&r);
 }
 
+/* A margin is value - bound: printed with the decimals its operands have, not the binary noise of
+ * the subtraction (4000 - 3999.7 is 0.3000000000001819 in doubles). */
+static void violation_margins_without_float_noise(void **state) {
+  (void)state;
+  fixture_init();
+  add_expect("rt.latency_us.p50 <= 3999.7", "rt.latency_us.p50", ATOLL_CMP_LE, 3999.7);
+  add_expect("total_norm_throughput >= 0.1", "total_norm_throughput", ATOLL_CMP_GE, 0.1);
+  atoll_report r;
+  compute(&r);
+  char *t = capture_print(&r, atoll_report_print_violations);
+  /* total_norm_throughput = 0.014 / 0.9 has 18 decimals: the margin keeps 15 significant digits */
+  assert_string_equal(t, "expect FAILED: rt.latency_us.p50 <= 3999.7: value 4000, bound 3999.7, margin -0.3\n"
+                         "expect FAILED: total_norm_throughput >= 0.1: value 0.015555555555555557, bound 0.1, "
+                         "margin -0.0844444444444444\n");
+  free(t);
+  atoll_report_free(&r);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(percentiles_of_one_to_four),
     cmocka_unit_test(p99_of_a_hundred_values_is_the_99th),
@@ -950,6 +1007,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(warmup_excludes_early_requests),
     cmocka_unit_test(throughput_and_normalized_throughput),
     cmocka_unit_test(outcomes_shed_failed_and_goodput),
+    cmocka_unit_test(overload_warns_open_clients_served_less),
     cmocka_unit_test(deadline_misses_with_explicit_deadline),
     cmocka_unit_test(deadline_misses_default_to_uniform_period),
     cmocka_unit_test(deadline_of_load_based_uniform_client),
@@ -973,5 +1031,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(csv_header_and_one_row_per_client),
     cmocka_unit_test(table_shows_clients_preemptions_and_verdicts),
     cmocka_unit_test(violations_name_value_bound_and_request),
+    cmocka_unit_test(violation_margins_without_float_noise),
 };
 ATOLL_TEST_MAIN(tests)

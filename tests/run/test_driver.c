@@ -27,6 +27,25 @@ static void rate_is_rate_hz_or_load_over_standalone(void **state) {
   assert_true(atoll_run_rate_hz(&c, 2 * MS) == 0);
 }
 
+/* Load = offered requests per second x the standalone latency, for every open kind. */
+static void offered_load_is_rate_times_standalone(void **state) {
+  (void)state;
+  atoll_client c = client(ATOLL_ARRIVAL_UNIFORM, 100, 0, 0);
+  assert_true(fabs(atoll_run_offered_load(&c, 2 * MS) - 0.2) < 1e-12);
+  c = client(ATOLL_ARRIVAL_POISSON, 0, 0.5, 0);
+  assert_true(fabs(atoll_run_offered_load(&c, 2 * MS) - 0.5) < 1e-12); /* a load reads back as itself */
+  assert_true(atoll_run_offered_load(&c, 0) == 0);                     /* no latency: no rate, no load */
+  static const int64_t times[4] = {0, 10 * MS, 20 * MS, 40 * MS};
+  c = client(ATOLL_ARRIVAL_TRACE, 0, 0, 0);
+  c.arrival.times_ns = times, c.arrival.n_times = 4;
+  assert_true(atoll_run_offered_rate_hz(&c, 2 * MS) == 100); /* 4 arrivals over 40 ms */
+  c.arrival.repeat_ns = 80 * MS;
+  assert_true(atoll_run_offered_rate_hz(&c, 2 * MS) == 50);
+  assert_true(fabs(atoll_run_offered_load(&c, 2 * MS) - 0.1) < 1e-12);
+  c = client(ATOLL_ARRIVAL_CLOSED, 0, 0, 0);
+  assert_true(atoll_run_offered_load(&c, 2 * MS) == 0);
+}
+
 static void deadline_is_explicit_or_a_uniform_period(void **state) {
   (void)state;
   atoll_client c = client(ATOLL_ARRIVAL_UNIFORM, 100, 0, 3 * MS);
@@ -264,6 +283,7 @@ static void drive_measures_standalone_unless_given_then_runs(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(rate_is_rate_hz_or_load_over_standalone),
+    cmocka_unit_test(offered_load_is_rate_times_standalone),
     cmocka_unit_test(deadline_is_explicit_or_a_uniform_period),
     cmocka_unit_test(arrivals_give_deadlines_and_first_arrivals),
     cmocka_unit_test(results_free_frees_what_any_device_filled),

@@ -43,6 +43,55 @@ static int add_set(const atoll_subcommand *cmd, atoll_run_opts *o, const char *t
   return 0;
 }
 
+enum { MAX_HELP_OPTIONS = 64, OPTION_LEN = 32 };
+
+/* The options a command's help text names: every "--word" and " -x" in it, once each. */
+static uint32_t help_options(const atoll_subcommand *cmd, char names[][OPTION_LEN], uint32_t max) {
+  uint32_t n = 0;
+  for (const char *p = cmd->usage; p && *p && n < max; p++) {
+    if (*p != '-' || (p > cmd->usage && p[-1] != ' ' && p[-1] != '[' && p[-1] != '\n' && p[-1] != ','))
+      continue;
+    size_t len;
+    if (p[1] == '-') { /* --word-with-dashes */
+      len = 2;
+      while ((p[len] >= 'a' && p[len] <= 'z') || (p[len] >= '0' && p[len] <= '9') || p[len] == '-')
+        len++;
+      if (len == 2 || len >= OPTION_LEN)
+        continue;
+    } else { /* -x alone, not -1 or -word */
+      bool alnum_after = (p[2] >= 'a' && p[2] <= 'z') || (p[2] >= '0' && p[2] <= '9');
+      if (!(p[1] >= 'a' && p[1] <= 'z') || alnum_after)
+        continue;
+      len = 2;
+    }
+    char word[OPTION_LEN];
+    memcpy(word, p, len);
+    word[len] = '\0';
+    uint32_t k = 0;
+    while (k < n && strcmp(names[k], word) != 0)
+      k++;
+    if (k == n)
+      memcpy(names[n++], word, len + 1);
+    p += len - 1;
+  }
+  return n;
+}
+
+static int unknown_option(const atoll_subcommand *cmd, const char *a, const char *const *known, uint32_t n_known) {
+  static char names[MAX_HELP_OPTIONS][OPTION_LEN];
+  const char *all[MAX_HELP_OPTIONS + 48];
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < n_known && n < 48; k++)
+    all[n++] = known[k];
+  uint32_t h = help_options(cmd, names, MAX_HELP_OPTIONS);
+  for (uint32_t k = 0; k < h; k++)
+    all[n++] = names[k];
+  char hint[96];
+  return atoll_cli_usage_error(cmd, "unknown option '%s'%s", a, atoll_suggest_text(hint, sizeof hint, a, all, n));
+}
+
+int atoll_cli_unknown_option(const atoll_subcommand *cmd, const char *arg) { return unknown_option(cmd, arg, NULL, 0); }
+
 /* The --set text for a shorthand option lives as long as the process: argv does. */
 static char shorthand_buf[3][256];
 
@@ -94,7 +143,8 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
       continue;
     }
     if (a[0] == '-' && a[1] != '\0') {
-      /* The options this command takes, for "did you mean". */
+      /* The options this command takes, for "did you mean": those parsed here, and those only
+       * its help names (flags a command strips before calling this, such as native's --verify). */
       const char *known[48];
       uint32_t n = 0;
       for (uint32_t k = 0; k < n_extra && n < 40; k++)
@@ -107,8 +157,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
         known[n++] = "--set";
       }
       known[n++] = "--help";
-      char hint[96];
-      return atoll_cli_usage_error(cmd, "unknown option '%s'%s", a, atoll_suggest_text(hint, sizeof hint, a, known, n));
+      return unknown_option(cmd, a, known, n);
     }
     if (opts->n_positional >= sizeof opts->positional / sizeof opts->positional[0])
       return atoll_cli_usage_error(cmd, "too many arguments");

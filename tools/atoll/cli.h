@@ -36,6 +36,9 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
                     const char **extra_values, uint32_t n_extra, bool run_options);
 int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out);
+/* The usage error for an option the command does not take, with "did you mean" among the options
+ * its help names. Returns ATOLL_EXIT_BAD_INPUT. */
+int atoll_cli_unknown_option(const atoll_subcommand *cmd, const char *arg);
 /* Prints a diag to stderr and returns ATOLL_EXIT_BAD_INPUT. */
 int atoll_cli_report(const atoll_diag *d);
 /* Loads the one SCENARIO positional argument with the run options' overrides into a fresh arena.

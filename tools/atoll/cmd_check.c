@@ -1,9 +1,12 @@
 /* atoll check SCENARIO: load and validate a scenario, print a one-screen summary. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
 #include "atoll/policies.h"
 #include "tools/atoll/cli.h"
+#include "run/driver.h"
+#include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_check_def = {
     "check", atoll_cmd_check, "validate a scenario and print a summary",
@@ -11,7 +14,8 @@ const atoll_subcommand atoll_cmd_check_def = {
     "\n"
     "Loads SCENARIO (YAML, see docs/scenarios.md) with its GPU preset and model profiles, checks\n"
     "everything a run would need, and prints a summary. Warns when a real-time client's offered\n"
-    "load (requests per second x the model's standalone latency) is 1 or more.\n"
+    "load (requests per second x the model's standalone latency on the simulated GPU, as `atoll sim`\n"
+    "uses it: docs/scenarios.md, \"Load\") is 1 or more.\n"
     "\n"
     "  --set PATH=VALUE   override a value, e.g. clients.cam.arrival.load=0.5, policy.dq_capacity=8\n"
     "  --policy NAME      replace the policy (one of:" ATOLL_POLICY_NAMES ")\n"
@@ -19,23 +23,6 @@ const atoll_subcommand atoll_cmd_check_def = {
     "  --duration-ms N    shorthand for --set duration_ms=N\n"
     "\n"
     "exit: 0 valid; 2 bad input (FILE:LINE:COL: message on stderr).\n"};
-
-/* Requests per second a client offers, from the reference latency for load-based arrivals; 0 for
- * closed-loop clients (their rate is whatever the GPU gives them). */
-static double client_rate_hz(const atoll_arrival *a, int64_t ref_ns) {
-  switch (a->kind) {
-  case ATOLL_ARRIVAL_UNIFORM:
-  case ATOLL_ARRIVAL_POISSON:
-    return a->rate_hz > 0 ? a->rate_hz : a->load * 1e9 / (double)ref_ns;
-  case ATOLL_ARRIVAL_TRACE: {
-    int64_t span = a->repeat_ns > 0 ? a->repeat_ns : a->times_ns[a->n_times - 1];
-    return span > 0 ? (double)a->n_times * 1e9 / (double)span : 0;
-  }
-  case ATOLL_ARRIVAL_CLOSED:
-    break;
-  }
-  return 0;
-}
 
 static void describe_arrival(char *buf, size_t size, const atoll_arrival *a, double rate) {
   switch (a->kind) {
@@ -56,7 +43,7 @@ static void describe_arrival(char *buf, size_t size, const atoll_arrival *a, dou
   }
 }
 
-static void print_summary(const atoll_scenario *s) {
+static void print_summary(const atoll_scenario *s, const int64_t *alone) {
   const atoll_gpu *g = &s->gpu;
   char t1[32], t2[32];
   printf("scenario  %s%s%s\n", s->path, s->description ? "  -- " : "", s->description ? s->description : "");
@@ -80,15 +67,17 @@ static void print_summary(const atoll_scenario *s) {
     const atoll_model *md = &s->models[m].model;
     atoll_model_stats st;
     atoll_model_stats_compute(md, &st);
-    atoll_fmt_ns(t1, sizeof t1, atoll_model_reference_latency_ns(md));
-    printf("  %-12s %4u kernels, %u copies, standalone %s (%s)  %s\n", s->models[m].name, st.kernels,
-           st.memcpys + st.memsets, t1, md->measured_latency_ns > 0 ? "measured" : "sum of ops", s->models[m].path);
+    atoll_fmt_ns(t1, sizeof t1, alone[m]);
+    atoll_fmt_ns(t2, sizeof t2, atoll_model_reference_latency_ns(md));
+    printf("  %-12s %4u kernels, %u copies, standalone %s simulated (profile: %s %s)  %s\n", s->models[m].name,
+           st.kernels, st.memcpys + st.memsets, t1, t2, md->measured_latency_ns > 0 ? "measured" : "sum of ops",
+           s->models[m].path);
   }
   printf("clients   %u\n", s->n_clients);
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client *cl = &s->clients[c];
-    int64_t ref = atoll_model_reference_latency_ns(&s->models[cl->model].model);
-    double rate = client_rate_hz(&cl->arrival, ref);
+    int64_t ref = alone[cl->model];
+    double rate = atoll_run_offered_rate_hz(cl, ref);
     char arr[96], dl[48] = "";
     describe_arrival(arr, sizeof arr, &cl->arrival, rate);
     if (cl->deadline_ns) {
@@ -97,7 +86,7 @@ static void print_summary(const atoll_scenario *s) {
     }
     char load[32] = "";
     if (rate > 0 && cl->arrival.load == 0)
-      snprintf(load, sizeof load, ", load %.2f", rate * (double)ref / 1e9);
+      snprintf(load, sizeof load, ", load %.2f", atoll_run_load_of_rate(rate, ref));
     printf("  %-12s %s  %-12s %s%s%s\n", cl->name, cl->cls == ATOLL_CLASS_RT ? "rt" : "be",
            s->models[cl->model].name, arr, load, dl);
   }
@@ -106,14 +95,13 @@ static void print_summary(const atoll_scenario *s) {
     printf("  %s %s %g\n", s->expects[e].field, atoll_cmp_text(s->expects[e].cmp), s->expects[e].value);
 }
 
-static void warn_overload(const atoll_scenario *s) {
+static void warn_overload(const atoll_scenario *s, const int64_t *alone) {
   double total = 0;
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client *cl = &s->clients[c];
     if (cl->cls != ATOLL_CLASS_RT)
       continue;
-    int64_t ref = atoll_model_reference_latency_ns(&s->models[cl->model].model);
-    double load = client_rate_hz(&cl->arrival, ref) * (double)ref / 1e9;
+    double load = atoll_run_offered_load(cl, alone[cl->model]);
     total += load;
     if (load >= 1.0)
       fprintf(stderr,
@@ -139,9 +127,26 @@ int atoll_cmd_check(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
-  print_summary(&s);
-  warn_overload(&s);
+  /* Loads are fractions of the standalone latency a run uses (docs/scenarios.md, "Load"): the
+   * simulated one, which `atoll sim` turns `load` arrivals into rates with. */
+  int64_t *alone = calloc(s.n_models ? s.n_models : 1, sizeof *alone);
+  if (!alone) {
+    atoll_arena_free(&a);
+    fprintf(stderr, "atoll check: out of memory\n");
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  for (uint32_t m = 0; m < s.n_models && rc == 0; m++)
+    rc = atoll_sim_standalone_ns(&s, m, &alone[m]);
+  if (rc) {
+    fprintf(stderr, "atoll check: simulating a model alone failed: %s\n", atoll_strerror(rc));
+    free(alone);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  print_summary(&s, alone);
+  warn_overload(&s, alone);
   printf("ok: %s is valid\n", s.path);
+  free(alone);
   atoll_arena_free(&a);
   return ATOLL_EXIT_OK;
 }

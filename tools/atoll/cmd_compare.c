@@ -87,7 +87,8 @@ static void run_one(comparison *cmp, uint32_t i) {
   int status = ATOLL_EXIT_BAD_INPUT;
   if (o.n_sets < sizeof o.sets / sizeof o.sets[0]) {
     snprintf(cmp->set_text[i], sizeof cmp->set_text[i], "policy=%s", cmp->policy[i]);
-    o.sets[o.n_sets++] = (atoll_set_override){.text = cmp->set_text[i]};
+    /* An error in the name echoes it as the user gave it: "--policy NAME", not "policy=NAME". */
+    o.sets[o.n_sets++] = (atoll_set_override){.text = cmp->set_text[i], .option = "--policy"};
   }
   atoll_arena a;
   atoll_scenario s;
@@ -96,8 +97,9 @@ static void run_one(comparison *cmp, uint32_t i) {
     int rc = atoll_sim_run(&s, NULL, &res);
     atoll_report rep;
     if (rc != 0) {
+      char why[256];
       fprintf(stderr, "atoll compare: policy %s: %s\n", cmp->policy[i],
-              rc == ATOLL_ENOTSUP ? "not implemented by this simulator" : atoll_strerror(rc));
+              rc == ATOLL_ENOTSUP ? atoll_sim_unsupported(&s, s.engine, why, sizeof why) : atoll_strerror(rc));
     } else if (atoll_report_compute(&res, &rep) != 0) {
       fprintf(stderr, "atoll compare: out of memory\n");
     } else {

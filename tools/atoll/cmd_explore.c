@@ -214,9 +214,9 @@ int atoll_cmd_explore(int argc, char **argv) {
   rc = atoll_explore_run(&s, &eo, &r);
   atoll_progress_end(&progress);
   if (rc) {
+    char why[256];
     if (rc == ATOLL_ENOTSUP)
-      fprintf(stderr, "atoll explore: policy '%s' is not implemented by this version of the simulator\n",
-              atoll_policy_name(s.policy.kind));
+      fprintf(stderr, "atoll explore: %s\n", atoll_sim_unsupported(&s, ATOLL_ENGINE_BLOCKS, why, sizeof why));
     else
       fprintf(stderr, "atoll explore: %s\n", atoll_strerror(rc));
     atoll_arena_free(&a);

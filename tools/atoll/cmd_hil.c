@@ -8,6 +8,7 @@
 #include "tools/atoll/native_cli.h"
 #include "native/runtime/nprofile.h"
 #include "run/report.h"
+#include "run/driver.h"
 #include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_hil_def = {
@@ -114,8 +115,10 @@ int atoll_cmd_hil(int argc, char **argv) {
   for (uint32_t c = 0; c < s.n_clients; c++) {
     h.clients[c] = s.clients[c];
     atoll_arrival *ar = &h.clients[c].arrival;
+    /* The rate the load means on this device (docs/scenarios.md, "Load"): the one rule the
+     * native run would apply to the same measured latency. */
     if (ar->load > 0) {
-      ar->rate_hz = ar->load * 1e9 / (double)alone[h.clients[c].model];
+      ar->rate_hz = atoll_run_rate_hz(&s.clients[c], alone[h.clients[c].model]);
       ar->load = 0;
     }
   }

@@ -64,6 +64,17 @@ typedef struct out_file {
   FILE *f;
 } out_file;
 
+
+/* "unknown GPU preset 'X'; did you mean 'Y'?" as a usage error; frees the arena. */
+static int unknown_preset(const atoll_subcommand *cmd, atoll_arena *a, const char *name) {
+  const char *near = atoll_gpu_suggest_preset(a, name, ".");
+  char hint[96] = "";
+  if (near)
+    snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+  int rc = atoll_cli_usage_error(cmd, "unknown GPU preset '%s'%s", name, hint);
+  atoll_arena_free(a);
+  return rc;
+}
 static int out_open(out_file *o, const char *path) {
   o->path = path;
   if (strcmp(path, "-") == 0) {
@@ -109,10 +120,8 @@ static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *
   atoll_gpu gpu;
   atoll_model m;
   int rc;
-  if (!preset) {
-    atoll_arena_free(&a);
-    return atoll_cli_usage_error(cmd, "GPU preset '%s' not found", name);
-  }
+  if (!preset)
+    return unknown_preset(cmd, &a, name);
   rc = atoll_gpu_load_file(&a, preset, &gpu, &d);
   if (rc == 0)
     rc = atoll_reef_import(&a, o->positional[1], &gpu, &m, &d);
@@ -214,10 +223,8 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
   /* rocprof traces come from AMD GPUs: the MI50 is the AMD preset atoll ships. */
   const char *name = gpu_name ? gpu_name : torch || nsys ? "h200" : "mi50";
   const char *preset = strchr(name, '/') ? name : atoll_gpu_find_preset(&a, name, ".");
-  if (!preset) {
-    atoll_arena_free(&a);
-    return atoll_cli_usage_error(cmd, "GPU preset '%s' not found", name);
-  }
+  if (!preset)
+    return unknown_preset(cmd, &a, name);
   atoll_gpu gpu;
   atoll_model m;
   atoll_torch_info info;

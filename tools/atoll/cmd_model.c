@@ -4,6 +4,7 @@
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
+#include "io/suggest.h"
 
 const atoll_subcommand atoll_cmd_model_def = {
     "model", atoll_cmd_model, "inspect model profiles (model info PROFILE)",
@@ -59,8 +60,14 @@ int atoll_cmd_model(int argc, char **argv) {
   }
   if (rc)
     return rc;
-  if (o.n_positional < 1 || strcmp(o.positional[0], "info") != 0)
+  if (o.n_positional < 1)
     return atoll_cli_usage_error(cmd, "expected 'info PROFILE.yaml'");
+  if (strcmp(o.positional[0], "info") != 0) {
+    static const char *const subcommands[] = {"info"};
+    char hint[64];
+    return atoll_cli_usage_error(cmd, "unknown subcommand '%s'%s (expected 'info PROFILE.yaml')", o.positional[0],
+                                 atoll_suggest_text(hint, sizeof hint, o.positional[0], subcommands, 1));
+  }
   if (o.n_positional != 2)
     return atoll_cli_usage_error(cmd, "expected one PROFILE.yaml after 'info'");
   atoll_arena a;

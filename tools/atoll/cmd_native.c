@@ -6,6 +6,7 @@
 #include "atoll/error.h"
 #include "tools/atoll/native_cli.h"
 #include "tools/atoll/report_out.h"
+#include "io/suggest.h"
 #include "run/report.h"
 
 const atoll_subcommand atoll_cmd_native_def = {
@@ -73,8 +74,14 @@ int atoll__native_models(const atoll_scenario *s, const atoll_nmodel **out) {
     }
     out[m] = atoll_nmodel_find(sm->model.native);
     if (!out[m]) {
-      fprintf(stderr, "atoll native: model '%s' (%s): no native model is named '%s' (known:", sm->name,
-              sm->path ? sm->path : "-", sm->model.native);
+      const char *names[64];
+      uint32_t n = 0;
+      for (uint32_t i = 0; i < atoll_nmodel_count() && n < 64; i++)
+        names[n++] = atoll_nmodel_at(i)->name;
+      char hint[96];
+      fprintf(stderr, "atoll native: model '%s' (%s): no native model is named '%s'%s (known:", sm->name,
+              sm->path ? sm->path : "-", sm->model.native,
+              atoll_suggest_text(hint, sizeof hint, sm->model.native, names, n));
       for (uint32_t i = 0; i < atoll_nmodel_count(); i++)
         fprintf(stderr, " %s", atoll_nmodel_at(i)->name);
       fprintf(stderr, ")\n");
@@ -191,6 +198,7 @@ int atoll_cmd_native(int argc, char **argv) {
       exit_code = rc;
     if (vals[X_CSV] && (rc = atoll_cli_write_report(cmd, vals[X_CSV], &rep, atoll_report_write_csv)))
       exit_code = rc;
+    atoll_report_warn_overload(&rep, "atoll native", stderr);
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {
       atoll_report_print_violations(&rep, stderr);
       exit_code = ATOLL_EXIT_VIOLATED;

@@ -52,6 +52,10 @@ int atoll_cmd_selftest(int argc, char **argv) {
       reps = strtol(argv[++i], &end, 10);
       if (*end || reps < 1 || reps > 64)
         return atoll_cli_usage_error(&atoll_cmd_selftest_def, "--reps: expected 1..64, got '%s'", argv[i]);
+    } else if (strcmp(argv[i], "--device") == 0 || strcmp(argv[i], "--reps") == 0) {
+      return atoll_cli_usage_error(&atoll_cmd_selftest_def, "%s needs a value", argv[i]);
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return atoll_cli_unknown_option(&atoll_cmd_selftest_def, argv[i]);
     } else {
       return atoll_cli_usage_error(&atoll_cmd_selftest_def, "unexpected argument '%s'", argv[i]);
     }

@@ -117,9 +117,9 @@ int atoll_cmd_sim(int argc, char **argv) {
     rc = ATOLL_EIO;
   }
   if (rc) {
+    char why[256];
     if (rc == ATOLL_ENOTSUP)
-      fprintf(stderr, "atoll sim: policy '%s' is not implemented by this version of the simulator\n",
-              atoll_policy_name(s.policy.kind));
+      fprintf(stderr, "atoll sim: %s\n", atoll_sim_unsupported(&s, s.engine, why, sizeof why));
     else
       fprintf(stderr, "atoll sim: %s\n", atoll_strerror(rc));
     atoll_arena_free(&a);
@@ -138,6 +138,7 @@ int atoll_cmd_sim(int argc, char **argv) {
       exit_code = rc;
     if (vals[1] && (rc = atoll_cli_write_report(cmd, vals[1], &rep, atoll_report_write_csv)))
       exit_code = rc;
+    atoll_report_warn_overload(&rep, "atoll sim", stderr);
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {
       atoll_report_print_violations(&rep, stderr);
       exit_code = ATOLL_EXIT_VIOLATED;

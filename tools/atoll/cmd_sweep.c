@@ -186,7 +186,9 @@ static void do_run(sweep *sw, uint32_t run) {
     int rc = atoll_sim_run(&s, NULL, &res);
     atoll_report rep;
     if (rc != 0) {
-      fprintf(out, "run %u: %s (policy %s)\n", run, rc == ATOLL_ENOTSUP ? "policy not implemented" : atoll_strerror(rc),
+      char why[256];
+      fprintf(out, "run %u: %s (policy %s)\n", run,
+              rc == ATOLL_ENOTSUP ? atoll_sim_unsupported(&s, s.engine, why, sizeof why) : atoll_strerror(rc),
               atoll_policy_name(s.policy.kind));
     } else if (atoll_report_compute(&res, &rep) == 0) {
       format_row(sw, pick, &rep, &sw->rows[run]);
