@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Scale-out contract, one ctest test per case: `scaleout_cases.sh CASE ATOLL SOURCE_DIR`.
+# Exit 0 pass, 1 fail (with both values printed).
+set -u
+case_name=$1 atoll=$2 src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# A shard's exit depends on which runs it holds; the merge's must be the highest of them.
+run_shard() { "$@" >/dev/null 2>"$tmp/.stderr"; [ $? -le 2 ] || fail "'$*' crashed: $(cat "$tmp/.stderr")"; }
+expect_rc() { # expect_rc WANT CMD...
+  local want=$1; shift
+  "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
+}
+v=$src/scenarios/verify
+# 3 policies x 3 spreads = 9 runs; the spread -1 is refused by the loader, so 3 runs have no row
+# (the rows around them must still land in place) and every sweep exits 2.
+SWEEP=("$v/rt-vs-be.yaml" --policy reef,seq,streams --set 'sim.timing_spread=0,-1,0.1' --quiet)
+case $case_name in
+  sweep_shards_merge_identical)
+    expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --csv "$tmp/one.csv" --jobs 2
+    [ "$(wc -l <"$tmp/one.csv")" -eq 7 ] || fail "one-process sweep: $(wc -l <"$tmp/one.csv") lines, expected header + 6 rows"
+    for n in 1 2 3 4 10; do
+      files=()
+      for k in $(seq 1 $n); do
+        run_shard "$atoll" sweep "${SWEEP[@]}" --shard "$k/$n" --csv "$tmp/s$k.csv" --jobs 1
+        files+=("$tmp/s$k.csv")
+      done
+      # Shards given in any order merge to the same bytes.
+      expect_rc 2 "$atoll" sweep --merge $(printf '%s\n' "${files[@]}" | sort -r) --csv "$tmp/merged$n.csv"
+      cmp "$tmp/one.csv" "$tmp/merged$n.csv" || fail "$n shards merged differ from the one-process sweep"
+    done
+    # A sweep whose runs all hold merges with exit 0.
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --policy reef,rt-only --quiet --shard 1/2 --csv "$tmp/t1.csv"
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --policy reef,rt-only --quiet --shard 2/2 --csv "$tmp/t2.csv"
+    expect_rc 0 "$atoll" sweep --merge "$tmp/t1.csv" "$tmp/t2.csv" --csv "$tmp/t.csv"
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --policy reef,rt-only --quiet --csv "$tmp/tone.csv"
+    cmp "$tmp/tone.csv" "$tmp/t.csv" || fail "2 shards of the holding sweep differ" ;;
+  sweep_merge_refuses_bad_shards)
+    for k in 1 2 3; do
+      run_shard "$atoll" sweep "${SWEEP[@]}" --shard "$k/3" --csv "$tmp/s$k.csv"
+    done
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
+    grep -q "but 2 files were given" "$tmp/.stderr" || fail "missing shard: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
+    grep -q "given twice" "$tmp/.stderr" || fail "repeated shard: $(cat "$tmp/.stderr")"
+    head -n -1 "$tmp/s3.csv" >"$tmp/cut.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/cut.csv" --csv "$tmp/m.csv"
+    grep -q "did not finish" "$tmp/.stderr" || fail "unfinished shard: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/m.csv" ] || fail "a refused merge wrote its CSV"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv"
+    grep -q -- "--csv FILE is required" "$tmp/.stderr" || fail "no --csv: $(cat "$tmp/.stderr")"
+    for bad in 0/3 4/3 3 a/b 1/0; do
+      expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --shard "$bad" --csv "$tmp/x.csv"
+    done ;;
+  *) fail "unknown case $case_name" ;;
+esac
