@@ -13,6 +13,8 @@
  *  - exact mode (other bounds): the hash includes every request and preemption record, so a state
  *    seen before also had the same past, and the run's report would repeat an explored one's;
  *  - no pruning when a bound reads GPU busy time (integrals over the whole past).
+ * With more than one worker thread, idle workers steal subtrees (choice prefixes) from busy ones
+ * and all share the visited set (explore.c says how).
  * The search is finite because the scenario's requests are finite (its arrivals within duration)
  * and every choice set is. */
 #ifndef ATOLL_SIM_EXPLORE_H
@@ -30,6 +32,10 @@ typedef struct atoll_explore_opts {
   uint64_t max_states;  /* stop after this many distinct states; 0: no limit */
   double max_seconds;   /* stop after this much wall time; 0: no limit */
   bool no_pruning;      /* run every schedule to its end (tests compare the pruned search with it) */
+  /* Worker threads (0 or 1: the sequential search). A complete search gives the same verdict,
+   * worst values, state count and witness with any number; the split of runs into schedules and
+   * pruned runs, and so the event counts, depend on the workers' timing. */
+  uint32_t threads;
   /* NULL, or called now and then (it must not touch the search). */
   void (*progress)(void *ctx, uint64_t states, uint64_t schedules);
   void *progress_ctx;
@@ -66,6 +72,7 @@ typedef struct atoll_explore_result {
   atoll_choice_rec *witness; /* its schedule */
   uint32_t n_witness;
   double wall_s;
+  uint32_t threads;        /* worker threads that ran the search */
 } atoll_explore_result;
 
 /* Explores s (its sim.engine is taken as blocks, the exact engine). Returns 0 (see out->complete

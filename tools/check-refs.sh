@@ -7,7 +7,8 @@
 # the report's "run" line and explore's "wall_s" and "states_per_s". Also taken out: what the
 # report gained after the references were stored, so every figure they hold is still compared:
 # the outcomes added with the policy registry (docs/report.md, "Outcomes"), each client's "shed",
-# "failed" and "goodput_rps" keys in JSON and the "outcomes" line of the text report.
+# "failed" and "goodput_rps" keys in JSON and the "outcomes" line of the text report, and explore's
+# "ranks" and "threads" keys (how the search ran, added with `--threads`; docs/scale-out.md).
 #
 #   tools/check-refs.sh [--quick] [--write] [ATOLL_BINARY]
 #     --quick   DISB A only (every policy, both engines) and scenarios/verify/tiny.yaml: CI's subset
@@ -61,7 +62,7 @@ done
 for s in $verify; do
   name=explore.$s
   "$atoll" explore "scenarios/verify/$s.yaml" --quiet --json - 2> /dev/null \
-    | sed -E 's/"(wall_s|states_per_s)":[^,]*,//g' > "$out/$name.json" || true
+    | sed -E 's/"(wall_s|states_per_s|ranks|threads)":[^,]*,//g' > "$out/$name.json" || true
 done
 
 if [ "$write" = 1 ]; then

@@ -54,5 +54,37 @@ case $case_name in
     for bad in 0/3 4/3 3 a/b 1/0; do
       expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --shard "$bad" --csv "$tmp/x.csv"
     done ;;
+  explore_threads_match_sequential)
+    # Every verify scenario, under a policy that proves its bound and one that violates it: with
+    # 2 and 3 threads the verdict, exit status, worst values, state count and witness are the
+    # sequential search's. Only how runs split into schedules and cut runs may differ.
+    keep='{k: d[k] for k in ("complete", "violated", "states", "worst_rt_latency_us", "nominal_rt_latency_us",
+           "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
+    for f in tiny rt-vs-be jitter same-instant; do
+      for p in reef seq; do
+        rm -f "$tmp/w1.txt"
+        "$atoll" explore "$v/$f.yaml" --policy $p --quiet --json "$tmp/1.json" --witness "$tmp/w1.txt" >/dev/null 2>&1
+        want_rc=$?
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)" "$tmp/1.json" >"$tmp/1.key"
+        ts=3; [ $f = tiny ] && ts="2 3" # the larger scenarios once, with more threads than CI's 2 CPUs
+        for t in $ts; do
+          rm -f "$tmp/w$t.txt"
+          expect_rc $want_rc "$atoll" explore "$v/$f.yaml" --policy $p --quiet --threads $t --json "$tmp/$t.json" \
+            --witness "$tmp/w$t.txt"
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)
+assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >"$tmp/$t.key" || fail "no threads/ranks keys"
+          cmp -s "$tmp/1.key" "$tmp/$t.key" || fail "$f $p --threads $t: $(diff "$tmp/1.key" "$tmp/$t.key")"
+          if [ -e "$tmp/w1.txt" ]; then
+            diff <(grep -v '^#' "$tmp/w1.txt") <(grep -v '^#' "$tmp/w$t.txt") >/dev/null ||
+              fail "$f $p --threads $t: another witness"
+          fi
+        done
+        echo "$f $p: exit $want_rc, $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['states'])" "$tmp/1.json") states, same with $ts threads"
+      done
+    done ;;
+  explore_threads_bad_input)
+    for bad in 0 -1 x 257; do
+      expect_rc 2 "$atoll" explore "$v/tiny.yaml" --threads "$bad"
+    done ;;
   *) fail "unknown case $case_name" ;;
 esac

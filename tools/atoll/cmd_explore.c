@@ -15,7 +15,7 @@
 const atoll_subcommand atoll_cmd_explore_def = {
     "explore", atoll_cmd_explore, "check a scenario's bounds on every schedule (exhaustive exploration)",
     "usage: atoll explore SCENARIO [--max-states N] [--max-seconds S] [--json FILE|-] [--witness FILE] [--trace FILE]\n"
-    "                     [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
+    "                     [--threads T] [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Runs SCENARIO on the simulated GPU (blocks engine) once for every answer of every choice point\n"
     "the scenario declares (docs/explore.md): each wave's duration within sim.timing_spread, which\n"
@@ -29,6 +29,8 @@ const atoll_subcommand atoll_cmd_explore_def = {
     "  --json FILE|-      write the result as JSON; '-' writes it to stdout instead of the table\n"
     "  --witness FILE     write the witness schedule (one choice per line) for `atoll sim --replay`\n"
     "  --trace FILE       write the witness schedule's timeline (docs/traces.md)\n"
+    "  --threads T        worker threads sharing the search (default 1); a complete search gives the same\n"
+    "                     verdict, worst values, states and witness with any T (docs/scale-out.md)\n"
     "  --quiet, -q        no progress line\n"
     "\n"
     "exit: 0 every bound holds on every schedule (proved over the declared choices); 1 a bound is\n"
@@ -58,11 +60,11 @@ static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_res
   fprintf(f,
           ",\"schedules\":%llu,\"pruned\":%llu,\"states\":%llu,\"choices\":%llu,\"events\":%llu,\"replayed_events\":%llu,"
           "\"max_depth\":%u,"
-          "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"choice_points\":{",
+          "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"ranks\":1,\"threads\":%u,\"choice_points\":{",
           (unsigned long long)r->schedules, (unsigned long long)r->pruned, (unsigned long long)r->states,
           (unsigned long long)r->choices, (unsigned long long)r->events, (unsigned long long)r->replayed_events,
           r->max_depth,
-          (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0);
+          (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, r->threads);
   for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
     fprintf(f, "%s\"%s\":%u", k ? "," : "", atoll_choice_kind_name((atoll_choice_kind)k), r->choice_points[k]);
   fputs("},\"worst_rt_latency_us\":", f);
@@ -174,9 +176,9 @@ static int write_witness(const atoll_scenario *s, const atoll_explore_result *r,
 int atoll_cmd_explore(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_explore_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace", "--max-seconds"};
-  const char *vals[5];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 5, true);
+  static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace", "--max-seconds", "--threads"};
+  const char *vals[6];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 6, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -196,6 +198,13 @@ int atoll_cmd_explore(int argc, char **argv) {
     eo.max_seconds = strtod(vals[4], &end);
     if (*end || end == vals[4] || !(eo.max_seconds > 0))
       return atoll_cli_usage_error(cmd, "--max-seconds wants a positive number of seconds, not '%s'", vals[4]);
+  }
+  if (vals[5]) {
+    char *end;
+    long t = strtol(vals[5], &end, 10);
+    if (*end || end == vals[5] || t < 1 || t > 256)
+      return atoll_cli_usage_error(cmd, "--threads wants a count from 1 to 256, not '%s'", vals[5]);
+    eo.threads = (uint32_t)t;
   }
   atoll_arena a;
   atoll_scenario s;
