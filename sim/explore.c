@@ -465,7 +465,8 @@ static bool steal(search *thief) {
     for (uint32_t i = v->base; i < v->len && !got; i++) {
       if (v->path[i].option + 1 >= v->hi[i])
         continue;
-      pthread_mutex_lock(&thief->lock);
+      /* The thief's own lock is not taken: it is idle, and other thieves read its path only
+       * under idle_lock, which this thief holds. */
       if (path_reserve(thief, i + 1) == 0) {
         memcpy(thief->path, v->path, (i + 1) * sizeof *thief->path);
         memcpy(thief->hi, v->hi, (i + 1) * sizeof *thief->hi);
@@ -475,7 +476,6 @@ static bool steal(search *thief) {
         v->hi[i] = thief->path[i].option;
         got = true;
       }
-      pthread_mutex_unlock(&thief->lock);
     }
     pthread_mutex_unlock(&v->lock);
     if (got)

@@ -54,13 +54,16 @@ case $case_name in
     for bad in 0/3 4/3 3 a/b 1/0; do
       expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --shard "$bad" --csv "$tmp/x.csv"
     done ;;
+  explore_threads_small)
+    # The same check on tiny.yaml alone: small enough for ThreadSanitizer (.ci/run, label threads).
+    SCENARIOS=tiny bash "$0" explore_threads_match_sequential "$atoll" "$src"; exit $? ;;
   explore_threads_match_sequential)
     # Every verify scenario, under a policy that proves its bound and one that violates it: with
     # 2 and 3 threads the verdict, exit status, worst values, state count and witness are the
     # sequential search's. Only how runs split into schedules and cut runs may differ.
     keep='{k: d[k] for k in ("complete", "violated", "states", "worst_rt_latency_us", "nominal_rt_latency_us",
            "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
-    for f in tiny rt-vs-be jitter same-instant; do
+    for f in ${SCENARIOS:-tiny rt-vs-be jitter same-instant}; do
       for p in reef seq; do
         rm -f "$tmp/w1.txt"
         "$atoll" explore "$v/$f.yaml" --policy $p --quiet --json "$tmp/1.json" --witness "$tmp/w1.txt" >/dev/null 2>&1
@@ -82,6 +85,27 @@ assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >
         echo "$f $p: exit $want_rc, $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['states'])" "$tmp/1.json") states, same with $ts threads"
       done
     done ;;
+  explore_killed_thread_writes_nothing)
+    # One worker thread of a running search gets SIGTERM: the run ends non-zero with a message,
+    # and neither the JSON nor the witness is written.
+    "$atoll" explore "$v/jitter.yaml" --policy seq --threads 2 --quiet --json "$tmp/r.json" --witness "$tmp/w.txt" \
+      >"$tmp/.stdout" 2>"$tmp/.stderr" &
+    pid=$!
+    tid=
+    for _ in $(seq 100); do
+      tid=$(ls "/proc/$pid/task" 2>/dev/null | grep -v "^$pid\$" | head -1)
+      [ -n "$tid" ] && break
+      sleep 0.05
+    done
+    [ -n "$tid" ] || { wait $pid; fail "no worker thread seen (the search ended first?)"; }
+    kill -TERM "$tid"
+    wait $pid
+    rc=$?
+    [ $rc -ne 0 ] || fail "a killed search exited 0"
+    grep -q "the search was killed (signal 15); no verdict and no JSON are written" "$tmp/.stderr" ||
+      fail "message: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/w.txt" ] || fail "a killed search wrote its result"
+    ! grep -q "explored every schedule\|INCOMPLETE" "$tmp/.stdout" || fail "a killed search printed a verdict" ;;
   explore_threads_bad_input)
     for bad in 0 -1 x 257; do
       expect_rc 2 "$atoll" explore "$v/tiny.yaml" --threads "$bad"

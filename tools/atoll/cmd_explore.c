@@ -1,7 +1,9 @@
 /* atoll explore SCENARIO: check the scenario's bounds on every schedule of its declared choices. */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
@@ -35,6 +37,28 @@ const atoll_subcommand atoll_cmd_explore_def = {
     "\n"
     "exit: 0 every bound holds on every schedule (proved over the declared choices); 1 a bound is\n"
     "violated on some schedule; 2 bad input; 3 the exploration was cut short before finding a violation.\n"};
+
+/* A worker thread or the process killed from outside (a job's time limit, scancel, kill) takes the
+ * whole search with it: say so, then die of the signal (a non-zero status). Nothing is written,
+ * since the result, the JSON and the witness are written only once the search is over. Faults
+ * (SIGSEGV...) are left to the default handler or a sanitizer's, whose report says more. */
+static void on_fatal_signal(int sig) {
+  static const char msg[] = "atoll explore: the search was killed (signal ";
+  static const char tail[] = "); no verdict and no JSON are written\n";
+  char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  ignored = write(2, sig >= 10 ? num : num + 1, sig >= 10 ? 2 : 1);
+  ignored = write(2, tail, sizeof tail - 1);
+  (void)ignored;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void catch_fatal_signals(void) {
+  static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    signal(sigs[i], on_fatal_signal);
+}
 
 static void show_progress(void *ctx, uint64_t states, uint64_t schedules) {
   (void)schedules;
@@ -210,6 +234,7 @@ int atoll_cmd_explore(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  catch_fatal_signals();
   atoll_progress progress = {0};
   atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "explore", "states", 0);
   eo.progress = show_progress;
