@@ -106,6 +106,21 @@ assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >
       fail "message: $(cat "$tmp/.stderr")"
     [ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/w.txt" ] || fail "a killed search wrote its result"
     ! grep -q "explored every schedule\|INCOMPLETE" "$tmp/.stdout" || fail "a killed search printed a verdict" ;;
+  sweep_mpirun_identical)
+    # Registered only when atoll is built with MPI (ATOLL_MPI): rank 0 hands runs to ranks 1-2 and
+    # writes the one-process sweep's CSV; a one-rank mpirun is the ordinary sweep.
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --csv "$tmp/one.csv" --jobs 1
+    for n in 1 3; do
+      expect_rc 2 mpirun --oversubscribe -n $n "$atoll" sweep "${SWEEP[@]}" --csv "$tmp/mpi$n.csv"
+      cmp "$tmp/one.csv" "$tmp/mpi$n.csv" || fail "mpirun -n $n: the CSV differs from the one-process sweep"
+      [ "$(grep -c '^run ' "$tmp/.stdout")" -eq 6 ] || fail "mpirun -n $n: $(grep -c '^run ' "$tmp/.stdout") summary lines, expected 6"
+    done
+    # MPI ranks within a shard: the shard's runs only, merged like any shard.
+    expect_rc 2 mpirun --oversubscribe -n 3 "$atoll" sweep "${SWEEP[@]}" --shard 1/2 --csv "$tmp/s1.csv"
+    expect_rc 2 mpirun --oversubscribe -n 2 "$atoll" sweep "${SWEEP[@]}" --shard 2/2 --csv "$tmp/s2.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
+    cmp "$tmp/one.csv" "$tmp/m.csv" || fail "MPI shards merged differ" ;;
   explore_threads_bad_input)
     for bad in 0 -1 x 257; do
       expect_rc 2 "$atoll" explore "$v/tiny.yaml" --threads "$bad"

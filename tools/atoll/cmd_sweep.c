@@ -9,6 +9,7 @@
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
 #include "tools/atoll/progress.h"
+#include "tools/atoll/mpi_ranks.h"
 #include "tools/atoll/sweep_shard.h"
 #include "run/report.h"
 #include "sim/run.h"
@@ -231,6 +232,8 @@ static void *worker(void *arg) {
   }
 }
 
+static void mpi_run_one(void *ctx, uint32_t run) { do_run(ctx, run); }
+
 static void write_header(const sweep *sw, FILE *f, const char *scenario_path) {
   /* Client names come from the scenario as loaded without overrides (sweeps never rename them). */
   atoll_arena a;
@@ -316,24 +319,42 @@ int atoll_cmd_sweep(int argc, char **argv) {
   sw.rows = calloc(sw.n_runs, sizeof *sw.rows);
   sw.summary = calloc(sw.n_runs, sizeof *sw.summary);
   sw.status = calloc(sw.n_runs, sizeof *sw.status);
+  int rank, ranks;
+  atoll_mpi_start(&rank, &ranks);
+  if (ranks > 1 && rank != 0) {
+    /* A worker rank: runs what rank 0 hands out; rank 0 prints and writes everything. */
+    int failed = sw.rows && sw.summary && sw.status
+                     ? atoll_mpi_sweep(&sw, mpi_run_one, sw.shard, sw.n_shards, sw.n_runs, sw.rows, sw.summary, sw.status)
+                     : -1;
+    free(sw.rows), free(sw.summary), free(sw.status);
+    atoll_mpi_finish();
+    return failed ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
+  }
   FILE *csv = strcmp(vals[0], "-") == 0 ? stdout : fopen(vals[0], "w");
   if (!sw.rows || !sw.summary || !sw.status || !csv) {
     if (!csv)
       perror(vals[0]);
     free(sw.rows), free(sw.summary), free(sw.status);
+    if (ranks > 1) /* the other ranks wait for runs: end the whole job */
+      atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
     return ATOLL_EXIT_BAD_INPUT;
   }
   pthread_mutex_init(&sw.lock, NULL);
   atoll_progress_start(&sw.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sweep", "runs", sw.n_runs);
-  pthread_t th[256];
-  long started = 0;
-  for (; started < jobs && (uint32_t)started < sw.n_runs; started++)
-    if (pthread_create(&th[started], NULL, worker, &sw) != 0)
-      break;
-  if (started == 0)
-    worker(&sw);
-  for (long i = 0; i < started; i++)
-    pthread_join(th[i], NULL);
+  if (ranks > 1) {
+    if (atoll_mpi_sweep(&sw, mpi_run_one, sw.shard, sw.n_shards, sw.n_runs, sw.rows, sw.summary, sw.status) != 0)
+      fprintf(stderr, "atoll sweep: a rank stopped answering\n");
+  } else {
+    pthread_t th[256];
+    long started = 0;
+    for (; started < jobs && (uint32_t)started < sw.n_runs; started++)
+      if (pthread_create(&th[started], NULL, worker, &sw) != 0)
+        break;
+    if (started == 0)
+      worker(&sw);
+    for (long i = 0; i < started; i++)
+      pthread_join(th[i], NULL);
+  }
   atoll_progress_end(&sw.progress);
   pthread_mutex_destroy(&sw.lock);
   bool sharded = vals[2] != NULL;
@@ -360,5 +381,6 @@ int atoll_cmd_sweep(int argc, char **argv) {
     exit_code = ATOLL_EXIT_BAD_INPUT;
   }
   free(sw.rows), free(sw.summary), free(sw.status);
+  atoll_mpi_finish();
   return exit_code;
 }
