@@ -43,6 +43,7 @@ typedef struct shared {
   pthread_cond_t idle_cond;
   uint32_t n_idle;
   bool done;
+  uint32_t next_prefix; /* the next of o->prefixes to hand out (under idle_lock) */
   struct timespec t0;
 } shared;
 
@@ -63,6 +64,7 @@ typedef struct search {
   uint32_t len, cap, pos, base;
   pthread_mutex_t lock;
   bool root_run; /* this run is the first of the whole search: every option 0 */
+  bool hash_replay; /* this run is the first of a handed-out prefix */
   bool stop_all; /* the search is stopping */
   bool cut;      /* this run ended at a state seen before */
   bool settled;  /* this run ended where no bound's value can change any more */
@@ -256,9 +258,25 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
     return false;
   }
   if (x->pos < x->len) {
-    /* Still replaying: these states belong to runs already made. */
-    if (x->mode == ATOLL_EXPLORE_FOLD)
+    /* Still replaying: these states belong to runs already made, except on the first run of a
+     * handed-out prefix (explore.h, prefixes): its states are added, never cut, and its values
+     * folded, since no run of this search passed there. */
+    if (x->hash_replay) {
+      if (settled(x, st))
+        return true;
+      uint64_t h;
+      int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
+                                    &h);
+      if (rc == 0)
+        rc = atoll_visited_add(&x->sh->seen, h);
+      if (rc < 0) {
+        x->err = rc;
+        return false;
+      }
+      x->done_at_replay_end = UINT64_MAX;
+    } else if (x->mode == ATOLL_EXPLORE_FOLD) {
       x->done_at_replay_end = finished_requests(x, atoll_sim_state_results(st));
+    }
     return true;
   }
   if (x->replaying) {
@@ -432,7 +450,7 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
     } else if (x->cut) {
       out->pruned++;
     }
-    x->root_run = false;
+    x->root_run = x->hash_replay = false;
     atoll_run_results_free(&res);
     if (rc || x->stop_all)
       break;
@@ -484,6 +502,26 @@ static bool steal(search *thief) {
   return false;
 }
 
+/* Takes the next handed-out prefix, whole: the worker owns everything below it. Under idle_lock. */
+static bool take_prefix(search *x) {
+  shared *sh = x->sh;
+  const atoll_explore_opts *o = sh->o;
+  if (!o || sh->next_prefix >= o->n_prefixes)
+    return false;
+  const atoll_explore_prefix *p = &o->prefixes[sh->next_prefix];
+  if (path_reserve(x, p->n) != 0)
+    return false;
+  sh->next_prefix++;
+  lock_path(x);
+  memcpy(x->path, p->choices, p->n * sizeof *x->path);
+  for (uint32_t i = 0; i < p->n; i++)
+    x->hi[i] = p->choices[i].option + 1;
+  x->len = x->base = p->n;
+  x->hash_replay = true;
+  unlock_path(x);
+  return true;
+}
+
 /* Waits for work; false when the search is over (every worker idle, nothing to steal) or stopping. */
 static bool find_work(search *x) {
   shared *sh = x->sh;
@@ -491,7 +529,7 @@ static bool find_work(search *x) {
   pthread_mutex_lock(&sh->idle_lock);
   sh->n_idle++;
   while (!sh->done && atomic_load(&sh->stop) == STOP_NONE) {
-    if (steal(x)) {
+    if (take_prefix(x) || steal(x)) {
       sh->n_idle--;
       got = true;
       break;
@@ -520,7 +558,8 @@ static void *worker_main(void *arg) {
   atoll_core_limits limits = {.pending_per_client = pending_limit(sh->s, sh->standalone)};
   atoll_sim_opts so = {.chooser = &chooser, .boundary = dfs_boundary, .boundary_ctx = x, .standalone_ns = sh->standalone,
                        .core_limits = &limits};
-  bool work = x->id == 0; /* worker 0 starts at the root; the others steal */
+  /* Worker 0 starts at the root, unless the search is over handed-out prefixes; the others steal. */
+  bool work = x->id == 0 && !(sh->o && sh->o->prefixes);
   while (work || find_work(x)) {
     work = false;
     int rc = run_subtree(x, &so);
@@ -596,7 +635,8 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
   uint32_t made = 0;
   for (; rc == 0 && made < n; made++) {
     rc = result_init(&wr[made], s->n_expects);
-    w[made] = (search){.sh = &sh, .s = s, .out = &wr[made], .mode = mode, .id = made, .root_run = made == 0,
+    w[made] = (search){.sh = &sh, .s = s, .out = &wr[made], .mode = mode, .id = made,
+                       .root_run = made == 0 && !(o && o->prefixes),
                        .relevant = relevant, .target = target};
     pthread_mutex_init(&w[made].lock, NULL);
   }
@@ -636,6 +676,14 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
       take_witness(out, &wr[i]);
   }
   out->states = atoll_visited_count(&sh.seen);
+  if (rc == 0 && o && o->states_out) {
+    uint64_t *all = malloc((out->states ? out->states : 1) * sizeof *all);
+    if (!all)
+      rc = ATOLL_ENOMEM;
+    else
+      o->states_out(o->states_ctx, all, atoll_visited_collect(&sh.seen, all));
+    free(all);
+  }
   out->complete = rc == 0 && stop == STOP_NONE;
   out->why = stop == STOP_STATES    ? "the state limit (--max-states) was reached"
              : stop == STOP_SECONDS ? "the time limit (--max-seconds) was reached"
@@ -653,64 +701,247 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
   return rc;
 }
 
+/* What every search of s needs: the scenario on the blocks engine, the models' standalone times,
+ * the mode and the clients the bounds read. */
+typedef struct setup {
+  atoll_scenario s;
+  int64_t *standalone;
+  bool *relevant;
+  atoll_explore_mode mode;
+} setup;
+
+static void setup_free(setup *u) {
+  free(u->standalone);
+  free(u->relevant);
+}
+
+static int setup_make(const atoll_scenario *s0, const atoll_explore_opts *o, setup *u) {
+  *u = (setup){.s = *s0};
+  atoll_scenario *s = &u->s;
+  s->engine = ATOLL_ENGINE_BLOCKS; /* the exact engine: the one with choice points */
+  u->standalone = calloc(s->n_models ? s->n_models : 1, sizeof *u->standalone);
+  u->relevant = calloc(s->n_clients ? s->n_clients : 1, sizeof *u->relevant);
+  int rc = u->standalone && u->relevant ? 0 : ATOLL_ENOMEM;
+  for (uint32_t m = 0; rc == 0 && m < s->n_models; m++)
+    rc = atoll_sim_standalone_ns(s, m, &u->standalone[m]);
+  u->mode = o && o->no_pruning ? ATOLL_EXPLORE_NO_PRUNING : mode_of(s);
+  for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++) {
+    /* rt.* and preemptions.* read the RT clients; clients.NAME.* reads NAME. */
+    u->relevant[c] = s->clients[c].cls == ATOLL_CLASS_RT;
+    size_t len = strlen(s->clients[c].name);
+    for (uint32_t i = 0; i < s->n_expects; i++) {
+      const char *f = s->expects[i].field;
+      if (strncmp(f, "clients.", 8) == 0 && strncmp(f + 8, s->clients[c].name, len) == 0 && f[8 + len] == '.')
+        u->relevant[c] = true;
+    }
+  }
+  if (rc)
+    setup_free(u);
+  return rc;
+}
+
+/* The nominal schedule as the whole search's first run sees it (option 0 everywhere, ended where
+ * it settles), for a search over prefixes, whose first run is not that one. */
+typedef struct nominal_ctx {
+  search x;
+  uint32_t kinds[ATOLL_CHOICE_KINDS];
+} nominal_ctx;
+
+static uint32_t nominal_choose(void *ctx, atoll_choice_kind kind, uint32_t n) {
+  (void)n;
+  ((nominal_ctx *)ctx)->kinds[kind]++;
+  return 0;
+}
+
+static bool nominal_boundary(void *ctx, atoll_sim_state *st) { return !settled(&((nominal_ctx *)ctx)->x, st); }
+
+static int nominal_run(const setup *u, atoll_explore_result *out) {
+  nominal_ctx c = {.x = {.s = &u->s, .mode = u->mode, .relevant = u->relevant}};
+  atoll_chooser ch = {.choose = nominal_choose, .ctx = &c};
+  atoll_core_limits limits = {.pending_per_client = pending_limit(&u->s, u->standalone)};
+  atoll_sim_opts so = {.chooser = &ch, .boundary = nominal_boundary, .boundary_ctx = &c,
+                       .standalone_ns = u->standalone, .core_limits = &limits};
+  atoll_run_results res;
+  int rc = atoll_sim_run(&u->s, &so, &res);
+  if (rc)
+    return rc;
+  atoll_report rep;
+  rc = atoll_report_compute(&res, &rep);
+  if (rc == 0) {
+    out->nominal_rt_latency_us = rep.rt_latency_us.n ? rep.rt_latency_us.max : NAN;
+    memcpy(out->choice_points, c.kinds, sizeof c.kinds);
+    atoll_report_free(&rep);
+  }
+  atoll_run_results_free(&res);
+  return rc;
+}
+
+/* The witness pass (atoll_explore_witness) on a prepared scenario. */
+static int witness_pass(const setup *u, const atoll_explore_opts *o, atoll_explore_result *r) {
+  const atoll_scenario *s = &u->s;
+  double *target = malloc((s->n_expects ? s->n_expects : 1) * sizeof *target);
+  atoll_explore_result pass;
+  int rc = target ? result_init(&pass, s->n_expects) : ATOLL_ENOMEM;
+  if (rc == 0) {
+    for (uint32_t i = 0; i < s->n_expects; i++)
+      target[i] = r->bounds[i].worst;
+    atoll_explore_opts po = {.max_states = o ? o->max_states : 0};
+    rc = search_run(s, &po, 1, u->mode, u->relevant, u->standalone, target, &pass);
+    if (rc == 0 && pass.witness_expect >= 0)
+      take_witness(r, &pass);
+    atoll_explore_free(&pass);
+  }
+  free(target);
+  return rc;
+}
+
+int atoll_explore_witness(const atoll_scenario *s0, const atoll_explore_opts *o, atoll_explore_result *r) {
+  setup u;
+  int rc = setup_make(s0, o, &u);
+  if (rc == 0)
+    rc = witness_pass(&u, o, r);
+  setup_free(&u);
+  return rc;
+}
+
 int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, atoll_explore_result *out) {
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  atoll_scenario s = *s0;
-  s.engine = ATOLL_ENGINE_BLOCKS; /* the exact engine: the one with choice points */
   uint32_t n = o && o->threads > 1 ? o->threads : 1;
-  int rc = result_init(out, s.n_expects);
-  int64_t *standalone = calloc(s.n_models ? s.n_models : 1, sizeof *standalone);
-  bool *relevant = calloc(s.n_clients ? s.n_clients : 1, sizeof *relevant);
-  if (rc == 0 && (!standalone || !relevant))
-    rc = ATOLL_ENOMEM;
-  for (uint32_t m = 0; rc == 0 && m < s.n_models; m++)
-    rc = atoll_sim_standalone_ns(&s, m, &standalone[m]);
-  atoll_explore_mode mode = o && o->no_pruning ? ATOLL_EXPLORE_NO_PRUNING : mode_of(&s);
-  out->mode = mode;
+  setup u;
+  int rc = result_init(out, s0->n_expects);
+  if (rc)
+    return rc;
+  if ((rc = setup_make(s0, o, &u))) {
+    atoll_explore_free(out);
+    return rc;
+  }
+  const atoll_scenario *s = &u.s;
+  out->mode = u.mode;
   out->threads = n;
-  for (uint32_t c = 0; rc == 0 && c < s.n_clients; c++) {
-    /* rt.* and preemptions.* read the RT clients; clients.NAME.* reads NAME. */
-    relevant[c] = s.clients[c].cls == ATOLL_CLASS_RT;
-    size_t len = strlen(s.clients[c].name);
-    for (uint32_t i = 0; i < s.n_expects; i++) {
-      const char *f = s.expects[i].field;
-      if (strncmp(f, "clients.", 8) == 0 && strncmp(f + 8, s.clients[c].name, len) == 0 && f[8 + len] == '.')
-        relevant[c] = true;
-    }
-  }
-  if (rc == 0 && s.timing_spread > 0)
-    rc = extreme_run(&s, standalone, 1, &out->all_min_rt_latency_us);
-  if (rc == 0 && s.timing_spread > 0)
-    rc = extreme_run(&s, standalone, 2, &out->all_max_rt_latency_us);
+  if (rc == 0 && s->timing_spread > 0)
+    rc = extreme_run(s, u.standalone, 1, &out->all_min_rt_latency_us);
+  if (rc == 0 && s->timing_spread > 0)
+    rc = extreme_run(s, u.standalone, 2, &out->all_max_rt_latency_us);
   if (rc == 0)
-    rc = search_run(&s, o, n, mode, relevant, standalone, NULL, out);
-  if (rc == 0 && n > 1 && out->complete && out->violated) {
-    /* Which schedule first reaches the worst value depends on the workers' order. The sequential
-     * search's witness is the first schedule in depth-first order at the final worst value of the
-     * first bound found violated: a sequential pass finds it, stopping there. */
-    double *target = malloc((s.n_expects ? s.n_expects : 1) * sizeof *target);
-    atoll_explore_result pass;
-    rc = target ? result_init(&pass, s.n_expects) : ATOLL_ENOMEM;
-    if (rc == 0) {
-      for (uint32_t i = 0; i < s.n_expects; i++)
-        target[i] = out->bounds[i].worst;
-      atoll_explore_opts po = {.max_states = o->max_states};
-      rc = search_run(&s, &po, 1, mode, relevant, standalone, target, &pass);
-      if (rc == 0 && pass.witness_expect >= 0)
-        take_witness(out, &pass);
-      atoll_explore_free(&pass);
-    }
-    free(target);
-  }
-  free(relevant);
-  free(standalone);
+    rc = search_run(s, o, n, u.mode, u.relevant, u.standalone, NULL, out);
+  bool shares = o && o->prefixes;
+  if (rc == 0 && shares)
+    rc = nominal_run(&u, out);
+  /* Which schedule first reaches the worst value depends on the workers' order. The sequential
+   * search's witness is the first schedule in depth-first order at the final worst value of the
+   * first bound found violated: a sequential pass finds it, stopping there. */
+  if (rc == 0 && n > 1 && !shares && out->complete && out->violated)
+    rc = witness_pass(&u, o, out);
+  setup_free(&u);
   out->wall_s = seconds_since(&t0);
   if (rc) {
     atoll_explore_free(out);
     return rc;
   }
   return 0;
+}
+
+/* --- the frontier: the tree cut at a depth, without pruning --- */
+
+typedef struct frontier {
+  search x;
+  uint32_t depth;
+} frontier;
+
+static bool frontier_boundary(void *ctx, atoll_sim_state *st) {
+  frontier *f = ctx;
+  search *x = &f->x;
+  if (x->err)
+    return false;
+  if (x->pos < x->len)
+    return true;
+  /* A settled run is a whole schedule (the search ends it there too); a deep one, a prefix. */
+  return !settled(x, st) && x->len < f->depth;
+}
+
+void atoll_explore_prefixes_free(atoll_explore_prefix *p, uint32_t n) {
+  for (uint32_t i = 0; p && i < n; i++)
+    free(p[i].choices);
+  free(p);
+}
+
+static int frontier_at(const setup *u, shared *sh, uint32_t depth, uint32_t most, atoll_explore_prefix **out,
+                       uint32_t *n) {
+  frontier f = {.x = {.sh = sh, .s = &u->s, .mode = u->mode, .relevant = u->relevant}, .depth = depth};
+  atoll_explore_result scratch;
+  int rc = result_init(&scratch, u->s.n_expects);
+  f.x.out = &scratch;
+  atoll_chooser ch = {.choose = dfs_choose, .ctx = &f.x};
+  atoll_core_limits limits = {.pending_per_client = pending_limit(&u->s, u->standalone)};
+  atoll_sim_opts so = {.chooser = &ch, .boundary = frontier_boundary, .boundary_ctx = &f,
+                       .standalone_ns = u->standalone, .core_limits = &limits};
+  atoll_explore_prefix *list = NULL;
+  uint32_t count = 0;
+  bool more = rc == 0;
+  while (more) {
+    f.x.pos = 0;
+    atoll_run_results res;
+    if ((rc = atoll_sim_run(&u->s, &so, &res)))
+      break;
+    atoll_run_results_free(&res);
+    if ((rc = f.x.err))
+      break;
+    uint32_t len = f.x.pos < f.x.len ? f.x.pos : f.x.len;
+    atoll_explore_prefix *nl = count < most ? realloc(list, (count + 1) * sizeof *nl) : NULL;
+    atoll_choice_rec *c = nl ? malloc((len ? len : 1) * sizeof *c) : NULL;
+    if (nl)
+      list = nl;
+    if (!c) {
+      rc = count < most ? ATOLL_ENOMEM : 0; /* past `most`: this depth has enough */
+      break;
+    }
+    memcpy(c, f.x.path, len * sizeof *c);
+    list[count++] = (atoll_explore_prefix){.choices = c, .n = len};
+    more = backtrack(&f.x);
+  }
+  free(f.x.path);
+  free(f.x.hi);
+  atoll_explore_free(&scratch);
+  *out = list, *n = count;
+  return rc;
+}
+
+int atoll_explore_frontier(const atoll_scenario *s0, uint32_t min_leaves, atoll_explore_prefix **out, uint32_t *n) {
+  setup u;
+  *out = NULL, *n = 0;
+  int rc = setup_make(s0, NULL, &u);
+  if (rc)
+    return rc;
+  shared sh = {.s = &u.s, .n_workers = 1};
+  /* Deeper until there are enough prefixes; 64 times as many at most, so the list stays small. */
+  uint64_t most = (uint64_t)min_leaves * 64 > 1u << 20 ? 1u << 20 : (uint32_t)min_leaves * 64;
+  uint32_t prev = 0;
+  for (uint32_t depth = 1; rc == 0 && depth <= 4096; depth++) {
+    atoll_explore_prefix *list;
+    uint32_t count;
+    rc = frontier_at(&u, &sh, depth, (uint32_t)most, &list, &count);
+    if (rc == 0 && (count >= min_leaves || count == prev || count >= most)) {
+      /* Enough, or deeper gives no more (every schedule ended), or too many: take this depth's,
+       * unless it was cut short at `most` (then the previous depth's list is whole). */
+      if (count >= most && *out) {
+        atoll_explore_prefixes_free(list, count);
+      } else {
+        atoll_explore_prefixes_free(*out, *n);
+        *out = list, *n = count;
+      }
+      break;
+    }
+    atoll_explore_prefixes_free(*out, *n);
+    *out = list, *n = count;
+    prev = count;
+  }
+  setup_free(&u);
+  if (rc) {
+    atoll_explore_prefixes_free(*out, *n);
+    *out = NULL, *n = 0;
+  }
+  return rc;
 }
 
 void atoll_explore_free(atoll_explore_result *r) {

@@ -74,3 +74,12 @@ int atoll_visited_add(atoll_visited *v, uint64_t k) {
 }
 
 uint64_t atoll_visited_count(atoll_visited *v) { return atomic_load_explicit(&v->count, memory_order_relaxed); }
+
+uint64_t atoll_visited_collect(atoll_visited *v, uint64_t *dst) {
+  uint64_t n = 0;
+  for (int i = 0; i < ATOLL_VISITED_SHARDS; i++)
+    for (uint64_t j = 0; j < v->shard[i].cap; j++)
+      if (v->shard[i].slot[j])
+        dst[n++] = v->shard[i].slot[j];
+  return n;
+}

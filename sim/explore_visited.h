@@ -32,5 +32,7 @@ void atoll_visited_free(atoll_visited *v);
 /* Adds k; returns 1 if it was there already, 0 if added, or ATOLL_ENOMEM. */
 int atoll_visited_add(atoll_visited *v, uint64_t k);
 uint64_t atoll_visited_count(atoll_visited *v);
+/* Copies every state into dst (room for atoll_visited_count); returns how many. No adds meanwhile. */
+uint64_t atoll_visited_collect(atoll_visited *v, uint64_t *dst);
 
 #endif

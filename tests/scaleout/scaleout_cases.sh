@@ -121,6 +121,35 @@ assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >
     expect_rc 2 mpirun --oversubscribe -n 2 "$atoll" sweep "${SWEEP[@]}" --shard 2/2 --csv "$tmp/s2.csv"
     expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
     cmp "$tmp/one.csv" "$tmp/m.csv" || fail "MPI shards merged differ" ;;
+  explore_mpirun_matches_sequential)
+    # Registered only with ATOLL_MPI. mpirun -n 3: same exit status, verdict, worst values, nominal
+    # values and witness as the sequential search. The state count is the union of the ranks'
+    # visited sets: never fewer than the sequential search's, and more where a rank replays a
+    # prefix through a state the sequential search cut (docs/scale-out.md, "What is deterministic").
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    keep='{k: d[k] for k in ("complete", "violated", "worst_rt_latency_us", "nominal_rt_latency_us",
+           "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
+    for f in tiny same-instant; do
+      for p in reef seq; do
+        rm -f "$tmp/w1.txt" "$tmp/w3.txt"
+        "$atoll" explore "$v/$f.yaml" --policy $p --quiet --json "$tmp/1.json" --witness "$tmp/w1.txt" >/dev/null 2>&1
+        want_rc=$?
+        expect_rc $want_rc mpirun --oversubscribe -n 3 "$atoll" explore "$v/$f.yaml" --policy $p --quiet \
+          --json "$tmp/3.json" --witness "$tmp/w3.txt"
+        for j in 1 3; do
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)" "$tmp/$j.json" >"$tmp/$j.key"
+        done
+        cmp -s "$tmp/1.key" "$tmp/3.key" || fail "$f $p mpirun -n 3: $(diff "$tmp/1.key" "$tmp/3.key")"
+        python3 -c "import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b['ranks'] == 3, 'ranks'
+assert b['states'] >= a['states'], (a['states'], b['states'])
+print(sys.argv[3], 'states: sequential', a['states'], 'mpirun -n 3', b['states'])" "$tmp/1.json" "$tmp/3.json" "$f $p" ||
+          fail "$f $p: ranks or states"
+        if [ -e "$tmp/w1.txt" ]; then
+          diff <(grep -v '^#' "$tmp/w1.txt") <(grep -v '^#' "$tmp/w3.txt") >/dev/null || fail "$f $p: another witness"
+        fi
+      done
+    done ;;
   explore_threads_bad_input)
     for bad in 0 -1 x 257; do
       expect_rc 2 "$atoll" explore "$v/tiny.yaml" --threads "$bad"

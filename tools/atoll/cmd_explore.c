@@ -7,6 +7,7 @@
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/mpi_ranks.h"
 #include "sim/explore.h"
 #include "io/json_out.h"
 #include "tools/atoll/progress.h"
@@ -72,7 +73,7 @@ static void print_value(FILE *f, double v) {
     fprintf(f, "%.3f", v);
 }
 
-static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_result *r) {
+static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_result *r, int ranks) {
   fputs("{\"scenario\":", f);
   atoll_json_write_string(f, s->path);
   fprintf(f, ",\"policy\":\"%s\",\"mode\":\"%s\",\"complete\":%s,\"why\":", atoll_policy_name(s->policy.kind),
@@ -84,11 +85,11 @@ static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_res
   fprintf(f,
           ",\"schedules\":%llu,\"pruned\":%llu,\"states\":%llu,\"choices\":%llu,\"events\":%llu,\"replayed_events\":%llu,"
           "\"max_depth\":%u,"
-          "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"ranks\":1,\"threads\":%u,\"choice_points\":{",
+          "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"ranks\":%d,\"threads\":%u,\"choice_points\":{",
           (unsigned long long)r->schedules, (unsigned long long)r->pruned, (unsigned long long)r->states,
           (unsigned long long)r->choices, (unsigned long long)r->events, (unsigned long long)r->replayed_events,
           r->max_depth,
-          (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, r->threads);
+          (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, ranks, r->threads);
   for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
     fprintf(f, "%s\"%s\":%u", k ? "," : "", atoll_choice_kind_name((atoll_choice_kind)k), r->choice_points[k]);
   fputs("},\"worst_rt_latency_us\":", f);
@@ -197,6 +198,54 @@ static int write_witness(const atoll_scenario *s, const atoll_explore_result *r,
   return 0;
 }
 
+typedef struct hashes {
+  uint64_t *h;
+  uint64_t n;
+} hashes;
+
+static void keep_states(void *ctx, const uint64_t *h, uint64_t n) {
+  hashes *k = ctx;
+  k->h = malloc((n ? n : 1) * sizeof *k->h);
+  if (k->h) {
+    memcpy(k->h, h, n * sizeof *h);
+    k->n = n;
+  }
+}
+
+/* mpirun -n N: every rank cuts the same frontier and explores every N-th prefix (mpi_ranks.h);
+ * rank 0 gets the merged result and, for a violation, the sequential search's witness. */
+static int explore_ranks(const atoll_scenario *s, const atoll_explore_opts *eo, int rank, int ranks,
+                         atoll_explore_result *r) {
+  atoll_explore_prefix *all;
+  uint32_t n_all;
+  int rc = atoll_explore_frontier(s, 16 * (uint32_t)ranks, &all, &n_all);
+  if (rc)
+    atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
+  atoll_explore_prefix *mine = malloc((n_all ? n_all : 1) * sizeof *mine);
+  uint32_t n_mine = 0;
+  for (uint32_t i = (uint32_t)rank; mine && i < n_all; i += (uint32_t)ranks)
+    mine[n_mine++] = all[i];
+  hashes k = {0};
+  atoll_explore_opts o = *eo;
+  o.prefixes = mine, o.n_prefixes = n_mine;
+  o.states_out = keep_states, o.states_ctx = &k;
+  if (rank != 0)
+    o.progress = NULL;
+  rc = mine ? atoll_explore_run(s, &o, r) : ATOLL_ENOMEM;
+  if (rc || !k.h) {
+    fprintf(stderr, "atoll explore: rank %d: %s\n", rank, atoll_strerror(rc ? rc : ATOLL_ENOMEM));
+    atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
+  }
+  if (atoll_mpi_explore_merge(s, r, k.h, k.n) != 0)
+    atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
+  free(k.h);
+  free(mine);
+  atoll_explore_prefixes_free(all, n_all);
+  if (rank == 0 && r->violated && (r->complete || r->witness_expect < 0))
+    rc = atoll_explore_witness(s, eo, r);
+  return rc;
+}
+
 int atoll_cmd_explore(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_explore_def;
   atoll_run_opts o;
@@ -240,8 +289,21 @@ int atoll_cmd_explore(int argc, char **argv) {
   eo.progress = show_progress;
   eo.progress_ctx = &progress;
   atoll_explore_result r;
-  rc = atoll_explore_run(&s, &eo, &r);
+  int rank, ranks;
+  atoll_mpi_start(&rank, &ranks);
+  if (ranks > 1)
+    rc = explore_ranks(&s, &eo, rank, ranks, &r);
+  else
+    rc = atoll_explore_run(&s, &eo, &r);
   atoll_progress_end(&progress);
+  if (ranks > 1 && rank != 0) {
+    /* Rank 0 prints and writes everything. */
+    if (rc == 0)
+      atoll_explore_free(&r);
+    atoll_arena_free(&a);
+    atoll_mpi_finish();
+    return rc ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
+  }
   if (rc) {
     if (rc == ATOLL_ENOTSUP)
       fprintf(stderr, "atoll explore: policy '%s' is not implemented by this version of the simulator\n",
@@ -261,7 +323,7 @@ int atoll_cmd_explore(int argc, char **argv) {
       perror(vals[1]);
       exit_code = ATOLL_EXIT_BAD_INPUT;
     } else {
-      write_json(f, &s, &r);
+      write_json(f, &s, &r, ranks);
       if (f != stdout && fclose(f) != 0) {
         fprintf(stderr, "atoll explore: writing %s failed\n", vals[1]);
         exit_code = ATOLL_EXIT_BAD_INPUT;
@@ -279,5 +341,6 @@ int atoll_cmd_explore(int argc, char **argv) {
   }
   atoll_explore_free(&r);
   atoll_arena_free(&a);
+  atoll_mpi_finish();
   return exit_code;
 }
