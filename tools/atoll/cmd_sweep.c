@@ -340,7 +340,8 @@ int atoll_cmd_sweep(int argc, char **argv) {
     return ATOLL_EXIT_BAD_INPUT;
   }
   pthread_mutex_init(&sw.lock, NULL);
-  atoll_progress_start(&sw.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sweep", "runs", sw.n_runs);
+  atoll_progress_start(&sw.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sweep", "runs",
+                       sw.n_runs > sw.shard ? (sw.n_runs - sw.shard + sw.n_shards - 1) / sw.n_shards : 0);
   if (ranks > 1) {
     if (atoll_mpi_sweep(&sw, mpi_run_one, sw.shard, sw.n_shards, sw.n_runs, sw.rows, sw.summary, sw.status) != 0)
       fprintf(stderr, "atoll sweep: a rank stopped answering\n");
