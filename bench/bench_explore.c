@@ -8,7 +8,15 @@
  * distinct states per second. Part 2 grows scenarios/verify/rt-vs-be.yaml: k RT requests, 0.6 ms
  * apart, against BE requests arriving every 1.2 ms on each of the two BE clients (k = 1, 2, ...),
  * and explores each until one does not finish within the budget (default 60 s); the largest k that
- * finished is the figure. */
+ * finished is the figure.
+ *
+ *   bench_explore --threads-scan FILE [--runs N] [--policy NAME]
+ *
+ * explores FILE with 1, 2 and 4 worker threads, N times each, interleaved in one process (so the
+ * machine's load is shared alike), and prints the median states per wall second and per CPU
+ * second, and each wall rate against one thread's. On a machine with fewer free cores than
+ * threads the wall ratio shows the sharing of the cores, not the explorer's scaling: the CPU rate
+ * then says what each thread achieved (docs/scale-out.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,8 +143,48 @@ static void largest_within(double budget, const char *policy) {
   atoll_arena_free(&a);
 }
 
+static void threads_scan(const char *path, int runs, const char *policy) {
+  static const uint32_t threads[] = {1, 2, 4};
+  enum { NT = sizeof threads / sizeof *threads };
+  atoll_arena a;
+  atoll_scenario s;
+  if (load(&a, path, policy, &s))
+    return;
+  double wall[NT][16], cpu[NT][16];
+  uint64_t states[NT] = {0};
+  for (int i = 0; i < runs; i++)
+    for (int t = 0; t < NT; t++) {
+      atoll_explore_opts o = {.threads = threads[t]};
+      atoll_explore_result r;
+      double c0 = cpu_s();
+      if (atoll_explore_run(&s, &o, &r) != 0) {
+        fprintf(stderr, "%s: explore failed\n", path);
+        atoll_arena_free(&a);
+        return;
+      }
+      cpu[t][i] = (double)r.states / (cpu_s() - c0);
+      wall[t][i] = (double)r.states / r.wall_s;
+      states[t] = r.states;
+      atoll_explore_free(&r);
+    }
+  printf("threads scan: %s, policy %s, median of %d runs\n", path, policy, runs);
+  printf("%8s %10s %12s %12s %14s\n", "threads", "states", "states/s", "states/cpu-s", "wall vs 1 thread");
+  double base = 0;
+  for (int t = 0; t < NT; t++) {
+    qsort(wall[t], (size_t)runs, sizeof **wall, cmp_double);
+    qsort(cpu[t], (size_t)runs, sizeof **cpu, cmp_double);
+    double w = wall[t][runs / 2];
+    if (t == 0)
+      base = w;
+    printf("%8u %10llu %12.0f %12.0f %14.2f\n", threads[t], (unsigned long long)states[t], w, cpu[t][runs / 2],
+           w / base);
+  }
+  atoll_arena_free(&a);
+}
+
 int main(int argc, char **argv) {
   int runs = 3;
+  const char *scan = NULL;
   double budget = 60;
   const char *policy = "reef";
   for (int i = 1; i < argc; i++) {
@@ -146,8 +194,10 @@ int main(int argc, char **argv) {
       budget = atof(argv[++i]);
     else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
       policy = argv[++i];
+    else if (strcmp(argv[i], "--threads-scan") == 0 && i + 1 < argc)
+      scan = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_explore [--runs N] [--budget S] [--policy NAME]\n");
+      fprintf(stderr, "usage: bench_explore [--runs N] [--budget S] [--policy NAME] [--threads-scan FILE]\n");
       return 2;
     }
   }
@@ -155,6 +205,10 @@ int main(int argc, char **argv) {
     runs = 3;
   if (!(budget > 0))
     budget = 60;
+  if (scan) {
+    threads_scan(scan, runs, policy);
+    return 0;
+  }
   states_per_second(runs, policy);
   largest_within(budget, policy);
   return 0;

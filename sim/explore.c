@@ -1,7 +1,19 @@
-/* Exhaustive schedule exploration (explore.h): stateless depth-first search over choice lists. */
+/* Exhaustive schedule exploration (explore.h): stateless depth-first search over choice lists,
+ * on one or more worker threads.
+ *
+ * Each worker owns a subtree of schedules: a prefix of choices it never changes (entries below
+ * `base`), and at `base` and below a depth-first search of its own. Every entry of a worker's path
+ * carries `hi`, the end of the options the worker still owns there. An idle worker steals from a
+ * busy one the remaining options of the busy one's shallowest entry with options left (the largest
+ * subtree it can take): it copies the prefix up to that entry, takes options [option + 1, hi), and
+ * lowers the victim's hi. Workers share the visited set (explore_visited.h), so a state reached by
+ * one is not explored again by another. The search ends when every worker is idle and none has
+ * anything to steal (checked under one lock, so no work can appear meanwhile). */
 #include "sim/explore.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,77 +21,89 @@
 #include "atoll/error.h"
 #include "atoll/expect.h"
 #include "run/report.h"
+#include "sim/explore_visited.h"
 #include "sim/run.h"
-
-/* --- the visited set: open addressing over 64-bit state hashes (0 marks an empty slot) --- */
-
-typedef struct visited {
-  uint64_t *slot;
-  uint64_t cap, count; /* cap is a power of two */
-} visited;
-
-static int visited_grow(visited *v) {
-  uint64_t cap = v->cap ? v->cap * 2 : 1u << 16;
-  uint64_t *ns = calloc(cap, sizeof *ns);
-  if (!ns)
-    return ATOLL_ENOMEM;
-  for (uint64_t i = 0; i < v->cap; i++) {
-    uint64_t k = v->slot[i];
-    if (!k)
-      continue;
-    uint64_t j = k & (cap - 1);
-    while (ns[j])
-      j = (j + 1) & (cap - 1);
-    ns[j] = k;
-  }
-  free(v->slot);
-  v->slot = ns;
-  v->cap = cap;
-  return 0;
-}
-
-/* Adds k; returns 1 if it was there already, 0 if added, or ATOLL_ENOMEM. */
-static int visited_add(visited *v, uint64_t k) {
-  if (k == 0)
-    k = 1;
-  if ((v->count + 1) * 4 > v->cap * 3) {
-    int rc = visited_grow(v);
-    if (rc)
-      return rc;
-  }
-  uint64_t j = k & (v->cap - 1);
-  while (v->slot[j]) {
-    if (v->slot[j] == k)
-      return 1;
-    j = (j + 1) & (v->cap - 1);
-  }
-  v->slot[j] = k;
-  v->count++;
-  return 0;
-}
 
 /* --- the search --- */
 
-typedef struct search {
+/* What the workers share. */
+typedef struct shared {
   const atoll_scenario *s;
   const atoll_explore_opts *o;
-  atoll_explore_result *out;
   atoll_explore_mode mode;
-  visited seen;
-  /* The schedule being run: what path holds when a run starts is replayed, the rest is new (option 0). */
+  const bool *relevant; /* fold mode: the clients whose requests the bounds (and the worst RT latency) read */
+  const int64_t *standalone;
+  atoll_visited seen;
+  uint32_t n_workers;
+  struct search *workers;
+  atomic_int stop;      /* a stop_reason: every worker ends its run and leaves */
+  atomic_int err;       /* the first error of any worker */
+  /* Idle workers look for work under `idle_lock`; done when all of them are idle with none found. */
+  pthread_mutex_t idle_lock;
+  pthread_cond_t idle_cond;
+  uint32_t n_idle;
+  bool done;
+  uint32_t next_prefix; /* the next of o->prefixes to hand out (under idle_lock) */
+  struct timespec t0;
+} shared;
+
+enum stop_reason { STOP_NONE, STOP_STATES, STOP_SECONDS, STOP_ERROR, STOP_WITNESS_FINAL };
+
+/* One worker: its subtree's depth-first search and what it found. */
+typedef struct search {
+  shared *sh;
+  const atoll_scenario *s;
+  atoll_explore_result *out; /* this worker's counts and worst values, merged at the end */
+  atoll_explore_mode mode;
+  uint32_t id;
+  /* The schedule being run: what path holds when a run starts is replayed, the rest is new (option
+   * 0). hi[i]: the options of entry i this worker owns end there. Entries below base are fixed.
+   * `lock` guards path, hi and len against a thief (workers > 1); the owner reads without it. */
   atoll_choice_rec *path;
-  uint32_t len, cap, pos;
-  bool stop_all; /* the state limit was reached */
+  uint32_t *hi;
+  uint32_t len, cap, pos, base;
+  pthread_mutex_t lock;
+  bool root_run; /* this run is the first of the whole search: every option 0 */
+  bool hash_replay; /* this run is the first of a handed-out prefix */
+  bool stop_all; /* the search is stopping */
   bool cut;      /* this run ended at a state seen before */
   bool settled;  /* this run ended where no bound's value can change any more */
   bool replaying; /* this run has not yet passed its last replayed choice */
   /* Requests finished at the last event boundary before the run's first new choice. */
   uint64_t done_at_replay_end;
-  /* Fold mode: the clients whose requests the bounds (and the worst RT latency) read. */
-  bool *relevant;
+  const bool *relevant;
   int err;
-  const int64_t *standalone;
+  const double *target; /* the witness pass: each bound's final worst (explore.h) */
 } search;
+
+static void lock_path(search *x) {
+  if (x->sh->n_workers > 1)
+    pthread_mutex_lock(&x->lock);
+}
+
+static void unlock_path(search *x) {
+  if (x->sh->n_workers > 1)
+    pthread_mutex_unlock(&x->lock);
+}
+
+/* Room for n entries in x's path (under its lock). */
+static int path_reserve(search *x, uint32_t n) {
+  if (n <= x->cap)
+    return 0;
+  uint32_t cap = x->cap ? x->cap * 2 : 256;
+  while (cap < n)
+    cap *= 2;
+  atoll_choice_rec *np = realloc(x->path, cap * sizeof *np);
+  if (np)
+    x->path = np;
+  uint32_t *nh = np ? realloc(x->hi, cap * sizeof *nh) : NULL;
+  if (nh)
+    x->hi = nh;
+  if (!np || !nh)
+    return ATOLL_ENOMEM;
+  x->cap = cap;
+  return 0;
+}
 
 static uint32_t dfs_choose(void *ctx, atoll_choice_kind kind, uint32_t n) {
   search *x = ctx;
@@ -94,16 +118,15 @@ static uint32_t dfs_choose(void *ctx, atoll_choice_kind kind, uint32_t n) {
     }
     return x->path[i].option;
   }
-  if (x->len == x->cap) {
-    uint32_t cap = x->cap ? x->cap * 2 : 256;
-    atoll_choice_rec *np = realloc(x->path, cap * sizeof *np);
-    if (!np) {
-      x->err = ATOLL_ENOMEM;
-      return 0;
-    }
-    x->path = np, x->cap = cap;
+  lock_path(x);
+  int rc = path_reserve(x, x->len + 1);
+  if (rc == 0) {
+    x->hi[x->len] = n;
+    x->path[x->len++] = (atoll_choice_rec){.kind = (uint8_t)kind, .option = 0, .n = n};
   }
-  x->path[x->len++] = (atoll_choice_rec){.kind = (uint8_t)kind, .option = 0, .n = n};
+  unlock_path(x);
+  if (rc)
+    x->err = rc;
   return 0;
 }
 
@@ -230,10 +253,30 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
   search *x = ctx;
   if (x->err)
     return false;
+  if (atomic_load_explicit(&x->sh->stop, memory_order_relaxed) != STOP_NONE) {
+    x->stop_all = true;
+    return false;
+  }
   if (x->pos < x->len) {
-    /* Still replaying: these states belong to runs already made. */
-    if (x->mode == ATOLL_EXPLORE_FOLD)
+    /* Still replaying: these states belong to runs already made, except on the first run of a
+     * handed-out prefix (explore.h, prefixes): its states are added, never cut, and its values
+     * folded, since no run of this search passed there. */
+    if (x->hash_replay) {
+      if (settled(x, st))
+        return true;
+      uint64_t h;
+      int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
+                                    &h);
+      if (rc == 0)
+        rc = atoll_visited_add(&x->sh->seen, h);
+      if (rc < 0) {
+        x->err = rc;
+        return false;
+      }
+      x->done_at_replay_end = UINT64_MAX;
+    } else if (x->mode == ATOLL_EXPLORE_FOLD) {
       x->done_at_replay_end = finished_requests(x, atoll_sim_state_results(st));
+    }
     return true;
   }
   if (x->replaying) {
@@ -248,7 +291,7 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
   int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
                                 &h);
   if (rc == 0)
-    rc = visited_add(&x->seen, h);
+    rc = atoll_visited_add(&x->sh->seen, h);
   if (rc < 0) {
     x->err = rc;
     return false;
@@ -259,8 +302,12 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
       x->err = rc;
     return false;
   }
-  x->out->states = x->seen.count;
-  if (x->o && x->o->max_states && x->seen.count >= x->o->max_states) {
+  const atoll_explore_opts *o = x->sh->o;
+  if (rc == 0 && o && o->max_states && atoll_visited_count(&x->sh->seen) >= o->max_states) {
+    int none = STOP_NONE;
+    atomic_compare_exchange_strong(&x->sh->stop, &none, STOP_STATES);
+  }
+  if (atomic_load_explicit(&x->sh->stop, memory_order_relaxed) != STOP_NONE) {
     x->stop_all = true;
     return false;
   }
@@ -288,13 +335,15 @@ static int take_schedule(search *x, const atoll_run_results *res, bool to_the_en
 /* Moves to the next schedule in depth-first order: the deepest choice with an option left takes
  * its next option, and everything after it is dropped. False when none is left. */
 static bool backtrack(search *x) {
+  lock_path(x);
   x->len = x->pos < x->len ? x->pos : x->len;
-  while (x->len > 0 && x->path[x->len - 1].option + 1 == x->path[x->len - 1].n)
+  while (x->len > x->base && x->path[x->len - 1].option + 1 >= x->hi[x->len - 1])
     x->len--;
-  if (x->len == 0)
-    return false;
-  x->path[x->len - 1].option++;
-  return true;
+  bool more = x->len > x->base;
+  if (more)
+    x->path[x->len - 1].option++;
+  unlock_path(x);
+  return more;
 }
 
 /* The most requests one client can have waiting: all it can send within the run (1024, the core's
@@ -344,114 +393,555 @@ const char *atoll_explore_mode_name(atoll_explore_mode m) {
   return m == ATOLL_EXPLORE_FOLD ? "fold" : m == ATOLL_EXPLORE_EXACT ? "exact" : "no pruning";
 }
 
-int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, atoll_explore_result *out) {
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  *out = (atoll_explore_result){.witness_expect = -1, .worst_rt_latency_us = NAN, .nominal_rt_latency_us = NAN};
-  atoll_scenario s = *s0;
-  s.engine = ATOLL_ENGINE_BLOCKS; /* the exact engine: the one with choice points */
-  out->bounds = calloc(s.n_expects ? s.n_expects : 1, sizeof *out->bounds);
-  int64_t *standalone = calloc(s.n_models ? s.n_models : 1, sizeof *standalone);
-  if (!out->bounds || !standalone) {
-    free(standalone);
-    atoll_explore_free(out);
-    return ATOLL_ENOMEM;
-  }
-  for (uint32_t i = 0; i < s.n_expects; i++)
-    out->bounds[i] = (atoll_explore_bound){.worst = NAN, .holds = true, .margin = NAN};
+static double seconds_since(const struct timespec *t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void stop_with(shared *sh, int reason) {
+  int none = STOP_NONE;
+  atomic_compare_exchange_strong(&sh->stop, &none, reason);
+}
+
+/* The witness pass has found the witness the sequential search ends with: the first violated
+ * bound at its final worst value (no later schedule can replace it, since only a worse one does). */
+static bool witness_final(const search *x) {
+  int32_t i = x->out->witness_expect;
+  if (!x->target || i < 0)
+    return false;
+  double w = x->out->bounds[i].worst, t = x->target[i];
+  return (isnan(w) && isnan(t)) || w == t;
+}
+
+/* Runs x's subtree depth first until it is exhausted or the search stops. */
+static int run_subtree(search *x, const atoll_sim_opts *so) {
+  shared *sh = x->sh;
+  atoll_explore_result *out = x->out;
   int rc = 0;
-  for (uint32_t m = 0; rc == 0 && m < s.n_models; m++)
-    rc = atoll_sim_standalone_ns(&s, m, &standalone[m]);
-  search x = {.s = &s, .o = o, .out = out, .mode = o && o->no_pruning ? ATOLL_EXPLORE_NO_PRUNING : mode_of(&s),
-              .standalone = standalone};
-  out->mode = x.mode;
-  x.relevant = calloc(s.n_clients ? s.n_clients : 1, sizeof *x.relevant);
-  if (!x.relevant)
-    rc = ATOLL_ENOMEM;
-  for (uint32_t c = 0; rc == 0 && c < s.n_clients; c++) {
-    /* rt.* and preemptions.* read the RT clients; clients.NAME.* reads NAME. */
-    x.relevant[c] = s.clients[c].cls == ATOLL_CLASS_RT;
-    size_t len = strlen(s.clients[c].name);
-    for (uint32_t i = 0; i < s.n_expects; i++) {
-      const char *f = s.expects[i].field;
-      if (strncmp(f, "clients.", 8) == 0 && strncmp(f + 8, s.clients[c].name, len) == 0 && f[8 + len] == '.')
-        x.relevant[c] = true;
-    }
-  }
-  atoll_chooser chooser = {.choose = dfs_choose, .ctx = &x};
-  atoll_core_limits limits = {.pending_per_client = rc == 0 ? pending_limit(&s, standalone) : 1};
-  atoll_sim_opts so = {.chooser = &chooser, .boundary = dfs_boundary, .boundary_ctx = &x, .standalone_ns = standalone,
-                       .core_limits = &limits};
-  out->all_min_rt_latency_us = out->all_max_rt_latency_us = NAN;
-  if (rc == 0 && s.timing_spread > 0)
-    rc = extreme_run(&s, standalone, 1, &out->all_min_rt_latency_us);
-  if (rc == 0 && s.timing_spread > 0)
-    rc = extreme_run(&s, standalone, 2, &out->all_max_rt_latency_us);
-  bool more = rc == 0;
+  bool more = true;
   while (more) {
-    x.pos = 0;
-    x.cut = x.settled = false;
-    x.replaying = true;
-    x.done_at_replay_end = 0;
+    x->pos = 0;
+    x->cut = x->settled = x->stop_all = false;
+    x->replaying = true;
+    x->done_at_replay_end = 0;
     atoll_run_results res;
-    rc = atoll_sim_run(&s, &so, &res);
+    rc = atoll_sim_run(sh->s, so, &res);
     if (rc)
       break;
-    if (x.err) {
-      rc = x.err;
+    if (x->err) {
+      rc = x->err;
       atoll_run_results_free(&res);
       break;
     }
     out->events += res.events;
-    if (x.pos > out->max_depth)
-      out->max_depth = x.pos;
-    if (out->schedules == 0 && out->pruned == 0) {
+    if (x->pos > out->max_depth)
+      out->max_depth = x->pos;
+    if (x->root_run) {
       /* The first run takes option 0 everywhere: the ordinary simulation. */
-      for (uint32_t i = 0; i < x.len; i++)
-        out->choice_points[x.path[i].kind]++;
+      for (uint32_t i = 0; i < x->len; i++)
+        out->choice_points[x->path[i].kind]++;
     }
-    if (!x.cut && !x.stop_all) {
-      bool first = out->schedules == 0;
+    if (!x->cut && !x->stop_all) {
       out->schedules++;
-      rc = take_schedule(&x, &res, !x.settled);
-      if (first && rc == 0)
+      rc = take_schedule(x, &res, !x->settled);
+      if (x->root_run && rc == 0)
         out->nominal_rt_latency_us = out->worst_rt_latency_us;
-    } else if (x.cut) {
+    } else if (x->cut) {
       out->pruned++;
     }
+    x->root_run = x->hash_replay = false;
     atoll_run_results_free(&res);
-    if (rc)
+    if (rc || x->stop_all)
       break;
-    if (x.stop_all) {
-      out->why = "the state limit (--max-states) was reached";
+    if (witness_final(x)) {
+      stop_with(sh, STOP_WITNESS_FINAL);
       break;
     }
     if (((out->schedules + out->pruned) & 255) == 0) {
-      if (o && o->progress)
-        o->progress(o->progress_ctx, out->states, out->schedules);
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      double spent = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-      if (o && o->max_seconds > 0 && spent > o->max_seconds) {
-        out->why = "the time limit (--max-seconds) was reached";
-        break;
+      const atoll_explore_opts *o = sh->o;
+      if (o && o->progress && x->id == 0)
+        o->progress(o->progress_ctx, atoll_visited_count(&sh->seen), out->schedules);
+      if (o && o->max_seconds > 0 && seconds_since(&sh->t0) > o->max_seconds)
+        stop_with(sh, STOP_SECONDS);
+    }
+    if (atomic_load_explicit(&sh->stop, memory_order_relaxed) != STOP_NONE)
+      break;
+    more = backtrack(x);
+  }
+  return rc;
+}
+
+/* An idle worker takes the remaining options of another's shallowest entry with options left.
+ * Called with idle_lock held (one thief at a time). */
+static bool steal(search *thief) {
+  shared *sh = thief->sh;
+  for (uint32_t k = 1; k < sh->n_workers; k++) {
+    search *v = &sh->workers[(thief->id + k) % sh->n_workers];
+    bool got = false;
+    pthread_mutex_lock(&v->lock);
+    for (uint32_t i = v->base; i < v->len && !got; i++) {
+      if (v->path[i].option + 1 >= v->hi[i])
+        continue;
+      /* The thief's own lock is not taken: it is idle, and other thieves read its path only
+       * under idle_lock, which this thief holds. */
+      if (path_reserve(thief, i + 1) == 0) {
+        memcpy(thief->path, v->path, (i + 1) * sizeof *thief->path);
+        memcpy(thief->hi, v->hi, (i + 1) * sizeof *thief->hi);
+        thief->path[i].option++;
+        thief->len = i + 1;
+        thief->base = i;
+        v->hi[i] = thief->path[i].option;
+        got = true;
       }
     }
-    more = backtrack(&x);
-    if (!more)
-      out->complete = true;
+    pthread_mutex_unlock(&v->lock);
+    if (got)
+      return true;
   }
-  out->states = x.seen.count;
-  free(x.path);
-  free(x.relevant);
-  free(x.seen.slot);
-  free(standalone);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  out->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  return false;
+}
+
+/* Takes the next handed-out prefix, whole: the worker owns everything below it. Under idle_lock. */
+static bool take_prefix(search *x) {
+  shared *sh = x->sh;
+  const atoll_explore_opts *o = sh->o;
+  if (!o || sh->next_prefix >= o->n_prefixes)
+    return false;
+  const atoll_explore_prefix *p = &o->prefixes[sh->next_prefix];
+  if (path_reserve(x, p->n) != 0)
+    return false;
+  sh->next_prefix++;
+  lock_path(x);
+  memcpy(x->path, p->choices, p->n * sizeof *x->path);
+  for (uint32_t i = 0; i < p->n; i++)
+    x->hi[i] = p->choices[i].option + 1;
+  x->len = x->base = p->n;
+  x->hash_replay = true;
+  unlock_path(x);
+  return true;
+}
+
+/* Waits for work; false when the search is over (every worker idle, nothing to steal) or stopping. */
+static bool find_work(search *x) {
+  shared *sh = x->sh;
+  bool got = false;
+  pthread_mutex_lock(&sh->idle_lock);
+  sh->n_idle++;
+  while (!sh->done && atomic_load(&sh->stop) == STOP_NONE) {
+    if (take_prefix(x) || steal(x)) {
+      sh->n_idle--;
+      got = true;
+      break;
+    }
+    if (sh->n_idle == sh->n_workers) {
+      sh->done = true;
+      pthread_cond_broadcast(&sh->idle_cond);
+      break;
+    }
+    /* Busy workers do not signal (that would cost them a lock per run): poll every 200 us. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 200000;
+    if (until.tv_nsec >= 1000000000L)
+      until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&sh->idle_cond, &sh->idle_lock, &until);
+  }
+  pthread_mutex_unlock(&sh->idle_lock);
+  return got;
+}
+
+static void *worker_main(void *arg) {
+  search *x = arg;
+  shared *sh = x->sh;
+  atoll_chooser chooser = {.choose = dfs_choose, .ctx = x};
+  atoll_core_limits limits = {.pending_per_client = pending_limit(sh->s, sh->standalone)};
+  atoll_sim_opts so = {.chooser = &chooser, .boundary = dfs_boundary, .boundary_ctx = x, .standalone_ns = sh->standalone,
+                       .core_limits = &limits};
+  /* Worker 0 starts at the root, unless the search is over handed-out prefixes; the others steal. */
+  bool work = x->id == 0 && !(sh->o && sh->o->prefixes);
+  while (work || find_work(x)) {
+    work = false;
+    int rc = run_subtree(x, &so);
+    if (rc) {
+      int none = 0;
+      atomic_compare_exchange_strong(&sh->err, &none, rc);
+      stop_with(sh, STOP_ERROR);
+    }
+  }
+  return NULL;
+}
+
+static int result_init(atoll_explore_result *r, uint32_t n_expects) {
+  *r = (atoll_explore_result){.witness_expect = -1, .worst_rt_latency_us = NAN, .nominal_rt_latency_us = NAN,
+                              .all_min_rt_latency_us = NAN, .all_max_rt_latency_us = NAN};
+  r->bounds = calloc(n_expects ? n_expects : 1, sizeof *r->bounds);
+  if (!r->bounds)
+    return ATOLL_ENOMEM;
+  for (uint32_t i = 0; i < n_expects; i++)
+    r->bounds[i] = (atoll_explore_bound){.worst = NAN, .holds = true, .margin = NAN};
+  return 0;
+}
+
+static double worse_of(atoll_cmp c, double a, double b) {
+  if (isnan(a))
+    return b;
+  if (isnan(b))
+    return a;
+  return upper_bound(c) ? (b > a ? b : a) : (b < a ? b : a);
+}
+
+/* Adds worker w's counts and worst values to out. */
+static void merge_worker(const atoll_scenario *s, atoll_explore_result *out, const atoll_explore_result *w) {
+  out->schedules += w->schedules, out->pruned += w->pruned, out->choices += w->choices;
+  out->events += w->events, out->replayed_events += w->replayed_events, out->unfinished += w->unfinished;
+  if (w->max_depth > out->max_depth)
+    out->max_depth = w->max_depth;
+  out->worst_rt_latency_us = worse_of(ATOLL_CMP_LE, out->worst_rt_latency_us, w->worst_rt_latency_us);
+  for (uint32_t i = 0; i < s->n_expects; i++) {
+    const atoll_expect *e = &s->expects[i];
+    atoll_explore_bound *b = &out->bounds[i];
+    b->worst = worse_of(e->cmp, b->worst, w->bounds[i].worst);
+    b->holds = b->holds && w->bounds[i].holds;
+    b->margin = NAN;
+    if (!isnan(b->worst))
+      atoll_expect_holds(e->cmp, e->value, b->worst, &b->margin);
+  }
+  out->violated = out->violated || w->violated;
+}
+
+/* Takes w's witness into out (out takes the allocation). */
+static void take_witness(atoll_explore_result *out, atoll_explore_result *w) {
+  free(out->witness);
+  out->witness = w->witness, out->n_witness = w->n_witness, out->witness_expect = w->witness_expect;
+  w->witness = NULL, w->n_witness = 0;
+}
+
+/* The search itself, on n workers; `target`: a witness pass (stop once the witness is final). */
+static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint32_t n, atoll_explore_mode mode,
+                      const bool *relevant, const int64_t *standalone, const double *target,
+                      atoll_explore_result *out) {
+  shared sh = {.s = s, .o = o, .mode = mode, .relevant = relevant, .standalone = standalone, .n_workers = n};
+  clock_gettime(CLOCK_MONOTONIC, &sh.t0);
+  atomic_init(&sh.stop, STOP_NONE);
+  atomic_init(&sh.err, 0);
+  atoll_visited_init(&sh.seen, n > 1);
+  pthread_mutex_init(&sh.idle_lock, NULL);
+  pthread_cond_init(&sh.idle_cond, NULL);
+  search *w = calloc(n, sizeof *w);
+  atoll_explore_result *wr = calloc(n, sizeof *wr);
+  pthread_t *th = calloc(n, sizeof *th);
+  int rc = w && wr && th ? 0 : ATOLL_ENOMEM;
+  uint32_t made = 0;
+  for (; rc == 0 && made < n; made++) {
+    rc = result_init(&wr[made], s->n_expects);
+    w[made] = (search){.sh = &sh, .s = s, .out = &wr[made], .mode = mode, .id = made,
+                       .root_run = made == 0 && !(o && o->prefixes),
+                       .relevant = relevant, .target = target};
+    pthread_mutex_init(&w[made].lock, NULL);
+  }
+  sh.workers = w;
+  uint32_t started = 0;
+  if (rc == 0 && n == 1) {
+    worker_main(&w[0]);
+  } else if (rc == 0) {
+    for (; started < n; started++)
+      if (pthread_create(&th[started], NULL, worker_main, &w[started]) != 0)
+        break;
+    if (started < n) {
+      /* Workers that never start never go idle: stop the others, report the failure. */
+      stop_with(&sh, STOP_ERROR);
+      rc = ATOLL_ENOMEM;
+    }
+    for (uint32_t i = 0; i < started; i++)
+      pthread_join(th[i], NULL);
+  }
+  if (rc == 0)
+    rc = atomic_load(&sh.err);
+  int stop = atomic_load(&sh.stop);
+  for (uint32_t i = 0; rc == 0 && i < n; i++) {
+    merge_worker(s, out, &wr[i]);
+    if (i == 0)
+      memcpy(out->choice_points, wr[0].choice_points, sizeof out->choice_points),
+          out->nominal_rt_latency_us = wr[0].nominal_rt_latency_us;
+  }
+  /* A witness: one worker's, of the lowest violated bound at its merged worst value (the witness
+   * pass makes a complete threaded search's witness the sequential search's). */
+  for (uint32_t i = 0; rc == 0 && i < n; i++) {
+    int32_t e = wr[i].witness_expect;
+    if (e < 0)
+      continue;
+    bool at_worst = worse_of(s->expects[e].cmp, wr[i].bounds[e].worst, out->bounds[e].worst) == wr[i].bounds[e].worst;
+    if (out->witness_expect < 0 || (n == 1) || (e < out->witness_expect && at_worst))
+      take_witness(out, &wr[i]);
+  }
+  out->states = atoll_visited_count(&sh.seen);
+  if (rc == 0 && o && o->states_out) {
+    uint64_t *all = malloc((out->states ? out->states : 1) * sizeof *all);
+    if (!all)
+      rc = ATOLL_ENOMEM;
+    else
+      o->states_out(o->states_ctx, all, atoll_visited_collect(&sh.seen, all));
+    free(all);
+  }
+  out->complete = rc == 0 && stop == STOP_NONE;
+  out->why = stop == STOP_STATES    ? "the state limit (--max-states) was reached"
+             : stop == STOP_SECONDS ? "the time limit (--max-seconds) was reached"
+                                    : NULL;
+  for (uint32_t i = 0; i < made; i++) {
+    free(w[i].path);
+    free(w[i].hi);
+    pthread_mutex_destroy(&w[i].lock);
+    atoll_explore_free(&wr[i]);
+  }
+  free(w), free(wr), free(th);
+  pthread_mutex_destroy(&sh.idle_lock);
+  pthread_cond_destroy(&sh.idle_cond);
+  atoll_visited_free(&sh.seen);
+  return rc;
+}
+
+/* What every search of s needs: the scenario on the blocks engine, the models' standalone times,
+ * the mode and the clients the bounds read. */
+typedef struct setup {
+  atoll_scenario s;
+  int64_t *standalone;
+  bool *relevant;
+  atoll_explore_mode mode;
+} setup;
+
+static void setup_free(setup *u) {
+  free(u->standalone);
+  free(u->relevant);
+}
+
+static int setup_make(const atoll_scenario *s0, const atoll_explore_opts *o, setup *u) {
+  *u = (setup){.s = *s0};
+  atoll_scenario *s = &u->s;
+  s->engine = ATOLL_ENGINE_BLOCKS; /* the exact engine: the one with choice points */
+  u->standalone = calloc(s->n_models ? s->n_models : 1, sizeof *u->standalone);
+  u->relevant = calloc(s->n_clients ? s->n_clients : 1, sizeof *u->relevant);
+  int rc = u->standalone && u->relevant ? 0 : ATOLL_ENOMEM;
+  for (uint32_t m = 0; rc == 0 && m < s->n_models; m++)
+    rc = atoll_sim_standalone_ns(s, m, &u->standalone[m]);
+  u->mode = o && o->no_pruning ? ATOLL_EXPLORE_NO_PRUNING : mode_of(s);
+  for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++) {
+    /* rt.* and preemptions.* read the RT clients; clients.NAME.* reads NAME. */
+    u->relevant[c] = s->clients[c].cls == ATOLL_CLASS_RT;
+    size_t len = strlen(s->clients[c].name);
+    for (uint32_t i = 0; i < s->n_expects; i++) {
+      const char *f = s->expects[i].field;
+      if (strncmp(f, "clients.", 8) == 0 && strncmp(f + 8, s->clients[c].name, len) == 0 && f[8 + len] == '.')
+        u->relevant[c] = true;
+    }
+  }
+  if (rc)
+    setup_free(u);
+  return rc;
+}
+
+/* The nominal schedule as the whole search's first run sees it (option 0 everywhere, ended where
+ * it settles), for a search over prefixes, whose first run is not that one. */
+typedef struct nominal_ctx {
+  search x;
+  uint32_t kinds[ATOLL_CHOICE_KINDS];
+} nominal_ctx;
+
+static uint32_t nominal_choose(void *ctx, atoll_choice_kind kind, uint32_t n) {
+  (void)n;
+  ((nominal_ctx *)ctx)->kinds[kind]++;
+  return 0;
+}
+
+static bool nominal_boundary(void *ctx, atoll_sim_state *st) { return !settled(&((nominal_ctx *)ctx)->x, st); }
+
+static int nominal_run(const setup *u, atoll_explore_result *out) {
+  nominal_ctx c = {.x = {.s = &u->s, .mode = u->mode, .relevant = u->relevant}};
+  atoll_chooser ch = {.choose = nominal_choose, .ctx = &c};
+  atoll_core_limits limits = {.pending_per_client = pending_limit(&u->s, u->standalone)};
+  atoll_sim_opts so = {.chooser = &ch, .boundary = nominal_boundary, .boundary_ctx = &c,
+                       .standalone_ns = u->standalone, .core_limits = &limits};
+  atoll_run_results res;
+  int rc = atoll_sim_run(&u->s, &so, &res);
+  if (rc)
+    return rc;
+  atoll_report rep;
+  rc = atoll_report_compute(&res, &rep);
+  if (rc == 0) {
+    out->nominal_rt_latency_us = rep.rt_latency_us.n ? rep.rt_latency_us.max : NAN;
+    memcpy(out->choice_points, c.kinds, sizeof c.kinds);
+    atoll_report_free(&rep);
+  }
+  atoll_run_results_free(&res);
+  return rc;
+}
+
+/* The witness pass (atoll_explore_witness) on a prepared scenario. */
+static int witness_pass(const setup *u, const atoll_explore_opts *o, atoll_explore_result *r) {
+  const atoll_scenario *s = &u->s;
+  double *target = malloc((s->n_expects ? s->n_expects : 1) * sizeof *target);
+  atoll_explore_result pass;
+  int rc = target ? result_init(&pass, s->n_expects) : ATOLL_ENOMEM;
+  if (rc == 0) {
+    for (uint32_t i = 0; i < s->n_expects; i++)
+      target[i] = r->bounds[i].worst;
+    atoll_explore_opts po = {.max_states = o ? o->max_states : 0};
+    rc = search_run(s, &po, 1, u->mode, u->relevant, u->standalone, target, &pass);
+    if (rc == 0 && pass.witness_expect >= 0)
+      take_witness(r, &pass);
+    atoll_explore_free(&pass);
+  }
+  free(target);
+  return rc;
+}
+
+int atoll_explore_witness(const atoll_scenario *s0, const atoll_explore_opts *o, atoll_explore_result *r) {
+  setup u;
+  int rc = setup_make(s0, o, &u);
+  if (rc == 0)
+    rc = witness_pass(&u, o, r);
+  setup_free(&u);
+  return rc;
+}
+
+int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, atoll_explore_result *out) {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint32_t n = o && o->threads > 1 ? o->threads : 1;
+  setup u;
+  int rc = result_init(out, s0->n_expects);
+  if (rc)
+    return rc;
+  if ((rc = setup_make(s0, o, &u))) {
+    atoll_explore_free(out);
+    return rc;
+  }
+  const atoll_scenario *s = &u.s;
+  out->mode = u.mode;
+  out->threads = n;
+  if (rc == 0 && s->timing_spread > 0)
+    rc = extreme_run(s, u.standalone, 1, &out->all_min_rt_latency_us);
+  if (rc == 0 && s->timing_spread > 0)
+    rc = extreme_run(s, u.standalone, 2, &out->all_max_rt_latency_us);
+  if (rc == 0)
+    rc = search_run(s, o, n, u.mode, u.relevant, u.standalone, NULL, out);
+  bool shares = o && o->prefixes;
+  if (rc == 0 && shares)
+    rc = nominal_run(&u, out);
+  /* Which schedule first reaches the worst value depends on the workers' order. The sequential
+   * search's witness is the first schedule in depth-first order at the final worst value of the
+   * first bound found violated: a sequential pass finds it, stopping there. */
+  if (rc == 0 && n > 1 && !shares && out->complete && out->violated)
+    rc = witness_pass(&u, o, out);
+  setup_free(&u);
+  out->wall_s = seconds_since(&t0);
   if (rc) {
     atoll_explore_free(out);
     return rc;
   }
   return 0;
+}
+
+/* --- the frontier: the tree cut at a depth, without pruning --- */
+
+typedef struct frontier {
+  search x;
+  uint32_t depth;
+} frontier;
+
+static bool frontier_boundary(void *ctx, atoll_sim_state *st) {
+  frontier *f = ctx;
+  search *x = &f->x;
+  if (x->err)
+    return false;
+  if (x->pos < x->len)
+    return true;
+  /* A settled run is a whole schedule (the search ends it there too); a deep one, a prefix. */
+  return !settled(x, st) && x->len < f->depth;
+}
+
+void atoll_explore_prefixes_free(atoll_explore_prefix *p, uint32_t n) {
+  for (uint32_t i = 0; p && i < n; i++)
+    free(p[i].choices);
+  free(p);
+}
+
+static int frontier_at(const setup *u, shared *sh, uint32_t depth, uint32_t most, atoll_explore_prefix **out,
+                       uint32_t *n) {
+  frontier f = {.x = {.sh = sh, .s = &u->s, .mode = u->mode, .relevant = u->relevant}, .depth = depth};
+  atoll_explore_result scratch;
+  int rc = result_init(&scratch, u->s.n_expects);
+  f.x.out = &scratch;
+  atoll_chooser ch = {.choose = dfs_choose, .ctx = &f.x};
+  atoll_core_limits limits = {.pending_per_client = pending_limit(&u->s, u->standalone)};
+  atoll_sim_opts so = {.chooser = &ch, .boundary = frontier_boundary, .boundary_ctx = &f,
+                       .standalone_ns = u->standalone, .core_limits = &limits};
+  atoll_explore_prefix *list = NULL;
+  uint32_t count = 0;
+  bool more = rc == 0;
+  while (more) {
+    f.x.pos = 0;
+    atoll_run_results res;
+    if ((rc = atoll_sim_run(&u->s, &so, &res)))
+      break;
+    atoll_run_results_free(&res);
+    if ((rc = f.x.err))
+      break;
+    uint32_t len = f.x.pos < f.x.len ? f.x.pos : f.x.len;
+    atoll_explore_prefix *nl = count < most ? realloc(list, (count + 1) * sizeof *nl) : NULL;
+    atoll_choice_rec *c = nl ? malloc((len ? len : 1) * sizeof *c) : NULL;
+    if (nl)
+      list = nl;
+    if (!c) {
+      rc = count < most ? ATOLL_ENOMEM : 0; /* past `most`: this depth has enough */
+      break;
+    }
+    memcpy(c, f.x.path, len * sizeof *c);
+    list[count++] = (atoll_explore_prefix){.choices = c, .n = len};
+    more = backtrack(&f.x);
+  }
+  free(f.x.path);
+  free(f.x.hi);
+  atoll_explore_free(&scratch);
+  *out = list, *n = count;
+  return rc;
+}
+
+int atoll_explore_frontier(const atoll_scenario *s0, uint32_t min_leaves, atoll_explore_prefix **out, uint32_t *n) {
+  setup u;
+  *out = NULL, *n = 0;
+  int rc = setup_make(s0, NULL, &u);
+  if (rc)
+    return rc;
+  shared sh = {.s = &u.s, .n_workers = 1};
+  /* Deeper until there are enough prefixes; 64 times as many at most, so the list stays small. */
+  uint64_t most = (uint64_t)min_leaves * 64 > 1u << 20 ? 1u << 20 : (uint32_t)min_leaves * 64;
+  uint32_t prev = 0;
+  for (uint32_t depth = 1; rc == 0 && depth <= 4096; depth++) {
+    atoll_explore_prefix *list;
+    uint32_t count;
+    rc = frontier_at(&u, &sh, depth, (uint32_t)most, &list, &count);
+    if (rc == 0 && (count >= min_leaves || count == prev || count >= most)) {
+      /* Enough, or deeper gives no more (every schedule ended), or too many: take this depth's,
+       * unless it was cut short at `most` (then the previous depth's list is whole). */
+      if (count >= most && *out) {
+        atoll_explore_prefixes_free(list, count);
+      } else {
+        atoll_explore_prefixes_free(*out, *n);
+        *out = list, *n = count;
+      }
+      break;
+    }
+    atoll_explore_prefixes_free(*out, *n);
+    *out = list, *n = count;
+    prev = count;
+  }
+  setup_free(&u);
+  if (rc) {
+    atoll_explore_prefixes_free(*out, *n);
+    *out = NULL, *n = 0;
+  }
+  return rc;
 }
 
 void atoll_explore_free(atoll_explore_result *r) {

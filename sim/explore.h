@@ -13,6 +13,8 @@
  *  - exact mode (other bounds): the hash includes every request and preemption record, so a state
  *    seen before also had the same past, and the run's report would repeat an explored one's;
  *  - no pruning when a bound reads GPU busy time (integrals over the whole past).
+ * With more than one worker thread, idle workers steal subtrees (choice prefixes) from busy ones
+ * and all share the visited set (explore.c says how).
  * The search is finite because the scenario's requests are finite (its arrivals within duration)
  * and every choice set is. */
 #ifndef ATOLL_SIM_EXPLORE_H
@@ -26,13 +28,33 @@
 
 typedef enum atoll_explore_mode { ATOLL_EXPLORE_FOLD, ATOLL_EXPLORE_EXACT, ATOLL_EXPLORE_NO_PRUNING } atoll_explore_mode;
 
+/* A choice prefix handed to a search: the subtree of every schedule that starts with it. */
+typedef struct atoll_explore_prefix {
+  atoll_choice_rec *choices;
+  uint32_t n;
+} atoll_explore_prefix;
+
 typedef struct atoll_explore_opts {
   uint64_t max_states;  /* stop after this many distinct states; 0: no limit */
   double max_seconds;   /* stop after this much wall time; 0: no limit */
   bool no_pruning;      /* run every schedule to its end (tests compare the pruned search with it) */
+  /* Worker threads (0 or 1: the sequential search). A complete search gives the same verdict,
+   * worst values, state count and witness with any number; the split of runs into schedules and
+   * pruned runs, and so the event counts, depend on the workers' timing. */
+  uint32_t threads;
   /* NULL, or called now and then (it must not touch the search). */
   void (*progress)(void *ctx, uint64_t states, uint64_t schedules);
   void *progress_ctx;
+  /* NULL: the whole tree. Else the search covers only these subtrees (a share of
+   * atoll_explore_frontier's prefixes; MPI ranks each take one share): the states of each prefix
+   * are added to the visited set, the nominal values come from a nominal run of their own, and no
+   * witness pass runs (the caller merges the shares, then calls atoll_explore_witness). */
+  const atoll_explore_prefix *prefixes;
+  uint32_t n_prefixes;
+  /* NULL, or given every visited state's hash once the search is over (to count the union of
+   * several searches' states). */
+  void (*states_out)(void *ctx, const uint64_t *hashes, uint64_t n);
+  void *states_ctx;
 } atoll_explore_opts;
 
 /* One expect: quantity over every explored schedule. */
@@ -66,6 +88,7 @@ typedef struct atoll_explore_result {
   atoll_choice_rec *witness; /* its schedule */
   uint32_t n_witness;
   double wall_s;
+  uint32_t threads;        /* worker threads that ran the search */
 } atoll_explore_result;
 
 /* Explores s (its sim.engine is taken as blocks, the exact engine). Returns 0 (see out->complete
@@ -73,6 +96,16 @@ typedef struct atoll_explore_result {
  * atoll_explore_free. */
 int atoll_explore_run(const atoll_scenario *s, const atoll_explore_opts *o, atoll_explore_result *out);
 void atoll_explore_free(atoll_explore_result *r);
+
+/* The schedules' tree cut at the first depth with at least min_leaves prefixes (or at every
+ * schedule's end): every schedule starts with exactly one of them, and the list is the same on
+ * every call. Each prefix's choices are malloc'd; free with atoll_explore_prefixes_free. No state
+ * is pruned here: the prefixes' states are added by the searches that take them. */
+int atoll_explore_frontier(const atoll_scenario *s, uint32_t min_leaves, atoll_explore_prefix **out, uint32_t *n);
+void atoll_explore_prefixes_free(atoll_explore_prefix *p, uint32_t n);
+/* After several searches over shares of the prefixes were merged into r (complete, violated):
+ * the sequential search's witness, found by a sequential pass that stops there. */
+int atoll_explore_witness(const atoll_scenario *s, const atoll_explore_opts *o, atoll_explore_result *r);
 const char *atoll_explore_mode_name(atoll_explore_mode m);
 
 #endif

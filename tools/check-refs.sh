@@ -11,8 +11,9 @@
 # carried footprints (docs/partitions.md, "Memory"): the gpu object's "memory_*" keys and the text
 # report's "GPU memory in use" line; with batching and several GPUs, each client's "batch" and the
 # top-level "gpus" (docs/report.md); and with the abacus policy (docs/abacus.md) each client's
-# "qos_violations" and "violation_ratio" keys. The text references were stored again with the
-# outcome columns, the overload warning and the outcomes line (with its QoS violations).
+# "qos_violations" and "violation_ratio" keys; and explore's "ranks" and "threads" keys (how the
+# search ran, added with `--threads`; docs/scale-out.md). The text references were stored again
+# with the outcome columns, the overload warning and the outcomes line (with its QoS violations).
 #
 #   tools/check-refs.sh [--quick] [--write] [ATOLL_BINARY]
 #     --quick   DISB A only (every policy, both engines) and scenarios/verify/tiny.yaml: CI's subset
@@ -27,7 +28,7 @@ for a in "$@"; do
   case $a in
     --quick) quick=1 ;;
     --write) write=1 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check-refs: unknown option '$a' (see --help)" >&2; exit 2 ;;
     *) atoll=$a ;;
   esac
@@ -67,7 +68,7 @@ done
 for s in $verify; do
   name=explore.$s
   "$atoll" explore "scenarios/verify/$s.yaml" --quiet --json - 2> /dev/null \
-    | sed -E 's/"(wall_s|states_per_s)":[^,]*,//g' > "$out/$name.json" || true
+    | sed -E 's/"(wall_s|states_per_s|ranks|threads)":[^,]*,//g' > "$out/$name.json" || true
 done
 
 if [ "$write" = 1 ]; then

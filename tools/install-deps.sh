@@ -7,6 +7,8 @@
 #   tools/install-deps.sh --fuzz     also clang and its libFuzzer runtime, for tools/fuzz
 #   tools/install-deps.sh --gpu      also the HIP compiler and runtime (ROCm 5.2, ~650 MB) for
 #                                    -DATOLL_HIP=ON; CUDA comes from NVIDIA's toolkit in /usr/local/cuda
+#   tools/install-deps.sh --mpi      also Open MPI (libopenmpi-dev, openmpi-bin) for mpirun -n N atoll
+#                                    sweep|explore (CMake's ATOLL_MPI turns on when it is found)
 #   tools/install-deps.sh --proofs   also Frama-C (WP), Why3, Z3, CVC4 and Spin (~1 GB) for proofs/run
 set -euo pipefail
 
@@ -16,8 +18,9 @@ while [ $# -gt 0 ]; do
     --extra) shift; packages+=($1) ;;
     --gpu) packages+=(hipcc libamdhip64-dev rocm-device-libs) ;;
     --fuzz) packages+=(clang libclang-rt-dev) ;;
+    --mpi) packages+=(libopenmpi-dev openmpi-bin) ;;
     --proofs) packages+=(frama-c-base why3 z3 cvc4 spin); proofs=1 ;;
-    *) echo "usage: $0 [--extra 'PKG ...'] [--gpu] [--fuzz] [--proofs]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--extra 'PKG ...'] [--gpu] [--fuzz] [--mpi] [--proofs]" >&2; exit 2 ;;
   esac
   shift
 done

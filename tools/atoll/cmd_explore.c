@@ -1,10 +1,13 @@
 /* atoll explore SCENARIO: check the scenario's bounds on every schedule of its declared choices. */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/mpi_ranks.h"
 #include "sim/explore.h"
 #include "io/json_out.h"
 #include "tools/atoll/progress.h"
@@ -15,7 +18,7 @@
 const atoll_subcommand atoll_cmd_explore_def = {
     "explore", atoll_cmd_explore, "check a scenario's bounds on every schedule (exhaustive exploration)",
     "usage: atoll explore SCENARIO [--max-states N] [--max-seconds S] [--json FILE|-] [--witness FILE] [--trace FILE]\n"
-    "                     [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
+    "                     [--threads T] [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Runs SCENARIO on the simulated GPU (blocks engine) once for every answer of every choice point\n"
     "the scenario declares (docs/explore.md): each wave's duration within sim.timing_spread, which\n"
@@ -29,10 +32,34 @@ const atoll_subcommand atoll_cmd_explore_def = {
     "  --json FILE|-      write the result as JSON; '-' writes it to stdout instead of the table\n"
     "  --witness FILE     write the witness schedule (one choice per line) for `atoll sim --replay`\n"
     "  --trace FILE       write the witness schedule's timeline (docs/traces.md)\n"
+    "  --threads T        worker threads sharing the search (default 1); a complete search gives the same\n"
+    "                     verdict, worst values, states and witness with any T (docs/scale-out.md)\n"
     "  --quiet, -q        no progress line\n"
     "\n"
     "exit: 0 every bound holds on every schedule (proved over the declared choices); 1 a bound is\n"
     "violated on some schedule; 2 bad input; 3 the exploration was cut short before finding a violation.\n"};
+
+/* A worker thread or the process killed from outside (a job's time limit, scancel, kill) takes the
+ * whole search with it: say so, then die of the signal (a non-zero status). Nothing is written,
+ * since the result, the JSON and the witness are written only once the search is over. Faults
+ * (SIGSEGV...) are left to the default handler or a sanitizer's, whose report says more. */
+static void on_fatal_signal(int sig) {
+  static const char msg[] = "atoll explore: the search was killed (signal ";
+  static const char tail[] = "); no verdict and no JSON are written\n";
+  char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  ignored = write(2, sig >= 10 ? num : num + 1, sig >= 10 ? 2 : 1);
+  ignored = write(2, tail, sizeof tail - 1);
+  (void)ignored;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void catch_fatal_signals(void) {
+  static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    signal(sigs[i], on_fatal_signal);
+}
 
 static void show_progress(void *ctx, uint64_t states, uint64_t schedules) {
   (void)schedules;
@@ -46,7 +73,7 @@ static void print_value(FILE *f, double v) {
     fprintf(f, "%.3f", v);
 }
 
-static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_result *r) {
+static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_result *r, int ranks) {
   fputs("{\"scenario\":", f);
   atoll_json_write_string(f, s->path);
   fprintf(f, ",\"policy\":\"%s\",\"mode\":\"%s\",\"complete\":%s,\"why\":", atoll_policy_name(s->policy.kind),
@@ -58,11 +85,11 @@ static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_res
   fprintf(f,
           ",\"schedules\":%llu,\"pruned\":%llu,\"states\":%llu,\"choices\":%llu,\"events\":%llu,\"replayed_events\":%llu,"
           "\"max_depth\":%u,"
-          "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"choice_points\":{",
+          "\"unfinished\":%llu,\"wall_s\":%.3f,\"states_per_s\":%.0f,\"ranks\":%d,\"threads\":%u,\"choice_points\":{",
           (unsigned long long)r->schedules, (unsigned long long)r->pruned, (unsigned long long)r->states,
           (unsigned long long)r->choices, (unsigned long long)r->events, (unsigned long long)r->replayed_events,
           r->max_depth,
-          (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0);
+          (unsigned long long)r->unfinished, r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, ranks, r->threads);
   for (int k = 0; k < ATOLL_CHOICE_KINDS; k++)
     fprintf(f, "%s\"%s\":%u", k ? "," : "", atoll_choice_kind_name((atoll_choice_kind)k), r->choice_points[k]);
   fputs("},\"worst_rt_latency_us\":", f);
@@ -171,12 +198,60 @@ static int write_witness(const atoll_scenario *s, const atoll_explore_result *r,
   return 0;
 }
 
+typedef struct hashes {
+  uint64_t *h;
+  uint64_t n;
+} hashes;
+
+static void keep_states(void *ctx, const uint64_t *h, uint64_t n) {
+  hashes *k = ctx;
+  k->h = malloc((n ? n : 1) * sizeof *k->h);
+  if (k->h) {
+    memcpy(k->h, h, n * sizeof *h);
+    k->n = n;
+  }
+}
+
+/* mpirun -n N: every rank cuts the same frontier and explores every N-th prefix (mpi_ranks.h);
+ * rank 0 gets the merged result and, for a violation, the sequential search's witness. */
+static int explore_ranks(const atoll_scenario *s, const atoll_explore_opts *eo, int rank, int ranks,
+                         atoll_explore_result *r) {
+  atoll_explore_prefix *all;
+  uint32_t n_all;
+  int rc = atoll_explore_frontier(s, 16 * (uint32_t)ranks, &all, &n_all);
+  if (rc)
+    atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
+  atoll_explore_prefix *mine = malloc((n_all ? n_all : 1) * sizeof *mine);
+  uint32_t n_mine = 0;
+  for (uint32_t i = (uint32_t)rank; mine && i < n_all; i += (uint32_t)ranks)
+    mine[n_mine++] = all[i];
+  hashes k = {0};
+  atoll_explore_opts o = *eo;
+  o.prefixes = mine, o.n_prefixes = n_mine;
+  o.states_out = keep_states, o.states_ctx = &k;
+  if (rank != 0)
+    o.progress = NULL;
+  rc = mine ? atoll_explore_run(s, &o, r) : ATOLL_ENOMEM;
+  if (rc || !k.h) {
+    fprintf(stderr, "atoll explore: rank %d: %s\n", rank, atoll_strerror(rc ? rc : ATOLL_ENOMEM));
+    atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
+  }
+  if (atoll_mpi_explore_merge(s, r, k.h, k.n) != 0)
+    atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
+  free(k.h);
+  free(mine);
+  atoll_explore_prefixes_free(all, n_all);
+  if (rank == 0 && r->violated && (r->complete || r->witness_expect < 0))
+    rc = atoll_explore_witness(s, eo, r);
+  return rc;
+}
+
 int atoll_cmd_explore(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_explore_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace", "--max-seconds"};
-  const char *vals[5];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 5, true);
+  static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace", "--max-seconds", "--threads"};
+  const char *vals[6];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 6, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -197,6 +272,13 @@ int atoll_cmd_explore(int argc, char **argv) {
     if (*end || end == vals[4] || !(eo.max_seconds > 0))
       return atoll_cli_usage_error(cmd, "--max-seconds wants a positive number of seconds, not '%s'", vals[4]);
   }
+  if (vals[5]) {
+    char *end;
+    long t = strtol(vals[5], &end, 10);
+    if (*end || end == vals[5] || t < 1 || t > 256)
+      return atoll_cli_usage_error(cmd, "--threads wants a count from 1 to 256, not '%s'", vals[5]);
+    eo.threads = (uint32_t)t;
+  }
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
@@ -206,13 +288,27 @@ int atoll_cmd_explore(int argc, char **argv) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
+  catch_fatal_signals();
   atoll_progress progress = {0};
   atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "explore", "states", 0);
   eo.progress = show_progress;
   eo.progress_ctx = &progress;
   atoll_explore_result r;
-  rc = atoll_explore_run(&s, &eo, &r);
+  int rank, ranks;
+  atoll_mpi_start(&rank, &ranks);
+  if (ranks > 1)
+    rc = explore_ranks(&s, &eo, rank, ranks, &r);
+  else
+    rc = atoll_explore_run(&s, &eo, &r);
   atoll_progress_end(&progress);
+  if (ranks > 1 && rank != 0) {
+    /* Rank 0 prints and writes everything. */
+    if (rc == 0)
+      atoll_explore_free(&r);
+    atoll_arena_free(&a);
+    atoll_mpi_finish();
+    return rc ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
+  }
   if (rc) {
     char why[256];
     if (rc == ATOLL_ENOTSUP)
@@ -232,7 +328,7 @@ int atoll_cmd_explore(int argc, char **argv) {
       perror(vals[1]);
       exit_code = ATOLL_EXIT_BAD_INPUT;
     } else {
-      write_json(f, &s, &r);
+      write_json(f, &s, &r, ranks);
       if (f != stdout && fclose(f) != 0) {
         fprintf(stderr, "atoll explore: writing %s failed\n", vals[1]);
         exit_code = ATOLL_EXIT_BAD_INPUT;
@@ -250,5 +346,6 @@ int atoll_cmd_explore(int argc, char **argv) {
   }
   atoll_explore_free(&r);
   atoll_arena_free(&a);
+  atoll_mpi_finish();
   return exit_code;
 }

@@ -9,13 +9,16 @@
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
 #include "tools/atoll/progress.h"
+#include "tools/atoll/mpi_ranks.h"
+#include "tools/atoll/sweep_shard.h"
 #include "run/report.h"
 #include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_sweep_def = {
     "sweep", atoll_cmd_sweep, "run a scenario over a grid of overrides and policies",
     "usage: atoll sweep SCENARIO --set PATH=v1,v2,... [--set ...] [--policy a,b,...] --csv FILE\n"
-    "                   [--jobs N] [--seed N] [--duration-ms N] [--quiet]\n"
+    "                   [--jobs N] [--shard K/N] [--seed N] [--duration-ms N] [--quiet]\n"
+    "       atoll sweep --merge SHARD_FILE... --csv FILE\n"
     "\n"
     "Simulates SCENARIO once for every combination of the listed values (each --set with commas is an\n"
     "axis; commas inside [...] or {...} belong to the value) and every policy in --policy, and writes\n"
@@ -26,6 +29,10 @@ const atoll_subcommand atoll_cmd_sweep_def = {
     "\n"
     "  --jobs N    worker threads (default: the number of cores)\n"
     "  --quiet     no progress line (shown on a terminal once the sweep lasts 2 s)\n"
+    "  --shard K/N run only runs K-1, K-1+N, K-1+2N, ... of the cross product (1 <= K <= N) and write\n"
+    "              them as shard K of N (a Slurm array task each; docs/scale-out.md)\n"
+    "  --merge     join the N shard files of one sweep into the CSV a one-process sweep writes, byte\n"
+    "              for byte; a missing, repeated or unfinished shard is refused\n"
     "\n"
     "exit: 0 every run's bounds hold; 1 a bound was violated in some run; 2 bad input.\n"};
 
@@ -44,6 +51,7 @@ typedef struct sweep {
   const atoll_set_override *fixed; /* non-swept --set options, applied first */
   uint32_t n_fixed;
   uint32_t n_runs;
+  uint32_t shard, n_shards; /* this process runs runs r with r % n_shards == shard */
   char **rows;     /* per run: the CSV row, or NULL on failure */
   char **summary;  /* per run: the stdout line */
   int *status;     /* per run: exit status of that run */
@@ -215,7 +223,7 @@ static void *worker(void *arg) {
   sweep *sw = arg;
   for (;;) {
     pthread_mutex_lock(&sw->lock);
-    uint32_t run = sw->next++;
+    uint32_t run = sw->shard + sw->next++ * sw->n_shards;
     pthread_mutex_unlock(&sw->lock);
     if (run >= sw->n_runs)
       return NULL;
@@ -225,6 +233,8 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&sw->lock);
   }
 }
+
+static void mpi_run_one(void *ctx, uint32_t run) { do_run(ctx, run); }
 
 static void write_header(const sweep *sw, FILE *f, const char *scenario_path) {
   /* Client names come from the scenario as loaded without overrides (sweeps never rename them). */
@@ -256,9 +266,12 @@ static void write_header(const sweep *sw, FILE *f, const char *scenario_path) {
 int atoll_cmd_sweep(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_sweep_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--csv", "--jobs"};
-  const char *vals[2];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 2, true);
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--merge") == 0)
+      return atoll_sweep_merge(cmd, argc, argv);
+  static const char *const extra[] = {"--csv", "--jobs", "--shard"};
+  const char *vals[3];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 3, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -297,45 +310,80 @@ int atoll_cmd_sweep(int argc, char **argv) {
   long jobs = vals[1] ? strtol(vals[1], NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1 || jobs > 256)
     return atoll_cli_usage_error(cmd, "--jobs takes a number from 1 to 256");
+  sw.n_shards = 1;
+  if (vals[2]) {
+    unsigned k, n;
+    char tail;
+    if (sscanf(vals[2], "%u/%u%c", &k, &n, &tail) != 2 || k < 1 || n < 1 || k > n)
+      return atoll_cli_usage_error(cmd, "--shard wants K/N with 1 <= K <= N, not '%s'", vals[2]);
+    sw.shard = k - 1, sw.n_shards = n;
+  }
   sw.rows = calloc(sw.n_runs, sizeof *sw.rows);
   sw.summary = calloc(sw.n_runs, sizeof *sw.summary);
   sw.status = calloc(sw.n_runs, sizeof *sw.status);
+  int rank, ranks;
+  atoll_mpi_start(&rank, &ranks);
+  if (ranks > 1 && rank != 0) {
+    /* A worker rank: runs what rank 0 hands out; rank 0 prints and writes everything. */
+    int failed = sw.rows && sw.summary && sw.status
+                     ? atoll_mpi_sweep(&sw, mpi_run_one, sw.shard, sw.n_shards, sw.n_runs, sw.rows, sw.summary, sw.status)
+                     : -1;
+    free(sw.rows), free(sw.summary), free(sw.status);
+    atoll_mpi_finish();
+    return failed ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
+  }
   FILE *csv = strcmp(vals[0], "-") == 0 ? stdout : fopen(vals[0], "w");
   if (!sw.rows || !sw.summary || !sw.status || !csv) {
     if (!csv)
       perror(vals[0]);
     free(sw.rows), free(sw.summary), free(sw.status);
+    if (ranks > 1) /* the other ranks wait for runs: end the whole job */
+      atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
     return ATOLL_EXIT_BAD_INPUT;
   }
   pthread_mutex_init(&sw.lock, NULL);
-  atoll_progress_start(&sw.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sweep", "runs", sw.n_runs);
-  pthread_t th[256];
-  long started = 0;
-  for (; started < jobs && (uint32_t)started < sw.n_runs; started++)
-    if (pthread_create(&th[started], NULL, worker, &sw) != 0)
-      break;
-  if (started == 0)
-    worker(&sw);
-  for (long i = 0; i < started; i++)
-    pthread_join(th[i], NULL);
+  atoll_progress_start(&sw.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sweep", "runs",
+                       sw.n_runs > sw.shard ? (sw.n_runs - sw.shard + sw.n_shards - 1) / sw.n_shards : 0);
+  if (ranks > 1) {
+    if (atoll_mpi_sweep(&sw, mpi_run_one, sw.shard, sw.n_shards, sw.n_runs, sw.rows, sw.summary, sw.status) != 0)
+      fprintf(stderr, "atoll sweep: a rank stopped answering\n");
+  } else {
+    pthread_t th[256];
+    long started = 0;
+    for (; started < jobs && (uint32_t)started < sw.n_runs; started++)
+      if (pthread_create(&th[started], NULL, worker, &sw) != 0)
+        break;
+    if (started == 0)
+      worker(&sw);
+    for (long i = 0; i < started; i++)
+      pthread_join(th[i], NULL);
+  }
   atoll_progress_end(&sw.progress);
   pthread_mutex_destroy(&sw.lock);
+  bool sharded = vals[2] != NULL;
+  if (sharded)
+    atoll_sweep_shard_begin(csv, sw.shard, sw.n_shards, sw.n_runs);
   write_header(&sw, csv, sw.scenario);
   int exit_code = ATOLL_EXIT_OK;
-  for (uint32_t r = 0; r < sw.n_runs; r++) {
+  for (uint32_t r = sw.shard; r < sw.n_runs; r += sw.n_shards) {
     if (sw.summary[r])
       fputs(sw.summary[r], sw.status[r] == ATOLL_EXIT_BAD_INPUT ? stderr : stdout);
     if (sw.rows[r])
       fputs(sw.rows[r], csv);
+    else if (sharded)
+      atoll_sweep_shard_no_row(csv, r);
     if (sw.status[r] > exit_code)
       exit_code = sw.status[r];
     free(sw.rows[r]);
     free(sw.summary[r]);
   }
+  if (sharded)
+    atoll_sweep_shard_end(csv, exit_code);
   if (csv != stdout && fclose(csv) != 0) {
     perror(vals[0]);
     exit_code = ATOLL_EXIT_BAD_INPUT;
   }
   free(sw.rows), free(sw.summary), free(sw.status);
+  atoll_mpi_finish();
   return exit_code;
 }

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Scale-out contract, one ctest test per case: `scaleout_cases.sh CASE ATOLL SOURCE_DIR`.
+# Exit 0 pass, 1 fail (with both values printed).
+set -u
+case_name=$1 atoll=$2 src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# A shard's exit depends on which runs it holds; the merge's must be the highest of them.
+run_shard() { "$@" >/dev/null 2>"$tmp/.stderr"; [ $? -le 2 ] || fail "'$*' crashed: $(cat "$tmp/.stderr")"; }
+expect_rc() { # expect_rc WANT CMD...
+  local want=$1; shift
+  "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
+}
+v=$src/scenarios/verify
+# mpirun as root (CI's containers), more ranks than cores, and under ASan no leak report at exit:
+# Open MPI keeps allocations until the process ends, which LeakSanitizer reports as leaks.
+mpi_env() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+}
+# 3 policies x 3 spreads = 9 runs; the spread -1 is refused by the loader, so 3 runs have no row
+# (the rows around them must still land in place) and every sweep exits 2.
+SWEEP=("$v/rt-vs-be.yaml" --policy reef,seq,streams --set 'sim.timing_spread=0,-1,0.1' --quiet)
+case $case_name in
+  sweep_shards_merge_identical)
+    expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --csv "$tmp/one.csv" --jobs 2
+    [ "$(wc -l <"$tmp/one.csv")" -eq 7 ] || fail "one-process sweep: $(wc -l <"$tmp/one.csv") lines, expected header + 6 rows"
+    for n in 1 2 3 4 10; do
+      files=()
+      for k in $(seq 1 $n); do
+        run_shard "$atoll" sweep "${SWEEP[@]}" --shard "$k/$n" --csv "$tmp/s$k.csv" --jobs 1
+        files+=("$tmp/s$k.csv")
+      done
+      # Shards given in any order merge to the same bytes.
+      expect_rc 2 "$atoll" sweep --merge $(printf '%s\n' "${files[@]}" | sort -r) --csv "$tmp/merged$n.csv"
+      cmp "$tmp/one.csv" "$tmp/merged$n.csv" || fail "$n shards merged differ from the one-process sweep"
+    done
+    # A sweep whose runs all hold merges with exit 0.
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --policy reef,rt-only --quiet --shard 1/2 --csv "$tmp/t1.csv"
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --policy reef,rt-only --quiet --shard 2/2 --csv "$tmp/t2.csv"
+    expect_rc 0 "$atoll" sweep --merge "$tmp/t1.csv" "$tmp/t2.csv" --csv "$tmp/t.csv"
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --policy reef,rt-only --quiet --csv "$tmp/tone.csv"
+    cmp "$tmp/tone.csv" "$tmp/t.csv" || fail "2 shards of the holding sweep differ" ;;
+  sweep_merge_refuses_bad_shards)
+    for k in 1 2 3; do
+      run_shard "$atoll" sweep "${SWEEP[@]}" --shard "$k/3" --csv "$tmp/s$k.csv"
+    done
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
+    grep -q "but 2 files were given" "$tmp/.stderr" || fail "missing shard: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
+    grep -q "given twice" "$tmp/.stderr" || fail "repeated shard: $(cat "$tmp/.stderr")"
+    head -n -1 "$tmp/s3.csv" >"$tmp/cut.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/cut.csv" --csv "$tmp/m.csv"
+    grep -q "did not finish" "$tmp/.stderr" || fail "unfinished shard: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/m.csv" ] || fail "a refused merge wrote its CSV"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv"
+    grep -q -- "--csv FILE is required" "$tmp/.stderr" || fail "no --csv: $(cat "$tmp/.stderr")"
+    for bad in 0/3 4/3 3 a/b 1/0; do
+      expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --shard "$bad" --csv "$tmp/x.csv"
+    done ;;
+  explore_threads_small)
+    # The same check on tiny.yaml alone: small enough for ThreadSanitizer (.ci/run, label threads).
+    SCENARIOS=tiny bash "$0" explore_threads_match_sequential "$atoll" "$src"; exit $? ;;
+  explore_threads_match_sequential)
+    # Every verify scenario, under a policy that proves its bound and one that violates it: with
+    # 2 and 3 threads the verdict, exit status, worst values, state count and witness are the
+    # sequential search's. Only how runs split into schedules and cut runs may differ.
+    keep='{k: d[k] for k in ("complete", "violated", "states", "worst_rt_latency_us", "nominal_rt_latency_us",
+           "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
+    for f in ${SCENARIOS:-tiny rt-vs-be jitter same-instant}; do
+      for p in reef seq; do
+        rm -f "$tmp/w1.txt"
+        "$atoll" explore "$v/$f.yaml" --policy $p --quiet --json "$tmp/1.json" --witness "$tmp/w1.txt" >/dev/null 2>&1
+        want_rc=$?
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)" "$tmp/1.json" >"$tmp/1.key"
+        ts=3; [ $f = tiny ] && ts="2 3" # the larger scenarios once, with more threads than CI's 2 CPUs
+        for t in $ts; do
+          rm -f "$tmp/w$t.txt"
+          expect_rc $want_rc "$atoll" explore "$v/$f.yaml" --policy $p --quiet --threads $t --json "$tmp/$t.json" \
+            --witness "$tmp/w$t.txt"
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)
+assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >"$tmp/$t.key" || fail "no threads/ranks keys"
+          cmp -s "$tmp/1.key" "$tmp/$t.key" || fail "$f $p --threads $t: $(diff "$tmp/1.key" "$tmp/$t.key")"
+          if [ -e "$tmp/w1.txt" ]; then
+            diff <(grep -v '^#' "$tmp/w1.txt") <(grep -v '^#' "$tmp/w$t.txt") >/dev/null ||
+              fail "$f $p --threads $t: another witness"
+          fi
+        done
+        echo "$f $p: exit $want_rc, $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['states'])" "$tmp/1.json") states, same with $ts threads"
+      done
+    done ;;
+  explore_killed_thread_writes_nothing)
+    # One worker thread of a running search gets SIGTERM: the run ends non-zero with a message,
+    # and neither the JSON nor the witness is written.
+    "$atoll" explore "$v/jitter.yaml" --policy seq --threads 2 --quiet --json "$tmp/r.json" --witness "$tmp/w.txt" \
+      >"$tmp/.stdout" 2>"$tmp/.stderr" &
+    pid=$!
+    tid=
+    for _ in $(seq 100); do
+      tid=$(ls "/proc/$pid/task" 2>/dev/null | grep -v "^$pid\$" | head -1)
+      [ -n "$tid" ] && break
+      sleep 0.05
+    done
+    [ -n "$tid" ] || { wait $pid; fail "no worker thread seen (the search ended first?)"; }
+    kill -TERM "$tid"
+    wait $pid
+    rc=$?
+    [ $rc -ne 0 ] || fail "a killed search exited 0"
+    grep -q "the search was killed (signal 15); no verdict and no JSON are written" "$tmp/.stderr" ||
+      fail "message: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/w.txt" ] || fail "a killed search wrote its result"
+    ! grep -q "explored every schedule\|INCOMPLETE" "$tmp/.stdout" || fail "a killed search printed a verdict" ;;
+  sweep_mpirun_identical)
+    # Registered only when atoll is built with MPI (ATOLL_MPI): rank 0 hands runs to ranks 1-2 and
+    # writes the one-process sweep's CSV; a one-rank mpirun is the ordinary sweep.
+    mpi_env
+    expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --csv "$tmp/one.csv" --jobs 1
+    for n in 1 3; do
+      expect_rc 2 mpirun --oversubscribe -n $n "$atoll" sweep "${SWEEP[@]}" --csv "$tmp/mpi$n.csv"
+      cmp "$tmp/one.csv" "$tmp/mpi$n.csv" || fail "mpirun -n $n: the CSV differs from the one-process sweep"
+      [ "$(grep -c '^run ' "$tmp/.stdout")" -eq 6 ] || fail "mpirun -n $n: $(grep -c '^run ' "$tmp/.stdout") summary lines, expected 6"
+    done
+    # MPI ranks within a shard: the shard's runs only, merged like any shard.
+    expect_rc 2 mpirun --oversubscribe -n 3 "$atoll" sweep "${SWEEP[@]}" --shard 1/2 --csv "$tmp/s1.csv"
+    expect_rc 2 mpirun --oversubscribe -n 2 "$atoll" sweep "${SWEEP[@]}" --shard 2/2 --csv "$tmp/s2.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
+    cmp "$tmp/one.csv" "$tmp/m.csv" || fail "MPI shards merged differ" ;;
+  explore_mpirun_matches_sequential)
+    # Registered only with ATOLL_MPI. mpirun -n 3: same exit status, verdict, worst values, nominal
+    # values and witness as the sequential search. The state count is the union of the ranks'
+    # visited sets: never fewer than the sequential search's, and more where a rank replays a
+    # prefix through a state the sequential search cut (docs/scale-out.md, "What is deterministic").
+    mpi_env
+    keep='{k: d[k] for k in ("complete", "violated", "worst_rt_latency_us", "nominal_rt_latency_us",
+           "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
+    for f in tiny same-instant; do
+      for p in reef seq; do
+        rm -f "$tmp/w1.txt" "$tmp/w3.txt"
+        "$atoll" explore "$v/$f.yaml" --policy $p --quiet --json "$tmp/1.json" --witness "$tmp/w1.txt" >/dev/null 2>&1
+        want_rc=$?
+        expect_rc $want_rc mpirun --oversubscribe -n 3 "$atoll" explore "$v/$f.yaml" --policy $p --quiet \
+          --json "$tmp/3.json" --witness "$tmp/w3.txt"
+        for j in 1 3; do
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)" "$tmp/$j.json" >"$tmp/$j.key"
+        done
+        cmp -s "$tmp/1.key" "$tmp/3.key" || fail "$f $p mpirun -n 3: $(diff "$tmp/1.key" "$tmp/3.key")"
+        python3 -c "import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b['ranks'] == 3, 'ranks'
+assert b['states'] >= a['states'], (a['states'], b['states'])
+print(sys.argv[3], 'states: sequential', a['states'], 'mpirun -n 3', b['states'])" "$tmp/1.json" "$tmp/3.json" "$f $p" ||
+          fail "$f $p: ranks or states"
+        if [ -e "$tmp/w1.txt" ]; then
+          diff <(grep -v '^#' "$tmp/w1.txt") <(grep -v '^#' "$tmp/w3.txt") >/dev/null || fail "$f $p: another witness"
+        fi
+      done
+    done ;;
+  explore_threads_bad_input)
+    for bad in 0 -1 x 257; do
+      expect_rc 2 "$atoll" explore "$v/tiny.yaml" --threads "$bad"
+    done ;;
+  *) fail "unknown case $case_name" ;;
+esac
