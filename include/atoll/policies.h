@@ -16,6 +16,9 @@
   X(REEF, "reef", reef)                 \
   X(RESET, "reset", reset)              \
   X(EDF, "edf", edf)                    \
+  X(DART, "dart", dart)                 \
+  X(BASE_GPU, "base-gpu", base_gpu)     \
+  X(BASE_CPU, "base-cpu", base_cpu)     \
   /* a new policy: one line above this one */
 
 /* Every policy's name, each after a space, as one string literal (" rt-only seq ..."): for help
