@@ -49,8 +49,10 @@ double atoll_dart_partition(uint32_t L, uint32_t N, const double *u, const doubl
    * node k takes none). */
   double *OWN = M + (size_t)(L + 1) * N;
 #define AT(n, k) ((size_t)(n) * N + (k))
+  /* M counts every node's load, the task's and what the node carried before (w), so that it is the
+   * most loaded node's utilization; the constant w changes no choice but the tie-break's. */
   for (uint32_t k = 0; k < N; k++)
-    M[AT(0, k)] = 0.0, OWN[AT(0, k)] = 0.0, arg[AT(0, k)] = 0;
+    M[AT(0, k)] = k ? fmax(M[AT(0, k - 1)], w[k]) : w[0], OWN[AT(0, k)] = 0.0, arg[AT(0, k)] = 0;
   for (uint32_t n = 1; n <= L; n++) {
     /* k = 0: every layer so far on the first node. */
     double own = 0;
@@ -58,7 +60,7 @@ double atoll_dart_partition(uint32_t L, uint32_t N, const double *u, const doubl
       own += u[(size_t)y * N];
     M[AT(n, 0)] = w[0] + own, OWN[AT(n, 0)] = own, arg[AT(n, 0)] = 0;
     for (uint32_t k = 1; k < N; k++) {
-      double best = M[AT(n, k - 1)], best_own = OWN[AT(n, k - 1)]; /* node k takes no layer */
+      double best = fmax(M[AT(n, k - 1)], w[k]), best_own = OWN[AT(n, k - 1)]; /* node k takes no layer */
       uint32_t bx = n;
       double tail = 0;
       for (uint32_t x = n; x-- > 0;) { /* node k takes layers x+1..n */
