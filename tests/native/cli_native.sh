@@ -57,6 +57,18 @@ cam = c["camera"]
 assert c["batch"]["completed"] > 0 and cam["completed"] + cam["shed"] >= cam["requests"] - 2, c
 assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for x in c.values()), c' \
       || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
+  dart_verify)
+    # DART's native scenario (docs/dart.md): pilotnet (RT) and lenet (BE) built from the kernel
+    # library, under dart on the CPU device, every completed request compared with the reference.
+    ms=1500
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=4000
+    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --verify --json - --duration-ms $ms \
+      --set warmup_ms=0 --set 'expect=[]'
+    json 'assert d["policy"] == "dart", d["policy"]
+v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+c = {x["name"]: x for x in d["clients"]}
+assert c["steer"]["completed"] > 0 and c["digits"]["completed"] > 0, c' || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
   table_and_trace)
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
       --trace "$tmp/t.json"
