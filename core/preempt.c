@@ -71,7 +71,8 @@ static uint32_t gather_candidates(atoll_core *c, atoll_dkp_candidate *cand, uint
     }
     atoll_task *t = &c->tasks[qu->active];
     const atoll_model *m = model_of(c, t);
-    if (!t->paused || t->next_launch != t->n_done)
+    /* A batch runs as whole launches only: its padded blocks would be those of one request. */
+    if (!t->paused || t->next_launch != t->n_done || t->batch > 1)
       continue;
     if (t->pad_reserved == 0) { /* nothing in flight: padding resumes where the task stands */
       t->pad_op = t->n_done;
@@ -104,7 +105,8 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
   atoll_dkp_candidate cand[MAX_PAD_CANDIDATES];
   uint32_t task_of[MAX_PAD_CANDIDATES];
   atoll_dkp_choice pick[MAX_PAD_CANDIDATES];
-  uint32_t n_cand = op->kind == ATOLL_OP_KERNEL ? gather_candidates(c, cand, task_of) : 0, rt_cus = 0;
+  /* A batch's kernels run unpadded: the selection knows kernels at batch 1 only. */
+  uint32_t n_cand = op->kind == ATOLL_OP_KERNEL && t->batch <= 1 ? gather_candidates(c, cand, task_of) : 0, rt_cus = 0;
   uint32_t n = n_cand ? atoll_dkp_select(&c->s->gpu, &op->shape, cand, n_cand, c->rr_next++, pick,
                                          MAX_PAD_CANDIDATES, &rt_cus)
                       : 0;
@@ -320,8 +322,13 @@ void atoll__preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now, const a
 }
 
 void atoll__preempt_setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg, const atoll_preempt_style *st) {
-  (void)c, (void)q;
   /* REEF restricts the DQ to its depth (§4.2); the wait baseline keeps the stock runtime's. */
   if (st->reset_based && cfg->dq_capacity == 0)
     cfg->dq_capacity = ATOLL_REEF_DQ_DEPTH;
+  /* Option priority (atoll's, not REEF's; off by default): the RT queue is a high-priority stream,
+   * so when CUs free up the block dispatcher serves its kernels before BE's (the native GPU
+   * back-ends map it onto the vendor's stream priorities). REEF itself relies on the reset and the
+   * short DQ alone. */
+  if (st->reset_based && c->s->policy.priority && c->queues[q].rt)
+    cfg->priority = 1;
 }
