@@ -15,6 +15,8 @@ typedef struct model_ctx {
   atoll_strmap by_name; /* tensor name -> index, so lookups and duplicate checks stay linear overall */
   uint32_t *listed;     /* per tensor: the serial of the last tensor list naming it */
   uint32_t list_serial;
+  double *op_flops;     /* per op: `flops:` (0 where an op gives none) */
+  bool any_flops;
 } model_ctx;
 
 
@@ -185,7 +187,7 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   return rc;
 }
 
-enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_N };
+enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_FLOPS, K_N };
 
 /* batch_time_us: [[BATCH, US], ...]: the kernel's measured time at batches above 1, by increasing
  * batch (docs/models.md); batch 1 is time_us. */
@@ -227,7 +229,7 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
                                         "time_per_occupancy_us", "block_time_us", "registers",
                                         "shared_bytes", "derived", "kernel", "reads", "writes",
                                         "readwrites", "idempotent", "group_entry", "versions", "operator",
-                                        "batch_time_us"};
+                                        "batch_time_us", "flops"};
   atoll_yread *r = c->r;
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, map, "kernel op", keys, K_N, v);
@@ -237,6 +239,11 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
     rc = WITH_KEY(r, "operator", atoll_yread_str(r, v[K_OPERATOR], &op->operator_name));
   if (rc == 0)
     rc = read_shape(c, map, v, &op->shape);
+  /* flops: the kernel's floating-point operations, for the CPU cost model (docs/dart.md). */
+  if (rc == 0 && v[K_FLOPS]) {
+    rc = WITH_KEY(r, "flops", atoll_yread_double(r, v[K_FLOPS], 0, 1e18, false, &c->op_flops[index]));
+    c->any_flops = true;
+  }
   if (rc == 0 && v[K_READS])
     rc = WITH_KEY(r, "reads", read_tensor_list(c, v[K_READS], &op->reads, &op->n_reads));
   if (rc == 0 && v[K_WRITES])
@@ -439,6 +446,8 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
   atoll_op *ops = rc == 0 ? atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *ops) : NULL;
   if (rc == 0 && !ops)
     rc = atoll_yread_oom(r, v[M_OPS]);
+  if (rc == 0 && !(c->op_flops = atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *c->op_flops)))
+    rc = atoll_yread_oom(r, v[M_OPS]);
   for (uint32_t i = 0; rc == 0 && i < v[M_OPS]->n; i++) {
     atoll_yread_push_index(r, i);
     rc = read_op(c, v[M_OPS]->items[i], i, &ops[i]);
@@ -451,6 +460,7 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
   m.n_tensors = c->n_tensors;
   m.ops = ops;
   m.n_ops = v[M_OPS]->n;
+  m.op_flops = c->any_flops ? c->op_flops : NULL;
   *out = m;
   return 0;
 }

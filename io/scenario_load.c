@@ -10,6 +10,7 @@
 #include "atoll/limits.h"
 #include "atoll/memory.h"
 #include "atoll/policy.h"
+#include "core/dart.h"
 #include "io/load.h"
 #include "io/predictor_io.h"
 #include "io/suggest.h"
@@ -731,9 +732,82 @@ static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
   return 0;
 }
 
+/* nodes: DART's processing nodes (docs/scenarios.md, docs/dart.md): `{kind: cpu, cores: N}` (optionally
+ * `gflops_per_core`) or `{kind: gpu}` (the scenario's GPU and the one core that feeds it). */
+enum { MAX_NODES = 16, MAX_NODE_CORES = 256 };
+static int read_node(scen_ctx *c, const atoll_ynode *n, atoll_node *out, uint32_t *gpus, uint32_t *cores) {
+  static const char *const keys[] = {"kind", "cores", "gflops_per_core"};
+  static const char *const kinds[] = {[ATOLL_NODE_CPU] = "cpu", [ATOLL_NODE_GPU] = "gpu"};
+  atoll_yread *r = c->r;
+  const atoll_ynode *v[3] = {0};
+  int rc = atoll_yread_map(r, n, "node", keys, 3, v);
+  if (rc == 0)
+    rc = atoll_yread_require(r, n, v[0], "kind");
+  uint32_t kind = 0;
+  if (rc == 0)
+    rc = WITH_KEY(r, "kind", atoll_yread_enum(r, v[0], "node kind", kinds, 2, &kind));
+  if (rc)
+    return rc;
+  out->kind = (atoll_node_kind)kind;
+  out->cores = 1;
+  out->gflops_per_core = ATOLL_CPU_GFLOPS_PER_CORE;
+  if (kind == ATOLL_NODE_GPU) {
+    if (v[1])
+      return WITH_KEY(r, "cores", atoll_yread_error(r, v[1], "a gpu node has one core (the one that launches its "
+                                                              "work); cores is for cpu nodes"));
+    if (++*gpus > 1)
+      return atoll_yread_error(r, n, "the scenario has one GPU: at most one node of kind gpu");
+  } else {
+    if (!v[1])
+      return atoll_yread_require(r, n, v[1], "cores");
+    rc = WITH_KEY(r, "cores", atoll_yread_u32(r, v[1], 1, MAX_NODE_CORES, &out->cores));
+  }
+  if (rc == 0 && v[2])
+    rc = WITH_KEY(r, "gflops_per_core", atoll_yread_double(r, v[2], 0, 1e6, true, &out->gflops_per_core));
+  *cores += out->cores;
+  if (rc == 0 && *cores > MAX_NODE_CORES)
+    rc = atoll_yread_error(r, n, "the nodes take %u cores in all; at most %d", *cores, MAX_NODE_CORES);
+  return rc;
+}
+
+static int read_nodes(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  /* The map form asks dart to find the configuration itself, over the GPU and this many cores. */
+  if (n && n->kind == ATOLL_Y_MAP) {
+    static const char *const keys[] = {"search_cores"};
+    const atoll_ynode *v[1] = {0};
+    int rc = atoll_yread_map(r, n, "nodes", keys, 1, v);
+    if (rc == 0)
+      rc = atoll_yread_require(r, n, v[0], "search_cores");
+    if (rc == 0)
+      rc = WITH_KEY(r, "search_cores", atoll_yread_u32(r, v[0], 2, MAX_NODE_CORES, &c->s->node_search_cores));
+    return rc;
+  }
+  int rc = atoll_yread_seq(r, n, "nodes");
+  if (rc == 0 && n->n == 0)
+    rc = atoll_yread_error(r, n, "nodes needs at least one node");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "nodes", MAX_NODES);
+  if (rc)
+    return rc;
+  atoll_node *nodes = atoll_arena_calloc(c->a, n->n, sizeof *nodes);
+  if (!nodes)
+    return atoll_yread_oom(r, n);
+  uint32_t gpus = 0, cores = 0;
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    atoll_yread_push_index(r, i);
+    rc = read_node(c, n->items[i], &nodes[i], &gpus, &cores);
+    atoll_yread_pop(r);
+  }
+  c->s->nodes = nodes;
+  c->s->n_nodes = rc == 0 ? n->n : 0;
+  return rc;
+}
+
 static const char *const scenario_keys[] = {"gpu",       "models", "clients", "policy",      "duration_ms",
-                                            "warmup_ms", "seed",   "expect",  "description", "sim", "gpu_count"};
-enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_GPUS, SC_N };
+                                            "warmup_ms", "seed",   "expect",  "description", "sim", "gpu_count",
+                                            "nodes"};
+enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_GPUS, SC_NODES, SC_N };
 
 static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
   atoll_yread *r = c->r;
@@ -773,6 +847,15 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
   c->s->engine = ATOLL_ENGINE_DEFAULT;
   if (rc == 0 && v[SC_SIM])
     rc = WITH_KEY(r, "sim", read_sim(c, v[SC_SIM]));
+  if (rc == 0 && v[SC_NODES])
+    rc = WITH_KEY(r, "nodes", read_nodes(c, v[SC_NODES]));
+  /* dart places stages on nodes and base-cpu counts their cores: neither runs without them. */
+  atoll_policy_kind pk = c->s->policy.kind;
+  if (rc == 0 && !v[SC_NODES] && (pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_CPU))
+    rc = WITH_KEY(r, "policy", atoll_yread_error(r, v[SC_POLICY], "policy '%s' needs the scenario's nodes: (a list of "
+                                                                   "cpu and gpu nodes, or {search_cores: N}; "
+                                                                   "docs/scenarios.md)",
+                                                  atoll_policy_name(pk)));
   return rc;
 }
 

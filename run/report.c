@@ -129,6 +129,8 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
   cr->dropped = recs->dropped;
   cr->shed = recs->shed;
   cr->failed = recs->failed;
+  cr->demotions = recs->demotions;
+  cr->recoveries = recs->recoveries;
   cr->failure = recs->failed ? recs->failure : NULL;
   double runs = 0; /* each request of a batch of b is 1/b of a model run */
   for (uint32_t i = 0; i < recs->n; i++) {
@@ -309,6 +311,7 @@ static int client_ref(const atoll_client_report *cr, const char *rest, field_ref
       {"dropped", cr->dropped, false},            {"deadline_misses", cr->deadline_misses, false},
       {"throughput_rps", cr->throughput_rps, false}, {"norm_throughput", cr->norm_throughput, false},
       {"shed", cr->shed, false},                  {"failed", cr->failed, false},
+      {"demotions", cr->demotions, false},        {"recoveries", cr->recoveries, false},
       {"goodput_rps", cr->goodput_rps, false},
       {"batch.mean", cr->batch_mean, true},       {"batch.max", cr->batch_max, false},
       {"qos_violations", cr->qos_violations, false}, {"violation_ratio", cr->violation_ratio, false},
@@ -753,6 +756,11 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   if (cr->failed)
     jw_str(w, "failure", cr->failure);
   jw_uint(w, "deadline_misses", cr->deadline_misses);
+  /* Only where dart's enforcement acted, so other policies' reports keep their keys. */
+  if (cr->demotions) {
+    jw_uint(w, "demotions", cr->demotions);
+    jw_uint(w, "recoveries", cr->recoveries);
+  }
   jw_num(w, "throughput_rps", cr->throughput_rps);
   jw_num(w, "norm_throughput", cr->norm_throughput);
   jw_num(w, "goodput_rps", cr->goodput_rps);

@@ -31,6 +31,7 @@ typedef struct atoll_client_report {
   uint32_t shed, completed_in_deadline;
   double goodput_rps;
   uint32_t failed;
+  uint32_t demotions, recoveries; /* dart's overrun enforcement (docs/dart.md) */
   const char *failure; /* the first failure's message; NULL when none failed */
   /* Batches (docs/report.md): the mean and largest number of requests per model run, over the
    * runs that served the window's completed requests; NaN and 0 when none completed. */

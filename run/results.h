@@ -33,6 +33,8 @@ typedef struct atoll_client_records {
   uint32_t failed;           /* requests that ended failed (a launch the device refused; native runs:
                                 a kernel fault, an allocation) */
   char failure[192];         /* the first failure's message */
+  /* dart's overrun enforcement (docs/dart.md): demotions to BE and recoveries to RT. */
+  uint32_t demotions, recoveries;
 } atoll_client_records;
 
 /* One preemption: an RT request arrived while BE work was on the GPU. */

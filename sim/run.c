@@ -1,4 +1,5 @@
 #include "sim/run.h"
+#include "sim/dart_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,9 @@ static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res
 static const atoll_run_device sim_device = {.mode = "sim", .standalone_ns = device_standalone, .run = device_run};
 
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
+  /* DART's policies run on nodes, in their own model. */
+  if (atoll_dart_policy(s->policy.kind))
+    return atoll_dart_sim_run(s, opts ? opts->trace : NULL, res);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = atoll_run_drive(s, opts ? opts->standalone_ns : NULL, &sim_device, &opts, res);

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Generate atoll model profiles for the DISB models that have no measured profile: YOLOv3 and GPT-2.
+"""Generate atoll model profiles for the DISB models that have no measured profile: YOLOv3 and GPT-2,
+and for DART's case study (docs/dart.md): PilotNet and LeNet.
 
 REEF's journal evaluation (Table 1) serves five models; REEF's public data holds measured MI50
 profiles for three of them (scenarios/models/{vgg,resnet152,bert}.yaml, REEF's own builds) and for
@@ -27,6 +28,9 @@ Steps:
     every kernel with the model, scale all times by one factor so that their sum equals the
     paper's Table 1 MI50 latency (--match simulated: so that the simulator's standalone latency
     does), and write scenarios/models/{yolov3,gpt2}.yaml.
+ 5. Build PilotNet (66x200) and LeNet (Caffe's, 28x28), which no table gives an MI50 latency for:
+    their times are the cost model's, unscaled; every kernel carries its `flops:` for DART's CPU
+    cost model; written to scenarios/models/{pilotnet,lenet}.yaml.
 """
 import argparse
 import math
@@ -40,6 +44,8 @@ MEASURED = ['vgg', 'resnet152', 'resnet18', 'bert']
 CUS = 60  # MI50 (REEF Section 6.2); kept equal to scenarios/gpus/mi50.yaml `cus`
 # REEF journal Table 1: MI50 execution time with TVM (ms) and TVM kernel counts.
 TABLE1 = {'yolov3': (10.0, 144), 'gpt2': (13.2, 440)}
+# DART's models (docs/dart.md): no published MI50 latency, so no scaling; their profiles carry FLOPs.
+DART_MODELS = ('pilotnet', 'lenet')
 CLASSES = ('compute', 'other')        # the cost model's classes
 SUBCLASSES = ('gemm', 'direct', 'other')  # diagnostic split of compute: 1x1/GEMM-like vs direct k>1 convs
 ESIZE = {'float32': 4, 'int32': 4, 'uint32': 4, 'float16': 2, 'bfloat16': 2, 'int16': 2, 'uint16': 2,
@@ -777,12 +783,73 @@ def build_gpt2(rules):
 # ----------------------------------------------------------------------------------------------
 # 5. Timing, scaling and writing
 
+def conv_valid(b, x, cout, k, s=1):
+    """A convolution without padding (PilotNet, LeNet), bias and ReLU fused, as one direct kernel."""
+    cin, h, w = x.shape
+    ho, wo = (h - k) // s + 1, (w - k) // s + 1
+    y = b.value(cout * ho * wo, shape=(cout, ho, wo))
+    W, bias = b.weight(cout * cin * k * k), b.weight(cout)
+    kind = 'direct' if k > 1 else 'gemm'
+    b.kernel(b.kname('fused_nn_conv2d_add_nn_relu', (cin, h, w, cout, k, s)), kind, [x, W, bias], y,
+             *b.computed(kind, cout * ho * wo), flops=2 * cout * cin * k * k * ho * wo)
+    b.direct_flops += 2 * cout * cin * k * k * ho * wo
+    return y
+
+
+def dense1(b, x, n, relu=True):
+    """A fully connected layer of one input vector, bias (and ReLU) fused."""
+    k = x.elems
+    W, bias = b.weight(k * n), b.weight(n)
+    y = b.value(n, shape=(n, 1, 1))
+    b.kernel(b.kname('fused_nn_dense_add' + ('_nn_relu' if relu else ''), (k, n)), 'gemm', [x, W, bias], y,
+             *b.computed('gemm', n), flops=2 * k * n)
+    b.direct_flops += 2 * k * n
+    return y
+
+
+def maxpool2(b, x):
+    c, h, w = x.shape
+    y = b.value(c * (h // 2) * (w // 2), shape=(c, h // 2, w // 2))
+    b.kernel(b.kname('fused_nn_max_pool2d', (c, h, w)), 'elem', [x], y, *b.injective(y.elems))
+    return y
+
+
+def build_pilotnet(rules):
+    """PilotNet (Bojarski et al. 2016): a 3x66x200 YUV frame, five convolutions (5x5 stride 2 to 24,
+    36, 48 channels, then 3x3 to 64 and 64), four fully connected layers (100, 50, 10, 1)."""
+    b = Builder(rules)
+    x = b.value(3 * 66 * 200, 'input', shape=(3, 66, 200), name='data')
+    for cout in (24, 36, 48):
+        x = conv_valid(b, x, cout, 5, 2)
+    for _ in range(2):
+        x = conv_valid(b, x, 64, 3)
+    for n in (100, 50, 10):
+        x = dense1(b, x, n)
+    dense1(b, x, 1, relu=False)
+    return b
+
+
+def build_lenet(rules):
+    """LeNet as Caffe ships it (examples/mnist): 1x28x28, conv 5x5 to 20, max pool, conv 5x5 to 50,
+    max pool, fully connected 500 with ReLU, fully connected 10, softmax."""
+    b = Builder(rules)
+    x = b.value(28 * 28, 'input', shape=(1, 28, 28), name='data')
+    x = maxpool2(b, conv_valid(b, x, 20, 5))
+    x = maxpool2(b, conv_valid(b, x, 50, 5))
+    x = dense1(b, dense1(b, x, 500), 10, relu=False)
+    y = b.value(10, shape=(10, 1, 1))
+    b.kernel(b.kname('fused_nn_softmax', (10,)), 'elem', [x], y, *b.injective(10))
+    return b
+
+
 def fmt(v):
     s = '%.3f' % v
     return s.rstrip('0').rstrip('.') if '.' in s else s
 
 
 def finish(b, model, params, rules, L, cp, match):
+    if model in DART_MODELS:
+        return finish_dart(b, model, params, rules, L, cp)
     target_ms, tvm_kernels = TABLE1[model]
     buffers = b.plan()
     for k in b.kernels:
@@ -883,6 +950,75 @@ def finish(b, model, params, rules, L, cp, match):
     return '\n'.join(out) + '\n', info
 
 
+def finish_dart(b, model, params, rules, L, cp):
+    """PilotNet and LeNet: the cost model's times as they are, every kernel with its FLOPs."""
+    buffers = b.plan()
+    for k in b.kernels:
+        k['t'] = cost(k['cls'], params[k['cls']], k['flops'], k['bytes'], k['blocks'] * k['threads'])
+        occ = rules['occ'].get((k['kind'], k['threads']), rules['occ_kind'][k['kind']])
+        k['occ'] = max(1, min(occ, k['blocks'], 2560 // k['threads']))
+        k['tpo'] = tpo_list(k['t'], k['blocks'], k['occ'], rules['u'][k['cls']], L)
+    times = [k['t'] for k in b.kernels]
+    title = {'pilotnet': 'PilotNet (3x66x200)', 'lenet': 'LeNet (Caffe, 1x28x28)'}[model]
+    order, seen = [], set()
+    for v in b.values:
+        if v.kind == 'input':
+            order.append(('v', v))
+            seen.add(id(v))
+    for k in b.kernels:
+        for v in k['reads'] + [k['write']]:
+            key = id(v.tensor) if v.kind == 'intermediate' else id(v)
+            if key not in seen:
+                seen.add(key)
+                order.append(('b', v.tensor) if v.kind == 'intermediate' else ('v', v))
+    wbytes = sum(v.nbytes for v in b.values if v.kind == 'weight')
+    info = dict(model=model, kernels=len(b.kernels), unscaled_ms=sum(times) / 1000.0, scale=1.0, target_ms=0.0,
+                tvm_kernels=0, gflop=sum(k['flops'] for k in b.kernels) / 1e9, direct_gflop=b.direct_flops / 1e9,
+                weight_mb=wbytes / 1e6, sim_ms=simulated_latency_us(times, L, cp) / 1000.0,
+                distinct=len({k['name'] for k in b.kernels}),
+                by_kind={c: (sum(1 for k in b.kernels if k['kind'] == c),
+                             sum(k['t'] for k in b.kernels if k['kind'] == c) / 1000.0)
+                         for c in sorted({k['kind'] for k in b.kernels})},
+                below_launch=sum(1 for t in times if t < L), buffers=len(buffers), longest=max(times))
+    out = [
+        '# Generated by tools/gen-layer-models.py: do not edit by hand (regenerate; --check verifies).',
+        '# %s: NOT MEASURED. Layer shapes are the real architecture\'s; kernels, launch geometry,' % title,
+        '# occupancy and buffer reuse are TVM-like choices; every time is a cost-model prediction',
+        '# (docs/generated-models.md), unscaled: no published MI50 latency exists for this model.',
+        '# flops: each kernel\'s floating-point operations, for DART\'s CPU cost model (docs/dart.md).',
+        'atoll_model: 1',
+        'name: %s' % model,
+        'gpu: mi50',
+        'source: "generated by tools/gen-layer-models.py from %s layer shapes, not measured; cost model fitted on '
+        'REEF MI50 kernels predicts %.3f ms"' % (title, sum(times) / 1000.0),
+        'tensors:']
+    for kind, t in order:
+        if kind == 'b':
+            out.append('  - {name: %s, bytes: %d, kind: intermediate, dtype: float32}' % (t['name'], t['bytes']))
+        else:
+            out.append('  - {name: %s, bytes: %d, kind: %s, dtype: float32}' % (t.name, t.nbytes, t.kind))
+    out.append('ops:')
+
+    def tname(v):
+        return v.tensor['name'] if v.kind == 'intermediate' else v.name
+    for k in b.kernels:
+        reads = []
+        for v in k['reads']:
+            if tname(v) not in reads:
+                reads.append(tname(v))
+        out += ['  - kernel: %s' % k['name'],
+                '    grid: [%d, 1, 1]' % k['blocks'],
+                '    block: [%d, 1, 1]' % k['threads'],
+                '    occupancy: %d' % k['occ'],
+                '    time_us: %s' % fmt(k['t']),
+                '    time_per_occupancy_us: [%s]' % ', '.join(fmt(t) for t in k['tpo']),
+                '    reads: [%s]' % ', '.join(reads),
+                '    writes: [%s]' % tname(k['write']),
+                '    flops: %d' % k['flops'],
+                '    derived: [time, occupancy]']
+    return '\n'.join(out) + '\n', info
+
+
 def check_dataflow(b, model):
     """Every kernel writes one tensor; every intermediate it reads was written before."""
     written = set()
@@ -952,7 +1088,8 @@ def main():
           '; occupancy by (kind, threads): ' + ', '.join('%s/%d %d' % (k[0], k[1], v) for k, v in sorted(rules['occ'].items())))
     print('MI50 preset: launch_sync_us %.1f, cp_dispatch_us %.1f; scaling matches Table 1 by: %s' % (L, cp, args.match))
     status = 0
-    for model, build in (('yolov3', build_yolov3), ('gpt2', build_gpt2)):
+    for model, build in (('yolov3', build_yolov3), ('gpt2', build_gpt2), ('pilotnet', build_pilotnet),
+                         ('lenet', build_lenet)):
         b = build(rules)
         check_dataflow(b, model)
         text, info = finish(b, model, params, rules, L, cp, args.match)

@@ -120,6 +120,9 @@ typedef struct atoll_model {
    * and its activations per request of batch 1. footprint_known false: the profile gives none (both 0). */
   bool footprint_known;
   double weights_mb, activations_mb_per_batch;
+  /* Per op, its floating-point operations (profile key `flops:` of an op), for the CPU cost model
+   * (docs/dart.md); NULL when no op of the profile gives one (0 for an op that does not). */
+  const double *op_flops;
 } atoll_model;
 
 /* Counts and totals, as `atoll model info` prints them. */

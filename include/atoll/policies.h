@@ -19,6 +19,9 @@
   X(FCFS, "fcfs", fcfs)                 \
   X(SJF, "sjf", sjf)                    \
   X(ABACUS, "abacus", abacus)           \
+  X(DART, "dart", dart)                 \
+  X(BASE_GPU, "base-gpu", base_gpu)     \
+  X(BASE_CPU, "base-cpu", base_cpu)     \
   /* a new policy: one line above this one */
 
 /* Every policy's name, each after a space, as one string literal (" rt-only seq ..."): for help

@@ -91,6 +91,16 @@ typedef enum atoll_sim_engine { ATOLL_ENGINE_FLUID, ATOLL_ENGINE_BLOCKS } atoll_
  * loader refuses `engine: blocks` on a larger GPU; atoll explore, which always uses blocks, says so. */
 #define ATOLL_BLOCKS_MAX_CUS 256u
 
+/* A processing node (DART, docs/dart.md): a partition of the CPU's cores, or the GPU with the one
+ * core that launches its work. Scenarios without `nodes:` have none (n_nodes 0). */
+typedef enum atoll_node_kind { ATOLL_NODE_CPU, ATOLL_NODE_GPU } atoll_node_kind;
+
+typedef struct atoll_node {
+  atoll_node_kind kind;
+  uint32_t cores;          /* CPU cores (a GPU node: 1, its launching core) */
+  double gflops_per_core;  /* CPU cost model: one core's sustained GFLOP/s (docs/dart.md) */
+} atoll_node;
+
 typedef enum atoll_cmp { ATOLL_CMP_LE, ATOLL_CMP_GE, ATOLL_CMP_LT, ATOLL_CMP_GT } atoll_cmp;
 
 /* One `expect:` bound: "FIELD OP NUMBER" over a report field (docs/scenarios.md lists them). */
@@ -131,6 +141,12 @@ typedef struct atoll_scenario {
   /* abacus's latency predictor (policy.predictor, read by io/), or NULL. */
   const atoll_predictor *predictor;
   const char *predictor_path; /* as resolved, for messages */
+  /* `nodes:` (docs/scenarios.md): the CPU and GPU nodes DART's policies place stages on. */
+  const atoll_node *nodes;
+  uint32_t n_nodes;
+  /* `nodes: {search_cores: N}`: no given configuration; dart finds one over the GPU and N cores
+   * (Alg. 1-2, docs/dart.md). 0: the nodes above are the configuration. */
+  uint32_t node_search_cores;
 } atoll_scenario;
 
 const char *atoll_policy_name(atoll_policy_kind k);

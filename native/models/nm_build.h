@@ -85,5 +85,7 @@ void atoll__nm_make_input(const nm_def *d, uint64_t request, void *host_input);
 const atoll_nmodel *atoll__nm_cnn(const char **error);
 const atoll_nmodel *atoll__nm_transformer(const char **error);
 const atoll_nmodel *atoll__nm_inplace(const char **error);
+const atoll_nmodel *atoll__nm_pilotnet(const char **error);
+const atoll_nmodel *atoll__nm_lenet(const char **error);
 
 #endif

@@ -8,7 +8,8 @@
 
 typedef const atoll_nmodel *(*builder_fn)(const char **error);
 
-static const builder_fn builders[] = {atoll__nm_cnn, atoll__nm_transformer, atoll__nm_inplace};
+static const builder_fn builders[] = {atoll__nm_cnn, atoll__nm_transformer, atoll__nm_inplace, atoll__nm_pilotnet,
+                                      atoll__nm_lenet};
 #define N_MODELS (sizeof builders / sizeof builders[0])
 
 static const atoll_nmodel *models[N_MODELS];

@@ -100,6 +100,18 @@ assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for 
       || fail "no overload warning: $(cat "$tmp/.stderr")"
     ! grep -q "client 'batch'" "$tmp/.stderr" || fail "the closed-loop client was warned about: $(cat "$tmp/.stderr")"
     grep -q '^camera  *rt  *cnn  *[0-9]*  *[0-9]*  *[0-9]*  *0  *0 ' "$tmp/.stdout" || fail "table row: $(cat "$tmp/.stdout")" ;;
+  dart_verify)
+    # DART's native scenario (docs/dart.md): pilotnet (RT) and lenet (BE) built from the kernel
+    # library, under dart on the CPU device, every completed request compared with the reference.
+    ms=1500
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=4000
+    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --verify --json - --duration-ms $ms \
+      --set warmup_ms=0 --set 'expect=[]'
+    json 'assert d["policy"] == "dart", d["policy"]
+v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+c = {x["name"]: x for x in d["clients"]}
+assert c["steer"]["completed"] > 0 and c["digits"]["completed"] > 0, c' || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
   table_and_trace)
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
       --trace "$tmp/t.json"

@@ -15,11 +15,11 @@
 #include "idem/readers.h"
 #include "idem/sweep.h"
 
-static void catalogue_has_the_three_models(void **state) {
+static void catalogue_has_every_model(void **state) {
   (void)state;
-  assert_int_equal(atoll_nmodel_count(), 3);
-  static const char *const names[] = {"cnn", "transformer", "inplace"};
-  for (int i = 0; i < 3; i++) {
+  assert_int_equal(atoll_nmodel_count(), 5);
+  static const char *const names[] = {"cnn", "transformer", "inplace", "pilotnet", "lenet"};
+  for (int i = 0; i < 5; i++) {
     const atoll_nmodel *m = atoll_nmodel_find(names[i]);
     assert_non_null(m);
     assert_string_equal(m->name, names[i]);
@@ -27,7 +27,7 @@ static void catalogue_has_the_three_models(void **state) {
   }
   assert_null(atoll_nmodel_find("resnet"));
   assert_null(atoll_nmodel_find(NULL));
-  assert_null(atoll_nmodel_at(3));
+  assert_null(atoll_nmodel_at(5));
 }
 
 static void models_have_the_reef_profile_shape(void **state) {
@@ -101,8 +101,8 @@ static void reference_runs_are_deterministic(void **state) {
 
 static void classifier_outputs_are_distributions(void **state) {
   (void)state;
-  static const char *const names[] = {"cnn", "inplace"};
-  for (int k = 0; k < 2; k++) {
+  static const char *const names[] = {"cnn", "inplace", "lenet"};
+  for (int k = 0; k < 3; k++) {
     const atoll_nmodel *m = atoll_nmodel_find(names[k]);
     run_state s = fresh(m, 1);
     assert_int_equal(atoll_nmodel_run_reference(m, s.t), 0);
@@ -358,7 +358,7 @@ static void profile_without_times_is_refused(void **state) {
 
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(catalogue_has_the_three_models),
+      cmocka_unit_test(catalogue_has_every_model),
       cmocka_unit_test(models_have_the_reef_profile_shape),
       cmocka_unit_test(reference_runs_are_deterministic),
       cmocka_unit_test(classifier_outputs_are_distributions),

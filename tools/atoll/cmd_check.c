@@ -62,6 +62,19 @@ static void print_summary(const atoll_scenario *s, const int64_t *alone) {
   atoll_fmt_ns(t1, sizeof t1, s->duration_ns);
   atoll_fmt_ns(t2, sizeof t2, s->warmup_ns);
   printf("\nrun       %s (warm-up %s), seed %llu\n", t1, t2, (unsigned long long)s->seed);
+  /* DART's nodes (docs/dart.md), when the scenario declares them. */
+  if (s->node_search_cores)
+    printf("nodes     found by dart over the GPU and %u cores\n", s->node_search_cores);
+  for (uint32_t k = 0; k < s->n_nodes; k++) {
+    const atoll_node *n = &s->nodes[k];
+    printf("%s", k ? ", " : "nodes     ");
+    if (n->kind == ATOLL_NODE_GPU)
+      printf("gpu + 1 core");
+    else
+      printf("cpu x%u (%g GFLOP/s per core)", n->cores, n->gflops_per_core);
+  }
+  if (s->n_nodes)
+    printf("\n");
   printf("models    %u\n", s->n_models);
   for (uint32_t m = 0; m < s->n_models; m++) {
     const atoll_model *md = &s->models[m].model;

@@ -1,0 +1,58 @@
+/* DART's resource management (docs/dart.md), as pure functions over numbers: the CPU cost model,
+ * per-node operator times, the stage allocation of Eq. 7-8 and the response-time test of Eq. 5-6
+ * that overrun enforcement re-runs. No I/O: the simulator (sim/dart_run.c) and tests call these. */
+#ifndef ATOLL_CORE_DART_H
+#define ATOLL_CORE_DART_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atoll/scenario.h"
+
+/* One core's sustained GFLOP/s for the CPU cost model: the native CPU back-end's float GEMM on one
+ * core of the machine the project is developed on, as `build/release/bin/bench_kernels --gflops`
+ * prints it (docs/dart.md, "CPU cost model"). A node may set its own (gflops_per_core). */
+#define ATOLL_CPU_GFLOPS_PER_CORE 5.0
+/* Parallel efficiency of a stage over c cores: speedup c / (1 + a (c - 1)) (gains diminish with
+ * cores, as DART's per-layer profiles show, §VI-B). */
+#define ATOLL_CPU_SERIAL_FRACTION 0.1
+/* FLOPs per ns of MI50 kernel time assumed for an op whose profile gives no `flops:` (REEF's
+ * measured profiles): REEF's alexnet kernels sum to 8740 us for AlexNet's 1.43 GFLOP (0.714 G
+ * multiply-adds), 164 GFLOP/s; each kernel is credited its share of the time. */
+#define ATOLL_GPU_EQUIV_FLOPS_PER_NS 164.0
+/* Batched execution (BE only, §IV-A.3): a kernel running b requests takes (1 + k (b - 1)) times
+ * its batch-1 time; on the GPU k = 0.25 (idle SMs fill), on CPU cores k = 1 (no gain, which is
+ * why the paper runs BaseCPU unbatched); copies scale with b. */
+#define ATOLL_GPU_BATCH_SLOPE 0.25
+
+/* CPU speedup of c cores over one. */
+double atoll_dart_cpu_speedup(uint32_t cores);
+/* The floating-point operations of op `op` of m: its profile's flops, or the GPU-time estimate. */
+double atoll_dart_op_flops(const atoll_model *m, uint32_t op);
+/* Op `op` of m on node n at batch b (>= 1), in ns. GPU node: the profile's time (kernel or copy);
+ * CPU node: FLOPs / (gflops_per_core * speedup(cores)); copies cost nothing on a CPU node. */
+int64_t atoll_dart_op_ns(const atoll_node *n, const atoll_model *m, uint32_t op, uint32_t batch);
+
+/* Eq. 7-8: places the L layers of one task on the N nodes in order (each layer on a node no
+ * earlier than the layer before's), minimising the most loaded node's utilization, where node k
+ * already carries w[k] and layer y adds u[y * N + k] on node k. Writes node_of[y]; returns the
+ * resulting maximum utilization, or a negative value when L or N is 0 or scratch is too small.
+ * Ties in the maximum go to the placement with the least utilization of the task itself.
+ * scratch: scratch_n >= 2 (L + 1) N doubles in scratch_m and as many uint32_t in scratch_arg. */
+double atoll_dart_partition(uint32_t L, uint32_t N, const double *u, const double *w, uint32_t *node_of,
+                            double *scratch_m, uint32_t *scratch_arg, uint32_t scratch_n);
+
+/* One RT task for the response-time test: its period, deadline, priority order (0 highest) and
+ * per-node stage time (0: no stage there), over n_nodes nodes. */
+typedef struct atoll_dart_rt_task {
+  int64_t period_ns, deadline_ns;
+  uint32_t prio;
+  const int64_t *stage_ns; /* [n_nodes] */
+} atoll_dart_rt_task;
+
+/* Eq. 5-6 (non-preemptive pipelines, delay composition, split-and-merge terms left out): the
+ * worst-case response time of every task into r_ns[i] (INT64_MAX when the iteration exceeds its
+ * deadline); returns true when every task meets its deadline. */
+bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, int64_t *r_ns);
+
+#endif

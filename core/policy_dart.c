@@ -1,0 +1,94 @@
+/* dart, base-gpu and base-cpu (docs/dart.md): DART's node workers and the two baselines it is
+ * measured against. Their full form runs on nodes (the scenario's `nodes:`) in the simulator's node
+ * model, sim/dart_run.c, which reads the options below. On a device of one queue per client and no
+ * nodes (the native runtime, the explorer) the three behave as one node's worker: one request at a
+ * time, never preempted, RT requests first in deadline-monotonic order (the shorter relative
+ * deadline, then the lower client index), then BE requests earliest deadline first (none: by
+ * arrival) -- DART's RT/BE classes with the baselines' priority queues.
+ *
+ * Options (param slots): be_batch, BE requests run as one batched job (1: none); and, for dart,
+ * an injected overrun to test enforcement: request inject_request of the inject_client-th client
+ * (1-based, 0: none) has its first stage run inject_pct percent of its time. */
+#include "core/policy.h"
+
+typedef struct dart_state {
+  int32_t owner; /* the queue whose request runs, or -1 */
+} dart_state;
+
+static const atoll_policy_option dart_options[] = {
+    {.key = "be_batch", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[0]),
+     .def = 1, .min = 1, .max = 64},
+    {.key = "inject_client", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[1]),
+     .def = 0, .min = 0, .max = 1024},
+    {.key = "inject_request", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[2]),
+     .def = 0, .min = 0, .max = 1u << 30},
+    {.key = "inject_pct", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[3]),
+     .def = 100, .min = 100, .max = 100000},
+};
+
+static void init(atoll_core *c) { ((dart_state *)atoll__policy_state(c))->owner = -1; }
+
+static const atoll_task *head(const atoll_core *c, uint32_t q) {
+  uint64_t id;
+  return atoll_ring_peek(&c->queues[q].pending, 0, &id) == 0 ? &c->tasks[id] : NULL;
+}
+
+/* Whether queue a's head goes before queue b's. */
+static bool before(const atoll_core *c, uint32_t a, uint32_t b) {
+  const atoll_task *x = head(c, a), *y = head(c, b);
+  bool ra = c->queues[a].rt, rb = c->queues[b].rt;
+  if (ra != rb)
+    return ra;
+  if (ra) {
+    int64_t da = c->client_deadline_ns[x->client], db = c->client_deadline_ns[y->client];
+    if (da != db)
+      return da != 0 && (db == 0 || da < db);
+    return x->client < y->client;
+  }
+  if (x->deadline_ns != y->deadline_ns)
+    return x->deadline_ns < y->deadline_ns;
+  return x->arrival_ns < y->arrival_ns;
+}
+
+static void pick(atoll_core *c) {
+  dart_state *st = atoll__policy_state(c);
+  if (st->owner >= 0)
+    return;
+  int32_t best = -1;
+  for (uint32_t q = 0; q < c->n_queues; q++)
+    if (head(c, q) && (best < 0 || before(c, q, (uint32_t)best)))
+      best = (int32_t)q;
+  if (best < 0 || !atoll__queue_activate_at(c, (uint32_t)best, 0))
+    return;
+  st->owner = best;
+  atoll__launch_rest(c, (uint32_t)best);
+}
+
+static void on_queued(atoll_core *c, uint32_t q, int64_t now) {
+  (void)q, (void)now;
+  pick(c);
+}
+
+static void on_task_done(atoll_core *c, uint32_t q, int64_t now) {
+  (void)q, (void)now;
+  ((dart_state *)atoll__policy_state(c))->owner = -1;
+  pick(c);
+}
+
+static bool state_valid(const atoll_core *c) {
+  return ((const dart_state *)atoll__policy_state_c(c))->owner < (int32_t)c->n_queues;
+}
+
+#define DART_OPS(name, n_opts)                                                                                 \
+  const atoll_policy_ops atoll__policy_##name = {.queue_per_client = true,                                    \
+                                                 .state_size = sizeof(dart_state),                            \
+                                                 .options = dart_options,                                     \
+                                                 .n_options = (n_opts),                                       \
+                                                 .init = init,                                                \
+                                                 .on_queued = on_queued,                                      \
+                                                 .on_task_done = on_task_done,                                \
+                                                 .state_valid = state_valid};
+DART_OPS(dart, 4)
+DART_OPS(base_gpu, 1)
+/* BaseCPU runs unbatched, as in the paper's case study. */
+DART_OPS(base_cpu, 0)

@@ -1,0 +1,225 @@
+/* Stage plans and stage times on CPU and GPU nodes (sim/cpu_node.h). */
+#include "sim/cpu_node.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "core/dart.h"
+
+/* Signalling from one node to the next (eps^s, §IV-B.1): a condition-variable wake-up. */
+enum { SIGNAL_NS = 20000 };
+
+int64_t atoll_dart_stage_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t client, uint32_t stage,
+                            uint32_t batch) {
+  const atoll_dart_stage *st = &p->clients[client].stages[stage];
+  const atoll_model *m = &s->models[s->clients[client].model].model;
+  int64_t t = 0;
+  for (uint32_t op = st->op_lo; op < st->op_hi; op++)
+    t += atoll_dart_op_ns(&p->nodes[st->node], m, op, batch);
+  if (stage + 1 < p->clients[client].n_stages)
+    t += p->signal_ns;
+  return t;
+}
+
+static int gpu_node(const atoll_scenario *s) {
+  for (uint32_t k = 0; k < s->n_nodes; k++)
+    if (s->nodes[k].kind == ATOLL_NODE_GPU)
+      return (int)k;
+  return -1;
+}
+
+/* Eq. 7-8 for every client, heaviest first (Alg. 1's order: average utilization over the nodes). */
+static int place(const atoll_scenario *s, const double *periods_ns, uint32_t batch, atoll_dart_plan *p) {
+  uint32_t N = p->n_nodes, maxL = 1;
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (s->models[s->clients[c].model].model.n_ops > maxL)
+      maxL = s->models[s->clients[c].model].model.n_ops;
+  double longest = 0;
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (periods_ns[c] > longest)
+      longest = periods_ns[c];
+  if (longest <= 0)
+    longest = 1e8;
+  size_t cells = 2 * (size_t)(maxL + 1) * N;
+  double *u = malloc((size_t)maxL * N * sizeof *u), *M = malloc(cells * sizeof *M), *avg = calloc(s->n_clients, sizeof *avg);
+  uint32_t *arg = malloc(cells * sizeof *arg), *node_of = malloc(maxL * sizeof *node_of),
+           *order = malloc(s->n_clients * sizeof *order);
+  double w[ATOLL_DART_MAX_NODES] = {0};
+  int rc = u && M && avg && arg && node_of && order ? 0 : ATOLL_ENOMEM;
+  for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
+    const atoll_model *m = &s->models[s->clients[c].model].model;
+    double T = periods_ns[c] > 0 ? periods_ns[c] : longest;
+    for (uint32_t op = 0; op < m->n_ops; op++)
+      for (uint32_t k = 0; k < N; k++)
+        avg[c] += (double)atoll_dart_op_ns(&p->nodes[k], m, op, 1) / T / N;
+    order[c] = c;
+  }
+  for (uint32_t i = 1; i < s->n_clients && rc == 0; i++) /* stable insertion sort, heaviest first */
+    for (uint32_t j = i; j > 0 && avg[order[j]] > avg[order[j - 1]]; j--) {
+      uint32_t x = order[j];
+      order[j] = order[j - 1], order[j - 1] = x;
+    }
+  for (uint32_t i = 0; i < s->n_clients && rc == 0; i++) {
+    uint32_t c = order[i];
+    const atoll_model *m = &s->models[s->clients[c].model].model;
+    double T = periods_ns[c] > 0 ? periods_ns[c] : longest;
+    /* A batched BE task: its batch's time per request, so that a node that batches well (the GPU)
+     * looks as cheap as it is for it. A back-to-back BE task (no period) would use a node whole:
+     * its period is its time per request on the node where the model runs fastest, so its
+     * utilization there is 1 and a layer moved elsewhere weighs what it costs. */
+    uint32_t b = s->clients[c].cls == ATOLL_CLASS_BE ? batch : 1;
+    if (periods_ns[c] <= 0 && s->clients[c].cls == ATOLL_CLASS_BE) {
+      T = -1;
+      for (uint32_t k = 0; k < N; k++) {
+        double tk = 0;
+        for (uint32_t op = 0; op < m->n_ops; op++)
+          tk += (double)atoll_dart_op_ns(&p->nodes[k], m, op, b) / b;
+        if (tk > 0 && (T < 0 || tk < T))
+          T = tk;
+      }
+      if (T <= 0)
+        T = longest;
+    }
+    for (uint32_t op = 0; op < m->n_ops; op++)
+      for (uint32_t k = 0; k < N; k++)
+        u[(size_t)op * N + k] = (double)atoll_dart_op_ns(&p->nodes[k], m, op, b) / b / T;
+    if (atoll_dart_partition(m->n_ops, N, u, w, node_of, M, arg, (uint32_t)cells) < 0) {
+      rc = ATOLL_EINVAL;
+      break;
+    }
+    atoll_dart_client_plan *cp = &p->clients[c];
+    cp->n_stages = 0;
+    for (uint32_t op = 0; op < m->n_ops; op++) {
+      w[node_of[op]] += u[(size_t)op * N + node_of[op]];
+      if (cp->n_stages == 0 || cp->stages[cp->n_stages - 1].node != node_of[op])
+        cp->stages[cp->n_stages++] = (atoll_dart_stage){.node = node_of[op], .op_lo = op, .op_hi = op + 1};
+      else
+        cp->stages[cp->n_stages - 1].op_hi = op + 1;
+    }
+  }
+  free(u), free(M), free(avg), free(arg), free(node_of), free(order);
+  return rc;
+}
+
+/* Alg. 1's score of a placed configuration: the weighted sum of the RT clients' worst-case
+ * response times by Eq. 5 (weight: priority order, highest priority heaviest, over the RT count);
+ * a negative value when some RT client fails the test. */
+static double score(const atoll_scenario *s, const double *periods_ns, const atoll_dart_plan *p) {
+  uint32_t n = 0, N = p->n_nodes;
+  atoll_dart_rt_task *t = calloc(s->n_clients, sizeof *t);
+  int64_t *rows = calloc((size_t)s->n_clients * N, sizeof *rows), *r = calloc(s->n_clients, sizeof *r);
+  double sum = -1;
+  if (t && rows && r) {
+    for (uint32_t c = 0; c < s->n_clients; c++) {
+      if (s->clients[c].cls != ATOLL_CLASS_RT)
+        continue;
+      int64_t *row = rows + (size_t)n * N;
+      for (uint32_t st = 0; st < p->clients[c].n_stages; st++)
+        row[p->clients[c].stages[st].node] += atoll_dart_stage_ns(s, p, c, st, 1);
+      int64_t T = (int64_t)periods_ns[c];
+      t[n++] = (atoll_dart_rt_task){.period_ns = T, .deadline_ns = T > 0 ? T : INT64_MAX / 4, .prio = n, .stage_ns = row};
+    }
+    if (atoll_dart_rt_test(t, n, N, r)) {
+      sum = 0;
+      for (uint32_t i = 0; i < n; i++)
+        sum += (double)(n - t[i].prio) / n * (double)r[i];
+    }
+  }
+  free(t), free(rows), free(r);
+  return sum;
+}
+
+/* Alg. 2's candidates: the GPU node (one core) and the other cores split into one to three CPU
+ * nodes, sizes non-increasing; every candidate is placed (Eq. 7-8) and scored, the best kept. */
+static int search(const atoll_scenario *s, const double *periods_ns, uint32_t batch, atoll_dart_plan *p) {
+  uint32_t cpu = s->node_search_cores - 1;
+  double gflops = ATOLL_CPU_GFLOPS_PER_CORE, best = -1;
+  atoll_dart_client_plan *keep = calloc(s->n_clients, sizeof *keep);
+  atoll_node best_nodes[ATOLL_DART_MAX_NODES];
+  uint32_t best_n = 0;
+  if (!keep)
+    return ATOLL_ENOMEM;
+  for (uint32_t a = cpu; a >= 1; a--)
+    for (uint32_t b = 0; b <= a && a + b <= cpu; b++)
+      for (uint32_t c = 0; c <= b; c++) {
+        if (a + b + c != cpu || (b == 0 && c > 0))
+          continue;
+        uint32_t sizes[3] = {a, b, c};
+        p->n_nodes = 0;
+        p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_GPU, .cores = 1, .gflops_per_core = gflops};
+        for (int i = 0; i < 3; i++)
+          if (sizes[i])
+            p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_CPU, .cores = sizes[i], .gflops_per_core = gflops};
+        int rc = place(s, periods_ns, batch, p);
+        if (rc) {
+          free(keep);
+          return rc;
+        }
+        double v = score(s, periods_ns, p);
+        if (v >= 0 && (best < 0 || v < best)) {
+          best = v, best_n = p->n_nodes;
+          memcpy(best_nodes, p->nodes, sizeof best_nodes);
+          memcpy(keep, p->clients, s->n_clients * sizeof *keep);
+        }
+      }
+  if (best < 0) {
+    free(keep);
+    return ATOLL_EINVAL; /* no candidate passes the test: Alg. 1 returns the empty set */
+  }
+  p->n_nodes = best_n;
+  memcpy(p->nodes, best_nodes, sizeof best_nodes);
+  memcpy(p->clients, keep, s->n_clients * sizeof *keep);
+  free(keep);
+  return 0;
+}
+
+int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
+  *p = (atoll_dart_plan){.signal_ns = SIGNAL_NS};
+  if (s->n_nodes > ATOLL_DART_MAX_NODES)
+    return ATOLL_EINVAL;
+  if (!(p->clients = calloc(s->n_clients, sizeof *p->clients)))
+    return ATOLL_ENOMEM;
+  int rc = 0;
+  uint32_t batch = s->policy.param[0] > 1 ? (uint32_t)s->policy.param[0] : 1;
+  if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores) {
+    rc = search(s, periods_ns, batch, p);
+  } else if (s->policy.kind == ATOLL_POLICY_DART) {
+    if (s->n_nodes == 0)
+      rc = ATOLL_EINVAL;
+    for (uint32_t k = 0; k < s->n_nodes; k++)
+      p->nodes[k] = s->nodes[k];
+    p->n_nodes = s->n_nodes;
+    if (rc == 0)
+      rc = place(s, periods_ns, batch, p);
+  } else {
+    /* The baselines: whole models on one node. */
+    if (s->policy.kind == ATOLL_POLICY_BASE_GPU) {
+      int g = gpu_node(s);
+      p->nodes[0] = g >= 0 ? s->nodes[g] : (atoll_node){.kind = ATOLL_NODE_GPU, .cores = 1};
+    } else {
+      atoll_node all = {.kind = ATOLL_NODE_CPU, .cores = s->node_search_cores,
+                        .gflops_per_core = ATOLL_CPU_GFLOPS_PER_CORE};
+      for (uint32_t k = 0; k < s->n_nodes; k++) {
+        all.cores += s->nodes[k].cores;
+        if (s->nodes[k].kind == ATOLL_NODE_CPU)
+          all.gflops_per_core = s->nodes[k].gflops_per_core;
+      }
+      if (all.cores == 0)
+        rc = ATOLL_EINVAL;
+      p->nodes[0] = all;
+    }
+    p->n_nodes = 1;
+    for (uint32_t c = 0; c < s->n_clients; c++)
+      p->clients[c] = (atoll_dart_client_plan){
+          .stages = {{.node = 0, .op_lo = 0, .op_hi = s->models[s->clients[c].model].model.n_ops}}, .n_stages = 1};
+  }
+  if (rc)
+    atoll_dart_plan_free(p);
+  return rc;
+}
+
+void atoll_dart_plan_free(atoll_dart_plan *p) {
+  free(p->clients);
+  p->clients = NULL;
+}

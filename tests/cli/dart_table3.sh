@@ -1,0 +1,64 @@
+#!/bin/bash
+# DART's case study (scenarios/seeds/dart/table3.yaml, docs/dart.md) and its overrun enforcement:
+#   - dart's worst RT response is below base-gpu's at BE batch 1 and 16;
+#   - at batch 16 every BE task's throughput under dart is at least base-gpu's;
+#   - an injected overrun demotes its task once and, when the response-time test still passes
+#     with the overrun as the stage's WCET, the task recovers; when it does not, it stays demoted;
+#     the demotion and the recovery are drawn on the trace.
+# usage: dart_table3.sh ATOLL
+set -euo pipefail
+atoll=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+s=$root/scenarios/seeds/dart/table3.yaml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() { # NAME ARGS...: the run's JSON report in $tmp/NAME.json
+  local name=$1
+  shift
+  "$atoll" sim "$s" --quiet --json "$tmp/$name.json" "$@" >/dev/null
+}
+run dart1 --set policy.be_batch=1
+run gpu1 --policy base-gpu --set policy.be_batch=1
+run dart16 --set policy.be_batch=16
+run gpu16 --policy base-gpu --set policy.be_batch=16
+run over --set policy.inject_client=3 --set policy.inject_request=2 --set policy.inject_pct=300 --trace "$tmp/over.trace.json"
+run stuck --set policy.inject_client=3 --set policy.inject_request=2 --set policy.inject_pct=2000
+
+python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+def load(n):
+    return json.load(open('%s/%s.json' % (tmp, n)))['clients']
+def rt_max(cl):
+    return max(c['latency_us']['max'] for c in cl if c['class'] == 'rt')
+bad = []
+for b in (1, 16):
+    d, g = rt_max(load('dart%d' % b)), rt_max(load('gpu%d' % b))
+    print('batch %2d: worst RT response dart %.1f us, base-gpu %.1f us' % (b, d, g))
+    if not d < g:
+        bad.append('batch %d: dart worst RT %.1f us not below base-gpu %.1f us' % (b, d, g))
+for d, g in zip(load('dart16'), load('gpu16')):
+    if d['class'] != 'be':
+        continue
+    print('batch 16: %s throughput dart %.1f/s, base-gpu %.1f/s' % (d['name'], d['throughput_rps'], g['throughput_rps']))
+    if d['throughput_rps'] < g['throughput_rps']:
+        bad.append('%s: dart BE throughput below base-gpu' % d['name'])
+for n in ('dart1', 'dart16', 'gpu16'):
+    if any('demotions' in c for c in load(n)):
+        bad.append('%s: demotions without an overrun' % n)
+over = load('over')[2]
+if (over.get('demotions'), over.get('recoveries')) != (1, 1):
+    bad.append('injected overrun (300%%): demotions/recoveries %s/%s, expected 1/1' % (over.get('demotions'), over.get('recoveries')))
+stuck = load('stuck')[2]
+if (stuck.get('demotions'), stuck.get('recoveries')) != (1, 0):
+    bad.append('injected overrun (2000%%): demotions/recoveries %s/%s, expected 1/0' % (stuck.get('demotions'), stuck.get('recoveries')))
+trace = open('%s/over.trace.json' % tmp).read()
+for ev in ('"demotion"', '"recovery"'):
+    if ev not in trace:
+        bad.append('trace has no %s event' % ev)
+if bad:
+    print('\n'.join(bad))
+    sys.exit(1)
+print('ok')
+PY
