@@ -45,6 +45,45 @@ static bool padding_on(const atoll_core *c, const atoll_preempt_style *st) {
   return st->padding && c->s->policy.dkp && c->dev.ops->launch_padded;
 }
 
+static bool guard_on(const atoll_core *c) { return c->s->policy.param[ATOLL_PREEMPT_PAD_GUARD_PARAM] != 0; }
+
+/* What padding one launch of kernel op costs the RT queue (pad_guard.h): the proxy's share of the
+ * kernel's run time (its profiled time less the isolation overhead, as the device runs it) and the
+ * host's selection. */
+static int64_t pad_cost(const atoll_core *c, const atoll_op *op) {
+  const atoll_gpu_costs *g = &c->s->gpu.costs;
+  int64_t run = op->shape.time_ns - g->launch_sync_ns;
+  return atoll_pad_guard_cost(run > 0 ? run : 0, g->dkp_overhead_ppm, g->kernel_select_ns);
+}
+
+/* The guard's cap: the padding overhead of one request of the costliest RT model. */
+static int64_t guard_cap(const atoll_core *c) {
+  int64_t cap = 0;
+  for (uint32_t i = 0; i < c->s->n_clients; i++) {
+    if (c->s->clients[i].cls != ATOLL_CLASS_RT)
+      continue;
+    const atoll_model *m = &c->s->models[c->s->clients[i].model].model;
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < m->n_ops; k++)
+      if (m->ops[k].kind == ATOLL_OP_KERNEL && sum < INT64_MAX / 2)
+        sum += pad_cost(c, &m->ops[k]);
+    cap = sum > cap ? sum : cap;
+  }
+  return cap;
+}
+
+/* Whether the padding of RT kernel op fits the slack the RT client has shown (pad_guard.h). Without
+ * the guard (pad_guard: false) every launch may pad, as in REEF. */
+static bool guard_allows(atoll_core *c, const atoll_op *op) {
+  return !guard_on(c) || state(c)->guard.credit_ns >= pad_cost(c, op);
+}
+
+/* A launch that does pad spends its overhead (a launch the selection left unpadded costs nothing). */
+static void guard_spend(atoll_core *c, const atoll_op *op) {
+  if (guard_on(c))
+    (void)atoll_pad_guard_take(&state(c)->guard, pad_cost(c, op));
+}
+
 /* RT kernels in flight at once under padding: the RT DQ's depth, so the DQ stays full. */
 static uint32_t rt_window(const atoll_core *c) {
   return c->s->policy.dq_capacity ? c->s->policy.dq_capacity : ATOLL_REEF_DQ_DEPTH;
@@ -104,7 +143,8 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
   atoll_dkp_candidate cand[MAX_PAD_CANDIDATES];
   uint32_t task_of[MAX_PAD_CANDIDATES];
   atoll_dkp_choice pick[MAX_PAD_CANDIDATES];
-  uint32_t n_cand = op->kind == ATOLL_OP_KERNEL ? gather_candidates(c, cand, task_of) : 0, rt_cus = 0;
+  uint32_t n_cand = op->kind == ATOLL_OP_KERNEL && guard_allows(c, op) ? gather_candidates(c, cand, task_of) : 0,
+           rt_cus = 0;
   uint32_t n = n_cand ? atoll_dkp_select(&c->s->gpu, &op->shape, cand, n_cand, c->rr_next++, pick,
                                          MAX_PAD_CANDIDATES, &rt_cus)
                       : 0;
@@ -112,6 +152,7 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
     atoll__launch_next(c, q);
     return;
   }
+  guard_spend(c, op);
   atoll_pad_part parts[MAX_PAD_CANDIDATES];
   atoll_task saved[MAX_PAD_CANDIDATES]; /* the BE tasks as they were, should the launch fail */
   for (uint32_t k = 0; k < n; k++) {
@@ -179,6 +220,16 @@ static void run_queue(atoll_core *c, uint32_t q, const atoll_preempt_style *st) 
 }
 
 static void set_mode(atoll_core *c, uint32_t mode, int64_t now) {
+  atoll_preempt_state *ps = state(c);
+  if (mode == ATOLL_MODE_NORMAL)
+    ps->normal_since = now;
+  else if (guard_on(c)) { /* the RT queue stood empty since normal_since: slack it has shown */
+    if (ps->guard_cap == 0) { /* the first RT arrival: no backlog yet, so the credit starts full */
+      ps->guard_cap = guard_cap(c);
+      atoll_pad_guard_add(&ps->guard, ps->guard_cap, ps->guard_cap);
+    }
+    atoll_pad_guard_add(&ps->guard, now - ps->normal_since, ps->guard_cap);
+  }
   c->mode = mode;
   if (c->obs->mode_changed)
     c->obs->mode_changed(c->obs_ctx, mode, now);
