@@ -11,7 +11,8 @@
  * therefore adds to the RT queue at most what idle time has already absorbed, plus the cap: the
  * credit is capped at one RT request's whole padding overhead, so slack saved during a long idle
  * spell cannot be spent later as a backlog of more than one request's overhead. The credit starts
- * full: before the first RT request there is no backlog to protect.
+ * full: before the first RT request there is no backlog to protect. The policy applies the guard
+ * only when some RT client is open-loop: a closed-loop client cannot build a queue (core/preempt.c).
  *
  * Pure arithmetic, proved with Frama-C/WP (proofs/run padguard): the credit stays within [0, cap],
  * a launch is allowed exactly when the credit covers its cost, and an allowed launch spends exactly

@@ -45,7 +45,7 @@ static bool padding_on(const atoll_core *c, const atoll_preempt_style *st) {
   return st->padding && c->s->policy.dkp && c->dev.ops->launch_padded;
 }
 
-static bool guard_on(const atoll_core *c) { return c->s->policy.param[ATOLL_PREEMPT_PAD_GUARD_PARAM] != 0; }
+static bool guard_option(const atoll_core *c) { return c->s->policy.param[ATOLL_PREEMPT_PAD_GUARD_PARAM] != 0; }
 
 /* What padding one launch of kernel op costs the RT queue (pad_guard.h): the proxy's share of the
  * kernel's run time (its profiled time less the isolation overhead, as the device runs it) and the
@@ -56,12 +56,18 @@ static int64_t pad_cost(const atoll_core *c, const atoll_op *op) {
   return atoll_pad_guard_cost(run > 0 ? run : 0, g->dkp_overhead_ppm, g->kernel_select_ns);
 }
 
-/* The guard's cap: the padding overhead of one request of the costliest RT model. */
-static int64_t guard_cap(const atoll_core *c) {
+/* The guard's cap (the padding overhead of one request of the costliest RT model), and whether it
+ * applies at all: a closed-loop RT client sends its next request only once the last one is done,
+ * so padding costs each of its requests the proxy overhead but can never build a queue; only
+ * open-loop RT clients (uniform, Poisson, trace) can. */
+static void guard_setup(atoll_core *c) {
+  atoll_preempt_state *ps = state(c);
   int64_t cap = 0;
   for (uint32_t i = 0; i < c->s->n_clients; i++) {
     if (c->s->clients[i].cls != ATOLL_CLASS_RT)
       continue;
+    if (c->s->clients[i].arrival.kind != ATOLL_ARRIVAL_CLOSED)
+      ps->guard_open = 1;
     const atoll_model *m = &c->s->models[c->s->clients[i].model].model;
     int64_t sum = 0;
     for (uint32_t k = 0; k < m->n_ops; k++)
@@ -69,7 +75,18 @@ static int64_t guard_cap(const atoll_core *c) {
         sum += pad_cost(c, &m->ops[k]);
     cap = sum > cap ? sum : cap;
   }
-  return cap;
+  ps->guard_cap = cap;
+  atoll_pad_guard_add(&ps->guard, cap, cap); /* no backlog yet: the credit starts full */
+  ps->guard_known = 1;
+}
+
+/* Whether the guard limits padding in this run (option pad_guard, and an open-loop RT client). */
+static bool guard_on(atoll_core *c) {
+  if (!guard_option(c))
+    return false;
+  if (!state(c)->guard_known)
+    guard_setup(c);
+  return state(c)->guard_open;
 }
 
 /* Whether the padding of RT kernel op fits the slack the RT client has shown (pad_guard.h). Without
@@ -223,13 +240,8 @@ static void set_mode(atoll_core *c, uint32_t mode, int64_t now) {
   atoll_preempt_state *ps = state(c);
   if (mode == ATOLL_MODE_NORMAL)
     ps->normal_since = now;
-  else if (guard_on(c)) { /* the RT queue stood empty since normal_since: slack it has shown */
-    if (ps->guard_cap == 0) { /* the first RT arrival: no backlog yet, so the credit starts full */
-      ps->guard_cap = guard_cap(c);
-      atoll_pad_guard_add(&ps->guard, ps->guard_cap, ps->guard_cap);
-    }
+  else if (guard_on(c)) /* the RT queue stood empty since normal_since: slack it has shown */
     atoll_pad_guard_add(&ps->guard, now - ps->normal_since, ps->guard_cap);
-  }
   c->mode = mode;
   if (c->obs->mode_changed)
     c->obs->mode_changed(c->obs_ctx, mode, now);

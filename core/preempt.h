@@ -19,6 +19,8 @@ typedef struct atoll_preempt_state {
   int64_t normal_since;   /* when normal mode (an empty RT queue) last began */
   int64_t guard_cap;      /* the padding guard's credit cap: one RT request's padding overhead */
   atoll_pad_guard guard;  /* slack the RT client has shown, not yet spent on padding */
+  uint8_t guard_known;    /* guard_cap and guard_open are set (at the first RT arrival) */
+  uint8_t guard_open;     /* some RT client is open-loop: only its queue can grow */
 } atoll_preempt_state;
 
 void atoll__preempt_setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg, const atoll_preempt_style *st);
