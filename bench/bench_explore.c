@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "explore.h"
-#include "load.h"
+#include "sim/explore.h"
+#include "io/load.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -15,11 +15,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "badset.h"
-#include "grow.h"
-#include "report.h"
-#include "sweep.h"
-#include "trace.h"
+#include "idem/badset.h"
+#include "idem/grow.h"
+#include "idem/report.h"
+#include "idem/sweep.h"
+#include "idem/trace.h"
 
 static uint64_t rng_state;
 static uint64_t rnd(void) {

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "ak.h"
-#include "nmodel.h"
+#include "native/kernels/ak.h"
+#include "native/models/nmodel.h"
 
 int ak_run_block_nopp(uint32_t kernel, const ak_args *a, const ak_ctx *c);
 

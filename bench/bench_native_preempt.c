@@ -9,7 +9,7 @@
  * task's progress: the bench prints the mean queued (launched, not completed) BE commands it saw.
  *
  *   bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin]
- *                        [--pin-host] [--spin-us US] [--phases] [--rounds R]
+ *                        [--pin-host] [--spin-us US] [--phases] [--rounds R] [--rt-priority]
  *
  * --device picks the back-end (default cpu; cpu-gpu, cuda, hip): on a GPU the CU count is the
  * device's own (--cus is ignored), and the spin kernels' length is calibrated on the host CPU (one
@@ -20,6 +20,9 @@
  * runtime's 200 us, and never park with --pin-host). --phases
  * prints where each reset point's latency goes (arrival to HQ reset, to the kill's end, to the RT
  * kernel's start). BENCH_ONLY=N,policy runs one point; BENCH_TRACE=FILE writes its timeline.
+ *
+ * --rt-priority sets reset's option priority (docs/scenarios.md; wait has none): the RT queue is a
+ * high-priority stream (on a GPU, the vendor's highest stream priority).
  *
  * --rounds R (default 3) runs every point R times, in rounds whose order alternates (10 .. 10000,
  * then 10000 .. 10): on a shared 2-core machine a point's p50 moves by 2x between runs of the same
@@ -36,8 +39,8 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "models/nmodel.h"
-#include "nrun.h"
+#include "native/models/nmodel.h"
+#include "native/runtime/nrun.h"
 
 /* --- the models: a BE chain of N spin kernels, a one-kernel RT model --- */
 
@@ -173,6 +176,7 @@ static int64_t spin_ns = 0;
 static int spin_given = 0;
 static int phases = 0;
 static const char *device = "cpu";
+static int rt_priority = 0;
 
 static int is_cpu_device(void) { return strncmp(device, "cpu", 3) == 0; }
 
@@ -190,7 +194,7 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
                  .costs = {.copy_bytes_per_us = 1000}};
   atoll_scenario s = {.path = "(bench)", .gpu = g, .models = models, .n_models = 2, .clients = clients,
                       .n_clients = 2,
-                      .policy = {.kind = policy, .async_reclaim = true, .reset_cu = true},
+                      .policy = {.kind = policy, .async_reclaim = true, .reset_cu = true, .priority = rt_priority != 0},
                       .duration_ns = ms * 1000000, .warmup_ns = ms * 100000, .seed = 42};
   const atoll_nmodel *nm[2] = {&rt.nm, &be.nm};
   int64_t alone[2] = {100000, 100000};
@@ -310,11 +314,13 @@ int main(int argc, char **argv) {
       spin_ns = (int64_t)(atof(argv[++i]) * 1000), spin_given = 1;
     else if (strcmp(argv[i], "--phases") == 0)
       phases = 1;
+    else if (strcmp(argv[i], "--rt-priority") == 0)
+      rt_priority = 1;
     else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= MAX_ROUNDS)
       rounds = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
-                      "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d]\n", MAX_ROUNDS);
+                      "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d] [--rt-priority]\n", MAX_ROUNDS);
       return 2;
     }
   }
@@ -322,9 +328,10 @@ int main(int argc, char **argv) {
     spin_ns = -1;
   uint32_t iters = calibrate(kernel_us);
   printf("native preemption latency on device %s: %u CU(s)%s%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
-         "%lld ms per point (first 10%% warm-up), scheduler busy-polls %s, %d round(s)\n",
+         "%lld ms per point (first 10%% warm-up), scheduler busy-polls %s, %d round(s)%s\n",
          device, cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
-         (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds);
+         (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds,
+         rt_priority ? ", RT queue high-priority" : "");
   printf("%5s %8s %7s %12s %12s %10s %10s\n", "round", "kernels", "policy", "preemptions", "mean_queued", "p50_us",
          "p99_us");
   static const uint32_t ns[4] = {10, 100, 1000, 10000};

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cu_model.h"
-#include "load.h"
-#include "run.h"
+#include "sim/cu_model.h"
+#include "io/load.h"
+#include "sim/run.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -8,7 +8,10 @@ if(ATOLL_WERROR)
 endif()
 # _XOPEN_SOURCE 700 (POSIX 2008 + XSI: realpath, strdup) for io/ and tools/; core/ uses only ISO C.
 target_compile_definitions(atoll_options INTERFACE _XOPEN_SOURCE=700)
-target_include_directories(atoll_options INTERFACE ${CMAKE_SOURCE_DIR}/include)
+# Includes name their folder from the repository root ("core/sched.h", "run/report.h"); the public
+# headers are "atoll/x.h" under include/. No folder of sources is itself on the path, so core/sched.h
+# cannot shadow the system <sched.h> that <pthread.h> includes.
+target_include_directories(atoll_options INTERFACE ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
 if(ATOLL_SANITIZE)
   target_compile_options(atoll_options INTERFACE -fsanitize=${ATOLL_SANITIZE} -fno-omit-frame-pointer
     -fno-sanitize-recover=all)

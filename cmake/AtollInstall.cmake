@@ -38,13 +38,16 @@ endif()
 # The library part. Static libraries, in link order; one list feeds atoll.pc and atollConfig.cmake.
 set(ATOLL_LIBRARY_PARTS atoll_sim atoll_run atoll_io atoll_json_out atoll_core atoll_ds)
 install(TARGETS ${ATOLL_LIBRARY_PARTS} ARCHIVE DESTINATION lib)
-# The headers those libraries' interfaces need, in include/atoll/ (ds/ kept: their quoted includes find
-# each other there; users add -IPREFIX/include and write #include "atoll/run.h").
-file(GLOB atoll_headers ${CMAKE_SOURCE_DIR}/include/atoll/*.h ${CMAKE_SOURCE_DIR}/core/*.h
-     ${CMAKE_SOURCE_DIR}/io/*.h ${CMAKE_SOURCE_DIR}/run/*.h ${CMAKE_SOURCE_DIR}/sim/*.h)
-install(FILES ${atoll_headers} DESTINATION include/atoll)
-file(GLOB atoll_ds_headers ${CMAKE_SOURCE_DIR}/core/ds/*.h) # included as "ds/ring.h"
-install(FILES ${atoll_ds_headers} DESTINATION include/atoll/ds)
+# The headers those libraries' interfaces need, laid out as in the source tree so that their
+# includes resolve unchanged: the public types in include/atoll/ ("atoll/model.h"), each folder's
+# headers in include/atoll/<folder>/ ("core/sched.h", "io/load.h", "sim/run.h"). Users add
+# -IPREFIX/include -IPREFIX/include/atoll (atoll.pc and atollConfig.cmake do).
+file(GLOB atoll_public_headers ${CMAKE_SOURCE_DIR}/include/atoll/*.h)
+install(FILES ${atoll_public_headers} DESTINATION include/atoll)
+foreach(folder core core/ds io run sim)
+  file(GLOB folder_headers ${CMAKE_SOURCE_DIR}/${folder}/*.h)
+  install(FILES ${folder_headers} DESTINATION include/atoll/${folder})
+endforeach()
 set(ATOLL_PC_LIBS "")
 set(ATOLL_CMAKE_LIBS "")
 foreach(l IN LISTS ATOLL_LIBRARY_PARTS)

@@ -1,5 +1,5 @@
 /* Kernel selection and pruning for dynamic kernel padding (see dkp.h). */
-#include "dkp.h"
+#include "core/dkp.h"
 
 /* Proof-only facts of integer arithmetic. The two lemmas are what the solvers cannot find alone
  * about quotients; the ghost functions below are instances of them and of the ceiling's bounds,

@@ -1,5 +1,5 @@
 /* Padding guard arithmetic (pad_guard.h explains the guard; proofs/run padguard proves it). */
-#include "pad_guard.h"
+#include "core/pad_guard.h"
 
 void atoll_pad_guard_add(atoll_pad_guard *g, int64_t idle_ns, int64_t cap_ns) {
   if (idle_ns <= 0)

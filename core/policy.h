@@ -7,7 +7,7 @@
 #define ATOLL_CORE_POLICY_H
 
 #include "atoll/policy.h"
-#include "sched.h"
+#include "core/sched.h"
 
 typedef struct atoll_policy_ops {
   /* The queue layout: true gives every client its own queue (streams), false the REEF layout. */

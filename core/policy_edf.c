@@ -8,7 +8,7 @@
  * Option drop_late (default false): a queued request whose deadline has passed is shed rather than
  * run late. The policy asks the device for a timer just past each queued request's deadline, so
  * one is shed when its deadline passes, not only when the GPU frees up. */
-#include "policy.h"
+#include "core/policy.h"
 
 typedef struct edf_state {
   int32_t owner; /* the queue whose request is on the GPU, or -1 */

@@ -1,6 +1,6 @@
 /* orion: one kernel on the GPU at a time, RT kernels first, BE kernels round robin (REEF §6.6's
  * Orion comparison). */
-#include "policy.h"
+#include "core/policy.h"
 
 typedef struct orion_state {
   int32_t owner; /* the queue whose kernel is on the GPU, or -1 */

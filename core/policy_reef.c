@@ -3,7 +3,7 @@
  * blocks from the BE tasks waiting at their restart points. Options dkp (default on),
  * multi_version (default on when some kernel has versions; it needs dkp) and pad_guard (default
  * on: atoll's guard that pads only with the RT client's measured slack, pad_guard.h). */
-#include "preempt.h"
+#include "core/preempt.h"
 
 static const atoll_preempt_style style = {.reset_based = true, .padding = true};
 

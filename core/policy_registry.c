@@ -2,7 +2,7 @@
  * (include/atoll/policies.h): nothing here names a policy. */
 #include <string.h>
 
-#include "policy.h"
+#include "core/policy.h"
 
 #define ATOLL_POLICY_DECLARE(id, text, ops) extern const atoll_policy_ops atoll__policy_##ops;
 ATOLL_POLICY_LIST(ATOLL_POLICY_DECLARE)

@@ -1,5 +1,5 @@
 /* rt-only: RT clients alone, through the RT queue, one task at a time: the reference latency. */
-#include "policy.h"
+#include "core/policy.h"
 
 static void run_queue(atoll_core *c, uint32_t q, int64_t now) {
   (void)now;

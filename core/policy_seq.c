@@ -1,5 +1,5 @@
 /* seq: one task on the GPU at a time, RT first, never preempted (Clockwork-style). */
-#include "policy.h"
+#include "core/policy.h"
 
 typedef struct seq_state {
   int32_t owner; /* the queue whose task is on the GPU, or -1 */

@@ -1,7 +1,7 @@
 /* streams: every client on its own stream, all running concurrently (GPU streams, Triton-style).
  * Option priority: RT streams are high-priority queues, whose kernels the block dispatcher serves
  * first when CUs free up (dispatch itself is per queue and parallel). */
-#include "policy.h"
+#include "core/policy.h"
 
 static void run_queue(atoll_core *c, uint32_t q, int64_t now) {
   (void)now;

@@ -1,7 +1,7 @@
 /* wait: block-level wait-based preemption with lazy eviction (REEF §6.4's baseline): the stock DQ
  * depth, synchronous reclamation, every launched BE kernel evicted through the CP, running blocks
  * waited for (preempt.c). */
-#include "preempt.h"
+#include "core/preempt.h"
 
 static const atoll_preempt_style style = {.reset_based = false, .padding = false};
 ATOLL_PREEMPT_POLICY(wait, style, NULL, 0, NULL); /* no options of its own */

@@ -21,10 +21,10 @@
  *         blocks when normal mode resumes.
  *  wait   block-level wait-based preemption with lazy eviction: the stock DQ depth, synchronous
  *         reclamation, every launched BE kernel evicted through the CP, running blocks waited for. */
-#include "preempt.h"
+#include "core/preempt.h"
 
-#include "dkp.h"
-#include "restart.h"
+#include "core/dkp.h"
+#include "core/restart.h"
 
 static atoll_preempt_state *state(atoll_core *c) { return atoll__policy_state(c); }
 
@@ -383,8 +383,13 @@ void atoll__preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now, const a
 }
 
 void atoll__preempt_setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg, const atoll_preempt_style *st) {
-  (void)c, (void)q;
   /* REEF restricts the DQ to its depth (§4.2); the wait baseline keeps the stock runtime's. */
   if (st->reset_based && cfg->dq_capacity == 0)
     cfg->dq_capacity = ATOLL_REEF_DQ_DEPTH;
+  /* Option priority (atoll's, not REEF's; off by default): the RT queue is a high-priority stream,
+   * so when CUs free up the block dispatcher serves its kernels before BE's (the native GPU
+   * back-ends map it onto the vendor's stream priorities). REEF itself relies on the reset and the
+   * short DQ alone. */
+  if (st->reset_based && c->s->policy.priority && c->queues[q].rt)
+    cfg->priority = 1;
 }

@@ -3,8 +3,8 @@
 #ifndef ATOLL_CORE_PREEMPT_H
 #define ATOLL_CORE_PREEMPT_H
 
-#include "pad_guard.h"
-#include "policy.h"
+#include "core/pad_guard.h"
+#include "core/policy.h"
 
 typedef struct atoll_preempt_style {
   bool reset_based; /* reset the HQ and CUs (async_reclaim, reset_cu); else wait for running blocks */
@@ -60,6 +60,8 @@ void atoll__preempt_on_awaited_done(atoll_core *c, int64_t now, const atoll_pree
   {.key = "async_reclaim", .type = ATOLL_OPT_BOOL, .store = ATOLL_STORE_BOOL,                                 \
    .offset = ATOLL_OPTION_AT(async_reclaim), .def = 1, .max = 1},                                             \
   {.key = "reset_cu", .type = ATOLL_OPT_BOOL, .store = ATOLL_STORE_BOOL, .offset = ATOLL_OPTION_AT(reset_cu), \
-   .def = 1, .max = 1 }
+   .def = 1, .max = 1 },                                                                                      \
+  {.key = "priority", .type = ATOLL_OPT_BOOL, .store = ATOLL_STORE_BOOL, .offset = ATOLL_OPTION_AT(priority), \
+   .def = 0, .max = 1 }
 
 #endif

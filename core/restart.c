@@ -1,5 +1,5 @@
 /* Restart points from idempotence metadata; see restart.h. */
-#include "restart.h"
+#include "core/restart.h"
 
 uint32_t atoll_restart_point(const atoll_model *m, uint32_t running) {
   const atoll_op *op = &m->ops[running];

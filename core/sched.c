@@ -1,12 +1,12 @@
 /* The scheduler core: task bookkeeping, queues and the event entry points. Policies (policy_*.c,
  * listed in include/atoll/policies.h) decide; this file keeps the books and talks to the device,
  * and names no policy: what differs between them comes through their ops (policy.h). */
-#include "sched.h"
+#include "core/sched.h"
 
 #include <string.h>
 
 #include "atoll/error.h"
-#include "policy.h"
+#include "core/policy.h"
 
 enum { ALIGN = 16 };
 

@@ -19,7 +19,7 @@
 
 #include "atoll/device.h"
 #include "atoll/scenario.h"
-#include "ds/ring.h"
+#include "core/ds/ring.h"
 
 enum atoll_mode { ATOLL_MODE_NORMAL = 0, ATOLL_MODE_REALTIME = 1 };
 

@@ -1,5 +1,5 @@
 /* Arrival generation: xoshiro256** seeded through splitmix64, one stream per client. */
-#include "workload.h"
+#include "core/workload.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* Bad group starts as a union-find with path halving; see badset.h. */
-#include "badset.h"
+#include "idem/badset.h"
 
 #include <stdlib.h>
 

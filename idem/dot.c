@@ -2,9 +2,9 @@
 #include <stdlib.h>
 
 #include "atoll/error.h"
-#include "badset.h"
-#include "report.h"
-#include "sweep.h"
+#include "idem/badset.h"
+#include "idem/report.h"
+#include "idem/sweep.h"
 
 typedef struct edge {
   uint32_t from, to;

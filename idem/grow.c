@@ -1,13 +1,13 @@
 /* REEF's backward group growth on interval sets; see grow.h. */
-#include "grow.h"
+#include "idem/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
-#include "badset.h"
-#include "ivbuf.h"
-#include "normalize.h"
+#include "idem/badset.h"
+#include "idem/ivbuf.h"
+#include "idem/normalize.h"
 
 /* Each op's first-read, written and accessed bytes as canonical interval sets, stored one after
  * the other in one array so the growth loop reads them without copying. */

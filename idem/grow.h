@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "trace.h"
+#include "idem/trace.h"
 
 /* entry[i] for every op, as idem_search(). */
 int idem_search_grow(const idem_trace *t, uint32_t *entry);

@@ -1,5 +1,5 @@
 /* Growable storage around core/ds interval sets: grow on ATOLL_EFULL and retry. */
-#include "ivbuf.h"
+#include "idem/ivbuf.h"
 
 #include <stdlib.h>
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "ds/ivset.h"
+#include "core/ds/ivset.h"
 
 typedef struct idem_ivbuf {
   struct atoll_ivset set;

@@ -1,8 +1,8 @@
 /* The JSON report (--json). */
 #include "atoll/error.h"
-#include "json_out.h"
-#include "badset.h"
-#include "report.h"
+#include "io/json_out.h"
+#include "idem/badset.h"
+#include "idem/report.h"
 
 static void json_str(FILE *out, const char *s) { atoll_json_write_string(out, s); }
 

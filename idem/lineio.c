@@ -1,5 +1,5 @@
 /* Line reading and located errors for the text readers; see lineio.h. */
-#include "lineio.h"
+#include "idem/lineio.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "diag.h"
+#include "io/diag.h"
 
 typedef struct idem_lines {
   FILE *in;

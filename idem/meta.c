@@ -1,7 +1,7 @@
 /* The search results as io/idem_meta.h metadata. */
 #include "atoll/error.h"
-#include "badset.h"
-#include "report.h"
+#include "idem/badset.h"
+#include "idem/report.h"
 
 int idem_build_meta(atoll_arena *a, const char *source, const idem_trace *t, const uint32_t *entry,
                     atoll_idem_meta *out) {

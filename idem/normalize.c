@@ -1,5 +1,5 @@
 /* Per-op first-access classification; see normalize.h. */
-#include "normalize.h"
+#include "idem/normalize.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,9 +12,9 @@
 
 #include <stdint.h>
 
-#include "ds/ivset.h"
-#include "ivbuf.h"
-#include "trace.h"
+#include "core/ds/ivset.h"
+#include "idem/ivbuf.h"
+#include "idem/trace.h"
 
 typedef struct idem_rlist {
   struct atoll_interval *r; /* disjoint ranges, in no particular order */

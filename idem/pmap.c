@@ -1,5 +1,5 @@
 /* Piece map in blocks of sorted pieces; see pmap.h for the design. */
-#include "pmap.h"
+#include "idem/pmap.h"
 
 #include <stdlib.h>
 #include <string.h>

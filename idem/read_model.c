@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "load.h"
-#include "readers.h"
-#include "reef_import.h"
+#include "io/load.h"
+#include "idem/readers.h"
+#include "io/reef_import.h"
 
 /* Tensors are laid out one after the other from this address, each aligned as a device allocator
  * would align it; any disjoint layout gives the same answers, this one just looks like a GPU's. */

@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "ivbuf.h"
-#include "lineio.h"
-#include "readers.h"
-#include "yquote.h"
+#include "idem/ivbuf.h"
+#include "idem/lineio.h"
+#include "idem/readers.h"
+#include "io/yquote.h"
 
 typedef enum dir { DIR_UNKNOWN, DIR_SKIP, DIR_READ, DIR_WRITE, DIR_ATOMIC } dir;
 

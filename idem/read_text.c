@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "lineio.h"
-#include "readers.h"
-#include "yquote.h"
+#include "idem/lineio.h"
+#include "idem/readers.h"
+#include "io/yquote.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 

@@ -16,8 +16,8 @@
 #include <stdio.h>
 
 #include "atoll/model.h"
-#include "diag.h"
-#include "trace.h"
+#include "io/diag.h"
+#include "idem/trace.h"
 
 typedef enum idem_format { IDEM_FMT_TEXT, IDEM_FMT_NVBIT, IDEM_FMT_REEF_MODEL, IDEM_FMT_PROFILE } idem_format;
 

@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arena.h"
-#include "idem_meta.h"
-#include "readers.h"
-#include "trace.h"
+#include "io/arena.h"
+#include "io/idem_meta.h"
+#include "idem/readers.h"
+#include "idem/trace.h"
 
 /* One bar of REEF's Fig. 10: how many non-idempotent kernels have `kernels` kernels in their
  * minimal idempotent group. */

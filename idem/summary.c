@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "badset.h"
-#include "report.h"
+#include "idem/badset.h"
+#include "idem/report.h"
 
 static int cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

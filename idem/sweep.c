@@ -1,5 +1,5 @@
 /* The forward group search; sweep.h explains the method and why it equals REEF's. */
-#include "sweep.h"
+#include "idem/sweep.h"
 
 #include <string.h>
 

@@ -26,10 +26,10 @@
 
 #include <stdint.h>
 
-#include "badset.h"
-#include "normalize.h"
-#include "pmap.h"
-#include "trace.h"
+#include "idem/badset.h"
+#include "idem/normalize.h"
+#include "idem/pmap.h"
+#include "idem/trace.h"
 
 typedef enum idem_dep_kind {
   IDEM_DEP_RAW, /* `to` reads bytes that `from` wrote last */

@@ -1,5 +1,5 @@
 /* The in-memory trace: two growable arrays (ops, accesses) and an arena for names. */
-#include "trace.h"
+#include "idem/trace.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/limits.h"
 
 typedef enum idem_op_kind { IDEM_OP_KERNEL, IDEM_OP_MEMCPY, IDEM_OP_MEMSET } idem_op_kind;

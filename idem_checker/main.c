@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "badset.h"
-#include "readers.h"
-#include "report.h"
-#include "sweep.h"
+#include "idem/badset.h"
+#include "idem/readers.h"
+#include "idem/report.h"
+#include "idem/sweep.h"
 
 static const char usage[] =
     "usage: idem_checker TRACE [--format text|nvbit|reef-model|profile] [--json FILE|-] [-o METADATA.yaml|-]\n"

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "io/arena.h"
+#include "io/diag.h"
 
 enum { ATOLL_CSV_MAX_FIELDS = 256 };
 

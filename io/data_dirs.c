@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "io/load.h"
 
 /* <dir of /proc/self/exe>/../share/atoll, or NULL where the executable's path is unknown. */
 static const char *exe_data_dir(atoll_arena *a) {

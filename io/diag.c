@@ -1,4 +1,4 @@
-#include "diag.h"
+#include "io/diag.h"
 
 #include <string.h>
 

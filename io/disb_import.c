@@ -1,4 +1,4 @@
-#include "disb_import.h"
+#include "io/disb_import.h"
 
 #include <limits.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "load.h"
-#include "strmap.h"
+#include "io/load.h"
+#include "io/strmap.h"
 
 /* Generated client names are "rt_MODEL_N" / "be_MODEL_N": a model name leaves room for the class
  * and a number within a client name's length limit. */

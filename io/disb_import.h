@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "io/arena.h"
+#include "io/diag.h"
 
 typedef struct atoll_disb_opts {
   double duration_ms; /* > 0: the scenario's duration_ms, in place of the file's time */

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "load.h"
-#include "suggest.h"
+#include "io/load.h"
+#include "io/suggest.h"
 
 static const char *const gpu_keys[] = {"atoll_gpu", "name", "vendor", "cus", "max_blocks_per_cu",
                                        "max_threads_per_cu", "registers_per_cu", "shared_bytes_per_cu",

@@ -7,11 +7,11 @@
 
 #include <stdint.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
-#include "diag.h"
-#include "ytree.h"
+#include "io/diag.h"
+#include "io/ytree.h"
 
 typedef struct atoll__gpu_event {
   const atoll_ynode *node; /* Kineto: the event's JSON node; NULL for CSV rows */

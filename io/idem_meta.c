@@ -1,12 +1,12 @@
 /* Idempotence metadata: writer, loader and the match against a model; see idem_meta.h. */
-#include "idem_meta.h"
+#include "io/idem_meta.h"
 
 #include <string.h>
 
 #include "atoll/error.h"
-#include "yquote.h"
-#include "yread.h"
-#include "ytree.h"
+#include "io/yquote.h"
+#include "io/yread.h"
+#include "io/ytree.h"
 
 static const char *const kind_names[] = {"kernel", "memcpy", "memset"};
 

@@ -20,9 +20,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/model.h"
-#include "diag.h"
+#include "io/diag.h"
 
 typedef enum atoll_idem_meta_kind {
   ATOLL_IDEM_META_KERNEL,

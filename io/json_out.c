@@ -1,5 +1,5 @@
 /* Writing JSON strings (json_out.h). */
-#include "json_out.h"
+#include "io/json_out.h"
 
 int atoll_json_write_string(FILE *f, const char *s) {
   int bad = fputc('"', f) == EOF;

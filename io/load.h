@@ -6,13 +6,13 @@
 #ifndef ATOLL_IO_LOAD_H
 #define ATOLL_IO_LOAD_H
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
 #include "atoll/scenario.h"
-#include "diag.h"
-#include "yread.h"
-#include "ytree.h"
+#include "io/diag.h"
+#include "io/yread.h"
+#include "io/ytree.h"
 
 /* --- GPU presets --- */
 int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out);

@@ -3,8 +3,8 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "load.h"
-#include "strmap.h"
+#include "io/load.h"
+#include "io/strmap.h"
 
 typedef struct model_ctx {
   atoll_yread *r;

@@ -1,12 +1,12 @@
 /* Model profile writer (docs/models.md). Field order follows the documented example so that a
  * converted profile reads like a hand-written one. */
-#include "model_write.h"
+#include "io/model_write.h"
 
 #include <stdbool.h>
 #include <string.h>
 
 #include "atoll/error.h"
-#include "yquote.h"
+#include "io/yquote.h"
 
 char *atoll_format_us(int64_t ns, char *buf, size_t size) {
   /* Integer arithmetic on the ns value, not printf of a double: the text must load back (times

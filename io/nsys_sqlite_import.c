@@ -1,5 +1,5 @@
 /* Nsight Systems SQLite export importer (docs/import.md, "Nsight Systems"). */
-#include "nsys_sqlite_import.h"
+#include "io/nsys_sqlite_import.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "gpu_trace.h"
+#include "io/gpu_trace.h"
 
 bool atoll_is_sqlite_file(const char *path) {
   char head[16];

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "torch_import.h"
+#include "io/torch_import.h"
 
 /* Whether the file at path starts with SQLite's header ("SQLite format 3"). */
 bool atoll_is_sqlite_file(const char *path);

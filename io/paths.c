@@ -1,7 +1,7 @@
 /* Path helpers for resolving files named inside other files. */
 #include <string.h>
 
-#include "load.h"
+#include "io/load.h"
 
 const char *atoll_path_dir(atoll_arena *a, const char *path) {
   const char *slash = strrchr(path, '/');

@@ -1,6 +1,6 @@
 /* Nsight Systems `cuda_gpu_trace` and rocprof kernel-trace CSV importer (docs/import.md lists the
  * columns read and the aliases accepted for each). */
-#include "profiler_csv_import.h"
+#include "io/profiler_csv_import.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,9 +9,9 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "csv.h"
-#include "gpu_trace.h"
-#include "ytree.h"
+#include "io/csv.h"
+#include "io/gpu_trace.h"
+#include "io/ytree.h"
 
 /* A column the importer reads: the names it goes by in the formats' versions, the scale that turns
  * its values into the importer's unit (ns for times, bytes for sizes), whether it must be there. */

@@ -6,7 +6,7 @@
 #ifndef ATOLL_IO_PROFILER_CSV_IMPORT_H
 #define ATOLL_IO_PROFILER_CSV_IMPORT_H
 
-#include "torch_import.h"
+#include "io/torch_import.h"
 
 typedef enum atoll_csv_trace_kind { ATOLL_CSV_NSYS, ATOLL_CSV_ROCPROF } atoll_csv_trace_kind;
 

@@ -4,7 +4,7 @@
  * values from them (wrong types, missing keys, out-of-range indices are errors with their
  * location), and only the finished model is built in the caller's arena. Unknown keys at the top
  * level of each file are ignored, since REEF's format may carry more than atoll reads. */
-#include "reef_import.h"
+#include "io/reef_import.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,10 +13,10 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "load.h"
-#include "strmap.h"
-#include "yread.h"
-#include "ytree.h"
+#include "io/load.h"
+#include "io/strmap.h"
+#include "io/yread.h"
+#include "io/ytree.h"
 
 enum { ROLE_READ = 1, ROLE_WRITE = 2 };
 

@@ -8,10 +8,10 @@
 #ifndef ATOLL_IO_REEF_IMPORT_H
 #define ATOLL_IO_REEF_IMPORT_H
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
-#include "diag.h"
+#include "io/diag.h"
 
 /* Reads the REEF model in dir, whose base name (trailing slashes ignored) is <m>. gpu supplies
  * the derivation inputs (CUs, register file, vendor) and its name becomes the model's gpu. The

@@ -9,8 +9,8 @@
 #include "atoll/expect.h"
 #include "atoll/limits.h"
 #include "atoll/policy.h"
-#include "load.h"
-#include "suggest.h"
+#include "io/load.h"
+#include "io/suggest.h"
 
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d);

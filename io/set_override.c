@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "load.h"
-#include "suggest.h"
+#include "io/load.h"
+#include "io/suggest.h"
 
 static void repoint(atoll_ynode *n, const atoll_source *src) {
   n->src = src;

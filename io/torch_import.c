@@ -4,7 +4,7 @@
  * the same FILE:LINE:COL errors as any other input. Only the events atoll takes values from are
  * read strictly; the many other events of a trace (host-side Python frames, flows, counters) are
  * skipped. The model is built in the caller's arena. */
-#include "torch_import.h"
+#include "io/torch_import.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,8 +15,8 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "gpu_trace.h"
-#include "ytree.h"
+#include "io/gpu_trace.h"
+#include "io/ytree.h"
 
 enum { MAX_BLOCK_THREADS = 4096 };
 

@@ -11,10 +11,10 @@
 
 #include <stdint.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
-#include "diag.h"
+#include "io/diag.h"
 
 typedef enum atoll_torch_split {
   ATOLL_TORCH_BY_STEPS,      /* ProfilerStep#N markers */

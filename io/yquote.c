@@ -1,4 +1,4 @@
-#include "yquote.h"
+#include "io/yquote.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "yread.h"
+#include "io/yread.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "suggest.h"
+#include "io/suggest.h"
 
 void atoll_yread_init(atoll_yread *r, atoll_arena *a, atoll_diag *d) {
   memset(r, 0, sizeof *r);

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "ytree.h"
+#include "io/arena.h"
+#include "io/diag.h"
+#include "io/ytree.h"
 
 enum { ATOLL_YREAD_MAX_PATH = 16 };
 

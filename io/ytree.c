@@ -1,4 +1,4 @@
-#include "ytree.h"
+#include "io/ytree.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "strmap.h"
+#include "io/strmap.h"
 
 /* Children are collected in a growable array per open collection, then copied into the arena
  * when the collection ends, so the finished tree is compact and arena-owned. */

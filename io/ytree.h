@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "io/arena.h"
+#include "io/diag.h"
 
 typedef enum atoll_ykind { ATOLL_Y_SCALAR, ATOLL_Y_SEQ, ATOLL_Y_MAP } atoll_ykind;
 

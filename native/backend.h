@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/ak.h"
+#include "native/kernels/ak.h"
 
 #define ATOLL_NPAD_MAX 8 /* BE parts in one padded launch */
 

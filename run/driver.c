@@ -1,5 +1,5 @@
 /* The device-neutral driver of a run (driver.h). */
-#include "driver.h"
+#include "run/driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>

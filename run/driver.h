@@ -21,10 +21,10 @@
 #include <stdint.h>
 
 #include "atoll/scenario.h"
-#include "results.h"
-#include "sched.h"
-#include "timeline.h"
-#include "workload.h"
+#include "run/results.h"
+#include "core/sched.h"
+#include "run/timeline.h"
+#include "core/workload.h"
 
 /* --- the rules --- */
 

@@ -6,7 +6,7 @@
  * ties for a maximum go to the first request seen, and numbers are printed by one formatter that
  * neither depends on pointers nor prints "nan" or "inf". A statistic over no samples is NaN in
  * memory and null in JSON. */
-#include "report.h"
+#include "run/report.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -15,8 +15,8 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
-#include "driver.h"
-#include "json_out.h"
+#include "run/driver.h"
+#include "io/json_out.h"
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 

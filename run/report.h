@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "results.h"
+#include "run/results.h"
 
 typedef struct atoll_stats {
   uint32_t n;

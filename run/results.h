@@ -2,8 +2,8 @@
  * the run's own cost. The report (report.h) turns these into statistics, checks `expect:` bounds
  * and writes the table, JSON and CSV. One type for every device: the simulator and the native
  * runner fill it, and run/driver.h initialises and frees it (atoll_run_results_init/_free). */
-#ifndef ATOLL_SIM_RESULTS_H
-#define ATOLL_SIM_RESULTS_H
+#ifndef ATOLL_RUN_RESULTS_H
+#define ATOLL_RUN_RESULTS_H
 
 #include <stdbool.h>
 #include <stdint.h>

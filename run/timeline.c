@@ -6,7 +6,7 @@
  * launch gets stream track PART_TRACK + owner * MAX_PARTS + slot: consecutive padded launches of
  * one stream reuse the slots, and their spans never overlap, since a launch completes only when
  * all its parts have. */
-#include "timeline.h"
+#include "run/timeline.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "run/trace.h"
 
 /* The steps of a preemption (REEF §4), each drawn on a track of its own. */
 typedef enum atoll_preempt_step {

@@ -5,7 +5,7 @@
  * process_name is written the first time the group is used or named, so a trace lists only the
  * groups it has. Times are integer nanoseconds printed as microseconds with exactly three
  * decimals by integer division, so no floating-point rounding can move an event. */
-#include "trace.h"
+#include "run/trace.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "json_out.h"
+#include "io/json_out.h"
 
 static bool is_open(const atoll_trace *t) { return t && t->f; }
 

@@ -1,5 +1,5 @@
 /* Analytic worst-case response time of RT requests (see bound.h and docs/bound.md). */
-#include "bound.h"
+#include "sim/bound.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -8,9 +8,9 @@
 
 #include "atoll/policy.h"
 #include "atoll/error.h"
-#include "kernel_timing.h"
-#include "driver.h"
-#include "run.h"
+#include "sim/kernel_timing.h"
+#include "run/driver.h"
+#include "sim/run.h"
 
 /* Sums saturate here: a bound this large is as good as none. */
 #define BOUND_INF INT64_MAX

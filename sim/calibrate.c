@@ -1,4 +1,4 @@
-#include "calibrate.h"
+#include "sim/calibrate.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "run.h"
+#include "sim/run.h"
 
 int atoll_calib_standalone(const atoll_gpu *g, const atoll_model *m, int64_t *out) {
   atoll_scenario_model sm = {.name = m->name, .model = *m};

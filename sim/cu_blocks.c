@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cu_engine.h"
-#include "simdev.h"
-#include "state_hash.h"
+#include "sim/cu_engine.h"
+#include "sim/simdev.h"
+#include "sim/state_hash.h"
 
 enum { MAX_CUS = 256, MAX_OFFER = 64 };
 

@@ -5,7 +5,7 @@
 
 #include <assert.h>
 
-#include "cu_model.h"
+#include "sim/cu_model.h"
 
 typedef struct atoll__cu_engine {
   int (*create)(atoll_cu_model *m);

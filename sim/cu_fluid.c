@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cu_engine.h"
-#include "simdev.h"
+#include "sim/cu_engine.h"
+#include "sim/simdev.h"
 
 enum { MAX_ZONES = 40, MAX_OFFER = 64 };
 /* Blocks of a kernel whose ends lie within 1/MERGE_DIV of their duration of its latest group's end

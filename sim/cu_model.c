@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cu_engine.h"
+#include "sim/cu_engine.h"
 
 static const char *const engine_names[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
 

@@ -21,10 +21,10 @@
 
 #include "atoll/gpu.h"
 #include "atoll/scenario.h"
-#include "choice.h"
-#include "evq.h"
-#include "kernel_timing.h"
-#include "trace.h"
+#include "sim/choice.h"
+#include "sim/evq.h"
+#include "sim/kernel_timing.h"
+#include "run/trace.h"
 
 typedef struct atoll_cu_model atoll_cu_model;
 

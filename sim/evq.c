@@ -1,4 +1,4 @@
-#include "evq.h"
+#include "sim/evq.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ds/heap.h"
+#include "core/ds/heap.h"
 
 typedef enum atoll_ev_class {
   ATOLL_EV_COMPLETE = 0, /* blocks and copies ending: free resources before anyone looks at them */

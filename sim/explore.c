@@ -1,5 +1,5 @@
 /* Exhaustive schedule exploration (explore.h): stateless depth-first search over choice lists. */
-#include "explore.h"
+#include "sim/explore.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
-#include "report.h"
-#include "run.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 /* --- the visited set: open addressing over 64-bit state hashes (0 marks an empty slot) --- */
 

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "atoll/scenario.h"
-#include "replay.h"
+#include "sim/replay.h"
 
 typedef enum atoll_explore_mode { ATOLL_EXPLORE_FOLD, ATOLL_EXPLORE_EXACT, ATOLL_EXPLORE_NO_PRUNING } atoll_explore_mode;
 

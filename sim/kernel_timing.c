@@ -1,9 +1,9 @@
-#include "kernel_timing.h"
+#include "sim/kernel_timing.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "dkp.h"
+#include "core/dkp.h"
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

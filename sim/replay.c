@@ -1,5 +1,5 @@
 /* Schedules as files, and replaying one (replay.h). */
-#include "replay.h"
+#include "sim/replay.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "choice.h"
+#include "sim/choice.h"
 
 typedef struct atoll_choice_rec {
   uint8_t kind;    /* atoll_choice_kind */

@@ -1,4 +1,4 @@
-#include "run.h"
+#include "sim/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,13 +6,13 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "driver.h"
-#include "evq.h"
-#include "sched.h"
-#include "simdev.h"
-#include "state_hash.h"
-#include "trace_hooks.h"
-#include "workload.h"
+#include "run/driver.h"
+#include "sim/evq.h"
+#include "core/sched.h"
+#include "sim/simdev.h"
+#include "sim/state_hash.h"
+#include "sim/trace_hooks.h"
+#include "core/workload.h"
 
 typedef struct atoll_sim_state runner;
 struct atoll_sim_state {

@@ -9,12 +9,12 @@
 #define ATOLL_SIM_RUN_H
 
 #include "atoll/scenario.h"
-#include "choice.h"
-#include "driver.h"
-#include "results.h"
-#include "trace.h"
+#include "sim/choice.h"
+#include "run/driver.h"
+#include "run/results.h"
+#include "run/trace.h"
 
-#include "sched.h"
+#include "core/sched.h"
 
 /* A run in progress, as the explorer sees it between two events (opaque). */
 typedef struct atoll_sim_state atoll_sim_state;

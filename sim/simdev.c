@@ -1,5 +1,5 @@
 /* The simulated GPU (see simdev.h for the model). */
-#include "simdev.h"
+#include "sim/simdev.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cu_model.h"
-#include "state_hash.h"
+#include "sim/cu_model.h"
+#include "sim/state_hash.h"
 
 enum { MAX_HIDDEN = 64, MAX_PARTS = 16 };
 

@@ -27,13 +27,13 @@
 
 #include "atoll/device.h"
 #include "atoll/scenario.h"
-#include "choice.h"
-#include "evq.h"
-#include "kernel_timing.h"
-#include "results.h"
-#include "sched.h"
-#include "simdev_hooks.h"
-#include "trace.h"
+#include "sim/choice.h"
+#include "sim/evq.h"
+#include "sim/kernel_timing.h"
+#include "run/results.h"
+#include "core/sched.h"
+#include "sim/simdev_hooks.h"
+#include "run/trace.h"
 
 /* Event payloads: type in the top byte, a generation in the next 24 bits, an id below. */
 enum atoll_sim_ev {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "atoll/device.h"
-#include "timeline.h"
+#include "run/timeline.h"
 
 typedef struct atoll_simdev_hooks {
   void *ctx;

@@ -1,5 +1,5 @@
 /* The simulated device's hooks drawn on a timeline (see trace_hooks.h). */
-#include "trace_hooks.h"
+#include "sim/trace_hooks.h"
 
 static void queue_depth(void *ctx, uint32_t stream, const char *name, uint32_t hq, uint32_t dq, int64_t now) {
   atoll_trace_hooks *h = ctx;

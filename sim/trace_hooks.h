@@ -4,8 +4,8 @@
 #define ATOLL_SIM_TRACE_HOOKS_H
 
 #include "atoll/scenario.h"
-#include "simdev_hooks.h"
-#include "timeline.h"
+#include "sim/simdev_hooks.h"
+#include "run/timeline.h"
 
 typedef struct atoll_trace_hooks {
   atoll_simdev_hooks hooks; /* pass &hooks to the device; its ctx is this struct */

@@ -5,8 +5,8 @@
 
 #include <stdlib.h>
 
-#include "atoll_test.h"
-#include "load.h"
+#include "tests/atoll_test.h"
+#include "io/load.h"
 
 typedef struct atoll_test_scenario {
   atoll_arena arena;

@@ -6,7 +6,8 @@
 #   3. atoll native <measured mix> --verify for SECONDS              (0 mismatches, >= 300 preemptions,
 #                                                                     the command under 30 s for 10 s)
 #   4. atoll hil <measured mix> for SECONDS                          (RT latency p50 error; target 15 %)
-#   5. bench_native_preempt --device DEV, 10 .. 10,000 queued BE kernels, one round
+#   5. bench_native_preempt --device DEV, 10 .. 10,000 queued BE kernels, one round, without and
+#      with --rt-priority (the RT queue at the highest stream priority)
 # Under 5 minutes on an H100/H200.
 #
 #   tools/gpu-check.sh [--device cuda|hip|cpu-gpu] [--seconds S] [--bench-ms MS] [-o REPORT.md]
@@ -124,6 +125,10 @@ fi
 if [ -n "$bench" ]; then
   run bench "$bench" --device "$dev" --ms "$bench_ms" --rounds 1
   [ "$(cat "$tmp/bench.rc")" = 0 ] && pass "bench_native_preempt completed" || fail "bench exit $(cat "$tmp/bench.rc")"
+  # The same with the RT queue at the highest stream priority (policy option priority), beside it.
+  run bench_prio "$bench" --device "$dev" --ms "$bench_ms" --rounds 1 --rt-priority
+  [ "$(cat "$tmp/bench_prio.rc")" = 0 ] && pass "bench_native_preempt --rt-priority completed" ||
+    fail "bench --rt-priority exit $(cat "$tmp/bench_prio.rc")"
 else
   echo "- skipped: bench_native_preempt not found (a build tree has it in bin/)" >>"$tmp/verdicts"
 fi
@@ -134,7 +139,7 @@ fi
   echo "\`tools/gpu-check.sh --device $dev --seconds $seconds\` ($fails failed)"
   echo
   cat "$tmp/verdicts"
-  for s in selftest profile verify hil bench; do
+  for s in selftest profile verify hil bench bench_prio; do
     [ -f "$tmp/$s.txt" ] || continue
     echo
     echo "<details><summary>$s (exit $(cat "$tmp/$s.rc"), $(printf %.1f "$(cat "$tmp/$s.s")") s)</summary>"

@@ -1,5 +1,5 @@
 /* 4-ary min-heap over caller-provided storage; see heap.h for the design. */
-#include "ds/heap.h"
+#include "core/ds/heap.h"
 
 #include "atoll/error.h"
 

@@ -1,5 +1,5 @@
 /* Interval set over caller-provided storage; see ivset.h for the design. */
-#include "ds/ivset.h"
+#include "core/ds/ivset.h"
 
 #include "atoll/error.h"
 

@@ -1,5 +1,5 @@
 /* Ring buffer over caller-provided storage; see ring.h for the design. */
-#include "ds/ring.h"
+#include "core/ds/ring.h"
 
 #include "atoll/error.h"
 

@@ -63,7 +63,7 @@ typedef struct atoll_policy_cfg {
   atoll_policy_kind kind;
   bool dkp;            /* reef: dynamic kernel padding (default on) */
   bool multi_version;  /* reef: multi-version kernel selection */
-  bool priority;       /* streams: high-priority RT streams */
+  bool priority;       /* streams, reset, reef: RT queues are high-priority streams */
   uint32_t dq_capacity; /* 0: the policy's default (reef/reset: 4, others: the GPU's) */
   uint32_t rt_queue;    /* an atoll_rt_queue */
   bool async_reclaim;   /* reef/reset: HQ reset hands commands to a GC thread (default on) */

@@ -10,7 +10,7 @@
  * once, a running one records the execution index. Completions are reported after the mutex is
  * released (backend.h: callbacks never run under the back-end's locks). */
 #define _GNU_SOURCE
-#include "cpu_backend.h"
+#include "native/cpu/cpu_backend.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "fault.h"
-#include "gpu/gpu_staging.h"
+#include "native/fault.h"
+#include "native/gpu/gpu_staging.h"
 
 enum { MAX_QUEUES = 64, MAX_RANGES = 1 + ATOLL_NPAD_MAX, DONE_LIST = MAX_QUEUES * MAX_RANGES + 8 };
 enum { DECIDE_NONE = 0, DECIDE_RUN = 1, DECIDE_EVICT = 2 };

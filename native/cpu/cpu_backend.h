@@ -11,7 +11,7 @@
 #ifndef ATOLL_NATIVE_CPU_BACKEND_H
 #define ATOLL_NATIVE_CPU_BACKEND_H
 
-#include "backend.h"
+#include "native/backend.h"
 
 enum { ATOLL_NCPU_MAX_CUS = 64, ATOLL_NCPU_DEFAULT_SLOTS = 1 };
 

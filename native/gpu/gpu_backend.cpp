@@ -40,10 +40,10 @@
 #include "gpu_vendor.h" /* first: the kernel library's header includes the vendor runtime in GPU builds */
 
 #include "atoll/error.h"
-#include "backend.h"
-#include "gpu_kernels.h"
-#include "gpu_reset_hook.h"
-#include "gpu_staging.h"
+#include "native/backend.h"
+#include "native/gpu/gpu_kernels.h"
+#include "native/gpu/gpu_reset_hook.h"
+#include "native/gpu/gpu_staging.h"
 
 #define GPU_MAX_QUEUES 64
 /* Launches in flight per queue: REEF's DQ capacity is 4, a stock runtime's hundreds, and the native

@@ -23,7 +23,7 @@
 #ifndef ATOLL_GPU_ENTRY_H
 #define ATOLL_GPU_ENTRY_H
 
-#include "gpu_launch.h"
+#include "native/gpu/gpu_launch.h"
 
 enum { GPU_BLOCK_RUN = 0, GPU_BLOCK_EVICTED = 1, GPU_BLOCK_KILLED = 2 };
 

@@ -6,10 +6,10 @@
  * Compiled as CUDA by nvcc (native/cuda) and as HIP by hipcc (native/hip). */
 #include "gpu_vendor.h"
 
-#include "kernels/ak_dispatch.c"
+#include "native/kernels/ak_dispatch.c"
 
-#include "gpu_entry.h"
-#include "gpu_kernels.h"
+#include "native/gpu/gpu_entry.h"
+#include "native/gpu/gpu_kernels.h"
 
 gpuError_t atoll__gpu_launch(const gpu_launch_desc *d, uint32_t blocks, uint32_t threads, gpuStream_t s) {
   atoll_gpu_entry<<<dim3(blocks), dim3(threads), 0, s>>>(*d);

@@ -4,7 +4,7 @@
 #ifndef ATOLL_GPU_KERNELS_H
 #define ATOLL_GPU_KERNELS_H
 
-#include "gpu_launch.h"
+#include "native/gpu/gpu_launch.h"
 #include "gpu_vendor.h"
 
 /* Launches atoll_gpu_entry with `blocks` x `threads` on stream s (asynchronous). Returns the

@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "backend.h"
+#include "native/backend.h"
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define GPU_HD __host__ __device__

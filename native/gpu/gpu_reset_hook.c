@@ -1,7 +1,7 @@
 /* gpu_reset_hook.c — loading the patched-driver CU reset named by ATOLL_GPU_CU_RESET
  * (gpu_reset_hook.h). No GPU API here: the hook is whatever the patched driver's user library
  * exports. */
-#include "gpu_reset_hook.h"
+#include "native/gpu/gpu_reset_hook.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

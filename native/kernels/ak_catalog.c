@@ -1,7 +1,7 @@
 /* ak_catalog.c — the host-side catalogue of the kernel library (ak_catalog.h). The layouts here
  * repeat the comments at the kernel bodies (k_*.h); tests/native_kernels checks the ids and names
  * against AK_KERNEL_LIST. */
-#include "ak_catalog.h"
+#include "native/kernels/ak_catalog.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "ak.h"
+#include "native/kernels/ak.h"
 
 typedef struct ak_kernel_info {
   uint32_t id;          /* AK_K_* */

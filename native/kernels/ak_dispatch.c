@@ -4,14 +4,14 @@
  * the tracer library (with AK_TRACE, where ak_run_block is named ak_run_block_trace), and as
  * CUDA/HIP C++ by the GPU back-ends (ak.h explains how). The kernel bodies are included here so
  * that each build is one translation unit and device code needs no separate linking. */
-#include "ak.h"
+#include "native/kernels/ak.h"
 
-#include "k_common.h" /* first: the bodies use its helpers */
-#include "k_conv2d.h"
-#include "k_eltwise.h"
-#include "k_gemm.h"
-#include "k_pool.h"
-#include "k_rows.h"
+#include "native/kernels/k_common.h" /* first: the bodies use its helpers */
+#include "native/kernels/k_conv2d.h"
+#include "native/kernels/k_eltwise.h"
+#include "native/kernels/k_gemm.h"
+#include "native/kernels/k_pool.h"
+#include "native/kernels/k_rows.h"
 
 AK_DEVICE int ak_run_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
   /* One scratch buffer for every kernel (ak.h, AK_SMEM_FLOATS). Every kernel writes the part it

@@ -4,13 +4,13 @@
  * and `written`, cleared when the next op starts. A read emits the bytes not yet seen, a write the
  * bytes not yet written; emitted bytes go through a one-line coalescer. Bitmaps cost 2 bits per
  * traced byte: the native models are a few MB. */
-#include "ak_trace.h"
+#include "native/kernels/ak_trace.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ak.h"
+#include "native/kernels/ak.h"
 #include "atoll/error.h"
 
 typedef struct region {

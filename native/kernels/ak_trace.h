@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ak.h"
+#include "native/kernels/ak.h"
 
 typedef struct ak_tracer ak_tracer;
 

@@ -1,12 +1,12 @@
 /* nm_build.c — the native-model builder (nm_build.h): launch shapes, tilings and tensor roles of
  * each op, derived from tensor shapes, with bounds checks against the tensors. */
-#include "nm_build.h"
+#include "native/models/nm_build.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ak_catalog.h"
+#include "native/kernels/ak_catalog.h"
 
 /* ---- deterministic data ---- */
 

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "nmodel.h"
+#include "native/models/nmodel.h"
 
 #define NM_MAX_TENSORS 96
 #define NM_MAX_OPS 96

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nm_build.h"
+#include "native/models/nm_build.h"
 
 typedef const atoll_nmodel *(*builder_fn)(const char **error);
 

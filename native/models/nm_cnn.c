@@ -14,7 +14,7 @@
  * (scale sqrt(6 / fan_in)) so activations stay of order one through the network. */
 #include <math.h>
 
-#include "nm_build.h"
+#include "native/models/nm_build.h"
 
 static nm_def def;
 

@@ -13,7 +13,7 @@
  *   global average pool 32x32, dense 16->10, softmax        -> output [10]  */
 #include <math.h>
 
-#include "nm_build.h"
+#include "native/models/nm_build.h"
 
 static nm_def def;
 

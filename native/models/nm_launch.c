@@ -2,7 +2,7 @@
  * what the self-test and the verification pass submit, each op on its own. */
 #include <string.h>
 
-#include "nm_launch.h"
+#include "native/models/nm_launch.h"
 
 void atoll_nmodel_launch(const atoll_nmodel *m, uint32_t op, uint32_t version, void *const *dev, const void *h2d_src,
                          void *d2h_dst, uint64_t tag, atoll_nlaunch *l) {

@@ -2,8 +2,8 @@
 #ifndef ATOLL_NATIVE_NM_LAUNCH_H
 #define ATOLL_NATIVE_NM_LAUNCH_H
 
-#include "backend.h"
-#include "nmodel.h"
+#include "native/backend.h"
+#include "native/models/nmodel.h"
 
 /* The launch of op `op` in `version`, whole (every block), on the device tensors dev: a kernel with
  * its arguments bound, a copy of tensor ptr[0] from h2d_src or to d2h_dst (host buffers of the

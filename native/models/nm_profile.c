@@ -6,11 +6,11 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "badset.h"
-#include "model_write.h"
-#include "nmodel_profile.h"
-#include "readers.h"
-#include "sweep.h"
+#include "idem/badset.h"
+#include "io/model_write.h"
+#include "native/models/nmodel_profile.h"
+#include "idem/readers.h"
+#include "idem/sweep.h"
 
 int atoll__nmodel_idem(const atoll_nmodel *m, atoll_idem *idem, uint32_t *entry) {
   char *text = NULL;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "nmodel.h"
+#include "native/models/nmodel.h"
 
 void atoll_nmodel_bind_args(const atoll_nmodel *m, uint32_t op, uint32_t version, void *const *tensors, ak_args *out) {
   const atoll_nop *o = &m->ops[op];

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ak_trace.h"
+#include "native/kernels/ak_trace.h"
 #include "atoll/error.h"
-#include "nmodel_profile.h"
+#include "native/models/nmodel_profile.h"
 
 
 

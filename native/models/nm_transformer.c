@@ -15,7 +15,7 @@
  * Every op writes a fresh tensor, so every kernel is idempotent. */
 #include <math.h>
 
-#include "nm_build.h"
+#include "native/models/nm_build.h"
 
 #define S 64u
 #define D 128u

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "atoll/model.h"
-#include "kernels/ak.h"
+#include "native/kernels/ak.h"
 
 #define ATOLL_NMODEL_MAX_VERSIONS 3
 #define ATOLL_NARG_NONE 0xffffffffu

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/model.h"
-#include "nmodel.h"
+#include "native/models/nmodel.h"
 
 /* Writes the trace of one uninterrupted run of m (input of `request`) in idem_checker's text
  * format (nm_trace.c explains the addresses). ATOLL_ERANGE when a kernel touched memory outside

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "nmodel_profile.h"
+#include "native/models/nmodel_profile.h"
 
 static int usage(const char *msg) {
   if (msg)

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "backend.h"
-#include "cpu/cpu_backend.h"
+#include "native/backend.h"
+#include "native/cpu/cpu_backend.h"
 
 typedef const atoll_nbackend_ops *(*module_fn)(void);
 

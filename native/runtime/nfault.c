@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "fault.h"
+#include "native/fault.h"
 
 int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_t err_len) {
   double kernel = 0, alloc = 0;

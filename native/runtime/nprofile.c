@@ -16,7 +16,7 @@
  *                      candidates
  * Costs the CPU back-end does not have are zero and the preset says why. */
 #define _GNU_SOURCE
-#include "nprofile.h"
+#include "native/runtime/nprofile.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -25,9 +25,9 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "dkp.h"
-#include "model_write.h"
-#include "models/nmodel_profile.h"
+#include "core/dkp.h"
+#include "io/model_write.h"
+#include "native/models/nmodel_profile.h"
 
 enum { SAMPLES = 200, WARMUP = 20, BURST = 200, RESET_CMDS = 10000 };
 

@@ -15,10 +15,10 @@
 
 #include <stdio.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
-#include "nrun.h"
+#include "native/runtime/nrun.h"
 
 /* How the preset's costs came out (ns), kept for the preset file's comments and the docs. */
 typedef struct atoll_native_costs_note {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "nrt_internal.h"
+#include "native/runtime/nrt_internal.h"
 
 int64_t atoll_nrt_now(const atoll_nrt *r) {
   struct timespec ts;

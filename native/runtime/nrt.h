@@ -30,8 +30,8 @@
 #include <time.h>
 
 #include "atoll/device.h"
-#include "backend.h"
-#include "sched.h"
+#include "native/backend.h"
+#include "core/sched.h"
 
 typedef struct atoll_nrt atoll_nrt;
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "atoll/error.h"
-#include "nrt_internal.h"
+#include "native/runtime/nrt_internal.h"
 
 enum { POOL_CHUNK = 1024 };
 

@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "ds/heap.h"
-#include "nrt.h"
+#include "core/ds/heap.h"
+#include "native/runtime/nrt.h"
 
 enum { NRT_MAX_STREAMS = 64 };
 

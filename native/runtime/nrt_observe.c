@@ -2,7 +2,7 @@
  * from the runtime's own paths: the only hook in them is the park counter in transmit_main. */
 #include <time.h>
 
-#include "nrt_internal.h"
+#include "native/runtime/nrt_internal.h"
 
 int atoll_nrt_tx_probe(atoll_nrt *r, uint32_t sid, int64_t timeout_ns, atoll_nrt_tx_park *out) {
   *out = (atoll_nrt_tx_park){0};

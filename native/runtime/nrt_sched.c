@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "nrt_internal.h"
+#include "native/runtime/nrt_internal.h"
 
 enum { INBOX_INITIAL = 256, TIMERS_INITIAL = 64 };
 static const int64_t PARK_MAX_NS = 2000000; /* a parked scheduler still checks stop and timers */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "atoll/error.h"
-#include "nrt_internal.h"
+#include "native/runtime/nrt_internal.h"
 
 /* The index-th CPU of `allowed` (modulo their number): how a CPU "index" given to the runtime
  * (cfg.sched_cpu) names a CPU this process may use. -1 if there is none. */

@@ -1,6 +1,6 @@
 /* The native runner (nrun.h): clients on threads, the core on the runtime's scheduler thread,
  * real kernels on a back-end, the driver's results and report (run/driver.h, run/report.h). */
-#include "nrun.h"
+#include "native/runtime/nrun.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "driver.h"
-#include "nverify.h"
-#include "sched.h"
-#include "workload.h"
+#include "run/driver.h"
+#include "native/runtime/nverify.h"
+#include "core/sched.h"
+#include "core/workload.h"
 
 /* One request: its client, the sequence number its input is made from, and its host buffers. */
 typedef struct nreq {

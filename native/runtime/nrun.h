@@ -20,12 +20,12 @@
 #include <stdint.h>
 
 #include "atoll/scenario.h"
-#include "driver.h" /* run/: the results and their free */
-#include "fault.h"
-#include "models/nmodel.h"
-#include "nrt.h"
-#include "results.h"
-#include "timeline.h" /* run/: atoll_trace (idem/ has a trace.h of its own) */
+#include "run/driver.h" /* run/: the results and their free */
+#include "native/fault.h"
+#include "native/models/nmodel.h"
+#include "native/runtime/nrt.h"
+#include "run/results.h"
+#include "run/timeline.h" /* run/: atoll_trace (idem/ has a trace.h of its own) */
 
 typedef struct atoll_native_opts {
   const char *device;          /* back-end name ("cpu", "cuda", "hip"); NULL: "cpu" */

@@ -1,5 +1,5 @@
 /* --verify's references (nverify.h): a second pass on the same device, and a CPU-build sample. */
-#include "nverify.h"
+#include "native/runtime/nverify.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "nm_launch.h"
+#include "native/models/nm_launch.h"
 
 /* The completions of the verification queue: the last tag seen and any status but OK. */
 typedef struct vstate {

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "models/nmodel.h"
+#include "native/backend.h"
+#include "native/models/nmodel.h"
 
 #define ATOLL_NVERIFY_ABS_TOL 1e-6
 #define ATOLL_NVERIFY_REL_TOL 1e-5

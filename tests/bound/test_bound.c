@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "bound.h"
-#include "run.h"
-#include "test_scenario.h"
+#include "tests/atoll_test.h"
+#include "sim/bound.h"
+#include "sim/run.h"
+#include "tests/test_scenario.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 #define NEVER INT64_MAX

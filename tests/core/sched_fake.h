@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "sched.h"
+#include "tests/atoll_test.h"
+#include "core/sched.h"
 
 enum { FK_MAX_STREAMS = 16, FK_MAX_Q = 256, FK_MAX_LOG = 4096, FK_MAX_REQ = 8192, FK_CLIENTS = 4 };
 enum { RT0 = 0, BE0 = 1, RT1 = 2, BE1 = 3 };

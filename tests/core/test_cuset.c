@@ -2,7 +2,7 @@
 #include "atoll/cuset.h"
 
 #include "atoll/error.h"
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 static void cuset_holds_cus_past_64_up_to_255(void **state) {
   (void)state;

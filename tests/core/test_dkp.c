@@ -6,8 +6,8 @@
  * brute-force references on random inputs). */
 #include <string.h>
 
-#include "atoll_test.h"
-#include "dkp.h"
+#include "tests/atoll_test.h"
+#include "core/dkp.h"
 
 static atoll_gpu gpu(void) {
   atoll_gpu g = {.name = "g", .vendor = "amd", .cus = 60, .max_blocks_per_cu = 40, .max_threads_per_cu = 2560,

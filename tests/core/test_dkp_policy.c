@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "sched.h"
+#include "tests/atoll_test.h"
+#include "core/sched.h"
 
 enum { MAX_LOG = 64, MAX_PARTS = 8, N_OPS = 8 };
 

@@ -2,8 +2,8 @@
  * launch, and the cost of one padded launch without overflow. */
 #include <stdint.h>
 
-#include "atoll_test.h"
-#include "pad_guard.h"
+#include "tests/atoll_test.h"
+#include "core/pad_guard.h"
 
 static void credit_accrues_up_to_the_cap(void **state) {
   (void)state;

@@ -3,9 +3,9 @@
  * generically, the policy state area covered by copy, hash and validity, timers routed to the
  * policy, operator ranges, and a launch the device refuses failing its request. */
 #include "atoll/policy.h"
-#include "policy.h"
-#include "preempt.h"
-#include "sched_fake.h"
+#include "core/policy.h"
+#include "core/preempt.h"
+#include "tests/core/sched_fake.h"
 
 /* Every registered policy has ops that can run, a name that maps back to it, and options whose
  * defaults are in range and read back as set. */
@@ -124,6 +124,27 @@ static void setup_queue_sets_dq_depth(void **state) {
   }
 }
 
+/* Option priority of the reset-based policies: off (the default), no stream is high-priority;
+ * on, exactly the RT queues are. */
+static void reset_based_priority_marks_rt_queues(void **state) {
+  (void)state;
+  static const atoll_policy_kind kinds[] = {ATOLL_POLICY_RESET, ATOLL_POLICY_REEF};
+  for (size_t i = 0; i < 2; i++) {
+    fk_scenario(kinds[i]);
+    fk_start_ok(NULL, NULL);
+    for (uint32_t s = 0; s < fk.n_streams; s++)
+      assert_int_equal(fk.cfg[s].priority, 0);
+    sc.policy.priority = true;
+    fk_start_ok(NULL, NULL);
+    uint32_t rt = 0;
+    for (uint32_t s = 0; s < fk.n_streams; s++) {
+      assert_int_equal(fk.cfg[s].priority, core.queues[s].rt ? 1 : 0);
+      rt += core.queues[s].rt;
+    }
+    assert_true(rt > 0 && rt < fk.n_streams);
+  }
+}
+
 /* A timer goes to the device; a policy without timers ignores one. */
 static void timers_reach_the_device(void **state) {
   (void)state;
@@ -213,6 +234,7 @@ int main(void) {
       cmocka_unit_test_teardown(reef_finish_options, fk_teardown),
       cmocka_unit_test_teardown(policy_state_is_copied_hashed_and_checked, fk_teardown),
       cmocka_unit_test_teardown(setup_queue_sets_dq_depth, fk_teardown),
+      cmocka_unit_test_teardown(reset_based_priority_marks_rt_queues, fk_teardown),
       cmocka_unit_test_teardown(timers_reach_the_device, fk_teardown),
       cmocka_unit_test_teardown(launch_range_holds_the_rest, fk_teardown),
       cmocka_unit_test_teardown(failed_launch_fails_the_request, fk_teardown),

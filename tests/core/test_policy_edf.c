@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "atoll/policy.h"
-#include "sched_fake.h"
+#include "tests/core/sched_fake.h"
 
 enum { MS = 1000000 };
 

@@ -3,7 +3,7 @@
  * decide when commands start and complete. Every event is followed by fk_check(): the core is
  * valid, commands sit on their task's stream in op order, nothing waits on an idle stream (or, for
  * seq and orion, an idle GPU), and each policy's rule on what may run at once holds. */
-#include "sched_fake.h"
+#include "tests/core/sched_fake.h"
 
 static const atoll_policy_kind implemented[] = {ATOLL_POLICY_RT_ONLY, ATOLL_POLICY_SEQ, ATOLL_POLICY_STREAMS,
                                                 ATOLL_POLICY_ORION};

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "atoll_test.h"
-#include "workload.h"
+#include "tests/atoll_test.h"
+#include "core/workload.h"
 
 /* Fails with both values when |a - b| > tol. */
 #define assert_close(a, b, tol)                                                                     \

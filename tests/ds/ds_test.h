@@ -3,7 +3,7 @@
 #ifndef ATOLL_DS_TEST_H
 #define ATOLL_DS_TEST_H
 
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 #include "atoll/error.h"
 

@@ -1,8 +1,8 @@
 /* 4-ary heap tests: the (time, order) key, edge cases (capacity 1, full/empty, removal at every
  * position, both sift directions of remove_at), and a randomised run against a sorted array. */
-#include "ds_test.h"
+#include "tests/ds/ds_test.h"
 
-#include "ds/heap.h"
+#include "core/ds/heap.h"
 
 #include <string.h>
 

@@ -1,9 +1,9 @@
 /* Interval set tests: hand-written cases for merging, splitting, capacity and aliasing, and
  * randomised runs against a per-byte bitmap over a 256-byte universe, placed both at address 0
  * and at the top of the address space. */
-#include "ds_test.h"
+#include "tests/ds/ds_test.h"
 
-#include "ds/ivset.h"
+#include "core/ds/ivset.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* Ring buffer tests: edge cases (capacity 1, wraparound, full/empty, capacity changes with values
  * inside) and a long randomised run against a plain array model. */
-#include "ds_test.h"
+#include "tests/ds/ds_test.h"
 
-#include "ds/ring.h"
+#include "core/ds/ring.h"
 
 #include <string.h>
 

@@ -8,14 +8,14 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "bound.h"
-#include "explore.h"
-#include "replay.h"
-#include "report.h"
-#include "run.h"
-#include "test_scenario.h"
-#include "workload.h"
+#include "tests/atoll_test.h"
+#include "sim/bound.h"
+#include "sim/explore.h"
+#include "sim/replay.h"
+#include "run/report.h"
+#include "sim/run.h"
+#include "tests/test_scenario.h"
+#include "core/workload.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 

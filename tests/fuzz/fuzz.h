@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "diag.h"
+#include "io/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "disb_import.h"
-#include "fuzz.h"
-#include "load.h"
+#include "io/disb_import.h"
+#include "tests/fuzz/fuzz.h"
+#include "io/load.h"
 
 static void check_round_trip(const char *text, size_t len) {
   atoll_arena a;

@@ -4,7 +4,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (fuzz_has_nul(data, size))

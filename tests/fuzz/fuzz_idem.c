@@ -1,15 +1,15 @@
 /* See fuzz_idem.h. */
-#include "fuzz_idem.h"
+#include "tests/fuzz/fuzz_idem.h"
 
 #include <string.h>
 
 #include "atoll/error.h"
-#include "badset.h"
-#include "fuzz.h"
-#include "idem_meta.h"
-#include "readers.h"
-#include "report.h"
-#include "sweep.h"
+#include "idem/badset.h"
+#include "tests/fuzz/fuzz.h"
+#include "io/idem_meta.h"
+#include "idem/readers.h"
+#include "idem/report.h"
+#include "idem/sweep.h"
 
 static void check_meta_round_trip(const idem_trace *t, const uint32_t *entry) {
   atoll_arena a;

@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "diag.h"
-#include "trace.h"
+#include "io/diag.h"
+#include "idem/trace.h"
 
 typedef int (*fuzz_idem_reader)(FILE *in, const char *name, idem_trace *t, atoll_diag *d);
 

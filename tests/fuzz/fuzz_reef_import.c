@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "fuzz.h"
-#include "load.h"
-#include "model_write.h"
-#include "reef_import.h"
+#include "tests/fuzz/fuzz.h"
+#include "io/load.h"
+#include "io/model_write.h"
+#include "io/reef_import.h"
 
 static const atoll_gpu *mi50(void) {
   static atoll_arena a;

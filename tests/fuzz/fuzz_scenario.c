@@ -6,8 +6,8 @@
  * A failed load must leave the output untouched. */
 #include <string.h>
 
-#include "fuzz.h"
-#include "load.h"
+#include "tests/fuzz/fuzz.h"
+#include "io/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = fuzz_text(data, size);

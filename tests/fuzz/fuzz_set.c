@@ -3,8 +3,8 @@
  * command line's limit); a command-line argument cannot hold a NUL, so such inputs are skipped. */
 #include <string.h>
 
-#include "fuzz.h"
-#include "load.h"
+#include "tests/fuzz/fuzz.h"
+#include "io/load.h"
 
 /* Every top-level key, a list of named mappings, a scalar shorthand (policy) and a nested
  * mapping, so that paths can step through each kind of node. */

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "fuzz.h"
-#include "load.h"
-#include "model_write.h"
-#include "profiler_csv_import.h"
-#include "torch_import.h"
+#include "tests/fuzz/fuzz.h"
+#include "io/load.h"
+#include "io/model_write.h"
+#include "io/profiler_csv_import.h"
+#include "io/torch_import.h"
 
 static const atoll_gpu *preset(const char *name) {
   static atoll_arena a;

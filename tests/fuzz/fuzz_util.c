@@ -1,5 +1,5 @@
 /* Helpers shared by the fuzz harnesses; see fuzz.h. */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <string.h>
 

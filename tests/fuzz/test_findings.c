@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "readers.h"
-#include "report.h"
-#include "sweep.h"
-#include "ytree.h"
-#include "yquote.h"
+#include "tests/atoll_test.h"
+#include "idem/readers.h"
+#include "idem/report.h"
+#include "idem/sweep.h"
+#include "io/ytree.h"
+#include "io/yquote.h"
 
 /* Ops that access no memory: the trace has no access array at all. Each op is its own idempotent
  * group, and the search and every writer handle it (fuzz_idem_text found the search forming a

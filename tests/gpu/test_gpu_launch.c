@@ -1,10 +1,10 @@
 /* The GPU back-end's block-level decisions, run on the CPU: the same inline functions the device
  * entry (native/gpu/gpu_entry.h) and the host side (gpu_backend.cpp) use. */
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 #include <string.h>
 
-#include "gpu_launch.h"
+#include "native/gpu/gpu_launch.h"
 
 static void set_range(gpu_launch_desc *d, uint32_t i, uint32_t kernel, uint32_t grid, uint32_t threads, uint32_t lo,
                       uint32_t n) {

@@ -1,11 +1,11 @@
 /* Loading a patched driver's CU reset through ATOLL_GPU_CU_RESET (native/gpu/gpu_reset_hook.h):
  * off by default, loaded when named, and a loud failure when named but unusable. */
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_reset_hook.h"
+#include "native/gpu/gpu_reset_hook.h"
 
 static void off_when_unset_or_empty(void **state) {
   (void)state;

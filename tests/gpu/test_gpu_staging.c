@@ -1,10 +1,10 @@
 /* The GPU back-end's staging ring (native/gpu/gpu_staging.h): FIFO allocation of a queue's pinned
  * bounce buffer, released oldest first as launches complete in order. */
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 #include <string.h>
 
-#include "gpu_staging.h"
+#include "native/gpu/gpu_staging.h"
 
 static void fills_then_wraps_to_the_start(void **state) {
   (void)state;

@@ -3,17 +3,17 @@
 #ifndef ATOLL_IDEM_TEST_H
 #define ATOLL_IDEM_TEST_H
 
-#include "../ds/ds_test.h"
+#include "tests/ds/ds_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "badset.h"
-#include "grow.h"
-#include "readers.h"
-#include "sweep.h"
-#include "trace.h"
+#include "idem/badset.h"
+#include "idem/grow.h"
+#include "idem/readers.h"
+#include "idem/sweep.h"
+#include "idem/trace.h"
 
 #define NONE IDEM_NO_ENTRY
 

@@ -1,13 +1,13 @@
 /* Idempotence metadata (io/idem_meta.h): what idem_checker writes loads back to the same thing,
  * applies to a model whose ops match, and is refused — with FILE:LINE:COL — when it is malformed or
  * describes other ops. */
-#include "idem_test.h"
+#include "tests/idem/idem_test.h"
 
 #include <unistd.h>
 
-#include "idem_meta.h"
-#include "load.h"
-#include "report.h"
+#include "io/idem_meta.h"
+#include "io/load.h"
+#include "idem/report.h"
 
 #define TINY ATOLL_SOURCE_DIR "/scenarios/examples/tiny-model.yaml"
 

@@ -1,10 +1,10 @@
 /* The reports: --json is valid JSON with the documented fields (checked with the independent
  * reader of tests/report/json_check.h), the summary counts and histogram, and the DOT view's
  * clusters, highlights and dependency edges. */
-#include "idem_test.h"
+#include "tests/idem/idem_test.h"
 
-#include "../report/json_check.h"
-#include "report.h"
+#include "tests/report/json_check.h"
+#include "idem/report.h"
 
 /* fig9 plus a not-restorable kernel, a memset group and a copy. */
 static const char trace_text[] = "kernel K0\nr 0x100 1\nr 0x101 1\nw 0x102 1\nw 0x103 1\n"

@@ -1,9 +1,9 @@
 /* The piece map against a per-byte array: random assignments over a universe large enough to need
  * many blocks (splits, merges, spans across blocks), placed at address 0 and at the top of the
  * 64-bit space; every reported old piece and the whole map are compared byte by byte. */
-#include "idem_test.h"
+#include "tests/idem/idem_test.h"
 
-#include "pmap.h"
+#include "idem/pmap.h"
 
 enum { U = 6000 };
 

@@ -5,7 +5,7 @@
  * at address 0, in the middle and at the top of the 64-bit space.
  *
  * IDEM_PROPERTY_TRACES and IDEM_PROPERTY_SEED override the count (default 20,000) and the seed. */
-#include "idem_test.h"
+#include "tests/idem/idem_test.h"
 
 static uint32_t env_u32(const char *name, uint32_t dflt) {
   const char *v = getenv(name);

@@ -1,7 +1,7 @@
 /* The trace readers: the text format's accepted forms and its errors (the bad-input corpus checks
  * the command line; these check the reader directly), and NVBit mem_trace output in both
  * generations: launch grouping, lane coalescing, sizes from opcodes, atomics, skipped lines. */
-#include "idem_test.h"
+#include "tests/idem/idem_test.h"
 
 static void expect_access(const idem_trace *t, uint32_t op, uint32_t k, bool write, uint64_t lo, uint64_t hi) {
   assert_cmp(k, <, t->ops[op].n_acc);

@@ -5,13 +5,13 @@
  * Each model's search takes at most half the processor time of reading it (best of three each;
  * 0.02-0.06x measured), in every build. The
  * shipped atoll profiles of the same models give the same entries through the profile reader. */
-#include "idem_test.h"
+#include "tests/idem/idem_test.h"
 
 #include <time.h>
 #include <unistd.h>
 
-#include "load.h"
-#include "reef_import.h"
+#include "io/load.h"
+#include "io/reef_import.h"
 
 static const char *const models[] = {"alexnet", "bert", "mocked_kernel", "resnet", "resnet152", "resnet18", "vgg"};
 

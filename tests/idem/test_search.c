@@ -1,7 +1,7 @@
 /* The group search on hand-made traces: REEF's Fig. 9, in-place ops, memset/memcpy completing a
  * group, partial and overlapping ranges, order within one op, not-restorable ops, long groups and
  * the top of the address space. Each case runs both the sweep and REEF's backward growth. */
-#include "idem_test.h"
+#include "tests/idem/idem_test.h"
 
 static void fig9_k3_restarts_at_k1(void **state) {
   (void)state;

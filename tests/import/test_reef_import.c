@@ -5,7 +5,7 @@
  * promises (each kernel writes one tensor; every intermediate that is read was written earlier).
  * Format errors are provoked on a small fixture written to a temporary folder, and every import
  * is written as a profile and loaded back field by field. */
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -15,15 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/error.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
-#include "diag.h"
-#include "load.h"
-#include "model_write.h"
-#include "reef_import.h"
-#include "ytree.h"
+#include "io/diag.h"
+#include "io/load.h"
+#include "io/model_write.h"
+#include "io/reef_import.h"
+#include "io/ytree.h"
 
 #define REEF_MODELS ATOLL_REEF_DATA "/models"
 

@@ -3,8 +3,8 @@
  * folder, simulates it and prints the request count and preemptions of each run. */
 #include <stdio.h>
 
-#include "atoll/load.h"
-#include "atoll/run.h"
+#include "io/load.h"
+#include "sim/run.h"
 
 int main(int argc, char **argv) {
   if (argc != 2) {

@@ -8,11 +8,11 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
-#include "atoll_test.h"
-#include "disb_import.h"
-#include "load.h"
-#include "readers.h"
-#include "reef_import.h"
+#include "tests/atoll_test.h"
+#include "io/disb_import.h"
+#include "io/load.h"
+#include "idem/readers.h"
+#include "io/reef_import.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 #define LIMIT_NOTE " (atoll's input limit, see docs/limits.md)"

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 static const int codes[] = {
 #define CODE(name, value, text) ATOLL_##name,

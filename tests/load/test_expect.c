@@ -3,7 +3,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
-#include "atoll_test.h"
+#include "tests/atoll_test.h"
 
 static const char *const clients[] = {"cam", "bg"};
 

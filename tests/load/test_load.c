@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "load.h"
+#include "tests/atoll_test.h"
+#include "io/load.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 

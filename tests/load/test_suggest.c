@@ -1,8 +1,8 @@
 /* "Did you mean": edit distances and which near names are offered (io/suggest.c). */
 #include <string.h>
 
-#include "atoll_test.h"
-#include "suggest.h"
+#include "tests/atoll_test.h"
+#include "io/suggest.h"
 
 static void distances_count_each_edit_once(void **state) {
   (void)state;

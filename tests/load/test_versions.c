@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "dkp.h"
-#include "load.h"
+#include "tests/atoll_test.h"
+#include "core/dkp.h"
+#include "io/load.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 

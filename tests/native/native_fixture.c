@@ -1,5 +1,5 @@
 /* Native-run fixtures (native_fixture.h). */
-#include "native_fixture.h"
+#include "tests/native/native_fixture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +10,8 @@
 #include <cmocka.h>
 
 #include "atoll/error.h"
-#include "models/nm_build.h"
-#include "models/nmodel_profile.h"
+#include "native/models/nm_build.h"
+#include "native/models/nmodel_profile.h"
 
 enum { TINY_N = 4096, TINY_BLOCKS = 4 };
 

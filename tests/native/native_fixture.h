@@ -6,10 +6,10 @@
 #ifndef ATOLL_TESTS_NATIVE_FIXTURE_H
 #define ATOLL_TESTS_NATIVE_FIXTURE_H
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/scenario.h"
-#include "models/nmodel.h"
-#include "nrun.h"
+#include "native/models/nmodel.h"
+#include "native/runtime/nrun.h"
 
 /* "tiny_rt": h2d x, y = x + x, d2h y (n floats, a few blocks). */
 const atoll_nmodel *fx_tiny_rt(void);

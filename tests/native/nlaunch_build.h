@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "backend.h"
+#include "native/backend.h"
 
 /* AK_K_SPIN over `grid` blocks of `threads` threads: `iters` iterations per thread, a preemption
  * point every `per_point`; the block writes into out. */

@@ -21,10 +21,10 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "backend.h"
-#include "nlaunch_build.h"
-#include "nrt.h"
+#include "tests/atoll_test.h"
+#include "native/backend.h"
+#include "tests/native/nlaunch_build.h"
+#include "native/runtime/nrt.h"
 
 enum { MAX_LOG = 512, START = 0xff, WAIT_MS = 20000 };
 

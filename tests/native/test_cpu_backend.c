@@ -9,9 +9,9 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "cpu/cpu_backend.h"
-#include "nlaunch_build.h"
+#include "tests/atoll_test.h"
+#include "native/cpu/cpu_backend.h"
+#include "tests/native/nlaunch_build.h"
 
 enum { MAX_LOG = 256, START = 0xff };
 

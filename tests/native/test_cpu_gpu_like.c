@@ -10,10 +10,10 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "backend.h"
-#include "cpu/cpu_backend.h"
-#include "nlaunch_build.h"
+#include "tests/atoll_test.h"
+#include "native/backend.h"
+#include "native/cpu/cpu_backend.h"
+#include "tests/native/nlaunch_build.h"
 
 enum { MAX_LOG = 256, START = 0xff };
 

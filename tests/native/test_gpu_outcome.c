@@ -1,8 +1,8 @@
 /* The GPU completion thread's outcome of a launch (gpu_launch.h: gpu_launch_outcome), on the CPU:
  * the status words decide for copies as for kernels. The H200's "restarted at op 18: output
  * differs" was a D2H copy the flag evicted, reported OK because copies ignored their words. */
-#include "atoll_test.h"
-#include "gpu_launch.h"
+#include "tests/atoll_test.h"
+#include "native/gpu/gpu_launch.h"
 
 static void evicted_copy_is_evicted_not_ok(void **state) {
   (void)state;

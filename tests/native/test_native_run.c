@@ -8,10 +8,10 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "models/nmodel_profile.h"
-#include "native_fixture.h"
-#include "nrun.h"
+#include "tests/atoll_test.h"
+#include "native/models/nmodel_profile.h"
+#include "tests/native/native_fixture.h"
+#include "native/runtime/nrun.h"
 
 static int recalibrate; /* set when a run saw too few preemptions: the RT rate may be off */
 

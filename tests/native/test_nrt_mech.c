@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "nrt.h"
+#include "tests/atoll_test.h"
+#include "native/runtime/nrt.h"
 
 /* --- the scripted back-end --- */
 

@@ -7,10 +7,10 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "fault.h"
-#include "native_fixture.h"
-#include "nrun.h"
+#include "tests/atoll_test.h"
+#include "native/fault.h"
+#include "tests/native/native_fixture.h"
+#include "native/runtime/nrun.h"
 
 typedef struct tally {
   uint32_t issued, completed, failed, failed_records, unfinished;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ak.h"
-#include "atoll_test.h"
+#include "native/kernels/ak.h"
+#include "tests/atoll_test.h"
 
 /* A float in [-1, 1) from (seed, i): an integer hash, exact in float (24 bits). */
 static inline float nk_rand(uint32_t seed, uint32_t i) {

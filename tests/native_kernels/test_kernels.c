@@ -7,8 +7,8 @@
  * for bit. softmax, layernorm and gelu are also compared bit for bit with a float reference of the
  * documented formula (same libm), and within a tolerance with a double-precision evaluation, which
  * checks the formula itself. */
-#include "ak_catalog.h"
-#include "nk_test.h"
+#include "native/kernels/ak_catalog.h"
+#include "tests/native_kernels/nk_test.h"
 
 typedef struct gemm_shape {
   uint32_t M, N, K, batch;

@@ -7,13 +7,13 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "badset.h"
-#include "load.h"
-#include "nk_test.h"
-#include "nmodel_profile.h"
-#include "readers.h"
-#include "sweep.h"
+#include "io/arena.h"
+#include "idem/badset.h"
+#include "io/load.h"
+#include "tests/native_kernels/nk_test.h"
+#include "native/models/nmodel_profile.h"
+#include "idem/readers.h"
+#include "idem/sweep.h"
 
 static void catalogue_has_the_three_models(void **state) {
   (void)state;

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "nk_test.h"
+#include "tests/native_kernels/nk_test.h"
 
 /* One valid launch of every kernel, over small buffers. */
 typedef struct launch {

@@ -2,12 +2,12 @@
  * as read-then-write, lines are coalesced and deduplicated, a stray access is caught, each model's
  * trace parses, matches the model's declared tensor roles, and gives the idempotence the model
  * implies — the in-place model's adds restore from the convolution that produced their operand. */
-#include "ak_trace.h"
-#include "badset.h"
-#include "nk_test.h"
-#include "nmodel_profile.h"
-#include "readers.h"
-#include "sweep.h"
+#include "native/kernels/ak_trace.h"
+#include "idem/badset.h"
+#include "tests/native_kernels/nk_test.h"
+#include "native/models/nmodel_profile.h"
+#include "idem/readers.h"
+#include "idem/sweep.h"
 
 /* Text written to a memory stream. */
 typedef struct membuf {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atoll_test.h"
-#include "progress.h"
+#include "tests/atoll_test.h"
+#include "tools/atoll/progress.h"
 
 static double fake_now;
 static double fake_clock(void) { return fake_now; }

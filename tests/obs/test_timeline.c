@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "json_check.h"
-#include "load.h"
-#include "report.h"
-#include "run.h"
+#include "tests/atoll_test.h"
+#include "tests/report/json_check.h"
+#include "io/load.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 #define DISB_A ATOLL_SOURCE_DIR "/scenarios/disb/A.yaml"
 

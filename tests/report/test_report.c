@@ -10,9 +10,9 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
-#include "atoll_test.h"
-#include "json_check.h"
-#include "report.h"
+#include "tests/atoll_test.h"
+#include "tests/report/json_check.h"
+#include "run/report.h"
 
 #define MS 1000000LL
 #define US 1000LL

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "json_check.h"
-#include "trace.h"
+#include "tests/atoll_test.h"
+#include "tests/report/json_check.h"
+#include "run/trace.h"
 
 /* A fresh temporary path; the file exists (empty) until unlinked. */
 static void temp_path(char path[64]) {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "driver.h"
+#include "tests/atoll_test.h"
+#include "run/driver.h"
 
 #define MS 1000000LL
 

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "cu_model.h"
-#include "load.h"
-#include "simdev.h"
+#include "tests/atoll_test.h"
+#include "sim/cu_model.h"
+#include "io/load.h"
+#include "sim/simdev.h"
 
 enum { MAX_JOBS = 8 };
 

@@ -2,8 +2,8 @@
  * after the queue grows past its initial capacity; peek, count, now and the processed counter. */
 #include <stdlib.h>
 
-#include "atoll_test.h"
-#include "evq.h"
+#include "tests/atoll_test.h"
+#include "sim/evq.h"
 
 typedef struct pushed {
   int64_t time;

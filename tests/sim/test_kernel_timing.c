@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "atoll_test.h"
-#include "kernel_timing.h"
+#include "tests/atoll_test.h"
+#include "sim/kernel_timing.h"
 
 /* An MI50 with the preset's figures that kernel timing reads. */
 static atoll_gpu mi50(void) {

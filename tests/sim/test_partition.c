@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "report.h"
-#include "run.h"
-#include "test_scenario.h"
+#include "tests/atoll_test.h"
+#include "run/report.h"
+#include "sim/run.h"
+#include "tests/test_scenario.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 

@@ -4,11 +4,11 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "load.h"
-#include "test_scenario.h"
-#include "report.h"
-#include "run.h"
+#include "tests/atoll_test.h"
+#include "io/load.h"
+#include "tests/test_scenario.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 #define DEMO SRC("scenarios/examples/preempt.yaml")

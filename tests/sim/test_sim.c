@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "atoll_test.h"
-#include "calibrate.h"
-#include "json_check.h"
-#include "kernel_timing.h"
-#include "load.h"
-#include "test_scenario.h"
-#include "report.h"
-#include "run.h"
+#include "tests/atoll_test.h"
+#include "sim/calibrate.h"
+#include "tests/report/json_check.h"
+#include "sim/kernel_timing.h"
+#include "io/load.h"
+#include "tests/test_scenario.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 #define TINY SRC("scenarios/examples/tiny.yaml")

@@ -1,5 +1,5 @@
 /* The soak's scenario built in code (soak_models.h). */
-#include "soak_models.h"
+#include "tests/soak/soak_models.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "models/nm_build.h"
-#include "models/nmodel_profile.h"
+#include "native/models/nm_build.h"
+#include "native/models/nmodel_profile.h"
 
 static nm_def mini;
 static const atoll_nmodel *mini_model;

@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 
-#include "arena.h"
+#include "io/arena.h"
 #include "atoll/scenario.h"
-#include "models/nmodel.h"
+#include "native/models/nmodel.h"
 
 enum { SOAK_MAX_MODELS = 4, SOAK_MAX_CLIENTS = 16 };
 

@@ -59,9 +59,9 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "fault.h"
-#include "nrun.h"
-#include "soak_models.h"
+#include "native/fault.h"
+#include "native/runtime/nrun.h"
+#include "tests/soak/soak_models.h"
 
 typedef struct soak_opts {
   double seconds, round_s, rt_hz, watchdog_s, tail_s, rss_limit_pct;

@@ -1,10 +1,10 @@
-#include "cli.h"
+#include "tools/atoll/cli.h"
 
 #include <stdarg.h>
 #include <string.h>
 
 #include "atoll/error.h"
-#include "suggest.h"
+#include "io/suggest.h"
 
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out) { fputs(cmd->usage, out); }
 

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arena.h"
-#include "commands.h"
-#include "load.h"
+#include "io/arena.h"
+#include "tools/atoll/commands.h"
+#include "io/load.h"
 
 typedef struct atoll_subcommand {
   const char *name;

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "bound.h"
-#include "cli.h"
-#include "json_out.h"
+#include "sim/bound.h"
+#include "tools/atoll/cli.h"
+#include "io/json_out.h"
 
 const atoll_subcommand atoll_cmd_bound_def = {
     "bound", atoll_cmd_bound, "compute a worst-case RT response time analytically",

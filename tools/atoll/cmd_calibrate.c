@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "calibrate.h"
-#include "cli.h"
+#include "sim/calibrate.h"
+#include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_calibrate_def = {
     "calibrate", atoll_cmd_calibrate, "fit a GPU preset's timing to measured model latencies",

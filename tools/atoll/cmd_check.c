@@ -3,7 +3,7 @@
 
 #include "atoll/error.h"
 #include "atoll/policies.h"
-#include "cli.h"
+#include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_check_def = {
     "check", atoll_cmd_check, "validate a scenario and print a summary",

@@ -14,10 +14,10 @@
 
 #include "atoll/error.h"
 #include "atoll/policies.h"
-#include "cli.h"
-#include "progress.h"
-#include "report.h"
-#include "run.h"
+#include "tools/atoll/cli.h"
+#include "tools/atoll/progress.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_compare_def = {
     "compare", atoll_cmd_compare, "run a scenario under several policies and compare them in one table",

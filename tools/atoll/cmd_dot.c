@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "badset.h"
-#include "cli.h"
-#include "readers.h"
-#include "sweep.h"
-#include "suggest.h"
+#include "idem/badset.h"
+#include "tools/atoll/cli.h"
+#include "idem/readers.h"
+#include "idem/sweep.h"
+#include "io/suggest.h"
 /* By path: the simulator's run report is also "report.h", and this target sees both folders. */
-#include "../../idem/report.h"
+#include "idem/report.h"
 
 const atoll_subcommand atoll_cmd_dot_def = {
     "dot", atoll_cmd_dot, "draw a model's operation graph and idempotent groups (Graphviz)",

@@ -4,13 +4,13 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "explore.h"
-#include "json_out.h"
-#include "progress.h"
-#include "replay.h"
-#include "run.h"
-#include "trace.h"
+#include "tools/atoll/cli.h"
+#include "sim/explore.h"
+#include "io/json_out.h"
+#include "tools/atoll/progress.h"
+#include "sim/replay.h"
+#include "sim/run.h"
+#include "run/trace.h"
 
 const atoll_subcommand atoll_cmd_explore_def = {
     "explore", atoll_cmd_explore, "check a scenario's bounds on every schedule (exhaustive exploration)",

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "native_cli.h"
-#include "nprofile.h"
-#include "../../run/report.h"
-#include "../../sim/run.h"
+#include "tools/atoll/native_cli.h"
+#include "native/runtime/nprofile.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_hil_def = {
     "hil", atoll_cmd_hil, "predict a scenario from device measurements, run it natively, compare",

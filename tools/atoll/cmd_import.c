@@ -9,15 +9,15 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "disb_import.h"
-#include "suggest.h"
-#include "idem_meta.h"
-#include "model_write.h"
-#include "nsys_sqlite_import.h"
-#include "profiler_csv_import.h"
-#include "reef_import.h"
-#include "torch_import.h"
+#include "tools/atoll/cli.h"
+#include "io/disb_import.h"
+#include "io/suggest.h"
+#include "io/idem_meta.h"
+#include "io/model_write.h"
+#include "io/nsys_sqlite_import.h"
+#include "io/profiler_csv_import.h"
+#include "io/reef_import.h"
+#include "io/torch_import.h"
 
 const atoll_subcommand atoll_cmd_import_def = {
     "import", atoll_cmd_import, "convert REEF model directories and DISB workloads",

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cli.h"
+#include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_model_def = {
     "model", atoll_cmd_model, "inspect model profiles (model info PROFILE)",

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "native_cli.h"
-#include "report_out.h"
-#include "../../run/report.h"
+#include "tools/atoll/native_cli.h"
+#include "tools/atoll/report_out.h"
+#include "run/report.h"
 
 const atoll_subcommand atoll_cmd_native_def = {
     "native", atoll_cmd_native, "run a scenario for real on a native device (cpu, cuda, hip)",

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "selftest.h"
+#include "tools/atoll/cli.h"
+#include "tools/atoll/selftest.h"
 
 const atoll_subcommand atoll_cmd_selftest_def = {
     "selftest", atoll_cmd_selftest, "check a native back-end (cpu, cuda, hip) on this machine",

@@ -3,12 +3,12 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "progress.h"
-#include "replay.h"
-#include "report_out.h"
-#include "report.h"
-#include "run.h"
+#include "tools/atoll/cli.h"
+#include "tools/atoll/progress.h"
+#include "sim/replay.h"
+#include "tools/atoll/report_out.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_sim_def = {
     "sim", atoll_cmd_sim, "run a scenario on the simulated GPU and check its bounds",

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "progress.h"
-#include "report.h"
-#include "run.h"
+#include "tools/atoll/cli.h"
+#include "tools/atoll/progress.h"
+#include "run/report.h"
+#include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_sweep_def = {
     "sweep", atoll_cmd_sweep, "run a scenario over a grid of overrides and policies",

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "cli.h"
-#include "native_cli.h"
-#include "suggest.h"
+#include "tools/atoll/cli.h"
+#include "tools/atoll/native_cli.h"
+#include "io/suggest.h"
 
 #define ATOLL_COMMAND_ENTRY(name) &atoll_cmd_##name##_def,
 static const atoll_subcommand *const commands[] = {ATOLL_COMMANDS(ATOLL_COMMAND_ENTRY)};

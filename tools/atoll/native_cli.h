@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "atoll/scenario.h"
-#include "cli.h"
-#include "nrun.h"
+#include "tools/atoll/cli.h"
+#include "native/runtime/nrun.h"
 
 int atoll_cmd_native(int argc, char **argv);
 int atoll_cmd_hil(int argc, char **argv);

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "model_write.h"
-#include "native_cli.h"
-#include "nprofile.h"
+#include "io/model_write.h"
+#include "tools/atoll/native_cli.h"
+#include "native/runtime/nprofile.h"
 
 static int mkdir_p(const char *path) {
   char buf[1024];

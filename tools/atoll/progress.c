@@ -1,5 +1,5 @@
 /* The progress line (progress.h). */
-#include "progress.h"
+#include "tools/atoll/progress.h"
 
 #include <stdlib.h>
 #include <string.h>

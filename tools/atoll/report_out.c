@@ -1,5 +1,5 @@
 /* Writing a run report to a file or stdout (report_out.h). */
-#include "report_out.h"
+#include "tools/atoll/report_out.h"
 
 #include <string.h>
 

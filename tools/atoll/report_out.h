@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "report.h"
+#include "tools/atoll/cli.h"
+#include "run/report.h"
 
 /* Writes rep with fn (atoll_report_write_json or _csv) to path ("-": stdout). Returns 0, or
  * ATOLL_EXIT_BAD_INPUT after saying on stderr which file could not be opened or written. */

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "nmodel.h"
+#include "native/backend.h"
+#include "native/models/nmodel.h"
 
 #define ST_MAX_TAGS 4096u     /* launches per experiment */
 #define ST_WAIT_TIMEOUT_S 120 /* a launch that never completes is a failure, not a hang */

@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include "atoll/error.h"
-#include "nm_launch.h"
-#include "selftest.h"
+#include "native/models/nm_launch.h"
+#include "tools/atoll/selftest.h"
 
 int64_t st_now_ns(void) {
   struct timespec ts;

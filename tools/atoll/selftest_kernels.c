@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ak_catalog.h"
+#include "native/kernels/ak_catalog.h"
 #include "atoll/error.h"
-#include "selftest.h"
+#include "tools/atoll/selftest.h"
 
 #define LIBM_ABS_TOL 1e-6
 #define LIBM_REL_TOL 1e-5

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
-#include "selftest.h"
+#include "tools/atoll/selftest.h"
 
 static int cmp_i64(const void *a, const void *b) {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -25,9 +25,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "ak_catalog.h"
+#include "native/kernels/ak_catalog.h"
 #include "atoll/error.h"
-#include "selftest.h"
+#include "tools/atoll/selftest.h"
 
 #define ST_CLOSED_LOOP 4 /* launches in flight: REEF's DQ capacity */
 #define ST_SPIN_THREADS 64
