@@ -27,6 +27,8 @@ static const field_pattern patterns[] = {
     {"clients.*.shed", NULL},
     {"clients.*.failed", NULL},
     {"clients.*.goodput_rps", NULL},
+    {"clients.*.batch.mean", NULL},
+    {"clients.*.batch.max", NULL},
     {"clients.*.throughput_rps", NULL},
     {"clients.*.norm_throughput", NULL},
     {"clients.*.deadline_misses", NULL},

@@ -98,6 +98,12 @@ bool atoll_op_is_valid(const atoll_model *m, uint32_t op_index) {
     for (uint32_t v = 0; v < op->n_versions; v++)
       if (!atoll_kernel_shape_is_valid(&op->versions[v]))
         return false;
+    if (op->n_batch_times > 0 && !op->batch_times)
+      return false;
+    for (uint32_t b = 0; b < op->n_batch_times; b++)
+      if (op->batch_times[b].batch < 2 || op->batch_times[b].time_ns <= 0 ||
+          (b > 0 && op->batch_times[b].batch <= op->batch_times[b - 1].batch))
+        return false;
     if (!indices_valid(op->reads, op->n_reads, m->n_tensors) ||
         !indices_valid(op->writes, op->n_writes, m->n_tensors) ||
         !indices_valid(op->readwrites, op->n_readwrites, m->n_tensors))

@@ -55,6 +55,11 @@ bool atoll__queue_activate(atoll_core *c, uint32_t q);
 /* Makes pending entry `pick` (0: the oldest) of q active; false when there is none or q has an
  * active task. */
 bool atoll__queue_activate_at(atoll_core *c, uint32_t q, uint32_t pick);
+/* Batching by the policy: makes q's next pending task active (as atoll__queue_activate) and lets
+ * up to max - 1 further pending tasks of the same client ride with it, oldest first: one model
+ * run for all of them. false when nothing is pending. A task already leading a batch (the
+ * scenario's batcher formed it) takes none. */
+bool atoll__queue_activate_batch(atoll_core *c, uint32_t q, uint32_t max);
 /* Operator ranges: launches up to `count` not yet launched ops of q's active task, in order; the
  * rest wait until the policy launches them (on_op_done tells it when one completes). A launch the
  * device refuses fails the task (atoll_core_observer.request_failed) and returns the error. */

@@ -127,7 +127,8 @@ static uint32_t gather_candidates(atoll_core *c, atoll_dkp_candidate *cand, uint
     }
     atoll_task *t = &c->tasks[qu->active];
     const atoll_model *m = model_of(c, t);
-    if (!t->paused || t->next_launch != t->n_done)
+    /* A batch runs as whole launches only: its padded blocks would be those of one request. */
+    if (!t->paused || t->next_launch != t->n_done || t->batch > 1)
       continue;
     if (t->pad_reserved == 0) { /* nothing in flight: padding resumes where the task stands */
       t->pad_op = t->n_done;
@@ -160,7 +161,9 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
   atoll_dkp_candidate cand[MAX_PAD_CANDIDATES];
   uint32_t task_of[MAX_PAD_CANDIDATES];
   atoll_dkp_choice pick[MAX_PAD_CANDIDATES];
-  uint32_t n_cand = op->kind == ATOLL_OP_KERNEL && guard_allows(c, op) ? gather_candidates(c, cand, task_of) : 0,
+  /* A batch's kernels run unpadded: the selection knows kernels at batch 1 only. */
+  uint32_t n_cand =
+      op->kind == ATOLL_OP_KERNEL && t->batch <= 1 && guard_allows(c, op) ? gather_candidates(c, cand, task_of) : 0,
            rt_cus = 0;
   uint32_t n = n_cand ? atoll_dkp_select(&c->s->gpu, &op->shape, cand, n_cand, c->rr_next++, pick,
                                          MAX_PAD_CANDIDATES, &rt_cus)

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 #include "atoll/scenario.h"
 
 static const char *const policy_names[ATOLL_POLICY_COUNT] = {
@@ -54,7 +55,7 @@ bool atoll_scenario_is_valid(const atoll_scenario *s) {
     return false;
   if (s->duration_ns <= 0 || s->warmup_ns < 0 || s->warmup_ns >= s->duration_ns)
     return false;
-  if ((unsigned)s->policy.kind >= ATOLL_POLICY_COUNT)
+  if ((unsigned)s->policy.kind >= ATOLL_POLICY_COUNT || s->run_gpu >= atoll_scenario_gpus(s))
     return false;
   for (uint32_t m = 0; m < s->n_models; m++)
     if (!s->models[m].name || !atoll_model_is_valid(&s->models[m].model) ||
@@ -63,6 +64,8 @@ bool atoll_scenario_is_valid(const atoll_scenario *s) {
   for (uint32_t c = 0; c < s->n_clients; c++) {
     const atoll_client *cl = &s->clients[c];
     if (!cl->name || cl->model >= s->n_models || !atoll_arrival_is_valid(&cl->arrival) || cl->deadline_ns < 0)
+      return false;
+    if (cl->gpu >= atoll_scenario_gpus(s) || cl->batch_max > ATOLL_MAX_BATCH || cl->batch_timeout_ns < 0)
       return false;
     for (uint32_t d = 0; d < c; d++)
       if (strcmp(s->clients[d].name, cl->name) == 0)
@@ -82,3 +85,25 @@ int64_t atoll_model_reference_latency_ns(const atoll_model *m) {
     sum += m->ops[i].kind == ATOLL_OP_KERNEL ? m->ops[i].shape.time_ns : m->ops[i].copy_time_ns;
   return sum;
 }
+
+uint32_t atoll_scenario_gpus(const atoll_scenario *s) { return s->gpu_count ? s->gpu_count : 1; }
+
+void atoll_scenario_place_clients(atoll_scenario *s, atoll_client *clients) {
+  uint32_t n = atoll_scenario_gpus(s), count[ATOLL_MAX_GPUS] = {0};
+  if (n > ATOLL_MAX_GPUS)
+    n = ATOLL_MAX_GPUS;
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (clients[c].gpu_given && clients[c].gpu < n)
+      count[clients[c].gpu]++;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    if (clients[c].gpu_given)
+      continue;
+    uint32_t best = 0;
+    for (uint32_t g = 1; g < n; g++)
+      if (count[g] < count[best])
+        best = g;
+    clients[c].gpu = best;
+    count[best]++;
+  }
+}
+

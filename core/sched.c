@@ -36,7 +36,7 @@ static uint32_t count_queues(const atoll_scenario *s, bool per_client) {
 
 /* Storage layout, shared by size and init so they cannot disagree. */
 typedef struct layout {
-  size_t queues, queue_slots, client_queue, deadlines, waiting, tasks, free_slots, scratch, pstate, total;
+  size_t queues, queue_slots, client_queue, deadlines, waiting, tasks, free_slots, scratch, pstate, forming, total;
   uint32_t n_queues, per_queue, n_tasks, per_client;
 } layout;
 
@@ -48,7 +48,10 @@ static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, const 
    * active task beyond its waiting ones. */
   l.per_client = per_client;
   l.per_queue = per_client * s->n_clients;
-  l.n_tasks = per_client * s->n_clients + s->n_clients;
+  l.n_tasks = per_client * s->n_clients;
+  /* Beyond its waiting requests a client has one active task, or one active batch. */
+  for (uint32_t i = 0; i < s->n_clients; i++)
+    l.n_tasks += s->clients[i].batch_max > 1 ? s->clients[i].batch_max : 1;
   size_t at = 0;
   l.queues = at, at += align_up(n_queues * sizeof(atoll_queue));
   l.queue_slots = at, at += align_up((size_t)n_queues * l.per_queue * sizeof(uint64_t));
@@ -59,6 +62,7 @@ static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, const 
   l.free_slots = at, at += align_up(l.n_tasks * sizeof(uint64_t));
   l.scratch = at, at += align_up(max_ops(s) * sizeof(atoll_cmd));
   l.pstate = at, at += align_up(p->state_size);
+  l.forming = at, at += align_up(2 * (size_t)s->n_clients * sizeof(int32_t));
   l.total = at;
   return l;
 }
@@ -147,8 +151,12 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
   c->scratch = (atoll_cmd *)(base + l.scratch);
   c->scratch_cap = max_ops(s);
   c->pstate = base + l.pstate;
-  for (uint32_t i = 0; i < s->n_clients; i++)
+  c->client_forming = (int32_t *)(base + l.forming);
+  c->client_forming_tail = c->client_forming + s->n_clients;
+  for (uint32_t i = 0; i < s->n_clients; i++) {
     c->client_deadline_ns[i] = deadlines_ns ? deadlines_ns[i] : 0;
+    c->client_forming[i] = c->client_forming_tail[i] = -1;
+  }
   int rc = atoll_ring_init(&c->free_tasks, (uint64_t *)(base + l.free_slots), l.n_tasks);
   for (uint32_t t = 0; t < l.n_tasks && rc == 0; t++)
     rc = atoll_ring_push(&c->free_tasks, t);
@@ -185,6 +193,8 @@ int atoll_core_copy(atoll_core *dst, void *dst_storage, size_t size, const atoll
   dst->tasks = rebase(src->tasks, from, to);
   dst->scratch = rebase(src->scratch, from, to);
   dst->pstate = rebase(src->pstate, from, to);
+  dst->client_forming = rebase(src->client_forming, from, to);
+  dst->client_forming_tail = rebase(src->client_forming_tail, from, to);
   dst->free_tasks.slots = rebase(src->free_tasks.slots, from, to);
   for (uint32_t q = 0; q < dst->n_queues; q++)
     dst->queues[q].pending.slots = rebase(src->queues[q].pending.slots, from, to);
@@ -236,13 +246,24 @@ uint64_t atoll_core_hash(const atoll_core *c) {
     uint32_t pad[7] = {k->paused, k->epoch, k->restored, k->pad_op, k->pad_next, k->pad_reserved, k->pad_done};
     h = mix(h, pad, sizeof pad);
     h = mix(h, k->pad_ver, sizeof k->pad_ver);
+    if (k->batch > 1 || k->batch_next >= 0) { /* only then: runs without batches keep their hashes */
+      int32_t b[2] = {(int32_t)k->batch, k->batch_next};
+      h = mix(h, b, sizeof b);
+    }
   }
+  for (uint32_t i = 0; i < c->n_clients; i++)
+    if (c->client_forming[i] >= 0) {
+      int32_t f[3] = {(int32_t)i, c->client_forming[i], c->client_forming_tail[i]};
+      h = mix(h, f, sizeof f);
+    }
   return mix_ring(h, &c->free_tasks);
 }
 
 bool atoll_core_client_active(const atoll_core *c, uint32_t client) {
   const atoll_policy_ops *p = atoll__policy_ops(c->policy);
-  return client < c->n_clients && (!p->client_active || p->client_active(c, client));
+  /* A run of one GPU serves that GPU's clients only (atoll_scenario.run_gpu). */
+  return client < c->n_clients && c->s->clients[client].gpu == c->s->run_gpu &&
+         (!p->client_active || p->client_active(c, client));
 }
 
 bool atoll_core_is_valid(const atoll_core *c) {
@@ -261,6 +282,8 @@ bool atoll_core_is_valid(const atoll_core *c) {
       return false;
     /* Blocks in padded launches belong to ops from n_done on, at most ATOLL_PAD_SPAN of them. */
     if (k->pad_reserved > 0 && (k->pad_op < k->n_done || k->pad_op - k->n_done > ATOLL_PAD_SPAN))
+      return false;
+    if (k->batch == 0 || k->batch > ATOLL_MAX_BATCH || k->batch_next >= (int32_t)c->n_tasks)
       return false;
   }
   if (busy + atoll_ring_count(&c->free_tasks) != c->n_tasks)
@@ -306,7 +329,35 @@ bool atoll__queue_activate_at(atoll_core *c, uint32_t q, uint32_t pick) {
     return false;
   uint32_t chosen = queue_take(qu, pick);
   qu->active = (int32_t)chosen;
-  c->client_waiting[c->tasks[chosen].client]--;
+  c->client_waiting[c->tasks[chosen].client] -= c->tasks[chosen].batch;
+  return true;
+}
+
+bool atoll__queue_activate_batch(atoll_core *c, uint32_t q, uint32_t max) {
+  if (!atoll__queue_activate(c, q))
+    return false;
+  atoll_queue *qu = &c->queues[q];
+  uint32_t lead = (uint32_t)qu->active;
+  atoll_task *t = &c->tasks[lead];
+  if (t->batch > 1)
+    return true;
+  if (max > ATOLL_MAX_BATCH)
+    max = ATOLL_MAX_BATCH;
+  uint32_t tail = lead;
+  for (uint32_t i = 0; i < atoll_ring_count(&qu->pending) && t->batch < max;) {
+    uint64_t id;
+    atoll_ring_peek(&qu->pending, i, &id);
+    const atoll_task *k = &c->tasks[id];
+    if (k->client != t->client || k->batch > 1) {
+      i++;
+      continue;
+    }
+    queue_take(qu, i);
+    c->client_waiting[t->client]--;
+    c->tasks[tail].batch_next = (int32_t)id;
+    tail = (uint32_t)id;
+    t->batch++;
+  }
   return true;
 }
 
@@ -338,16 +389,29 @@ typedef void (*outcome_fn)(void *ctx, uint32_t client, uint64_t req, int64_t now
 static void release_task(atoll_core *c, uint32_t id, bool was_active, outcome_fn tell, int64_t now) {
   atoll_task *t = &c->tasks[id];
   uint32_t q = t->queue, client = t->client;
-  uint64_t req = t->req;
-  t->in_use = 0;
-  t->epoch++; /* commands of it still on the device complete stale */
-  atoll_ring_push(&c->free_tasks, id);
+  /* The task and the requests riding with it (a batch) end together. */
+  uint64_t req[ATOLL_MAX_BATCH];
+  uint32_t n = 0;
+  for (int32_t k = (int32_t)id; k >= 0 && n < ATOLL_MAX_BATCH;) {
+    atoll_task *m = &c->tasks[k];
+    int32_t next = m->batch_next;
+    req[n++] = m->req;
+    m->in_use = 0;
+    m->epoch++; /* commands of it still on the device complete stale */
+    m->batch = 1;
+    m->batch_next = -1;
+    atoll_ring_push(&c->free_tasks, (uint32_t)k);
+    k = next;
+  }
   if (was_active) {
     c->queues[q].active = -1;
     atoll__policy_ops(c->policy)->on_task_done(c, q, now);
   }
-  if (tell)
-    tell(c->obs_ctx, client, req, now);
+  for (uint32_t i = 0; i < n && tell; i++) {
+    if (n > 1 && tell == c->obs->request_done && c->obs->request_batch)
+      c->obs->request_batch(c->obs_ctx, client, req[i], n, now);
+    tell(c->obs_ctx, client, req[i], now);
+  }
 }
 
 void atoll__queue_fail(atoll_core *c, uint32_t q) {
@@ -360,7 +424,7 @@ void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now)
   if (pick >= atoll_ring_count(&qu->pending))
     return;
   uint32_t id = queue_take(qu, pick);
-  c->client_waiting[c->tasks[id].client]--;
+  c->client_waiting[c->tasks[id].client] -= c->tasks[id].batch;
   release_task(c, id, false, c->obs->request_shed, now);
 }
 
@@ -389,7 +453,7 @@ int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count) {
   for (uint32_t i = 0; i < n; i++) {
     uint32_t op = t->next_launch + i;
     c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make((uint32_t)qu->active, op, t->epoch),
-                                .rt = qu->rt};
+                                .rt = qu->rt, .batch = t->batch};
   }
   /* An op partly run inside padded launches continues with the rest of its blocks. */
   if (n > 0 && t->pad_done > 0 && t->next_launch == t->n_done) {
@@ -436,6 +500,45 @@ int32_t atoll__next_be_queue(atoll_core *c) {
   return -1;
 }
 
+/* --- the batcher (atoll_client.batch_max) --- */
+
+/* The batch being formed for client goes to its queue, as one task, for the policy to run. */
+static void batch_release(atoll_core *c, uint32_t client, int64_t now) {
+  int32_t lead = c->client_forming[client];
+  c->client_forming[client] = c->client_forming_tail[client] = -1;
+  uint32_t q = c->client_queue[client];
+  atoll_ring_push(&c->queues[q].pending, (uint64_t)lead);
+  atoll__policy_ops(c->policy)->on_queued(c, q, now);
+}
+
+/* Task id of client arrived: it starts a batch, whose timeout is set, or joins the one being
+ * formed, which goes once full. A device without timers gets no timeout: each batch goes at once. */
+static void batch_join(atoll_core *c, uint32_t client, uint32_t id, int64_t now) {
+  const atoll_client *cl = &c->s->clients[client];
+  int32_t lead = c->client_forming[client];
+  if (lead < 0) {
+    c->client_forming[client] = c->client_forming_tail[client] = (int32_t)id;
+    uint64_t cookie = ATOLL_CORE_COOKIE | ((uint64_t)c->tasks[id].epoch << 32) | id;
+    if (atoll__timer_set(c, now + cl->batch_timeout_ns, cookie) != 0)
+      batch_release(c, client, now);
+    return;
+  }
+  c->tasks[c->client_forming_tail[client]].batch_next = (int32_t)id;
+  c->client_forming_tail[client] = (int32_t)id;
+  if (++c->tasks[lead].batch >= cl->batch_max)
+    batch_release(c, client, now);
+}
+
+/* A batch's timeout: it goes as it is, unless it already went (full) or the slot was reused. */
+static void batch_timeout(atoll_core *c, uint64_t cookie, int64_t now) {
+  uint32_t id = (uint32_t)(cookie & 0xFFFFFF);
+  if (id >= c->n_tasks)
+    return;
+  const atoll_task *t = &c->tasks[id];
+  if (t->in_use && t->epoch == (uint8_t)(cookie >> 32) && c->client_forming[t->client] == (int32_t)id)
+    batch_release(c, t->client, now);
+}
+
 /* --- events --- */
 
 void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t now) {
@@ -456,10 +559,14 @@ void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t
   atoll_ring_pop(&c->free_tasks, &id);
   int64_t rel = c->client_deadline_ns[client];
   c->tasks[id] = (atoll_task){.req = req, .arrival_ns = now, .deadline_ns = rel ? now + rel : INT64_MAX,
-                              .client = client, .queue = q, .in_use = 1};
+                              .client = client, .queue = q, .in_use = 1, .batch = 1, .batch_next = -1};
   atoll__task_pad_clear(&c->tasks[id]);
-  atoll_ring_push(&c->queues[q].pending, id);
   c->client_waiting[client]++;
+  if (c->s->clients[client].batch_max > 1) {
+    batch_join(c, client, (uint32_t)id, now);
+    return;
+  }
+  atoll_ring_push(&c->queues[q].pending, id);
   p->on_queued(c, q, now);
 }
 
@@ -470,8 +577,9 @@ void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int
     return;
   if (!t->started) {
     t->started = 1;
-    if (c->obs->request_started)
-      c->obs->request_started(c->obs_ctx, t->client, t->req, now);
+    /* Every request of a batch starts with its run. */
+    for (int32_t k = (int32_t)atoll_tag_task(tag); k >= 0 && c->obs->request_started; k = c->tasks[k].batch_next)
+      c->obs->request_started(c->obs_ctx, t->client, c->tasks[k].req, now);
   }
   if (t->restored) {
     t->restored = 0;
@@ -558,6 +666,10 @@ void atoll_core_on_blocks_done(atoll_core *c, uint32_t stream, uint64_t tag, uin
 }
 
 void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now) {
+  if (cookie & ATOLL_CORE_COOKIE) {
+    batch_timeout(c, cookie, now);
+    return;
+  }
   const atoll_policy_ops *p = atoll__policy_ops(c->policy);
   if (p->on_timer)
     p->on_timer(c, cookie, now);

@@ -45,6 +45,9 @@ typedef struct atoll_core_observer {
                          uint32_t done_before, uint32_t launched_before, int64_t now);
   /* The first relaunched kernel of a preempted task started. */
   void (*task_restored)(void *ctx, uint32_t client, uint64_t req, int64_t now);
+  /* Request req completed in a model run that served `batch` requests (told before request_done,
+   * only for runs of more than one request). */
+  void (*request_batch)(void *ctx, uint32_t client, uint64_t req, uint32_t batch, int64_t now);
 } atoll_core_observer;
 
 typedef struct atoll_core_limits {
@@ -73,6 +76,12 @@ typedef struct atoll_task {
    * padded blocks (-1: none), for the ops from n_done to pad_op. */
   uint32_t pad_op, pad_next, pad_reserved, pad_done;
   int16_t pad_ver[ATOLL_PAD_SPAN];
+  /* Batching (docs/simulator.md, "Batching"): a task may lead a batch, one model run for `batch`
+   * requests of its client (1: itself alone). The others ride with it: in use, in no queue, never
+   * launched, they end with it. batch_next chains the batch in arrival order from the leader
+   * (-1: the end). */
+  uint32_t batch;
+  int32_t batch_next;
 } atoll_task;
 
 typedef struct atoll_queue {
@@ -103,6 +112,9 @@ typedef struct atoll_core {
   uint32_t scratch_cap;
   uint32_t rr_next;              /* round-robin cursor over BE queues */
   void *pstate;                  /* the policy's state area (its ops' state_size bytes) */
+  /* The fixed-size batcher (atoll_client.batch_max): per client, the leader of the batch being
+   * formed and its last member (-1: none). A formed batch's leader is queued like any task. */
+  int32_t *client_forming, *client_forming_tail;
 } atoll_core;
 
 /* Bytes of storage atoll_core_init needs for this scenario. */
@@ -129,6 +141,10 @@ void atoll_core_on_cmd_done(atoll_core *c, uint32_t stream, uint64_t tag, int64_
 /* Blocks of BE command `tag` ran to the end inside a padded launch on `stream`. */
 void atoll_core_on_blocks_done(atoll_core *c, uint32_t stream, uint64_t tag, uint32_t blocks, int64_t now);
 void atoll_core_on_timer(atoll_core *c, uint64_t cookie, int64_t now);
+
+/* Timer cookies with this bit set are the core's own (the batcher's timeouts); policies use the
+ * others. */
+#define ATOLL_CORE_COOKIE (1ull << 63)
 
 /* Tags: the task index (24 bits), the task's preemption epoch (8 bits) and the op index. */
 static inline uint64_t atoll_tag_make(uint32_t task, uint32_t op, uint8_t epoch) {

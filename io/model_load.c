@@ -185,14 +185,49 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   return rc;
 }
 
-enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_N };
+enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_N };
+
+/* batch_time_us: [[BATCH, US], ...]: the kernel's measured time at batches above 1, by increasing
+ * batch (docs/models.md); batch 1 is time_us. */
+static int read_batch_times(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
+  atoll_yread *r = c->r;
+  int rc = atoll_yread_seq(r, n, "a list of [batch, time_us] pairs");
+  if (rc == 0)
+    rc = atoll_yread_count(r, n, "batch times of one kernel", ATOLL_MAX_BATCH_TIMES);
+  if (rc == 0 && n->n == 0)
+    rc = atoll_yread_error(r, n, "expected at least one [batch, time_us] pair");
+  if (rc)
+    return rc;
+  atoll_batch_time *bt = atoll_arena_calloc(r->arena, n->n, sizeof *bt);
+  if (!bt)
+    return atoll_yread_oom(r, n);
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    const atoll_ynode *pair = n->items[i];
+    atoll_yread_push_index(r, i);
+    rc = atoll_yread_seq(r, pair, "a [batch, time_us] pair");
+    if (rc == 0 && pair->n != 2)
+      rc = atoll_yread_error(r, pair, "expected [batch, time_us], two numbers; got %u", pair->n);
+    if (rc == 0)
+      rc = atoll_yread_u32(r, pair->items[0], 2, UINT32_MAX, &bt[i].batch);
+    if (rc == 0)
+      rc = atoll_yread_time_ns(r, pair->items[1], 1000.0, false, &bt[i].time_ns);
+    if (rc == 0 && i > 0 && bt[i].batch <= bt[i - 1].batch)
+      rc = atoll_yread_error(r, pair->items[0], "batch %u does not follow batch %u: the pairs go by increasing batch",
+                             bt[i].batch, bt[i - 1].batch);
+    atoll_yread_pop(r);
+  }
+  op->batch_times = bt;
+  op->n_batch_times = n->n;
+  return rc;
+}
 
 static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, atoll_op *op) {
   /* The shape keys first, in shape_keys' order, so v[] serves read_shape() as it is. */
   static const char *const keys[K_N] = {"grid",       "block",      "occupancy", "time_us",
                                         "time_per_occupancy_us", "block_time_us", "registers",
                                         "shared_bytes", "derived", "kernel", "reads", "writes",
-                                        "readwrites", "idempotent", "group_entry", "versions", "operator"};
+                                        "readwrites", "idempotent", "group_entry", "versions", "operator",
+                                        "batch_time_us"};
   atoll_yread *r = c->r;
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, map, "kernel op", keys, K_N, v);
@@ -227,6 +262,8 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
   }
   if (rc == 0 && v[K_VERSIONS])
     rc = WITH_KEY(r, "versions", read_versions(c, v[K_VERSIONS], op));
+  if (rc == 0 && v[K_BATCH])
+    rc = WITH_KEY(r, "batch_time_us", read_batch_times(c, v[K_BATCH], op));
   op->kind = ATOLL_OP_KERNEL;
   return rc;
 }

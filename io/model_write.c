@@ -203,6 +203,12 @@ static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op) {
     atoll_yaml_write_quoted(f, op->operator_name);
     fputc('\n', f);
   }
+  if (op->n_batch_times) {
+    fputs("    batch_time_us: [", f);
+    for (uint32_t i = 0; i < op->n_batch_times; i++)
+      fprintf(f, "%s[%u, %.17g]", i ? ", " : "", op->batch_times[i].batch, (double)op->batch_times[i].time_ns / 1e3);
+    fputs("]\n", f);
+  }
 }
 
 static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {

@@ -13,6 +13,7 @@
 
 #include "atoll/error.h"
 #include "atoll/limits.h"
+#include "atoll/memory.h"
 #include "io/load.h"
 #include "io/strmap.h"
 #include "io/yread.h"
@@ -813,6 +814,9 @@ static int finish(importer *im, const char *base, int64_t latency_ns, atoll_mode
   m.n_tensors = im->n_tensors;
   m.ops = im->ops;
   m.n_ops = im->n_ops;
+  /* REEF's storage table sizes every buffer TVM's graph executor allocates (buffers reused across
+   * the network are one entry), so it gives the footprint: weights, and the rest per request. */
+  atoll_model_footprint_from_tensors(&m);
   /* Every check above should make this hold; a failure is an importer bug, reported rather than
    * handed on as a model the simulator would trip over. */
   if (!atoll_model_is_valid(&m)) {

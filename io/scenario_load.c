@@ -8,6 +8,7 @@
 #include "atoll/error.h"
 #include "atoll/expect.h"
 #include "atoll/limits.h"
+#include "atoll/memory.h"
 #include "atoll/policy.h"
 #include "io/load.h"
 #include "io/suggest.h"
@@ -275,19 +276,8 @@ static int find_model(scen_ctx *c, const atoll_ynode *n, uint32_t *out) {
   return atoll_yread_error(c->r, n, "unknown model '%s'%s (not under models:)", n->str, hint);
 }
 
-/* Both of the simulator's CU engines place a stream's blocks on one range of consecutive CUs, and
- * no native back-end binds streams yet (docs/partitions.md): a list with gaps is parsed, then
- * refused here with its location rather than deep inside a run. */
-static int one_run(scen_ctx *c, const atoll_ynode *n, const char *text, const atoll_cuset *set) {
-  uint32_t lo, hi, runs = atoll_cuset_runs(set, &lo, &hi);
-  if (runs == 1)
-    return 0;
-  return atoll_yread_error(c->r, n, "cus '%s' is %u separate ranges: the simulator binds a client to one range of "
-                                    "consecutive CUs",
-                           text, runs);
-}
-
-/* cus: "LO-HI", a single CU "N", or a comma list of them ("0-9,20-29"), inside the GPU's CUs. */
+/* cus: "LO-HI", a single CU "N", or a comma list of them ("0-9,20-29"), inside the GPU's CUs. The
+ * parts of a list may not overlap: "0-9,5-14" is more likely a typo than a wish for CUs 0-14. */
 static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
   const char *text;
   int rc = atoll_yread_str(c->r, n, &text);
@@ -314,10 +304,15 @@ static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
     if (hi >= gpu_cus)
       return atoll_yread_error(c->r, n, "CU %lu in '%s' is past the GPU's %u CUs (0-%u)", hi, text, gpu_cus,
                                gpu_cus - 1);
-    if (atoll_cuset_add_range(out, (uint32_t)lo, (uint32_t)hi) != 0)
+    atoll_cuset part = {{0}};
+    if (atoll_cuset_add_range(&part, (uint32_t)lo, (uint32_t)hi) != 0)
       return atoll_yread_error(c->r, n, "CU %lu in '%s': a CU set holds CUs 0-%d", hi, text, ATOLL_CUSET_MAX - 1);
+    if (atoll_cuset_intersects(out, &part))
+      return atoll_yread_error(c->r, n, "CU range %lu-%lu in '%s' overlaps an earlier range of the list", lo, hi, text);
+    for (uint32_t w = 0; w < ATOLL_CUSET_WORDS; w++)
+      out->w[w] |= part.w[w];
     if (*p == '\0')
-      return one_run(c, n, text, out);
+      return 0;
     if (*p != ',')
       break;
     p++;
@@ -342,12 +337,27 @@ static int read_share(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
   return 0;
 }
 
+/* batch: {max: B, timeout_ms: T}: the fixed-size batcher in front of the policy (docs/scenarios.md). */
+static int read_batch(scen_ctx *c, const atoll_ynode *n, atoll_client *cl) {
+  static const char *const keys[] = {"max", "timeout_ms"};
+  atoll_yread *r = c->r;
+  const atoll_ynode *v[2];
+  int rc = atoll_yread_map(r, n, "batch", keys, 2, v);
+  for (int k = 0; k < 2 && rc == 0; k++)
+    rc = atoll_yread_require(r, n, v[k], keys[k]);
+  if (rc == 0)
+    rc = WITH_KEY(r, "max", atoll_yread_u32(r, v[0], 1, ATOLL_MAX_BATCH, &cl->batch_max));
+  if (rc == 0)
+    rc = WITH_KEY(r, "timeout_ms", atoll_yread_time_ns(r, v[1], 1e6, false, &cl->batch_timeout_ns));
+  return rc;
+}
+
 static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_client *cl) {
-  static const char *const keys[] = {"name", "model", "class", "arrival", "deadline_ms", "share", "cus"};
+  static const char *const keys[] = {"name", "model", "class", "arrival", "deadline_ms", "share", "cus", "gpu", "batch"};
   static const char *const classes[] = {"rt", "be"};
   atoll_yread *r = c->r;
-  const atoll_ynode *v[7];
-  int rc = atoll_yread_map(r, n, "client", keys, 7, v);
+  const atoll_ynode *v[9];
+  int rc = atoll_yread_map(r, n, "client", keys, 9, v);
   for (int k = 0; k < 4 && rc == 0; k++)
     rc = atoll_yread_require(r, n, v[k], keys[k]);
   if (rc == 0)
@@ -377,6 +387,29 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
     rc = WITH_KEY(r, "share", read_share(c, v[5], &cl->cus));
   if (rc == 0 && v[6])
     rc = WITH_KEY(r, "cus", read_cus(c, v[6], &cl->cus));
+  if (rc == 0 && v[7]) {
+    cl->gpu_given = true;
+    rc = WITH_KEY(r, "gpu", atoll_yread_u32(r, v[7], 0, UINT32_MAX, &cl->gpu));
+  }
+  if (rc == 0 && v[8])
+    rc = WITH_KEY(r, "batch", read_batch(c, v[8], cl));
+  return rc;
+}
+
+/* gpu_count: N devices of the preset; every client's gpu: names one of them. Clients without one
+ * are placed (atoll_scenario_place_clients). Runs after the clients are read. */
+static int read_gpu_count(scen_ctx *c, const atoll_ynode *n, const atoll_ynode *clients) {
+  atoll_yread *r = c->r;
+  c->s->gpu_count = 1;
+  int rc = n ? WITH_KEY(r, "gpu_count", atoll_yread_u32(r, n, 1, ATOLL_MAX_GPUS, &c->s->gpu_count)) : 0;
+  atoll_client *cl = (atoll_client *)c->s->clients;
+  for (uint32_t i = 0; i < c->s->n_clients && rc == 0; i++)
+    if (cl[i].gpu_given && cl[i].gpu >= c->s->gpu_count)
+      rc = WITH_KEY(r, "clients", atoll_yread_error(r, clients, "client '%s' is on gpu %u, but the scenario has %u "
+                                                                "(gpu_count: %u; GPUs count from 0)",
+                                                    cl[i].name, cl[i].gpu, c->s->gpu_count, c->s->gpu_count));
+  if (rc == 0)
+    atoll_scenario_place_clients(c->s, cl);
   return rc;
 }
 
@@ -613,33 +646,40 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
-/* Every client holds its own instance of its model on the GPU (as a process per client does): its
- * weights and the activations of one request. With the preset's memory_mb known, a placement that
+/* Every client holds its own instance of its model on its GPU (as a process per client does): its
+ * weights and the activations of one model run (its largest batch). With the preset's memory_mb known, a placement that
  * needs more is refused, naming every instance and its size (docs/partitions.md, "Memory"). */
-static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
+static int check_gpu_memory(scen_ctx *c, const atoll_ynode *clients, uint32_t gpu) {
   const atoll_scenario *s = c->s;
-  if (s->gpu.memory_mb <= 0)
-    return 0;
-  double total = 0;
-  for (uint32_t i = 0; i < s->n_clients; i++) {
-    const atoll_model *m = &s->models[s->clients[i].model].model;
-    total += m->weights_mb + m->activations_mb_per_batch;
-  }
-  if (total <= s->gpu.memory_mb)
+  atoll_gpu_memory mem;
+  if (atoll_scenario_gpu_memory(s, gpu, &mem) != 0 || mem.capacity_mb <= 0 || mem.used_mb <= mem.capacity_mb)
     return 0;
   char list[768];
   size_t at = 0;
   for (uint32_t i = 0; i < s->n_clients && at < sizeof list; i++) {
     const atoll_scenario_model *sm = &s->models[s->clients[i].model];
+    if (s->clients[i].gpu != gpu)
+      continue;
     if (sm->model.footprint_known)
-      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: %g + %g MB)", i ? ", " : "", s->clients[i].name,
-                             sm->name, sm->model.weights_mb, sm->model.activations_mb_per_batch);
+      at += (size_t)snprintf(list + at, sizeof list - at, s->clients[i].batch_max > 1 ? "%s%s (%s: %g + %g x %u MB)"
+                             : "%s%s (%s: %g + %g MB)", i ? ", " : "", s->clients[i].name, sm->name,
+                             sm->model.weights_mb, sm->model.activations_mb_per_batch, s->clients[i].batch_max);
     else
       at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: footprint unknown)", i ? ", " : "",
                              s->clients[i].name, sm->name);
   }
-  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s", total,
-                           s->gpu.memory_mb, s->gpu.name, list);
+  if (atoll_scenario_gpus(s) > 1)
+    return atoll_yread_error(c->r, clients, "the models of gpu %u's clients need %g MB, more than the %g MB of GPU '%s': %s",
+                             gpu, mem.used_mb, mem.capacity_mb, s->gpu.name, list);
+  return atoll_yread_error(c->r, clients, "the clients' models need %g MB, more than the %g MB of GPU '%s': %s",
+                           mem.used_mb, mem.capacity_mb, s->gpu.name, list);
+}
+
+static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
+  int rc = 0;
+  for (uint32_t g = 0; g < atoll_scenario_gpus(c->s) && rc == 0; g++)
+    rc = check_gpu_memory(c, clients, g);
+  return rc;
 }
 
 /* A client bound to CUs needs a stream of its own: policies that put every RT client on one
@@ -656,8 +696,8 @@ static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
 }
 
 static const char *const scenario_keys[] = {"gpu",       "models", "clients", "policy",      "duration_ms",
-                                            "warmup_ms", "seed",   "expect",  "description", "sim"};
-enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_N };
+                                            "warmup_ms", "seed",   "expect",  "description", "sim", "gpu_count"};
+enum { SC_GPU, SC_MODELS, SC_CLIENTS, SC_POLICY, SC_DURATION, SC_WARMUP, SC_SEED, SC_EXPECT, SC_DESC, SC_SIM, SC_GPUS, SC_N };
 
 static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
   atoll_yread *r = c->r;
@@ -674,6 +714,8 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
     rc = WITH_KEY(r, "models", read_models(c, v[SC_MODELS]));
   if (rc == 0)
     rc = WITH_KEY(r, "clients", read_clients(c, v[SC_CLIENTS]));
+  if (rc == 0)
+    rc = read_gpu_count(c, v[SC_GPUS], v[SC_CLIENTS]);
   if (rc == 0)
     rc = WITH_KEY(r, "clients", check_memory(c, v[SC_CLIENTS]));
   if (rc == 0)

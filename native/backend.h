@@ -35,7 +35,8 @@
  *     part (with the part's tag) before the launch itself.
  *
  * Additions since the first version of this contract (all optional, all appended): cfg->on_start,
- * atoll_nlaunch.rt, the cu_busy op, and cfg->fault_kernel_p / fault_seed (fault injection). */
+ * atoll_nlaunch.rt, the cu_busy op, cfg->fault_kernel_p / fault_seed (fault injection), and the
+ * create_bound_queue op (spatial partitions, docs/partitions.md). */
 #ifndef ATOLL_NATIVE_BACKEND_H
 #define ATOLL_NATIVE_BACKEND_H
 
@@ -43,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "atoll/cuset.h"
 #include "native/kernels/ak.h"
 
 #define ATOLL_NPAD_MAX 8 /* BE parts in one padded launch */
@@ -108,6 +110,10 @@ typedef struct atoll_nbackend_cfg {
    * back-end that cannot inject ignores it. */
   double fault_kernel_p;
   uint64_t fault_seed;
+  /* Several devices in one run (gpu_count, one back-end instance each): this instance is device
+   * `device` of n_devices (0 and 0: the only one). The CPU back-end splits its default CUs between
+   * the devices, each on CPUs of its own. */
+  uint32_t device, n_devices;
 } atoll_nbackend_cfg;
 
 typedef struct atoll_nbackend_info {
@@ -150,6 +156,12 @@ typedef struct atoll_nbackend_ops {
   /* Optional: CU-time integrals since open, in ns: the sum over CUs of the time at least one block
    * was resident, and the same restricted to RT and to BE blocks (atoll_nlaunch.rt). */
   int (*cu_busy)(void *be, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_ns);
+  /* Optional: create_queue for a queue whose blocks run only on the CUs of `cus` (non-empty, inside
+   * the device's CUs; docs/partitions.md): the CPU back-end's workers of those CUs, HIP's CU-masked
+   * stream, CUDA's green context. A padded launch on such a queue is refused (ATOLL_ENOTSUP).
+   * ATOLL_ENOTSUP with a message in err where the device or driver cannot bind; NULL: never. */
+  int (*create_bound_queue)(void *be, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **q, char *err,
+                            size_t err_len);
 } atoll_nbackend_ops;
 
 /* Back-end lookup (native/runtime/backend_registry.c): "cpu" is linked in; "cuda" and "hip" are

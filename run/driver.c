@@ -82,6 +82,8 @@ void atoll_run_results_free(atoll_run_results *res) {
   free(res->standalone_ns);
   free(res->preemptions);
   free(res->pad_samples);
+  free(res->gpu_cu_busy_ns);
+  res->gpu_cu_busy_ns = NULL;
   res->clients = NULL;
   res->standalone_ns = NULL;
   res->preemptions = NULL;
@@ -254,6 +256,13 @@ static void on_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
     r->dev->ended(r->dev_ctx, client, req, now - r->base);
 }
 
+/* The request ran in a batch of `batch` (told only for batches of more than one). */
+static void on_batch(void *ctx, uint32_t client, uint64_t req, uint32_t batch, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, request_batch, client, req, batch, now);
+  r->res->clients[client].req[req].batch = batch;
+}
+
 /* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
 static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   atoll_run_recorder *r = ctx;
@@ -272,9 +281,91 @@ const atoll_core_observer atoll_run_observer = {.request_started = on_started,
                                                 .mode_changed = on_mode,
                                                 .preemption = on_preemption,
                                                 .task_preempted = on_task_preempted,
-                                                .task_restored = on_task_restored};
+                                                .task_restored = on_task_restored,
+                                                .request_batch = on_batch};
 
 /* --- the order of a run --- */
+
+/* Appends n records of src to *dst (cap *cap); 0 or ATOLL_ENOMEM. */
+static int append(void **dst, uint32_t *n, uint32_t *cap, const void *src, uint32_t add, size_t size) {
+  if (add == 0)
+    return 0;
+  if (*n + add > *cap) {
+    void *p = realloc(*dst, (size_t)(*n + add) * size);
+    if (!p)
+      return ATOLL_ENOMEM;
+    *dst = p, *cap = *n + add;
+  }
+  memcpy((char *)*dst + (size_t)*n * size, src, (size_t)add * size);
+  *n += add;
+  return 0;
+}
+
+/* GPU g's run (part) joins the whole run's results: its clients' records move over, its counts
+ * add up, and GPU 0's CU integrals are the whole run's `gpu` figures. */
+static int merge_gpu(const atoll_scenario *s, uint32_t g, atoll_run_results *part, atoll_run_results *res) {
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    if (s->clients[c].gpu != g)
+      continue;
+    atoll_client_records tmp = res->clients[c];
+    res->clients[c] = part->clients[c];
+    part->clients[c] = tmp;
+  }
+  res->gpu_cu_busy_ns[g] = part->cu_busy_ns;
+  if (g == 0) {
+    res->cu_busy_ns = part->cu_busy_ns, res->cu_busy_rt_ns = part->cu_busy_rt_ns, res->cu_busy_be_ns = part->cu_busy_be_ns;
+    res->cu_busy_be_padded_ns = part->cu_busy_be_padded_ns;
+  }
+  res->events += part->events;
+  res->rt_beside_be += part->rt_beside_be;
+  res->rt_kernels += part->rt_kernels;
+  if (part->verified) {
+    res->verified = true;
+    res->verify_requests += part->verify_requests;
+    res->verify_mismatches += part->verify_mismatches;
+  }
+  uint32_t cap_pad = res->n_pad_samples;
+  int rc = append((void **)&res->preemptions, &res->n_preemptions, &res->cap_preemptions, part->preemptions,
+                  part->n_preemptions, sizeof *part->preemptions);
+  if (rc == 0)
+    rc = append((void **)&res->pad_samples, &res->n_pad_samples, &cap_pad, part->pad_samples, part->n_pad_samples,
+                sizeof *part->pad_samples);
+  return rc;
+}
+
+/* Several GPUs: the devices share nothing a client's request passes through, so each GPU is run
+ * on its own with the scenario's every client, those of other GPUs inactive (run_gpu), and the
+ * runs are merged. Client indices, hence arrival seeds, are those of the whole scenario. */
+static int drive_gpus(const atoll_scenario *s, const atoll_run_device *d, void *ctx, atoll_run_results *res) {
+  uint32_t n = atoll_scenario_gpus(s);
+  res->n_gpus = n;
+  res->gpu_cu_busy_ns = calloc(n, sizeof *res->gpu_cu_busy_ns);
+  if (!res->gpu_cu_busy_ns)
+    return ATOLL_ENOMEM;
+  atoll_scenario *one = calloc(n, sizeof *one);
+  atoll_run_results *part = calloc(n, sizeof *part);
+  int rc = one && part ? 0 : ATOLL_ENOMEM;
+  for (uint32_t g = 0; g < n && rc == 0; g++) {
+    one[g] = *s;
+    one[g].run_gpu = g;
+    rc = atoll_run_results_init(&part[g], &one[g], d->mode);
+    if (rc == 0)
+      memcpy(part[g].standalone_ns, res->standalone_ns, s->n_models * sizeof *part[g].standalone_ns);
+  }
+  if (rc == 0 && d->run_gpus)
+    rc = d->run_gpus(ctx, one, part, n);
+  for (uint32_t g = 0; g < n && rc == 0 && !d->run_gpus; g++)
+    rc = d->run(ctx, &one[g], &part[g]);
+  for (uint32_t g = 0; g < n && rc == 0; g++)
+    rc = merge_gpu(s, g, &part[g], res);
+  for (uint32_t g = 0; part && g < n; g++) {
+    part[g].scenario = s; /* its records are the scenario's clients' either way */
+    atoll_run_results_free(&part[g]);
+  }
+  free(part);
+  free(one);
+  return rc;
+}
 
 int atoll_run_drive(const atoll_scenario *s, const int64_t *given_standalone_ns, const atoll_run_device *d,
                     void *ctx, atoll_run_results *res) {
@@ -285,7 +376,7 @@ int atoll_run_drive(const atoll_scenario *s, const int64_t *given_standalone_ns,
     else
       rc = d->standalone_ns(ctx, s, m, &res->standalone_ns[m]);
   if (rc == 0)
-    rc = d->run(ctx, s, res);
+    rc = atoll_scenario_gpus(s) > 1 ? drive_gpus(s, d, ctx, res) : d->run(ctx, s, res);
   if (rc)
     atoll_run_results_free(res);
   return rc;

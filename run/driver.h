@@ -126,6 +126,9 @@ typedef struct atoll_run_device {
   int (*standalone_ns)(void *ctx, const atoll_scenario *s, uint32_t m, int64_t *out);
   /* Runs s into res, whose standalone latencies are filled. */
   int (*run)(void *ctx, const atoll_scenario *s, atoll_run_results *res);
+  /* Optional, for gpu_count > 1: runs the n GPUs' scenarios (gpus[g]: run_gpu g) at the same time,
+   * gpus[g] into res[g]. NULL: the driver runs them one after another with `run`. */
+  int (*run_gpus)(void *ctx, const atoll_scenario *gpus, atoll_run_results *res, uint32_t n);
 } atoll_run_device;
 
 /* Fills res (free with atoll_run_results_free): each model's standalone latency (given[m], or

@@ -15,6 +15,7 @@
 
 #include "atoll/error.h"
 #include "atoll/expect.h"
+#include "atoll/memory.h"
 #include "run/driver.h"
 #include "io/json_out.h"
 
@@ -129,12 +130,16 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
   cr->shed = recs->shed;
   cr->failed = recs->failed;
   cr->failure = recs->failed ? recs->failure : NULL;
+  double runs = 0; /* each request of a batch of b is 1/b of a model run */
   for (uint32_t i = 0; i < recs->n; i++) {
     const atoll_request_record *q = &recs->req[i];
     if (q->arrival_ns < warmup)
       continue;
     cr->requests++;
     if (q->done_ns >= 0) {
+      uint32_t b = q->batch > 1 ? q->batch : 1;
+      runs += 1.0 / b;
+      cr->batch_max = b > cr->batch_max ? b : cr->batch_max;
       cr->completed++;
       add_completed(res, c, q, k);
       if (has_deadline && (double)(q->done_ns - q->arrival_ns) > deadline)
@@ -145,6 +150,7 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
       cr->deadline_misses++;
     }
   }
+  cr->batch_mean = runs > 0 ? cr->completed / runs : NAN;
 }
 
 static void client_throughput(const atoll_run_results *res, uint32_t c, atoll_client_report *cr) {
@@ -275,6 +281,7 @@ static int client_ref(const atoll_client_report *cr, const char *rest, field_ref
       {"throughput_rps", cr->throughput_rps, false}, {"norm_throughput", cr->norm_throughput, false},
       {"shed", cr->shed, false},                  {"failed", cr->failed, false},
       {"goodput_rps", cr->goodput_rps, false},
+      {"batch.mean", cr->batch_mean, true},       {"batch.max", cr->batch_max, false},
   };
   return scalar_ref(table, sizeof table / sizeof table[0], rest, ref);
 }
@@ -440,6 +447,24 @@ static void clients_compute(const atoll_run_results *res, const scratch *sc, ato
   stats_finish(&rt_norm, &r->rt_norm_latency);
 }
 
+/* Each GPU's busy fraction (GPU 0's is cu_busy_frac) and the memory its clients need. */
+static int gpus_compute(const atoll_run_results *res, atoll_report *out) {
+  const atoll_scenario *s = res->scenario;
+  out->n_gpus = atoll_scenario_gpus(s);
+  out->gpu_busy_frac = calloc(out->n_gpus, sizeof *out->gpu_busy_frac);
+  out->gpu_memory_mb = calloc(out->n_gpus, sizeof *out->gpu_memory_mb);
+  if (!out->gpu_busy_frac || !out->gpu_memory_mb)
+    return ATOLL_ENOMEM;
+  for (uint32_t g = 0; g < out->n_gpus; g++) {
+    int64_t busy = g < res->n_gpus && res->gpu_cu_busy_ns ? res->gpu_cu_busy_ns[g] : g == 0 ? res->cu_busy_ns : 0;
+    out->gpu_busy_frac[g] = busy_frac(res, busy);
+    atoll_gpu_memory mem = {0};
+    atoll_scenario_gpu_memory(s, g, &mem);
+    out->gpu_memory_mb[g] = mem.used_mb;
+  }
+  return ATOLL_OK;
+}
+
 int atoll_report_compute(const atoll_run_results *res, atoll_report *out) {
   if (!res || !res->scenario || !out)
     return ATOLL_EINVAL;
@@ -463,6 +488,10 @@ int atoll_report_compute(const atoll_run_results *res, atoll_report *out) {
   out->cu_busy_frac_rt = busy_frac(res, res->cu_busy_rt_ns);
   out->cu_busy_frac_be = busy_frac(res, res->cu_busy_be_ns);
   out->cu_busy_frac_be_padded = busy_frac(res, res->cu_busy_be_padded_ns);
+  if (gpus_compute(res, out) != ATOLL_OK) {
+    atoll_report_free(out);
+    return ATOLL_ENOMEM;
+  }
   out->all_hold = true;
   for (uint32_t e = 0; e < s->n_expects; e++) {
     verdict_compute(out, &s->expects[e], &out->verdicts[e]);
@@ -476,6 +505,9 @@ void atoll_report_free(atoll_report *r) {
     return;
   free(r->clients);
   free(r->verdicts);
+  free(r->gpu_busy_frac);
+  free(r->gpu_memory_mb);
+  r->gpu_busy_frac = r->gpu_memory_mb = NULL;
   r->clients = NULL;
   r->verdicts = NULL;
 }
@@ -647,6 +679,10 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   jw_num(w, "throughput_rps", cr->throughput_rps);
   jw_num(w, "norm_throughput", cr->norm_throughput);
   jw_num(w, "goodput_rps", cr->goodput_rps);
+  jw_open(w, "batch", "{", true);
+  jw_num(w, "mean", cr->batch_mean);
+  jw_uint(w, "max", cr->batch_max);
+  jw_close(w, "}");
   json_stats(w, "latency_us", &cr->latency_us, true);
   json_stats(w, "norm_latency", &cr->norm_latency, true);
   jw_close(w, "}");
@@ -706,6 +742,20 @@ static void json_run(json_writer *w, const atoll_report *r) {
   jw_close(w, "}");
 }
 
+/* The memory keys of GPU `gpu` inside its object: the known footprints in use, the capacity when the
+ * preset gives it, and how many instances have no footprint. Only when some footprint on the GPU is
+ * known, so reports of scenarios without footprints are as they were (docs/report.md). */
+static void json_gpu_memory(json_writer *w, const atoll_scenario *s, uint32_t gpu) {
+  atoll_gpu_memory m;
+  if (atoll_scenario_gpu_memory(s, gpu, &m) != ATOLL_OK || m.unknown == m.instances)
+    return;
+  jw_num(w, "memory_mb_used", m.used_mb);
+  if (m.capacity_mb > 0)
+    jw_num(w, "memory_mb", m.capacity_mb);
+  if (m.unknown > 0)
+    jw_uint(w, "memory_unknown_instances", m.unknown);
+}
+
 int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) {
   json_writer w = {.f = out};
   const atoll_scenario *s = r->res->scenario;
@@ -726,7 +776,16 @@ int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) 
   jw_num(&w, "cu_busy_frac_rt", r->cu_busy_frac_rt);
   jw_num(&w, "cu_busy_frac_be", r->cu_busy_frac_be);
   jw_num(&w, "cu_busy_frac_be_padded", r->cu_busy_frac_be_padded);
+  json_gpu_memory(&w, s, 0);
   jw_close(&w, "}");
+  jw_open(&w, "gpus", "[", true);
+  for (uint32_t g = 0; g < r->n_gpus; g++) {
+    jw_open(&w, NULL, "{", true);
+    jw_num(&w, "cu_busy_frac", r->gpu_busy_frac[g]);
+    jw_num(&w, "memory_mb_used", r->gpu_memory_mb[g]);
+    jw_close(&w, "}");
+  }
+  jw_close(&w, "]");
   if (r->rt_kernels_padded > 0)
     json_padding(&w, r);
   json_expects(&w, r);
@@ -837,6 +896,28 @@ static void table_latency(FILE *out, const atoll_stats *lat_us, const atoll_stat
 }
 
 /* The outcomes beyond completed (docs/report.md), over all clients: one line. */
+/* Per GPU with several, and the batches of clients that ran any (a run without either prints
+ * nothing here). */
+static void text_gpus_batches(const atoll_report *r, FILE *out) {
+  const atoll_scenario *s = r->res->scenario;
+  char a[32], b[32];
+  for (uint32_t g = 0; r->n_gpus > 1 && g < r->n_gpus; g++) {
+    char label[32];
+    snprintf(label, sizeof label, "GPU %" PRIu32, g);
+    fprintf(out, "%-28s CU busy %s %%, memory %s MB\n", label, cell(a, 100 * r->gpu_busy_frac[g], 1),
+            cell(b, r->gpu_memory_mb[g], 1));
+  }
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    const atoll_client_report *cr = &r->clients[c];
+    if (s->clients[c].batch_max <= 1 && cr->batch_max <= 1)
+      continue;
+    char label[160];
+    snprintf(label, sizeof label, "batch %s", s->clients[c].name);
+    fprintf(out, "%-28s mean %s, max %" PRIu32 " requests per model run\n", label, cell(a, cr->batch_mean, 2),
+            cr->batch_max);
+  }
+}
+
 static void text_outcomes(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
   uint32_t dropped = 0, shed = 0, failed = 0;
@@ -925,6 +1006,21 @@ static void table_expects(const atoll_report *r, FILE *out) {
   }
 }
 
+/* GPU `gpu`'s memory line, under the same condition as its JSON keys (json_gpu_memory). */
+static void text_gpu_memory(const atoll_scenario *s, uint32_t gpu, FILE *out) {
+  atoll_gpu_memory m;
+  if (atoll_scenario_gpu_memory(s, gpu, &m) != ATOLL_OK || m.unknown == m.instances)
+    return;
+  char a[32], b[32];
+  fprintf(out, "%-28s %s MB", "GPU memory in use", cell(a, m.used_mb, 1));
+  if (m.capacity_mb > 0)
+    fprintf(out, " of %s MB", cell(b, m.capacity_mb, 1));
+  fprintf(out, " (%" PRIu32 " model instances", m.instances);
+  if (m.unknown > 0)
+    fprintf(out, "; %" PRIu32 " with footprint unknown, counted as 0 MB", m.unknown);
+  fprintf(out, ")\n");
+}
+
 void atoll_report_print_table(const atoll_report *r, FILE *out) {
   const atoll_scenario *s = r->res->scenario;
   char a[32], b[32], c[32];
@@ -948,6 +1044,8 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
   }
   fprintf(out, "%-28s %s %% (rt %s %%, be %s %%)\n", "CU busy", cell(a, 100 * r->cu_busy_frac, 1),
           cell(b, 100 * r->cu_busy_frac_rt, 1), cell(c, 100 * r->cu_busy_frac_be, 1));
+  text_gpu_memory(s, 0, out);
+  text_gpus_batches(r, out);
   if (r->rt_kernels_padded > 0)
     fprintf(out, "%-28s %" PRIu32 " of %" PRIu64 " RT kernels; their overhead p50 %s us, p99 %s us; padded BE CU busy %s %%\n",
             "padded launches", r->rt_kernels_padded, r->rt_kernels, cell(a, r->rt_overhead_us.p50, 2),

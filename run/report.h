@@ -32,6 +32,10 @@ typedef struct atoll_client_report {
   double goodput_rps;
   uint32_t failed;
   const char *failure; /* the first failure's message; NULL when none failed */
+  /* Batches (docs/report.md): the mean and largest number of requests per model run, over the
+   * runs that served the window's completed requests; NaN and 0 when none completed. */
+  double batch_mean;
+  uint32_t batch_max;
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {
@@ -65,6 +69,9 @@ typedef struct atoll_report {
   double rt_overhead_cdf_us[21];
   atoll_expect_verdict *verdicts; /* per scenario expect */
   bool all_hold;
+  /* Per GPU (gpu_count of them): CU busy fraction and the memory its clients' footprints need. */
+  uint32_t n_gpus;
+  double *gpu_busy_frac, *gpu_memory_mb;
 } atoll_report;
 
 /* Computes every statistic and verdict; allocates with malloc (atoll_report_free). 0 or ATOLL_ENOMEM. */

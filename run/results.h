@@ -21,6 +21,7 @@ typedef struct atoll_request_record {
   int64_t start_ns;     /* its first kernel started on the CUs; -1 if never */
   int64_t done_ns;
   uint8_t failed;       /* why the request failed (0: it did not; above); done_ns is -1 */
+  uint32_t batch;       /* requests of the model run that served it (0: one, itself) */
 } atoll_request_record;
 
 typedef struct atoll_client_records {
@@ -75,6 +76,10 @@ typedef struct atoll_run_results {
    * uninterrupted reference, and how many differed. */
   bool verified;
   uint32_t verify_requests, verify_mismatches;
+  /* Several GPUs (gpu_count > 1): each GPU's cu_busy_ns (the fields above are GPU 0's); NULL with
+   * one GPU. */
+  uint32_t n_gpus;
+  int64_t *gpu_cu_busy_ns;
 } atoll_run_results;
 
 #endif

@@ -214,6 +214,11 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
                 atoll_policy_name(p));
   if (s->policy.rt_queue != ATOLL_RT_QUEUE_FIFO)
     return fail(why, why_len, "policy.rt_queue edf: the bound assumes a FIFO RT queue");
+  if (atoll_scenario_gpus(s) > 1)
+    return fail(why, why_len, "gpu_count %u: the bound covers one GPU", atoll_scenario_gpus(s));
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (s->clients[c].batch_max > 1)
+      return fail(why, why_len, "client '%s' batches: the bound covers requests that run alone", s->clients[c].name);
   double spread = opts ? opts->spread : 0;
   if (!(spread >= 0 && spread < 100))
     return fail(why, why_len, "timing spread %g is outside [0, 100)", spread);

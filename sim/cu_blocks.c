@@ -191,6 +191,11 @@ static uint32_t room_on(const atoll_cu_model *m, const blocks *b, uint32_t cu, c
   return fit < room ? fit : room;
 }
 
+/* Whether job j's blocks may run on CU cu: inside its range, and in its set when the range has gaps. */
+static bool may_use(const atoll_cu_job *j, uint32_t cu) {
+  return cu >= j->cu_lo && cu < j->cu_hi && (!j->only || atoll_cuset_has(j->only, cu));
+}
+
 /* Places as many of job jid's remaining blocks as fit on the listed CUs. The hardware's
  * dispatcher deals workgroups out across CUs, so blocks are spread: a first pass gives each CU at
  * most the kernel's share, ceil(remaining / CUs listed), and a second pass fills what room is left.
@@ -198,9 +203,9 @@ static uint32_t room_on(const atoll_cu_model *m, const blocks *b, uint32_t cu, c
 static void place_kernel(atoll_cu_model *m, blocks *b, uint32_t jid, const uint16_t *cus, uint32_t span) {
   bjob *jb = &b->jobs[jid];
   const atoll_kernel_timing *kt = &jb->j.kt;
-  uint32_t eligible = 0; /* a padded launch's parts keep to their CUs */
+  uint32_t eligible = 0; /* a padded launch's parts and a bound stream's kernels keep to their CUs */
   for (uint32_t i = 0; i < span; i++)
-    eligible += cus[i] >= jb->j.cu_lo && cus[i] < jb->j.cu_hi;
+    eligible += may_use(&jb->j, cus[i]);
   if (eligible == 0)
     return;
   uint32_t share = (kt->blocks - jb->placed + eligible - 1) / eligible;
@@ -209,7 +214,7 @@ static void place_kernel(atoll_cu_model *m, blocks *b, uint32_t jid, const uint1
   for (int pass = 0; pass < 2 && jb->placed < kt->blocks; pass++) {
     for (uint32_t i = 0; i < span && jb->placed < kt->blocks; i++) {
       uint32_t cu = cus[(b->cu_cursor + i) % span];
-      if (cu < jb->j.cu_lo || cu >= jb->j.cu_hi || b->free_units[cu] < kt->block_units ||
+      if (!may_use(&jb->j, cu) || b->free_units[cu] < kt->block_units ||
           b->nblocks[cu] >= m->g->max_blocks_per_cu)
         continue;
       uint32_t fit = room_on(m, b, cu, kt), remaining = kt->blocks - jb->placed;
@@ -380,6 +385,8 @@ static uint64_t job_hash(const bjob *jb, uint64_t h) {
   h = atoll__hmix(h, ((uint64_t)kt->block_units << 32) | kt->demand);
   h = atoll__hmix(h, (uint64_t)kt->bt1_ns);
   h = atoll__hmix(h, ((uint64_t)jb->j.cu_lo << 32) | jb->j.cu_hi);
+  for (uint32_t i = 0; jb->j.only && i < ATOLL_CUSET_WORDS; i++)
+    h = atoll__hmix(h, jb->j.only->w[i]);
   h = atoll__hmix(h, ((uint64_t)jb->j.rt << 16) | ((uint64_t)jb->j.padding << 8) | jb->j.high);
   h = atoll__hmix(h, ((uint64_t)jb->placed << 32) | jb->done);
   return atoll__hmix(h, jb->started);

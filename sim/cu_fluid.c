@@ -31,7 +31,10 @@
 #include "sim/cu_engine.h"
 #include "sim/simdev.h"
 
-enum { MAX_ZONES = 40, MAX_OFFER = 64 };
+/* Zones are non-empty CU ranges cut at the edges of padded parts and of bound streams' sets: bound
+ * sets lie within a CU set's 256 CUs, and padding (whose parts take at most 40 zones) never meets a
+ * bound stream (docs/partitions.md). */
+enum { MAX_ZONES = ATOLL_CUSET_MAX + 1, MAX_OFFER = 64 };
 /* Blocks of a kernel whose ends lie within 1/MERGE_DIV of their duration of its latest group's end
  * join that group: coarser than blocks' 1/64 (a group here stands for many CUs' waves), a quarter of
  * the events on DISB C under streams for a shift in results well inside the engines' difference. */
@@ -220,7 +223,18 @@ static void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi, ui
   jb->placed += n;
 }
 
-static bool zone_in(const zone *z, const fjob *jb) { return z->lo >= jb->j.cu_lo && z->hi <= jb->j.cu_hi; }
+/* Zones are cut at every edge of a job's range and of its set's runs, so a zone inside the range is
+ * either all in the set or all out of it: its first CU tells. */
+static bool zone_in(const zone *z, const fjob *jb) {
+  return z->lo >= jb->j.cu_lo && z->hi <= jb->j.cu_hi && (!jb->j.only || atoll_cuset_has(jb->j.only, z->lo));
+}
+
+/* Whether CU x is an edge of job j's CUs: an end of its range, or where its set starts or stops. */
+static bool edge_of(const atoll_cu_job *j, uint32_t x) {
+  if (j->cu_lo == x || j->cu_hi == x)
+    return true;
+  return j->only && x > 0 && atoll_cuset_has(j->only, x) != atoll_cuset_has(j->only, x - 1);
+}
 
 static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t remaining);
 
@@ -336,7 +350,7 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
     zi++;
   if (zi == f->n_zones)
     return;
-  assert(f->n_zones < MAX_ZONES && "more CU zones than padded launches make");
+  assert(f->n_zones < MAX_ZONES && "more CU zones than padded launches and CU sets make");
   memmove(&f->zones[zi + 2], &f->zones[zi + 1], (f->n_zones - zi - 1) * sizeof *f->zones);
   f->n_zones++;
   zone *left = &f->zones[zi], *right = &f->zones[zi + 1];
@@ -381,11 +395,11 @@ static void zones_coalesce(atoll_cu_model *m, fluid *f) {
     for (int level = 0; level < 2 && !needed; level++)
       for (uint32_t i = 0; i < f->n_pending[level] && !needed; i++) {
         const fjob *jb = &f->jobs[f->pending[level][i]];
-        needed = jb->j.cu_lo == x || jb->j.cu_hi == x;
+        needed = edge_of(&jb->j, x);
       }
     for (uint32_t g = 0; g < f->n_groups && !needed; g++)
       if (f->groups[g].live)
-        needed = f->jobs[f->groups[g].job].j.cu_lo == x || f->jobs[f->groups[g].job].j.cu_hi == x;
+        needed = edge_of(&f->jobs[f->groups[g].job].j, x);
     if (needed) {
       zi++;
       continue;
@@ -401,7 +415,9 @@ static void zones_coalesce(atoll_cu_model *m, fluid *f) {
   zones_recount(m, f);
 }
 
-static bool restricted(const atoll_cu_model *m, const fjob *jb) { return jb->j.cu_lo > 0 || jb->j.cu_hi < m->g->cus; }
+static bool restricted(const atoll_cu_model *m, const fjob *jb) {
+  return jb->j.cu_lo > 0 || jb->j.cu_hi < m->g->cus || jb->j.only;
+}
 
 /* --- events and interface --- */
 
@@ -450,6 +466,9 @@ static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
     atoll__cu_account(m, m->evq->now);
     zone_split(m, f, j->cu_lo);
     zone_split(m, f, j->cu_hi);
+    for (uint32_t x = j->cu_lo + 1; j->only && x < j->cu_hi; x++)
+      if (edge_of(j, x))
+        zone_split(m, f, x);
   }
   uint32_t level = j->high != 0;
   f->pending[level][f->n_pending[level]++] = job;

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atoll/cuset.h"
 #include "atoll/gpu.h"
 #include "atoll/scenario.h"
 #include "sim/choice.h"
@@ -32,6 +33,9 @@ typedef struct atoll_cu_model atoll_cu_model;
 typedef struct atoll_cu_job {
   atoll_kernel_timing kt;  /* blocks, block_units, demand, bt1_ns (the model keeps a copy) */
   uint16_t cu_lo, cu_hi;   /* the CUs its blocks may use: [cu_lo, cu_hi) */
+  /* NULL, or the CUs of [cu_lo, cu_hi) its blocks may use when that range has gaps (a stream bound
+   * to "0-9,20-29"); it must outlive the job (the device's stream holds it). */
+  const atoll_cuset *only;
   uint8_t rt;              /* RT work: counts in RT busy time */
   uint8_t padding;         /* a BE part of a padded launch (not "unpadded BE") */
   uint8_t high;            /* from a high-priority stream: offered room first */

@@ -173,3 +173,39 @@ int64_t atoll_kernel_alone_ns(const atoll_gpu *g, const atoll_kernel_timing *t) 
     return t->copy_ns;
   return emulate_alone(g, t->blocks, t->block_units, t->demand, t->bt1_ns);
 }
+
+int64_t atoll_batch_table_ns(const atoll_op *op, uint32_t b) {
+  double b0 = 1, t0 = (double)op->shape.time_ns;
+  for (uint32_t i = 0; i < op->n_batch_times; i++) {
+    double b1 = op->batch_times[i].batch, t1 = (double)op->batch_times[i].time_ns;
+    if (b <= b1 || i + 1 == op->n_batch_times) {
+      double t = t0 + (t1 - t0) * ((double)b - b0) / (b1 - b0);
+      return t > 1 ? (int64_t)(t + 0.5) : 1;
+    }
+    b0 = b1, t0 = t1;
+  }
+  return op->shape.time_ns;
+}
+
+void atoll_kernel_timing_batch(const atoll_gpu *g, const atoll_op *op, uint32_t b, atoll_kernel_timing *t) {
+  if (b <= 1)
+    return;
+  if (t->is_copy) {
+    /* The fixed cost once, the bytes b times. */
+    int64_t fixed = g->costs.copy_latency_ns < t->copy_ns ? g->costs.copy_latency_ns : t->copy_ns;
+    t->copy_ns = fixed + (t->copy_ns - fixed) * (int64_t)b;
+    return;
+  }
+  if (op->n_batch_times) {
+    /* Measured: both times are isolated launches, so the launch overhead comes off each. */
+    int64_t overhead = g->costs.launch_sync_ns;
+    int64_t run1 = op->shape.time_ns - overhead, runb = atoll_batch_table_ns(op, b) - overhead;
+    run1 = run1 > ATOLL_MIN_KERNEL_NS ? run1 : ATOLL_MIN_KERNEL_NS;
+    runb = runb > ATOLL_MIN_KERNEL_NS ? runb : ATOLL_MIN_KERNEL_NS;
+    int64_t bt = (int64_t)((double)t->bt1_ns * (double)runb / (double)run1 + 0.5);
+    t->bt1_ns = bt > 0 ? bt : 1;
+    return;
+  }
+  uint64_t blocks = (uint64_t)t->blocks * b;
+  t->blocks = blocks < UINT32_MAX ? (uint32_t)blocks : UINT32_MAX - 1;
+}

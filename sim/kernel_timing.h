@@ -49,6 +49,14 @@ void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_sh
  * further sharing slowdown. */
 void atoll_kernel_timing_padded(const atoll_gpu *g, const atoll_op *op, uint32_t version, uint32_t k,
                                 atoll_kernel_timing *t);
+/* Turns op's timing at batch 1 into its timing at batch b (docs/simulator.md, "Batching"). A
+ * kernel with a measured batch table (atoll_op.batch_times) keeps its grid and its blocks take
+ * longer by the ratio of the measured times (interpolated linearly between the table's points,
+ * extrapolated from its last two); one without runs b times its grid through the same CU model.
+ * A copy moves b times its bytes. b <= 1 leaves t as it is. */
+void atoll_kernel_timing_batch(const atoll_gpu *g, const atoll_op *op, uint32_t b, atoll_kernel_timing *t);
+/* The kernel's time at batch b from its measured table (time_ns at batch 1), as above. */
+int64_t atoll_batch_table_ns(const atoll_op *op, uint32_t b);
 /* The fitted per-block demand for a shape (exposed for tests and the calibration tool). */
 uint32_t atoll_fit_demand(const atoll_kernel_shape *s, uint32_t cus, int64_t overhead_ns);
 /* A kernel's simulated time alone on an idle GPU (no CP cost): waves x block time x slowdown. */

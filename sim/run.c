@@ -333,6 +333,7 @@ int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *ou
   alone.clients = &one;
   alone.n_clients = 1;
   alone.policy = (atoll_policy_cfg){.kind = ATOLL_POLICY_RT_ONLY};
+  alone.gpu_count = 1, alone.run_gpu = 0; /* one GPU, whichever the scenario has */
   alone.warmup_ns = 0;
   alone.duration_ns = INT64_MAX / 4;
   alone.n_expects = 0;
@@ -356,6 +357,12 @@ static int device_standalone(void *ctx, const atoll_scenario *s, uint32_t m, int
 
 static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   const atoll_sim_opts *const *opts = ctx;
+  /* Several GPUs run one after another (run/driver.c): the trace draws GPU 0's run only. */
+  if (*opts && (*opts)->trace && s->run_gpu != 0) {
+    atoll_sim_opts without = **opts;
+    without.trace = NULL;
+    return run_with(s, &without, res);
+  }
   return run_with(s, *opts, res);
 }
 

@@ -42,7 +42,9 @@ typedef struct stream {
    * padding), the CUs it may use [cu_lo, cu_hi), and padding bookkeeping. */
   atoll_kernel_timing kt_local;
   uint16_t cu_lo, cu_hi;
-  uint16_t home_lo, home_hi; /* the CUs the stream is bound to (its whole GPU when unbound) */
+  uint16_t home_lo, home_hi; /* the range of CUs the stream is bound to (its whole GPU when unbound) */
+  atoll_cuset home;          /* the CUs it is bound to; empty when unbound */
+  uint8_t home_gaps;         /* the bound CUs are several runs: its kernels keep to `home` */
   int32_t pad;           /* owner of a padded launch: its pad record; -1 otherwise */
   uint8_t hidden;        /* a BE part of a padded launch, run on a device-internal stream */
   uint32_t owner;        /* hidden: the stream of the padded launch */
@@ -141,7 +143,11 @@ static void transmit(atoll_simdev *d, stream *st) {
 /* Streams bound to disjoint CU sets are partitions, each with a command-processor pipe of its own
  * (docs/partitions.md, "Command processor"): dispatch alternating between them is not a stream
  * switch. Unbound streams span the GPU, so they overlap every stream. */
-static bool homes_overlap(const stream *a, const stream *b) { return a->home_lo < b->home_hi && b->home_lo < a->home_hi; }
+static bool homes_overlap(const stream *a, const stream *b) {
+  if (atoll_cuset_is_empty(&a->home) || atoll_cuset_is_empty(&b->home))
+    return true;
+  return atoll_cuset_intersects(&a->home, &b->home);
+}
 
 static bool head_evicted(const stream *st) { return st->dq_count > 0 && st->q[st->head % st->cap].epoch < st->kill_epoch; }
 
@@ -249,7 +255,7 @@ static const char *cu_name(void *ctx, uint32_t sidx) { return ((atoll_simdev *)c
 static void cu_submit(atoll_simdev *d, uint32_t sidx) {
   stream *st = &d->streams[sidx];
   atoll_cu_job j = {.kt = *st->kt, .cu_lo = st->cu_lo, .cu_hi = st->cu_hi, .rt = st->rt, .padding = st->hidden,
-                    .high = st->priority > 0};
+                    .high = st->priority > 0, .only = st->home_gaps ? &st->home : NULL};
   atoll_cu_add(d->cu, sidx, &j);
 }
 
@@ -350,17 +356,18 @@ static void kernel_done(void *ctx, uint32_t sidx, int64_t now) {
   command_done(d, sidx, now);
 }
 
-/* The timing a dispatched command runs with: its op's, or its own copy for a version or a block
- * range. */
+/* The timing a dispatched command runs with: its op's, or its own copy for a version, a block
+ * range or a batch. */
 static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *cmd, atoll_kernel_timing *local) {
   const atoll_kernel_timing *kt = d->timing[cmd->model] + cmd->op;
-  if (cmd->version == 0 && cmd->block_n == 0)
+  if (cmd->version == 0 && cmd->block_n == 0 && cmd->batch <= 1)
     return kt;
   const atoll_op *op = &d->s->models[cmd->model].model.ops[cmd->op];
   if (cmd->version > 0)
     atoll_kernel_timing_prepare_shape(d->tg, &op->versions[cmd->version - 1], local);
   else
     *local = *kt;
+  atoll_kernel_timing_batch(d->tg, op, cmd->batch, local); /* a batch's run (docs/simulator.md) */
   if (cmd->block_n > 0 && cmd->block_n < local->blocks)
     local->blocks = cmd->block_n;
   return local;
@@ -526,15 +533,20 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
    * pointers into it stay valid while events are handled. */
   if (d->n_core_streams == d->cap_streams - MAX_HIDDEN)
     return ATOLL_ENOMEM;
-  /* Both CU engines place a job's blocks on one range of consecutive CUs, so a binding must be
-   * one run inside the GPU (docs/partitions.md); anything else is refused, not widened. */
-  uint32_t lo = 0, hi = d->g->cus;
-  if (!atoll_cuset_is_empty(&cfg->cus) && (atoll_cuset_runs(&cfg->cus, &lo, &hi) != 1 || hi > d->g->cus))
-    return ATOLL_ENOTSUP;
+  /* A binding must lie inside the GPU (docs/partitions.md): anything else is refused, not cut. */
+  uint32_t lo = 0, hi = d->g->cus, runs = 0;
+  if (!atoll_cuset_is_empty(&cfg->cus)) {
+    runs = atoll_cuset_runs(&cfg->cus, &lo, &hi);
+    hi = atoll_cuset_end(&cfg->cus);
+    if (hi > d->g->cus)
+      return ATOLL_ENOTSUP;
+  }
   uint32_t sidx = d->n_core_streams++;
   stream *st = &d->streams[sidx];
   stream_init(d, st, cfg->name ? cfg->name : "stream");
   st->cu_lo = st->home_lo = (uint16_t)lo, st->cu_hi = st->home_hi = (uint16_t)hi;
+  st->home = cfg->cus;
+  st->home_gaps = runs > 1;
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
   d->n_streams = d->n_core_streams;
@@ -586,7 +598,7 @@ static int dev_launch_padded(void *ctx, uint32_t sid, const atoll_cmd *rt, uint3
                              uint32_t n_parts) {
   atoll_simdev *d = ctx;
   /* Padding places blocks by CU position over the whole GPU: a bound stream cannot pad. */
-  if (sid < d->n_core_streams && (d->streams[sid].home_lo != 0 || d->streams[sid].home_hi != d->g->cus))
+  if (sid < d->n_core_streams && !atoll_cuset_is_empty(&d->streams[sid].home))
     return ATOLL_ENOTSUP;
   if (sid >= d->n_core_streams || n_parts > MAX_PARTS || rt_cus == 0 || rt_cus > d->g->cus)
     return ATOLL_EINVAL;

@@ -7,7 +7,10 @@
 # the report's "run" line and explore's "wall_s" and "states_per_s". Also taken out: what the
 # report gained after the references were stored, so every figure they hold is still compared:
 # the outcomes added with the policy registry (docs/report.md, "Outcomes"), each client's "shed",
-# "failed" and "goodput_rps" keys in JSON and the "outcomes" line of the text report.
+# "failed" and "goodput_rps" keys in JSON and the "outcomes" line of the text report; the GPU
+# memory added once the shipped profiles carried footprints (docs/partitions.md, "Memory"): the
+# gpu object's "memory_*" keys and the "GPU memory in use" line; and with batching and several
+# GPUs, each client's "batch" and the top-level "gpus" (docs/report.md).
 #
 #   tools/check-refs.sh [--quick] [--write] [ATOLL_BINARY]
 #     --quick   DISB A only (every policy, both engines) and scenarios/verify/tiny.yaml: CI's subset
@@ -22,7 +25,7 @@ for a in "$@"; do
   case $a in
     --quick) quick=1 ;;
     --write) write=1 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check-refs: unknown option '$a' (see --help)" >&2; exit 2 ;;
     *) atoll=$a ;;
   esac
@@ -47,13 +50,14 @@ for w in $workloads; do
       rc=0
       "$atoll" sim "scenarios/disb/$w.yaml" --policy "$p" --set "sim.engine=$e" --quiet \
         > "$out/$name.txt" 2> "$out/$name.err" || rc=$?
-      grep -v '^outcomes  ' "$out/$name.txt" > "$out/$name.txt.f" || true
+      grep -v -E '^(outcomes|GPU memory in use)  ' "$out/$name.txt" > "$out/$name.txt.f" || true
       mv "$out/$name.txt.f" "$out/$name.txt"
       echo "exit $rc" >> "$out/$name.txt"
       cat "$out/$name.err" >> "$out/$name.txt" && rm "$out/$name.err"
       "$atoll" sim "scenarios/disb/$w.yaml" --policy "$p" --set "sim.engine=$e" --quiet \
         --json "$out/$name.json.raw" > /dev/null 2>&1 || true
-      grep -v -E '^  "run": |^      "(shed|failed|goodput_rps)": ' "$out/$name.json.raw" > "$out/$name.json" \
+      grep -v -E '^  "(run|gpus)": |^      "(shed|failed|goodput_rps|batch)": ' "$out/$name.json.raw" \
+        | sed -E 's/, "memory_(mb_used|mb|unknown_instances)": [^,}]*//g' > "$out/$name.json" \
         && rm "$out/$name.json.raw"
     done
   done

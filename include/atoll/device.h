@@ -26,6 +26,8 @@ typedef struct atoll_cmd {
   uint32_t block_lo, block_n;
   /* Which implementation of a multi-version kernel (0: the default shape). */
   uint32_t version;
+  /* Requests the model run serves (a batch, docs/simulator.md "Batching"); 0 and 1: one. */
+  uint32_t batch;
 } atoll_cmd;
 
 /* One BE block range padded into an RT kernel's launch (REEF §5). */

@@ -27,11 +27,13 @@ enum {
   ATOLL_MAX_CLIENTS = 4096,
   ATOLL_MAX_EXPECTS = 1024,
   ATOLL_MAX_ARRIVALS = 1 << 20, /* arrival times of one client's trace */
+  ATOLL_MAX_GPUS = 64,          /* gpu_count */
   /* Model profiles (and REEF models): */
   ATOLL_MAX_OPS = 1 << 16,      /* kernels + copies */
   ATOLL_MAX_TENSORS = 1 << 16,
   ATOLL_MAX_OP_TENSORS = 1024,  /* tensors one op lists (reads, writes, ...); a REEF launch's args */
   ATOLL_MAX_VERSIONS = 64,      /* versions of one kernel */
+  ATOLL_MAX_BATCH_TIMES = 64,   /* points of one kernel's batch_time_us table */
   /* idem_checker traces: */
   ATOLL_MAX_TRACE_OPS = 1 << 20,
   ATOLL_MAX_TRACE_ACCESSES = 1 << 24,

@@ -66,6 +66,13 @@ typedef struct atoll_kernel_shape {
   uint32_t derived;         /* enum atoll_derived bits */
 } atoll_kernel_shape;
 
+/* One point of a kernel's measured batch table: its time at `batch` requests per run, measured like
+ * time_ns (an isolated launch). */
+typedef struct atoll_batch_time {
+  uint32_t batch;
+  int64_t time_ns;
+} atoll_batch_time;
+
 typedef struct atoll_op {
   atoll_op_kind kind;
   const char *name; /* kernel name (several ops may share one); NULL for copies */
@@ -89,6 +96,11 @@ typedef struct atoll_op {
    * in the struct: placed after `name`, it pushed two of dkp.c's WP goals (store_choice's
    * same_kept, store_frame's frame_op) past the 20 s prover timeout; here they take 8 s and 3 s. */
   const char *operator_name;
+  /* Measured kernel times at batch sizes above 1 (profile key batch_time_us), by increasing batch;
+   * batch 1 is the shape's own time_ns. NULL: the simulator's batch model (docs/simulator.md,
+   * "Batching"). Last in the struct for the same reason as operator_name. */
+  const struct atoll_batch_time *batch_times;
+  uint32_t n_batch_times;
 } atoll_op;
 
 typedef struct atoll_model {

@@ -40,6 +40,14 @@ typedef struct atoll_client {
   int64_t deadline_ns; /* 0: none (uniform clients default to their period) */
   /* The CUs its stream may use (keys share: and cus:, docs/partitions.md); empty: all. */
   atoll_cuset cus;
+  /* The GPU it runs on, 0 .. gpu_count-1 (key gpu:, or placed by atoll_scenario_place_clients). */
+  uint32_t gpu;
+  /* A fixed-size batcher in front of the policy (key batch: {max, timeout_ms}): requests wait until
+   * batch_max of them are there or the first has waited batch_timeout_ns, then run as one model run.
+   * batch_max 0 or 1: every request runs alone. */
+  uint32_t batch_max;
+  int64_t batch_timeout_ns;
+  bool gpu_given; /* gpu: was in the scenario (else the placement chose it) */
 } atoll_client;
 
 typedef struct atoll_scenario_model {
@@ -111,6 +119,11 @@ typedef struct atoll_scenario {
   double timing_spread;
   const int64_t *jitter_ns;
   uint32_t n_jitter;
+  /* gpu_count: devices of the preset (0 counts as 1, for scenarios built in code). Each client
+   * runs on its own GPU (atoll_client.gpu); a run of one device serves the clients of run_gpu and
+   * leaves the others inactive (the driver runs every GPU so: run/driver.h). */
+  uint32_t gpu_count;
+  uint32_t run_gpu;
 } atoll_scenario;
 
 const char *atoll_policy_name(atoll_policy_kind k);
@@ -124,5 +137,11 @@ bool atoll_scenario_is_valid(const atoll_scenario *s);
 /* The model's standalone latency as known before simulation: measured if the profile has it,
  * else the sum of its ops' standalone times. */
 int64_t atoll_model_reference_latency_ns(const atoll_model *m);
-
+/* The largest batch a client may run (ATOLL_MAX_BATCH bounds the scenario key). */
+enum { ATOLL_MAX_BATCH = 256 };
+/* How many GPUs the scenario has (gpu_count, at least 1). */
+uint32_t atoll_scenario_gpus(const atoll_scenario *s);
+/* Places every client whose GPU was not given: each on the GPU with the fewest clients so far
+ * (ties: the lowest index), in client order, after the given ones are counted. */
+void atoll_scenario_place_clients(atoll_scenario *s, atoll_client *clients);
 #endif

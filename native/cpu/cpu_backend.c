@@ -78,6 +78,8 @@ typedef struct launch {
 
 struct cpu_queue {
   uint32_t priority;
+  uint8_t bound;      /* its blocks run only on the CUs in `cus` (create_bound_queue) */
+  atoll_cuset cus;
   uint32_t flag;     /* the preempt flag: "device memory", written and read with atomics */
   uint64_t exec;     /* the execution index, under the device mutex */
   uint8_t has_exec;
@@ -377,7 +379,8 @@ static launch *pick(cpu_dev *d, uint32_t cu, uint32_t *which) {
           continue;
         for (uint32_t i = 0; i < l->n_ranges; i++) {
           range *r = &l->r[i];
-          if (r->next < r->end && cu >= r->cu_lo && cu < r->cu_hi && r->resident[cu] < r->occupancy) {
+          if (r->next < r->end && cu >= r->cu_lo && cu < r->cu_hi && r->resident[cu] < r->occupancy &&
+              (!l->q->bound || atoll_cuset_has(&l->q->cus, cu))) {
             *which = i;
             return l;
           }
@@ -422,9 +425,15 @@ static int prologue(cpu_dev *d, launch *l, notes *n) {
   return 1;
 }
 
+/* The CU of the worker thread running the calling code (cpu_backend.h). */
+static _Thread_local uint32_t worker_cu = UINT32_MAX;
+
+uint32_t atoll_ncpu_worker_cu(void) { return worker_cu; }
+
 static void *worker_main(void *arg) {
   slot *s = arg;
   cpu_dev *d = s->d;
+  worker_cu = s->cu;
   notes n = {.n = 0};
   pthread_mutex_lock(&d->mu);
   while (!d->stop) {
@@ -633,6 +642,10 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
    * host has its own CPU: with every CPU running a CU, each scheduler wake-up waits for a kernel's
    * time slice to end (milliseconds) before a preemption can even begin. */
   uint32_t cus = cfg->cus ? cfg->cus : ncpu > 1 ? ncpu - 1 : 1;
+  /* Several devices share the CPUs: by default each gets its part of the CUs (at least one). */
+  uint32_t n_dev = cfg->n_devices > 1 ? cfg->n_devices : 1, dev = n_dev > 1 ? cfg->device : 0;
+  if (!cfg->cus && n_dev > 1)
+    cus = cus / n_dev > 0 ? cus / n_dev : 1;
   uint32_t slots = cfg->slots_per_cu ? cfg->slots_per_cu : ATOLL_NCPU_DEFAULT_SLOTS;
   if (cus > ATOLL_NCPU_MAX_CUS || slots > 64) {
     snprintf(err, err_len, "cpu back-end: at most %d CUs and 64 slots per CU", ATOLL_NCPU_MAX_CUS);
@@ -691,8 +704,8 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
     snprintf(name, sizeof name, "atoll-cu%u.%u", s->cu, i % slots);
     name[15] = '\0'; /* what Linux keeps */
     pthread_setname_np(s->th, name);
-    if (cfg->pin_threads)
-      pin(s->th, ncpu - 1 - (s->cu % ncpu));
+    if (cfg->pin_threads) /* device i's CUs on the CPUs below device i-1's */
+      pin(s->th, ncpu - 1 - ((dev * cus + s->cu) % ncpu));
   }
   if (rc) {
     snprintf(err, err_len, "cpu back-end: cannot start its threads");
@@ -714,8 +727,12 @@ static int cpu_open_gpu_like(const atoll_nbackend_cfg *cfg, void **out, char *er
 static int cpu_info(void *be, atoll_nbackend_info *out) {
   cpu_dev *d = be;
   memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "cpu%s (%u CUs x %u slots)", d->gpu_like ? " GPU-like" : "", d->cus,
-           d->slots);
+  if (d->cfg.n_devices > 1)
+    snprintf(out->name, sizeof out->name, "cpu%s device %u of %u (%u CUs x %u slots)", d->gpu_like ? " GPU-like" : "",
+             d->cfg.device, d->cfg.n_devices, d->cus, d->slots);
+  else
+    snprintf(out->name, sizeof out->name, "cpu%s (%u CUs x %u slots)", d->gpu_like ? " GPU-like" : "", d->cus,
+             d->slots);
   out->cus = d->cus;
   out->max_occupancy = d->slots;
   out->can_reset_cus = true;
@@ -747,12 +764,15 @@ static int cpu_copy(void *be, void *dst, const void *src, size_t bytes) {
   return 0;
 }
 
-static int cpu_create_queue(void *be, uint32_t priority, atoll_nqueue **out) {
-  cpu_dev *d = be;
+static int create_queue_on(cpu_dev *d, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **out) {
   cpu_queue *q = calloc(1, sizeof *q);
   if (!q)
     return ATOLL_ENOMEM;
   q->priority = priority;
+  if (cus) {
+    q->bound = 1;
+    q->cus = *cus;
+  }
   if (d->gpu_like) {
     if (!(q->stage_buf = malloc(GPU_LIKE_STAGING_BYTES))) {
       free(q);
@@ -772,6 +792,22 @@ static int cpu_create_queue(void *be, uint32_t priority, atoll_nqueue **out) {
   }
   *out = (atoll_nqueue *)q;
   return 0;
+}
+
+static int cpu_create_queue(void *be, uint32_t priority, atoll_nqueue **out) {
+  return create_queue_on(be, priority, NULL, out);
+}
+
+/* A queue bound to CUs: a worker takes a block of its launches only when the worker's CU is in the
+ * set (pick), so the set's workers are the partition. */
+static int cpu_create_bound_queue(void *be, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **out, char *err,
+                                  size_t err_len) {
+  cpu_dev *d = be;
+  if (atoll_cuset_is_empty(cus) || atoll_cuset_end(cus) > d->cus) {
+    snprintf(err, err_len, "cpu back-end: a CU set must name CUs of the device's %u (0-%u)", d->cus, d->cus - 1);
+    return ATOLL_EINVAL;
+  }
+  return create_queue_on(d, priority, cus, out);
 }
 
 /* A range from the launch descriptor: its CUs [lo, hi), clipped to the device (a padded part that
@@ -801,6 +837,8 @@ static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
   cpu_queue *q = (cpu_queue *)qh;
   if (nl->kind == ATOLL_NL_PADDED && nl->n_parts > ATOLL_NPAD_MAX)
     return ATOLL_EINVAL;
+  if (nl->kind == ATOLL_NL_PADDED && q->bound)
+    return ATOLL_ENOTSUP; /* padding places parts by CU position over the whole device (backend.h) */
   launch *l = calloc(1, sizeof *l);
   if (!l)
     return ATOLL_ENOMEM;
@@ -964,7 +1002,7 @@ static int cpu_cu_busy(void *be, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_n
     .name = NAME, .open = OPEN, .close = cpu_close, .info = cpu_info, .alloc = cpu_alloc, .free = cpu_free, \
     .copy_to_device = cpu_copy, .copy_from_device = cpu_copy, .create_queue = cpu_create_queue,           \
     .submit = cpu_submit, .set_flag = cpu_set_flag, .exec_index = cpu_exec_index,                          \
-    .reset_cus = cpu_reset_cus, .cu_busy = cpu_cu_busy,                                                    \
+    .reset_cus = cpu_reset_cus, .cu_busy = cpu_cu_busy, .create_bound_queue = cpu_create_bound_queue,     \
   }
 static const atoll_nbackend_ops cpu_ops = CPU_BACKEND_OPS("cpu", cpu_open);
 static const atoll_nbackend_ops cpu_gpu_like_ops = CPU_BACKEND_OPS("cpu-gpu", cpu_open_gpu_like);

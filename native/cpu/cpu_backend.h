@@ -37,6 +37,10 @@ const atoll_nbackend_ops *atoll_ncpu_gpu_like_backend(void);
  * unreported. */
 void atoll_ncpu_set_report_lag_ns(int64_t ns);
 
+/* The CU of the worker thread that calls it, or UINT32_MAX outside the back-end's workers. Tests
+ * read it from a substituted block function (atoll_ncpu_set_block_fn) to see where blocks ran. */
+uint32_t atoll_ncpu_worker_cu(void);
+
 /* Runs one block (the default is the kernel library's ak_run_block). Tests may substitute their
  * own, before opening the back-end, to make blocks of a chosen behaviour. */
 typedef int (*atoll_ncpu_block_fn)(uint32_t kernel, const ak_args *a, const ak_ctx *c);

@@ -7,8 +7,13 @@
 #ifndef ATOLL_GPU_VENDOR_H
 #define ATOLL_GPU_VENDOR_H
 
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "atoll/cuset.h"
+#include "native/gpu/gpu_partition.h"
 
 #define GPU_VENDOR_NAME "cuda"
 #define GPU_RUNTIME_NAME "CUDA runtime"
@@ -70,5 +75,63 @@ static inline void gpu_arch_name(const gpuDeviceProp *p, char *buf, size_t len) 
 }
 /* Resident-block limit per CU the hardware documents (0 when the runtime does not say). */
 static inline int gpu_max_blocks_per_cu(const gpuDeviceProp *p) { return p->maxBlocksPerMultiProcessor; }
+
+/* A stream whose kernels run only on a partition of the SMs (docs/partitions.md): a green context
+ * (CUDA >= 12.4 driver). Green contexts take an SM COUNT, not given SMs: the set's count is rounded
+ * up to the device's partition granularity (CUdevSmResource.minSmPartitionSize, then a multiple of
+ * smCoscheduledAlignment) and the driver picks the SMs, so two bound queues are not guaranteed
+ * disjoint SMs. The driver's entry points are looked up through the runtime, so the module links no
+ * libcuda and an older driver is refused with a message rather than failing to load. */
+typedef CUresult (*gpu_fn_get_res)(CUdevice, CUdevResource *, CUdevResourceType);
+typedef CUresult (*gpu_fn_split)(CUdevResource *, unsigned int *, const CUdevResource *, CUdevResource *, unsigned int,
+                                 unsigned int);
+typedef CUresult (*gpu_fn_desc)(CUdevResourceDesc *, CUdevResource *, unsigned int);
+typedef CUresult (*gpu_fn_green)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
+typedef CUresult (*gpu_fn_green_stream)(CUstream *, CUgreenCtx, unsigned int, int);
+
+static inline bool gpu_driver_fn(const char *name, void **fn) {
+  cudaDriverEntryPointQueryResult q;
+  return cudaGetDriverEntryPointByVersion(name, fn, 12040, cudaEnableDefault, &q) == cudaSuccess &&
+         q == cudaDriverEntryPointSuccess && *fn;
+}
+
+static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDeviceProp *p, const atoll_cuset *cus,
+                                                  int priority, gpuStream_t *s, char *why, size_t why_len) {
+  (void)p;
+  gpu_fn_get_res get_res;
+  gpu_fn_split split;
+  gpu_fn_desc desc;
+  gpu_fn_green green;
+  gpu_fn_green_stream green_stream;
+  if (!gpu_driver_fn("cuDeviceGetDevResource", (void **)&get_res) ||
+      !gpu_driver_fn("cuDevSmResourceSplitByCount", (void **)&split) ||
+      !gpu_driver_fn("cuDevResourceGenerateDesc", (void **)&desc) ||
+      !gpu_driver_fn("cuGreenCtxCreate", (void **)&green) ||
+      !gpu_driver_fn("cuGreenCtxStreamCreate", (void **)&green_stream)) {
+    snprintf(why, why_len, "green contexts (the driver lacks them: CUDA >= 12.4 needed to bind a queue to SMs)");
+    return cudaErrorNotSupported;
+  }
+  unsigned int want = gpu_cuset_count(cus);
+  CUdevResource all, part;
+  unsigned int groups = 1;
+  CUgreenCtx ctx;
+  CUdevResourceDesc d;
+  CUstream st;
+  CUresult e = get_res((CUdevice)ordinal, &all, CU_DEV_RESOURCE_TYPE_SM);
+  if (e == CUDA_SUCCESS)
+    e = split(&part, &groups, &all, NULL, 0,
+              gpu_green_sm_count(want, all.sm.minSmPartitionSize, all.sm.smCoscheduledAlignment, all.sm.smCount));
+  if (e == CUDA_SUCCESS)
+    e = desc(&d, &part, 1);
+  if (e == CUDA_SUCCESS)
+    e = green(&ctx, d, (CUdevice)ordinal, CU_GREEN_CTX_DEFAULT_STREAM);
+  if (e == CUDA_SUCCESS)
+    e = green_stream(&st, ctx, CU_STREAM_NON_BLOCKING, priority);
+  snprintf(why, why_len, "green context of %u SMs (driver error %d)", want, (int)e);
+  if (e != CUDA_SUCCESS)
+    return cudaErrorNotSupported;
+  *s = (cudaStream_t)st;
+  return cudaSuccess;
+}
 
 #endif

@@ -72,6 +72,7 @@ typedef struct gpu_backend gpu_backend;
 struct atoll_nqueue {
   gpu_backend *be;
   gpuStream_t stream;
+  bool bound; /* a partition's stream: padded launches are refused (backend.h) */
   pthread_t completer;
   bool completer_started;
 
@@ -350,11 +351,22 @@ static int vendor_priority(const gpu_backend *be, uint32_t priority) {
   return v < be->prio_greatest ? be->prio_greatest : (int)v;
 }
 
-static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority) {
+static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority, const atoll_cuset *cus, char *err,
+                       size_t err_len) {
   gpuError_t e;
   void *ptr = NULL;
-  if ((e = gpuStreamCreateWithPriority(&q->stream, gpuStreamNonBlocking, vendor_priority(be, priority))) != gpuSuccess)
+  if (cus) {
+    /* A partition (docs/partitions.md): HIP's CU mask or CUDA's green context (gpu_vendor.h). */
+    char why[160] = "";
+    if ((e = gpu_stream_create_on_cus(be->ordinal, &be->prop, cus, vendor_priority(be, priority), &q->stream, why,
+                                      sizeof why)) != gpuSuccess) {
+      snprintf(err, err_len, "%s back-end: cannot bind a queue to CUs: %s", GPU_VENDOR_NAME, why);
+      return ATOLL_ENOTSUP;
+    }
+  } else if ((e = gpuStreamCreateWithPriority(&q->stream, gpuStreamNonBlocking, vendor_priority(be, priority))) !=
+             gpuSuccess) {
     return report("StreamCreateWithPriority", e);
+  }
   /* One block of control words: decisions first (8-byte aligned), then the flag and kill words. */
   if ((e = gpuMallocCoherent(&ptr, GPU_CTL_BYTES)) != gpuSuccess)
     return report(GPU_COHERENT_ALLOC_NAME, e);
@@ -394,8 +406,8 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority) {
   return ctl_write(be, q->decision_dev, q->decision_host, GPU_CTL_BYTES);
 }
 
-static int gpu_create_queue(void *p, uint32_t priority, atoll_nqueue **out) {
-  gpu_backend *be = (gpu_backend *)p;
+static int create_queue_on(gpu_backend *be, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **out, char *err,
+                           size_t err_len) {
   *out = NULL;
   atoll_nqueue *q = (atoll_nqueue *)calloc(1, sizeof *q);
   if (!q)
@@ -404,7 +416,8 @@ static int gpu_create_queue(void *p, uint32_t priority, atoll_nqueue **out) {
   pthread_mutex_init(&q->mu, NULL);
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->room, NULL);
-  int rc = queue_alloc(be, q, priority);
+  q->bound = cus != NULL;
+  int rc = queue_alloc(be, q, priority, cus, err, err_len);
   if (rc == 0) {
     if (pthread_create(&q->completer, NULL, completer_main, q) != 0)
       rc = ATOLL_ENOMEM;
@@ -423,6 +436,23 @@ static int gpu_create_queue(void *p, uint32_t priority, atoll_nqueue **out) {
   }
   *out = q;
   return 0;
+}
+
+static int gpu_create_queue(void *p, uint32_t priority, atoll_nqueue **out) {
+  char err[256];
+  return create_queue_on((gpu_backend *)p, priority, NULL, out, err, sizeof err);
+}
+
+static int gpu_create_bound_queue(void *p, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **out, char *err,
+                                  size_t err_len) {
+  gpu_backend *be = (gpu_backend *)p;
+  uint32_t end = gpu_cuset_end(cus);
+  if (end == 0 || end > (uint32_t)be->prop.multiProcessorCount) {
+    snprintf(err, err_len, "%s back-end: a CU set must name CUs of the device's %d", GPU_VENDOR_NAME,
+             be->prop.multiProcessorCount);
+    return ATOLL_EINVAL;
+  }
+  return create_queue_on(be, priority, cus, out, err, err_len);
 }
 
 /* Stops the completion thread once every launch in flight has completed, then frees the queue. */
@@ -551,6 +581,8 @@ static int submit_copy(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l, g
 
 static int gpu_submit(void *p, atoll_nqueue *q, const atoll_nlaunch *l) {
   (void)p;
+  if (l->kind == ATOLL_NL_PADDED && q->bound)
+    return ATOLL_ENOTSUP; /* padding places parts over the whole device (backend.h) */
   pthread_mutex_lock(&q->mu);
   if (q->count == GPU_INFLIGHT_MAX) {
     pthread_mutex_unlock(&q->mu);
@@ -758,6 +790,7 @@ static const atoll_nbackend_ops gpu_ops = {
     gpu_exec_index,
     gpu_reset_cus,
     gpu_cu_busy,
+    gpu_create_bound_queue,
 };
 
 extern "C" __attribute__((visibility("default"))) const atoll_nbackend_ops *atoll_nbackend_module(void) {

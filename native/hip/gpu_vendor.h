@@ -4,8 +4,13 @@
 #ifndef ATOLL_GPU_VENDOR_H
 #define ATOLL_GPU_VENDOR_H
 
+#include <hip/hip_ext.h>
 #include <hip/hip_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "atoll/cuset.h"
+#include "native/gpu/gpu_partition.h"
 
 #define GPU_VENDOR_NAME "hip"
 #define GPU_RUNTIME_NAME "HIP runtime"
@@ -69,6 +74,21 @@ static inline void gpu_arch_name(const gpuDeviceProp *p, char *buf, size_t len) 
 static inline int gpu_max_blocks_per_cu(const gpuDeviceProp *p) {
   (void)p;
   return 0;
+}
+
+/* A stream whose kernels run only on the CUs of `cus` (docs/partitions.md): HIP's CU-masked stream,
+ * the mask given CU by CU as 32-bit words (bit i of word i / 32: CU i). HIP takes no priority for it,
+ * so the stream has the default one. ordinal and priority are unused (the current device is set). */
+static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDeviceProp *p, const atoll_cuset *cus,
+                                                  int priority, gpuStream_t *s, char *why, size_t why_len) {
+  (void)ordinal, (void)priority;
+  uint32_t mask[ATOLL_CUSET_MAX / 32];
+  uint32_t n = ((uint32_t)p->multiProcessorCount + 31) / 32;
+  if (n == 0 || n > ATOLL_CUSET_MAX / 32)
+    n = ATOLL_CUSET_MAX / 32;
+  gpu_cu_mask_words(cus, mask, n);
+  snprintf(why, why_len, "hipExtStreamCreateWithCUMask");
+  return hipExtStreamCreateWithCUMask(s, n, mask);
 }
 
 #endif

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "atoll/error.h"
+#include "atoll/memory.h"
 #include "idem/badset.h"
 #include "io/model_write.h"
 #include "native/models/nmodel_profile.h"
@@ -148,6 +149,9 @@ int atoll__nmodel_to_model(const atoll_nmodel *m, const atoll_nmodel_times *time
   out->n_tensors = m->n_tensors;
   out->ops = ops;
   out->n_ops = m->n_ops;
+  /* The native runtime allocates every tensor of the table for each client (nrt's buffers), so
+   * their sizes are the instance's footprint. */
+  atoll_model_footprint_from_tensors(out);
   return atoll_model_is_valid(out) ? 0 : ATOLL_EINVAL;
 }
 

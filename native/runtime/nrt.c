@@ -23,6 +23,8 @@ void atoll_nrt_epoch(const atoll_nrt *r, struct timespec *out) { *out = r->t0; }
 
 void *atoll_nrt_backend(const atoll_nrt *r) { return r->be; }
 
+const char *atoll_nrt_stream_error(const atoll_nrt *r) { return r->stream_err; }
+
 void atoll__nrt_set_failure(atoll_nrt *r, int rc) {
   int expected = 0;
   atomic_compare_exchange_strong(&r->failure, &expected, rc);
@@ -210,8 +212,12 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   atoll_nrt *r = ctx;
   if (r->n_streams == NRT_MAX_STREAMS)
     return ATOLL_EFULL;
-  if (!atoll_cuset_is_empty(&cfg->cus)) /* no back-end binds a queue to CUs yet (docs/partitions.md) */
+  bool bound = !atoll_cuset_is_empty(&cfg->cus);
+  if (bound && !r->cfg.be_ops->create_bound_queue) {
+    snprintf(r->stream_err, sizeof r->stream_err, "the %s back-end cannot bind a queue to CUs",
+             r->cfg.be_ops->name);
     return ATOLL_ENOTSUP;
+  }
   nrt_stream *s = calloc(1, sizeof *s);
   if (!s)
     return ATOLL_ENOMEM;
@@ -227,7 +233,9 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
     free(s);
     return ATOLL_ENOMEM;
   }
-  int rc = r->cfg.be_ops->create_queue(r->be, cfg->priority, &s->q);
+  int rc = bound ? r->cfg.be_ops->create_bound_queue(r->be, cfg->priority, &cfg->cus, &s->q, r->stream_err,
+                                                      sizeof r->stream_err)
+                 : r->cfg.be_ops->create_queue(r->be, cfg->priority, &s->q);
   if (rc == 0 && pthread_create(&s->tx, NULL, transmit_main, s) != 0)
     rc = ATOLL_ENOMEM;
   else if (rc == 0) {

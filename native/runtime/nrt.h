@@ -122,6 +122,8 @@ typedef struct atoll_nrt_cfg {
 int atoll_nrt_create(atoll_nrt **out, const atoll_nrt_cfg *cfg, char *err, size_t err_len);
 /* The opened back-end, for memory and synchronous copies (any thread). */
 void *atoll_nrt_backend(const atoll_nrt *r);
+/* Why creating a stream bound to CUs failed (the back-end's message); "" when none did. */
+const char *atoll_nrt_stream_error(const atoll_nrt *r);
 /* Whether anything failed to bind or submit, or completed with a fault (ATOLL_E* code, 0: none). */
 int atoll_nrt_failure(const atoll_nrt *r);
 /* Stops every thread (scheduler, transmit, GC). Launches still in flight are evicted and killed

@@ -90,6 +90,7 @@ struct atoll_nrt {
   const atoll_core_observer *obs;
   nrt_stream *streams[NRT_MAX_STREAMS];
   uint32_t n_streams;
+  char stream_err[256]; /* why the back-end refused a bound queue (atoll_nrt_stream_error) */
 
   /* The inbox: producers append to buf under in_mu; the scheduler swaps it with spare. */
   pthread_mutex_t in_mu;

@@ -581,11 +581,11 @@ static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, c
 }
 
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len) {
-  /* No native back-end binds a stream to CUs or workers yet: a binding is refused, not ignored. */
+  /* A native model computes one request's output per run: a batch would leave its riders' unrun. */
   for (uint32_t c = 0; c < s->n_clients; c++)
-    if (!atoll_cuset_is_empty(&s->clients[c].cus)) {
-      snprintf(err, err_len, "client '%s' is bound to CUs (share or cus): the native back-ends (cpu, cuda, hip) do "
-               "not implement CU partitions yet (docs/partitions.md)", s->clients[c].name);
+    if (s->clients[c].batch_max > 1) {
+      snprintf(err, err_len, "client '%s' batches (batch: max %u): the native runner runs one request per model run "
+               "(batching is simulated only, docs/simulator.md)", s->clients[c].name, s->clients[c].batch_max);
       return ATOLL_ENOTSUP;
     }
   for (uint32_t m = 0; m < s->n_models; m++) {
@@ -633,7 +633,9 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   atoll_nrt_cfg cfg = {.be_ops = r.ops,
                        .be_cfg = {.cus = o->cus, .slots_per_cu = o->slots_per_cu, .pin_threads = o->pin_threads,
                                   .fault_kernel_p = o->inject ? o->inject->kernel_p : 0,
-                                  .fault_seed = o->inject ? o->inject->seed : 0},
+                                  .fault_seed = o->inject ? o->inject->seed : 0,
+                                  .device = s->run_gpu,
+                                  .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0},
                        .bind = bind,
                        .payload = payload,
                        .bind_ctx = &r,
@@ -648,6 +650,14 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
     r.be = atoll_nrt_backend(r.rt);
     rc = r.ops->info(r.be, &r.binfo);
   }
+  /* A binding names CUs of the scenario's GPU; the device opened may have fewer (docs/partitions.md). */
+  for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++)
+    if (atoll_cuset_end(&s->clients[c].cus) > r.binfo.cus) {
+      snprintf(err, err_len, "client '%s' is bound to CUs up to %u, but the device '%s' has %u CUs (0-%u)",
+               s->clients[c].name, atoll_cuset_end(&s->clients[c].cus) - 1, r.binfo.name, r.binfo.cus,
+               r.binfo.cus - 1);
+      rc = ATOLL_EINVAL;
+    }
   if (rc == 0) {
     /* The core decides with the device's real CU count (padding's CU split, for one). */
     r.s.gpu.cus = r.binfo.cus;
@@ -682,6 +692,8 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   if (rc == 0)
     rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &atoll_run_observer, &r.rec, NULL,
                          r.arr.deadline_ns);
+  if (rc && r.rt && *atoll_nrt_stream_error(r.rt) && err_len && !err[0])
+    snprintf(err, err_len, "%s", atoll_nrt_stream_error(r.rt));
   if (rc) {
     runner_free(&r);
     return rc;
@@ -790,6 +802,7 @@ int atoll_native_standalone_ns(const atoll_scenario *s, const atoll_native_opts 
   atoll_scenario alone = *s;
   alone.clients = &one;
   alone.n_clients = 1;
+  alone.run_gpu = 0; /* on GPU 0, with the CUs one device of the run has (the cpu back-end splits them) */
   alone.policy = (atoll_policy_cfg){.kind = ATOLL_POLICY_RT_ONLY};
   alone.warmup_ns = 0;
   alone.duration_ns = (int64_t)60 * 1000000000;
@@ -847,8 +860,65 @@ static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res
   return run_once(s, nc->o, 0, res, nc->info, nc->err, nc->err_len);
 }
 
+/* Several GPUs at once: one runner, runtime and back-end instance per device, each in a thread of
+ * its own, with its own error text and device information (GPU 0's is the run's). A trace or tap
+ * has one writer, so several devices run without them. */
+typedef struct gpu_run {
+  pthread_t th;
+  const atoll_scenario *s;
+  atoll_native_opts o;
+  atoll_run_results *res;
+  atoll_native_info info;
+  char err[256];
+  int rc;
+} gpu_run;
+
+static void *gpu_main(void *arg) {
+  gpu_run *g = arg;
+  g->rc = run_once(g->s, &g->o, 0, g->res, &g->info, g->err, sizeof g->err);
+  return NULL;
+}
+
+static int device_run_gpus(void *ctx, const atoll_scenario *gpus, atoll_run_results *res, uint32_t n) {
+  native_call *nc = ctx;
+  if (nc->o->device && strncmp(nc->o->device, "cpu", 3) != 0) {
+    snprintf(nc->err, nc->err_len, "gpu_count %u: several devices run on the cpu back-end only so far", n);
+    return ATOLL_ENOTSUP;
+  }
+  gpu_run *g = calloc(n, sizeof *g);
+  if (!g)
+    return ATOLL_ENOMEM;
+  uint32_t started = 0;
+  int rc = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    g[i] = (gpu_run){.s = &gpus[i], .o = *nc->o, .res = &res[i]};
+    g[i].o.trace = NULL, g[i].o.tap = NULL;
+    if (pthread_create(&g[i].th, NULL, gpu_main, &g[i]) != 0) {
+      rc = ATOLL_ENOMEM;
+      break;
+    }
+    started++;
+  }
+  for (uint32_t i = 0; i < started; i++) {
+    pthread_join(g[i].th, NULL);
+    if (rc == 0 && g[i].rc) {
+      rc = g[i].rc;
+      snprintf(nc->err, nc->err_len, "gpu %u: %s", i, g[i].err);
+    }
+  }
+  if (rc == 0 && nc->info) {
+    *nc->info = g[0].info;
+    for (uint32_t i = 1; i < n; i++) {
+      nc->info->preempted_tasks += g[i].info.preempted_tasks;
+      nc->info->group_restores += g[i].info.group_restores;
+    }
+  }
+  free(g);
+  return rc;
+}
+
 static const atoll_run_device native_device = {.mode = "native", .standalone_ns = device_standalone,
-                                               .run = device_run};
+                                               .run = device_run, .run_gpus = device_run_gpus};
 
 int atoll_native_run(const atoll_scenario *s, const atoll_native_opts *o, atoll_run_results *res,
                      atoll_native_info *info, char *err, size_t err_len) {

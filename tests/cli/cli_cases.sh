@@ -26,12 +26,99 @@ case $case_name in
     expect_rc 2 "$atoll" check "$tmp/two.yaml"
     grep -q "need 18240 MB, more than the 16384 MB of GPU 'mi50': a (big: 9000 + 120 MB)" "$tmp/.stderr" ||
       fail "message: $(cat "$tmp/.stderr")" ;;
-  native_refuses_partitions)
-    # No native back-end binds a stream to CUs: a bound client is refused (exit 2), never run unbound.
-    expect_rc 2 "$atoll" native "$src/scenarios/native/partition-refused.yaml" --device cpu
-    grep -q "client 'camera' is bound to CUs (share or cus): the native back-ends (cpu, cuda, hip) do not implement" \
-      "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
-    [ ! -s "$tmp/.stdout" ] || fail "stdout not empty" ;;
+  report_memory_in_use)
+    # The report carries GPU 0's memory when a footprint is known (docs/report.md): one tiny_big
+    # (9000 + 120 MB) beside one tiny without a footprint; a run without footprints has no such key.
+    sed '/name: b,/d; /^# expect:/d' "$src/scenarios/bad/memory_over.yaml" >"$tmp/one.yaml"
+    cp -r "$src/scenarios/bad/models" "$tmp/models"
+    expect_rc 0 "$atoll" sim "$tmp/one.yaml" --json "$tmp/r.json"
+    grep -q '^GPU memory in use  *9120.0 MB of 16384.0 MB (2 model instances; 1 with footprint unknown, counted as 0 MB)$' \
+      "$tmp/.stdout" || fail "text line: $(grep -i memory "$tmp/.stdout")"
+    python3 - "$tmp/r.json" <<'PY' || fail "JSON gpu object"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+assert (g["memory_mb_used"], g["memory_mb"], g["memory_unknown_instances"]) == (9120, 16384, 1), g
+PY
+    sed '/name: a,/d; /name: b,/d; /^# expect:/d' "$src/scenarios/bad/memory_over.yaml" >"$tmp/none.yaml"
+    expect_rc 0 "$atoll" sim "$tmp/none.yaml" --json "$tmp/n.json"
+    # Without a footprint the gpu object and the table say nothing of memory; the gpus array (one
+    # entry per GPU, docs/report.md) always has its memory_mb_used, here 0.
+    ! grep -qi memory "$tmp/.stdout" || fail "memory line without a footprint"
+    python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert not [k for k in d["gpu"] if k.startswith("memory")], d["gpu"]
+assert [g["memory_mb_used"] for g in d["gpus"]] == [0], d["gpus"]' "$tmp/n.json" || fail "memory keys without a footprint" ;;
+  footprints_match_tensor_tables)
+    # The importers' footprints (REEF's storage sizes, the native models' tensors; docs/import.md)
+    # are the profile's own tensor table summed: weights, and everything else per request.
+    python3 - "$src"/scenarios/models/*.yaml "$src"/scenarios/models/native/*.yaml <<'PY' || fail "footprints"
+import re, sys
+n = 0
+for path in sys.argv[1:]:
+    text = open(path).read()
+    foot = re.search(r"^footprint: \{weights_mb: ([0-9.e+-]+), activations_mb_per_batch: ([0-9.e+-]+)\}$", text, re.M)
+    reef = "atoll import reef-model" in text.split("\n", 1)[0]
+    native = re.search(r"^native: ", text, re.M) is not None
+    if not (reef or native):
+        continue
+    assert foot, path + ": no footprint"
+    w = a = 0
+    for b, k in re.findall(r"^  - \{name: [^,]+, bytes: (\d+), kind: (\w+)", text, re.M):
+        if k == "weight": w += int(b)
+        else: a += int(b)
+    assert (float(foot[1]), float(foot[2])) == (w / 2**20, a / 2**20), (path, foot.groups(), w, a)
+    n += 1
+assert n >= 10, n
+PY
+    ;;
+  native_runs_partitions)
+    # The CPU back-end binds a stream to CU workers (docs/partitions.md): a bound client runs and
+    # completes requests; test_cpu_backend checks where its blocks ran.
+    expect_rc 0 "$atoll" native "$src/scenarios/native/partition.yaml" --device cpu --cus 2 --duration-ms 300 \
+      --json "$tmp/p.json"
+    python3 -c 'import json,sys; c = json.load(open(sys.argv[1]))["clients"][0]; assert c["completed"] > 0, c' \
+      "$tmp/p.json" || fail "no request completed" ;;
+  two_gpus_alone_latency)
+    # gpu_count: 2 with a client on each: each client's latencies are those it has alone on one GPU
+    # (within 1 %; the GPUs share nothing), and the report has one gpus entry per GPU.
+    ex=$src/scenarios/examples
+    expect_rc 0 "$atoll" sim "$ex/two-gpus.yaml" --quiet --json "$tmp/two.json"
+    for c in cam lidar; do
+      sed "/^gpu_count:/d; /name: $c,/!{/name: /d}; s/, gpu: [0-9]//; s|\.\./models/|$src/scenarios/models/|" \
+        "$ex/two-gpus.yaml" >"$tmp/alone-$c.yaml"
+      expect_rc 0 "$atoll" sim "$tmp/alone-$c.yaml" --quiet --json "$tmp/alone-$c.json"
+    done
+    python3 - "$tmp" <<'PY' || fail "latencies differ"
+import json, sys
+t = sys.argv[1]
+two = {c["name"]: c for c in json.load(open(f"{t}/two.json"))["clients"]}
+gpus = json.load(open(f"{t}/two.json"))["gpus"]
+assert len(gpus) == 2 and all(g["cu_busy_frac"] > 0 for g in gpus), gpus
+for name in ("cam", "lidar"):
+    alone = json.load(open(f"{t}/alone-{name}.json"))["clients"][0]
+    for k in ("mean", "p99"):
+        a, b = alone["latency_us"][k], two[name]["latency_us"][k]
+        print(name, k, a, b)
+        assert abs(b - a) <= 0.01 * a, (name, k, a, b)
+PY
+    # A client on a GPU the scenario does not have is refused.
+    sed 's/gpu: 1}/gpu: 2}/' "$ex/two-gpus.yaml" | sed "s|\.\./models/|$src/scenarios/models/|" >"$tmp/bad.yaml"
+    expect_rc 2 "$atoll" check "$tmp/bad.yaml"
+    grep -q "client 'lidar' is on gpu 2, but the scenario has 2" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    # The explorer and the bound cover one GPU and say so.
+    expect_rc 2 "$atoll" explore "$ex/two-gpus.yaml"
+    grep -q "gpu_count 2: the explorer covers one GPU" "$tmp/.stderr" || fail "explore: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" bound "$ex/two-gpus.yaml"
+    grep -q "gpu_count 2: the bound covers one GPU" "$tmp/.stderr" || fail "bound: $(cat "$tmp/.stderr")" ;;
+  batch_curve_rises)
+    # docs/simulator.md's batch curve: from batch 1 to 4, 16 and 32, latency and throughput rise.
+    "$src/tools/batch-curve.sh" "$atoll" >"$tmp/curve.txt" || fail "batch-curve.sh failed"
+    awk 'NR > 1 { if (NR > 2 && !($2 > lat && $3 > thr)) bad = 1; lat = $2; thr = $3; n++ }
+         END { exit bad || n != 4 }' "$tmp/curve.txt" || fail "curve: $(cat "$tmp/curve.txt")" ;;
+  batch_check_runs)
+    # docs/simulator.md's check of the batch model against the H200 traces: one row per model.
+    python3 "$src/tools/batch-check.py" "$atoll" >"$tmp/check.txt" || fail "batch-check.py failed"
+    [ "$(grep -cE '^(resnet50|mobilenet_v2|vgg16|vit_b_16|bert_base) .*%$' "$tmp/check.txt")" = 5 ] ||
+      fail "rows: $(cat "$tmp/check.txt")" ;;
   version)
     expect_rc 0 "$atoll" --version
     grep -Eq '^atoll [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/.stdout" || fail "version line: $(cat "$tmp/.stdout")" ;;

@@ -55,6 +55,7 @@ typedef struct fake {
   uint8_t started[FK_CLIENTS][FK_MAX_REQ], done[FK_CLIENTS][FK_MAX_REQ], dropped[FK_CLIENTS][FK_MAX_REQ];
   uint8_t shed[FK_CLIENTS][FK_MAX_REQ], failed[FK_CLIENTS][FK_MAX_REQ];
   int64_t started_at[FK_CLIENTS][FK_MAX_REQ];
+  uint32_t batch[FK_CLIENTS][FK_MAX_REQ]; /* request_batch: the batch it completed in (0: alone) */
   uint64_t next_req[FK_CLIENTS];
   /* Per task slot: the next op index the core must launch for it (launches are in op order). */
   uint32_t next_op[1 << 16];
@@ -158,7 +159,15 @@ static inline void fk_obs_failed(void *ctx, uint32_t client, uint64_t req, int64
   fk_record('f', client, req, now);
 }
 
-static const atoll_core_observer fk_observer = {.request_started = fk_obs_started,
+static inline void fk_obs_batch(void *ctx, uint32_t client, uint64_t req, uint32_t batch, int64_t now) {
+  (void)ctx, (void)now;
+  assert_true(client < FK_CLIENTS && req < FK_MAX_REQ);
+  assert_false(fk.done[client][req]); /* told before request_done */
+  fk.batch[client][req] = batch;
+}
+
+static const atoll_core_observer fk_observer = {.request_batch = fk_obs_batch,
+                                                .request_started = fk_obs_started,
                                                 .request_done = fk_obs_done,
                                                 .request_dropped = fk_obs_dropped,
                                                 .request_shed = fk_obs_shed,

@@ -539,6 +539,8 @@ static const char *const fixture_yaml =
     "source: \"REEF mini (SJTU-IPADS/reef resource/mini), measured on one mi50; Apache-2.0 (c) the REEF "
     "authors\"\n"
     "measured_latency_us: 30\n"
+    /* 256 weight bytes; 3 x 1024 bytes of input, intermediate and output (2^20-byte MB) */
+    "footprint: {weights_mb: 0.000244140625, activations_mb_per_batch: 0.0029296875}\n"
     "tensors:\n"
     "  - {name: data, bytes: 1024, kind: input, dtype: float32}\n"
     "  - {name: p0, bytes: 256, kind: weight, dtype: float32}\n"

@@ -36,6 +36,22 @@ v = d["verify"]
 assert v["requests"] > 0 and v["mismatches"] == 0, v
 c = {x["name"]: x for x in d["clients"]}
 assert c["camera"]["completed"] > 0 and c["batch"]["completed"] > 0, c' || fail "report: $(head -c 600 "$tmp/.stdout")" ;;
+  two_devices_verify)
+    # gpu_count: 2 on the CPU back-end: two devices at once, each with its share of the CU workers
+    # and its own runtime; every completed output is checked against the uninterrupted reference.
+    ms=2000
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=5000
+    expect_rc 0 "$atoll" native "$src/scenarios/native/two-devices.yaml" --device cpu --verify --json - \
+      --duration-ms $ms --set warmup_ms=0
+    json 'v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+assert len(d["gpus"]) == 2 and all(g["cu_busy_frac"] > 0 for g in d["gpus"]), d["gpus"]
+c = {x["name"]: x for x in d["clients"]}
+assert c["camera"]["completed"] > 0 and c["bulk"]["completed"] > 0, c' || fail "report: $(head -c 600 "$tmp/.stdout")"
+    # Batches are simulated only: a native run refuses a batching client.
+    expect_rc 2 "$atoll" native "$src/scenarios/native/two-devices.yaml" --device cpu \
+      --set 'clients.bulk.batch={max: 2, timeout_ms: 5}'
+    grep -q "client 'bulk' batches" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   edf_verify_drop_late)
     # The edf policy (docs/policies.md) on the native CPU device with verification: the camera's
     # requests get a 20 ms deadline and drop_late, the batch client none. edf never preempts, so a

@@ -4,10 +4,10 @@
  *
  * Layer 1, the back-end ops: launches, order, the flag, the execution index, reset_cus by launch
  * state (docs/native-gpu.md, "What a kill means"), copies (D2H data in place when the completion
- * arrives; an evicted copy leaves its destination alone), padded launches.
+ * arrives; an evicted copy leaves its destination alone), padded launches, queues bound to CUs.
  * Layer 2, the core's device ops (include/atoll/device.h) as the native runtime implements them
  * over each back-end: launch order, the execution index, the preempt flag with reset_hq and
- * reset_cus, and the stream serving again afterwards.
+ * reset_cus, the stream serving again afterwards, and a stream bound to CUs.
  *
  * No case waits on on_start, which backend.h makes optional: every wait is for a completion or the
  * execution index, bounded (20 s) so that a wait that can never end fails its case. `cpu-gpu` never
@@ -162,6 +162,57 @@ static atoll_nlaunch long_spin(rig *r, uint64_t tag, float *out) {
 }
 
 /* ---- layer 1 --------------------------------------------------------------------------------- */
+
+/* Partitions (docs/partitions.md): a queue bound to the device's last CU runs launches beside an
+ * unbound queue's, records its execution index, is evicted by its flag and killed by reset_cus like
+ * any queue; padding on it is refused, and so are an empty set and one past the device's CUs. A
+ * back-end that cannot bind says why (ATOLL_ENOTSUP and a message: CUDA without green contexts). */
+static void c_bound_queue_runs_and_preempts(rig *r) {
+  if (!r->ops->create_bound_queue) {
+    fprintf(stderr, "conformance: %s has no create_bound_queue\n", r->name);
+    return;
+  }
+  atoll_cuset last = {{0}}, past = {{0}}, empty = {{0}};
+  atoll_cuset_add_range(&last, r->info.cus - 1, r->info.cus - 1);
+  atoll_cuset_add_range(&past, r->info.cus - 1, r->info.cus);
+  atoll_nqueue *qb, *qu, *qx;
+  char err[256] = "";
+  int rc = r->ops->create_bound_queue(r->be, 0, &last, &qb, err, sizeof err);
+  if (rc == ATOLL_ENOTSUP) {
+    assert_true(err[0] != 0);
+    fprintf(stderr, "conformance: %s cannot bind a queue: %s\n", r->name, err);
+    return;
+  }
+  assert_int_equal(rc, 0);
+  assert_int_equal(r->ops->create_bound_queue(r->be, 0, &past, &qx, err, sizeof err), ATOLL_EINVAL);
+  assert_int_equal(r->ops->create_bound_queue(r->be, 0, &empty, &qx, err, sizeof err), ATOLL_EINVAL);
+  assert_int_equal(r->ops->create_queue(r->be, 0, &qu), 0);
+  float *out; /* the bound launch's 8 blocks of 32 threads, then the unbound one's 2 */
+  assert_int_equal(r->ops->alloc(r->be, (8 + 2) * 32 * sizeof(float), (void **)&out), 0);
+  atoll_nlaunch b = spin(1, out, 8, 1000), u = spin(2, out + 8 * 32, 2, 1000);
+  assert_int_equal(r->ops->submit(r->be, qb, &b), 0);
+  assert_int_equal(r->ops->submit(r->be, qu, &u), 0);
+  assert_int_equal(wait_done(r, 1, NULL), ATOLL_ND_OK);
+  assert_int_equal(wait_done(r, 2, NULL), ATOLL_ND_OK);
+  uint64_t idx;
+  assert_int_equal(r->ops->exec_index(r->be, qb, &idx), 0);
+  assert_int_equal(idx, 1);
+  atoll_nlaunch padded = b;
+  padded.kind = ATOLL_NL_PADDED, padded.tag = 3;
+  assert_int_equal(r->ops->submit(r->be, qb, &padded), ATOLL_ENOTSUP);
+  if (r->ops->reset_cus) {
+    atoll_nlaunch a = spin(4, out, 1, 2000000000u), c = spin(5, out, 2, 10);
+    assert_int_equal(r->ops->submit(r->be, qb, &a), 0);
+    assert_int_equal(r->ops->submit(r->be, qb, &c), 0);
+    wait_index(r, qb, 4);
+    assert_int_equal(r->ops->set_flag(r->be, qb, true), 0);
+    assert_int_equal(r->ops->reset_cus(r->be), 0);
+    assert_int_equal(wait_done(r, 4, NULL), ATOLL_ND_KILLED);
+    assert_int_equal(wait_done(r, 5, NULL), ATOLL_ND_EVICTED);
+    assert_int_equal(r->ops->set_flag(r->be, qb, false), 0);
+  }
+  r->ops->free(r->be, out);
+}
 
 static void c_kernel_runs_and_records_index(rig *r) {
   atoll_nqueue *q;
@@ -561,7 +612,36 @@ static void l2_padded_body(l2 *x, atoll_device d, atoll_nrt *rt) {
   assert_int_equal(x->status[at72], ATOLL_ND_OK);
 }
 
+/* A stream bound to CUs (docs/partitions.md) through the runtime: its commands complete in order,
+ * and one bound past the device's CUs cannot be created. A back-end that cannot bind is refused by
+ * the runtime (ATOLL_ENOTSUP), which is what the case then checks. */
+static void l2_bound_stream_body(l2 *x, atoll_device d, atoll_nrt *rt) {
+  uint32_t s;
+  atoll_stream_cfg sc = {.dq_capacity = 4, .name = "conf"};
+  atoll_cuset_add_range(&sc.cus, x->r->info.cus - 1, x->r->info.cus - 1);
+  int rc = d.ops->create_stream(d.ctx, &sc, &s);
+  if (rc == ATOLL_ENOTSUP) {
+    assert_true(*atoll_nrt_stream_error(rt) != 0);
+    fprintf(stderr, "conformance: %s binds no stream: %s\n", x->r->name, atoll_nrt_stream_error(rt));
+    return;
+  }
+  assert_int_equal(rc, 0);
+  atoll_cmd cmds[6];
+  for (uint32_t i = 0; i < 6; i++)
+    cmds[i] = (atoll_cmd){.op = 0, .tag = 200 + i};
+  assert_int_equal(d.ops->launch(d.ctx, s, cmds, 6), 0);
+  assert_int_equal(l2_wait(x, 205), ATOLL_ND_OK);
+  pthread_mutex_lock(&x->mu);
+  for (uint32_t i = 0; i < 6; i++)
+    assert_int_equal(x->tag[i], 200 + i);
+  pthread_mutex_unlock(&x->mu);
+  atoll_stream_cfg past = {.dq_capacity = 4, .name = "past"};
+  atoll_cuset_add_range(&past.cus, x->r->info.cus, x->r->info.cus);
+  assert_int_not_equal(d.ops->create_stream(d.ctx, &past, &s), 0);
+}
+
 static void c_l2_launches_complete_in_order(rig *r) { l2_run(r, l2_order_body); }
+static void c_l2_bound_stream_serves_in_order(rig *r) { l2_run(r, l2_bound_stream_body); }
 static void c_l2_set_dq_capacity_bounds_in_flight(rig *r) { l2_run(r, l2_dq_capacity_body); }
 static void c_l2_padded_launch_parts_before_it(rig *r) { l2_run(r, l2_padded_body); }
 static void c_l2_flag_reset_hq_and_reset_cus(rig *r) { l2_run(r, l2_preempt_body); }
@@ -585,6 +665,8 @@ CASE(l2_launches_complete_in_order)
 CASE(l2_flag_reset_hq_and_reset_cus)
 CASE(l2_set_dq_capacity_bounds_in_flight)
 CASE(l2_padded_launch_parts_before_it)
+CASE(bound_queue_runs_and_preempts)
+CASE(l2_bound_stream_serves_in_order)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(kernel_runs_and_records_index),
@@ -599,6 +681,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(l2_flag_reset_hq_and_reset_cus),
     cmocka_unit_test(l2_set_dq_capacity_bounds_in_flight),
     cmocka_unit_test(l2_padded_launch_parts_before_it),
+    cmocka_unit_test(bound_queue_runs_and_preempts),
+    cmocka_unit_test(l2_bound_stream_serves_in_order),
 };
 
 ATOLL_TEST_MAIN(tests)

@@ -2,7 +2,7 @@
  * launches run and record the execution index; a flag set before a launch evicts it whole, one set
  * after it started does not cut it short; a CU reset kills running blocks long before they would
  * end and the CUs serve the next launch; queue order; padded launches report their parts first;
- * copies, and copies evicted by the flag; CU busy time. */
+ * copies, and copies evicted by the flag; CU busy time; a queue bound to CUs runs only there. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +345,76 @@ static void cu_busy_counts_resident_time(void **state) {
   close_cpu(be);
 }
 
+/* Where each block ran: the worker's CU, by the launch's output buffer (its identity). */
+enum { MAX_BLOCK_LOG = 4096 };
+static struct {
+  pthread_mutex_t mu;
+  const void *out[MAX_BLOCK_LOG];
+  uint32_t cu[MAX_BLOCK_LOG];
+  uint32_t n;
+} where;
+
+static int logging_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
+  pthread_mutex_lock(&where.mu);
+  if (where.n < MAX_BLOCK_LOG)
+    where.out[where.n] = a->p[0], where.cu[where.n++] = atoll_ncpu_worker_cu();
+  pthread_mutex_unlock(&where.mu);
+  return ak_run_block(kernel, a, c);
+}
+
+/* A queue bound to CUs {1, 3} of 4 runs every block of its launches on a worker of CU 1 or 3,
+ * while an unbound queue's launch beside it may use all four; the bound launch's result is the
+ * direct run's. A set past the device's CUs is refused, and so is padding on a bound queue. The
+ * timing is not asserted: the machine may have 2 cores for the 4 CUs (docs/partitions.md). */
+static void bound_queue_runs_blocks_only_on_its_cus(void **state) {
+  (void)state;
+  memset(&where, 0, sizeof where);
+  pthread_mutex_init(&where.mu, NULL);
+  atoll_ncpu_set_block_fn(logging_block);
+  void *be = open_cpu(4);
+  atoll_cuset odd = {{0}}, past = {{0}};
+  atoll_cuset_add_range(&odd, 1, 1), atoll_cuset_add_range(&odd, 3, 3);
+  atoll_cuset_add_range(&past, 2, 4);
+  atoll_nqueue *qb, *qu, *qx;
+  char err[160] = "";
+  assert_int_equal(B->create_bound_queue(be, 0, &odd, &qb, err, sizeof err), 0);
+  assert_int_equal(B->create_queue(be, 0, &qu), 0);
+  assert_int_equal(B->create_bound_queue(be, 0, &past, &qx, err, sizeof err), ATOLL_EINVAL);
+  assert_non_null(strstr(err, "4 (0-3)"));
+  static float bound_out[64 * 4], free_out[64 * 4], ref[64 * 4];
+  atoll_nlaunch lb = spin(1, bound_out, 64, 2000, 100), lu = spin(2, free_out, 64, 2000, 100);
+  assert_int_equal(B->submit(be, qb, &lb), 0);
+  assert_int_equal(B->submit(be, qu, &lu), 0);
+  assert_int_equal(wait_done(1), ATOLL_ND_OK);
+  assert_int_equal(wait_done(2), ATOLL_ND_OK);
+  atoll_nlaunch padded = lb;
+  padded.kind = ATOLL_NL_PADDED, padded.tag = 3;
+  assert_int_equal(B->submit(be, qb, &padded), ATOLL_ENOTSUP);
+  close_cpu(be);
+  atoll_ncpu_set_block_fn(NULL);
+  uint32_t bound_blocks = 0, free_blocks = 0;
+  for (uint32_t i = 0; i < where.n; i++) {
+    if (where.out[i] == bound_out) {
+      bound_blocks++;
+      if (where.cu[i] != 1 && where.cu[i] != 3)
+        fail_msg("block %u of the bound launch ran on CU %u, outside {1, 3}", i, where.cu[i]);
+    } else if (where.out[i] == free_out) {
+      free_blocks++;
+      assert_true(where.cu[i] < 4);
+    }
+  }
+  assert_int_equal(bound_blocks, 64);
+  assert_int_equal(free_blocks, 64);
+  ak_args a = lb.k.args;
+  a.p[0] = ref;
+  for (uint32_t b = 0; b < 64; b++) {
+    ak_ctx c = {.block = b, .grid = 64, .threads = 4};
+    assert_int_equal(ak_run_block(AK_K_SPIN, &a, &c), AK_DONE);
+  }
+  assert_memory_equal(bound_out, ref, sizeof ref);
+  pthread_mutex_destroy(&where.mu);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spin_launch_completes_and_matches_direct_run),
@@ -357,6 +427,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(copies_and_memset_run_in_order),
       cmocka_unit_test(flagged_copies_behind_a_launch_are_evicted_in_order),
       cmocka_unit_test(cu_busy_counts_resident_time),
+      cmocka_unit_test(bound_queue_runs_blocks_only_on_its_cus),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -613,6 +613,47 @@ static void bounds_over_no_samples(void **state) {
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
+/* Batches: a request of a batch of b is 1/b of a model run, so the mean is requests over runs;
+ * with several GPUs each has its busy fraction (GPU 0's is the gpu object's) and its clients'
+ * memory (weights plus activations times the largest batch). */
+static void batches_and_gpus(void **state) {
+  (void)state;
+  fixture_init();
+  clear_requests(2);
+  for (int i = 0; i < 6; i++) {
+    add_req(2, 200000 + i, 1000);
+    fx.req[2][i].batch = i < 4 ? 4 : 2; /* one run of 4, one of 2 */
+  }
+  static atoll_scenario_model models[2];
+  models[0] = fx.sc.models[0], models[1] = fx.sc.models[1];
+  models[1].model.footprint_known = true;
+  models[1].model.weights_mb = 100, models[1].model.activations_mb_per_batch = 10;
+  fx.sc.models = models;
+  fx.sc.gpu_count = 2;
+  fx.clients[2].gpu = 1, fx.clients[2].batch_max = 4;
+  static int64_t busy[2] = {27 * MS * 60, 45 * MS * 60};
+  fx.res.n_gpus = 2, fx.res.gpu_cu_busy_ns = busy;
+  atoll_report r;
+  compute(&r);
+  assert_near(r.clients[2].batch_mean, 3);
+  assert_int_equal(r.clients[2].batch_max, 4);
+  assert_near(r.clients[0].batch_mean, 1);
+  double v = 0;
+  assert_int_equal(atoll_report_field(&r, "clients.bg.batch.mean", &v), ATOLL_OK);
+  assert_near(v, 3);
+  assert_int_equal(r.n_gpus, 2);
+  assert_near(r.gpu_busy_frac[0], 0.03);
+  assert_near(r.gpu_busy_frac[1], 0.05);
+  assert_near(r.gpu_memory_mb[0], 0);
+  assert_near(r.gpu_memory_mb[1], 140);
+  char *json = capture_json(&r, false);
+  assert_int_equal(json_count_at(json, "gpus"), 2);
+  assert_near(json_num(json, "gpus.1.memory_mb_used"), 140);
+  assert_near(json_num(json, "clients.2.batch.mean"), 3);
+  free(json);
+  atoll_report_free(&r);
+}
+
 static void json_has_the_documented_shape(void **state) {
   (void)state;
   fixture_init();
@@ -624,7 +665,7 @@ static void json_has_the_documented_shape(void **state) {
     fail_msg("invalid JSON:\n%s", json);
   static const char *const top[] = {"atoll_report", "mode", "scenario", "policy", "gpu_name", "duration_ms", "seed",
                                     "standalone_us", "clients", "rt", "total_norm_throughput", "preemptions",
-                                    "gpu", "expect", "run"};
+                                    "gpu", "gpus", "expect", "run"};
   assert_int_equal(json_count_at(json, ""), sizeof top / sizeof top[0]);
   for (long i = 0; i < (long)(sizeof top / sizeof top[0]); i++) {
     char key[64];
@@ -634,7 +675,7 @@ static void json_has_the_documented_shape(void **state) {
   static const char *const client_keys[] = {"name",           "model",          "class",      "requests",
                                             "completed",      "dropped",        "shed",       "failed",
                                             "deadline_misses", "throughput_rps", "norm_throughput", "goodput_rps",
-                                            "latency_us",     "norm_latency"};
+                                            "batch",          "latency_us",     "norm_latency"};
   for (long i = 0; i < (long)(sizeof client_keys / sizeof client_keys[0]); i++) {
     char key[64];
     assert_true(json_key_at(json, "clients.1", i, key, sizeof key));
@@ -670,6 +711,12 @@ static void json_has_the_documented_shape(void **state) {
   assert_near(json_num(json, "preemptions.breakdown_us.cu_kill"), 8);
   assert_near(json_num(json, "preemptions.restored_kernels"), 3);
   assert_near(json_num(json, "gpu.cu_busy_frac_rt"), 0.2);
+  /* One GPU: gpus[0] is the gpu object's GPU; batch figures of requests that ran alone. */
+  assert_int_equal(json_count_at(json, "gpus"), 1);
+  assert_near(json_num(json, "gpus.0.cu_busy_frac"), json_num(json, "gpu.cu_busy_frac"));
+  assert_near(json_num(json, "gpus.0.memory_mb_used"), 0);
+  assert_near(json_num(json, "clients.0.batch.mean"), 1);
+  assert_near(json_num(json, "clients.0.batch.max"), 1);
   assert_int_equal(json_count_at(json, "expect"), 1);
   assert_true(json_string_at(json, "expect.0.expr", s, sizeof s));
   assert_string_equal(s, "rt.latency_us.max < 6000");
@@ -719,7 +766,7 @@ static void padding_overhead_statistics_and_json(void **state) {
   if (!json_valid(json))
     fail_msg("invalid JSON:\n%s", json);
   char key[64];
-  assert_true(json_key_at(json, "", 13, key, sizeof key)); /* after "gpu", before "expect" */
+  assert_true(json_key_at(json, "", 14, key, sizeof key)); /* after "gpu" and "gpus", before "expect" */
   assert_string_equal(key, "padding");
   assert_near(json_num(json, "padding.rt_kernels"), 50);
   assert_near(json_num(json, "padding.rt_kernels_padded"), 20);
@@ -906,6 +953,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(max_verdict_carries_the_request),
     cmocka_unit_test(bounds_over_no_samples),
     cmocka_unit_test(json_has_the_documented_shape),
+    cmocka_unit_test(batches_and_gpus),
     cmocka_unit_test(padding_overhead_statistics_and_json),
     cmocka_unit_test(json_numbers_round_trip),
     cmocka_unit_test(json_is_byte_identical_and_run_can_be_omitted),

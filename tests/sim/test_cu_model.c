@@ -249,6 +249,37 @@ static void test_cu_ranges(void **state) {
   }
 }
 
+/* A CU set with a gap (a stream bound to "0,3" beside one bound to "1-2"): each kernel keeps to its
+ * two CUs, so 4 blocks of each stack 2 per CU (D = 2 x 0.75: 1500 ns) and neither meets the other's
+ * demand. Kept only to its range [0, 4), the first would spread one block per CU (1000 ns) and the
+ * second would start beside it. Afterwards an unbound kernel has the whole GPU again. */
+static void test_cu_sets_with_gaps(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  atoll_cuset ends = {{0}};
+  atoll_cuset_add_range(&ends, 0, 0), atoll_cuset_add_range(&ends, 3, 3);
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    atoll_cu_job a = job(&h, 4, 2, THREE_QUARTERS, 1000), b = a;
+    a.cu_lo = 0, a.cu_hi = 4, a.only = &ends;
+    b.cu_lo = 1, b.cu_hi = 3;
+    atoll_cu_add(h.m, 0, &a);
+    atoll_cu_add(h.m, 1, &b);
+    atoll_cu_place(h.m);
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1500);
+    assert_int_equal(h.done[1], 1500);
+    int64_t busy, rt_busy, be_busy;
+    atoll_cu_busy(h.m, 1500, &busy, &rt_busy, &be_busy);
+    assert_int_equal(busy, 4 * 1500); /* each kernel's two CUs, no more */
+    submit(&h, 2, job(&h, 4, 2, THREE_QUARTERS, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[2], 1500 + 1000); /* one block per CU of all four */
+    stop(&h);
+  }
+}
+
 static bool kill_all(void *ctx, uint32_t job) {
   (void)ctx;
   return job == 0;
@@ -337,7 +368,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_fewer_blocks_than_slots), cmocka_unit_test(test_busy_follows_spread),
       cmocka_unit_test(test_two_kernels_share),
       cmocka_unit_test(test_waits_for_room),       cmocka_unit_test(test_priority_first),
-      cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_kill),
+      cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_cu_sets_with_gaps),
+      cmocka_unit_test(test_kill),
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_engine_names),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);

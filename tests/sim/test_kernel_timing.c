@@ -270,6 +270,42 @@ static void padded_blocks_run_the_listed_round_time(void **state) {
   assert_int_equal(t.bt1_ns, (20000 - over) / 2);
 }
 
+/* Batch model: without a table a batch runs b times the grid, each block as at batch 1, so a
+ * kernel of one wave at batch 1 stays one wave (60 CUs x 4 blocks) until its grid outgrows it, and
+ * a copy pays its fixed cost once. With a table the grid stays and the block time follows the
+ * measured times, interpolated and extrapolated linearly. */
+static void batches_scale_the_grid_or_follow_the_table(void **state) {
+  (void)state;
+  atoll_gpu g = mi50();
+  atoll_op op = kernel_op(60, 4, 115100, NULL, 0); /* 100 us of run time, 60 blocks */
+  atoll_kernel_timing one = prepare(&g, &op), b4 = one, b8 = one;
+  atoll_kernel_timing_batch(&g, &op, 4, &b4);
+  atoll_kernel_timing_batch(&g, &op, 8, &b8);
+  assert_int_equal(b4.blocks, 240);
+  assert_int_equal(b4.bt1_ns, one.bt1_ns);
+  int64_t t1 = atoll_kernel_alone_ns(&g, &one), t4 = atoll_kernel_alone_ns(&g, &b4), t8 = atoll_kernel_alone_ns(&g, &b8);
+  assert_true(t4 >= t1 && t4 < 2 * t1); /* the CUs held room for 4 blocks each */
+  assert_true(t8 > t4);
+  atoll_kernel_timing same = one;
+  atoll_kernel_timing_batch(&g, &op, 1, &same);
+  assert_memory_equal(&same, &one, sizeof one);
+
+  static const atoll_batch_time table[] = {{4, 215100}, {8, 415100}};
+  op.batch_times = table, op.n_batch_times = 2;
+  assert_int_equal(atoll_batch_table_ns(&op, 1), 115100);
+  assert_int_equal(atoll_batch_table_ns(&op, 2), 115100 + 100000 / 3);
+  assert_int_equal(atoll_batch_table_ns(&op, 6), 315100);
+  assert_int_equal(atoll_batch_table_ns(&op, 16), 815100);
+  atoll_kernel_timing m4 = one;
+  atoll_kernel_timing_batch(&g, &op, 4, &m4);
+  assert_int_equal(m4.blocks, one.blocks);
+  assert_true(llabs(atoll_kernel_alone_ns(&g, &m4) - 200000) <= 4); /* 215.1 us less the overhead */
+
+  atoll_kernel_timing copy = {.is_copy = 1, .copy_ns = 30000};
+  atoll_kernel_timing_batch(&g, &op, 3, &copy);
+  assert_int_equal(copy.copy_ns, 10000 + 3 * 20000);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(padded_blocks_run_the_listed_round_time),
     cmocka_unit_test(alone_time_is_profiled_time_less_overhead),
@@ -279,5 +315,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(demand_without_list_saturates_at_occupancy),
     cmocka_unit_test(copies_use_measured_or_derived_time),
     cmocka_unit_test(timing_follows_gpu_size),
+    cmocka_unit_test(batches_scale_the_grid_or_follow_the_table),
 };
 ATOLL_TEST_MAIN(tests)

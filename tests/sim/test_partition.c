@@ -1,6 +1,7 @@
 /* Spatial partitions in the simulator (docs/partitions.md), on both CU engines: a client bound to
  * half the CUs has the latency of its model alone on a GPU with half the CUs (within 1 %); share 50
- * is exactly CUs 0-29; two clients on disjoint halves each keep within 5 % of alone-on-half. The
+ * is exactly CUs 0-29; two clients on disjoint halves each keep within 5 % of alone-on-half; sets
+ * with gaps ("0-14,30-44") behave as their CU count. The
  * reference GPU is the preset with cus halved whose kernel timing is fitted on the full preset, so
  * each block takes the time it takes on the full GPU (atoll_sim_opts.timing_gpu). */
 #include <math.h>
@@ -115,10 +116,37 @@ static void disjoint_halves_each_near_alone_on_half(void **state) {
     }
 }
 
+/* A set with a gap: 30 CUs in two runs give the latency of 30 CUs in one (the engines place blocks
+ * only on the set's CUs, and nothing in the simulated GPU depends on where the CUs lie). */
+static void gaps_match_alone_on_part(void **state) {
+  (void)state;
+  for (int e = 0; e < 2; e++) {
+    double b = bound(SRC("scenarios/partitions/vgg-gaps.yaml"), engines[e], 0);
+    double a = alone_on_part(SRC("scenarios/partitions/vgg-gaps.yaml"), engines[e], 0);
+    print_message("%s ", engines[e]);
+    within(b, a, 0.01, "vgg on 0-14,30-44");
+  }
+}
+
+/* Two interleaved sets (vgg on 0-14,30-44, rnet on 15-29,45-59) are disjoint partitions like two
+ * halves: each within 5 % of alone on its part. */
+static void interleaved_sets_each_near_alone_on_part(void **state) {
+  (void)state;
+  for (int e = 0; e < 2; e++)
+    for (uint32_t c = 0; c < 2; c++) {
+      double b = bound(SRC("scenarios/partitions/two-interleaved.yaml"), engines[e], c);
+      double a = alone_on_part(SRC("scenarios/partitions/two-interleaved.yaml"), engines[e], c);
+      print_message("%s ", engines[e]);
+      within(b, a, 0.05, c == 0 ? "vgg beside rnet, interleaved" : "rnet beside vgg, interleaved");
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(bound_half_matches_alone_on_half_gpu),
     cmocka_unit_test(binding_slows_a_model_down),
     cmocka_unit_test(share_50_is_cus_0_to_29),
     cmocka_unit_test(disjoint_halves_each_near_alone_on_half),
+    cmocka_unit_test(gaps_match_alone_on_part),
+    cmocka_unit_test(interleaved_sets_each_near_alone_on_part),
 };
 ATOLL_TEST_MAIN(tests)

@@ -201,6 +201,11 @@ int atoll_cmd_explore(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  if (atoll_scenario_gpus(&s) > 1) { /* the explorer's state is one device's */
+    fprintf(stderr, "atoll explore: %s: gpu_count %u: the explorer covers one GPU\n", s.path, atoll_scenario_gpus(&s));
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
   atoll_progress progress = {0};
   atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "explore", "states", 0);
   eo.progress = show_progress;

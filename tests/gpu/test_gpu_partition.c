@@ -1,0 +1,44 @@
+/* The GPU back-ends' partition arithmetic (native/gpu/gpu_partition.h): HIP's CU mask words, and
+ * the SM count of a CUDA green context rounded to the device's granularity (docs/partitions.md). */
+#include "tests/atoll_test.h"
+
+#include "native/gpu/gpu_partition.h"
+
+static void mask_words_put_cu_i_at_bit_i(void **state) {
+  (void)state;
+  atoll_cuset s = {{0}};
+  atoll_cuset_add_range(&s, 0, 9);
+  atoll_cuset_add_range(&s, 20, 29);
+  atoll_cuset_add_range(&s, 59, 59);
+  uint32_t mask[3] = {7, 7, 7};
+  gpu_cu_mask_words(&s, mask, 2); /* an MI50: 60 CUs, two words */
+  assert_int_equal(mask[0], 0x3FF003FFu);
+  assert_int_equal(mask[1], 1u << 27);
+  assert_int_equal(mask[2], 7); /* past the words asked for: untouched */
+  assert_int_equal(gpu_cuset_count(&s), 21);
+  assert_int_equal(gpu_cuset_end(&s), 60);
+  atoll_cuset high = {{0}}, none = {{0}};
+  atoll_cuset_add_range(&high, 200, 255);
+  assert_int_equal(gpu_cuset_end(&high), 256);
+  assert_int_equal(gpu_cuset_end(&none), 0);
+}
+
+/* With a minimum of 8 and an alignment of 8 (the figures used as the example in the docs): 66 SMs
+ * (half of an H100) become 72, 3 become 8, 128 stay; the device's 132 cap any request. With a
+ * minimum of 2 and an alignment of 2: 5 becomes 6. No alignment given (0 or 1): the minimum only. */
+static void green_sm_count_rounds_up_to_the_granularity(void **state) {
+  (void)state;
+  assert_int_equal(gpu_green_sm_count(66, 8, 8, 132), 72);
+  assert_int_equal(gpu_green_sm_count(3, 8, 8, 132), 8);
+  assert_int_equal(gpu_green_sm_count(128, 8, 8, 132), 128);
+  assert_int_equal(gpu_green_sm_count(131, 8, 8, 132), 132);
+  assert_int_equal(gpu_green_sm_count(5, 2, 2, 80), 6);
+  assert_int_equal(gpu_green_sm_count(1, 4, 0, 80), 4);
+  assert_int_equal(gpu_green_sm_count(7, 1, 1, 80), 7);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(mask_words_put_cu_i_at_bit_i),
+    cmocka_unit_test(green_sm_count_rounds_up_to_the_granularity),
+};
+ATOLL_TEST_MAIN(tests)
