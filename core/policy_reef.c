@@ -1,17 +1,21 @@
 /* reef: reset-based preemption plus dynamic kernel padding (§5, preempt.c and dkp.c): in real-time
  * mode the RT task's kernels are launched up to the RT DQ's depth at a time, each padded with BE
- * blocks from the BE tasks waiting at their restart points. Options dkp (default on) and
- * multi_version (default on when some kernel has versions; it needs dkp). */
+ * blocks from the BE tasks waiting at their restart points. Options dkp (default on),
+ * multi_version (default on when some kernel has versions; it needs dkp) and pad_guard (default
+ * on: atoll's guard that pads only with the RT client's measured slack, pad_guard.h). */
 #include "core/preempt.h"
 
 static const atoll_preempt_style style = {.reset_based = true, .padding = true};
 
-enum { OPT_DKP, OPT_MULTI_VERSION };
+enum { OPT_DKP, OPT_MULTI_VERSION, OPT_PAD_GUARD };
 static const atoll_policy_option options[] = {
     [OPT_DKP] = {.key = "dkp", .type = ATOLL_OPT_BOOL, .store = ATOLL_STORE_BOOL, .offset = ATOLL_OPTION_AT(dkp),
                  .def = 1, .max = 1},
     [OPT_MULTI_VERSION] = {.key = "multi_version", .type = ATOLL_OPT_BOOL, .store = ATOLL_STORE_BOOL,
                            .offset = ATOLL_OPTION_AT(multi_version), .def = 0, .max = 1},
+    /* atoll's padding guard (pad_guard.h): pad only with the slack the RT client has shown. */
+    [OPT_PAD_GUARD] = {.key = "pad_guard", .type = ATOLL_OPT_BOOL, .store = ATOLL_STORE_I64,
+                       .offset = ATOLL_OPTION_AT(param[ATOLL_PREEMPT_PAD_GUARD_PARAM]), .def = 1, .max = 1},
     ATOLL_PREEMPT_RESET_OPTIONS,
 };
 

@@ -45,6 +45,62 @@ static bool padding_on(const atoll_core *c, const atoll_preempt_style *st) {
   return st->padding && c->s->policy.dkp && c->dev.ops->launch_padded;
 }
 
+static bool guard_option(const atoll_core *c) { return c->s->policy.param[ATOLL_PREEMPT_PAD_GUARD_PARAM] != 0; }
+
+/* What padding one launch of kernel op costs the RT queue (pad_guard.h): the proxy's share of the
+ * kernel's run time (its profiled time less the isolation overhead, as the device runs it) and the
+ * host's selection. */
+static int64_t pad_cost(const atoll_core *c, const atoll_op *op) {
+  const atoll_gpu_costs *g = &c->s->gpu.costs;
+  int64_t run = op->shape.time_ns - g->launch_sync_ns;
+  return atoll_pad_guard_cost(run > 0 ? run : 0, g->dkp_overhead_ppm, g->kernel_select_ns);
+}
+
+/* The guard's cap (the padding overhead of one request of the costliest RT model), and whether it
+ * applies at all: a closed-loop RT client sends its next request only once the last one is done,
+ * so padding costs each of its requests the proxy overhead but can never build a queue; only
+ * open-loop RT clients (uniform, Poisson, trace) can. */
+static void guard_setup(atoll_core *c) {
+  atoll_preempt_state *ps = state(c);
+  int64_t cap = 0;
+  for (uint32_t i = 0; i < c->s->n_clients; i++) {
+    if (c->s->clients[i].cls != ATOLL_CLASS_RT)
+      continue;
+    if (c->s->clients[i].arrival.kind != ATOLL_ARRIVAL_CLOSED)
+      ps->guard_open = 1;
+    const atoll_model *m = &c->s->models[c->s->clients[i].model].model;
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < m->n_ops; k++)
+      if (m->ops[k].kind == ATOLL_OP_KERNEL && sum < INT64_MAX / 2)
+        sum += pad_cost(c, &m->ops[k]);
+    cap = sum > cap ? sum : cap;
+  }
+  ps->guard_cap = cap;
+  atoll_pad_guard_add(&ps->guard, cap, cap); /* no backlog yet: the credit starts full */
+  ps->guard_known = 1;
+}
+
+/* Whether the guard limits padding in this run (option pad_guard, and an open-loop RT client). */
+static bool guard_on(atoll_core *c) {
+  if (!guard_option(c))
+    return false;
+  if (!state(c)->guard_known)
+    guard_setup(c);
+  return state(c)->guard_open;
+}
+
+/* Whether the padding of RT kernel op fits the slack the RT client has shown (pad_guard.h). Without
+ * the guard (pad_guard: false) every launch may pad, as in REEF. */
+static bool guard_allows(atoll_core *c, const atoll_op *op) {
+  return !guard_on(c) || state(c)->guard.credit_ns >= pad_cost(c, op);
+}
+
+/* A launch that does pad spends its overhead (a launch the selection left unpadded costs nothing). */
+static void guard_spend(atoll_core *c, const atoll_op *op) {
+  if (guard_on(c))
+    (void)atoll_pad_guard_take(&state(c)->guard, pad_cost(c, op));
+}
+
 /* RT kernels in flight at once under padding: the RT DQ's depth, so the DQ stays full. */
 static uint32_t rt_window(const atoll_core *c) {
   return c->s->policy.dq_capacity ? c->s->policy.dq_capacity : ATOLL_REEF_DQ_DEPTH;
@@ -106,7 +162,9 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
   uint32_t task_of[MAX_PAD_CANDIDATES];
   atoll_dkp_choice pick[MAX_PAD_CANDIDATES];
   /* A batch's kernels run unpadded: the selection knows kernels at batch 1 only. */
-  uint32_t n_cand = op->kind == ATOLL_OP_KERNEL && t->batch <= 1 ? gather_candidates(c, cand, task_of) : 0, rt_cus = 0;
+  uint32_t n_cand =
+      op->kind == ATOLL_OP_KERNEL && t->batch <= 1 && guard_allows(c, op) ? gather_candidates(c, cand, task_of) : 0,
+           rt_cus = 0;
   uint32_t n = n_cand ? atoll_dkp_select(&c->s->gpu, &op->shape, cand, n_cand, c->rr_next++, pick,
                                          MAX_PAD_CANDIDATES, &rt_cus)
                       : 0;
@@ -114,6 +172,7 @@ static void launch_rt_padded(atoll_core *c, uint32_t q) {
     atoll__launch_next(c, q);
     return;
   }
+  guard_spend(c, op);
   atoll_pad_part parts[MAX_PAD_CANDIDATES];
   atoll_task saved[MAX_PAD_CANDIDATES]; /* the BE tasks as they were, should the launch fail */
   for (uint32_t k = 0; k < n; k++) {
@@ -181,6 +240,11 @@ static void run_queue(atoll_core *c, uint32_t q, const atoll_preempt_style *st) 
 }
 
 static void set_mode(atoll_core *c, uint32_t mode, int64_t now) {
+  atoll_preempt_state *ps = state(c);
+  if (mode == ATOLL_MODE_NORMAL)
+    ps->normal_since = now;
+  else if (guard_on(c)) /* the RT queue stood empty since normal_since: slack it has shown */
+    atoll_pad_guard_add(&ps->guard, now - ps->normal_since, ps->guard_cap);
   c->mode = mode;
   if (c->obs->mode_changed)
     c->obs->mode_changed(c->obs_ctx, mode, now);

@@ -3,6 +3,7 @@
 #ifndef ATOLL_CORE_PREEMPT_H
 #define ATOLL_CORE_PREEMPT_H
 
+#include "core/pad_guard.h"
 #include "core/policy.h"
 
 typedef struct atoll_preempt_style {
@@ -10,8 +11,16 @@ typedef struct atoll_preempt_style {
   bool padding;     /* dynamic kernel padding in real-time mode (option dkp) */
 } atoll_preempt_style;
 
+/* reef's option pad_guard (pad_guard.h) lives in the policy's first free parameter slot. */
+enum { ATOLL_PREEMPT_PAD_GUARD_PARAM = 0 };
+
 typedef struct atoll_preempt_state {
-  uint32_t awaited; /* running BE kernels a preemption waits for */
+  uint32_t awaited;       /* running BE kernels a preemption waits for */
+  int64_t normal_since;   /* when normal mode (an empty RT queue) last began */
+  int64_t guard_cap;      /* the padding guard's credit cap: one RT request's padding overhead */
+  atoll_pad_guard guard;  /* slack the RT client has shown, not yet spent on padding */
+  uint8_t guard_known;    /* guard_cap and guard_open are set (at the first RT arrival) */
+  uint8_t guard_open;     /* some RT client is open-loop: only its queue can grow */
 } atoll_preempt_state;
 
 void atoll__preempt_setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg, const atoll_preempt_style *st);

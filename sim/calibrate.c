@@ -76,12 +76,13 @@ static void apply(atoll_gpu *g, atoll_calib_mode mode, int64_t x, int64_t y) {
   }
 }
 
-/* Largest |relative error| over reconcilable models except `skip` (-1: none), at gpu g. */
-static int worst_error(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, int32_t skip,
-                       double *worst) {
+/* Largest |relative error| over reconcilable models not held out (skip[i] set; skip NULL: none
+ * held out), at gpu g. */
+static int worst_error(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n,
+                       const uint8_t *skip, double *worst) {
   *worst = 0;
   for (uint32_t i = 0; i < n; i++) {
-    if (ms[i].irreconcilable || (int32_t)i == skip)
+    if (ms[i].irreconcilable || (skip && skip[i]))
       continue;
     int64_t t;
     int rc = atoll_calib_standalone(g, ms[i].model, &t);
@@ -101,7 +102,7 @@ typedef struct point {
   double err;
 } point;
 
-static int scan(const atoll_gpu *g0, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, int32_t skip,
+static int scan(const atoll_gpu *g0, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, const uint8_t *skip,
                 int64_t lo_x, int64_t hi_x, int64_t lo_y, int64_t hi_y, int64_t step, point *best) {
   atoll_gpu g = *g0;
   if (mode != ATOLL_CALIB_ISOLATED)
@@ -120,7 +121,7 @@ static int scan(const atoll_gpu *g0, atoll_calib_mode mode, atoll_calib_model *m
   return 0;
 }
 
-static int fit(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, int32_t skip,
+static int fit(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n, const uint8_t *skip,
                int64_t max_ns, point *best) {
   *best = (point){0, 0, INFINITY};
   int rc = scan(g, mode, ms, n, skip, 0, max_ns, 0, max_ns, 1000, best);
@@ -152,7 +153,7 @@ static void record(atoll_calib_mode mode, point p, int64_t *launch_sync, int64_t
 
 int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib_mode mode,
                          atoll_calib *out) {
-  if (n == 0 || max_ns <= 0)
+  if (n == 0 || n > ATOLL_CALIB_MAX_MODELS || max_ns <= 0)
     return ATOLL_EINVAL;
   for (uint32_t i = 0; i < n; i++) {
     if (atoll_calib_measured_ns(ms[i].model, mode) <= 0)
@@ -160,7 +161,7 @@ int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, 
     check_reconcilable(&ms[i], mode == ATOLL_CALIB_ISOLATED ? max_ns : 0, mode);
   }
   point best;
-  int rc = fit(g, mode, ms, n, -1, max_ns, &best);
+  int rc = fit(g, mode, ms, n, NULL, max_ns, &best);
   *out = (atoll_calib){.mode = mode, .max_abs_error = best.err, .max_ns = max_ns};
   record(mode, best, &out->launch_sync_ns, &out->cp_dispatch_ns, &out->host_launch_ns, g);
   for (uint32_t i = 0; rc == 0 && i < n; i++) {
@@ -172,12 +173,41 @@ int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, 
       continue;
     }
     point loo;
-    rc = fit(g, mode, ms, n, (int32_t)i, max_ns, &loo);
+    uint8_t held[ATOLL_CALIB_MAX_MODELS] = {0};
+    held[i] = 1;
+    rc = fit(g, mode, ms, n, held, max_ns, &loo);
     record(mode, loo, &ms[i].loo_launch_sync_ns, &ms[i].loo_cp_dispatch_ns, &ms[i].loo_host_launch_ns, g);
     if (rc == 0)
       rc = predict(g, mode, loo, ms[i].model, &ms[i].loo_error);
   }
   return rc;
+}
+
+int atoll_calib_kfold(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib_mode mode,
+                      uint32_t k, uint32_t *folds) {
+  if (n == 0 || n > ATOLL_CALIB_MAX_MODELS || max_ns <= 0 || k < 2)
+    return ATOLL_EINVAL;
+  uint32_t reconcilable = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    ms[i].fold = ms[i].irreconcilable ? UINT32_MAX : reconcilable++ % k;
+    ms[i].kfold_error = NAN;
+  }
+  *folds = reconcilable < k ? reconcilable : k;
+  if (reconcilable < 2)
+    return 0; /* nothing can be fitted without the model it predicts */
+  for (uint32_t f = 0; f < *folds; f++) {
+    uint8_t held[ATOLL_CALIB_MAX_MODELS] = {0};
+    for (uint32_t i = 0; i < n; i++)
+      held[i] = ms[i].fold == f;
+    point p;
+    int rc = fit(g, mode, ms, n, held, max_ns, &p);
+    for (uint32_t i = 0; rc == 0 && i < n; i++)
+      if (held[i])
+        rc = predict(g, mode, p, ms[i].model, &ms[i].kfold_error);
+    if (rc)
+      return rc;
+  }
+  return 0;
 }
 
 int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib *out) {

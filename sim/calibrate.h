@@ -39,7 +39,11 @@ typedef struct atoll_calib_model {
   double error;            /* (simulated - measured) / measured */
   double loo_error;        /* leave-one-out: fitted without this model */
   int64_t loo_launch_sync_ns, loo_cp_dispatch_ns, loo_host_launch_ns;
+  uint32_t fold;           /* atoll_calib_kfold: the fold this model is held out in (UINT32_MAX: none) */
+  double kfold_error;      /* atoll_calib_kfold: predicted by the fit without its fold */
 } atoll_calib_model;
+
+enum { ATOLL_CALIB_MAX_MODELS = 256 };
 
 typedef struct atoll_calib {
   atoll_calib_mode mode;
@@ -55,6 +59,13 @@ int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, i
 /* The same for a mode; the one-parameter modes scan their parameter the same way. */
 int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns,
                          atoll_calib_mode mode, atoll_calib *out);
+/* k-fold cross-validation (after atoll_calibrate_mode, which finds the irreconcilable models): the
+ * reconcilable models are dealt in turn into k folds (the i-th into fold i mod k, in the order
+ * given); each fold is held out, the parameters are refitted on the rest with the same scan, and
+ * each held-out model is predicted (kfold_error). *folds is the number of folds used (fewer than k
+ * when there are fewer reconcilable models). */
+int atoll_calib_kfold(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns,
+                      atoll_calib_mode mode, uint32_t k, uint32_t *folds);
 /* The latency a mode compares with: measured_eager_latency for LAUNCH, else measured_latency. */
 int64_t atoll_calib_measured_ns(const atoll_model *m, atoll_calib_mode mode);
 /* A model's simulated standalone latency on g (no launch_sync added). */

@@ -308,6 +308,18 @@ PY
     expect_rc 2 "$atoll" calibrate h200 --device-times --launch-bound "$src/scenarios/models/h200/vgg16-b1.yaml"
     expect_rc 2 "$atoll" calibrate h200 --device-times "$src/scenarios/models/h200/bert_base-b1.yaml" \
       "$src/scenarios/examples/tiny-model.yaml" ;;
+  calibrate_report)
+    # --report prints the leave-one-out and 3-fold summaries; --csv writes the fit-quality table that
+    # tools/plot calibration draws (one row per model, the irreconcilable one marked). Two models
+    # cannot predict each other within 10%, so the exit status is 1.
+    m="$src/scenarios/models"
+    expect_rc 1 "$atoll" calibrate mi50 "$m/mocked_kernel.yaml" "$m/alexnet.yaml" "$m/resnet.yaml" --csv "$tmp/cal.csv"
+    grep -q '^leave-one-out: largest |error| ' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    grep -q '^2-fold: largest |error| ' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    head -1 "$tmp/cal.csv" | grep -q '^model,kernels,measured_us,simulated_us,error,loo_error,kfold_error,fold,excepted$' \
+      || fail "$(cat "$tmp/cal.csv")"
+    grep -q '^resnet,330,10958.0,.*,,,,1$' "$tmp/cal.csv" || fail "$(cat "$tmp/cal.csv")"
+    [ "$(wc -l < "$tmp/cal.csv")" = 4 ] || fail "$(cat "$tmp/cal.csv")" ;;
   launch_bound_mode)
     s="$src/scenarios/h200/disb-a.yaml"
     expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --json "$tmp/dev.json"

@@ -628,6 +628,38 @@ static void calibrate_reports_resnet_irreconcilable(void **state) {
   atoll_arena_free(&a);
 }
 
+/* k-fold cross-validation deals the reconcilable models in turn into folds and skips the
+ * irreconcilable one; with as many folds as models each fold holds one model out, so every k-fold
+ * prediction is exactly the leave-one-out one. */
+static void kfold_deals_models_and_matches_loo_with_singleton_folds(void **state) {
+  (void)state;
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_gpu g = load_mi50(&a);
+  atoll_model mocked = load_model(&a, &g, "mocked_kernel"), resnet = load_model(&a, &g, "resnet"),
+              alexnet = load_model(&a, &g, "alexnet"), resnet18 = load_model(&a, &g, "resnet18");
+  atoll_calib_model ms[4] = {{.model = &mocked}, {.model = &resnet}, {.model = &alexnet}, {.model = &resnet18}};
+  atoll_calib out;
+  assert_int_equal(atoll_calibrate(&g, ms, 4, 30000, &out), 0);
+  uint32_t folds = 0;
+  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 3, &folds), 0);
+  assert_int_equal(folds, 3);
+  assert_int_equal(ms[0].fold, 0);
+  assert_int_equal(ms[1].fold, UINT32_MAX);
+  assert_int_equal(ms[2].fold, 1);
+  assert_int_equal(ms[3].fold, 2);
+  assert_true(isnan(ms[1].kfold_error));
+  for (int i = 0; i < 4; i += 1 + (i == 0))
+    assert_cmp(fabs(ms[i].kfold_error - ms[i].loo_error), <, 1e-12);
+  /* Two folds: mocked_kernel and resnet18 share one, so they are predicted by the same refit. */
+  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 2, &folds), 0);
+  assert_int_equal(folds, 2);
+  assert_int_equal(ms[3].fold, 0);
+  assert_false(isnan(ms[3].kfold_error));
+  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 1, &folds), ATOLL_EINVAL);
+  atoll_arena_free(&a);
+}
+
 /* The irreconcilable rule at its boundary, on a hand-built model: a kernel launched n times at
  * time t is irreconcilable exactly when n (t - max overhead) > measured latency. */
 static void irreconcilable_rule_boundary(void **state) {
@@ -677,6 +709,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(trace_is_valid_with_stream_and_client_spans),
     cmocka_unit_test(shipped_preset_matches_measured_latencies),
     cmocka_unit_test(calibrate_reports_resnet_irreconcilable),
+    cmocka_unit_test(kfold_deals_models_and_matches_loo_with_singleton_folds),
     cmocka_unit_test(irreconcilable_rule_boundary),
 };
 ATOLL_TEST_MAIN(tests)

@@ -1,5 +1,6 @@
 /* atoll calibrate: fit a GPU preset's free timing parameter to measured model latencies. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@
 
 const atoll_subcommand atoll_cmd_calibrate_def = {
     "calibrate", atoll_cmd_calibrate, "fit a GPU preset's timing to measured model latencies",
-    "usage: atoll calibrate GPU PROFILE.yaml... [--markdown] [--device-times | --launch-bound]\n"
+    "usage: atoll calibrate GPU PROFILE.yaml... [--markdown] [--report] [--csv FILE]\n"
+    "                       [--device-times | --launch-bound]\n"
     "\n"
     "Simulates each model profile alone on GPU (a preset name or file) and fits the preset's two free\n"
     "parameters, launch_sync_us (the launch + synchronisation cost inside every isolated timing, of a\n"
@@ -19,6 +21,11 @@ const atoll_subcommand atoll_cmd_calibrate_def = {
     "without that model). Models that no physical model can reconcile are excepted, with the arithmetic.\n"
     "docs/calibration.md is this command's --markdown output.\n"
     "\n"
+    "  --report        also cross-validate: each model predicted by the fit without it (leave-one-out)\n"
+    "                  and by the fit without its fold (3-fold: the reconcilable models dealt in turn\n"
+    "                  into 3 folds); prints each model's errors and the largest and mean of each\n"
+    "  --csv FILE      write one row per model (measured, simulated, errors, fold) for\n"
+    "                  `tools/plot calibration FILE -o PNG`, the fit-quality plot (implies --report)\n"
     "  --device-times  the profiles' kernel times are device durations (atoll import torch-trace) and\n"
     "                  measured_latency_us is GPU-only (a CUDA graph): launch_sync_us is 0 and only\n"
     "                  cp_dispatch_us is fitted (docs/gpus.md)\n"
@@ -82,15 +89,88 @@ static void print_table(const atoll_calib *c, const atoll_calib_model *ms, uint3
       printf("%sexcepted %s: %s\n", md ? "\n" : "", ms[i].model->name, ms[i].why);
 }
 
+enum { KFOLD = 3 };
+
+static void summarize(const char *what, const atoll_calib_model *ms, uint32_t n, bool loo, bool md) {
+  double worst = 0, sum = 0;
+  uint32_t k = 0;
+  const char *at = "-";
+  for (uint32_t i = 0; i < n; i++) {
+    double e = loo ? ms[i].loo_error : ms[i].kfold_error;
+    if (ms[i].irreconcilable || isnan(e))
+      continue;
+    sum += fabs(e), k++;
+    if (fabs(e) >= worst)
+      worst = fabs(e), at = ms[i].model->name;
+  }
+  printf("%s%s: largest |error| %.2f%% (%s), mean |error| %.2f%% over %u models\n", md ? "\n" : "", what,
+         worst * 100, at, k ? sum / k * 100 : 0.0, k);
+}
+
+/* Cross-validation: each model's leave-one-out and k-fold errors, then their largest and mean. */
+static void print_report(const atoll_calib_model *ms, uint32_t n, uint32_t folds, bool md) {
+  if (md) {
+    printf("\n| model | fold | fitted error | leave-one-out error | %u-fold error |\n|---|---|---|---|---|\n", folds);
+  } else {
+    char head[16];
+    snprintf(head, sizeof head, "%u-fold", folds);
+    printf("\ncross-validation\n%-14s %5s %9s %9s %9s\n", "model", "fold", "fitted", "loo", head);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const atoll_calib_model *m = &ms[i];
+    if (m->irreconcilable) {
+      if (md)
+        printf("| %s | - | %+.1f%% | excepted | excepted |\n", m->model->name, m->error * 100);
+      else
+        printf("%-14s %5s %+8.1f%% %9s %9s\n", m->model->name, "-", m->error * 100, "excepted", "excepted");
+      continue;
+    }
+    if (md)
+      printf("| %s | %u | %+.1f%% | %+.1f%% | %+.1f%% |\n", m->model->name, m->fold + 1, m->error * 100,
+             m->loo_error * 100, m->kfold_error * 100);
+    else
+      printf("%-14s %5u %+8.1f%% %+8.1f%% %+8.1f%%\n", m->model->name, m->fold + 1, m->error * 100,
+             m->loo_error * 100, m->kfold_error * 100);
+  }
+  summarize("leave-one-out", ms, n, true, md);
+  char what[32];
+  snprintf(what, sizeof what, "%u-fold", folds);
+  summarize(what, ms, n, false, md);
+}
+
+static int write_csv(const char *path, const atoll_calib *c, const atoll_calib_model *ms, uint32_t n) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fprintf(f, "model,kernels,measured_us,simulated_us,error,loo_error,kfold_error,fold,excepted\n");
+  for (uint32_t i = 0; i < n; i++) {
+    const atoll_calib_model *m = &ms[i];
+    atoll_model_stats st;
+    atoll_model_stats_compute(m->model, &st);
+    fprintf(f, "%s,%u,%.1f,%.1f,%.5f,", m->model->name, st.kernels, atoll_calib_measured_ns(m->model, c->mode) / 1e3,
+            m->simulated_ns / 1e3, m->error);
+    if (m->irreconcilable)
+      fprintf(f, ",,,1\n");
+    else
+      fprintf(f, "%.5f,%.5f,%u,0\n", m->loo_error, m->kfold_error, m->fold + 1);
+  }
+  return fclose(f) == 0 ? 0 : -1;
+}
+
 int atoll_cmd_calibrate(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_calibrate_def;
   atoll_run_opts o;
-  bool md = false;
+  bool md = false, report = false;
+  const char *csv = NULL;
   atoll_calib_mode mode = ATOLL_CALIB_ISOLATED;
   int kept = 1, modes = 0;
   for (int i = 1; i < argc; i++) /* flags; the parser takes valued options only */
     if (strcmp(argv[i], "--markdown") == 0)
       md = true;
+    else if (strcmp(argv[i], "--report") == 0)
+      report = true;
+    else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
+      csv = argv[++i], report = true;
     else if (strcmp(argv[i], "--device-times") == 0)
       mode = ATOLL_CALIB_DEVICE, modes++;
     else if (strcmp(argv[i], "--launch-bound") == 0)
@@ -150,6 +230,21 @@ int atoll_cmd_calibrate(int argc, char **argv) {
     return ATOLL_EXIT_BAD_INPUT;
   }
   print_table(&c, cms, n, md);
+  if (report) {
+    uint32_t folds = 0;
+    rc = atoll_calib_kfold(&g, cms, n, mode == ATOLL_CALIB_LAUNCH ? 100000 : 30000, mode, KFOLD, &folds);
+    if (rc) {
+      fprintf(stderr, "atoll calibrate: cross-validation: %s\n", atoll_strerror(rc));
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    print_report(cms, n, folds, md);
+    if (csv && write_csv(csv, &c, cms, n) != 0) {
+      fprintf(stderr, "atoll calibrate: cannot write %s\n", csv);
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+  }
   int exit_code = ATOLL_EXIT_OK;
   double fitted_max = mode == ATOLL_CALIB_ISOLATED ? 0.05 : mode == ATOLL_CALIB_DEVICE ? 0.10 : 0.15;
   double loo_max = mode == ATOLL_CALIB_ISOLATED ? 0.10 : 0.15;
