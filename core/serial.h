@@ -25,4 +25,25 @@ void atoll__serial_pick(atoll_core *c, atoll_serial_before before, int64_t now);
 void atoll__serial_done(atoll_core *c);
 bool atoll__serial_state_valid(const atoll_core *c);
 
+/* The ops of a serial policy ordered by `before`: every policy of this family differs only in its
+ * order, so each file is its order and this one line. */
+#define ATOLL_SERIAL_POLICY(name, before)                                                                     \
+  static void name##_on_queued(atoll_core *c, uint32_t q, int64_t now) {                                      \
+    (void)q;                                                                                                  \
+    atoll__serial_pick(c, before, now);                                                                       \
+  }                                                                                                           \
+  static void name##_on_task_done(atoll_core *c, uint32_t q, int64_t now) {                                   \
+    (void)q;                                                                                                  \
+    atoll__serial_done(c);                                                                                    \
+    atoll__serial_pick(c, before, now);                                                                       \
+  }                                                                                                           \
+  const atoll_policy_ops atoll__policy_##name = {                                                             \
+      .queue_per_client = true,                                                                               \
+      .state_size = sizeof(atoll_serial_state),                                                               \
+      .init = atoll__serial_init,                                                                             \
+      .on_queued = name##_on_queued,                                                                          \
+      .on_task_done = name##_on_task_done,                                                                    \
+      .state_valid = atoll__serial_state_valid,                                                               \
+  }
+
 #endif
