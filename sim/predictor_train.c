@@ -120,7 +120,7 @@ int atoll_predictor_train_sim(const atoll_scenario *s, const atoll_predictor_tra
   for (uint32_t i = 0; rc == 0 && i < n; i++) {
     int64_t ns = 0;
     atoll_group_sample(s, &rng, &groups[i]);
-    rc = atoll_group_measure_sim(s, &groups[i], &ns);
+    rc = o->measure ? o->measure(o->measure_ctx, s, &groups[i], &ns) : atoll_group_measure_sim(s, &groups[i], &ns);
     y[i] = (double)ns;
     atoll_predictor_features(mt, s->n_models, 1, &groups[i], &x[(size_t)i * n_in]);
   }

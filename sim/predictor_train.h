@@ -15,6 +15,11 @@ typedef struct atoll_predictor_train_opts {
   uint64_t seed;        /* the sampling, the split and the network's initialisation */
   uint32_t epochs;      /* passes over the training split */
   double test_fraction; /* held out */
+  /* How one group's latency is measured; NULL: on the scenario's simulated GPU
+   * (atoll_group_measure_sim). A native device plugs its measurement in here
+   * (native/runtime/ngroup_time.h), so the sampling, the split and the training stay the same. */
+  int (*measure)(void *ctx, const atoll_scenario *s, const atoll_group *g, int64_t *out_ns);
+  void *measure_ctx;
 } atoll_predictor_train_opts;
 
 /* Held-out error by group size: [k] for groups of k models, [0] over all; p99 of |error|. */
@@ -31,7 +36,7 @@ int atoll_group_measure_sim(const atoll_scenario *s, const atoll_group *g, int64
  * models, how many of them complete in the group (at least one) and how many start at their first
  * operator; the other ends are drawn at random. */
 void atoll_group_sample(const atoll_scenario *s, uint64_t *rng, atoll_group *g);
-/* Samples, measures, splits, trains; fills out (model names point into s) and the held-out error. */
+/* Samples, measures (o->measure, or the simulator), splits, trains; fills out (model names point into s) and the held-out error. */
 int atoll_predictor_train_sim(const atoll_scenario *s, const atoll_predictor_train_opts *o, atoll_predictor *out,
                               atoll_predictor_eval *eval);
 

@@ -69,6 +69,35 @@ assert v["requests"] > 0 and v["mismatches"] == 0, v
 assert d["predictor"]["groups"] > 0, d.get("predictor")
 assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for x in d["clients"]), d["clients"]' \
       || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
+  train_predictor_device)
+    # abacus's predictor trained on group latencies measured on the native CPU device
+    # (docs/abacus.md): a few groups, each the median of 3 runs, then a native abacus run that uses
+    # the file (it must load, fit the models, and leave every output right). The held-out error is
+    # printed, not bounded: on a shared 2-CPU machine the measured latencies are noisy.
+    # A sanitizer makes every kernel 5-15 times longer: fewer groups, each run once.
+    n=30 reps=3
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && n=15 reps=1
+    expect_rc 0 "$atoll" train-predictor "$src/scenarios/native/abacus.yaml" -o "$tmp/p.yaml" --device cpu \
+      --samples $n --epochs 60 --repeats $reps
+    grep -q "measured on native device cpu" "$tmp/.stdout" || fail "not measured natively: $(cat "$tmp/.stdout")"
+    grep "held-out" "$tmp/.stdout"
+    grep -q "{name: transformer, ops: 30}" "$tmp/p.yaml" || fail "file: $(head -c 400 "$tmp/p.yaml")"
+    ms=1500
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=5000
+    expect_rc 0 "$atoll" native "$src/scenarios/native/abacus.yaml" --device cpu --verify --json - --duration-ms $ms \
+      --set warmup_ms=0 --set 'expect=[]' --set "policy.predictor=$tmp/p.yaml" \
+      --set clients.camera.deadline_ms=1000 --set clients.encoder.deadline_ms=1000 \
+      --set 'clients.camera.arrival={kind: poisson, rate_hz: 8}' --set 'clients.encoder.arrival={kind: poisson, rate_hz: 4}'
+    json 'assert d["policy"] == "abacus", d["policy"]
+v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+assert d["predictor"]["groups"] > 0, d.get("predictor")
+print("native run with the device-trained predictor: mape %.3f on %d groups" % (d["predictor"]["mape"], d["predictor"]["groups"]))' \
+      || fail "report: $(head -c 900 "$tmp/.stdout")"
+    # A model without a native implementation cannot be measured on the device: refused, naming it.
+    expect_rc 2 "$atoll" train-predictor "$src/scenarios/examples/tiny.yaml" -o "$tmp/x.yaml" --device cpu --samples 20
+    grep -q "model 'tiny'" "$tmp/.stderr" || fail "the message does not name the model: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/x.yaml" ] || fail "a file was written" ;;
   edf_verify_drop_late)
     # The edf policy (docs/policies.md) on the native CPU device with verification: the camera's
     # requests get a 20 ms deadline and drop_late, the batch client none. edf never preempts, so a
