@@ -158,7 +158,9 @@ issued, completed = int(rows['camera'].group(4)), int(rows['camera'].group(5))
 assert issued >= 1 and completed <= issued, 'camera issued %d completed %d' % (issued, completed)
 m = re.search(r'^preemptions +(\d+)', table, re.M)
 assert m, 'no preemptions line'
-spans = [x for x in ev if x.get('cat') == 'preempt' and x.get('ph') == 'X']
+# One 'preemption' span per preemption; the same category also holds its steps (HQ reset, flag,
+# DQ eviction, CU reset, restore), drawn as spans when they take time (docs/traces.md).
+spans = [x for x in ev if x.get('cat') == 'preempt' and x.get('name') == 'preemption' and x.get('ph') == 'X']
 assert len(spans) == int(m.group(1)), 'table: %s preemptions, trace: %d spans' % (m.group(1), len(spans))
 rt = [x for x in ev if x.get('cat') == 'rt' and x.get('ph') == 'X']
 assert completed == 0 or rt, 'camera completed %d requests, trace has no RT kernel' % completed
