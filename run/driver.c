@@ -187,21 +187,30 @@ static void on_started(void *ctx, uint32_t client, uint64_t req, int64_t now) {
     close_preemption(r, now);
 }
 
+/* Makes room for one more record in an array the recorder grows by doubling (first `first`); on
+ * failure the run is marked out of memory and false returned. */
+static bool room_for_one(atoll_run_recorder *r, void **arr, uint32_t n, uint32_t *cap, uint32_t first, size_t size) {
+  if (n < *cap)
+    return true;
+  uint32_t grown = *cap ? *cap * 2 : first;
+  void *p = realloc(*arr, (size_t)grown * size);
+  if (!p) {
+    r->failed = ATOLL_ENOMEM;
+    return false;
+  }
+  *arr = p, *cap = grown;
+  return true;
+}
+
 static void on_preemption(void *ctx, uint32_t n_preempted, int64_t now) {
   atoll_run_recorder *r = ctx;
   TAP(r, preemption, n_preempted, now);
   if (n_preempted == 0)
     return; /* the GPU had no BE work: nothing was preempted */
   atoll_run_results *res = r->res;
-  if (res->n_preemptions == res->cap_preemptions) {
-    uint32_t cap = res->cap_preemptions ? res->cap_preemptions * 2 : 64;
-    atoll_preemption_record *np = realloc(res->preemptions, cap * sizeof *np);
-    if (!np) {
-      r->failed = ATOLL_ENOMEM;
-      return;
-    }
-    res->preemptions = np, res->cap_preemptions = cap;
-  }
+  if (!room_for_one(r, (void **)&res->preemptions, res->n_preemptions, &res->cap_preemptions, 64,
+                    sizeof *res->preemptions))
+    return;
   /* Timed from the RT request's arrival (this call's time). The call comes after the core issued
    * the preemption's steps, so the device's marks already belong to it; the previous preemption
    * took its own when its RT request started. */
@@ -302,15 +311,8 @@ static void on_group_done(void *ctx, uint32_t n_models, int64_t predicted_ns, in
   atoll_run_results *res = r->res;
   if (now < r->s->warmup_ns || now > r->s->duration_ns)
     return;
-  if (res->n_groups == res->cap_groups) {
-    uint32_t cap = res->cap_groups ? res->cap_groups * 2 : 1024;
-    atoll_group_record *g = realloc(res->groups, cap * sizeof *g);
-    if (!g) {
-      r->failed = ATOLL_ENOMEM;
-      return;
-    }
-    res->groups = g, res->cap_groups = cap;
-  }
+  if (!room_for_one(r, (void **)&res->groups, res->n_groups, &res->cap_groups, 1024, sizeof *res->groups))
+    return;
   res->groups[res->n_groups++] =
       (atoll_group_record){.n_models = n_models, .start_ns = start_ns, .end_ns = now, .predicted_ns = predicted_ns};
 }

@@ -249,6 +249,17 @@ static bool settled(const search *x, const atoll_sim_state *st) {
   return true;
 }
 
+/* Adds the state's hash to the visited set: 1 seen before, 0 new, < 0 an error (kept in x->err). */
+static int visit(search *x, atoll_sim_state *st) {
+  uint64_t h;
+  int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
+                                &h);
+  if (rc == 0)
+    rc = atoll_visited_add(&x->sh->seen, h);
+  if (rc < 0)
+    x->err = rc;
+  return rc;
+}
 static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
   search *x = ctx;
   if (x->err)
@@ -264,15 +275,8 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
     if (x->hash_replay) {
       if (settled(x, st))
         return true;
-      uint64_t h;
-      int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
-                                    &h);
-      if (rc == 0)
-        rc = atoll_visited_add(&x->sh->seen, h);
-      if (rc < 0) {
-        x->err = rc;
+      if (visit(x, st) < 0)
         return false;
-      }
       x->done_at_replay_end = UINT64_MAX;
     } else if (x->mode == ATOLL_EXPLORE_FOLD) {
       x->done_at_replay_end = finished_requests(x, atoll_sim_state_results(st));
@@ -287,15 +291,9 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
     x->settled = true;
     return false;
   }
-  uint64_t h;
-  int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
-                                &h);
-  if (rc == 0)
-    rc = atoll_visited_add(&x->sh->seen, h);
-  if (rc < 0) {
-    x->err = rc;
+  int rc = visit(x, st);
+  if (rc < 0)
     return false;
-  }
   if (rc == 1 && x->mode != ATOLL_EXPLORE_NO_PRUNING) {
     x->cut = true;
     if (x->mode == ATOLL_EXPLORE_FOLD && (rc = fold_past(x, atoll_sim_state_results(st))))
