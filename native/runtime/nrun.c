@@ -229,13 +229,16 @@ static void take_marks(void *ctx, atoll_run_marks *out) {
 }
 
 /* A completed op run again costs its profiled time (the native device does not time ops one by
- * one). */
-static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
+ * one), times the batch's size: a batched launch runs its grid once per request (docs/native.md,
+ * "Batching"). */
+static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
   const runner *r = ctx;
   const atoll_model *m = &r->s.models[r->s.clients[client].model].model;
   if (op >= m->n_ops)
     return 0;
-  return m->ops[op].kind == ATOLL_OP_KERNEL ? m->ops[op].shape.time_ns : m->ops[op].copy_time_ns;
+  const nreq *q = req < r->res->clients[client].n ? r->reqs[client][req] : NULL;
+  const int64_t b = q && q->batch ? q->batch->n : 1;
+  return b * (m->ops[op].kind == ATOLL_OP_KERNEL ? m->ops[op].shape.time_ns : m->ops[op].copy_time_ns);
 }
 
 static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
