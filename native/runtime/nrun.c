@@ -631,7 +631,9 @@ static int verify(runner *r, char *err, size_t err_len) {
   res->verified = true;
   atoll_nverify_counts counts;
   memset(&counts, 0, sizeof counts);
-  const atoll_nbackend_cfg cfg = {.cus = r->o->cus, .slots_per_cu = r->o->slots_per_cu};
+  /* On the device that ran them (a GPU's rounding is its own; several devices: gpu_count). */
+  const atoll_nbackend_cfg cfg = {.cus = r->o->cus, .slots_per_cu = r->o->slots_per_cu, .device = s->run_gpu,
+                                  .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0};
   int rc = 0;
   for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
     const uint32_t n = res->clients[c].n;
@@ -982,10 +984,6 @@ static void *gpu_main(void *arg) {
 
 static int device_run_gpus(void *ctx, const atoll_scenario *gpus, atoll_run_results *res, uint32_t n) {
   native_call *nc = ctx;
-  if (nc->o->device && strncmp(nc->o->device, "cpu", 3) != 0) {
-    snprintf(nc->err, nc->err_len, "gpu_count %u: several devices run on the cpu back-end only so far", n);
-    return ATOLL_ENOTSUP;
-  }
   gpu_run *g = calloc(n, sizeof *g);
   if (!g)
     return ATOLL_ENOMEM;
