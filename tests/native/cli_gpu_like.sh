@@ -37,14 +37,15 @@ assert v["requests"] > 0 and v["mismatches"] == 0, v' || fail "verify: $(head -c
       "$line" || fail "CPU-build check: $line" ;;
   two_devices_batch_verify)
     # Two GPU-like devices (gpu_count: 2), one back-end instance each with its own staging and
-    # delayed reports, the transformer client batched on device 1 (batches of up to 2: one staged
+    # delayed reports, the bulk client batched on device 1 (batches of up to 2: one staged
     # H2D copy of both inputs, one launch per kernel over both): every output must match the same
     # device's uninterrupted run, and batches must have run.
-    ms=3000 rate=4
-    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=10000 rate=1
+    # A sanitizer makes the transformer's batch of two take about 10 s: the CNN is batched instead.
+    ms=3000 rate=4 model=transformer
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=12000 rate=2 model=cnn
     expect_rc 0 "$atoll" native "$src/scenarios/native/two-devices.yaml" --device cpu-gpu --verify --json - \
       --duration-ms $ms --set warmup_ms=0 --set "clients.bulk.arrival={kind: poisson, rate_hz: $rate}" \
-      --set 'clients.bulk.batch={max: 2, timeout_ms: 400}'
+      --set clients.bulk.model=$model --set 'clients.bulk.batch={max: 2, timeout_ms: 1000}'
     json 'v = d["verify"]
 c = {x["name"]: x for x in d["clients"]}
 assert v["mismatches"] == 0 and v["requests"] > 0, v
