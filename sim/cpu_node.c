@@ -223,3 +223,20 @@ void atoll_dart_plan_free(atoll_dart_plan *p) {
   free(p->clients);
   p->clients = NULL;
 }
+
+static double period_hint(const atoll_client *c) {
+  if (c->deadline_ns > 0)
+    return (double)c->deadline_ns;
+  return c->arrival.kind == ATOLL_ARRIVAL_UNIFORM && c->arrival.rate_hz > 0 ? 1e9 / c->arrival.rate_hz : 0;
+}
+
+int atoll_dart_plan_for(const atoll_scenario *s, atoll_dart_plan *p) {
+  double *periods = calloc(s->n_clients, sizeof *periods);
+  if (!periods)
+    return ATOLL_ENOMEM;
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    periods[c] = period_hint(&s->clients[c]);
+  int rc = atoll_dart_plan_build(s, periods, p);
+  free(periods);
+  return rc;
+}
