@@ -96,7 +96,7 @@ static int fill_tasks(const atoll_scenario *s, const bool *admitted, atoll_dart_
     const atoll_client *cl = &s->clients[c];
     if (cl->cls != ATOLL_CLASS_RT || !in_set(admitted, c))
       continue;
-    int64_t alone = job_ns(s, &r->plan, c, 1);
+    int64_t alone = r->plan.clients ? job_ns(s, &r->plan, c, 1) : 0;
     int64_t gap = atoll_bound_min_gap_ns(s, cl, alone);
     if (gap <= 0)
       return fail(why, why_len, "client '%s': its arrivals have no minimum inter-arrival time", cl->name);
@@ -177,19 +177,23 @@ int atoll_dart_bound_compute(const atoll_scenario *s, const bool *admitted, atol
     return fail(why, why_len, "the dart analysis covers policies dart, base-gpu and base-cpu, not %s",
                 atoll_policy_name(s->policy.kind));
   int rc = atoll_dart_plan_for(s, &r->plan);
-  if (rc == ATOLL_EINVAL)
-    return fail(why, why_len, s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores
-                                  ? "no node configuration passes the placement's response-time test"
-                                  : "the scenario has no nodes for policy %s",
-                atoll_policy_name(s->policy.kind));
-  if (rc)
+  bool searched = s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores;
+  if (rc == ATOLL_EINVAL && !searched)
+    return fail(why, why_len, "the scenario has no nodes for policy %s", atoll_policy_name(s->policy.kind));
+  /* Alg. 1-2 found no node configuration that passes: the set is not schedulable (no bound). */
+  r->no_plan = rc == ATOLL_EINVAL;
+  if (rc && !r->no_plan)
     return rc;
   if (!(r->tasks = calloc(s->n_clients ? s->n_clients : 1, sizeof *r->tasks))) {
     atoll_dart_bound_free(r);
     return ATOLL_ENOMEM;
   }
   rc = fill_tasks(s, admitted, r, why, why_len);
-  if (rc == 0 && s->policy.kind == ATOLL_POLICY_DART) {
+  if (rc == 0 && r->no_plan) {
+    for (uint32_t i = 0; i < r->n_tasks; i++)
+      r->tasks[i].wcrt_ns = INT64_MAX, r->tasks[i].ok = false;
+    r->schedulable = r->n_tasks == 0;
+  } else if (rc == 0 && s->policy.kind == ATOLL_POLICY_DART) {
     overheads(s, admitted, r);
     rc = test_dart(s, r);
   } else if (rc == 0) {

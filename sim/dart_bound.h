@@ -38,6 +38,7 @@ typedef struct atoll_dart_bound_result {
   atoll_dart_bound_task *tasks;                   /* the RT clients analysed, scenario order */
   uint32_t n_tasks;
   bool schedulable;
+  bool no_plan; /* dart with search_cores: no node configuration passed (tasks' wcrt INT64_MAX) */
 } atoll_dart_bound_result;
 
 /* Analyses s under its policy (dart, base-gpu or base-cpu). admitted: per client, whether it

@@ -151,12 +151,19 @@ static void print_dart_table(FILE *f, const atoll_scenario *s, const atoll_dart_
     char per[32], c[32], w[32], dl[32];
     atoll_fmt_ns(per, sizeof per, t->period_ns);
     atoll_fmt_ns(c, sizeof c, t->c_max_ns);
-    atoll_fmt_ns(w, sizeof w, t->wcrt_ns);
+    if (t->wcrt_ns == INT64_MAX)
+      snprintf(w, sizeof w, "none");
+    else
+      atoll_fmt_ns(w, sizeof w, t->wcrt_ns);
     atoll_fmt_ns(dl, sizeof dl, t->deadline_ns);
     fprintf(f, "%-20s %5u %12s %12s %13s%s %14s  %s\n", s->clients[t->client].name, t->prio, per, c, w,
             t->ok ? " " : ">", dl, t->ok ? "yes" : "no");
   }
   fputc('\n', f);
+  if (r->no_plan) {
+    fputs("no node configuration of Alg. 1-2 passes the response-time test: no plan, no bound\n", f);
+    return;
+  }
   if (!dart) {
     char b[32];
     atoll_fmt_ns(b, sizeof b, r->be_block_ns);
