@@ -29,7 +29,7 @@ const atoll_subcommand atoll_cmd_gen_def = {
     "  --out DIR          folder to write (created if missing)\n"
     "  --seed N           random seed (default 1); set k draws from stream k\n"
     "  --heavy-ratio F    fraction of heavy-model tasks, 0..1 (default 0.5)\n"
-    "  --tasks N          RT tasks per set (default 10)\n"
+    "  --tasks N          RT tasks per set, 1..200 (default 10)\n"
     "  --sets N           how many sets (default 1)\n"
     "  --models DIR       folder of the model profiles (default: the data folder's models/)\n"
     "  --duration-ms N    each scenario's duration (default 60000)\n"
@@ -144,8 +144,8 @@ int atoll_cmd_gen(int argc, char **argv) {
     if (*end || end == v[2] || !(ratio >= 0 && ratio <= 1))
       return atoll_cli_usage_error(cmd, "--heavy-ratio wants a fraction in [0, 1], not '%s'", v[2]);
   }
-  if (v[3] && (!parse_u(v[3], 64, &tasks) || tasks == 0))
-    return atoll_cli_usage_error(cmd, "--tasks wants 1..64, not '%s'", v[3]);
+  if (v[3] && (!parse_u(v[3], 200, &tasks) || tasks == 0))
+    return atoll_cli_usage_error(cmd, "--tasks wants 1..200, not '%s'", v[3]);
   if (v[4] && (!parse_u(v[4], 100000, &sets) || sets == 0))
     return atoll_cli_usage_error(cmd, "--sets wants 1..100000, not '%s'", v[4]);
   if (v[6] && (!parse_u(v[6], 86400000, &dur) || dur == 0))
