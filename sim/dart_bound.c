@@ -169,6 +169,8 @@ static int test_baseline(const atoll_scenario *s, const bool *admitted, atoll_da
   return 0;
 }
 
+static int analyse(const atoll_scenario *s, const bool *admitted, atoll_dart_bound_result *r, char *why, size_t why_len);
+
 int atoll_dart_bound_compute(const atoll_scenario *s, const bool *admitted, atoll_dart_bound_result *r, char *why,
                              size_t why_len) {
   *r = (atoll_dart_bound_result){.policy = s->policy.kind};
@@ -184,11 +186,17 @@ int atoll_dart_bound_compute(const atoll_scenario *s, const bool *admitted, atol
   r->no_plan = rc == ATOLL_EINVAL;
   if (rc && !r->no_plan)
     return rc;
-  if (!(r->tasks = calloc(s->n_clients ? s->n_clients : 1, sizeof *r->tasks))) {
+  rc = analyse(s, admitted, r, why, why_len);
+  if (rc)
     atoll_dart_bound_free(r);
+  return rc;
+}
+
+/* The test on the plan in r (r->no_plan says there is none). */
+static int analyse(const atoll_scenario *s, const bool *admitted, atoll_dart_bound_result *r, char *why, size_t why_len) {
+  if (!(r->tasks = calloc(s->n_clients ? s->n_clients : 1, sizeof *r->tasks)))
     return ATOLL_ENOMEM;
-  }
-  rc = fill_tasks(s, admitted, r, why, why_len);
+  int rc = fill_tasks(s, admitted, r, why, why_len);
   if (rc == 0 && r->no_plan) {
     for (uint32_t i = 0; i < r->n_tasks; i++)
       r->tasks[i].wcrt_ns = INT64_MAX, r->tasks[i].ok = false;
@@ -199,9 +207,41 @@ int atoll_dart_bound_compute(const atoll_scenario *s, const bool *admitted, atol
   } else if (rc == 0) {
     rc = test_baseline(s, admitted, r);
   }
-  if (rc)
-    atoll_dart_bound_free(r);
   return rc;
+}
+
+bool atoll_dart_admit(const atoll_scenario *s, const atoll_dart_plan *plan, const bool *admitted, uint32_t c,
+                      int64_t *wcrt_ns, int64_t *deadline_ns) {
+  atoll_dart_bound_result r = {.policy = s->policy.kind, .plan = *plan};
+  *wcrt_ns = INT64_MAX, *deadline_ns = 0;
+  if (s->clients[c].cls == ATOLL_CLASS_BE) {
+    /* A BE task delays RT stages only by its copies on the GPU node (its kernels are preempted):
+     * it is accepted when its longest copy is within the current eps^gm. */
+    uint32_t b = be_batch(s);
+    int64_t gm = 0;
+    for (uint32_t o = 0; o < s->n_clients; o++)
+      if (admitted[o] && s->clients[o].cls == ATOLL_CLASS_BE) {
+        int64_t t = atoll_dart_be_copy_ns(s, plan, o, b);
+        gm = t > gm ? t : gm;
+      }
+    *wcrt_ns = atoll_dart_be_copy_ns(s, plan, c, b), *deadline_ns = gm;
+    return *wcrt_ns <= gm;
+  }
+  bool *with = malloc(s->n_clients * sizeof *with);
+  if (!with)
+    return false;
+  for (uint32_t o = 0; o < s->n_clients; o++)
+    with[o] = admitted[o] || o == c;
+  bool ok = false;
+  if (analyse(s, with, &r, NULL, 0) == 0) {
+    ok = r.schedulable;
+    for (uint32_t i = 0; i < r.n_tasks; i++)
+      if (r.tasks[i].client == c)
+        *wcrt_ns = r.tasks[i].wcrt_ns, *deadline_ns = r.tasks[i].deadline_ns;
+  }
+  free(r.tasks);
+  free(with);
+  return ok;
 }
 
 void atoll_dart_bound_free(atoll_dart_bound_result *r) {

@@ -50,6 +50,13 @@ int atoll_dart_bound_compute(const atoll_scenario *s, const bool *admitted, atol
                              size_t why_len);
 void atoll_dart_bound_free(atoll_dart_bound_result *r);
 
+/* DART's admission of client c arriving at run time (§V-2), with plan (already holding its stages)
+ * and admitted[] the clients running: an RT task when every admitted RT task and it pass the
+ * test -- *wcrt_ns, *deadline_ns: its bound and deadline; a BE task when its longest GPU copy is
+ * within the current eps^gm -- *wcrt_ns, *deadline_ns: that copy and eps^gm. */
+bool atoll_dart_admit(const atoll_scenario *s, const atoll_dart_plan *plan, const bool *admitted, uint32_t c,
+                      int64_t *wcrt_ns, int64_t *deadline_ns);
+
 /* The longest GPU copy of BE client c's stages on the plan's GPU node at batch b (0: none). */
 int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch);
 

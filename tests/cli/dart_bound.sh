@@ -55,3 +55,24 @@ set +e
 rc=$?
 set -e
 [ "$rc" = 1 ] && grep -q '"client":"alexnet_rt_2","wcrt_us":null,"deadline_us":10000.000,"ok":false' "$tmp/n.json"
+
+# Admission at run time (policy option admit_from): alexnet_rt_2 and the BE tasks arrive after the
+# nodes are configured for the first three; admitted as written, refused by name with its bound
+# against its deadline when the deadline is 12 ms (its bound is about 29 ms).
+"$atoll" sim "$t3" --set policy.admit_from=4 --quiet --json - >"$tmp/late.json"
+python3 - "$tmp/late.json" <<'PY'
+import json, sys
+cl = {c['name']: c for c in json.load(open(sys.argv[1]))['clients']}
+assert all('refused' not in c for c in cl.values()), cl
+assert cl['alexnet_rt_2']['requests'] > 0
+PY
+"$atoll" sim "$t3" --set policy.admit_from=4 --set clients.alexnet_rt_2.deadline_ms=12 --quiet --json - >"$tmp/ref.json"
+python3 - "$tmp/ref.json" <<'PY'
+import json, re, sys
+cl = {c['name']: c for c in json.load(open(sys.argv[1]))['clients']}
+m = re.fullmatch(r'refused at 0\.000 ms: bound ([0-9.]+) ms > deadline 12\.000 ms', cl['alexnet_rt_2']['refused'])
+assert m and float(m.group(1)) > 12, cl['alexnet_rt_2']
+assert cl['alexnet_rt_2']['requests'] == 0
+assert cl['alexnet_rt_1']['requests'] > 0 and 'refused' not in cl['alexnet_rt_1']
+PY
+"$atoll" sim "$t3" --set policy.admit_from=4 --set clients.alexnet_rt_2.deadline_ms=12 | grep -q "client alexnet_rt_2: refused at"
