@@ -56,6 +56,10 @@ typedef struct atoll_dart_rt_task {
 
 /* The number of split-and-merges between two tasks' paths (Eq. 6's SM): rows over n_nodes nodes,
  * a node on the path where its stage time is > 0; paths visit nodes in index order. */
+/*@ requires \valid_read(a + (0 .. n_nodes - 1)) && \valid_read(b + (0 .. n_nodes - 1));
+    assigns \nothing;
+    ensures \result <= n_nodes;
+*/
 uint32_t atoll_dart_split_merges(const int64_t *a, const int64_t *b, uint32_t n_nodes);
 /* Eq. 6: C*_e of task i, the delay its own path composes (saturating at INT64_MAX). */
 int64_t atoll_dart_ce_ns(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, uint32_t i);

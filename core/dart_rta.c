@@ -20,6 +20,11 @@ uint32_t atoll_dart_split_merges(const int64_t *a, const int64_t *b, uint32_t n_
    * followed by a merge. */
   uint32_t sm = 0;
   bool shared_seen = false, apart = false;
+  /*@ loop invariant 0 <= k <= n_nodes;
+      loop invariant sm <= k;
+      loop assigns k, sm, shared_seen, apart;
+      loop variant n_nodes - k;
+  */
   for (uint32_t k = 0; k < n_nodes; k++) {
     bool in_a = a[k] > 0, in_b = b[k] > 0;
     if (in_a && in_b) {
