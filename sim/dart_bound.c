@@ -9,7 +9,6 @@
 #include "core/dart.h"
 #include "run/driver.h"
 #include "sim/bound.h"
-#include "sim/run.h"
 
 static int fail(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *why, size_t len, const char *fmt, ...) {

@@ -41,7 +41,7 @@ static const char *const heavy[] = {"vgg", "alexnet"}, *const light[] = {"pilotn
 static bool file_exists(const char *p) { return access(p, R_OK) == 0; }
 
 /* The models folder: --models, else the first data folder holding models/vgg.yaml. */
-static const char *models_dir(atoll_arena *a, const char *given, char *out, size_t len) {
+static const char *models_dir(atoll_arena *a, const char *given, char *out) {
   if (given)
     return realpath(given, out);
   const char *dirs[ATOLL_DATA_DIRS_MAX];
@@ -54,7 +54,6 @@ static const char *models_dir(atoll_arena *a, const char *given, char *out, size
       return realpath(probe, out) ? out : NULL;
     }
   }
-  (void)len;
   return NULL;
 }
 
@@ -153,7 +152,7 @@ int atoll_cmd_gen(int argc, char **argv) {
   atoll_arena a;
   atoll_arena_init(&a);
   char models[PATH_MAX];
-  if (!models_dir(&a, v[5], models, sizeof models)) {
+  if (!models_dir(&a, v[5], models)) {
     fprintf(stderr, "atoll gen: no models folder%s%s (give --models DIR)\n", v[5] ? " " : "", v[5] ? v[5] : "");
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
