@@ -132,6 +132,7 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
   cr->demotions = recs->demotions;
   cr->recoveries = recs->recoveries;
   cr->failure = recs->failed ? recs->failure : NULL;
+  cr->refusal = recs->refusal[0] ? recs->refusal : NULL;
   double runs = 0; /* each request of a batch of b is 1/b of a model run */
   for (uint32_t i = 0; i < recs->n; i++) {
     const atoll_request_record *q = &recs->req[i];
@@ -761,6 +762,8 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
     jw_uint(w, "demotions", cr->demotions);
     jw_uint(w, "recoveries", cr->recoveries);
   }
+  if (cr->refusal)
+    jw_str(w, "refused", cr->refusal);
   jw_num(w, "throughput_rps", cr->throughput_rps);
   jw_num(w, "norm_throughput", cr->norm_throughput);
   jw_num(w, "goodput_rps", cr->goodput_rps);
@@ -1161,6 +1164,9 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
   if (r->res->verified)
     fprintf(out, "verify: %" PRIu32 " requests compared with the uninterrupted reference, %" PRIu32 " mismatches\n",
             r->res->verify_requests, r->res->verify_mismatches);
+  for (uint32_t k = 0; k < r->res->scenario->n_clients; k++)
+    if (r->clients[k].refusal)
+      fprintf(out, "client %s: %s\n", r->res->scenario->clients[k].name, r->clients[k].refusal);
   for (uint32_t k = 0; k < r->res->scenario->n_clients; k++)
     if (r->clients[k].failed)
       fprintf(out, "client %s: %" PRIu32 " requests failed; the first: %s\n", r->res->scenario->clients[k].name,

@@ -35,6 +35,9 @@ typedef struct atoll_client_records {
   char failure[192];         /* the first failure's message */
   /* dart's overrun enforcement (docs/dart.md): demotions to BE and recoveries to RT. */
   uint32_t demotions, recoveries;
+  /* dart's admission control of a task arriving at run time (docs/dart.md): why it was refused,
+   * naming its bound and deadline; empty when it was not. */
+  char refusal[160];
 } atoll_client_records;
 
 /* One preemption: an RT request arrived while BE work was on the GPU. */

@@ -55,6 +55,7 @@ int atoll_cmd_sweep(int argc, char **argv);
 int atoll_cmd_bound(int argc, char **argv);
 int atoll_cmd_compare(int argc, char **argv);
 int atoll_cmd_dot(int argc, char **argv);
+int atoll_cmd_gen(int argc, char **argv);
 
 int atoll_cmd_explore(int argc, char **argv);
 int atoll_cmd_train_predictor(int argc, char **argv);
