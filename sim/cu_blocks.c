@@ -461,7 +461,8 @@ static void blocks_save(const atoll_cu_model *m, atoll_snapbuf *sb) {
   atoll_snapbuf_put(sb, &k, sizeof k);
   atoll_snapbuf_put(sb, b->jobs, m->max_jobs * sizeof *b->jobs);
   atoll_snapbuf_put(sb, b->pending, b->n_pending * sizeof *b->pending);
-  const uint32_t *arrays[] = {b->free_units, b->demand, b->nblocks, b->res_rt, b->res_be, b->res_unpadded_be, b->res_pad};
+  const uint32_t *arrays[] = {b->free_units, b->demand,          b->nblocks, b->res_rt,
+                              b->res_be,     b->res_unpadded_be, b->res_pad};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
     atoll_snapbuf_put(sb, arrays[i], cus * sizeof *arrays[i]);
   for (uint32_t w = 0; w < b->n_waves; w++) {

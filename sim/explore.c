@@ -1,5 +1,5 @@
-/* Exhaustive schedule exploration (explore.h): stateless depth-first search over choice lists,
- * on one or more worker threads.
+/* Exhaustive schedule exploration (explore.h): depth-first search over choice lists, each run
+ * resumed from a checkpoint of the simulator's state, on one or more worker threads.
  *
  * Each worker owns a subtree of schedules: a prefix of choices it never changes (entries below
  * `base`), and at `base` and below a depth-first search of its own. Every entry of a worker's path

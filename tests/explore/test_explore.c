@@ -144,9 +144,12 @@ static void checkpoints_change_nothing_but_the_work(void **state) {
   struct {
     const char *file, *policy;
     int mode; /* 0 fold, 1 exact, 2 no pruning */
-  } cases[] = {{SRC("scenarios/verify/tiny.yaml"), "reef", 0},         {SRC("scenarios/verify/tiny.yaml"), "seq", 1},
-               {SRC("scenarios/verify/tiny.yaml"), "reef", 2},         {SRC("scenarios/verify/same-instant.yaml"), "seq", 0},
-               {SRC("scenarios/verify/same-instant.yaml"), "reef", 0}, {SRC("scenarios/verify/jitter.yaml"), "streams", 0}};
+  } cases[] = {{SRC("scenarios/verify/tiny.yaml"), "reef", 0},
+               {SRC("scenarios/verify/tiny.yaml"), "seq", 1},
+               {SRC("scenarios/verify/tiny.yaml"), "reef", 2},
+               {SRC("scenarios/verify/same-instant.yaml"), "seq", 0},
+               {SRC("scenarios/verify/same-instant.yaml"), "reef", 0},
+               {SRC("scenarios/verify/jitter.yaml"), "streams", 0}};
   for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     atoll_test_scenario *t = load_with_policy(cases[k].file, cases[k].policy);
     atoll_expect e[2] = {t->s.expects[0],
