@@ -201,10 +201,20 @@ int atoll_core_copy(atoll_core *dst, void *dst_storage, size_t size, const atoll
   return 0;
 }
 
-/* FNV-1a over the logical state: values in order, never addresses. */
+/* Over the logical state: values in order, never addresses. Eight bytes at a time (the explorer
+ * hashes the core at every new state, and a byte at a time made it a fifth of the search's work):
+ * FNV's multiply on each word, with the high half folded down so that every bit reaches the low
+ * ones; the last n % 8 bytes one at a time. */
 static uint64_t mix(uint64_t h, const void *data, size_t n) {
   const unsigned char *b = data;
-  for (size_t i = 0; i < n; i++)
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, sizeof w);
+    h = (h ^ w) * 0x100000001B3ull;
+    h ^= h >> 32;
+  }
+  for (; i < n; i++)
     h = (h ^ b[i]) * 0x100000001B3ull;
   return h;
 }

@@ -376,6 +376,37 @@ static int32_t field_client(const atoll_scenario *s, const char *field) {
   return -1;
 }
 
+/* Whether atoll_expect_field_check accepts field (naming client `name`, or none). The last few
+ * fields accepted are remembered per thread, by their text and the client's name: the explorer
+ * reads the same fields from every schedule's report, and checking the grammar each time was a
+ * tenth of its work. */
+enum { ACCEPTED = 8 };
+static bool field_accepted(const char *field, const char *name) {
+  static _Thread_local struct {
+    char field[96], name[64];
+    bool named;
+  } seen[ACCEPTED];
+  static _Thread_local uint32_t n_seen, next;
+  const char *nm = name ? name : "";
+  for (uint32_t i = 0; i < n_seen; i++)
+    if (seen[i].named == (name != NULL) && strcmp(field, seen[i].field) == 0 && strcmp(nm, seen[i].name) == 0)
+      return true;
+  const char *const names[1] = {name};
+  atoll_expect_error err;
+  if (atoll_expect_field_check(field, names, name ? 1 : 0, &err) != ATOLL_OK)
+    return false;
+  size_t fl = strlen(field), nl = strlen(nm);
+  if (fl < sizeof seen[0].field && nl < sizeof seen[0].name) {
+    memcpy(seen[next].field, field, fl + 1);
+    memcpy(seen[next].name, nm, nl + 1);
+    seen[next].named = name != NULL;
+    next = (next + 1) % ACCEPTED;
+    if (n_seen < ACCEPTED)
+      n_seen++;
+  }
+  return true;
+}
+
 /* The grammar itself is checked by atoll_expect_field_check, so the loader and the report accept
  * exactly the same fields; only the one client the field names is passed, which is all the
  * check needs. The per-section lookups then only pick the value. */
@@ -383,8 +414,7 @@ static int field_resolve(const atoll_report *r, const char *field, field_ref *re
   const atoll_scenario *s = r->res->scenario;
   int32_t c = field_client(s, field);
   const char *const names[1] = {c >= 0 ? s->clients[c].name : NULL};
-  atoll_expect_error err;
-  if (atoll_expect_field_check(field, names, c >= 0 ? 1 : 0, &err) != ATOLL_OK)
+  if (!field_accepted(field, names[0]))
     return ATOLL_ENOENT;
   if (strcmp(field, "total_norm_throughput") == 0) {
     *ref = (field_ref){r->total_norm_throughput, NULL, false};

@@ -8,6 +8,7 @@
 
 #include "atoll/error.h"
 #include "sim/cu_model.h"
+#include "sim/snapbuf.h"
 #include "sim/state_hash.h"
 
 enum { MAX_HIDDEN = 64, MAX_PARTS = 16 };
@@ -936,4 +937,79 @@ bool atoll_simdev_event_hash(const atoll_simdev *d, uint64_t p, uint64_t *h) {
     *h = atoll__hmix(*h, id);
     return true;
   }
+}
+
+/* --- the explorer's checkpoints (simdev.h) --- */
+
+int atoll_simdev_save(const atoll_simdev *d, atoll_snapbuf *b) {
+  atoll_snapbuf_put(b, d, sizeof *d);
+  atoll_snapbuf_put(b, d->streams, d->n_streams * sizeof *d->streams);
+  /* Each stream's commands in order from its head: where the ring starts never shows. */
+  for (uint32_t i = 0; i < d->n_streams; i++) {
+    const stream *st = &d->streams[i];
+    for (uint32_t k = 0; k < st->count; k++)
+      atoll_snapbuf_put(b, &st->q[(st->head + k) % st->cap], sizeof *st->q);
+  }
+  atoll_snapbuf_put(b, d->engine_free_ns, d->g->copy_engines * sizeof *d->engine_free_ns);
+  atoll_snapbuf_put(b, d->timers, d->n_timers * sizeof *d->timers);
+  atoll_snapbuf_put(b, d->pad_samples, d->n_pad_samples * sizeof *d->pad_samples);
+  atoll_snapbuf_put(b, d->pads, d->n_pads * sizeof *d->pads);
+  return atoll_cu_save(d->cu, b);
+}
+
+/* Makes *p (of *cap elements of `size` bytes) hold at least n. */
+static int room_for(void **p, uint32_t *cap, uint32_t n, size_t size) {
+  if (n <= *cap)
+    return 0;
+  void *np = realloc(*p, n * size);
+  if (!np)
+    return ATOLL_ENOMEM;
+  *p = np, *cap = n;
+  return 0;
+}
+
+int atoll_simdev_restore(atoll_simdev *d, atoll_snapbuf *b) {
+  /* The saved scalars, with this device's own storage and configuration kept. */
+  atoll_simdev keep = *d;
+  atoll_snapbuf_get(b, d, sizeof *d);
+  d->s = keep.s, d->g = keep.g, d->evq = keep.evq, d->trace = keep.trace, d->hooks = keep.hooks;
+  d->core = keep.core, d->timing = keep.timing, d->tg = keep.tg, d->cu = keep.cu, d->alone_ns = keep.alone_ns;
+  d->streams = keep.streams, d->cap_streams = keep.cap_streams, d->engine_free_ns = keep.engine_free_ns;
+  d->timers = keep.timers, d->cap_timers = keep.cap_timers;
+  d->pad_samples = keep.pad_samples, d->cap_pad_samples = keep.cap_pad_samples;
+  d->pads = keep.pads, d->cap_pads = keep.cap_pads;
+  /* Streams made after the save (padding's internal ones) are made again when needed. */
+  for (uint32_t i = d->n_streams; i < keep.n_streams; i++) {
+    free(d->streams[i].q);
+    d->streams[i].q = NULL, d->streams[i].cap = d->streams[i].count = 0;
+  }
+  int rc = 0;
+  for (uint32_t i = 0; i < d->n_streams; i++) {
+    stream *st = &d->streams[i];
+    entry *q = i < keep.n_streams ? st->q : NULL;
+    uint32_t cap = i < keep.n_streams ? st->cap : 0;
+    atoll_snapbuf_get(b, st, sizeof *st);
+    st->q = q, st->cap = cap;
+  }
+  for (uint32_t i = 0; i < d->n_streams; i++) {
+    stream *st = &d->streams[i];
+    st->head = 0;
+    if (rc == 0 && st->count > st->cap) {
+      uint32_t cap = st->cap;
+      rc = room_for((void **)&st->q, &cap, st->count, sizeof *st->q);
+      st->cap = cap;
+    }
+    if (rc)
+      return rc;
+    atoll_snapbuf_get(b, st->q, st->count * sizeof *st->q);
+  }
+  atoll_snapbuf_get(b, d->engine_free_ns, d->g->copy_engines * sizeof *d->engine_free_ns);
+  if ((rc = room_for((void **)&d->timers, &d->cap_timers, d->n_timers, sizeof *d->timers)) ||
+      (rc = room_for((void **)&d->pad_samples, &d->cap_pad_samples, d->n_pad_samples, sizeof *d->pad_samples)) ||
+      (rc = room_for((void **)&d->pads, &d->cap_pads, d->n_pads, sizeof *d->pads)))
+    return rc;
+  atoll_snapbuf_get(b, d->timers, d->n_timers * sizeof *d->timers);
+  atoll_snapbuf_get(b, d->pad_samples, d->n_pad_samples * sizeof *d->pad_samples);
+  atoll_snapbuf_get(b, d->pads, d->n_pads * sizeof *d->pads);
+  return atoll_cu_restore(d->cu, b);
 }
