@@ -26,7 +26,18 @@ typedef struct atoll_gpu_costs {
    * CUDA graphs); 0 when the preset gives none. A scenario's `sim: {launch: launch-bound}` charges
    * it in place of hq_transmit_ns (docs/gpus.md, "Latency modes"). */
   int64_t host_launch_ns;
+  /* Re-provisioning a spatial share at run time (gslice's shadow instance, docs/gslice.md): the
+   * shadow's load time, and the idle of the switch to it. Optional preset keys partition_load_ms
+   * and partition_switch_us; their defaults are GSLICE's figures (ATOLL_PARTITION_*_DEFAULT). */
+  int64_t partition_load_ns;
+  int64_t partition_switch_ns;
 } atoll_gpu_costs;
+
+/* GSLICE (SoCC '20, §3.2.4, Fig. 15b): a restarted instance takes 2-15 s to load (VGG-19 about
+ * 12 s, ResNet-50 about 5 s in Fig. 16); the switch to the shadow idles the GPU 50-60 us of
+ * coordination, under 100 us in all. */
+#define ATOLL_PARTITION_LOAD_NS_DEFAULT (5000LL * 1000 * 1000)
+#define ATOLL_PARTITION_SWITCH_NS_DEFAULT (60LL * 1000)
 
 typedef struct atoll_gpu {
   const char *name;

@@ -1,0 +1,69 @@
+/* Knee points (sim/knee.h): one run per share, each a batch arriving at time 0 on an idle GPU. */
+#include "sim/knee.h"
+
+#include <stdlib.h>
+
+#include "atoll/error.h"
+#include "atoll/policy.h"
+#include "sim/run.h"
+
+uint32_t atoll_knee_of(const atoll_knee_point *curve, uint32_t n) {
+  double best = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (curve[i].throughput_rps > best)
+      best = curve[i].throughput_rps;
+  for (uint32_t i = 0; i < n; i++)
+    if (curve[i].throughput_rps * 100.0 >= best * (100.0 - ATOLL_KNEE_TOL_PCT))
+      return curve[i].pct;
+  return n ? curve[n - 1].pct : 100;
+}
+
+/* One batch of b requests at time 0 on `pct` % of the GPU (a bound MPS client): its latency. */
+static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint32_t b, uint32_t pct, int64_t *out) {
+  int64_t *at = calloc(b, sizeof *at);
+  if (!at)
+    return ATOLL_ENOMEM;
+  atoll_client cl = {.name = "knee", .model = 0, .cls = ATOLL_CLASS_BE,
+                     .arrival = {.kind = ATOLL_ARRIVAL_TRACE, .times_ns = at, .n_times = b},
+                     .batch_max = b > 1 ? b : 0, .batch_timeout_ns = b > 1 ? 1 : 0};
+  uint32_t next;
+  int rc = atoll_cuset_from_share(gpu->cus, 0, pct, &cl.cus, &next);
+  atoll_scenario s = {.path = "knee", .gpu = *gpu, .models = sm, .n_models = 1, .clients = &cl, .n_clients = 1,
+                      .policy = atoll_policy_defaults(ATOLL_POLICY_MPS_STATIC), .duration_ns = INT64_MAX / 4,
+                      .seed = 1, .gpu_count = 1};
+  atoll_run_results res;
+  int64_t alone = 1; /* any: the knee reads no normalized figure, and a given value skips measuring it */
+  atoll_sim_opts o = {.standalone_ns = &alone};
+  if (rc == 0)
+    rc = atoll_sim_run(&s, &o, &res);
+  if (rc == 0) {
+    int64_t last = -1;
+    for (uint32_t i = 0; i < res.clients[0].n; i++)
+      if (res.clients[0].req[i].done_ns > last)
+        last = res.clients[0].req[i].done_ns;
+    if (res.clients[0].n != b || last <= 0)
+      rc = ATOLL_EINVAL;
+    *out = last;
+    atoll_run_results_free(&res);
+  }
+  free(at);
+  return rc;
+}
+
+int atoll_sim_knee(const atoll_gpu *gpu, const char *name, const atoll_model *m, uint32_t batch,
+                   atoll_knee_point curve[ATOLL_KNEE_POINTS], uint32_t *knee_pct) {
+  if (batch == 0 || batch > ATOLL_MAX_BATCH)
+    return ATOLL_EINVAL;
+  atoll_scenario_model sm = {.name = name, .path = name, .model = *m};
+  for (uint32_t i = 0; i < ATOLL_KNEE_POINTS; i++) {
+    uint32_t pct = ATOLL_KNEE_FIRST + i * ATOLL_KNEE_STEP;
+    int64_t lat;
+    int rc = one_share(gpu, &sm, batch, pct, &lat);
+    if (rc)
+      return rc;
+    curve[i] = (atoll_knee_point){.pct = pct, .latency_us = (double)lat / 1e3,
+                                  .throughput_rps = (double)batch * 1e9 / (double)lat};
+  }
+  *knee_pct = atoll_knee_of(curve, ATOLL_KNEE_POINTS);
+  return 0;
+}
