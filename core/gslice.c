@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "atoll/scenario.h"
+
 static double absd(double x) { return x < 0 ? -x : x; }
 
 atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_gslice_tune_cfg *cfg) {
@@ -107,3 +109,27 @@ uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max) {
   uint32_t n = within_slo ? b + 1 : (uint32_t)floor(b * 0.9);
   return n < 1 ? 1 : n > max ? max : n;
 }
+
+/* The CUs of `client` when every client of its GPU holds pcts[i] %: consecutive in client order
+ * (atoll_cuset_from_share); a share that would run past the GPU (the shares in effect add up to
+ * more than 100 % while one change waits for another) ends at the GPU's last CU instead,
+ * overlapping the one before it, as MPS lets caps add up to more than 100 %. */
+atoll_cuset atoll_gslice_layout(const atoll_scenario *s, const uint32_t *pcts, uint32_t client) {
+  uint32_t first = 0, g = s->clients[client].gpu;
+  atoll_cuset out = {0};
+  for (uint32_t i = 0; i < s->n_clients; i++) {
+    if (s->clients[i].gpu != g)
+      continue;
+    uint32_t n = pcts[i] * s->gpu.cus / 100;
+    n = n < 1 ? 1 : n;
+    uint32_t at = first + n > s->gpu.cus ? s->gpu.cus - n : first;
+    if (i == client) {
+      uint32_t next;
+      atoll_cuset_from_share(s->gpu.cus, at, pcts[i], &out, &next);
+      return out;
+    }
+    first = at + n;
+  }
+  return out;
+}
+

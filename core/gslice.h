@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atoll/scenario.h"
+
 /* Algorithm 1's constants (the policy's options; defaults: the paper's). */
 typedef struct atoll_gslice_tune_cfg {
   uint32_t band_pct; /* no change while |diffL%| and |diffT%| are both below it (5) */
@@ -55,5 +57,12 @@ void atoll_gslice_maxmin(const uint32_t *demand, const double *weight, uint32_t 
 uint32_t atoll_gslice_slab(uint32_t b, int64_t run_ns, int64_t target_ns, uint32_t max);
 /* Clipper's AIMD: one more while the batch kept within the SLO, else back off by 10 %. */
 uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max);
+
+/* The CUs client `client` holds when each client i of its GPU holds pcts[i] % (pcts indexed by
+ * client): consecutive CUs in client order (atoll_cuset_from_share); a share that would run past
+ * the GPU (shares in effect adding up to more than 100 % while one change waits for another) ends
+ * at the GPU's last CU instead, overlapping the one before it, as MPS lets caps add up to more
+ * than 100 %. */
+atoll_cuset atoll_gslice_layout(const atoll_scenario *s, const uint32_t *pcts, uint32_t client);
 
 #endif

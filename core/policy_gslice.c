@@ -108,38 +108,17 @@ static uint32_t initial_pct(const atoll_scenario *s, uint32_t client) {
   uint32_t n = atoll_cuset_count(&s->clients[client].cus);
   if (n == 0)
     return (uint32_t)s->policy.param[OPT_INITIAL];
-  uint32_t p = (uint32_t)((n * 100u + s->gpu.cus / 2) / s->gpu.cus);
+  /* The smallest GPU% that maps onto n CUs (atoll_cuset_from_share floors), so that a share: P
+   * comes back as P. */
+  uint32_t p = (n * 100u + s->gpu.cus - 1) / s->gpu.cus;
   return p < 1 ? 1 : p > 100 ? 100 : p;
-}
-
-/* The CUs of `client` when every client of its GPU holds pcts[i] %: consecutive in client order
- * (atoll_cuset_from_share); a share that would run past the GPU (the shares in effect add up to
- * more than 100 % while one change waits for another) ends at the GPU's last CU instead,
- * overlapping the one before it, as MPS lets caps add up to more than 100 %. */
-static atoll_cuset layout_one(const atoll_scenario *s, const uint32_t *pcts, uint32_t client) {
-  uint32_t first = 0, g = s->clients[client].gpu;
-  atoll_cuset out = {0};
-  for (uint32_t i = 0; i < s->n_clients; i++) {
-    if (s->clients[i].gpu != g)
-      continue;
-    uint32_t n = pcts[i] * s->gpu.cus / 100;
-    n = n < 1 ? 1 : n;
-    uint32_t at = first + n > s->gpu.cus ? s->gpu.cus - n : first;
-    if (i == client) {
-      uint32_t next;
-      atoll_cuset_from_share(s->gpu.cus, at, pcts[i], &out, &next);
-      return out;
-    }
-    first = at + n;
-  }
-  return out;
 }
 
 static void setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg) {
   uint32_t pcts[MAX_IFS] = {0};
   for (uint32_t i = 0; i < c->s->n_clients && i < MAX_IFS; i++)
     pcts[i] = initial_pct(c->s, i);
-  cfg->cus = layout_one(c->s, pcts, q);
+  cfg->cus = atoll_gslice_layout(c->s, pcts, q);
   cfg->own_channel = true;
   cfg->priority = 0;
 }
@@ -196,7 +175,7 @@ static void apply_layout(atoll_core *c) {
     uint32_t cl = client_of(c, q);
     if (!atoll_core_client_active(c, cl))
       continue;
-    atoll_cuset set = layout_one(c->s, pcts, cl);
+    atoll_cuset set = atoll_gslice_layout(c->s, pcts, cl);
     atoll__queue_set_cus(c, q, &set);
   }
 }
@@ -258,6 +237,7 @@ static void reallocate(atoll_core *c, int64_t now) {
   atoll_gslice_tune_cfg cfg = {.band_pct = (uint32_t)opt(c, OPT_BAND), .step_pct = (uint32_t)opt(c, OPT_STEP),
                                .min_pct = (uint32_t)opt(c, OPT_STEP)};
   uint32_t demand[MAX_IFS] = {0}, alloc[MAX_IFS] = {0}, idx[MAX_IFS];
+  bool keep[MAX_IFS];
   double weight[MAX_IFS];
   uint32_t n_free = 0, fixed = 0, asked = 0;
   for (uint32_t q = 0; q < st->n; q++) {
@@ -274,6 +254,7 @@ static void reallocate(atoll_core *c, int64_t now) {
                           .avg_tput_rps = f->ewma_tput, .arrival_rps = f->ewma_rate, .pct = f->pct};
     atoll_gslice_decision d = f->measured ? atoll_gslice_tune(&o, &cfg) : (atoll_gslice_decision){.pct = f->pct};
     idx[n_free] = q;
+    keep[n_free] = d.action == ATOLL_GSLICE_KEEP;
     demand[n_free] = d.pct;
     weight[n_free] = opt(c, OPT_WEIGHTS) == WEIGHT_EQUAL ? 1.0 : (double)d.pct;
     asked += d.pct;
@@ -293,6 +274,9 @@ static void reallocate(atoll_core *c, int64_t now) {
     /* Shares keep to the step grid, and never fall below one step. */
     uint32_t p = alloc[i] / cfg.step_pct * cfg.step_pct;
     p = p < cfg.min_pct ? cfg.min_pct : p;
+    /* An IF Algorithm 1 keeps changes only when fairness cuts it. */
+    if (keep[i] && alloc[i] >= f->pct)
+      continue;
     if (p != f->pct)
       start_change(c, idx[i], p, now);
   }

@@ -27,4 +27,10 @@ int atoll_sim_knee(const atoll_gpu *gpu, const char *name, const atoll_model *m,
 /* The knee rule alone, over n points in increasing pct. */
 uint32_t atoll_knee_of(const atoll_knee_point *curve, uint32_t n);
 
+/* gslice's starting shares (docs/gslice.md): every client of `clients` (a copy of s's, which it
+ * changes) that has no share: or cus: gets its model's knee at batch 1 on s's GPU; when the
+ * knees of a GPU's clients ask for more than what the given shares leave, weighted max-min
+ * fairness (weights: the knees) cuts them, down to the policy's step grid (at least one step). */
+int atoll_sim_gslice_start(const atoll_scenario *s, atoll_client *clients);
+
 #endif

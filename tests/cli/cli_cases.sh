@@ -16,6 +16,56 @@ expect_rc() { # expect_rc WANT CMD...
 need_reef() { [ -d "$reef/models" ] || { echo "FAIL: REEF data absent at $reef (tests/data/reef)"; exit 1; }; }
 
 case $case_name in
+  gslice_shadow_switch)
+    # gslice grows an overloaded IF (docs/gslice.md, "Shadow instances"): the shadow loads for the
+    # preset's partition_load_ms (300 ms), the switch waits for the running batch and idles the IF
+    # for partition_switch_us (80 us); the share changes at the switch, no kernel of the IF starts
+    # during the idle, and its kernels after it run on the new, larger CU set.
+    d=$src/tests/data/gslice
+    expect_rc 0 "$atoll" sim "$d/grow.yaml" --json "$tmp/g.json" --trace "$tmp/g.trace"
+    python3 - "$tmp/g.json" "$tmp/g.trace" <<'PY' || fail "shadow switch"
+import json, sys
+r = json.load(open(sys.argv[1]))
+steps = [p for p in r["partition_steps"] if p["client"] == "a"]
+load, switch = steps[0], steps[1]
+assert load["step"] == "shadow_load" and abs(load["end_ms"] - load["start_ms"] - 300) < 1e-6, load
+assert switch["step"] == "switch" and switch["start_ms"] >= load["end_ms"], switch
+assert abs(switch["end_ms"] - switch["start_ms"] - 0.08) < 1e-6, switch
+a = [p for p in r["shares"] if p["client"] == "a"]
+assert a[0]["pct"] == 30 and a[0]["t_ms"] == 0, a
+moved = [p for p in a if p["pct"] != 30][0]
+assert moved["pct"] == switch["pct"] > 30 and abs(moved["t_ms"] - switch["start_ms"]) < 1e-6, (moved, switch)
+ev = json.load(open(sys.argv[2]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+names = {e["name"] for e in ev if e.get("cat") == "partition"}
+assert {"shadow load", "share switch"} <= names, names
+s0, s1 = switch["start_ms"] * 1e3, switch["end_ms"] * 1e3
+kernels = [e for e in ev if e.get("ph") == "X" and e.get("name") == "a" and e.get("cat") == "be" and "cus" in e.get("args", {})]
+assert kernels and not [k for k in kernels if s0 < k["ts"] < s1], "a kernel of a started during the switch"
+before = {k["args"]["cus"] for k in kernels if k["ts"] < s0}
+after = {k["args"]["cus"] for k in kernels if k["ts"] >= s1 and k["ts"] < s1 + 100e3}
+assert before == {"0-17 (pooled)"} and after == {"0-26 (pooled)"}, (before, after)
+PY
+    ;;
+  gslice_memory_refused)
+    # The same growth on a GPU of 600 MB: the two instances (2 x (193.9 + 16 x 1.9) MB at
+    # max_batch 16) and a shadow (another 224.6 MB) need 674 MB, so the change is refused, named in
+    # the report and the trace, and the share stays.
+    d=$src/tests/data/gslice
+    cp "$d/mi50-gslice-small.yaml" "$tmp/"
+    sed "s/^gpu: mi50-gslice\$/gpu: mi50-gslice-small/; s|\.\./\.\./\.\./scenarios/|$src/scenarios/|" "$d/grow.yaml" >"$tmp/small.yaml"
+    expect_rc 0 "$atoll" sim "$tmp/small.yaml" --json "$tmp/m.json" --trace "$tmp/m.trace"
+    python3 - "$tmp/m.json" "$tmp/m.trace" <<'PY' || fail "memory refusal"
+import json, sys
+r = json.load(open(sys.argv[1]))
+steps = [p["step"] for p in r["partition_steps"] if p["client"] == "a"]
+assert steps and set(steps) == {"refused"}, steps
+assert {p["pct"] for p in r["shares"] if p["client"] == "a"} == {30}, r["shares"]
+ev = json.load(open(sys.argv[2]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+assert any(e.get("name") == "share refused (memory)" for e in ev)
+PY
+    ;;
   memory_fits_until_full)
     # One tiny_big instance (9120 MB) fits the MI50's 16384 MB; two (18240 MB) are refused, naming
     # each client, its model and sizes (scenarios/bad/memory_over.yaml holds the exact message).
