@@ -21,7 +21,7 @@
 
 enum { MAX_IFS = ATOLL_GSLICE_MAX_IFS };
 enum { PH_SERVE = 0, PH_LOADING = 1, PH_PENDING = 2, PH_SWITCHING = 3 };
-enum { TM_TICK = 1, TM_LOADED = 2, TM_SWITCHED = 3 };
+enum { TM_TICK = 1, TM_LOADED = 2, TM_SWITCHED = 3, TM_START = 4 };
 enum { BATCH_OFF = 0, BATCH_SLAB = 1, BATCH_AIMD = 2 };
 enum { WEIGHT_DEMAND = 0, WEIGHT_EQUAL = 1 };
 
@@ -137,9 +137,10 @@ static void init(atoll_core *c) {
     f->pct = f->target_pct = initial_pct(c->s, cl);
     f->batch = 1;
     f->last_change_ns = INT64_MIN / 2;
-    if (atoll_core_client_active(c, cl))
-      atoll__share_changed(c, cl, f->pct, f->batch, now);
   }
+  /* The starting shares are told from a timer due now: a runner may set up its recorder only once
+   * the core exists. */
+  atoll__timer_set(c, now, (uint64_t)TM_START << 32);
   st->tick_armed = atoll__timer_set(c, now + opt(c, OPT_TUNE_MS) * 1000000, (uint64_t)TM_TICK << 32) == 0;
 }
 
@@ -380,6 +381,14 @@ static void on_task_done(atoll_core *c, uint32_t q, int64_t now) {
 static void on_timer(atoll_core *c, uint64_t cookie, int64_t now) {
   uint32_t kind = (uint32_t)(cookie >> 32), q = (uint32_t)cookie;
   gslice_state *st = atoll__policy_state(c);
+  if (kind == TM_START) {
+    for (uint32_t i = 0; i < st->n; i++) {
+      uint32_t cl = client_of(c, i);
+      if (atoll_core_client_active(c, cl))
+        atoll__share_changed(c, cl, st->f[i].pct, st->f[i].batch, now);
+    }
+    return;
+  }
   if (kind == TM_TICK) {
     measure(c, now);
     reallocate(c, now);

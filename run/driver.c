@@ -328,6 +328,7 @@ static void on_share(void *ctx, uint32_t client, uint32_t pct, uint32_t batch, i
   atoll_run_recorder *r = ctx;
   TAP(r, share_changed, client, pct, batch, now);
   now -= r->base;
+  now = now < 0 ? 0 : now; /* told before a native run's time origin: its start */
   atoll_run_results *res = r->res;
   if (!room_for_one(r, (void **)&res->shares, res->n_shares, &res->cap_shares, 64, sizeof *res->shares))
     return;

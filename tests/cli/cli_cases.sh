@@ -47,6 +47,20 @@ after = {k["args"]["cus"] for k in kernels if k["ts"] >= s1 and k["ts"] < s1 + 1
 assert before == {"0-17 (pooled)"} and after == {"0-26 (pooled)"}, (before, after)
 PY
     ;;
+  gslice_native_verify)
+    # gslice on the native CPU device (scenarios/seeds/gslice/native.yaml): three IFs, each bound to
+    # one CU worker of three (test_gslice.layout_gives_each_if_its_own_cus; that a bound queue runs
+    # only on its workers is test_cpu_backend's), every output equal to the uninterrupted reference.
+    expect_rc 0 "$atoll" native "$src/scenarios/seeds/gslice/native.yaml" --device cpu --cus 3 --verify \
+      --duration-ms 2000 --json "$tmp/n.json"
+    python3 - "$tmp/n.json" <<'PY' || fail "native gslice"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verify"]["requests"] > 0 and r["verify"]["mismatches"] == 0, r["verify"]
+start = [p for p in r["shares"] if p["t_ms"] == 0]
+assert sorted(p["client"] for p in start) == ["camera", "encoder", "scaler"] and {p["pct"] for p in start} == {30}, start
+PY
+    ;;
   gslice_memory_refused)
     # The same growth on a GPU of 600 MB: the two instances (2 x (193.9 + 16 x 1.9) MB at
     # max_batch 16) and a shadow (another 224.6 MB) need 674 MB, so the change is refused, named in

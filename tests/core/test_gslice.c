@@ -3,6 +3,8 @@
  * sizes. Each expected figure is worked out in the comment beside it. */
 #include "core/gslice.h"
 
+#include "atoll/cuset.h"
+
 #include "tests/atoll_test.h"
 
 static const atoll_gslice_tune_cfg paper = {.band_pct = 5, .step_pct = 5, .min_pct = 5};
@@ -122,7 +124,34 @@ static void slab_and_aimd_batch_sizes(void **state) {
   assert_int_equal(atoll_gslice_aimd(16, true, 16), 16);
 }
 
+/* Shares become consecutive CUs in client order; on the native scenario's 3-CU device three IFs
+ * at 30 % each get one CU of their own (CUs 0, 1 and 2); a client of another GPU does not count;
+ * shares in effect past 100 % end at the GPU's last CU. */
+static void layout_gives_each_if_its_own_cus(void **state) {
+  (void)state;
+  atoll_client cl[4] = {{.name = "a"}, {.name = "b"}, {.name = "x", .gpu = 1}, {.name = "c"}};
+  atoll_scenario s = {.clients = cl, .n_clients = 4, .gpu_count = 2};
+  s.gpu.cus = 3;
+  uint32_t pcts[4] = {30, 30, 30, 30};
+  for (uint32_t i = 0; i < 4; i++) {
+    if (i == 2)
+      continue;
+    atoll_cuset set = atoll_gslice_layout(&s, pcts, i);
+    uint32_t want = i == 3 ? 2 : i;
+    assert_int_equal(atoll_cuset_count(&set), 1);
+    assert_true(atoll_cuset_has(&set, want));
+  }
+  s.gpu.cus = 60;
+  uint32_t over[4] = {50, 40, 0, 30}; /* 30 + 24 + 18 CUs > 60: c ends at CU 59 */
+  atoll_cuset c = atoll_gslice_layout(&s, over, 3);
+  assert_int_equal(atoll_cuset_count(&c), 18);
+  assert_int_equal(atoll_cuset_end(&c), 60);
+  atoll_cuset b = atoll_gslice_layout(&s, over, 1);
+  assert_true(atoll_cuset_has(&b, 30) && atoll_cuset_has(&b, 53) && !atoll_cuset_has(&b, 54));
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(layout_gives_each_if_its_own_cus),
     cmocka_unit_test(inside_the_band_keeps),
     cmocka_unit_test(late_grows_by_the_change_factor),
     cmocka_unit_test(falling_behind_grows_to_the_grid),
