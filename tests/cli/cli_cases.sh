@@ -61,6 +61,14 @@ start = [p for p in r["shares"] if p["t_ms"] == 0]
 assert sorted(p["client"] for p in start) == ["camera", "encoder", "scaler"] and {p["pct"] for p in start} == {30}, start
 PY
     ;;
+  gslice_explore_static)
+    # Fixed shares prove an SLO bound on every schedule (docs/gslice.md, "Explore"): cam on its own
+    # half of the 4-CU GPU keeps latency <= 200 us under mps-static (worst 172.15 us); with both on
+    # every CU (mps-default) bg1's kernels delay it past the bound and the explorer refutes it.
+    expect_rc 0 "$atoll" explore "$src/scenarios/seeds/gslice/two-ifs-static.yaml"
+    grep -q 'ok    clients.cam.latency_us.max <= 200   worst 172.150' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    expect_rc 1 "$atoll" explore "$src/scenarios/seeds/gslice/two-ifs-static.yaml" --policy mps-default
+    grep -q 'FAIL  clients.cam.latency_us.max <= 200' "$tmp/.stdout" "$tmp/.stderr" || fail "not refuted" ;;
   gslice_memory_refused)
     # The same growth on a GPU of 600 MB: the two instances (2 x (193.9 + 16 x 1.9) MB at
     # max_batch 16) and a shadow (another 224.6 MB) need 674 MB, so the change is refused, named in
