@@ -55,3 +55,12 @@ print("step load: switches " + ", ".join("%s -> %d %% at %.1f s" % (p["client"],
 print("last change %.1f s (%.1f s after the step); over [60 s, 90 s): " % (sw[-1]["start_ms"] / 1e3, sw[-1]["start_ms"] / 1e3 - 20)
       + ", ".join("%s violation ratio %.5f, batch mean %.2f" % (c["name"], c["violation_ratio"], c["batch"]["mean"]) for c in late["clients"]))
 PY
+# The figures of docs/gslice.md (tools/plot needs python3-matplotlib).
+"$atoll" sim scenarios/seeds/gslice/step-load.yaml --quiet --json "$tmp/s.json" > /dev/null
+tools/plot shares "$tmp/s.json" -o docs/img/gslice-step-shares.png \
+  --title "gslice: a step in ViT-B/16's load at 20 s (scenarios/seeds/gslice/step-load.yaml)"
+for b in 1 4 16; do
+  "$atoll" model knee scenarios/models/h200/mobilenet_v2-b1.yaml --gpu h200 --batch $b --json "$tmp/k$b.json" > /dev/null
+done
+tools/plot knee "$tmp/k1.json" "$tmp/k4.json" "$tmp/k16.json" --labels "batch 1,batch 4,batch 16" \
+  -o docs/img/gslice-knee-mobilenet.png --title "MobileNetV2 on the H200: the knee moves right as the batch grows"
