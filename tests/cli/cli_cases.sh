@@ -69,6 +69,36 @@ PY
     grep -q 'ok    clients.cam.latency_us.max <= 200   worst 172.150' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
     expect_rc 1 "$atoll" explore "$src/scenarios/seeds/gslice/two-ifs-static.yaml" --policy mps-default
     grep -q 'FAIL  clients.cam.latency_us.max <= 200' "$tmp/.stdout" "$tmp/.stderr" || fail "not refuted" ;;
+  capacity_and_knee_json)
+    # The Interface of docs/gslice.md: atoll capacity writes {"scale", "violations"} with the worst
+    # client's ratio within --miss; the scale doubled misses it. atoll model knee writes the 19-point
+    # curve from 10 to 100 % and a knee that follows the documented rule.
+    scen=$src/scenarios/seeds/gslice/three-ifs.yaml
+    expect_rc 0 "$atoll" capacity "$scen" --policy mps-default --miss 0.05 --duration-ms 600 --json "$tmp/c.json"
+    python3 - "$tmp/c.json" <<'PY' || fail "capacity JSON"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["scale"] > 0 and 0 <= r["violations"] <= 0.05, r
+assert [c["name"] for c in r["clients"]] == ["mobilenet", "bert", "vit"] and all("gue" in c for c in r["clients"]), r
+PY
+    s=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["scale"] * 2)' "$tmp/c.json")
+    expect_rc 0 "$atoll" capacity "$scen" --policy mps-default --miss 0.05 --duration-ms 600 --json "$tmp/c2.json" \
+      --set "clients.mobilenet.arrival.load=$(python3 -c "print(0.3 * $s)")" \
+      --set "clients.bert.arrival.load=$(python3 -c "print(0.3 * $s)")" --set "clients.vit.arrival.load=$(python3 -c "print(0.3 * $s)")"
+    python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r["scale"] < 1, r' "$tmp/c2.json" ||
+      fail "twice the capacity still holds: $(cat "$tmp/c2.json")"
+    expect_rc 0 "$atoll" model knee "$src/scenarios/models/h200/mobilenet_v2-b1.yaml" --gpu h200 --json "$tmp/k.json"
+    python3 - "$tmp/k.json" <<'PY' || fail "knee JSON"
+import json, sys
+k = json.load(open(sys.argv[1]))
+c = k["curve"]
+assert [p["pct"] for p in c] == list(range(10, 101, 5)), c
+best = max(p["throughput_rps"] for p in c)
+first = min(p["pct"] for p in c if p["throughput_rps"] >= 0.9 * best)
+assert k["knee_pct"] == first == 40, (k["knee_pct"], first)
+assert all(abs(p["throughput_rps"] * p["latency_us"] / 1e6 - 1) < 1e-3 for p in c)
+PY
+    expect_rc 2 "$atoll" model knee "$src/scenarios/models/h200/mobilenet_v2-b1.yaml" ;;
   gslice_memory_refused)
     # The same growth on a GPU of 600 MB: the two instances (2 x (193.9 + 16 x 1.9) MB at
     # max_batch 16) and a shadow (another 224.6 MB) need 674 MB, so the change is refused, named in

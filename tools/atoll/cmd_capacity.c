@@ -32,37 +32,42 @@ const atoll_subcommand atoll_cmd_capacity_def = {
 
 enum { STEPS = 12 };
 
-/* One run at scale x: the worst client's violation ratio, and the report when `keep`. */
-static int probe(const atoll_scenario *s, const atoll_client *base, atoll_client *scaled, double x, double *worst,
-                 atoll_report *keep, atoll_run_results *keep_res) {
+/* One run at scale x into *res and *rep (the report points into the results, so both are the
+ * caller's): the worst client's violation ratio. With keep false both are freed again. */
+static int probe(const atoll_scenario *s, atoll_client *scaled, double x, double *worst, atoll_run_results *res,
+                 atoll_report *rep, bool keep) {
   for (uint32_t i = 0; i < s->n_clients; i++) {
-    scaled[i] = base[i];
+    scaled[i] = s->clients[i];
     scaled[i].arrival.rate_hz *= x;
     scaled[i].arrival.load *= x;
   }
   atoll_scenario one = *s;
   one.clients = scaled;
-  atoll_run_results res;
-  int rc = atoll_sim_run(&one, NULL, &res);
+  int rc = atoll_sim_run(&one, NULL, res);
   if (rc)
     return rc;
-  atoll_report rep;
-  if ((rc = atoll_report_compute(&res, &rep))) {
-    atoll_run_results_free(&res);
+  /* The results name the scenario they ran: the caller's, whose clients outlive this call. */
+  res->scenario = s;
+  if ((rc = atoll_report_compute(res, rep))) {
+    atoll_run_results_free(res);
     return rc;
   }
   *worst = 0;
   for (uint32_t i = 0; i < s->n_clients; i++)
-    if (!isnan(rep.clients[i].violation_ratio) && rep.clients[i].violation_ratio > *worst)
-      *worst = rep.clients[i].violation_ratio;
-  if (keep) {
-    *keep = rep;
-    *keep_res = res;
-    return 0;
+    if (!isnan(rep->clients[i].violation_ratio) && rep->clients[i].violation_ratio > *worst)
+      *worst = rep->clients[i].violation_ratio;
+  if (!keep) {
+    atoll_report_free(rep);
+    atoll_run_results_free(res);
   }
-  atoll_report_free(&rep);
-  atoll_run_results_free(&res);
   return 0;
+}
+
+/* A probe whose figures are not kept. */
+static int try_scale(const atoll_scenario *s, atoll_client *scaled, double x, double *worst) {
+  atoll_run_results res;
+  atoll_report rep;
+  return probe(s, scaled, x, worst, &res, &rep, false);
 }
 
 static int write_json(FILE *f, const atoll_scenario *s, double scale, double worst, double miss,
@@ -120,15 +125,15 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   double lo = 0, hi = 0, x = 1, worst = 0;
   /* Bracket: double while it holds, halve while it fails. */
-  rc = probe(&s, s.clients, scaled, x, &worst, NULL, NULL);
+  rc = try_scale(&s, scaled, x, &worst);
   if (rc == 0 && worst <= miss) {
     lo = x;
-    while (rc == 0 && lo < 1024 && (rc = probe(&s, s.clients, scaled, 2 * lo, &worst, NULL, NULL)) == 0 && worst <= miss)
+    while (rc == 0 && lo < 1024 && (rc = try_scale(&s, scaled, 2 * lo, &worst)) == 0 && worst <= miss)
       lo *= 2;
     hi = 2 * lo;
   } else {
     hi = x;
-    while (rc == 0 && hi > 1.0 / 1024 && (rc = probe(&s, s.clients, scaled, hi / 2, &worst, NULL, NULL)) == 0 &&
+    while (rc == 0 && hi > 1.0 / 1024 && (rc = try_scale(&s, scaled, hi / 2, &worst)) == 0 &&
            worst > miss)
       hi /= 2;
     lo = hi / 2;
@@ -137,7 +142,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   for (int i = 0; rc == 0 && lo > 0 && i < STEPS; i++) {
     double mid = (lo + hi) / 2;
-    if ((rc = probe(&s, s.clients, scaled, mid, &worst, NULL, NULL)) == 0) {
+    if ((rc = try_scale(&s, scaled, mid, &worst)) == 0) {
       if (worst <= miss)
         lo = mid;
       else
@@ -148,7 +153,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   atoll_run_results res;
   int exit_code = ATOLL_EXIT_OK;
   if (rc == 0 && lo > 0)
-    rc = probe(&s, s.clients, scaled, lo, &worst, &rep, &res);
+    rc = probe(&s, scaled, lo, &worst, &res, &rep, true);
   if (rc) {
     fprintf(stderr, "atoll capacity: %s\n", atoll_strerror(rc));
     exit_code = ATOLL_EXIT_BAD_INPUT;
