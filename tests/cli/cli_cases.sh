@@ -28,6 +28,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 steps = [p for p in r["partition_steps"] if p["client"] == "a"]
 load, switch = steps[0], steps[1]
+# The hold-down (hold_ms 1000): a's next change starts no sooner than 1 s after its first.
+later = [p for p in steps[2:] if p["step"] == "shadow_load"]
+assert later and later[0]["start_ms"] - load["start_ms"] >= 1000 - 1e-6, steps
 assert load["step"] == "shadow_load" and abs(load["end_ms"] - load["start_ms"] - 300) < 1e-6, load
 assert switch["step"] == "switch" and switch["start_ms"] >= load["end_ms"], switch
 assert abs(switch["end_ms"] - switch["start_ms"] - 0.08) < 1e-6, switch
