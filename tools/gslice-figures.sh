@@ -32,6 +32,10 @@ run "mps-static (equal shares)" --policy mps-static
 run "mps-static + fixed batching" --policy mps-static "${batch[@]}"
 run "seq" --policy seq
 run "seq + fixed batching" --policy seq "${batch[@]}"
+# The same mix with looser SLOs (5x alone: each deadline_ms x 2.5).
+loose=(--set clients.mobilenet.deadline_ms=2.158 --set clients.bert.deadline_ms=14.48 --set clients.vit.deadline_ms=15.43)
+run "gslice, SLO 5x" --policy gslice "${loose[@]}"
+run "mps-default, SLO 5x" --policy mps-default "${loose[@]}"
 echo
 echo "| model | knee at batch 1 | batch 4 | batch 16 |"
 echo "|---|---|---|---|"
