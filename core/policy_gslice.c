@@ -187,7 +187,7 @@ static void begin_switch(atoll_core *c, uint32_t q, int64_t now) {
   f->phase = PH_SWITCHING;
   f->pct = f->target_pct;
   apply_layout(c);
-  int64_t idle = c->s->gpu.costs.partition_switch_ns;
+  int64_t idle = c->s->gpu.partition_switch_ns;
   f->step_end_ns = now + idle;
   atoll__partition_step(c, cl, ATOLL_PARTITION_SWITCH, f->pct, now, f->step_end_ns);
   atoll__share_changed(c, cl, f->pct, f->batch, now);
@@ -222,7 +222,7 @@ static void start_change(atoll_core *c, uint32_t q, uint32_t pct, int64_t now) {
   }
   f->target_pct = pct;
   f->phase = PH_LOADING;
-  f->step_end_ns = now + c->s->gpu.costs.partition_load_ns;
+  f->step_end_ns = now + c->s->gpu.partition_load_ns;
   atoll__partition_step(c, cl, ATOLL_PARTITION_SHADOW_LOAD, pct, now, f->step_end_ns);
   if (atoll__timer_set(c, f->step_end_ns, ((uint64_t)TM_LOADED << 32) | q) != 0) {
     f->phase = PH_PENDING;

@@ -28,7 +28,7 @@ static int64_t *cost_time_field(atoll_gpu_costs *c, int i) {
   return fields[i];
 }
 
-static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c) {
+static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c, atoll_gpu *g) {
   const char *keys[N_COST_TIMES + 5];
   for (int i = 0; i < N_COST_TIMES; i++)
     keys[i] = cost_time_keys[i];
@@ -42,14 +42,14 @@ static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c) 
   int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 5, v);
   if (rc == 0 && v[N_COST_TIMES + 2])
     rc = WITH_KEY(r, "host_launch_us", atoll_yread_time_ns(r, v[N_COST_TIMES + 2], 1000.0, false, &c->host_launch_ns));
-  c->partition_load_ns = ATOLL_PARTITION_LOAD_NS_DEFAULT;
-  c->partition_switch_ns = ATOLL_PARTITION_SWITCH_NS_DEFAULT;
+  g->partition_load_ns = ATOLL_PARTITION_LOAD_NS_DEFAULT;
+  g->partition_switch_ns = ATOLL_PARTITION_SWITCH_NS_DEFAULT;
   if (rc == 0 && v[N_COST_TIMES + 3])
     rc = WITH_KEY(r, "partition_load_ms",
-                  atoll_yread_time_ns(r, v[N_COST_TIMES + 3], 1000.0 * 1000.0, true, &c->partition_load_ns));
+                  atoll_yread_time_ns(r, v[N_COST_TIMES + 3], 1000.0 * 1000.0, true, &g->partition_load_ns));
   if (rc == 0 && v[N_COST_TIMES + 4])
     rc = WITH_KEY(r, "partition_switch_us",
-                  atoll_yread_time_ns(r, v[N_COST_TIMES + 4], 1000.0, true, &c->partition_switch_ns));
+                  atoll_yread_time_ns(r, v[N_COST_TIMES + 4], 1000.0, true, &g->partition_switch_ns));
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++)
     rc = atoll_yread_require(r, n, v[i], keys[i]);
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++) {
@@ -125,7 +125,7 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
   }
   if (rc == 0) {
     atoll_yread_push_key(r, "costs");
-    rc = read_costs(r, v[K_COSTS], &g.costs);
+    rc = read_costs(r, v[K_COSTS], &g.costs, &g);
     atoll_yread_pop(r);
   }
   if (rc)

@@ -26,11 +26,6 @@ typedef struct atoll_gpu_costs {
    * CUDA graphs); 0 when the preset gives none. A scenario's `sim: {launch: launch-bound}` charges
    * it in place of hq_transmit_ns (docs/gpus.md, "Latency modes"). */
   int64_t host_launch_ns;
-  /* Re-provisioning a spatial share at run time (gslice's shadow instance, docs/gslice.md): the
-   * shadow's load time, and the idle of the switch to it. Optional preset keys partition_load_ms
-   * and partition_switch_us; their defaults are GSLICE's figures (ATOLL_PARTITION_*_DEFAULT). */
-  int64_t partition_load_ns;
-  int64_t partition_switch_ns;
 } atoll_gpu_costs;
 
 /* GSLICE (SoCC '20, §3.2.4, Fig. 15b): a restarted instance takes 2-15 s to load (VGG-19 about
@@ -51,6 +46,13 @@ typedef struct atoll_gpu {
   uint32_t copy_engines;
   atoll_gpu_costs costs;
   double memory_mb;              /* device memory (preset key memory_mb); 0: unknown, nothing is checked */
+  /* Re-provisioning a spatial share at run time (gslice's shadow instance, docs/gslice.md): the
+   * shadow's load time, and the idle of the switch to it. Optional preset keys
+   * costs.partition_load_ms and costs.partition_switch_us, defaults GSLICE's figures
+   * (ATOLL_PARTITION_*_DEFAULT). Here at the end, so the fields before keep their layout (the WP
+   * proofs of core/dkp.c read this struct). */
+  int64_t partition_load_ns;
+  int64_t partition_switch_ns;
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

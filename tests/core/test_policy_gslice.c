@@ -52,8 +52,8 @@ static void start(double memory_mb) {
   sc.policy = atoll_policy_defaults(ATOLL_POLICY_GSLICE);
   sc.policy.param[0] = TUNE_MS; /* tune_ms */
   sc.policy.param[5] = 0;       /* batching off: one request per run */
-  sc.gpu.costs.partition_load_ns = LOAD_NS;
-  sc.gpu.costs.partition_switch_ns = SWITCH_NS;
+  sc.gpu.partition_load_ns = LOAD_NS;
+  sc.gpu.partition_switch_ns = SWITCH_NS;
   sc.gpu.memory_mb = memory_mb;
   fk_models[0].model.footprint_known = true;
   fk_models[0].model.weights_mb = 100, fk_models[0].model.activations_mb_per_batch = 1;
