@@ -238,8 +238,11 @@ static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t 
     return;
   p->restored_kernels += launched_before - restart;
   /* Completed ops the restore runs again (a group entry before the interrupted op). */
-  for (uint32_t op = restart; op < done_before; op++)
-    p->wasted_gpu_ns += r->dev->redo_ns(r->dev_ctx, client, op);
+  for (uint32_t op = restart; op < done_before; op++) {
+    int64_t redo = r->dev->redo_ns(r->dev_ctx, client, req, op);
+    p->wasted_gpu_ns += redo;
+    p->redo_gpu_ns += redo;
+  }
 }
 
 static void on_task_restored(void *ctx, uint32_t client, uint64_t req, int64_t now) {

@@ -46,6 +46,7 @@ typedef struct atoll_preemption_record {
   uint32_t evicted_kernels; /* DQ commands lazily evicted */
   int64_t wasted_gpu_ns; /* re-executed GPU time caused by this preemption */
   int64_t restore_ns;
+  int64_t redo_gpu_ns;   /* of wasted_gpu_ns: completed ops the restore runs again (driver.h's redo_ns) */
 } atoll_preemption_record;
 
 /* One RT kernel that ran in a padded launch (REEF §5): the launch's time, from its first block to

@@ -303,8 +303,8 @@ static void take_marks(void *ctx, atoll_run_marks *m) {
   (void)ctx;
   memset(m, 0, sizeof *m);
 }
-static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
-  (void)ctx, (void)client, (void)op;
+static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
+  (void)ctx, (void)client, (void)req, (void)op;
   return 0;
 }
 static const atoll_run_device_hooks hooks = {.take_marks = take_marks, .redo_ns = redo_ns};

@@ -60,11 +60,27 @@ static void take_marks(void *ctx, atoll_run_marks *out) {
   atoll_simdev_killed(r->dev, &out->killed_gpu_ns, &n_killed);
 }
 
-/* A completed op run again costs its time alone on the simulated GPU. */
-static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
+/* The batch request req of client leads (1: none; its riders' tasks say 1). */
+static uint32_t batch_of(const runner *r, uint32_t client, uint64_t req) {
+  for (uint32_t i = 0; r->s->clients[client].batch_max > 1 && i < r->core.n_tasks; i++) {
+    const atoll_task *t = &r->core.tasks[i];
+    if (t->in_use && t->client == client && t->req == req)
+      return t->batch;
+  }
+  return 1;
+}
+
+/* A completed op run again costs its time alone on the simulated GPU, at the size of the batch
+ * that runs it again (the device runs the relaunched op at that size too). */
+static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
   runner *r = ctx;
   uint32_t model = r->s->clients[client].model;
-  return atoll_kernel_alone_ns(&r->s->gpu, atoll_simdev_timing(r->dev, model, op));
+  uint32_t b = batch_of(r, client, req);
+  if (b <= 1)
+    return atoll_kernel_alone_ns(&r->s->gpu, atoll_simdev_timing(r->dev, model, op));
+  atoll_kernel_timing t = *atoll_simdev_timing(r->dev, model, op);
+  atoll_kernel_timing_batch(&r->s->gpu, &r->s->models[model].model.ops[op], b, &t);
+  return atoll_kernel_alone_ns(&r->s->gpu, &t);
 }
 
 static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {

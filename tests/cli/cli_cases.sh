@@ -223,7 +223,13 @@ PY
     # docs/simulator.md's check of the batch model against the H200 traces: one row per model.
     python3 "$src/tools/batch-check.py" "$atoll" >"$tmp/check.txt" || fail "batch-check.py failed"
     [ "$(grep -cE '^(resnet50|mobilenet_v2|vgg16|vit_b_16|bert_base) .*%$' "$tmp/check.txt")" = 5 ] ||
-      fail "rows: $(cat "$tmp/check.txt")" ;;
+      fail "rows: $(cat "$tmp/check.txt")"
+    # The profiles with the measured batch-8 tables (tools/batch-tables.py) are current, and at
+    # batch 8 each is within 5 % of the measured latency (the tables carry the batch-8 trace's
+    # kernel time, so a larger error is a fault of the interpolation or of the pairing).
+    python3 "$src/tools/batch-tables.py" --check >/dev/null || fail "tools/batch-tables.py --check: tables not current"
+    awk '/%$/ { e = $NF; sub("%", "", e); e += 0; if (e < -5 || e > 5) bad = bad " " $1 " " $NF } END { if (bad) { print bad; exit 1 } }' \
+      "$tmp/check.txt" || fail "table b8 error over 5 %: $(cat "$tmp/check.txt")" ;;
   version)
     expect_rc 0 "$atoll" --version
     grep -Eq '^atoll [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/.stdout" || fail "version line: $(cat "$tmp/.stdout")" ;;
