@@ -60,8 +60,12 @@ PY
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["verify"]["requests"] > 0 and r["verify"]["mismatches"] == 0, r["verify"]
-start = [p for p in r["shares"] if p["t_ms"] == 0]
-assert sorted(p["client"] for p in start) == ["camera", "encoder", "scaler"] and {p["pct"] for p in start} == {30}, start
+# Each IF's first point: its starting share (told at the run's start, which a loaded machine
+# may reach a little after the time origin).
+first = {}
+for p in r["shares"]:
+    first.setdefault(p["client"], p)
+assert sorted(first) == ["camera", "encoder", "scaler"] and {p["pct"] for p in first.values()} == {30}, r["shares"]
 PY
     ;;
   gslice_explore_static)
