@@ -443,6 +443,23 @@ void atoll__queue_shed_active(atoll_core *c, uint32_t q, int64_t now) {
     release_task(c, (uint32_t)c->queues[q].active, true, c->obs->request_shed, now);
 }
 
+int atoll__queue_set_cus(atoll_core *c, uint32_t q, const atoll_cuset *cus) {
+  if (!c->dev.ops->set_stream_cus)
+    return ATOLL_ENOTSUP;
+  return c->dev.ops->set_stream_cus(c->dev.ctx, c->queues[q].stream, cus);
+}
+
+void atoll__share_changed(atoll_core *c, uint32_t client, uint32_t pct, uint32_t batch, int64_t now) {
+  if (c->obs->share_changed)
+    c->obs->share_changed(c->obs_ctx, client, pct, batch, now);
+}
+
+void atoll__partition_step(atoll_core *c, uint32_t client, atoll_partition_step step, uint32_t pct, int64_t start_ns,
+                           int64_t end_ns) {
+  if (c->obs->partition_step)
+    c->obs->partition_step(c->obs_ctx, client, (uint32_t)step, pct, start_ns, end_ns);
+}
+
 void atoll__group_done(atoll_core *c, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now) {
   if (c->obs->group_done)
     c->obs->group_done(c->obs_ctx, n_models, predicted_ns, start_ns, now);

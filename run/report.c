@@ -510,6 +510,7 @@ static void clients_compute(const atoll_run_results *res, const scratch *sc, ato
     stats_finish(&lat, &cr->latency_us);
     stats_finish(&norm, &cr->norm_latency);
     client_throughput(res, c, cr);
+    cr->gue = cr->completed > 0 && cr->latency_us.mean > 0 ? cr->throughput_rps / (cr->latency_us.mean / 1e3) : NAN;
     /* A client without a reference latency has no normalized throughput to add. */
     if (!isnan(cr->norm_throughput))
       r->total_norm_throughput += cr->norm_throughput;
@@ -797,6 +798,7 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   jw_num(w, "throughput_rps", cr->throughput_rps);
   jw_num(w, "norm_throughput", cr->norm_throughput);
   jw_num(w, "goodput_rps", cr->goodput_rps);
+  jw_num(w, "gue", cr->gue);
   jw_open(w, "batch", "{", true);
   jw_num(w, "mean", cr->batch_mean);
   jw_uint(w, "max", cr->batch_max);
@@ -806,6 +808,36 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   json_stats(w, "latency_us", &cr->latency_us, true);
   json_stats(w, "norm_latency", &cr->norm_latency, true);
   jw_close(w, "}");
+}
+
+/* The shares series (gslice): one point per change of a client's GPU% or batch, and the
+ * re-provisioning steps. Only runs that have one carry the keys. */
+static void json_shares(json_writer *w, const atoll_run_results *res) {
+  const atoll_scenario *s = res->scenario;
+  jw_open(w, "shares", "[", false);
+  for (uint32_t i = 0; i < res->n_shares; i++) {
+    const atoll_share_record *p = &res->shares[i];
+    jw_open(w, NULL, "{", true);
+    jw_num(w, "t_ms", (double)p->t_ns / 1e6);
+    jw_str(w, "client", s->clients[p->client].name);
+    jw_uint(w, "pct", p->pct);
+    jw_uint(w, "batch", p->batch);
+    jw_close(w, "}");
+  }
+  jw_close(w, "]");
+  static const char *const steps[] = {"shadow_load", "switch", "refused"};
+  jw_open(w, "partition_steps", "[", false);
+  for (uint32_t i = 0; i < res->n_partitions; i++) {
+    const atoll_partition_record *p = &res->partitions[i];
+    jw_open(w, NULL, "{", true);
+    jw_str(w, "step", p->step < 3 ? steps[p->step] : "?");
+    jw_str(w, "client", s->clients[p->client].name);
+    jw_uint(w, "pct", p->pct);
+    jw_num(w, "start_ms", (double)p->start_ns / 1e6);
+    jw_num(w, "end_ms", (double)p->end_ns / 1e6);
+    jw_close(w, "}");
+  }
+  jw_close(w, "]");
 }
 
 static void json_preemptions(json_writer *w, const atoll_report *r) {
@@ -916,6 +948,8 @@ int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) 
     jw_num(&w, "p99_abs_err_us", r->predictor_p99_abs_err_us);
     jw_close(&w, "}");
   }
+  if (r->res->n_shares > 0)
+    json_shares(&w, r->res);
   json_expects(&w, r);
   if (r->res->verified) {
     jw_open(&w, "verify", "{", true);

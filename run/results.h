@@ -64,6 +64,18 @@ typedef struct atoll_group_record {
   uint32_t n_models;
   int64_t start_ns, end_ns, predicted_ns;
 } atoll_group_record;
+/* A client's spatial share (GPU%) and batch size from t_ns on (gslice, docs/gslice.md). */
+typedef struct atoll_share_record {
+  int64_t t_ns;
+  uint32_t client, pct, batch;
+} atoll_share_record;
+
+/* One re-provisioning step of a client's share (atoll_partition_step, core/sched.h). */
+typedef struct atoll_partition_record {
+  int64_t start_ns, end_ns;
+  uint32_t client, step, pct;
+} atoll_partition_record;
+
 typedef struct atoll_run_results {
   const atoll_scenario *scenario;
   const char *mode;            /* "sim" or "native" */
@@ -96,6 +108,11 @@ typedef struct atoll_run_results {
   /* Operator groups that ended in the window (abacus only; none for other policies). */
   atoll_group_record *groups;
   uint32_t n_groups, cap_groups;
+  /* Shares over the whole run, in time order, and the re-provisioning steps (gslice only). */
+  atoll_share_record *shares;
+  uint32_t n_shares, cap_shares;
+  atoll_partition_record *partitions;
+  uint32_t n_partitions, cap_partitions;
 } atoll_run_results;
 
 #endif

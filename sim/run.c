@@ -9,6 +9,7 @@
 #include "atoll/error.h"
 #include "run/driver.h"
 #include "sim/evq.h"
+#include "sim/knee.h"
 #include "core/sched.h"
 #include "sim/simdev.h"
 #include "sim/snapbuf.h"
@@ -597,7 +598,29 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
     return atoll_dart_sim_run(s, opts ? opts->trace : NULL, res);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  /* gslice starts every unbound client at its model's knee (sim/knee.h). */
+  atoll_scenario started;
+  const atoll_scenario *given = s;
+  atoll_client *clients = NULL;
+  if (s->policy.kind == ATOLL_POLICY_GSLICE) {
+    clients = malloc(s->n_clients * sizeof *clients);
+    if (!clients)
+      return ATOLL_ENOMEM;
+    memcpy(clients, s->clients, s->n_clients * sizeof *clients);
+    int krc = atoll_sim_gslice_start(s, clients);
+    if (krc) {
+      free(clients);
+      return krc;
+    }
+    started = *s;
+    started.clients = clients;
+    s = &started;
+  }
   int rc = atoll_run_drive(s, opts ? opts->standalone_ns : NULL, &sim_device, &opts, res);
+  /* The results name the caller's scenario: the copy lives only here, and differs in the CUs. */
+  if (clients && rc == 0)
+    res->scenario = given;
+  free(clients);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   return rc;

@@ -46,6 +46,7 @@ typedef struct stream {
   uint16_t home_lo, home_hi; /* the range of CUs the stream is bound to (its whole GPU when unbound) */
   atoll_cuset home;          /* the CUs it is bound to; empty when unbound */
   uint8_t home_gaps;         /* the bound CUs are several runs: its kernels keep to `home` */
+  uint8_t own_channel;       /* an MPS client: a hardware channel of its own (atoll_stream_cfg) */
   int32_t pad;           /* owner of a padded launch: its pad record; -1 otherwise */
   uint8_t hidden;        /* a BE part of a padded launch, run on a device-internal stream */
   uint32_t owner;        /* hidden: the stream of the padded launch */
@@ -145,6 +146,8 @@ static void transmit(atoll_simdev *d, stream *st) {
  * (docs/partitions.md, "Command processor"): dispatch alternating between them is not a stream
  * switch. Unbound streams span the GPU, so they overlap every stream. */
 static bool homes_overlap(const stream *a, const stream *b) {
+  if (a->own_channel && b->own_channel)
+    return false;
   if (atoll_cuset_is_empty(&a->home) || atoll_cuset_is_empty(&b->home))
     return true;
   return atoll_cuset_intersects(&a->home, &b->home);
@@ -548,12 +551,35 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   st->cu_lo = st->home_lo = (uint16_t)lo, st->cu_hi = st->home_hi = (uint16_t)hi;
   st->home = cfg->cus;
   st->home_gaps = runs > 1;
+  st->own_channel = cfg->own_channel;
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
   d->n_streams = d->n_core_streams;
   *id = sidx;
   if (d->trace)
     atoll_trace_name_track(d->trace, ATOLL_TRACK_STREAM, *id, st->name);
+  return 0;
+}
+
+/* A re-provisioned share (gslice): the stream's home moves; a kernel running keeps its CUs and the
+ * next one dispatched runs on the new set (command_done restores cu_lo/cu_hi from the home). */
+static int dev_set_stream_cus(void *ctx, uint32_t sid, const atoll_cuset *cus) {
+  atoll_simdev *d = ctx;
+  if (sid >= d->n_core_streams || !cus)
+    return ATOLL_EINVAL;
+  uint32_t lo = 0, hi = d->g->cus, runs = 0;
+  if (!atoll_cuset_is_empty(cus)) {
+    runs = atoll_cuset_runs(cus, &lo, &hi);
+    hi = atoll_cuset_end(cus);
+    if (hi > d->g->cus)
+      return ATOLL_ENOTSUP;
+  }
+  stream *st = &d->streams[sid];
+  st->home_lo = (uint16_t)lo, st->home_hi = (uint16_t)hi;
+  st->home = *cus;
+  st->home_gaps = runs > 1;
+  if (!st->busy)
+    st->cu_lo = st->home_lo, st->cu_hi = st->home_hi;
   return 0;
 }
 
@@ -743,6 +769,7 @@ static const atoll_device_ops simdev_ops = {
     .set_preempt_flag = dev_set_preempt_flag,
     .reset_cus = dev_reset_cus,
     .set_dq_capacity = dev_set_dq_capacity,
+    .set_stream_cus = dev_set_stream_cus,
     .exec_index = dev_exec_index,
 };
 
