@@ -33,6 +33,9 @@ typedef struct atoll_dart_plan {
  * ATOLL_EINVAL when the policy needs nodes the scenario lacks. Free with atoll_dart_plan_free. */
 int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *out);
 void atoll_dart_plan_free(atoll_dart_plan *p);
+/* The plan the simulator runs s with: periods from the clients' deadlines, else their uniform
+ * rates (the policy's view of its task set). */
+int atoll_dart_plan_for(const atoll_scenario *s, atoll_dart_plan *p);
 /* The time of a client's stage at batch b on its node. */
 int64_t atoll_dart_stage_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t client, uint32_t stage,
                             uint32_t batch);

@@ -3,6 +3,7 @@
  * the clients' next arrivals rather than through an event queue. */
 #include "sim/dart_run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,9 +12,10 @@
 #include "core/dart.h"
 #include "run/driver.h"
 #include "sim/cpu_node.h"
+#include "sim/dart_bound.h"
 
-/* The cost of RT preempting a BE stage on a node (eps^cp / eps^gp, §IV-B.1). */
-enum { PREEMPT_NS = 10000, MAX_BATCH = 64 };
+/* The cost of RT preempting a BE stage on a node: core/dart.h's (eps^cp, §IV-B.1). */
+enum { PREEMPT_NS = ATOLL_DART_PREEMPT_NS, MAX_BATCH = 64 };
 
 typedef struct job {
   uint32_t client, stage, batch, n_ids;
@@ -47,6 +49,8 @@ typedef struct dart_sim {
   uint32_t n_jobs, cap_jobs;
   node_state nodes[ATOLL_DART_MAX_NODES];
   client_state *cl;
+  bool *admitted; /* per client: running (a task arriving at run time: once admission accepted it) */
+  uint8_t *decided;
   uint32_t batch;
   int oom;
 } dart_sim;
@@ -180,8 +184,40 @@ static int new_job(dart_sim *d, uint32_t c, uint32_t batch, int64_t t) {
   return 0;
 }
 
+/* Admission control (§V-2) at the first request of a task arriving at run time; false when refused
+ * (the task then sends nothing: its requests stop, and the report names the refusal). */
+static bool admitted_now(dart_sim *d, uint32_t c, int64_t t) {
+  if (d->admitted[c])
+    return true;
+  if (d->decided[c])
+    return false;
+  d->decided[c] = 1;
+  int64_t b, dl;
+  if (atoll_dart_admit(d->s, &d->plan, d->admitted, c, &b, &dl)) {
+    d->admitted[c] = true;
+    instant(d, c, "admitted", t);
+    return true;
+  }
+  char *msg = d->res->clients[c].refusal;
+  size_t len = sizeof d->res->clients[c].refusal;
+  if (d->s->clients[c].cls == ATOLL_CLASS_BE)
+    snprintf(msg, len, "refused at %.3f ms: its longest GPU copy %.1f us > eps_gm %.1f us", (double)t / 1e6,
+             (double)b / 1e3, (double)dl / 1e3);
+  else if (b == INT64_MAX)
+    snprintf(msg, len, "refused at %.3f ms: no bound (deadline %.3f ms)", (double)t / 1e6, (double)dl / 1e6);
+  else
+    snprintf(msg, len, "refused at %.3f ms: bound %.3f ms > deadline %.3f ms", (double)t / 1e6, (double)b / 1e6,
+             (double)dl / 1e6);
+  instant(d, c, "refused", t);
+  return false;
+}
+
 static void arrive(dart_sim *d, uint32_t c, int64_t t) {
   const atoll_client *cl = &d->s->clients[c];
+  if (!admitted_now(d, c, t)) {
+    d->cl[c].next_ns = -1;
+    return;
+  }
   bool closed = cl->arrival.kind == ATOLL_ARRIVAL_CLOSED;
   uint32_t batch = closed && cl->cls == ATOLL_CLASS_BE ? d->batch : 1;
   d->cl[c].next_ns = closed ? -1 : atoll_run_next_arrival(&d->arr, c);
@@ -198,7 +234,7 @@ static void reassess(dart_sim *d, uint32_t c, int64_t t) {
   uint32_t n = 0;
   if (tasks && per_node && r) {
     for (uint32_t i = 0; i < s->n_clients; i++) {
-      if (s->clients[i].cls != ATOLL_CLASS_RT)
+      if (s->clients[i].cls != ATOLL_CLASS_RT || !d->admitted[i])
         continue;
       int64_t *row = per_node + (size_t)n * ATOLL_DART_MAX_NODES;
       for (uint32_t st = 0; st < d->plan.clients[i].n_stages; st++)
@@ -303,33 +339,16 @@ static void take_marks(void *ctx, atoll_run_marks *m) {
   (void)ctx;
   memset(m, 0, sizeof *m);
 }
-static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
-  (void)ctx, (void)client, (void)op;
+static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
+  (void)ctx, (void)client, (void)req, (void)op;
   return 0;
 }
 static const atoll_run_device_hooks hooks = {.take_marks = take_marks, .redo_ns = redo_ns};
 
-static double period_hint(const atoll_client *c) {
-  if (c->deadline_ns > 0)
-    return (double)c->deadline_ns;
-  return c->arrival.kind == ATOLL_ARRIVAL_UNIFORM && c->arrival.rate_hz > 0 ? 1e9 / c->arrival.rate_hz : 0;
-}
-
-static int plan_for(const atoll_scenario *s, atoll_dart_plan *p) {
-  double *periods = calloc(s->n_clients, sizeof *periods);
-  if (!periods)
-    return ATOLL_ENOMEM;
-  for (uint32_t c = 0; c < s->n_clients; c++)
-    periods[c] = period_hint(&s->clients[c]);
-  int rc = atoll_dart_plan_build(s, periods, p);
-  free(periods);
-  return rc;
-}
-
 static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   dart_sim d = {.s = s, .trace = ctx, .res = res};
   d.batch = s->policy.kind == ATOLL_POLICY_BASE_CPU || s->policy.param[0] < 1 ? 1 : (uint32_t)s->policy.param[0];
-  int rc = plan_for(s, &d.plan);
+  int rc = atoll_dart_plan_for(s, &d.plan);
   if (rc)
     return rc;
   rc = atoll_run_arrivals_init(&d.arr, s, res->standalone_ns);
@@ -339,8 +358,14 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   }
   atoll_run_recorder_init(&d.rec, s, res, d.trace, &hooks, &d, NULL, NULL);
   d.cl = calloc(s->n_clients, sizeof *d.cl);
-  if (!d.cl)
+  d.admitted = calloc(s->n_clients ? s->n_clients : 1, sizeof *d.admitted);
+  d.decided = calloc(s->n_clients ? s->n_clients : 1, 1);
+  if (!d.cl || !d.admitted || !d.decided)
     rc = ATOLL_ENOMEM;
+  /* dart's admit_from: clients from that one on arrive at run time and pass admission first. */
+  int64_t late = is_dart(&d) ? s->policy.param[4] : 0;
+  for (uint32_t c = 0; c < s->n_clients && rc == 0; c++)
+    d.admitted[c] = late <= 0 || (int64_t)c < late - 1;
   for (uint32_t k = 0; k < ATOLL_DART_MAX_NODES; k++)
     d.nodes[k].running = -1;
   for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
@@ -382,6 +407,8 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
     rc = ATOLL_ENOMEM;
   free(d.jobs);
   free(d.cl);
+  free(d.admitted);
+  free(d.decided);
   atoll_run_arrivals_free(&d.arr);
   atoll_dart_plan_free(&d.plan);
   return rc;
@@ -392,7 +419,7 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
 static int standalone(void *ctx, const atoll_scenario *s, uint32_t m, int64_t *out) {
   (void)ctx;
   atoll_dart_plan p;
-  int rc = plan_for(s, &p);
+  int rc = atoll_dart_plan_for(s, &p);
   if (rc)
     return rc;
   *out = atoll_model_reference_latency_ns(&s->models[m].model);
