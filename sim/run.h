@@ -32,7 +32,8 @@ typedef struct atoll_sim_opts {
    * nothing else), so a chooser answering 0 everywhere gives the ordinary run. */
   const atoll_chooser *chooser;
   /* NULL, or called between events, before the next one is taken; returning false ends the run
-   * there (the explorer prunes a state it has seen). */
+   * there (the explorer prunes a state it has seen). Not called again after a dropped cancelled
+   * event: the state is the one it just saw. */
   bool (*boundary)(void *ctx, atoll_sim_state *st);
   void *boundary_ctx;
   /* NULL, or every model's standalone latency, already measured (atoll_sim_standalone_ns): runs

@@ -130,8 +130,8 @@ assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >
   explore_mpirun_matches_sequential)
     # Registered only with ATOLL_MPI. mpirun -n 3: same exit status, verdict, worst values, nominal
     # values and witness as the sequential search. The state count is the union of the ranks'
-    # visited sets: never fewer than the sequential search's, and more where a rank replays a
-    # prefix through a state the sequential search cut (docs/scale-out.md, "What is deterministic").
+    # visited sets: never fewer than the sequential search's (docs/scale-out.md, "What is
+    # deterministic").
     mpi_env
     keep='{k: d[k] for k in ("complete", "violated", "worst_rt_latency_us", "nominal_rt_latency_us",
            "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
