@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atoll/cuset.h"
 #include "atoll/scenario.h"
 
 /* One core's sustained GFLOP/s for the CPU cost model: the native CPU back-end's float GEMM on one
@@ -54,5 +55,35 @@ typedef struct atoll_dart_rt_task {
  * worst-case response time of every task into r_ns[i] (INT64_MAX when the iteration exceeds its
  * deadline); returns true when every task meets its deadline. */
 bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, int64_t *r_ns);
+
+/* --- stage plans (run/dart_plan.h builds them) --- */
+
+enum { ATOLL_DART_MAX_NODES = 16 };
+
+typedef struct atoll_dart_stage {
+  uint32_t node;       /* index into the plan's nodes */
+  uint32_t op_lo, op_hi; /* the operators [op_lo, op_hi) of the model */
+} atoll_dart_stage;
+
+typedef struct atoll_dart_client_plan {
+  atoll_dart_stage stages[ATOLL_DART_MAX_NODES];
+  uint32_t n_stages;
+} atoll_dart_client_plan;
+
+/* Clients a pipeline may serve (the policy keeps per-client enforcement state of fixed size). */
+enum { ATOLL_DART_PIPE_CLIENTS = 32 };
+
+/* The stage pipeline dart runs on a device of queues (the native runtime, docs/dart.md "Native"):
+ * handed to atoll_core_init (atoll_core_limits.dart) by a runner that built the plan. Each node
+ * becomes two streams bound to its CUs, an RT one (priority 1) and a BE one; a stage is launched
+ * on its node's stream when the node's worker of its class is free. Configuration, not state: the
+ * core keeps the pointer, which must outlive it. */
+typedef struct atoll_dart_pipeline {
+  uint32_t n_nodes;
+  atoll_cuset node_cus[ATOLL_DART_MAX_NODES]; /* a node's CUs; empty: the whole device (a GPU node) */
+  const atoll_dart_client_plan *clients;      /* per scenario client */
+  const int64_t *wcet_ns;   /* [client * ATOLL_DART_MAX_NODES + stage]: an RT stage's budget */
+  const int64_t *period_ns; /* per client: its period for the response-time test (0: none) */
+} atoll_dart_pipeline;
 
 #endif

@@ -10,7 +10,7 @@
 #include "atoll/error.h"
 #include "core/dart.h"
 #include "run/driver.h"
-#include "sim/cpu_node.h"
+#include "run/dart_plan.h"
 
 /* The cost of RT preempting a BE stage on a node (eps^cp / eps^gp, §IV-B.1). */
 enum { PREEMPT_NS = 10000, MAX_BATCH = 64 };
@@ -309,27 +309,10 @@ static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
 }
 static const atoll_run_device_hooks hooks = {.take_marks = take_marks, .redo_ns = redo_ns};
 
-static double period_hint(const atoll_client *c) {
-  if (c->deadline_ns > 0)
-    return (double)c->deadline_ns;
-  return c->arrival.kind == ATOLL_ARRIVAL_UNIFORM && c->arrival.rate_hz > 0 ? 1e9 / c->arrival.rate_hz : 0;
-}
-
-static int plan_for(const atoll_scenario *s, atoll_dart_plan *p) {
-  double *periods = calloc(s->n_clients, sizeof *periods);
-  if (!periods)
-    return ATOLL_ENOMEM;
-  for (uint32_t c = 0; c < s->n_clients; c++)
-    periods[c] = period_hint(&s->clients[c]);
-  int rc = atoll_dart_plan_build(s, periods, p);
-  free(periods);
-  return rc;
-}
-
 static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   dart_sim d = {.s = s, .trace = ctx, .res = res};
   d.batch = s->policy.kind == ATOLL_POLICY_BASE_CPU || s->policy.param[0] < 1 ? 1 : (uint32_t)s->policy.param[0];
-  int rc = plan_for(s, &d.plan);
+  int rc = atoll_dart_plan_for(s, &d.plan);
   if (rc)
     return rc;
   rc = atoll_run_arrivals_init(&d.arr, s, res->standalone_ns);
@@ -392,7 +375,7 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
 static int standalone(void *ctx, const atoll_scenario *s, uint32_t m, int64_t *out) {
   (void)ctx;
   atoll_dart_plan p;
-  int rc = plan_for(s, &p);
+  int rc = atoll_dart_plan_for(s, &p);
   if (rc)
     return rc;
   *out = atoll_model_reference_latency_ns(&s->models[m].model);

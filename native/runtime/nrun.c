@@ -12,6 +12,7 @@
 
 #include "atoll/error.h"
 #include "run/driver.h"
+#include "native/runtime/ndart.h"
 #include "native/runtime/nverify.h"
 #include "core/sched.h"
 #include "core/workload.h"
@@ -65,6 +66,7 @@ struct runner {
   pthread_mutex_t fin_mu;
   pthread_cond_t fin_cv;
   int finished;
+  atoll_ndart dart; /* dart's stage pipeline, when the scenario has nodes */
 };
 
 static const atoll_nmodel *nmodel_of(const runner *r, uint32_t client) {
@@ -490,6 +492,7 @@ static void runner_free(runner *r) {
     }
   }
   atoll_nrt_destroy(r->rt);
+  atoll_ndart_free(&r->dart); /* the core's pipeline: nothing calls the core any more */
   if (r->cl) {
     for (uint32_t c = 0; c < s->n_clients; c++) {
       pthread_mutex_destroy(&r->cl[c].mu);
@@ -686,11 +689,17 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
     rc = alloc_client_memory(&r, c);
   if (rc == 0)
     rc = atoll_run_arrivals_init(&r.arr, s, res->standalone_ns);
-  size_t size = rc == 0 ? atoll_core_size(&r.s, NULL) : 0;
+  /* dart over nodes: its stages run on the nodes' workers, CPU nodes on CUs of their own. */
+  atoll_core_limits lim = {0};
+  if (rc == 0 && atoll_ndart_wanted(&r.s)) {
+    rc = atoll_ndart_build(&r.s, r.binfo.cus, &r.dart, err, err_len);
+    lim.dart = &r.dart.pipe;
+  }
+  size_t size = rc == 0 ? atoll_core_size(&r.s, &lim) : 0;
   if (rc == 0 && (size == 0 || !(r.core_mem = malloc(size))))
     rc = size == 0 ? ATOLL_ENOTSUP : ATOLL_ENOMEM;
   if (rc == 0)
-    rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &atoll_run_observer, &r.rec, NULL,
+    rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &atoll_run_observer, &r.rec, &lim,
                          r.arr.deadline_ns);
   if (rc && r.rt && *atoll_nrt_stream_error(r.rt) && err_len && !err[0])
     snprintf(err, err_len, "%s", atoll_nrt_stream_error(r.rt));

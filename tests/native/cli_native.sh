@@ -137,7 +137,7 @@ assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for 
     # client, so under a sanitizer the RT client sends at 1 Hz (load about 0.3).
     ms=1500 rt=()
     [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=6000 rt=(--set 'clients.steer.arrival={kind: uniform, rate_hz: 1}')
-    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --verify --json - --duration-ms $ms \
+    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --verify --json - --duration-ms $ms \
       --set warmup_ms=0 --set 'expect=[]' "${rt[@]}"
     json 'assert d["policy"] == "dart", d["policy"]
 v = d["verify"]

@@ -1,5 +1,5 @@
-/* Stage plans and stage times on CPU and GPU nodes (sim/cpu_node.h). */
-#include "sim/cpu_node.h"
+/* Stage plans and stage times on CPU and GPU nodes (run/dart_plan.h). */
+#include "run/dart_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,3 +223,24 @@ void atoll_dart_plan_free(atoll_dart_plan *p) {
   free(p->clients);
   p->clients = NULL;
 }
+
+/* A client's period for placement and the response-time test: its deadline, or a uniform client's
+ * period; 0 for the others. */
+static double period_hint(const atoll_client *c) {
+  if (c->deadline_ns > 0)
+    return (double)c->deadline_ns;
+  return c->arrival.kind == ATOLL_ARRIVAL_UNIFORM && c->arrival.rate_hz > 0 ? 1e9 / c->arrival.rate_hz : 0;
+}
+
+int atoll_dart_plan_for(const atoll_scenario *s, atoll_dart_plan *p) {
+  double *periods = calloc(s->n_clients ? s->n_clients : 1, sizeof *periods);
+  if (!periods)
+    return ATOLL_ENOMEM;
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    periods[c] = period_hint(&s->clients[c]);
+  int rc = atoll_dart_plan_build(s, periods, p);
+  free(periods);
+  return rc;
+}
+
+int64_t atoll_dart_period_ns(const atoll_client *c) { return (int64_t)period_hint(c); }
