@@ -26,6 +26,9 @@ int64_t atoll_dart_op_ns(const atoll_node *n, const atoll_model *m, uint32_t op,
   }
   if (o->kind != ATOLL_OP_KERNEL)
     return 0;
+  /* Measured on one core of the native CPU device: the node's cores divide it as they divide FLOPs. */
+  if (m->op_cpu_ns && m->op_cpu_ns[op] > 0)
+    return (int64_t)llround((double)m->op_cpu_ns[op] * b / atoll_dart_cpu_speedup(n->cores));
   double gflops = n->gflops_per_core * atoll_dart_cpu_speedup(n->cores);
   return (int64_t)llround(atoll_dart_op_flops(m, op) * b / gflops);
 }

@@ -31,7 +31,9 @@ double atoll_dart_cpu_speedup(uint32_t cores);
 /* The floating-point operations of op `op` of m: its profile's flops, or the GPU-time estimate. */
 double atoll_dart_op_flops(const atoll_model *m, uint32_t op);
 /* Op `op` of m on node n at batch b (>= 1), in ns. GPU node: the profile's time (kernel or copy);
- * CPU node: FLOPs / (gflops_per_core * speedup(cores)); copies cost nothing on a CPU node. */
+ * CPU node: the op's measured one-core time (m->op_cpu_ns) / speedup(cores) where the profile gives
+ * it, else FLOPs / (gflops_per_core * speedup(cores)); times b on a CPU node; copies cost nothing
+ * on a CPU node. */
 int64_t atoll_dart_op_ns(const atoll_node *n, const atoll_model *m, uint32_t op, uint32_t batch);
 
 /* Eq. 7-8: places the L layers of one task on the N nodes in order (each layer on a node no

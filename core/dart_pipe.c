@@ -135,7 +135,7 @@ void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now) {
 static void reassess(atoll_core *c, uint32_t i, int64_t now) {
   atoll_dart_state *st = state(c);
   const atoll_dart_pipeline *p = c->dart;
-  atoll_dart_rt_task t[ATOLL_DART_PIPE_CLIENTS];
+  atoll_dart_rt_task t[ATOLL_DART_PIPE_CLIENTS] = {{0}};
   int64_t rows[ATOLL_DART_PIPE_CLIENTS][ATOLL_DART_MAX_NODES] = {{0}}, r[ATOLL_DART_PIPE_CLIENTS];
   uint32_t n = 0;
   for (uint32_t j = 0; j < c->n_clients; j++) {

@@ -14,8 +14,8 @@
 /* An RT stage's budget: its planned time times this, plus the slack below. The planned time is
  * the profile's (measured on the device where `cpu_us:` is given, else the cost model's), and a
  * real device's stage varies around it with the machine's load. */
-#define ATOLL_NDART_WCET_FACTOR 2.0
-#define ATOLL_NDART_WCET_SLACK_NS 500000
+#define ATOLL_NDART_WCET_FACTOR 1.5
+#define ATOLL_NDART_WCET_SLACK_NS 1000000
 
 typedef struct atoll_ndart {
   atoll_dart_plan plan;

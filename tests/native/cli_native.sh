@@ -177,6 +177,9 @@ PY
     for m in cnn transformer; do
       [ -f "$tmp/out/models/$m.yaml" ] || fail "no profile of $m"
       grep -q "^native: $m\$" "$tmp/out/models/$m.yaml" || fail "profile of $m has no native: key"
+      # Every kernel op has its one-core CPU time (docs/dart.md), measured: a positive number.
+      k=$(grep -c '^  - kernel:' "$tmp/out/models/$m.yaml") c=$(grep -cE '^    cpu_us: [0-9.]*[1-9]' "$tmp/out/models/$m.yaml")
+      [ "$k" -gt 0 ] && [ "$k" = "$c" ] || fail "profile of $m: $k kernel ops, $c with cpu_us"
     done
     cp "$mix" "$tmp/out/mix.yaml"
     expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;
