@@ -137,3 +137,12 @@ bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_node
   }
   return ok;
 }
+
+uint32_t atoll_dart_be_batch(const atoll_scenario *s, uint32_t client) {
+  const atoll_client *c = &s->clients[client];
+  if (c->cls != ATOLL_CLASS_BE || (s->policy.kind != ATOLL_POLICY_DART && s->policy.kind != ATOLL_POLICY_BASE_GPU))
+    return 1;
+  if (c->batch_max > 1)
+    return c->batch_max;
+  return s->policy.param[0] > 1 ? (uint32_t)s->policy.param[0] : 1;
+}

@@ -36,6 +36,12 @@ double atoll_dart_op_flops(const atoll_model *m, uint32_t op);
  * on a CPU node. */
 int64_t atoll_dart_op_ns(const atoll_node *n, const atoll_model *m, uint32_t op, uint32_t batch);
 
+/* The batch a client's jobs run at under dart and base-gpu (docs/dart.md, "BE batching"): a
+ * back-to-back BE client's `batch: {max: B}`, else the policy's `be_batch` (an alias setting B for
+ * every BE client without its own batch:); 1 for RT clients, for base-cpu (BaseCPU runs
+ * unbatched) and for other policies. */
+uint32_t atoll_dart_be_batch(const atoll_scenario *s, uint32_t client);
+
 /* Eq. 7-8: places the L layers of one task on the N nodes in order (each layer on a node no
  * earlier than the layer before's), minimising the most loaded node's utilization, where node k
  * already carries w[k] and layer y adds u[y * N + k] on node k. Writes node_of[y]; returns the

@@ -30,7 +30,7 @@ static int gpu_node(const atoll_scenario *s) {
 }
 
 /* Eq. 7-8 for every client, heaviest first (Alg. 1's order: average utilization over the nodes). */
-static int place(const atoll_scenario *s, const double *periods_ns, uint32_t batch, atoll_dart_plan *p) {
+static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
   uint32_t N = p->n_nodes, maxL = 1;
   for (uint32_t c = 0; c < s->n_clients; c++)
     if (s->models[s->clients[c].model].model.n_ops > maxL)
@@ -68,7 +68,7 @@ static int place(const atoll_scenario *s, const double *periods_ns, uint32_t bat
      * looks as cheap as it is for it. A back-to-back BE task (no period) would use a node whole:
      * its period is its time per request on the node where the model runs fastest, so its
      * utilization there is 1 and a layer moved elsewhere weighs what it costs. */
-    uint32_t b = s->clients[c].cls == ATOLL_CLASS_BE ? batch : 1;
+    uint32_t b = atoll_dart_be_batch(s, c);
     if (periods_ns[c] <= 0 && s->clients[c].cls == ATOLL_CLASS_BE) {
       T = -1;
       for (uint32_t k = 0; k < N; k++) {
@@ -132,7 +132,7 @@ static double score(const atoll_scenario *s, const double *periods_ns, const ato
 
 /* Alg. 2's candidates: the GPU node (one core) and the other cores split into one to three CPU
  * nodes, sizes non-increasing; every candidate is placed (Eq. 7-8) and scored, the best kept. */
-static int search(const atoll_scenario *s, const double *periods_ns, uint32_t batch, atoll_dart_plan *p) {
+static int search(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
   uint32_t cpu = s->node_search_cores - 1;
   double gflops = ATOLL_CPU_GFLOPS_PER_CORE, best = -1;
   atoll_dart_client_plan *keep = calloc(s->n_clients, sizeof *keep);
@@ -151,7 +151,7 @@ static int search(const atoll_scenario *s, const double *periods_ns, uint32_t ba
         for (int i = 0; i < 3; i++)
           if (sizes[i])
             p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_CPU, .cores = sizes[i], .gflops_per_core = gflops};
-        int rc = place(s, periods_ns, batch, p);
+        int rc = place(s, periods_ns, p);
         if (rc) {
           free(keep);
           return rc;
@@ -181,9 +181,8 @@ int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, ato
   if (!(p->clients = calloc(s->n_clients, sizeof *p->clients)))
     return ATOLL_ENOMEM;
   int rc = 0;
-  uint32_t batch = s->policy.param[0] > 1 ? (uint32_t)s->policy.param[0] : 1;
   if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores) {
-    rc = search(s, periods_ns, batch, p);
+    rc = search(s, periods_ns, p);
   } else if (s->policy.kind == ATOLL_POLICY_DART) {
     if (s->n_nodes == 0)
       rc = ATOLL_EINVAL;
@@ -191,7 +190,7 @@ int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, ato
       p->nodes[k] = s->nodes[k];
     p->n_nodes = s->n_nodes;
     if (rc == 0)
-      rc = place(s, periods_ns, batch, p);
+      rc = place(s, periods_ns, p);
   } else {
     /* The baselines: whole models on one node. */
     if (s->policy.kind == ATOLL_POLICY_BASE_GPU) {

@@ -47,7 +47,6 @@ typedef struct dart_sim {
   uint32_t n_jobs, cap_jobs;
   node_state nodes[ATOLL_DART_MAX_NODES];
   client_state *cl;
-  uint32_t batch;
   int oom;
 } dart_sim;
 
@@ -183,7 +182,7 @@ static int new_job(dart_sim *d, uint32_t c, uint32_t batch, int64_t t) {
 static void arrive(dart_sim *d, uint32_t c, int64_t t) {
   const atoll_client *cl = &d->s->clients[c];
   bool closed = cl->arrival.kind == ATOLL_ARRIVAL_CLOSED;
-  uint32_t batch = closed && cl->cls == ATOLL_CLASS_BE ? d->batch : 1;
+  uint32_t batch = closed ? atoll_dart_be_batch(d->s, c) : 1;
   d->cl[c].next_ns = closed ? -1 : atoll_run_next_arrival(&d->arr, c);
   if (new_job(d, c, batch, t))
     d->oom = 1;
@@ -311,7 +310,6 @@ static const atoll_run_device_hooks hooks = {.take_marks = take_marks, .redo_ns 
 
 static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   dart_sim d = {.s = s, .trace = ctx, .res = res};
-  d.batch = s->policy.kind == ATOLL_POLICY_BASE_CPU || s->policy.param[0] < 1 ? 1 : (uint32_t)s->policy.param[0];
   int rc = atoll_dart_plan_for(s, &d.plan);
   if (rc)
     return rc;

@@ -585,12 +585,16 @@ static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, c
 
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len) {
   /* A native model computes one request's output per run: a batch would leave its riders' unrun. */
-  for (uint32_t c = 0; c < s->n_clients; c++)
-    if (s->clients[c].batch_max > 1) {
-      snprintf(err, err_len, "client '%s' batches (batch: max %u): the native runner runs one request per model run "
-               "(batching is simulated only, docs/simulator.md)", s->clients[c].name, s->clients[c].batch_max);
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    /* dart's and base-gpu's be_batch is the same batch for every BE client (docs/dart.md). */
+    uint32_t b = s->clients[c].batch_max > 1 ? s->clients[c].batch_max : atoll_dart_be_batch(s, c);
+    if (b > 1) {
+      snprintf(err, err_len, "client '%s' batches (%s %u): the native runner runs one request per model run "
+               "(batching is simulated only, docs/simulator.md)", s->clients[c].name,
+               s->clients[c].batch_max > 1 ? "batch: max" : "be_batch", b);
       return ATOLL_ENOTSUP;
     }
+  }
   for (uint32_t m = 0; m < s->n_models; m++) {
     int rc = check_model(&s->models[m], nmodels ? nmodels[m] : NULL, err, err_len);
     if (rc)
