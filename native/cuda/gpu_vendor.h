@@ -79,15 +79,28 @@ static inline int gpu_max_blocks_per_cu(const gpuDeviceProp *p) { return p->maxB
 /* A stream whose kernels run only on a partition of the SMs (docs/partitions.md): a green context
  * (CUDA >= 12.4 driver). Green contexts take an SM COUNT, not given SMs: the set's count is rounded
  * up to the device's partition granularity (CUdevSmResource.minSmPartitionSize, then a multiple of
- * smCoscheduledAlignment) and the driver picks the SMs, so two bound queues are not guaranteed
- * disjoint SMs. The driver's entry points are looked up through the runtime, so the module links no
- * libcuda and an older driver is refused with a message rather than failing to load. */
+ * smCoscheduledAlignment) and the driver picks the SMs. Each new partition is cut from what the
+ * earlier ones left, so bound queues with different sets get disjoint SMs; a queue bound to a set
+ * seen before gets a stream in that set's context. The driver's entry points are looked up through
+ * the runtime, so the module links no libcuda and an older driver is refused with a message rather
+ * than failing to load. */
 typedef CUresult (*gpu_fn_get_res)(CUdevice, CUdevResource *, CUdevResourceType);
 typedef CUresult (*gpu_fn_split)(CUdevResource *, unsigned int *, const CUdevResource *, CUdevResource *, unsigned int,
                                  unsigned int);
 typedef CUresult (*gpu_fn_desc)(CUdevResourceDesc *, CUdevResource *, unsigned int);
 typedef CUresult (*gpu_fn_green)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
 typedef CUresult (*gpu_fn_green_stream)(CUstream *, CUgreenCtx, unsigned int, int);
+typedef CUresult (*gpu_fn_green_destroy)(CUgreenCtx);
+
+/* One back-end's partitions: the table of sets (gpu_partition.h), the SMs not yet given out, and
+ * each partition's green context. Zeroed with the back-end. */
+typedef struct {
+  gpu_partition_table table;
+  bool started;
+  CUdevResource pool;
+  uint32_t min_sms, align_sms, total_sms; /* the device's granularity, read once */
+  CUgreenCtx ctx[GPU_PARTITIONS_MAX];
+} gpu_partitions;
 
 static inline bool gpu_driver_fn(const char *name, void **fn) {
   cudaDriverEntryPointQueryResult q;
@@ -95,8 +108,32 @@ static inline bool gpu_driver_fn(const char *name, void **fn) {
          q == cudaDriverEntryPointSuccess && *fn;
 }
 
-static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDeviceProp *p, const atoll_cuset *cus,
-                                                  int priority, gpuStream_t *s, char *why, size_t why_len) {
+/* Cuts a green context of `sms` SMs from the pool into parts->ctx[idx]. */
+static inline CUresult gpu_partition_cut(gpu_partitions *parts, int ordinal, uint32_t idx, uint32_t sms,
+                                         gpu_fn_split split, gpu_fn_desc desc, gpu_fn_green green,
+                                         uint32_t *got) {
+  CUdevResource part, rest;
+  unsigned int groups = 1;
+  CUdevResourceDesc d;
+  CUgreenCtx ctx;
+  CUresult e = split(&part, &groups, &parts->pool, &rest, 0, sms);
+  if (e == CUDA_SUCCESS && groups != 1)
+    e = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+  if (e == CUDA_SUCCESS)
+    e = desc(&d, &part, 1);
+  if (e == CUDA_SUCCESS)
+    e = green(&ctx, d, (CUdevice)ordinal, CU_GREEN_CTX_DEFAULT_STREAM);
+  if (e != CUDA_SUCCESS)
+    return e;
+  parts->ctx[idx] = ctx;
+  parts->pool = rest;
+  *got = part.sm.smCount;
+  return CUDA_SUCCESS;
+}
+
+static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ordinal, const gpuDeviceProp *p,
+                                                  const atoll_cuset *cus, int priority, gpuStream_t *s, char *why,
+                                                  size_t why_len) {
   (void)p;
   gpu_fn_get_res get_res;
   gpu_fn_split split;
@@ -111,27 +148,60 @@ static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDevicePr
     snprintf(why, why_len, "green contexts (the driver lacks them: CUDA >= 12.4 needed to bind a queue to SMs)");
     return cudaErrorNotSupported;
   }
-  unsigned int want = gpu_cuset_count(cus);
-  CUdevResource all, part;
-  unsigned int groups = 1;
-  CUgreenCtx ctx;
-  CUdevResourceDesc d;
-  CUstream st;
-  CUresult e = get_res((CUdevice)ordinal, &all, CU_DEV_RESOURCE_TYPE_SM);
-  if (e == CUDA_SUCCESS)
-    e = split(&part, &groups, &all, NULL, 0,
-              gpu_green_sm_count(want, all.sm.minSmPartitionSize, all.sm.smCoscheduledAlignment, all.sm.smCount));
-  if (e == CUDA_SUCCESS)
-    e = desc(&d, &part, 1);
-  if (e == CUDA_SUCCESS)
-    e = green(&ctx, d, (CUdevice)ordinal, CU_GREEN_CTX_DEFAULT_STREAM);
-  if (e == CUDA_SUCCESS)
-    e = green_stream(&st, ctx, CU_STREAM_NON_BLOCKING, priority);
-  snprintf(why, why_len, "green context of %u SMs (driver error %d)", want, (int)e);
-  if (e != CUDA_SUCCESS)
+  CUresult e;
+  if (!parts->started) {
+    if ((e = get_res((CUdevice)ordinal, &parts->pool, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
+      snprintf(why, why_len, "the device's SM resource (driver error %d)", (int)e);
+      return cudaErrorNotSupported;
+    }
+    parts->min_sms = parts->pool.sm.minSmPartitionSize;
+    parts->align_sms = parts->pool.sm.smCoscheduledAlignment;
+    parts->total_sms = parts->pool.sm.smCount;
+    parts->table.free_sms = parts->total_sms;
+    parts->started = true;
+  }
+  uint32_t want = gpu_cuset_count(cus);
+  uint32_t sms = gpu_green_sm_count(want, parts->min_sms, parts->align_sms, parts->total_sms);
+  uint32_t idx = 0, got = 0;
+  switch (gpu_partition_pick(&parts->table, cus, sms, &idx)) {
+  case GPU_PART_REUSE:
+    break;
+  case GPU_PART_OVERLAP:
+    snprintf(why, why_len, "a set of %u CUs that shares CUs with another bound queue's set (green contexts "
+             "cannot share SMs)", want);
     return cudaErrorNotSupported;
+  case GPU_PART_EXHAUSTED:
+    snprintf(why, why_len, "a green context of %u SMs (%u asked, rounded to the device's granularity): only %u of "
+             "%u SMs are not bound yet", sms, want, parts->table.free_sms, parts->total_sms);
+    return cudaErrorNotSupported;
+  case GPU_PART_FULL:
+    snprintf(why, why_len, "more than %d partitions on one device", GPU_PARTITIONS_MAX);
+    return cudaErrorNotSupported;
+  default: /* GPU_PART_NEW */
+    if ((e = gpu_partition_cut(parts, ordinal, idx, sms, split, desc, green, &got)) != CUDA_SUCCESS) {
+      snprintf(why, why_len, "green context of %u SMs (driver error %d)", sms, (int)e);
+      return cudaErrorNotSupported;
+    }
+    gpu_partition_commit(&parts->table, cus, got);
+  }
+  CUstream st;
+  if ((e = green_stream(&st, parts->ctx[idx], CU_STREAM_NON_BLOCKING, priority)) != CUDA_SUCCESS) {
+    snprintf(why, why_len, "a stream in the green context of %u SMs (driver error %d)", parts->table.sms[idx], (int)e);
+    return cudaErrorNotSupported;
+  }
+  snprintf(why, why_len, "green context %u of %u SMs", idx, parts->table.sms[idx]);
   *s = (cudaStream_t)st;
   return cudaSuccess;
+}
+
+/* Destroys the partitions' green contexts; every stream in them must be destroyed first. */
+static inline void gpu_partitions_release(gpu_partitions *parts) {
+  gpu_fn_green_destroy destroy;
+  if (parts->table.n == 0 || !gpu_driver_fn("cuGreenCtxDestroy", (void **)&destroy))
+    return;
+  for (uint32_t i = 0; i < parts->table.n; i++)
+    (void)destroy(parts->ctx[i]);
+  parts->table.n = 0;
 }
 
 #endif

@@ -113,6 +113,7 @@ struct gpu_backend {
   uint32_t occupancy;
   size_t staging_bytes;
   gpu_reset_hook hook;
+  gpu_partitions parts; /* bound queues' partitions (gpu_vendor.h); under mu */
 
   gpuStream_t ctl; /* highest priority: flag and kill-word writes, synchronous copies */
   pthread_mutex_t ctl_mu;
@@ -285,6 +286,7 @@ static void gpu_close(void *p) {
     queue_destroy(be->queues[i]);
   if (be->ctl)
     (void)gpuStreamDestroy(be->ctl);
+  gpu_partitions_release(&be->parts); /* after the streams in them */
   atoll__gpu_reset_hook_unload(&be->hook);
   pthread_mutex_destroy(&be->ctl_mu);
   pthread_mutex_destroy(&be->mu);
@@ -357,9 +359,12 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority, cons
   void *ptr = NULL;
   if (cus) {
     /* A partition (docs/partitions.md): HIP's CU mask or CUDA's green context (gpu_vendor.h). */
-    char why[160] = "";
-    if ((e = gpu_stream_create_on_cus(be->ordinal, &be->prop, cus, vendor_priority(be, priority), &q->stream, why,
-                                      sizeof why)) != gpuSuccess) {
+    char why[200] = "";
+    pthread_mutex_lock(&be->mu); /* the partition table is the back-end's */
+    e = gpu_stream_create_on_cus(&be->parts, be->ordinal, &be->prop, cus, vendor_priority(be, priority), &q->stream,
+                                 why, sizeof why);
+    pthread_mutex_unlock(&be->mu);
+    if (e != gpuSuccess) {
       snprintf(err, err_len, "%s back-end: cannot bind a queue to CUs: %s", GPU_VENDOR_NAME, why);
       return ATOLL_ENOTSUP;
     }

@@ -45,4 +45,64 @@ static inline uint32_t gpu_green_sm_count(uint32_t want, uint32_t min_size, uint
   return n < total ? n : total;
 }
 
+/* The partitions a back-end has carved so far, so that bound queues get disjoint SMs. A green
+ * context is cut from what earlier ones left (the driver picks the SMs, so only a running split of
+ * one pool keeps them apart); a queue bound to a set seen before shares that set's partition. */
+#define GPU_PARTITIONS_MAX 64
+typedef struct {
+  atoll_cuset set[GPU_PARTITIONS_MAX];
+  uint32_t sms[GPU_PARTITIONS_MAX]; /* what each was given after rounding */
+  uint32_t n;
+  uint32_t free_sms; /* what the pool still holds */
+} gpu_partition_table;
+
+/* Outcomes of gpu_partition_pick. */
+enum { GPU_PART_REUSE, GPU_PART_NEW, GPU_PART_OVERLAP, GPU_PART_EXHAUSTED, GPU_PART_FULL };
+
+static inline int gpu_cuset_equal(const atoll_cuset *a, const atoll_cuset *b) {
+  for (uint32_t i = 0; i < ATOLL_CUSET_WORDS; i++)
+    if (a->w[i] != b->w[i])
+      return 0;
+  return 1;
+}
+
+static inline int gpu_cuset_meet(const atoll_cuset *a, const atoll_cuset *b) {
+  for (uint32_t i = 0; i < ATOLL_CUSET_WORDS; i++)
+    if (a->w[i] & b->w[i])
+      return 1;
+  return 0;
+}
+
+/* Where `cus` goes: *index is the partition to use. REUSE: an equal set has one. NEW: a fresh one
+ * of `sms` SMs (already rounded) fits in the pool; the caller cuts it and then calls
+ * gpu_partition_commit. OVERLAP: the set shares CUs with a different one (the driver cannot give
+ * two contexts common SMs). EXHAUSTED: the pool is short of `sms`. FULL: no slot is left. */
+static inline int gpu_partition_pick(const gpu_partition_table *t, const atoll_cuset *cus, uint32_t sms,
+                                     uint32_t *index) {
+  for (uint32_t i = 0; i < t->n; i++) {
+    if (gpu_cuset_equal(&t->set[i], cus)) {
+      *index = i;
+      return GPU_PART_REUSE;
+    }
+    if (gpu_cuset_meet(&t->set[i], cus)) {
+      *index = i;
+      return GPU_PART_OVERLAP;
+    }
+  }
+  if (t->n == GPU_PARTITIONS_MAX)
+    return GPU_PART_FULL;
+  if (sms > t->free_sms)
+    return GPU_PART_EXHAUSTED;
+  *index = t->n;
+  return GPU_PART_NEW;
+}
+
+/* Records the partition gpu_partition_pick placed at t->n, given `sms` SMs out of the pool. */
+static inline void gpu_partition_commit(gpu_partition_table *t, const atoll_cuset *cus, uint32_t sms) {
+  t->set[t->n] = *cus;
+  t->sms[t->n] = sms;
+  t->n++;
+  t->free_sms -= sms < t->free_sms ? sms : t->free_sms;
+}
+
 #endif

@@ -79,9 +79,17 @@ static inline int gpu_max_blocks_per_cu(const gpuDeviceProp *p) {
 /* A stream whose kernels run only on the CUs of `cus` (docs/partitions.md): HIP's CU-masked stream,
  * the mask given CU by CU as 32-bit words (bit i of word i / 32: CU i). HIP takes no priority for it,
  * so the stream has the default one. ordinal and priority are unused (the current device is set). */
-static inline gpuError_t gpu_stream_create_on_cus(int ordinal, const gpuDeviceProp *p, const atoll_cuset *cus,
-                                                  int priority, gpuStream_t *s, char *why, size_t why_len) {
-  (void)ordinal, (void)priority;
+/* HIP's masks name the CUs themselves, so disjoint sets give disjoint CUs with no bookkeeping. */
+typedef struct {
+  int unused;
+} gpu_partitions;
+
+static inline void gpu_partitions_release(gpu_partitions *parts) { (void)parts; }
+
+static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ordinal, const gpuDeviceProp *p,
+                                                  const atoll_cuset *cus, int priority, gpuStream_t *s, char *why,
+                                                  size_t why_len) {
+  (void)parts, (void)ordinal, (void)priority;
   uint32_t mask[ATOLL_CUSET_MAX / 32];
   uint32_t n = ((uint32_t)p->multiProcessorCount + 31) / 32;
   if (n == 0 || n > ATOLL_CUSET_MAX / 32)

@@ -37,7 +37,59 @@ static void green_sm_count_rounds_up_to_the_granularity(void **state) {
   assert_int_equal(gpu_green_sm_count(7, 1, 1, 80), 7);
 }
 
+/* Bound queues on an H100-like pool of 132 SMs: two disjoint halves of 66 CUs become 72 + 60 (the
+ * second is what the first left, not a fresh 72 that could share SMs with it); a queue bound to a
+ * set seen before shares its partition; a set overlapping another is refused, and so is a third
+ * partition once the pool is spent. */
+static void partitions_are_cut_from_what_is_left(void **state) {
+  (void)state;
+  gpu_partition_table t = {.free_sms = 132};
+  atoll_cuset lo = {{0}}, hi = {{0}}, mid = {{0}}, tail = {{0}};
+  atoll_cuset_add_range(&lo, 0, 65);
+  atoll_cuset_add_range(&hi, 66, 131);
+  atoll_cuset_add_range(&mid, 60, 70);
+  atoll_cuset_add_range(&tail, 140, 147);
+  uint32_t idx = 99;
+  assert_int_equal(gpu_partition_pick(&t, &lo, gpu_green_sm_count(66, 8, 8, 132), &idx), GPU_PART_NEW);
+  assert_int_equal(idx, 0);
+  gpu_partition_commit(&t, &lo, 72);
+  assert_int_equal(t.free_sms, 60);
+  assert_int_equal(gpu_partition_pick(&t, &hi, gpu_green_sm_count(66, 8, 8, 132), &idx), GPU_PART_EXHAUSTED);
+  assert_int_equal(gpu_partition_pick(&t, &hi, 60, &idx), GPU_PART_NEW);
+  assert_int_equal(idx, 1);
+  gpu_partition_commit(&t, &hi, 60);
+  assert_int_equal(t.free_sms, 0);
+  assert_int_equal(gpu_partition_pick(&t, &lo, 72, &idx), GPU_PART_REUSE);
+  assert_int_equal(idx, 0);
+  assert_int_equal(gpu_partition_pick(&t, &hi, 60, &idx), GPU_PART_REUSE);
+  assert_int_equal(idx, 1);
+  assert_int_equal(gpu_partition_pick(&t, &mid, 16, &idx), GPU_PART_OVERLAP);
+  assert_int_equal(idx, 0);
+  assert_int_equal(gpu_partition_pick(&t, &tail, 8, &idx), GPU_PART_EXHAUSTED);
+  assert_int_equal(t.n, 2);
+}
+
+/* The table holds GPU_PARTITIONS_MAX sets; the next is refused as FULL, not written past the end. */
+static void partition_table_refuses_past_its_size(void **state) {
+  (void)state;
+  gpu_partition_table t = {.free_sms = 1000};
+  uint32_t idx = 0;
+  for (uint32_t i = 0; i < GPU_PARTITIONS_MAX; i++) {
+    atoll_cuset one = {{0}};
+    atoll_cuset_add_range(&one, i, i);
+    assert_int_equal(gpu_partition_pick(&t, &one, 1, &idx), GPU_PART_NEW);
+    assert_int_equal(idx, i);
+    gpu_partition_commit(&t, &one, 1);
+  }
+  atoll_cuset next = {{0}};
+  atoll_cuset_add_range(&next, GPU_PARTITIONS_MAX, GPU_PARTITIONS_MAX);
+  assert_int_equal(gpu_partition_pick(&t, &next, 1, &idx), GPU_PART_FULL);
+  assert_int_equal(t.free_sms, 1000 - GPU_PARTITIONS_MAX);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(partitions_are_cut_from_what_is_left),
+    cmocka_unit_test(partition_table_refuses_past_its_size),
     cmocka_unit_test(mask_words_put_cu_i_at_bit_i),
     cmocka_unit_test(green_sm_count_rounds_up_to_the_granularity),
 };
