@@ -16,8 +16,15 @@
  * machine's load is shared alike), and prints the median states per wall second and per CPU
  * second, and each wall rate against one thread's. On a machine with fewer free cores than
  * threads the wall ratio shows the sharing of the cores, not the explorer's scaling: the CPU rate
- * then says what each thread achieved (docs/scale-out.md). */
+ * then says what each thread achieved (docs/scale-out.md).
+ *
+ *   bench_explore --once FILE [--policy NAME] [--from-start]
+ *
+ * explores FILE once on one thread and prints its states and events: what
+ * bench/explore_instructions.sh counts instructions of, with checkpoints and (--from-start) with
+ * every run replayed from the start. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,9 +189,30 @@ static void threads_scan(const char *path, int runs, const char *policy) {
   atoll_arena_free(&a);
 }
 
+static int once(const char *path, const char *policy, bool from_start) {
+  atoll_arena a;
+  atoll_scenario s;
+  if (load(&a, path, policy, &s))
+    return 1;
+  atoll_explore_opts o = {.replay_from_start = from_start};
+  atoll_explore_result r;
+  double c0 = cpu_s();
+  int rc = atoll_explore_run(&s, &o, &r);
+  if (rc == 0) {
+    double cpu = cpu_s() - c0;
+    printf("%s %s%s: states %llu events %llu replayed %llu cpu_s %.3f states_per_cpu_s %.0f\n", path, policy,
+           from_start ? " (from the start)" : "", (unsigned long long)r.states, (unsigned long long)r.events,
+           (unsigned long long)r.replayed_events, cpu, (double)r.states / cpu);
+    atoll_explore_free(&r);
+  }
+  atoll_arena_free(&a);
+  return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   int runs = 3;
-  const char *scan = NULL;
+  const char *scan = NULL, *one = NULL;
+  bool from_start = false;
   double budget = 60;
   const char *policy = "reef";
   for (int i = 1; i < argc; i++) {
@@ -196,8 +224,13 @@ int main(int argc, char **argv) {
       policy = argv[++i];
     else if (strcmp(argv[i], "--threads-scan") == 0 && i + 1 < argc)
       scan = argv[++i];
+    else if (strcmp(argv[i], "--once") == 0 && i + 1 < argc)
+      one = argv[++i];
+    else if (strcmp(argv[i], "--from-start") == 0)
+      from_start = true;
     else {
-      fprintf(stderr, "usage: bench_explore [--runs N] [--budget S] [--policy NAME] [--threads-scan FILE]\n");
+      fprintf(stderr, "usage: bench_explore [--runs N] [--budget S] [--policy NAME] [--threads-scan FILE] "
+                      "[--once FILE [--from-start]]\n");
       return 2;
     }
   }
@@ -205,6 +238,8 @@ int main(int argc, char **argv) {
     runs = 3;
   if (!(budget > 0))
     budget = 60;
+  if (one)
+    return once(one, policy, from_start);
   if (scan) {
     threads_scan(scan, runs, policy);
     return 0;

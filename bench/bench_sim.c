@@ -3,14 +3,18 @@
  * test: machines are shared and noisy, so it prints figures and compares nothing. Wall time covers
  * the whole atoll_sim_run (the standalone runs of each model included), as `atoll sim` reports it;
  * the same figure over the process's CPU time is printed too, which other load on a shared machine
- * disturbs less (it does not count time spent waiting for a core).
- *   bench_sim [SCENARIO] [--runs N] [--set PATH=VALUE]...
+ * disturbs less (it does not count time spent waiting for a core). With --instructions it then
+ * prints the figure load does not move at all: instructions per simulated second, counted by
+ * callgrind (bench/sim_instructions.sh on the atoll binary beside it, same scenario, policy and
+ * overrides; valgrind must be installed).
+ *   bench_sim [SCENARIO] [--runs N] [--set PATH=VALUE]... [--instructions]
  * Default: scenarios/disb/C.yaml with policy streams and 60 s of simulated time; the engine is the
  * scenario's (sim.engine), e.g. --set sim.engine=blocks for the block-level one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim/cu_model.h"
 #include "io/load.h"
@@ -21,20 +25,68 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Appends arg to cmd in single quotes (a quote inside becomes '\''). False when it does not fit. */
+static bool append_quoted(char *cmd, size_t cap, const char *arg) {
+  size_t n = strlen(cmd);
+  if (n + 2 >= cap)
+    return false;
+  cmd[n++] = ' ', cmd[n++] = '\'';
+  for (const char *c = arg; *c; c++) {
+    const char *piece = *c == '\'' ? "'\\''" : (char[2]){*c, 0};
+    size_t len = strlen(piece);
+    if (n + len + 2 >= cap)
+      return false;
+    memcpy(cmd + n, piece, len);
+    n += len;
+  }
+  cmd[n++] = '\'', cmd[n] = 0;
+  return true;
+}
+
+/* Runs bench/sim_instructions.sh on the atoll binary in bench_sim's own folder (a build's bin/). */
+static int print_instructions(const char *self, const char *path, const char *policy, const atoll_set_override *sets,
+                              uint32_t n_sets) {
+  char atoll[4096];
+  const char *slash = strrchr(self, '/');
+  int len = slash ? (int)(slash - self) : 1;
+  snprintf(atoll, sizeof atoll, "%.*s/atoll", len, slash ? self : ".");
+  if (access(atoll, X_OK) != 0) {
+    fprintf(stderr, "bench_sim: no atoll binary at %s to count instructions with\n", atoll);
+    return 1;
+  }
+  char cmd[8192] = "sh";
+  bool ok = append_quoted(cmd, sizeof cmd, ATOLL_SOURCE_DIR "/bench/sim_instructions.sh") &&
+            append_quoted(cmd, sizeof cmd, atoll) && append_quoted(cmd, sizeof cmd, path) &&
+            append_quoted(cmd, sizeof cmd, policy) && append_quoted(cmd, sizeof cmd, "2000") &&
+            append_quoted(cmd, sizeof cmd, "12000");
+  for (uint32_t i = 0; ok && i < n_sets; i++)
+    ok = append_quoted(cmd, sizeof cmd, "--set") && append_quoted(cmd, sizeof cmd, sets[i].text);
+  if (!ok) {
+    fprintf(stderr, "bench_sim: arguments too long to count instructions\n");
+    return 1;
+  }
+  printf("instructions per simulated second (callgrind, 2000 and 12000 ms):\n");
+  fflush(stdout);
+  return system(cmd) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   const char *path = ATOLL_SOURCE_DIR "/scenarios/disb/C.yaml";
   atoll_set_override sets[32] = {{"policy=streams"}, {"duration_ms=60000"}};
   uint32_t n_sets = 2;
   int runs = 5;
+  bool instructions = false;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+    if (strcmp(argv[i], "--instructions") == 0)
+      instructions = true;
+    else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
       runs = atoi(argv[++i]);
     else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc && n_sets < 32)
       sets[n_sets++] = (atoll_set_override){.text = argv[++i]};
     else if (argv[i][0] != '-')
       path = argv[i];
     else {
-      fprintf(stderr, "usage: bench_sim [SCENARIO] [--runs N] [--set PATH=VALUE]...\n");
+      fprintf(stderr, "usage: bench_sim [SCENARIO] [--runs N] [--set PATH=VALUE]... [--instructions]\n");
       return 2;
     }
   }
@@ -79,6 +131,7 @@ int main(int argc, char **argv) {
   printf("speed_x   median %.1f (min %.1f, max %.1f)\n", speed[runs / 2], speed[0], speed[runs - 1]);
   printf("speed_x over CPU time  median %.1f (min %.1f, max %.1f)\n", cpu_speed[runs / 2], cpu_speed[0],
          cpu_speed[runs - 1]);
+  int rc = instructions ? print_instructions(argv[0], path, atoll_policy_name(s.policy.kind), sets + 2, n_sets - 2) : 0;
   atoll_arena_free(&a);
-  return 0;
+  return rc;
 }

@@ -87,57 +87,6 @@ double atoll_dart_partition(uint32_t L, uint32_t N, const double *u, const doubl
   return result;
 }
 
-static int64_t max_stage(const atoll_dart_rt_task *t, uint32_t n_nodes) {
-  int64_t m = 0;
-  for (uint32_t k = 0; k < n_nodes; k++)
-    if (t->stage_ns[k] > m)
-      m = t->stage_ns[k];
-  return m;
-}
-
-bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, int64_t *r_ns) {
-  bool ok = true;
-  for (uint32_t i = 0; i < n; i++) {
-    /* Eq. 6 (delay composition): the largest stage of every task of higher or equal priority
-     * (i included), the largest RT stage on each node of i's path but its last, and the largest
-     * lower-priority stage once per node of the path (RT stages run non-preemptively). */
-    int64_t ce = 0, block = 0;
-    for (uint32_t w = 0; w < n; w++) {
-      if (t[w].prio <= t[i].prio)
-        ce += max_stage(&t[w], n_nodes);
-      else if (max_stage(&t[w], n_nodes) > block)
-        block = max_stage(&t[w], n_nodes);
-    }
-    uint32_t last = n_nodes, path = 0;
-    for (uint32_t k = 0; k < n_nodes; k++)
-      if (t[i].stage_ns[k] > 0)
-        last = k, path++;
-    for (uint32_t k = 0; k < n_nodes; k++) {
-      if (t[i].stage_ns[k] == 0 || k == last)
-        continue;
-      int64_t mk = 0;
-      for (uint32_t u = 0; u < n; u++)
-        if (t[u].stage_ns[k] > mk)
-          mk = t[u].stage_ns[k];
-      ce += mk;
-    }
-    ce += block * (int64_t)path;
-    /* Eq. 5: preemption-free interference of higher-priority releases. */
-    int64_t r = ce, prev = -1;
-    while (r != prev && r <= t[i].deadline_ns) {
-      prev = r;
-      r = ce;
-      for (uint32_t h = 0; h < n; h++)
-        if (t[h].prio < t[i].prio && t[h].period_ns > 0)
-          r += (prev + t[h].period_ns - 1) / t[h].period_ns * max_stage(&t[h], n_nodes);
-    }
-    r_ns[i] = r <= t[i].deadline_ns ? r : INT64_MAX;
-    if (r > t[i].deadline_ns)
-      ok = false;
-  }
-  return ok;
-}
-
 uint32_t atoll_dart_be_batch(const atoll_scenario *s, uint32_t client) {
   const atoll_client *c = &s->clients[client];
   if (c->cls != ATOLL_CLASS_BE || (s->policy.kind != ATOLL_POLICY_DART && s->policy.kind != ATOLL_POLICY_BASE_GPU))

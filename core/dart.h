@@ -26,6 +26,10 @@
  * why the paper runs BaseCPU unbatched); copies scale with b. */
 #define ATOLL_GPU_BATCH_SLOPE 0.25
 
+/* The cost of an RT stage preempting its node's BE worker (eps^cp, and on the GPU node the switch of
+ * the feeding core, §IV-B.1): a thread wake-up at RT priority, as the simulator charges it. */
+#define ATOLL_DART_PREEMPT_NS 10000
+
 /* CPU speedup of c cores over one. */
 double atoll_dart_cpu_speedup(uint32_t cores);
 /* The floating-point operations of op `op` of m: its profile's flops, or the GPU-time estimate. */
@@ -59,10 +63,34 @@ typedef struct atoll_dart_rt_task {
   const int64_t *stage_ns; /* [n_nodes] */
 } atoll_dart_rt_task;
 
-/* Eq. 5-6 (non-preemptive pipelines, delay composition, split-and-merge terms left out): the
- * worst-case response time of every task into r_ns[i] (INT64_MAX when the iteration exceeds its
- * deadline); returns true when every task meets its deadline. */
+/* The number of split-and-merges between two tasks' paths (Eq. 6's SM): rows over n_nodes nodes,
+ * a node on the path where its stage time is > 0; paths visit nodes in index order. */
+/*@ requires \valid_read(a + (0 .. n_nodes - 1)) && \valid_read(b + (0 .. n_nodes - 1));
+    assigns \nothing;
+    ensures \result <= n_nodes;
+*/
+uint32_t atoll_dart_split_merges(const int64_t *a, const int64_t *b, uint32_t n_nodes);
+/* Eq. 6: C*_e of task i, the delay its own path composes (saturating at INT64_MAX). */
+int64_t atoll_dart_ce_ns(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, uint32_t i);
+/* Eq. 5-6 (non-preemptive pipelines, delay composition): the worst-case response time of every
+ * task into r_ns[i] -- the fixed point, or, when the iteration passes the task's deadline, the
+ * first value past it (a lower bound of the fixed point that proves the miss); returns true when
+ * every task meets its deadline. Stage times are Eq. 1-4's: the overheads already in them. */
 bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, int64_t *r_ns);
+
+/* One task of a single processor without preemption (BaseGPU, BaseCPU): its job time, period,
+ * deadline and priority order (0 highest). */
+typedef struct atoll_np_task {
+  int64_t c_ns, period_ns, deadline_ns;
+  uint32_t prio;
+} atoll_np_task;
+
+/* The standard response-time test for non-preemptive fixed priorities on one processor: a job
+ * starts after the longest lower-priority job (be_block_ns: the longest BE job; or its own previous
+ * job) and every higher-priority release up to its start, R = w + C. r_ns[i] as for
+ * atoll_dart_rt_test; returns true when every task meets its deadline. Valid for deadlines <=
+ * periods. */
+bool atoll_np_rt_test(const atoll_np_task *t, uint32_t n, int64_t be_block_ns, int64_t *r_ns);
 
 /* --- stage plans (run/dart_plan.h builds them) --- */
 

@@ -84,6 +84,12 @@ void atoll__queue_shed_at(atoll_core *c, uint32_t q, uint32_t pick, int64_t now)
 void atoll__queue_shed_active(atoll_core *c, uint32_t q, int64_t now);
 /* Tells the observer an operator group ended (atoll_core_observer.group_done). */
 void atoll__group_done(atoll_core *c, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now);
+/* Re-binds q's stream to the CUs of `cus` (empty: all); ATOLL_ENOTSUP when the device cannot. */
+int atoll__queue_set_cus(atoll_core *c, uint32_t q, const atoll_cuset *cus);
+/* Tell the observer a client's share or batch changed, or a re-provisioning step (sched.h). */
+void atoll__share_changed(atoll_core *c, uint32_t client, uint32_t pct, uint32_t batch, int64_t now);
+void atoll__partition_step(atoll_core *c, uint32_t client, atoll_partition_step step, uint32_t pct, int64_t start_ns,
+                           int64_t end_ns);
 /* Asks the device for on_timer(cookie) at time `at`; ATOLL_ENOTSUP when it has no timers. */
 int atoll__timer_set(atoll_core *c, int64_t at, uint64_t cookie);
 /* The next BE queue, round robin from the cursor, that has an active task with unlaunched ops or

@@ -10,7 +10,9 @@
  * Options (param slots): be_batch, BE requests run as one batched job (1: none); and, for dart,
  * an injected overrun to test enforcement: request inject_request of the inject_client-th client
  * (1-based, 0: none) has its first stage run inject_pct percent of its time (in the pipeline, on
- * a real device, its first stage's budget is cut to 100 / inject_pct of its WCET instead). */
+ * a real device, its first stage's budget is cut to 100 / inject_pct of its WCET instead); and
+ * admit_from: the admit_from-th client (1-based) and those after it are tasks arriving at run time,
+ * admitted by the response-time test at their first request (0: none; the node model applies it). */
 #include "core/dart_pipe.h"
 
 typedef atoll_dart_state dart_state;
@@ -24,6 +26,8 @@ static const atoll_policy_option dart_options[] = {
      .def = 0, .min = 0, .max = 1u << 30},
     {.key = "inject_pct", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[3]),
      .def = 100, .min = 100, .max = 100000},
+    {.key = "admit_from", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[4]),
+     .def = 0, .min = 0, .max = 1024},
 };
 
 static void init(atoll_core *c) {
@@ -117,7 +121,7 @@ static bool state_valid(const atoll_core *c) {
                                                  .on_timer = on_timer,                                        \
                                                  .state_valid = state_valid,                                  \
                                                  .create_streams = create_streams};
-DART_OPS(dart, 4)
+DART_OPS(dart, 5)
 DART_OPS(base_gpu, 1)
 /* BaseCPU runs unbatched, as in the paper's case study. */
 DART_OPS(base_cpu, 0)

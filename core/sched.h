@@ -53,10 +53,22 @@ typedef struct atoll_core_observer {
   void (*group_done)(void *ctx, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now);
   /* dart's overrun enforcement (docs/dart.md) acted on a client: what is ATOLL_ENFORCE_*. */
   void (*enforcement)(void *ctx, uint32_t client, uint32_t what, int64_t now);
+  /* A client's spatial share (GPU%) or batch size took a new value (gslice, docs/gslice.md). */
+  void (*share_changed)(void *ctx, uint32_t client, uint32_t pct, uint32_t batch, int64_t now);
+  /* A re-provisioning step of a client's share (atoll_partition_step), from start_ns to end_ns:
+   * the shadow instance loading pct %, the switch's idle, or a change refused for memory. */
+  void (*partition_step)(void *ctx, uint32_t client, uint32_t step, uint32_t pct, int64_t start_ns, int64_t end_ns);
 } atoll_core_observer;
 
 /* What overrun enforcement did (atoll_core_observer.enforcement). */
 enum { ATOLL_ENFORCE_DEMOTION = 0, ATOLL_ENFORCE_RECOVERY = 1, ATOLL_ENFORCE_ALERT = 2 };
+
+/* The steps of a share's re-provisioning (atoll_core_observer.partition_step). */
+typedef enum atoll_partition_step {
+  ATOLL_PARTITION_SHADOW_LOAD = 0, /* a shadow instance loads the model on the new share */
+  ATOLL_PARTITION_SWITCH = 1,      /* the switch to the shadow: the client's queue idles */
+  ATOLL_PARTITION_REFUSED = 2      /* the GPU's memory cannot hold the shadow beside the instances */
+} atoll_partition_step;
 
 typedef struct atoll_core_limits {
   uint32_t pending_per_client; /* requests a client may have waiting (queued, not yet running); more

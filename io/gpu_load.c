@@ -28,17 +28,28 @@ static int64_t *cost_time_field(atoll_gpu_costs *c, int i) {
   return fields[i];
 }
 
-static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c) {
-  const char *keys[N_COST_TIMES + 3];
+static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c, atoll_gpu *g) {
+  const char *keys[N_COST_TIMES + 5];
   for (int i = 0; i < N_COST_TIMES; i++)
     keys[i] = cost_time_keys[i];
   keys[N_COST_TIMES] = "copy_bytes_per_us";
   keys[N_COST_TIMES + 1] = "dkp_overhead_ppm";
   keys[N_COST_TIMES + 2] = "host_launch_us"; /* optional: only the launch-bound mode uses it */
-  const atoll_ynode *v[N_COST_TIMES + 3];
-  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 3, v);
+  /* Optional, with GSLICE's figures as defaults: only a run-time re-partition (gslice) charges them. */
+  keys[N_COST_TIMES + 3] = "partition_load_ms";
+  keys[N_COST_TIMES + 4] = "partition_switch_us";
+  const atoll_ynode *v[N_COST_TIMES + 5];
+  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 5, v);
   if (rc == 0 && v[N_COST_TIMES + 2])
     rc = WITH_KEY(r, "host_launch_us", atoll_yread_time_ns(r, v[N_COST_TIMES + 2], 1000.0, false, &c->host_launch_ns));
+  g->partition_load_ns = ATOLL_PARTITION_LOAD_NS_DEFAULT;
+  g->partition_switch_ns = ATOLL_PARTITION_SWITCH_NS_DEFAULT;
+  if (rc == 0 && v[N_COST_TIMES + 3])
+    rc = WITH_KEY(r, "partition_load_ms",
+                  atoll_yread_time_ns(r, v[N_COST_TIMES + 3], 1000.0 * 1000.0, true, &g->partition_load_ns));
+  if (rc == 0 && v[N_COST_TIMES + 4])
+    rc = WITH_KEY(r, "partition_switch_us",
+                  atoll_yread_time_ns(r, v[N_COST_TIMES + 4], 1000.0, true, &g->partition_switch_ns));
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++)
     rc = atoll_yread_require(r, n, v[i], keys[i]);
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++) {
@@ -114,7 +125,7 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
   }
   if (rc == 0) {
     atoll_yread_push_key(r, "costs");
-    rc = read_costs(r, v[K_COSTS], &g.costs);
+    rc = read_costs(r, v[K_COSTS], &g.costs, &g);
     atoll_yread_pop(r);
   }
   if (rc)

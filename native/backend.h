@@ -36,7 +36,8 @@
  *
  * Additions since the first version of this contract (all optional, all appended): cfg->on_start,
  * atoll_nlaunch.rt, the cu_busy op, cfg->fault_kernel_p / fault_seed (fault injection), and the
- * create_bound_queue op (spatial partitions, docs/partitions.md). */
+ * create_bound_queue op (spatial partitions, docs/partitions.md), and batched kernel ranges
+ * (atoll_nkernel_range.batch, ptr_stride). */
 #ifndef ATOLL_NATIVE_BACKEND_H
 #define ATOLL_NATIVE_BACKEND_H
 
@@ -67,6 +68,13 @@ typedef struct atoll_nkernel_range {
   uint32_t occupancy; /* resident blocks per CU */
   uint32_t cus;       /* padded launches: CUs given to this part (0 = any) */
   uint64_t tag;       /* the runtime's tag for this range (echoed on completion) */
+  /* A batched launch (docs/native.md, "Batching"): the kernel runs `batch` instances (0 and 1:
+   * one), each on its own tensors. Its blocks are numbered over the instances, [0, batch * grid):
+   * block b runs block b mod grid of instance b / grid, whose pointer slot s is args.p[s] advanced
+   * by instance * ptr_stride[s] bytes (0: the instances share it, e.g. weights). block_lo and
+   * block_n count in that numbering. */
+  uint32_t batch;
+  uint64_t ptr_stride[AK_MAX_PTRS];
 } atoll_nkernel_range;
 
 typedef struct atoll_nlaunch {

@@ -29,8 +29,10 @@ static int gpu_node(const atoll_scenario *s) {
   return -1;
 }
 
-/* Eq. 7-8 for every client, heaviest first (Alg. 1's order: average utilization over the nodes). */
-static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
+/* Eq. 7-8 for clients [lo, hi), heaviest first (Alg. 1's order: average utilization over the
+ * nodes), on nodes that already carry w (updated with what is placed). */
+static int place_range(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p, uint32_t lo, uint32_t hi,
+                       double *w) {
   uint32_t N = p->n_nodes, maxL = 1;
   for (uint32_t c = 0; c < s->n_clients; c++)
     if (s->models[s->clients[c].model].model.n_ops > maxL)
@@ -45,9 +47,8 @@ static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_p
   double *u = malloc((size_t)maxL * N * sizeof *u), *M = malloc(cells * sizeof *M), *avg = calloc(s->n_clients, sizeof *avg);
   uint32_t *arg = malloc(cells * sizeof *arg), *node_of = malloc(maxL * sizeof *node_of),
            *order = malloc(s->n_clients * sizeof *order);
-  double w[ATOLL_DART_MAX_NODES] = {0};
   int rc = u && M && avg && arg && node_of && order ? 0 : ATOLL_ENOMEM;
-  for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
+  for (uint32_t c = lo; c < hi && rc == 0; c++) {
     const atoll_model *m = &s->models[s->clients[c].model].model;
     double T = periods_ns[c] > 0 ? periods_ns[c] : longest;
     for (uint32_t op = 0; op < m->n_ops; op++)
@@ -55,12 +56,12 @@ static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_p
         avg[c] += (double)atoll_dart_op_ns(&p->nodes[k], m, op, 1) / T / N;
     order[c] = c;
   }
-  for (uint32_t i = 1; i < s->n_clients && rc == 0; i++) /* stable insertion sort, heaviest first */
-    for (uint32_t j = i; j > 0 && avg[order[j]] > avg[order[j - 1]]; j--) {
+  for (uint32_t i = lo + 1; i < hi && rc == 0; i++) /* stable insertion sort, heaviest first */
+    for (uint32_t j = i; j > lo && avg[order[j]] > avg[order[j - 1]]; j--) {
       uint32_t x = order[j];
       order[j] = order[j - 1], order[j - 1] = x;
     }
-  for (uint32_t i = 0; i < s->n_clients && rc == 0; i++) {
+  for (uint32_t i = lo; i < hi && rc == 0; i++) {
     uint32_t c = order[i];
     const atoll_model *m = &s->models[s->clients[c].model].model;
     double T = periods_ns[c] > 0 ? periods_ns[c] : longest;
@@ -100,6 +101,11 @@ static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_p
   }
   free(u), free(M), free(avg), free(arg), free(node_of), free(order);
   return rc;
+}
+
+static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
+  double w[ATOLL_DART_MAX_NODES] = {0};
+  return place_range(s, periods_ns, p, 0, s->n_clients, w);
 }
 
 /* Alg. 1's score of a placed configuration: the weighted sum of the RT clients' worst-case
@@ -174,7 +180,37 @@ static int search(const atoll_scenario *s, const double *periods_ns, atoll_dart_
   return 0;
 }
 
+/* dart with admit_from K: the clients before K form the task set the nodes are configured for;
+ * each later one is placed by Eq. 7 on top of them, in order, as it would be on arrival (the
+ * simulator's admission then decides whether it runs). */
+static int build_with_late(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p, uint32_t first_late) {
+  atoll_scenario initial = *s;
+  initial.n_clients = first_late;
+  initial.policy.param[4] = 0;
+  int rc = atoll_dart_plan_build(&initial, periods_ns, p);
+  if (rc)
+    return rc;
+  atoll_dart_client_plan *all = realloc(p->clients, s->n_clients * sizeof *all);
+  if (!all) {
+    atoll_dart_plan_free(p);
+    return ATOLL_ENOMEM;
+  }
+  memset(all + first_late, 0, (s->n_clients - first_late) * sizeof *all);
+  p->clients = all;
+  double w[ATOLL_DART_MAX_NODES] = {0};
+  /* Placing the initial set again on the chosen nodes gives the same stages and their load. */
+  rc = place_range(&initial, periods_ns, p, 0, first_late, w);
+  for (uint32_t c = first_late; c < s->n_clients && rc == 0; c++)
+    rc = place_range(s, periods_ns, p, c, c + 1, w);
+  if (rc)
+    atoll_dart_plan_free(p);
+  return rc;
+}
+
 int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
+  int64_t late = s->policy.kind == ATOLL_POLICY_DART ? s->policy.param[4] : 0;
+  if (late > 0 && late <= (int64_t)s->n_clients)
+    return build_with_late(s, periods_ns, p, (uint32_t)late - 1);
   *p = (atoll_dart_plan){.signal_ns = SIGNAL_NS};
   if (s->n_nodes > ATOLL_DART_MAX_NODES)
     return ATOLL_EINVAL;

@@ -22,9 +22,12 @@ typedef struct atoll_dart_plan {
  * ATOLL_EINVAL when the policy needs nodes the scenario lacks. Free with atoll_dart_plan_free. */
 int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *out);
 void atoll_dart_plan_free(atoll_dart_plan *p);
-/* The plan with each client's period taken from the scenario: its deadline, or a uniform client's
- * period (atoll_dart_period_ns). */
+/* The plan a run uses for s (the simulator, the native runtime and the analyses alike): periods
+ * from the clients' deadlines, else their uniform rates (the policy's view of its task set; see
+ * atoll_dart_period_ns). */
 int atoll_dart_plan_for(const atoll_scenario *s, atoll_dart_plan *p);
+/* A client's period for placement and the response-time test: its deadline, or a uniform client's
+ * period; 0 for the others. */
 int64_t atoll_dart_period_ns(const atoll_client *c);
 /* The time of a client's stage at batch b on its node. */
 int64_t atoll_dart_stage_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t client, uint32_t stage,

@@ -113,6 +113,12 @@ void atoll_run_results_free(atoll_run_results *res) {
   free(res->groups);
   res->groups = NULL;
   res->n_groups = res->cap_groups = 0;
+  free(res->shares);
+  res->shares = NULL;
+  res->n_shares = res->cap_shares = 0;
+  free(res->partitions);
+  res->partitions = NULL;
+  res->n_partitions = res->cap_partitions = 0;
   res->clients = NULL;
   res->standalone_ns = NULL;
   res->preemptions = NULL;
@@ -232,8 +238,11 @@ static void on_task_preempted(void *ctx, uint32_t client, uint64_t req, int32_t 
     return;
   p->restored_kernels += launched_before - restart;
   /* Completed ops the restore runs again (a group entry before the interrupted op). */
-  for (uint32_t op = restart; op < done_before; op++)
-    p->wasted_gpu_ns += r->dev->redo_ns(r->dev_ctx, client, op);
+  for (uint32_t op = restart; op < done_before; op++) {
+    int64_t redo = r->dev->redo_ns(r->dev_ctx, client, req, op);
+    p->wasted_gpu_ns += redo;
+    p->redo_gpu_ns += redo;
+  }
 }
 
 static void on_task_restored(void *ctx, uint32_t client, uint64_t req, int64_t now) {
@@ -317,6 +326,33 @@ static void on_group_done(void *ctx, uint32_t n_models, int64_t predicted_ns, in
       (atoll_group_record){.n_models = n_models, .start_ns = start_ns, .end_ns = now, .predicted_ns = predicted_ns};
 }
 
+/* A share or batch changed: one point of the shares series, and the timeline's counters. */
+static void on_share(void *ctx, uint32_t client, uint32_t pct, uint32_t batch, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, share_changed, client, pct, batch, now);
+  now -= r->base;
+  now = now < 0 ? 0 : now; /* told before a native run's time origin: its start */
+  atoll_run_results *res = r->res;
+  if (!room_for_one(r, (void **)&res->shares, res->n_shares, &res->cap_shares, 64, sizeof *res->shares))
+    return;
+  res->shares[res->n_shares++] = (atoll_share_record){.t_ns = now, .client = client, .pct = pct, .batch = batch};
+  atoll_timeline_share(&r->tl, r->s->clients[client].name, pct, batch, now);
+}
+
+/* A shadow load, a switch or a refused change of a client's share. */
+static void on_partition(void *ctx, uint32_t client, uint32_t step, uint32_t pct, int64_t start_ns, int64_t end_ns) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, partition_step, client, step, pct, start_ns, end_ns);
+  start_ns -= r->base, end_ns -= r->base;
+  atoll_run_results *res = r->res;
+  if (!room_for_one(r, (void **)&res->partitions, res->n_partitions, &res->cap_partitions, 16,
+                    sizeof *res->partitions))
+    return;
+  res->partitions[res->n_partitions++] =
+      (atoll_partition_record){.start_ns = start_ns, .end_ns = end_ns, .client = client, .step = step, .pct = pct};
+  atoll_timeline_partition(&r->tl, step, r->s->clients[client].name, pct, start_ns, end_ns);
+}
+
 /* Mode switches (normal / real-time) go to the scheduler track of the timeline. */
 static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   atoll_run_recorder *r = ctx;
@@ -351,7 +387,9 @@ const atoll_core_observer atoll_run_observer = {.request_started = on_started,
                                                 .task_restored = on_task_restored,
                                                 .request_batch = on_batch,
                                                 .group_done = on_group_done,
-                                                .enforcement = on_enforcement};
+                                                .enforcement = on_enforcement,
+                                                .share_changed = on_share,
+                                                .partition_step = on_partition};
 
 /* --- the order of a run --- */
 
@@ -394,6 +432,13 @@ static int merge_gpu(const atoll_scenario *s, uint32_t g, atoll_run_results *par
     res->verify_mismatches += part->verify_mismatches;
   }
   uint32_t cap_pad = res->n_pad_samples;
+  int rc0 = append((void **)&res->shares, &res->n_shares, &res->cap_shares, part->shares, part->n_shares,
+                   sizeof *part->shares);
+  if (rc0 == 0)
+    rc0 = append((void **)&res->partitions, &res->n_partitions, &res->cap_partitions, part->partitions,
+                 part->n_partitions, sizeof *part->partitions);
+  if (rc0)
+    return rc0;
   int rc = append((void **)&res->preemptions, &res->n_preemptions, &res->cap_preemptions, part->preemptions,
                   part->n_preemptions, sizeof *part->preemptions);
   if (rc == 0)

@@ -87,8 +87,9 @@ typedef struct atoll_run_marks {
 typedef struct atoll_run_device_hooks {
   /* Takes (and clears) the device's marks of the current preemption. */
   void (*take_marks)(void *ctx, atoll_run_marks *m);
-  /* The GPU time of running op `op` of client c's model again (a restore from a group entry). */
-  int64_t (*redo_ns)(void *ctx, uint32_t client, uint32_t op);
+  /* The GPU time of running op `op` of client c's model again (a restore from a group entry) for
+   * request req: at its batch's size when req leads a batch (docs/simulator.md, "Batching"). */
+  int64_t (*redo_ns)(void *ctx, uint32_t client, uint64_t req, uint32_t op);
   /* Request req of client completed at `now` (run time), already recorded and drawn. */
   void (*done)(void *ctx, uint32_t client, uint64_t req, int64_t now);
   /* The core refused the request in record slot `slot`, already uncounted (the slot is reused). */

@@ -132,6 +132,7 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
   cr->demotions = recs->demotions;
   cr->recoveries = recs->recoveries;
   cr->failure = recs->failed ? recs->failure : NULL;
+  cr->refusal = recs->refusal[0] ? recs->refusal : NULL;
   double runs = 0; /* each request of a batch of b is 1/b of a model run */
   for (uint32_t i = 0; i < recs->n; i++) {
     const atoll_request_record *q = &recs->req[i];
@@ -375,6 +376,37 @@ static int32_t field_client(const atoll_scenario *s, const char *field) {
   return -1;
 }
 
+/* Whether atoll_expect_field_check accepts field (naming client `name`, or none). The last few
+ * fields accepted are remembered per thread, by their text and the client's name: the explorer
+ * reads the same fields from every schedule's report, and checking the grammar each time was a
+ * tenth of its work. */
+enum { ACCEPTED = 8 };
+static bool field_accepted(const char *field, const char *name) {
+  static _Thread_local struct {
+    char field[96], name[64];
+    bool named;
+  } seen[ACCEPTED];
+  static _Thread_local uint32_t n_seen, next;
+  const char *nm = name ? name : "";
+  for (uint32_t i = 0; i < n_seen; i++)
+    if (seen[i].named == (name != NULL) && strcmp(field, seen[i].field) == 0 && strcmp(nm, seen[i].name) == 0)
+      return true;
+  const char *const names[1] = {name};
+  atoll_expect_error err;
+  if (atoll_expect_field_check(field, names, name ? 1 : 0, &err) != ATOLL_OK)
+    return false;
+  size_t fl = strlen(field), nl = strlen(nm);
+  if (fl < sizeof seen[0].field && nl < sizeof seen[0].name) {
+    memcpy(seen[next].field, field, fl + 1);
+    memcpy(seen[next].name, nm, nl + 1);
+    seen[next].named = name != NULL;
+    next = (next + 1) % ACCEPTED;
+    if (n_seen < ACCEPTED)
+      n_seen++;
+  }
+  return true;
+}
+
 /* The grammar itself is checked by atoll_expect_field_check, so the loader and the report accept
  * exactly the same fields; only the one client the field names is passed, which is all the
  * check needs. The per-section lookups then only pick the value. */
@@ -382,8 +414,7 @@ static int field_resolve(const atoll_report *r, const char *field, field_ref *re
   const atoll_scenario *s = r->res->scenario;
   int32_t c = field_client(s, field);
   const char *const names[1] = {c >= 0 ? s->clients[c].name : NULL};
-  atoll_expect_error err;
-  if (atoll_expect_field_check(field, names, c >= 0 ? 1 : 0, &err) != ATOLL_OK)
+  if (!field_accepted(field, names[0]))
     return ATOLL_ENOENT;
   if (strcmp(field, "total_norm_throughput") == 0) {
     *ref = (field_ref){r->total_norm_throughput, NULL, false};
@@ -479,6 +510,7 @@ static void clients_compute(const atoll_run_results *res, const scratch *sc, ato
     stats_finish(&lat, &cr->latency_us);
     stats_finish(&norm, &cr->norm_latency);
     client_throughput(res, c, cr);
+    cr->gue = cr->completed > 0 && cr->latency_us.mean > 0 ? cr->throughput_rps / (cr->latency_us.mean / 1e3) : NAN;
     /* A client without a reference latency has no normalized throughput to add. */
     if (!isnan(cr->norm_throughput))
       r->total_norm_throughput += cr->norm_throughput;
@@ -761,9 +793,12 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
     jw_uint(w, "demotions", cr->demotions);
     jw_uint(w, "recoveries", cr->recoveries);
   }
+  if (cr->refusal)
+    jw_str(w, "refused", cr->refusal);
   jw_num(w, "throughput_rps", cr->throughput_rps);
   jw_num(w, "norm_throughput", cr->norm_throughput);
   jw_num(w, "goodput_rps", cr->goodput_rps);
+  jw_num(w, "gue", cr->gue);
   jw_open(w, "batch", "{", true);
   jw_num(w, "mean", cr->batch_mean);
   jw_uint(w, "max", cr->batch_max);
@@ -773,6 +808,36 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   json_stats(w, "latency_us", &cr->latency_us, true);
   json_stats(w, "norm_latency", &cr->norm_latency, true);
   jw_close(w, "}");
+}
+
+/* The shares series (gslice): one point per change of a client's GPU% or batch, and the
+ * re-provisioning steps. Only runs that have one carry the keys. */
+static void json_shares(json_writer *w, const atoll_run_results *res) {
+  const atoll_scenario *s = res->scenario;
+  jw_open(w, "shares", "[", false);
+  for (uint32_t i = 0; i < res->n_shares; i++) {
+    const atoll_share_record *p = &res->shares[i];
+    jw_open(w, NULL, "{", true);
+    jw_num(w, "t_ms", (double)p->t_ns / 1e6);
+    jw_str(w, "client", s->clients[p->client].name);
+    jw_uint(w, "pct", p->pct);
+    jw_uint(w, "batch", p->batch);
+    jw_close(w, "}");
+  }
+  jw_close(w, "]");
+  static const char *const steps[] = {"shadow_load", "switch", "refused"};
+  jw_open(w, "partition_steps", "[", false);
+  for (uint32_t i = 0; i < res->n_partitions; i++) {
+    const atoll_partition_record *p = &res->partitions[i];
+    jw_open(w, NULL, "{", true);
+    jw_str(w, "step", p->step < 3 ? steps[p->step] : "?");
+    jw_str(w, "client", s->clients[p->client].name);
+    jw_uint(w, "pct", p->pct);
+    jw_num(w, "start_ms", (double)p->start_ns / 1e6);
+    jw_num(w, "end_ms", (double)p->end_ns / 1e6);
+    jw_close(w, "}");
+  }
+  jw_close(w, "]");
 }
 
 static void json_preemptions(json_writer *w, const atoll_report *r) {
@@ -883,6 +948,8 @@ int atoll_report_write_json(const atoll_report *r, FILE *out, bool include_run) 
     jw_num(&w, "p99_abs_err_us", r->predictor_p99_abs_err_us);
     jw_close(&w, "}");
   }
+  if (r->res->n_shares > 0)
+    json_shares(&w, r->res);
   json_expects(&w, r);
   if (r->res->verified) {
     jw_open(&w, "verify", "{", true);
@@ -1161,6 +1228,9 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
   if (r->res->verified)
     fprintf(out, "verify: %" PRIu32 " requests compared with the uninterrupted reference, %" PRIu32 " mismatches\n",
             r->res->verify_requests, r->res->verify_mismatches);
+  for (uint32_t k = 0; k < r->res->scenario->n_clients; k++)
+    if (r->clients[k].refusal)
+      fprintf(out, "client %s: %s\n", r->res->scenario->clients[k].name, r->clients[k].refusal);
   for (uint32_t k = 0; k < r->res->scenario->n_clients; k++)
     if (r->clients[k].failed)
       fprintf(out, "client %s: %" PRIu32 " requests failed; the first: %s\n", r->res->scenario->clients[k].name,

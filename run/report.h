@@ -42,6 +42,10 @@ typedef struct atoll_client_report {
   uint32_t lost; /* requests of the window shed or failed */
   uint32_t qos_violations;
   double violation_ratio;
+  const char *refusal; /* dart's admission refused the task at run time (NULL: it did not) */
+  /* GSLICE's GPU utilisation efficacy (GUE): throughput_rps / the mean latency in ms; NaN when
+   * nothing completed (docs/report.md). */
+  double gue;
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {

@@ -35,6 +35,9 @@ typedef struct atoll_client_records {
   char failure[192];         /* the first failure's message */
   /* dart's overrun enforcement (docs/dart.md): demotions to BE and recoveries to RT. */
   uint32_t demotions, recoveries;
+  /* dart's admission control of a task arriving at run time (docs/dart.md): why it was refused,
+   * naming its bound and deadline; empty when it was not. */
+  char refusal[160];
 } atoll_client_records;
 
 /* One preemption: an RT request arrived while BE work was on the GPU. */
@@ -46,6 +49,7 @@ typedef struct atoll_preemption_record {
   uint32_t evicted_kernels; /* DQ commands lazily evicted */
   int64_t wasted_gpu_ns; /* re-executed GPU time caused by this preemption */
   int64_t restore_ns;
+  int64_t redo_gpu_ns;   /* of wasted_gpu_ns: completed ops the restore runs again (driver.h's redo_ns) */
 } atoll_preemption_record;
 
 /* One RT kernel that ran in a padded launch (REEF §5): the launch's time, from its first block to
@@ -60,6 +64,18 @@ typedef struct atoll_group_record {
   uint32_t n_models;
   int64_t start_ns, end_ns, predicted_ns;
 } atoll_group_record;
+/* A client's spatial share (GPU%) and batch size from t_ns on (gslice, docs/gslice.md). */
+typedef struct atoll_share_record {
+  int64_t t_ns;
+  uint32_t client, pct, batch;
+} atoll_share_record;
+
+/* One re-provisioning step of a client's share (atoll_partition_step, core/sched.h). */
+typedef struct atoll_partition_record {
+  int64_t start_ns, end_ns;
+  uint32_t client, step, pct;
+} atoll_partition_record;
+
 typedef struct atoll_run_results {
   const atoll_scenario *scenario;
   const char *mode;            /* "sim" or "native" */
@@ -92,6 +108,11 @@ typedef struct atoll_run_results {
   /* Operator groups that ended in the window (abacus only; none for other policies). */
   atoll_group_record *groups;
   uint32_t n_groups, cap_groups;
+  /* Shares over the whole run, in time order, and the re-provisioning steps (gslice only). */
+  atoll_share_record *shares;
+  uint32_t n_shares, cap_shares;
+  atoll_partition_record *partitions;
+  uint32_t n_partitions, cap_partitions;
 } atoll_run_results;
 
 #endif

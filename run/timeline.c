@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MODE_TRACK = 1, STEP_TRACK = 2, PART_TRACK = 100000 };
+enum { MODE_TRACK = 1, STEP_TRACK = 2, PARTITION_TRACK = 20, PART_TRACK = 100000 };
 
 static const char *const step_names[ATOLL_STEP_COUNT] = {"HQ reset", "preempt flag", "DQ eviction", "CU reset",
                                                          "restore"};
@@ -131,6 +131,35 @@ void atoll_timeline_pad_part(atoll_timeline *tl, uint32_t owner, const char *own
     atoll_trace_name_track(tl->trace, ATOLL_TRACK_STREAM, track, name);
   }
   atoll_trace_span(tl->trace, ATOLL_TRACK_STREAM, track, kernel, "be", start_ns, end_ns - start_ns, args);
+}
+
+void atoll_timeline_share(atoll_timeline *tl, const char *client_name, uint32_t pct, uint32_t batch, int64_t now) {
+  if (!on(tl))
+    return;
+  char name[96];
+  snprintf(name, sizeof name, "%s GPU%%", client_name);
+  atoll_trace_counter(tl->trace, ATOLL_TRACK_SCHED, name, "pct", now, pct);
+  snprintf(name, sizeof name, "%s batch", client_name);
+  atoll_trace_counter(tl->trace, ATOLL_TRACK_SCHED, name, "batch", now, batch);
+}
+
+void atoll_timeline_partition(atoll_timeline *tl, uint32_t step, const char *client_name, uint32_t pct,
+                              int64_t start_ns, int64_t end_ns) {
+  static const char *const names[] = {"shadow load", "share switch", "share refused (memory)"};
+  if (!on(tl) || step > 2)
+    return;
+  /* Bit 7 of steps_named (the preemption steps use bits 0-4): the track is named. */
+  if (!(tl->steps_named & 0x80u)) {
+    tl->steps_named |= 0x80u;
+    atoll_trace_name_track(tl->trace, ATOLL_TRACK_SCHED, PARTITION_TRACK, "re-partition");
+  }
+  char args[160], name[96];
+  snprintf(args, sizeof args, "\"client\":\"%s\",\"pct\":%" PRIu32, json_text(name, sizeof name, client_name), pct);
+  if (end_ns > start_ns)
+    atoll_trace_span(tl->trace, ATOLL_TRACK_SCHED, PARTITION_TRACK, names[step], "partition", start_ns,
+                     end_ns - start_ns, args);
+  else
+    atoll_trace_instant(tl->trace, ATOLL_TRACK_SCHED, PARTITION_TRACK, names[step], "partition", start_ns, args);
 }
 
 void atoll_timeline_mode(atoll_timeline *tl, bool realtime, int64_t now) {

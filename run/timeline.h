@@ -74,6 +74,12 @@ void atoll_timeline_preemption(atoll_timeline *tl, int64_t at_ns, int64_t latenc
 void atoll_timeline_pad_part(atoll_timeline *tl, uint32_t owner, const char *owner_name, int32_t part,
                              const char *kernel, const char *model, uint32_t op, uint32_t blocks, uint32_t cu_lo,
                              uint32_t cu_hi, int64_t start_ns, int64_t end_ns);
+/* A client's share (GPU%) and batch size from `now` on: two counters in group "scheduler". */
+void atoll_timeline_share(atoll_timeline *tl, const char *client_name, uint32_t pct, uint32_t batch, int64_t now);
+/* A re-provisioning step of a client's share (atoll_partition_step: 0 shadow load, 1 switch, 2
+ * refused), on the scheduler's "re-partition" track; an instant when end_ns == start_ns. */
+void atoll_timeline_partition(atoll_timeline *tl, uint32_t step, const char *client_name, uint32_t pct,
+                              int64_t start_ns, int64_t end_ns);
 /* A mode switch (true: real-time mode). */
 void atoll_timeline_mode(atoll_timeline *tl, bool realtime, int64_t now);
 /* A completed request: arrival, first kernel (start_ns < 0: none recorded) and completion. */

@@ -129,6 +129,13 @@ static int64_t min_gap_of(const atoll_client *c, int64_t standalone_ns) {
   return 0;
 }
 
+int64_t atoll_bound_min_gap_ns(const atoll_scenario *s, const atoll_client *c, int64_t standalone_ns) {
+  int64_t gap = min_gap_of(c, standalone_ns);
+  if (gap > 0 && gap != BOUND_INF && s->n_jitter > 1)
+    gap -= s->jitter_ns[s->n_jitter - 1];
+  return gap;
+}
+
 static const char *arrival_name(atoll_arrival_kind k) {
   return k == ATOLL_ARRIVAL_POISSON ? "poisson" : k == ATOLL_ARRIVAL_CLOSED ? "closed-loop" : "trace";
 }

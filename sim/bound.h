@@ -64,6 +64,10 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
                         size_t why_len);
 void atoll_bound_free(atoll_bound_result *r);
 
+/* A client's minimum inter-arrival time, less the largest arrival jitter: INT64_MAX when it arrives
+ * once, <= 0 when it has none (poisson, closed loop, two arrivals at one instant). */
+int64_t atoll_bound_min_gap_ns(const atoll_scenario *s, const atoll_client *c, int64_t standalone_ns);
+
 /* The response-time iteration alone, on given task times and gaps (n >= 1): fills wcrt (the same
  * for every FIFO client), the busy period and the number of offsets evaluated. Returns false when
  * the utilization is 1 or more (no finite bound). Exposed for tests. */

@@ -16,6 +16,7 @@
 #include "atoll/error.h"
 #include "sim/cu_engine.h"
 #include "sim/simdev.h"
+#include "sim/snapbuf.h"
 #include "sim/state_hash.h"
 
 enum { MAX_CUS = ATOLL_BLOCKS_MAX_CUS, MAX_OFFER = 64 };
@@ -435,6 +436,76 @@ static bool blocks_event_hash(const atoll_cu_model *m, uint64_t p, uint64_t *h) 
   return true;
 }
 
+/* --- the explorer's checkpoints (cu_model.h) ---
+ * Only the first g->cus entries of the per-CU arrays are ever used, so only they are saved; a
+ * wave's counts are zero outside its [cu_lo, cu_hi], which lies among them. */
+
+typedef struct blocks_scalars {
+  uint32_t n_pending, cu_cursor, rr_offer, unpadded_be_cus, n_waves;
+  int32_t free_wave;
+} blocks_scalars;
+
+/* A wave without its counts. */
+typedef struct wave_head {
+  uint32_t job, serial, n, gen;
+  uint8_t live;
+  uint16_t cu_lo, cu_hi;
+  int64_t start_ns, dur_ns;
+  int32_t next_free;
+} wave_head;
+
+static void blocks_save(const atoll_cu_model *m, atoll_snapbuf *sb) {
+  const blocks *b = m->impl;
+  uint32_t cus = m->g->cus;
+  blocks_scalars k = {b->n_pending, b->cu_cursor, b->rr_offer, b->unpadded_be_cus, b->n_waves, b->free_wave};
+  atoll_snapbuf_put(sb, &k, sizeof k);
+  atoll_snapbuf_put(sb, b->jobs, m->max_jobs * sizeof *b->jobs);
+  atoll_snapbuf_put(sb, b->pending, b->n_pending * sizeof *b->pending);
+  const uint32_t *arrays[] = {b->free_units, b->demand,          b->nblocks, b->res_rt,
+                              b->res_be,     b->res_unpadded_be, b->res_pad};
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+    atoll_snapbuf_put(sb, arrays[i], cus * sizeof *arrays[i]);
+  for (uint32_t w = 0; w < b->n_waves; w++) {
+    const wave *wv = &b->waves[w];
+    wave_head h = {wv->job, wv->serial, wv->n, wv->gen, wv->live, wv->cu_lo, wv->cu_hi, wv->start_ns, wv->dur_ns,
+                   wv->next_free};
+    atoll_snapbuf_put(sb, &h, sizeof h);
+    atoll_snapbuf_put(sb, wv->count, cus * sizeof *wv->count);
+  }
+}
+
+static int blocks_restore(atoll_cu_model *m, atoll_snapbuf *sb) {
+  blocks *b = m->impl;
+  uint32_t cus = m->g->cus;
+  blocks_scalars k;
+  atoll_snapbuf_get(sb, &k, sizeof k);
+  if (k.n_waves > b->cap_waves) {
+    wave *nw = realloc(b->waves, k.n_waves * sizeof *nw);
+    if (!nw)
+      return ATOLL_ENOMEM;
+    /* Counts past g->cus are never touched: zero them once here, as wave_alloc does. */
+    memset(nw + b->cap_waves, 0, (k.n_waves - b->cap_waves) * sizeof *nw);
+    b->waves = nw, b->cap_waves = k.n_waves;
+  }
+  b->n_pending = k.n_pending, b->cu_cursor = k.cu_cursor, b->rr_offer = k.rr_offer;
+  b->unpadded_be_cus = k.unpadded_be_cus, b->n_waves = k.n_waves, b->free_wave = k.free_wave;
+  atoll_snapbuf_get(sb, b->jobs, m->max_jobs * sizeof *b->jobs);
+  atoll_snapbuf_get(sb, b->pending, b->n_pending * sizeof *b->pending);
+  uint32_t *arrays[] = {b->free_units, b->demand, b->nblocks, b->res_rt, b->res_be, b->res_unpadded_be, b->res_pad};
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+    atoll_snapbuf_get(sb, arrays[i], cus * sizeof *arrays[i]);
+  for (uint32_t w = 0; w < b->n_waves; w++) {
+    wave *wv = &b->waves[w];
+    wave_head h;
+    atoll_snapbuf_get(sb, &h, sizeof h);
+    wv->job = h.job, wv->serial = h.serial, wv->n = h.n, wv->gen = h.gen, wv->live = h.live;
+    wv->cu_lo = h.cu_lo, wv->cu_hi = h.cu_hi, wv->start_ns = h.start_ns, wv->dur_ns = h.dur_ns;
+    wv->next_free = h.next_free;
+    atoll_snapbuf_get(sb, wv->count, cus * sizeof *wv->count);
+  }
+  return 0;
+}
+
 const atoll__cu_engine atoll__cu_blocks = {
     .create = blocks_create,
     .destroy = blocks_destroy,
@@ -444,4 +515,6 @@ const atoll__cu_engine atoll__cu_blocks = {
     .handle = blocks_handle,
     .hash = blocks_hash,
     .event_hash = blocks_event_hash,
+    .save = blocks_save,
+    .restore = blocks_restore,
 };

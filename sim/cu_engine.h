@@ -17,6 +17,9 @@ typedef struct atoll__cu_engine {
   /* The explorer's state hash (cu_model.h); NULL when the engine has no exact state to offer. */
   void (*hash)(const atoll_cu_model *m, uint64_t *h);
   bool (*event_hash)(const atoll_cu_model *m, uint64_t payload, uint64_t *h);
+  /* The explorer's checkpoints (cu_model.h); NULL when the engine cannot save its state. */
+  void (*save)(const atoll_cu_model *m, struct atoll_snapbuf *b);
+  int (*restore)(atoll_cu_model *m, struct atoll_snapbuf *b);
 } atoll__cu_engine;
 
 extern const atoll__cu_engine atoll__cu_blocks;

@@ -54,6 +54,9 @@ typedef struct zone {
 typedef struct fjob {
   atoll_cu_job j;
   uint32_t placed, done;
+  /* Blocks of it one CU holds (register file and block slots), at least 1: fixed per kernel, so
+   * cover_of takes it from here instead of dividing for every group. */
+  uint32_t fit;
   int32_t last; /* the job's latest group, for merging (-1 none) */
   uint32_t last_gen;
   uint8_t started, live;
@@ -96,17 +99,18 @@ static void zone_forget(atoll_cu_model *m, zone *z) {
 /* How many of a zone's CUs n blocks of kt placed at once cover: blocks deals at most
  * ceil(n / CUs) to a CU, as many as fit, so they cover ceil(n / that) CUs (70 blocks on 60 CUs
  * cover 35). */
-static uint32_t cover_of(const atoll_cu_model *m, const zone *z, const atoll_kernel_timing *kt, uint32_t n) {
+static uint32_t cover_of(const zone *z, const fjob *jb, uint32_t n) {
   if (n <= z->cus)
     return n; /* one per CU */
-  uint32_t per_cu = (n + z->cus - 1) / z->cus, fit = m->g->registers_per_cu / kt->block_units;
-  if (fit > m->g->max_blocks_per_cu)
-    fit = m->g->max_blocks_per_cu;
-  if (per_cu > fit)
-    per_cu = fit;
-  if (per_cu == 0)
-    per_cu = 1;
+  uint32_t per_cu = min_u32((n + z->cus - 1) / z->cus, jb->fit);
   return min_u32(z->cus, (n + per_cu - 1) / per_cu);
+}
+
+/* fjob.fit for kt on this GPU: what cover_of's dealing stacks on one CU at most. */
+static uint32_t fit_of(const atoll_cu_model *m, const atoll_kernel_timing *kt) {
+  uint32_t fit = kt->block_units ? m->g->registers_per_cu / kt->block_units : m->g->max_blocks_per_cu;
+  fit = min_u32(fit, m->g->max_blocks_per_cu);
+  return fit ? fit : 1;
 }
 
 static void busy_update(uint32_t *cover, uint32_t *busy, uint32_t *total, uint32_t cus, uint32_t delta) {
@@ -182,7 +186,8 @@ static uint32_t zone_room(const atoll_cu_model *m, const zone *z, const atoll_ke
 
 /* Puts n blocks of job jid into zone zi as one group (or into its latest group there, when they
  * end within tolerance of it). */
-static void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi, uint32_t n) {
+static inline __attribute__((always_inline)) void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi,
+                                                            uint32_t n) {
   fjob *jb = &f->jobs[jid];
   zone *z = &f->zones[zi];
   const atoll_kernel_timing *kt = &jb->j.kt;
@@ -216,7 +221,12 @@ static void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi, ui
   }
   if (jb->j.rt && f->unpadded_be > 0)
     m->rt_beside_be++;
-  uint32_t cover = cover_of(m, z, kt, n);
+  /* cover_of, with the blocks per CU already worked out above. */
+  uint32_t cover = n;
+  if (n > z->cus) {
+    uint32_t dealt = min_u32((uint32_t)per_cu, jb->fit);
+    cover = min_u32(z->cus, (n + dealt - 1) / dealt);
+  }
   f->groups[g].n += n;
   f->groups[g].cover += cover;
   zone_residents(m, f, z, jb, n, cover, +1);
@@ -336,7 +346,7 @@ static void zones_recount(atoll_cu_model *m, fluid *f) {
       continue;
     zone *z = &f->zones[gr->zone];
     const fjob *jb = &f->jobs[gr->job];
-    gr->cover = cover_of(m, z, &jb->j.kt, gr->n);
+    gr->cover = cover_of(z, jb, gr->n);
     zone_residents(m, f, z, jb, gr->n, gr->cover, +1);
   }
 }
@@ -462,6 +472,7 @@ static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
   jb->started = 0;
   jb->live = 1;
   jb->last = -1;
+  jb->fit = fit_of(m, &j->kt);
   if (restricted(m, jb)) {
     atoll__cu_account(m, m->evq->now);
     zone_split(m, f, j->cu_lo);

@@ -6,6 +6,7 @@
 
 #include "atoll/error.h"
 #include "sim/cu_engine.h"
+#include "sim/snapbuf.h"
 
 static const char *const engine_names[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
 
@@ -86,4 +87,32 @@ int atoll_cu_hash(const atoll_cu_model *m, uint64_t *h) {
 
 bool atoll_cu_event_hash(const atoll_cu_model *m, uint64_t payload, uint64_t *h) {
   return m->ops->event_hash && m->ops->event_hash(m, payload, h);
+}
+
+/* The books both engines share: the busy counts and integrals, the statistics. */
+typedef struct cu_books {
+  uint32_t busy_cus, rt_cus, be_cus, pad_cus;
+  int64_t acc_ns, busy, busy_rt, busy_be, busy_pad;
+  uint64_t rt_beside_be, groups;
+} cu_books;
+
+int atoll_cu_save(const atoll_cu_model *m, atoll_snapbuf *b) {
+  if (!m->ops->save)
+    return ATOLL_ENOTSUP;
+  cu_books k = {m->busy_cus, m->rt_cus, m->be_cus, m->pad_cus, m->acc_ns, m->busy, m->busy_rt, m->busy_be,
+                m->busy_pad, m->rt_beside_be, m->groups};
+  atoll_snapbuf_put(b, &k, sizeof k);
+  m->ops->save(m, b);
+  return 0;
+}
+
+int atoll_cu_restore(atoll_cu_model *m, atoll_snapbuf *b) {
+  if (!m->ops->restore)
+    return ATOLL_ENOTSUP;
+  cu_books k;
+  atoll_snapbuf_get(b, &k, sizeof k);
+  m->busy_cus = k.busy_cus, m->rt_cus = k.rt_cus, m->be_cus = k.be_cus, m->pad_cus = k.pad_cus;
+  m->acc_ns = k.acc_ns, m->busy = k.busy, m->busy_rt = k.busy_rt, m->busy_be = k.busy_be, m->busy_pad = k.busy_pad;
+  m->rt_beside_be = k.rt_beside_be, m->groups = k.groups;
+  return m->ops->restore(m, b);
 }

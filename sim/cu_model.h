@@ -93,6 +93,12 @@ uint64_t atoll_cu_groups(const atoll_cu_model *m);
  * events whether it is still live and, if so and h is not NULL, a hash of what it will do (its
  * wave's contents). */
 int atoll_cu_hash(const atoll_cu_model *m, uint64_t *h);
+/* The explorer's checkpoints (blocks engine only; ATOLL_ENOTSUP for fluid): writes the model's
+ * mutable state into b, and reads it back into the model of the same run. The jobs' `only` sets are
+ * kept as pointers: they belong to the device's streams, which never move. */
+struct atoll_snapbuf;
+int atoll_cu_save(const atoll_cu_model *m, struct atoll_snapbuf *b);
+int atoll_cu_restore(atoll_cu_model *m, struct atoll_snapbuf *b);
 bool atoll_cu_event_hash(const atoll_cu_model *m, uint64_t payload, uint64_t *h);
 
 #endif

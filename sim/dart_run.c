@@ -3,6 +3,7 @@
  * the clients' next arrivals rather than through an event queue. */
 #include "sim/dart_run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,9 +12,10 @@
 #include "core/dart.h"
 #include "run/driver.h"
 #include "run/dart_plan.h"
+#include "sim/dart_bound.h"
 
-/* The cost of RT preempting a BE stage on a node (eps^cp / eps^gp, §IV-B.1). */
-enum { PREEMPT_NS = 10000, MAX_BATCH = 64 };
+/* The cost of RT preempting a BE stage on a node: core/dart.h's (eps^cp, §IV-B.1). */
+enum { PREEMPT_NS = ATOLL_DART_PREEMPT_NS, MAX_BATCH = 64 };
 
 typedef struct job {
   uint32_t client, stage, batch, n_ids;
@@ -47,6 +49,8 @@ typedef struct dart_sim {
   uint32_t n_jobs, cap_jobs;
   node_state nodes[ATOLL_DART_MAX_NODES];
   client_state *cl;
+  bool *admitted; /* per client: running (a task arriving at run time: once admission accepted it) */
+  uint8_t *decided;
   int oom;
 } dart_sim;
 
@@ -179,8 +183,40 @@ static int new_job(dart_sim *d, uint32_t c, uint32_t batch, int64_t t) {
   return 0;
 }
 
+/* Admission control (§V-2) at the first request of a task arriving at run time; false when refused
+ * (the task then sends nothing: its requests stop, and the report names the refusal). */
+static bool admitted_now(dart_sim *d, uint32_t c, int64_t t) {
+  if (d->admitted[c])
+    return true;
+  if (d->decided[c])
+    return false;
+  d->decided[c] = 1;
+  int64_t b, dl;
+  if (atoll_dart_admit(d->s, &d->plan, d->admitted, c, &b, &dl)) {
+    d->admitted[c] = true;
+    instant(d, c, "admitted", t);
+    return true;
+  }
+  char *msg = d->res->clients[c].refusal;
+  size_t len = sizeof d->res->clients[c].refusal;
+  if (d->s->clients[c].cls == ATOLL_CLASS_BE)
+    snprintf(msg, len, "refused at %.3f ms: its longest GPU copy %.1f us > eps_gm %.1f us", (double)t / 1e6,
+             (double)b / 1e3, (double)dl / 1e3);
+  else if (b == INT64_MAX)
+    snprintf(msg, len, "refused at %.3f ms: no bound (deadline %.3f ms)", (double)t / 1e6, (double)dl / 1e6);
+  else
+    snprintf(msg, len, "refused at %.3f ms: bound %.3f ms > deadline %.3f ms", (double)t / 1e6, (double)b / 1e6,
+             (double)dl / 1e6);
+  instant(d, c, "refused", t);
+  return false;
+}
+
 static void arrive(dart_sim *d, uint32_t c, int64_t t) {
   const atoll_client *cl = &d->s->clients[c];
+  if (!admitted_now(d, c, t)) {
+    d->cl[c].next_ns = -1;
+    return;
+  }
   bool closed = cl->arrival.kind == ATOLL_ARRIVAL_CLOSED;
   uint32_t batch = closed ? atoll_dart_be_batch(d->s, c) : 1;
   d->cl[c].next_ns = closed ? -1 : atoll_run_next_arrival(&d->arr, c);
@@ -197,7 +233,7 @@ static void reassess(dart_sim *d, uint32_t c, int64_t t) {
   uint32_t n = 0;
   if (tasks && per_node && r) {
     for (uint32_t i = 0; i < s->n_clients; i++) {
-      if (s->clients[i].cls != ATOLL_CLASS_RT)
+      if (s->clients[i].cls != ATOLL_CLASS_RT || !d->admitted[i])
         continue;
       int64_t *row = per_node + (size_t)n * ATOLL_DART_MAX_NODES;
       for (uint32_t st = 0; st < d->plan.clients[i].n_stages; st++)
@@ -302,8 +338,8 @@ static void take_marks(void *ctx, atoll_run_marks *m) {
   (void)ctx;
   memset(m, 0, sizeof *m);
 }
-static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
-  (void)ctx, (void)client, (void)op;
+static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
+  (void)ctx, (void)client, (void)req, (void)op;
   return 0;
 }
 static const atoll_run_device_hooks hooks = {.take_marks = take_marks, .redo_ns = redo_ns};
@@ -320,8 +356,14 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   }
   atoll_run_recorder_init(&d.rec, s, res, d.trace, &hooks, &d, NULL, NULL);
   d.cl = calloc(s->n_clients, sizeof *d.cl);
-  if (!d.cl)
+  d.admitted = calloc(s->n_clients ? s->n_clients : 1, sizeof *d.admitted);
+  d.decided = calloc(s->n_clients ? s->n_clients : 1, 1);
+  if (!d.cl || !d.admitted || !d.decided)
     rc = ATOLL_ENOMEM;
+  /* dart's admit_from: clients from that one on arrive at run time and pass admission first. */
+  int64_t late = is_dart(&d) ? s->policy.param[4] : 0;
+  for (uint32_t c = 0; c < s->n_clients && rc == 0; c++)
+    d.admitted[c] = late <= 0 || (int64_t)c < late - 1;
   for (uint32_t k = 0; k < ATOLL_DART_MAX_NODES; k++)
     d.nodes[k].running = -1;
   for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
@@ -363,6 +405,8 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
     rc = ATOLL_ENOMEM;
   free(d.jobs);
   free(d.cl);
+  free(d.admitted);
+  free(d.decided);
   atoll_run_arrivals_free(&d.arr);
   atoll_dart_plan_free(&d.plan);
   return rc;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "sim/snapbuf.h"
 
 /* The order word: class in the top bits, sequence below, so (time, order) sorts by time, then
  * class, then scheduling order. 2^56 sequence numbers outlast any run. */
@@ -164,4 +165,36 @@ int atoll_evq_unpop(atoll_evq *q, const struct atoll_heap_item *it) {
   assert(it->time >= q->now && "an event put back in the past");
   q->processed--;
   return insert(q, it);
+}
+
+void atoll_evq_save(const atoll_evq *q, atoll_snapbuf *b) {
+  atoll_snapbuf_put(b, &q->near_n, sizeof q->near_n);
+  atoll_snapbuf_put(b, &q->near[q->near_head], q->near_n * sizeof *q->near);
+  atoll_snapbuf_put(b, &q->heap.count, sizeof q->heap.count);
+  atoll_snapbuf_put(b, q->items, q->heap.count * sizeof *q->items);
+  atoll_snapbuf_put(b, &q->seq, sizeof q->seq);
+  atoll_snapbuf_put(b, &q->now, sizeof q->now);
+  atoll_snapbuf_put(b, &q->processed, sizeof q->processed);
+}
+
+int atoll_evq_restore(atoll_evq *q, atoll_snapbuf *b) {
+  /* near starts at slot 0 and the heap's array is copied as it was: which slot holds an event never
+   * shows, and the heap's shape, hence its order of ties, is the saved one. */
+  atoll_snapbuf_get(b, &q->near_n, sizeof q->near_n);
+  q->near_head = 0;
+  atoll_snapbuf_get(b, q->near, q->near_n * sizeof *q->near);
+  uint32_t count;
+  atoll_snapbuf_get(b, &count, sizeof count);
+  while (q->cap < count) {
+    q->heap.count = 0;
+    int rc = grow(q);
+    if (rc)
+      return rc;
+  }
+  atoll_snapbuf_get(b, q->items, count * sizeof *q->items);
+  q->heap.count = count;
+  atoll_snapbuf_get(b, &q->seq, sizeof q->seq);
+  atoll_snapbuf_get(b, &q->now, sizeof q->now);
+  atoll_snapbuf_get(b, &q->processed, sizeof q->processed);
+  return 0;
 }

@@ -78,6 +78,13 @@ static inline bool atoll_evq_peek_time(const atoll_evq *q, int64_t *time) {
   return false;
 }
 
+/* The explorer's checkpoints (run.h): writes the pending events, the sequence, the time and the
+ * count of processed events into b; restore reads them back into a queue of the same run (its
+ * order of events is then exactly the saved one's). Restore returns 0 or ATOLL_ENOMEM. */
+struct atoll_snapbuf;
+void atoll_evq_save(const atoll_evq *q, struct atoll_snapbuf *b);
+int atoll_evq_restore(atoll_evq *q, struct atoll_snapbuf *b);
+
 /* Pops the earliest event when near is empty (evq.c). */
 bool atoll__evq_pop_heap(atoll_evq *q, int64_t *time, uint64_t *payload);
 

@@ -1,5 +1,5 @@
-/* Exhaustive schedule exploration (explore.h): stateless depth-first search over choice lists,
- * on one or more worker threads.
+/* Exhaustive schedule exploration (explore.h): depth-first search over choice lists, each run
+ * resumed from a checkpoint of the simulator's state, on one or more worker threads.
  *
  * Each worker owns a subtree of schedules: a prefix of choices it never changes (entries below
  * `base`), and at `base` and below a depth-first search of its own. Every entry of a worker's path
@@ -74,6 +74,17 @@ typedef struct search {
   const bool *relevant;
   int err;
   const double *target; /* the witness pass: each bound's final worst (explore.h) */
+  /* Checkpoints (run.h): the worker's runner, NULL where the state cannot be saved (then every run
+   * replays from the start), and a stack of snapshots of the current path, each taken at the
+   * boundary after an event that answered choices, with `pos` choices answered before it. A run
+   * resumes from the deepest one before the choice it changes. */
+  atoll_sim_runner *runner;
+  struct checkpoint {
+    atoll_sim_snapshot *sn;
+    uint32_t pos;
+  } *snaps;
+  uint32_t n_snaps, cap_snaps;
+  uint64_t run_start_events; /* the events the run's start state had taken */
 } search;
 
 static void lock_path(search *x) {
@@ -260,8 +271,7 @@ static int visit(search *x, atoll_sim_state *st) {
     x->err = rc;
   return rc;
 }
-static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
-  search *x = ctx;
+static bool boundary_step(search *x, atoll_sim_state *st) {
   if (x->err)
     return false;
   if (atomic_load_explicit(&x->sh->stop, memory_order_relaxed) != STOP_NONE) {
@@ -285,7 +295,7 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
   }
   if (x->replaying) {
     x->replaying = false;
-    x->out->replayed_events += atoll_sim_state_events(st);
+    x->out->replayed_events += atoll_sim_state_events(st) - x->run_start_events;
   }
   if (settled(x, st)) {
     x->settled = true;
@@ -310,6 +320,44 @@ static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
     return false;
   }
   return true;
+}
+
+/* Saves the state at this boundary when the event before it answered choices: the next run that
+ * changes one of the choices after it resumes here. */
+static void checkpoint(search *x, atoll_sim_state *st) {
+  uint32_t top = x->n_snaps ? x->snaps[x->n_snaps - 1].pos : 0;
+  if (x->pos <= top)
+    return;
+  if (x->n_snaps == x->cap_snaps) {
+    uint32_t cap = x->cap_snaps ? x->cap_snaps * 2 : 32;
+    struct checkpoint *ns = realloc(x->snaps, cap * sizeof *ns);
+    if (!ns) {
+      x->err = ATOLL_ENOMEM;
+      return;
+    }
+    memset(ns + x->cap_snaps, 0, (cap - x->cap_snaps) * sizeof *ns);
+    x->snaps = ns, x->cap_snaps = cap;
+  }
+  struct checkpoint *c = &x->snaps[x->n_snaps];
+  if (!c->sn && !(c->sn = atoll_sim_snapshot_new())) {
+    x->err = ATOLL_ENOMEM;
+    return;
+  }
+  int rc = atoll_sim_state_save(st, c->sn);
+  if (rc) {
+    x->err = rc;
+    return;
+  }
+  c->pos = x->pos;
+  x->n_snaps++;
+}
+
+static bool dfs_boundary(void *ctx, atoll_sim_state *st) {
+  search *x = ctx;
+  bool go_on = boundary_step(x, st);
+  if (go_on && x->runner)
+    checkpoint(x, st);
+  return go_on && !x->err;
 }
 
 /* A schedule ran to the end: its report's values join the worst values. */
@@ -418,21 +466,32 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
   atoll_explore_result *out = x->out;
   int rc = 0;
   bool more = true;
+  x->n_snaps = 0; /* a new subtree: its path was replaced (a prefix taken or stolen) */
   while (more) {
-    x->pos = 0;
+    /* Resume from the deepest checkpoint before the choice that changed (the path's last entry). */
+    while (x->n_snaps && x->snaps[x->n_snaps - 1].pos >= x->len)
+      x->n_snaps--;
+    const struct checkpoint *from = x->n_snaps ? &x->snaps[x->n_snaps - 1] : NULL;
+    x->pos = from ? from->pos : 0;
+    x->run_start_events = from ? atoll_sim_snapshot_events(from->sn) : 0;
     x->cut = x->settled = x->stop_all = false;
     x->replaying = true;
     x->done_at_replay_end = 0;
-    atoll_run_results res;
-    rc = atoll_sim_run(sh->s, so, &res);
+    atoll_run_results own;
+    const atoll_run_results *res = &own;
+    if (x->runner)
+      rc = atoll_sim_runner_run(x->runner, from ? from->sn : NULL, &res);
+    else
+      rc = atoll_sim_run(sh->s, so, &own);
     if (rc)
       break;
     if (x->err) {
       rc = x->err;
-      atoll_run_results_free(&res);
+      if (!x->runner)
+        atoll_run_results_free(&own);
       break;
     }
-    out->events += res.events;
+    out->events += res->events - x->run_start_events;
     if (x->pos > out->max_depth)
       out->max_depth = x->pos;
     if (x->root_run) {
@@ -442,14 +501,15 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
     }
     if (!x->cut && !x->stop_all) {
       out->schedules++;
-      rc = take_schedule(x, &res, !x->settled);
+      rc = take_schedule(x, res, !x->settled);
       if (x->root_run && rc == 0)
         out->nominal_rt_latency_us = out->worst_rt_latency_us;
     } else if (x->cut) {
       out->pruned++;
     }
     x->root_run = x->hash_replay = false;
-    atoll_run_results_free(&res);
+    if (!x->runner)
+      atoll_run_results_free(&own);
     if (rc || x->stop_all)
       break;
     if (witness_final(x)) {
@@ -556,6 +616,12 @@ static void *worker_main(void *arg) {
   atoll_core_limits limits = {.pending_per_client = pending_limit(sh->s, sh->standalone)};
   atoll_sim_opts so = {.chooser = &chooser, .boundary = dfs_boundary, .boundary_ctx = x, .standalone_ns = sh->standalone,
                        .core_limits = &limits};
+  int made = sh->o && sh->o->replay_from_start ? ATOLL_ENOTSUP : atoll_sim_runner_create(sh->s, &so, &x->runner);
+  if (made && made != ATOLL_ENOTSUP) {
+    int none = 0;
+    atomic_compare_exchange_strong(&sh->err, &none, made);
+    stop_with(sh, STOP_ERROR);
+  }
   /* Worker 0 starts at the root, unless the search is over handed-out prefixes; the others steal. */
   bool work = x->id == 0 && !(sh->o && sh->o->prefixes);
   while (work || find_work(x)) {
@@ -567,6 +633,12 @@ static void *worker_main(void *arg) {
       stop_with(sh, STOP_ERROR);
     }
   }
+  for (uint32_t i = 0; i < x->cap_snaps; i++)
+    atoll_sim_snapshot_free(x->snaps[i].sn);
+  free(x->snaps);
+  x->snaps = NULL, x->n_snaps = x->cap_snaps = 0;
+  atoll_sim_runner_destroy(x->runner);
+  x->runner = NULL;
   return NULL;
 }
 

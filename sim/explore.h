@@ -2,9 +2,10 @@
  * simulated device (choice.h), over the sets the scenario declares, and the worst value of each
  * `expect:` quantity over all of them.
  *
- * The search is depth-first and stateless: a schedule is a list of choices, and each run starts
- * the simulation afresh, replaying the list up to the choice to change next and taking option 0
- * after it (the device is never copied; docs/explore.md compares the two designs). Between events,
+ * The search is depth-first over lists of choices: a run replays the list up to the choice to
+ * change next and takes option 0 after it. It does not replay from the start: each worker keeps
+ * checkpoints (run.h), the simulator's state saved after each event that answered choices, and a
+ * run resumes from the last one before the choice it changes (docs/explore.md). Between events,
  * once past the replayed part, the run's state is hashed (atoll_sim_state_hash) into a visited
  * set; a state seen before ends the run, since everything that can follow it was explored when
  * it was first reached. What a cut-off run has already produced is kept:
@@ -42,6 +43,9 @@ typedef struct atoll_explore_opts {
    * worst values, state count and witness with any number; the split of runs into schedules and
    * pruned runs, and so the event counts, depend on the workers' timing. */
   uint32_t threads;
+  /* Every run replays its choices from the start, without checkpoints (explore.c): the same
+   * results with more simulated events; for the tests and the benchmark to compare the two. */
+  bool replay_from_start;
   /* NULL, or called now and then (it must not touch the search). */
   void (*progress)(void *ctx, uint64_t states, uint64_t schedules);
   void *progress_ctx;

@@ -9,8 +9,10 @@
 #include "atoll/error.h"
 #include "run/driver.h"
 #include "sim/evq.h"
+#include "sim/knee.h"
 #include "core/sched.h"
 #include "sim/simdev.h"
+#include "sim/snapbuf.h"
 #include "sim/state_hash.h"
 #include "sim/trace_hooks.h"
 #include "core/workload.h"
@@ -27,6 +29,7 @@ struct atoll_sim_state {
   atoll_trace *trace;
   atoll_run_recorder rec;   /* records requests and preemptions, draws the timeline (driver.h) */
   atoll_trace_hooks hooks;  /* the device's hooks, drawn on rec.tl */
+  size_t core_size;
   int oom;
   const atoll_chooser *chooser; /* NULL: the nominal option everywhere */
 };
@@ -59,11 +62,27 @@ static void take_marks(void *ctx, atoll_run_marks *out) {
   atoll_simdev_killed(r->dev, &out->killed_gpu_ns, &n_killed);
 }
 
-/* A completed op run again costs its time alone on the simulated GPU. */
-static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
+/* The batch request req of client leads (1: none; its riders' tasks say 1). */
+static uint32_t batch_of(const runner *r, uint32_t client, uint64_t req) {
+  for (uint32_t i = 0; r->s->clients[client].batch_max > 1 && i < r->core.n_tasks; i++) {
+    const atoll_task *t = &r->core.tasks[i];
+    if (t->in_use && t->client == client && t->req == req)
+      return t->batch;
+  }
+  return 1;
+}
+
+/* A completed op run again costs its time alone on the simulated GPU, at the size of the batch
+ * that runs it again (the device runs the relaunched op at that size too). */
+static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
   runner *r = ctx;
   uint32_t model = r->s->clients[client].model;
-  return atoll_kernel_alone_ns(&r->s->gpu, atoll_simdev_timing(r->dev, model, op));
+  uint32_t b = batch_of(r, client, req);
+  if (b <= 1)
+    return atoll_kernel_alone_ns(&r->s->gpu, atoll_simdev_timing(r->dev, model, op));
+  atoll_kernel_timing t = *atoll_simdev_timing(r->dev, model, op);
+  atoll_kernel_timing_batch(&r->s->gpu, &r->s->models[model].model.ops[op], b, &t);
+  return atoll_kernel_alone_ns(&r->s->gpu, &t);
 }
 
 static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
@@ -250,78 +269,282 @@ bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c) {
   return true;
 }
 
-/* Runs s with standalone latencies already known (res->standalone_ns). */
-static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
+/* Sets r up for a run of s into res (standalone latencies already known, res->standalone_ns): the
+ * queue, the device, the core. Frees what it made on failure. */
+static int runner_setup(runner *r, const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
   atoll_trace *trace = opts ? opts->trace : NULL;
-  runner r = {.s = s, .res = res, .trace = trace, .chooser = opts ? opts->chooser : NULL};
-  int rc = atoll_run_arrivals_init(&r.arr, s, res->standalone_ns);
+  *r = (runner){.s = s, .res = res, .trace = trace, .chooser = opts ? opts->chooser : NULL};
+  int rc = atoll_run_arrivals_init(&r->arr, s, res->standalone_ns);
   if (rc == 0)
-    rc = atoll_evq_init(&r.evq, 4096);
-  atoll_run_recorder_init(&r.rec, s, res, trace, &device_hooks, &r, opts ? opts->tap : NULL,
+    rc = atoll_evq_init(&r->evq, 4096);
+  atoll_run_recorder_init(&r->rec, s, res, trace, &device_hooks, r, opts ? opts->tap : NULL,
                           opts ? opts->tap_ctx : NULL);
-  atoll_trace_hooks_init(&r.hooks, &r.rec.tl, s);
-  atoll_simdev_cfg dcfg = {.scenario = s, .timing_gpu = opts ? opts->timing_gpu : NULL, .evq = &r.evq, .trace = trace, .hooks = trace ? &r.hooks.hooks : NULL,
+  atoll_trace_hooks_init(&r->hooks, &r->rec.tl, s);
+  atoll_simdev_cfg dcfg = {.scenario = s, .timing_gpu = opts ? opts->timing_gpu : NULL, .evq = &r->evq, .trace = trace, .hooks = trace ? &r->hooks.hooks : NULL,
                            .window_start_ns = s->warmup_ns, .window_end_ns = s->duration_ns,
-                           .chooser = r.chooser};
+                           .chooser = r->chooser};
   if (rc == 0)
-    rc = atoll_simdev_create(&r.dev, &dcfg);
+    rc = atoll_simdev_create(&r->dev, &dcfg);
   size_t size = rc == 0 ? atoll_core_size(s, opts ? opts->core_limits : NULL) : 0;
   if (rc == 0 && size == 0)
     rc = ATOLL_ENOTSUP;
-  if (rc == 0 && !(r.core_mem = malloc(size)))
+  if (rc == 0 && !(r->core_mem = malloc(size)))
     rc = ATOLL_ENOMEM;
+  r->core_size = size;
   if (rc == 0)
-    rc = atoll_core_init(&r.core, r.core_mem, size, s, atoll_simdev_device(r.dev), &atoll_run_observer, &r.rec,
-                         opts ? opts->core_limits : NULL, r.arr.deadline_ns);
+    rc = atoll_core_init(&r->core, r->core_mem, size, s, atoll_simdev_device(r->dev), &atoll_run_observer, &r->rec,
+                         opts ? opts->core_limits : NULL, r->arr.deadline_ns);
   if (rc) {
-    runner_free(&r);
+    runner_free(r);
     return rc;
   }
-  atoll_simdev_attach(r.dev, &r.core);
+  atoll_simdev_attach(r->dev, &r->core);
   if (trace)
     atoll_trace_name_track(trace, ATOLL_TRACK_SCHED, 0, atoll_policy_name(s->policy.kind));
-  for (uint32_t c = 0; c < s->n_clients; c++)
-    if (atoll_core_client_active(&r.core, c))
-      schedule_arrival(&r, c, atoll_run_first_arrival(&r.arr, s, c));
+  return 0;
+}
+
+/* Schedules the clients' first arrivals: the run's first choices (an RT arrival's jitter). */
+static void runner_begin(runner *r) {
+  for (uint32_t c = 0; c < r->s->n_clients; c++)
+    if (atoll_core_client_active(&r->core, c))
+      schedule_arrival(r, c, atoll_run_first_arrival(&r->arr, r->s, c));
+}
+
+/* Takes events until the run's end, the boundary callback's stop, or a failure. */
+static void runner_loop(runner *r, const atoll_sim_opts *opts) {
+  const atoll_scenario *s = r->s;
   int64_t t;
   uint64_t p;
   void (*progress)(void *, int64_t, int64_t) = opts ? opts->progress : NULL;
   uint32_t since_progress = 0;
   bool (*boundary)(void *, atoll_sim_state *) = opts ? opts->boundary : NULL;
-  while (!r.oom && !r.rec.failed && atoll_evq_peek_time(&r.evq, &t) && t < s->duration_ns) {
+  while (!r->oom && !r->rec.failed && atoll_evq_peek_time(&r->evq, &t) && t < s->duration_ns) {
     if (progress && ++since_progress == 4096) {
       since_progress = 0;
       progress(opts->progress_ctx, t, s->duration_ns);
     }
-    if (boundary && !boundary(opts->boundary_ctx, &r))
+    if (boundary && !boundary(opts->boundary_ctx, r))
       break;
-    if (r.chooser) {
-      if (!next_chosen(&r, &t, &p))
+    if (r->chooser) {
+      if (!next_chosen(r, &t, &p))
         continue; /* a cancelled event: dropped */
     } else {
-      atoll_evq_pop(&r.evq, &t, &p);
+      atoll_evq_pop(&r->evq, &t, &p);
     }
     if (atoll_simev_type(p) == ATOLL_SIMEV_ARRIVAL)
-      on_arrival(&r, atoll_simev_id(p), t);
+      on_arrival(r, atoll_simev_id(p), t);
     else
-      atoll_simdev_handle(r.dev, p, t);
+      atoll_simdev_handle(r->dev, p, t);
   }
-  atoll_simdev_finish(r.dev, s->duration_ns, &res->cu_busy_ns, &res->cu_busy_rt_ns, &res->cu_busy_be_ns);
-  atoll_timeline_finish(&r.rec.tl, s->duration_ns);
-  res->rt_beside_be = atoll_simdev_rt_beside_be(r.dev);
+}
+
+/* Closes the run's books into its results. */
+static int runner_finish(runner *r) {
+  const atoll_scenario *s = r->s;
+  atoll_run_results *res = r->res;
+  atoll_simdev_finish(r->dev, s->duration_ns, &res->cu_busy_ns, &res->cu_busy_rt_ns, &res->cu_busy_be_ns);
+  atoll_timeline_finish(&r->rec.tl, s->duration_ns);
+  res->rt_beside_be = atoll_simdev_rt_beside_be(r->dev);
   atoll_simdev_padding_stats pad;
-  atoll_simdev_padding(r.dev, &pad);
+  atoll_simdev_padding(r->dev, &pad);
   res->cu_busy_be_padded_ns = pad.busy_padded_ns;
   res->rt_kernels = pad.rt_kernels;
   if (pad.n_samples && (res->pad_samples = malloc(pad.n_samples * sizeof *pad.samples)) != NULL) {
     memcpy(res->pad_samples, pad.samples, pad.n_samples * sizeof *pad.samples);
     res->n_pad_samples = pad.n_samples;
   } else if (pad.n_samples) {
-    r.oom = 1;
+    r->oom = 1;
   }
-  res->events = r.evq.processed;
-  rc = r.oom || r.rec.failed ? ATOLL_ENOMEM : 0;
+  res->events = r->evq.processed;
+  return r->oom || r->rec.failed ? ATOLL_ENOMEM : 0;
+}
+
+/* Runs s with standalone latencies already known (res->standalone_ns). */
+static int run_with(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
+  runner r;
+  int rc = runner_setup(&r, s, opts, res);
+  if (rc)
+    return rc;
+  runner_begin(&r);
+  runner_loop(&r, opts);
+  rc = runner_finish(&r);
   runner_free(&r);
+  return rc;
+}
+
+/* --- the explorer's runner and checkpoints (run.h) --- */
+
+struct atoll_sim_snapshot {
+  atoll_snapbuf buf;  /* the queue, the device, the recorder, the arrivals, the results */
+  atoll_core core;    /* the core, copied whole into storage of its own */
+  void *core_mem;
+  size_t core_size;
+  uint64_t events;    /* events taken before the save */
+};
+
+atoll_sim_snapshot *atoll_sim_snapshot_new(void) { return calloc(1, sizeof(atoll_sim_snapshot)); }
+
+void atoll_sim_snapshot_free(atoll_sim_snapshot *sn) {
+  if (!sn)
+    return;
+  atoll_snapbuf_free(&sn->buf);
+  free(sn->core_mem);
+  free(sn);
+}
+
+uint64_t atoll_sim_snapshot_events(const atoll_sim_snapshot *sn) { return sn->events; }
+
+/* The results' records, without what only the end of a run fills (pad_samples). */
+static void results_save(const atoll_run_results *res, uint32_t n_clients, atoll_snapbuf *b) {
+  atoll_snapbuf_put(b, res, sizeof *res);
+  atoll_snapbuf_put(b, res->clients, n_clients * sizeof *res->clients);
+  for (uint32_t c = 0; c < n_clients; c++)
+    atoll_snapbuf_put(b, res->clients[c].req, res->clients[c].n * sizeof *res->clients[c].req);
+  atoll_snapbuf_put(b, res->preemptions, res->n_preemptions * sizeof *res->preemptions);
+  atoll_snapbuf_put(b, res->groups, res->n_groups * sizeof *res->groups);
+}
+
+/* Makes *p (of *cap elements of `size` bytes) hold at least n. */
+static int room_for(void **p, uint32_t *cap, uint32_t n, size_t size) {
+  if (n <= *cap)
+    return 0;
+  void *np = realloc(*p, n * size);
+  if (!np)
+    return ATOLL_ENOMEM;
+  *p = np, *cap = n;
+  return 0;
+}
+
+static int results_restore(atoll_run_results *res, uint32_t n_clients, atoll_snapbuf *b) {
+  atoll_run_results keep = *res;
+  free(keep.pad_samples); /* the last run's, filled at its end */
+  atoll_snapbuf_get(b, res, sizeof *res);
+  res->scenario = keep.scenario, res->mode = keep.mode, res->standalone_ns = keep.standalone_ns;
+  res->clients = keep.clients, res->gpu_cu_busy_ns = keep.gpu_cu_busy_ns;
+  res->preemptions = keep.preemptions, res->cap_preemptions = keep.cap_preemptions;
+  res->groups = keep.groups, res->cap_groups = keep.cap_groups;
+  res->pad_samples = NULL, res->n_pad_samples = 0;
+  int rc = 0;
+  for (uint32_t c = 0; c < n_clients; c++) {
+    atoll_client_records *cr = &res->clients[c];
+    atoll_request_record *req = cr->req;
+    uint32_t cap = cr->cap;
+    atoll_snapbuf_get(b, cr, sizeof *cr);
+    cr->req = req, cr->cap = cap;
+  }
+  for (uint32_t c = 0; c < n_clients && rc == 0; c++) {
+    atoll_client_records *cr = &res->clients[c];
+    if ((rc = room_for((void **)&cr->req, &cr->cap, cr->n, sizeof *cr->req)) == 0)
+      atoll_snapbuf_get(b, cr->req, cr->n * sizeof *cr->req);
+  }
+  if (rc == 0 && (rc = room_for((void **)&res->preemptions, &res->cap_preemptions, res->n_preemptions,
+                                sizeof *res->preemptions)) == 0)
+    atoll_snapbuf_get(b, res->preemptions, res->n_preemptions * sizeof *res->preemptions);
+  if (rc == 0 && (rc = room_for((void **)&res->groups, &res->cap_groups, res->n_groups, sizeof *res->groups)) == 0)
+    atoll_snapbuf_get(b, res->groups, res->n_groups * sizeof *res->groups);
+  return rc;
+}
+
+int atoll_sim_state_save(const atoll_sim_state *r, atoll_sim_snapshot *sn) {
+  if (sn->core_size < r->core_size) {
+    void *m = realloc(sn->core_mem, r->core_size);
+    if (!m)
+      return ATOLL_ENOMEM;
+    sn->core_mem = m, sn->core_size = r->core_size;
+  }
+  int rc = atoll_core_copy(&sn->core, sn->core_mem, sn->core_size, &r->core);
+  if (rc)
+    return rc;
+  atoll_snapbuf *b = &sn->buf;
+  atoll_snapbuf_clear(b);
+  atoll_evq_save(&r->evq, b);
+  if ((rc = atoll_simdev_save(r->dev, b)))
+    return rc;
+  atoll_snapbuf_put(b, &r->rec, sizeof r->rec);
+  atoll_snapbuf_put(b, r->arr.gens, r->s->n_clients * sizeof *r->arr.gens);
+  atoll_snapbuf_put(b, &r->oom, sizeof r->oom);
+  results_save(r->res, r->s->n_clients, b);
+  sn->events = r->evq.processed;
+  return b->oom ? ATOLL_ENOMEM : 0;
+}
+
+static int state_restore(runner *r, atoll_sim_snapshot *sn) {
+  int rc = atoll_core_copy(&r->core, r->core_mem, r->core_size, &sn->core);
+  atoll_snapbuf *b = &sn->buf;
+  b->at = 0;
+  if (rc == 0)
+    rc = atoll_evq_restore(&r->evq, b);
+  if (rc == 0)
+    rc = atoll_simdev_restore(r->dev, b);
+  if (rc == 0) {
+    atoll_snapbuf_get(b, &r->rec, sizeof r->rec);
+    atoll_snapbuf_get(b, r->arr.gens, r->s->n_clients * sizeof *r->arr.gens);
+    atoll_snapbuf_get(b, &r->oom, sizeof r->oom);
+    rc = results_restore(r->res, r->s->n_clients, b);
+  }
+  return rc;
+}
+
+/* The runner: a run set up once, whose state is the start snapshot's or another's before each run. */
+struct atoll_sim_runner {
+  runner r;
+  atoll_run_results res;
+  const atoll_sim_opts *opts;
+  atoll_sim_snapshot *start; /* the state before the first arrivals are scheduled */
+};
+
+void atoll_sim_runner_destroy(atoll_sim_runner *sr) {
+  if (!sr)
+    return;
+  runner_free(&sr->r);
+  atoll_run_results_free(&sr->res);
+  atoll_sim_snapshot_free(sr->start);
+  free(sr);
+}
+
+int atoll_sim_runner_create(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_sim_runner **out) {
+  *out = NULL;
+  /* One GPU's run on the blocks engine, whose state can be saved; no timeline (it is drawn as the
+   * run goes and cannot be taken back). */
+  if (!opts || !opts->standalone_ns || opts->trace || atoll_dart_policy(s->policy.kind) || atoll_scenario_gpus(s) > 1 ||
+      s->engine != ATOLL_ENGINE_BLOCKS)
+    return ATOLL_ENOTSUP;
+  atoll_sim_runner *sr = calloc(1, sizeof *sr);
+  if (!sr)
+    return ATOLL_ENOMEM;
+  sr->opts = opts;
+  int rc = atoll_run_results_init(&sr->res, s, "sim");
+  if (rc) {
+    atoll_run_results_free(&sr->res);
+    free(sr);
+    return rc;
+  }
+  memcpy(sr->res.standalone_ns, opts->standalone_ns, s->n_models * sizeof *sr->res.standalone_ns);
+  if ((rc = runner_setup(&sr->r, s, opts, &sr->res))) {
+    atoll_run_results_free(&sr->res);
+    free(sr);
+    return rc;
+  }
+  sr->start = atoll_sim_snapshot_new();
+  rc = sr->start ? atoll_sim_state_save(&sr->r, sr->start) : ATOLL_ENOMEM;
+  if (rc) {
+    atoll_sim_runner_destroy(sr);
+    return rc;
+  }
+  *out = sr;
+  return 0;
+}
+
+int atoll_sim_runner_run(atoll_sim_runner *sr, atoll_sim_snapshot *from, const atoll_run_results **res) {
+  int rc = state_restore(&sr->r, from ? from : sr->start);
+  if (rc)
+    return rc;
+  if (!from)
+    runner_begin(&sr->r);
+  runner_loop(&sr->r, sr->opts);
+  rc = runner_finish(&sr->r);
+  *res = &sr->res;
   return rc;
 }
 
@@ -375,7 +598,29 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
     return atoll_dart_sim_run(s, opts ? opts->trace : NULL, res);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  /* gslice starts every unbound client at its model's knee (sim/knee.h). */
+  atoll_scenario started;
+  const atoll_scenario *given = s;
+  atoll_client *clients = NULL;
+  if (s->policy.kind == ATOLL_POLICY_GSLICE) {
+    clients = malloc(s->n_clients * sizeof *clients);
+    if (!clients)
+      return ATOLL_ENOMEM;
+    memcpy(clients, s->clients, s->n_clients * sizeof *clients);
+    int krc = atoll_sim_gslice_start(s, clients);
+    if (krc) {
+      free(clients);
+      return krc;
+    }
+    started = *s;
+    started.clients = clients;
+    s = &started;
+  }
   int rc = atoll_run_drive(s, opts ? opts->standalone_ns : NULL, &sim_device, &opts, res);
+  /* The results name the caller's scenario: the copy lives only here, and differs in the CUs. */
+  if (clients && rc == 0)
+    res->scenario = given;
+  free(clients);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   return rc;

@@ -60,6 +60,27 @@ uint64_t atoll_sim_state_events(const atoll_sim_state *st);
 /* Whether client c has nothing more to do in this run: no request in flight, none to arrive. */
 bool atoll_sim_state_client_idle(const atoll_sim_state *st, uint32_t c);
 
+/* --- checkpoints: a run saved between two events and resumed from there (the explorer) ---
+ * A runner is one run of a scenario set up once; each atoll_sim_runner_run starts from its start
+ * state or from a snapshot saved by a run of the same runner (atoll_sim_state_save, called from
+ * the boundary callback), and gives the same results as a run from the start that reached that
+ * state. A snapshot holds pointers into its runner's device: it is restored into that runner only. */
+typedef struct atoll_sim_runner atoll_sim_runner;
+typedef struct atoll_sim_snapshot atoll_sim_snapshot;
+/* opts (kept, with its chooser and boundary) must give standalone_ns. ATOLL_ENOTSUP where the state
+ * cannot be saved: a trace, several GPUs, the fluid engine, DART's policies. */
+int atoll_sim_runner_create(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_sim_runner **out);
+/* Runs from `from` (NULL: the start) to the end or the boundary's stop; *res stays the runner's,
+ * valid until its next run. 0 or ATOLL_ENOMEM. */
+int atoll_sim_runner_run(atoll_sim_runner *r, atoll_sim_snapshot *from, const atoll_run_results **res);
+void atoll_sim_runner_destroy(atoll_sim_runner *r);
+atoll_sim_snapshot *atoll_sim_snapshot_new(void); /* NULL when out of memory */
+void atoll_sim_snapshot_free(atoll_sim_snapshot *sn);
+/* Saves the state of the run in progress into sn (its storage reused). 0 or ATOLL_ENOMEM. */
+int atoll_sim_state_save(const atoll_sim_state *st, atoll_sim_snapshot *sn);
+/* Events the run had taken when sn was saved. */
+uint64_t atoll_sim_snapshot_events(const atoll_sim_snapshot *sn);
+
 /* Fills res (free with atoll_run_results_free, driver.h) through the driver (run/driver.h): the
  * standalone latencies, then the run. Returns 0, ATOLL_ENOTSUP for a policy the core does not
  * implement, or ATOLL_ENOMEM. */

@@ -8,6 +8,7 @@
 
 #include "atoll/error.h"
 #include "sim/cu_model.h"
+#include "sim/snapbuf.h"
 #include "sim/state_hash.h"
 
 enum { MAX_HIDDEN = 64, MAX_PARTS = 16 };
@@ -45,6 +46,7 @@ typedef struct stream {
   uint16_t home_lo, home_hi; /* the range of CUs the stream is bound to (its whole GPU when unbound) */
   atoll_cuset home;          /* the CUs it is bound to; empty when unbound */
   uint8_t home_gaps;         /* the bound CUs are several runs: its kernels keep to `home` */
+  uint8_t own_channel;       /* an MPS client: a hardware channel of its own (atoll_stream_cfg) */
   int32_t pad;           /* owner of a padded launch: its pad record; -1 otherwise */
   uint8_t hidden;        /* a BE part of a padded launch, run on a device-internal stream */
   uint32_t owner;        /* hidden: the stream of the padded launch */
@@ -144,6 +146,8 @@ static void transmit(atoll_simdev *d, stream *st) {
  * (docs/partitions.md, "Command processor"): dispatch alternating between them is not a stream
  * switch. Unbound streams span the GPU, so they overlap every stream. */
 static bool homes_overlap(const stream *a, const stream *b) {
+  if (a->own_channel && b->own_channel)
+    return false;
   if (atoll_cuset_is_empty(&a->home) || atoll_cuset_is_empty(&b->home))
     return true;
   return atoll_cuset_intersects(&a->home, &b->home);
@@ -547,12 +551,35 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   st->cu_lo = st->home_lo = (uint16_t)lo, st->cu_hi = st->home_hi = (uint16_t)hi;
   st->home = cfg->cus;
   st->home_gaps = runs > 1;
+  st->own_channel = cfg->own_channel;
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
   d->n_streams = d->n_core_streams;
   *id = sidx;
   if (d->trace)
     atoll_trace_name_track(d->trace, ATOLL_TRACK_STREAM, *id, st->name);
+  return 0;
+}
+
+/* A re-provisioned share (gslice): the stream's home moves; a kernel running keeps its CUs and the
+ * next one dispatched runs on the new set (command_done restores cu_lo/cu_hi from the home). */
+static int dev_set_stream_cus(void *ctx, uint32_t sid, const atoll_cuset *cus) {
+  atoll_simdev *d = ctx;
+  if (sid >= d->n_core_streams || !cus)
+    return ATOLL_EINVAL;
+  uint32_t lo = 0, hi = d->g->cus, runs = 0;
+  if (!atoll_cuset_is_empty(cus)) {
+    runs = atoll_cuset_runs(cus, &lo, &hi);
+    hi = atoll_cuset_end(cus);
+    if (hi > d->g->cus)
+      return ATOLL_ENOTSUP;
+  }
+  stream *st = &d->streams[sid];
+  st->home_lo = (uint16_t)lo, st->home_hi = (uint16_t)hi;
+  st->home = *cus;
+  st->home_gaps = runs > 1;
+  if (!st->busy)
+    st->cu_lo = st->home_lo, st->cu_hi = st->home_hi;
   return 0;
 }
 
@@ -742,6 +769,7 @@ static const atoll_device_ops simdev_ops = {
     .set_preempt_flag = dev_set_preempt_flag,
     .reset_cus = dev_reset_cus,
     .set_dq_capacity = dev_set_dq_capacity,
+    .set_stream_cus = dev_set_stream_cus,
     .exec_index = dev_exec_index,
 };
 
@@ -936,4 +964,79 @@ bool atoll_simdev_event_hash(const atoll_simdev *d, uint64_t p, uint64_t *h) {
     *h = atoll__hmix(*h, id);
     return true;
   }
+}
+
+/* --- the explorer's checkpoints (simdev.h) --- */
+
+int atoll_simdev_save(const atoll_simdev *d, atoll_snapbuf *b) {
+  atoll_snapbuf_put(b, d, sizeof *d);
+  atoll_snapbuf_put(b, d->streams, d->n_streams * sizeof *d->streams);
+  /* Each stream's commands in order from its head: where the ring starts never shows. */
+  for (uint32_t i = 0; i < d->n_streams; i++) {
+    const stream *st = &d->streams[i];
+    for (uint32_t k = 0; k < st->count; k++)
+      atoll_snapbuf_put(b, &st->q[(st->head + k) % st->cap], sizeof *st->q);
+  }
+  atoll_snapbuf_put(b, d->engine_free_ns, d->g->copy_engines * sizeof *d->engine_free_ns);
+  atoll_snapbuf_put(b, d->timers, d->n_timers * sizeof *d->timers);
+  atoll_snapbuf_put(b, d->pad_samples, d->n_pad_samples * sizeof *d->pad_samples);
+  atoll_snapbuf_put(b, d->pads, d->n_pads * sizeof *d->pads);
+  return atoll_cu_save(d->cu, b);
+}
+
+/* Makes *p (of *cap elements of `size` bytes) hold at least n. */
+static int room_for(void **p, uint32_t *cap, uint32_t n, size_t size) {
+  if (n <= *cap)
+    return 0;
+  void *np = realloc(*p, n * size);
+  if (!np)
+    return ATOLL_ENOMEM;
+  *p = np, *cap = n;
+  return 0;
+}
+
+int atoll_simdev_restore(atoll_simdev *d, atoll_snapbuf *b) {
+  /* The saved scalars, with this device's own storage and configuration kept. */
+  atoll_simdev keep = *d;
+  atoll_snapbuf_get(b, d, sizeof *d);
+  d->s = keep.s, d->g = keep.g, d->evq = keep.evq, d->trace = keep.trace, d->hooks = keep.hooks;
+  d->core = keep.core, d->timing = keep.timing, d->tg = keep.tg, d->cu = keep.cu, d->alone_ns = keep.alone_ns;
+  d->streams = keep.streams, d->cap_streams = keep.cap_streams, d->engine_free_ns = keep.engine_free_ns;
+  d->timers = keep.timers, d->cap_timers = keep.cap_timers;
+  d->pad_samples = keep.pad_samples, d->cap_pad_samples = keep.cap_pad_samples;
+  d->pads = keep.pads, d->cap_pads = keep.cap_pads;
+  /* Streams made after the save (padding's internal ones) are made again when needed. */
+  for (uint32_t i = d->n_streams; i < keep.n_streams; i++) {
+    free(d->streams[i].q);
+    d->streams[i].q = NULL, d->streams[i].cap = d->streams[i].count = 0;
+  }
+  int rc = 0;
+  for (uint32_t i = 0; i < d->n_streams; i++) {
+    stream *st = &d->streams[i];
+    entry *q = i < keep.n_streams ? st->q : NULL;
+    uint32_t cap = i < keep.n_streams ? st->cap : 0;
+    atoll_snapbuf_get(b, st, sizeof *st);
+    st->q = q, st->cap = cap;
+  }
+  for (uint32_t i = 0; i < d->n_streams; i++) {
+    stream *st = &d->streams[i];
+    st->head = 0;
+    if (rc == 0 && st->count > st->cap) {
+      uint32_t cap = st->cap;
+      rc = room_for((void **)&st->q, &cap, st->count, sizeof *st->q);
+      st->cap = cap;
+    }
+    if (rc)
+      return rc;
+    atoll_snapbuf_get(b, st->q, st->count * sizeof *st->q);
+  }
+  atoll_snapbuf_get(b, d->engine_free_ns, d->g->copy_engines * sizeof *d->engine_free_ns);
+  if ((rc = room_for((void **)&d->timers, &d->cap_timers, d->n_timers, sizeof *d->timers)) ||
+      (rc = room_for((void **)&d->pad_samples, &d->cap_pad_samples, d->n_pad_samples, sizeof *d->pad_samples)) ||
+      (rc = room_for((void **)&d->pads, &d->cap_pads, d->n_pads, sizeof *d->pads)))
+    return rc;
+  atoll_snapbuf_get(b, d->timers, d->n_timers * sizeof *d->timers);
+  atoll_snapbuf_get(b, d->pad_samples, d->n_pad_samples * sizeof *d->pad_samples);
+  atoll_snapbuf_get(b, d->pads, d->n_pads * sizeof *d->pads);
+  return atoll_cu_restore(d->cu, b);
 }

@@ -112,6 +112,13 @@ uint64_t atoll_simdev_cu_groups(const atoll_simdev *d);
  * hash of what it is, independent of slot numbers and scheduling order. */
 int atoll_simdev_hash(const atoll_simdev *d, bool with_marks, uint64_t *h);
 bool atoll_simdev_event_hash(const atoll_simdev *d, uint64_t payload, uint64_t *h);
+/* The explorer's checkpoints (run.h): writes the device's mutable state (streams and their queues,
+ * the CP, copy engines, timers, padding records, the CUs) into b; restore reads it back into the
+ * device of the same run. Pointers into the device's own stream array are kept as they are: it
+ * never moves. ATOLL_ENOTSUP for the fluid engine; restore may return ATOLL_ENOMEM. */
+struct atoll_snapbuf;
+int atoll_simdev_save(const atoll_simdev *d, struct atoll_snapbuf *b);
+int atoll_simdev_restore(atoll_simdev *d, struct atoll_snapbuf *b);
 /* The timing the device uses for (model, op). */
 const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t model, uint32_t op);
 

@@ -11,7 +11,7 @@
 # carried footprints (docs/partitions.md, "Memory"): the gpu object's "memory_*" keys and the text
 # report's "GPU memory in use" line; with batching and several GPUs, each client's "batch" and the
 # top-level "gpus" (docs/report.md); and with the abacus policy (docs/abacus.md) each client's
-# "qos_violations" and "violation_ratio" keys; and explore's "ranks" and "threads" keys (how the
+# "qos_violations" and "violation_ratio" keys; with gslice (docs/gslice.md) each client's "gue"; and explore's "ranks" and "threads" keys (how the
 # search ran, added with `--threads`; docs/scale-out.md). The text references were stored again
 # with the outcome columns, the overload warning and the outcomes line (with its QoS violations).
 #
@@ -59,7 +59,7 @@ for w in $workloads; do
       cat "$out/$name.err" >> "$out/$name.txt" && rm "$out/$name.err"
       "$atoll" sim "scenarios/disb/$w.yaml" --policy "$p" --set "sim.engine=$e" --quiet \
         --json "$out/$name.json.raw" > /dev/null 2>&1 || true
-      grep -v -E '^  "(run|gpus)": |^      "(shed|failed|goodput_rps|batch|qos_violations|violation_ratio)": ' "$out/$name.json.raw" \
+      grep -v -E '^  "(run|gpus)": |^      "(shed|failed|goodput_rps|gue|batch|qos_violations|violation_ratio)": ' "$out/$name.json.raw" \
         | sed -E 's/, "memory_(mb_used|mb|unknown_instances)": [^,}]*//g' > "$out/$name.json" \
         && rm "$out/$name.json.raw"
     done

@@ -43,6 +43,10 @@ typedef struct atoll_stream_cfg {
   atoll_cuset cus;      /* CUs the stream may run blocks on; empty: all (docs/partitions.md). A device
                          * that cannot bind a stream refuses a non-empty set (ATOLL_ENOTSUP) */
   const char *name;     /* for traces */
+  /* The stream is a client process of its own under CUDA MPS (policies mps-default, mps-static,
+   * gslice): it submits through a hardware channel of its own, so dispatch alternating between two
+   * such streams is not a stream switch (docs/gslice.md). */
+  bool own_channel;
 } atoll_stream_cfg;
 
 typedef struct atoll_device_ops {
@@ -68,6 +72,10 @@ typedef struct atoll_device_ops {
    * preemptor prologue's record); ATOLL_ENOENT when none has. A tag, not a bare op index, so the
    * core can tell a kernel of the task it preempts from one of the task before it on the stream. */
   int (*exec_index)(void *dev, uint32_t stream, uint64_t *tag);
+  /* Re-binds a stream to another CU set (empty: all), as a re-provisioned MPS client (gslice's
+   * shadow switch, docs/gslice.md): kernels dispatched from then on run there; one running keeps
+   * its CUs. A device without it cannot re-partition at run time. */
+  int (*set_stream_cus)(void *dev, uint32_t stream, const atoll_cuset *cus);
 } atoll_device_ops;
 
 typedef struct atoll_device {

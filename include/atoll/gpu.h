@@ -28,6 +28,12 @@ typedef struct atoll_gpu_costs {
   int64_t host_launch_ns;
 } atoll_gpu_costs;
 
+/* GSLICE (SoCC '20, §3.2.4, Fig. 15b): a restarted instance takes 2-15 s to load (VGG-19 about
+ * 12 s, ResNet-50 about 5 s in Fig. 16); the switch to the shadow idles the GPU 50-60 us of
+ * coordination, under 100 us in all. */
+#define ATOLL_PARTITION_LOAD_NS_DEFAULT (5000LL * 1000 * 1000)
+#define ATOLL_PARTITION_SWITCH_NS_DEFAULT (60LL * 1000)
+
 typedef struct atoll_gpu {
   const char *name;
   const char *vendor;            /* "amd" or "nvidia" */
@@ -40,6 +46,13 @@ typedef struct atoll_gpu {
   uint32_t copy_engines;
   atoll_gpu_costs costs;
   double memory_mb;              /* device memory (preset key memory_mb); 0: unknown, nothing is checked */
+  /* Re-provisioning a spatial share at run time (gslice's shadow instance, docs/gslice.md): the
+   * shadow's load time, and the idle of the switch to it. Optional preset keys
+   * costs.partition_load_ms and costs.partition_switch_us, defaults GSLICE's figures
+   * (ATOLL_PARTITION_*_DEFAULT). Here at the end, so the fields before keep their layout (the WP
+   * proofs of core/dkp.c read this struct). */
+  int64_t partition_load_ns;
+  int64_t partition_switch_ns;
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

@@ -22,6 +22,9 @@
   X(DART, "dart", dart)                 \
   X(BASE_GPU, "base-gpu", base_gpu)     \
   X(BASE_CPU, "base-cpu", base_cpu)     \
+  X(MPS_DEFAULT, "mps-default", mps_default) \
+  X(MPS_STATIC, "mps-static", mps_static) \
+  X(GSLICE, "gslice", gslice)           \
   /* a new policy: one line above this one */
 
 /* Every policy's name, each after a space, as one string literal (" rt-only seq ..."): for help

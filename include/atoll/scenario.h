@@ -66,7 +66,7 @@ typedef enum atoll_policy_kind {
 
 typedef enum atoll_rt_queue { ATOLL_RT_QUEUE_FIFO, ATOLL_RT_QUEUE_EDF } atoll_rt_queue;
 
-enum { ATOLL_POLICY_PARAMS = 4 };
+enum { ATOLL_POLICY_PARAMS = 12 };
 
 typedef struct atoll_policy_cfg {
   atoll_policy_kind kind;

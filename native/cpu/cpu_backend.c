@@ -52,6 +52,8 @@ typedef struct range {
   uint16_t resident[ATOLL_NCPU_MAX_CUS];
   uint64_t tag;
   uint8_t rt, reported;
+  uint32_t batch;                      /* instances of a batched launch (backend.h), at least 1 */
+  uint64_t ptr_stride[AK_MAX_PTRS];
 } range;
 
 typedef struct cpu_queue cpu_queue;
@@ -468,9 +470,13 @@ static void *worker_main(void *arg) {
     l->running++;
     r->resident[s->cu]++;
     residency(d, s->cu, r->rt, +1);
-    const ak_args args = r->args;
+    ak_args args = r->args;
     const uint32_t kernel = r->kernel;
-    ak_ctx ctx = {.block = block, .grid = r->grid, .threads = r->threads, .kill = &s->kill, .trace = NULL,
+    const uint32_t inst = r->grid ? block / r->grid : 0; /* a batched launch's instance (backend.h) */
+    for (uint32_t p = 0; inst && p < AK_MAX_PTRS; p++)
+      if (args.p[p])
+        args.p[p] = (uint8_t *)args.p[p] + inst * r->ptr_stride[p];
+    ak_ctx ctx = {.block = block - inst * r->grid, .grid = r->grid, .threads = r->threads, .kill = &s->kill, .trace = NULL,
                   .alt_math = d->gpu_like};
     flush(d, &n); /* the start, if this block decided it, before the body runs */
     worker_tag = r->tag;
@@ -822,8 +828,11 @@ static void set_range(cpu_dev *d, range *r, const atoll_nkernel_range *k, uint32
   r->args = k->args;
   r->grid = k->grid;
   r->threads = k->threads;
+  r->batch = k->batch > 1 ? k->batch : 1;
+  memcpy(r->ptr_stride, k->ptr_stride, sizeof r->ptr_stride);
+  const uint64_t blocks = (uint64_t)r->batch * k->grid;
   r->next = k->block_lo;
-  r->total = k->block_n ? k->block_n : (k->grid > k->block_lo ? k->grid - k->block_lo : 0);
+  r->total = k->block_n ? k->block_n : (blocks > k->block_lo ? (uint32_t)(blocks - k->block_lo) : 0);
   r->end = r->next + r->total;
   r->occupancy = k->occupancy && k->occupancy < d->slots ? k->occupancy : d->slots;
   if (hi > d->cus)

@@ -29,6 +29,11 @@
  *     queue (gpu_staging.h): H2D data is copied into it at submit, D2H data out of it at
  *     completion, so submit never waits for the device.
  *
+ *   - Several devices (gpu_count): one instance per device, each on its own ordinal (gpu_device.h)
+ *     with its own streams, events and memory. The runtime's current device is per host thread, and
+ *     the runtime's threads call any instance, so every entry point and the completion threads
+ *     select the instance's device first (use_device).
+ *
  * Policy lives in the runtime and the core: nothing here decides what to launch, preempt or pad. */
 #include <errno.h>
 #include <pthread.h>
@@ -41,6 +46,7 @@
 
 #include "atoll/error.h"
 #include "native/backend.h"
+#include "native/gpu/gpu_device.h"
 #include "native/gpu/gpu_kernels.h"
 #include "native/gpu/gpu_reset_hook.h"
 #include "native/gpu/gpu_staging.h"
@@ -165,9 +171,24 @@ static int report(const char *call, gpuError_t e) {
 }
 
 /* Writes `bytes` from pinned `src` to device `dst` through the control stream and waits for it. */
+/* Makes the instance's GPU the calling thread's current device. The thread's last selection is
+ * remembered, so the usual call (a thread working for one instance) costs a comparison; only this
+ * file selects devices, so the memory is never stale. */
+static thread_local int thread_ordinal = -1;
+
+static gpuError_t use_device(const gpu_backend *be) {
+  if (thread_ordinal == be->ordinal)
+    return gpuSuccess;
+  const gpuError_t e = gpuSetDevice(be->ordinal);
+  thread_ordinal = e == gpuSuccess ? be->ordinal : -1;
+  return e;
+}
+
 static int ctl_write(gpu_backend *be, void *dst, const void *src, size_t bytes) {
   pthread_mutex_lock(&be->ctl_mu);
-  gpuError_t e = gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice, be->ctl);
+  gpuError_t e = use_device(be);
+  if (e == gpuSuccess)
+    e = gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice, be->ctl);
   if (e == gpuSuccess)
     e = gpuStreamSynchronize(be->ctl);
   pthread_mutex_unlock(&be->ctl_mu);
@@ -179,7 +200,9 @@ static int ctl_write(gpu_backend *be, void *dst, const void *src, size_t bytes) 
 static int ctl_write_word(gpu_backend *be, uint32_t *dst, uint32_t *src, uint32_t value) {
   pthread_mutex_lock(&be->ctl_mu);
   *src = value;
-  gpuError_t e = gpuMemcpyAsync(dst, src, sizeof *src, gpuMemcpyHostToDevice, be->ctl);
+  gpuError_t e = use_device(be);
+  if (e == gpuSuccess)
+    e = gpuMemcpyAsync(dst, src, sizeof *src, gpuMemcpyHostToDevice, be->ctl);
   if (e == gpuSuccess)
     e = gpuStreamSynchronize(be->ctl);
   pthread_mutex_unlock(&be->ctl_mu);
@@ -217,10 +240,16 @@ static int gpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
     snprintf(err, err_len, "%s: no GPU device", GPU_RUNTIME_NAME);
     return ATOLL_ENODEV;
   }
-  int ordinal = ordinal_from_env();
-  if (ordinal < 0 || ordinal >= count) {
+  const int base = ordinal_from_env();
+  if (base < 0 || base >= count) {
     snprintf(err, err_len, "ATOLL_GPU_DEVICE: not a device number below %d", count);
     return ATOLL_EINVAL;
+  }
+  const int ordinal = gpu_device_ordinal(base, cfg->device, cfg->n_devices, count);
+  if (ordinal < 0) {
+    snprintf(err, err_len, "%s: device %u of %u needs GPU %u from ATOLL_GPU_DEVICE=%d, but %d are present",
+             GPU_RUNTIME_NAME, cfg->device, cfg->n_devices, (unsigned)base + cfg->device, base, count);
+    return ATOLL_ENODEV;
   }
   gpu_backend *be = (gpu_backend *)calloc(1, sizeof *be);
   if (!be) {
@@ -234,7 +263,7 @@ static int gpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
   pthread_mutex_init(&be->mu, NULL);
   pthread_mutex_init(&be->busy_mu, NULL);
   int rc = 0;
-  if ((e = gpuSetDevice(ordinal)) != gpuSuccess)
+  if ((e = use_device(be)) != gpuSuccess)
     rc = fail(err, err_len, "SetDevice", e, ATOLL_ENODEV);
   else if ((e = gpuGetDeviceProperties(&be->prop, ordinal)) != gpuSuccess)
     rc = fail(err, err_len, "GetDeviceProperties", e, ATOLL_ENODEV);
@@ -282,6 +311,7 @@ static void gpu_close(void *p) {
   gpu_backend *be = (gpu_backend *)p;
   if (!be)
     return;
+  (void)use_device(be);
   for (uint32_t i = 0; i < be->n_queues; i++)
     queue_destroy(be->queues[i]);
   if (be->ctl)
@@ -310,9 +340,11 @@ static int gpu_info(void *p, atoll_nbackend_info *out) {
 /* ---- memory ---------------------------------------------------------------------------------- */
 
 static int gpu_alloc(void *p, size_t bytes, void **dptr) {
-  (void)p;
   *dptr = NULL;
-  gpuError_t e = gpuMalloc(dptr, bytes ? bytes : 1);
+  gpuError_t e = use_device((gpu_backend *)p);
+  if (e != gpuSuccess)
+    return report("SetDevice", e);
+  e = gpuMalloc(dptr, bytes ? bytes : 1);
   if (e == gpuSuccess)
     return 0;
   (void)gpuGetLastError(); /* an allocation failure is not sticky: clear it */
@@ -320,14 +352,15 @@ static int gpu_alloc(void *p, size_t bytes, void **dptr) {
 }
 
 static void gpu_free(void *p, void *dptr) {
-  (void)p;
-  if (dptr)
+  if (dptr && use_device((gpu_backend *)p) == gpuSuccess)
     (void)gpuFree(dptr);
 }
 
 static int sync_copy(gpu_backend *be, void *dst, const void *src, size_t bytes, bool to_device) {
   pthread_mutex_lock(&be->ctl_mu);
-  gpuError_t e = gpuMemcpyAsync(dst, src, bytes, to_device ? gpuMemcpyHostToDevice : gpuMemcpyDeviceToHost, be->ctl);
+  gpuError_t e = use_device(be);
+  if (e == gpuSuccess)
+    e = gpuMemcpyAsync(dst, src, bytes, to_device ? gpuMemcpyHostToDevice : gpuMemcpyDeviceToHost, be->ctl);
   if (e == gpuSuccess)
     e = gpuStreamSynchronize(be->ctl);
   pthread_mutex_unlock(&be->ctl_mu);
@@ -422,7 +455,8 @@ static int create_queue_on(gpu_backend *be, uint32_t priority, const atoll_cuset
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->room, NULL);
   q->bound = cus != NULL;
-  int rc = queue_alloc(be, q, priority, cus, err, err_len);
+  const gpuError_t dev = use_device(be);
+  int rc = dev == gpuSuccess ? queue_alloc(be, q, priority, cus, err, err_len) : report("SetDevice", dev);
   if (rc == 0) {
     if (pthread_create(&q->completer, NULL, completer_main, q) != 0)
       rc = ATOLL_ENOMEM;
@@ -588,6 +622,9 @@ static int gpu_submit(void *p, atoll_nqueue *q, const atoll_nlaunch *l) {
   (void)p;
   if (l->kind == ATOLL_NL_PADDED && q->bound)
     return ATOLL_ENOTSUP; /* padding places parts over the whole device (backend.h) */
+  const gpuError_t dev = use_device(q->be);
+  if (dev != gpuSuccess)
+    return report("SetDevice", dev);
   pthread_mutex_lock(&q->mu);
   if (q->count == GPU_INFLIGHT_MAX) {
     pthread_mutex_unlock(&q->mu);
@@ -640,6 +677,9 @@ static int gpu_submit(void *p, atoll_nqueue *q, const atoll_nlaunch *l) {
  * lock held, so the runtime may submit from them. */
 static void *completer_main(void *arg) {
   atoll_nqueue *q = (atoll_nqueue *)arg;
+  const gpuError_t dev = use_device(q->be);
+  if (dev != gpuSuccess)
+    report("SetDevice", dev); /* its events then fail to synchronise, and their launches fault */
   pthread_mutex_lock(&q->mu);
   for (;;) {
     while (q->count == 0 && !q->stop)
@@ -724,7 +764,9 @@ static int gpu_exec_index(void *p, atoll_nqueue *q, uint64_t *tag) {
  * never start. Launches still undecided are left to the flag. Called with q->mu held. */
 static int kill_started(gpu_backend *be, atoll_nqueue *q) {
   pthread_mutex_lock(&be->ctl_mu);
-  gpuError_t e = gpuMemcpyAsync(q->decision_host, q->decision_dev, sizeof(uint64_t) * GPU_INFLIGHT_MAX,
+  gpuError_t e = use_device(be);
+  if (e == gpuSuccess)
+    e = gpuMemcpyAsync(q->decision_host, q->decision_dev, sizeof(uint64_t) * GPU_INFLIGHT_MAX,
                                 gpuMemcpyDeviceToHost, be->ctl);
   if (e == gpuSuccess)
     e = gpuStreamSynchronize(be->ctl);

@@ -12,7 +12,8 @@
  *      otherwise it records the launch's tag as the queue's execution index in mapped host memory,
  *      so the host reads it without a copy. Every thread learns the outcome through shared memory,
  *      so the block never splits;
- *   3. runs ak_run_block() for block block_lo + local of the kernel's full grid, with the launch's
+ *   3. runs ak_run_block() for block block_lo + local of the kernel's full grid (of its instance,
+ *      for a batched range: gpu_range_instance), with the launch's
  *      kill word as the kernel's preemption-point word. A block that returns AK_KILLED marks its
  *      range KILLED; an unknown kernel id or bad arguments mark it FAULT. Copies and memsets run a
  *      built-in body instead (gpu_launch.h) and record no execution index.
@@ -97,13 +98,14 @@ __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
     return;
   }
   ak_ctx c;
-  c.block = r->block_lo + local;
+  ak_args args; /* a batched range's instance (gpu_range_instance); a plain one reads the parameter */
+  c.block = r->batch > 1 ? gpu_range_instance(r, r->block_lo + local, &args) : r->block_lo + local;
   c.grid = r->grid;
   c.threads = r->threads;
   c.kill = d.kill;
   c.trace = NULL;
   c.alt_math = 0;
-  const int rc = ak_run_block(r->kernel, &r->args, &c);
+  const int rc = ak_run_block(r->kernel, r->batch > 1 ? &args : &r->args, &c);
   if (rc != AK_DONE && threadIdx.x == 0)
     status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;
 }

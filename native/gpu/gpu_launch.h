@@ -63,8 +63,9 @@ typedef struct gpu_range {
   uint32_t threads;  /* the kernel's threads per block */
   uint32_t block_lo; /* first block of the kernel's grid this range runs */
   uint32_t block_n;  /* blocks in this range */
-  uint32_t pad_;
+  uint32_t batch;    /* a batched range's instances (backend.h); 0 and 1: one */
   ak_args args;
+  uint64_t ptr_stride[AK_MAX_PTRS]; /* a batched range: bytes between instances, per pointer slot */
 } gpu_range;
 
 typedef struct gpu_launch_desc {
@@ -115,7 +116,8 @@ static inline uint32_t gpu_launch_shape(const gpu_launch_desc *d, uint32_t *thre
   uint32_t widest = 0;
   for (uint32_t i = 0; i < d->n_ranges; i++) {
     const gpu_range *r = &d->r[i];
-    if (r->threads == 0 || r->block_n == 0 || (uint64_t)r->block_lo + r->block_n > r->grid)
+    if (r->threads == 0 || r->block_n == 0 ||
+        (uint64_t)r->block_lo + r->block_n > (uint64_t)r->grid * (r->batch > 1 ? r->batch : 1))
       return 0;
     blocks += r->block_n;
     if (r->threads > widest)
@@ -162,8 +164,22 @@ static inline void gpu_range_from(gpu_range *r, const atoll_nkernel_range *k) {
   r->threads = k->threads;
   r->block_lo = k->block_lo;
   r->block_n = k->block_n;
-  r->pad_ = 0;
+  r->batch = k->batch > 1 ? k->batch : 1;
   r->args = k->args;
+  for (uint32_t s = 0; s < AK_MAX_PTRS; s++)
+    r->ptr_stride[s] = k->ptr_stride[s];
+}
+
+/* Block `block` of a range's numbering (block_lo + local): the block of the kernel's grid it runs,
+ * and in *args the arguments of its instance (a batched range's pointer slots advanced by the
+ * instance's stride; backend.h). The CPU back-end numbers batched blocks the same way. */
+static inline GPU_HD uint32_t gpu_range_instance(const gpu_range *r, uint32_t block, ak_args *args) {
+  *args = r->args;
+  const uint32_t inst = r->batch > 1 && r->grid ? block / r->grid : 0;
+  for (uint32_t s = 0; inst && s < AK_MAX_PTRS; s++)
+    if (args->p[s])
+      args->p[s] = (unsigned char *)args->p[s] + inst * r->ptr_stride[s];
+  return block - inst * r->grid;
 }
 
 #endif

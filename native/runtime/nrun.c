@@ -17,6 +17,8 @@
 #include "core/sched.h"
 #include "core/workload.h"
 
+typedef struct nbatch nbatch;
+
 /* One request: its client, the sequence number its input is made from, and its host buffers. */
 typedef struct nreq {
   uint32_t client;
@@ -26,7 +28,20 @@ typedef struct nreq {
   uint8_t done;
   uint8_t failed;    /* a fault.h kind: the request fails when it ends (or at once, for ALLOC) */
   uint32_t fault_op; /* KERNEL: the op that faulted */
+  nbatch *batch;      /* the batch it ran in (more than one request), once its first op launched */
+  uint32_t batch_pos; /* its instance in the batch */
 } nreq;
+
+/* A batch of requests run as one model run (docs/native.md, "Batching"): their inputs side by side
+ * for the one H2D copy, their outputs for the one D2H copy, each at its tensor's instance stride
+ * (tensor_stride). Built on the scheduler thread when the batch's first op launches, read by the
+ * transmit threads' bindings, freed when its last request ends. */
+struct nbatch {
+  uint32_t n;    /* requests, in the core's batch order (leader first) */
+  uint32_t left; /* requests that have not ended yet */
+  nreq *member[ATOLL_MAX_BATCH];
+  void *in, *out;
+};
 
 typedef struct runner runner;
 
@@ -75,11 +90,39 @@ static const atoll_nmodel *nmodel_of(const runner *r, uint32_t client) {
 
 static int64_t rel(const runner *r, int64_t runtime_ns) { return runtime_ns - r->base; }
 
+/* A batching client's device tensors hold one instance per request of its largest batch, side by
+ * side at this stride (256-byte aligned, as GPU allocations are); weights one instance, shared
+ * (stride 0). Clients that do not batch have one instance of each: memory as before batching. */
+static uint64_t tensor_stride(const atoll_nmodel *nm, uint32_t t) {
+  return nm->tensors[t].kind == ATOLL_TENSOR_WEIGHT ? 0 : (nm->tensors[t].bytes + 255) / 256 * 256;
+}
+
+static uint32_t client_instances(const atoll_scenario *s, uint32_t client) {
+  return s->clients[client].batch_max > 1 ? s->clients[client].batch_max : 1;
+}
+
+/* Bytes of n instances of tensor t. */
+static uint64_t instances_bytes(const atoll_nmodel *nm, uint32_t t, uint32_t n) {
+  return (uint64_t)(n ? n - 1 : 0) * tensor_stride(nm, t) + nm->tensors[t].bytes;
+}
+
 /* --- requests and records (scheduler thread) --- */
+
+/* Request q leaves its batch (it ended, or the run is torn down); the last one frees it. */
+static void batch_leave(nreq *q) {
+  nbatch *b = q->batch;
+  q->batch = NULL;
+  if (b && --b->left == 0) {
+    free(b->in);
+    free(b->out);
+    free(b);
+  }
+}
 
 static void free_req(nreq *q) {
   if (!q)
     return;
+  batch_leave(q);
   free(q->input);
   free(q->output);
   free(q);
@@ -155,13 +198,19 @@ static void mark_fault(runner *r, const atoll_nrt_event *ev) {
   const atoll_task *t = &r->core.tasks[task];
   if (t->client >= r->s.n_clients || t->req >= r->res->clients[t->client].n)
     return;
-  nreq *q = r->reqs[t->client][t->req];
-  if (!q || q->failed)
-    return;
-  q->failed = ATOLL_NFAULT_KERNEL;
-  q->fault_op = atoll_tag_op(ev->tag);
-  if (q->done)
-    request_failed(r, t->client, t->req);
+  /* A batch's launch computes every request of it: they all fail. */
+  for (int32_t k = (int32_t)task; k >= 0; k = r->core.tasks[k].batch_next) {
+    const atoll_task *m = &r->core.tasks[k];
+    if (m->req >= r->res->clients[m->client].n)
+      break;
+    nreq *q = r->reqs[m->client][m->req];
+    if (!q || q->failed)
+      continue;
+    q->failed = ATOLL_NFAULT_KERNEL;
+    q->fault_op = atoll_tag_op(ev->tag);
+    if (q->done)
+      request_failed(r, m->client, m->req);
+  }
 }
 
 /* --- what only the native device knows (driver.h's device hooks; scheduler thread) --- */
@@ -182,19 +231,28 @@ static void take_marks(void *ctx, atoll_run_marks *out) {
 }
 
 /* A completed op run again costs its profiled time (the native device does not time ops one by
- * one). */
-static int64_t redo_ns(void *ctx, uint32_t client, uint32_t op) {
+ * one), times the batch's size: a batched launch runs its grid once per request (docs/native.md,
+ * "Batching"). */
+static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
   const runner *r = ctx;
   const atoll_model *m = &r->s.models[r->s.clients[client].model].model;
   if (op >= m->n_ops)
     return 0;
-  return m->ops[op].kind == ATOLL_OP_KERNEL ? m->ops[op].shape.time_ns : m->ops[op].copy_time_ns;
+  const nreq *q = req < r->res->clients[client].n ? r->reqs[client][req] : NULL;
+  const int64_t b = q && q->batch ? q->batch->n : 1;
+  return b * (m->ops[op].kind == ATOLL_OP_KERNEL ? m->ops[op].shape.time_ns : m->ops[op].copy_time_ns);
 }
 
 static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   runner *r = ctx;
   (void)now;
   nreq *q = r->reqs[client][req];
+  if (q->batch && q->output && !q->failed) { /* its output, from the batch's */
+    const atoll_nmodel *nm = nmodel_of(r, client);
+    memcpy(q->output, (const uint8_t *)q->batch->out + q->batch_pos * tensor_stride(nm, nm->output),
+           nm->tensors[nm->output].bytes);
+  }
+  batch_leave(q);
   if (q->failed)
     request_failed(r, client, req); /* it ran to its end, but a kernel of it faulted */
   else
@@ -231,6 +289,7 @@ static void on_ended(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   (void)now;
   nreq *q = r->reqs[client][req];
   q->done = 0;
+  batch_leave(q);
   free(q->input);
   q->input = NULL;
   free(q->output);
@@ -295,10 +354,41 @@ static void handle(void *ctx, const atoll_nrt_event *ev) {
 
 /* --- binding commands to launches (transmit threads; reads only what the run does not change) --- */
 
+/* The batch led by task `lead` (whose request is q): its requests, their inputs side by side. NULL
+ * when its memory cannot be allocated (the launch is then refused and the batch fails). */
+static nbatch *make_batch(runner *r, uint32_t lead, nreq *q) {
+  const atoll_nmodel *nm = nmodel_of(r, q->client);
+  nbatch *b = calloc(1, sizeof *b);
+  if (!b)
+    return NULL;
+  for (int32_t k = (int32_t)lead; k >= 0 && b->n < ATOLL_MAX_BATCH; k = r->core.tasks[k].batch_next)
+    b->member[b->n++] = r->reqs[q->client][r->core.tasks[k].req];
+  b->in = calloc(1, instances_bytes(nm, nm->input, b->n));
+  b->out = calloc(1, instances_bytes(nm, nm->output, b->n));
+  if (!b->in || !b->out) {
+    free(b->in);
+    free(b->out);
+    free(b);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < b->n; i++) {
+    nreq *m = b->member[i];
+    if (m && m->input)
+      memcpy((uint8_t *)b->in + i * tensor_stride(nm, nm->input), m->input, nm->tensors[nm->input].bytes);
+    if (m)
+      m->batch = b, m->batch_pos = i, b->left++;
+  }
+  return b;
+}
+
 static void *payload(void *ctx, const atoll_cmd *cmd) {
   runner *r = ctx;
-  const atoll_task *t = &r->core.tasks[atoll_tag_task(cmd->tag)];
-  return r->reqs[t->client][t->req];
+  const uint32_t task = atoll_tag_task(cmd->tag);
+  const atoll_task *t = &r->core.tasks[task];
+  nreq *q = r->reqs[t->client][t->req];
+  if (q && cmd->batch > 1 && !q->batch && !make_batch(r, task, q))
+    return NULL;
+  return q;
 }
 
 static int kernel_range(const runner *r, const atoll_cmd *cmd, const nreq *q, atoll_nkernel_range *k) {
@@ -314,9 +404,21 @@ static int kernel_range(const runner *r, const atoll_cmd *cmd, const nreq *q, at
   k->grid = ver->grid;
   k->threads = ver->threads;
   k->occupancy = ver->occupancy;
-  k->block_lo = cmd->block_lo < ver->grid ? cmd->block_lo : 0;
-  k->block_n = cmd->block_n ? cmd->block_n : ver->grid - k->block_lo;
-  if (k->block_lo + k->block_n > ver->grid)
+  /* A batch runs the kernel once for each of its requests, in one launch (backend.h). */
+  const uint32_t n = q->batch ? q->batch->n : 1;
+  if (n != (cmd->batch > 1 ? cmd->batch : 1))
+    return ATOLL_EINVAL;
+  const uint64_t blocks = (uint64_t)n * ver->grid;
+  if (blocks > UINT32_MAX / 2)
+    return ATOLL_EINVAL;
+  if (n > 1) {
+    k->batch = n;
+    for (uint32_t s = 0; s < AK_MAX_PTRS; s++)
+      k->ptr_stride[s] = op->ptr[s] == ATOLL_NARG_NONE ? 0 : tensor_stride(nm, op->ptr[s]);
+  }
+  k->block_lo = cmd->block_lo < blocks ? cmd->block_lo : 0;
+  k->block_n = cmd->block_n ? cmd->block_n : (uint32_t)blocks - k->block_lo;
+  if ((uint64_t)k->block_lo + k->block_n > blocks)
     return ATOLL_EINVAL;
   return 0;
 }
@@ -333,6 +435,8 @@ static int bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   const atoll_nop *op = &nm->ops[cmd->op];
   void *const *dev = r->dev[q->client];
   uint32_t t = op->ptr[0];
+  const nbatch *batch = q->batch;
+  const uint32_t n = batch ? batch->n : 1;
   switch (op->kind) {
   case ATOLL_OP_KERNEL: {
     int rc = kernel_range(r, cmd, q, &out->k);
@@ -353,17 +457,19 @@ static int bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   case ATOLL_OP_MEMCPY_H2D:
     if (t >= nm->n_tensors || !q->input)
       return ATOLL_EINVAL;
-    *out = (atoll_nlaunch){.kind = ATOLL_NL_COPY_H2D, .dst = dev[t], .src = q->input, .bytes = nm->tensors[t].bytes};
+    *out = (atoll_nlaunch){.kind = ATOLL_NL_COPY_H2D, .dst = dev[t], .src = batch ? batch->in : q->input,
+                           .bytes = instances_bytes(nm, t, n)};
     return 0;
   case ATOLL_OP_MEMCPY_D2H:
     if (t >= nm->n_tensors || !q->output)
       return ATOLL_EINVAL;
-    *out = (atoll_nlaunch){.kind = ATOLL_NL_COPY_D2H, .dst = q->output, .src = dev[t], .bytes = nm->tensors[t].bytes};
+    *out = (atoll_nlaunch){.kind = ATOLL_NL_COPY_D2H, .dst = batch ? batch->out : q->output, .src = dev[t],
+                           .bytes = instances_bytes(nm, t, n)};
     return 0;
   case ATOLL_OP_MEMSET:
     if (t >= nm->n_tensors)
       return ATOLL_EINVAL;
-    *out = (atoll_nlaunch){.kind = ATOLL_NL_MEMSET, .dst = dev[t], .value = op->value, .bytes = nm->tensors[t].bytes};
+    *out = (atoll_nlaunch){.kind = ATOLL_NL_MEMSET, .dst = dev[t], .value = op->value, .bytes = instances_bytes(nm, t, n)};
     return 0;
   }
   return ATOLL_EINVAL;
@@ -466,10 +572,12 @@ static int alloc_client_memory(runner *r, uint32_t client) {
   void **host = atoll_nmodel_alloc_host(nm);
   r->dev[client] = calloc(nm->n_tensors, sizeof *r->dev[client]);
   int rc = host && r->dev[client] ? 0 : ATOLL_ENOMEM;
+  const uint32_t n = client_instances(&r->s, client);
   for (uint32_t t = 0; rc == 0 && t < nm->n_tensors; t++) {
-    rc = r->ops->alloc(r->be, nm->tensors[t].bytes, &r->dev[client][t]);
-    if (rc == 0)
-      rc = r->ops->copy_to_device(r->be, r->dev[client][t], host[t], nm->tensors[t].bytes);
+    rc = r->ops->alloc(r->be, instances_bytes(nm, t, n), &r->dev[client][t]);
+    for (uint32_t i = 0; rc == 0 && i < (tensor_stride(nm, t) ? n : 1); i++)
+      rc = r->ops->copy_to_device(r->be, (uint8_t *)r->dev[client][t] + i * tensor_stride(nm, t), host[t],
+                                  nm->tensors[t].bytes);
   }
   if (host)
     atoll_nmodel_free_host(nm, host);
@@ -526,7 +634,9 @@ static int verify(runner *r, char *err, size_t err_len) {
   res->verified = true;
   atoll_nverify_counts counts;
   memset(&counts, 0, sizeof counts);
-  const atoll_nbackend_cfg cfg = {.cus = r->o->cus, .slots_per_cu = r->o->slots_per_cu};
+  /* On the device that ran them (a GPU's rounding is its own; several devices: gpu_count). */
+  const atoll_nbackend_cfg cfg = {.cus = r->o->cus, .slots_per_cu = r->o->slots_per_cu, .device = s->run_gpu,
+                                  .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0};
   int rc = 0;
   for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
     const uint32_t n = res->clients[c].n;
@@ -584,16 +694,26 @@ static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, c
 }
 
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len) {
-  /* A native model computes one request's output per run: a batch would leave its riders' unrun. */
+  /* be_batch (dart, base-gpu) is the node model's batch of a back-to-back BE client (docs/dart.md):
+   * it sends that many requests at once. Natively requests are batched by the core's batcher, which
+   * reads a client's own `batch:` only, and a closed client has one request out at a time, so the
+   * option would be dropped without a word. */
   for (uint32_t c = 0; c < s->n_clients; c++) {
-    /* dart's and base-gpu's be_batch is the same batch for every BE client (docs/dart.md). */
-    uint32_t b = s->clients[c].batch_max > 1 ? s->clients[c].batch_max : atoll_dart_be_batch(s, c);
-    if (b > 1) {
-      snprintf(err, err_len, "client '%s' batches (%s %u): the native runner runs one request per model run "
-               "(batching is simulated only, docs/simulator.md)", s->clients[c].name,
-               s->clients[c].batch_max > 1 ? "batch: max" : "be_batch", b);
+    uint32_t b = atoll_dart_be_batch(s, c);
+    if (s->clients[c].batch_max <= 1 && b > 1) {
+      snprintf(err, err_len,
+               "client '%s': policy option be_batch %u is not applied natively (BE batching under %s is "
+               "simulated only, docs/dart.md)",
+               s->clients[c].name, b, atoll_policy_name(s->policy.kind));
       return ATOLL_ENOTSUP;
     }
+  }
+  /* admit_from: admission of tasks arriving at run time is the node model's (sim/dart_run.c); the
+   * native pipeline would run every late task unasked. */
+  if (s->policy.kind == ATOLL_POLICY_DART && s->policy.param[4] > 0) {
+    snprintf(err, err_len, "policy option admit_from %lld is not applied natively (run-time admission is "
+             "simulated only, docs/dart.md)", (long long)s->policy.param[4]);
+    return ATOLL_ENOTSUP;
   }
   for (uint32_t m = 0; m < s->n_models; m++) {
     int rc = check_model(&s->models[m], nmodels ? nmodels[m] : NULL, err, err_len);
@@ -894,10 +1014,6 @@ static void *gpu_main(void *arg) {
 
 static int device_run_gpus(void *ctx, const atoll_scenario *gpus, atoll_run_results *res, uint32_t n) {
   native_call *nc = ctx;
-  if (nc->o->device && strncmp(nc->o->device, "cpu", 3) != 0) {
-    snprintf(nc->err, nc->err_len, "gpu_count %u: several devices run on the cpu back-end only so far", n);
-    return ATOLL_ENOTSUP;
-  }
   gpu_run *g = calloc(n, sizeof *g);
   if (!g)
     return ATOLL_ENOMEM;

@@ -106,12 +106,92 @@ static void response_time_test(void **state) {
   t[1].deadline_ns = 6;
   assert_false(atoll_dart_rt_test(t, 2, 1, r));
   assert_int_equal(r[0], 5);
-  assert_true(r[1] == INT64_MAX);
+  assert_int_equal(r[1], 7); /* the first value past the deadline, which proves the miss */
   /* Two nodes: a pipeline of 2 + 1 pays the largest stage on its first node once more. */
   int64_t p[2] = {2, 1};
   atoll_dart_rt_task one = {.period_ns = 100, .deadline_ns = 100, .prio = 0, .stage_ns = p};
   assert_true(atoll_dart_rt_test(&one, 1, 2, r));
   assert_int_equal(r[0], 4);
+}
+
+/* Eq. 5 iterated to a fixed point over several steps, on a pipeline of two nodes. Tasks (stage
+ * times on nodes 0 and 1; period = deadline):
+ *   H (prio 0): {2, 0}, T 5      M (prio 1): {1, 3}, T 12      L (prio 2): {0, 4}, T 40
+ * C_max: H 2, M 3, L 4.
+ * H: path {0}, last node 0. Ce = C_H = 2, plus node 0's largest lower-priority stage (M's 1) = 3.
+ *    No higher-priority task: R = 3.
+ * M: path {0, 1}. Ce = C_H + C_M = 5; node 0 (not last): largest RT stage 2 and lower-priority
+ *    stage 0; node 1: lower-priority L's 4. Ce = 5 + 2 + 4 = 11.
+ *    R0 = 11; R1 = 11 + ceil(11/5) 2 = 17; R2 = 11 + ceil(17/5) 2 = 19; R3 = 11 + ceil(19/5) 2 = 19.
+ *    Fixed point 19 > 12: M misses.
+ * With M's deadline and period 20: the same iteration, 19 <= 20, schedulable.
+ * L: path {1}. Ce = 2 + 3 + 4 = 9 (no node before its last, nothing of lower priority).
+ *    R0 = 9; R1 = 9 + ceil(9/5) 2 + ceil(9/20) 3 = 16; R2 = 9 + 4 2 + 1 3 = 20;
+ *    R3 = 9 + 4 2 + 1 3 = 20. Fixed point 20 <= 40. */
+static void eq5_fixed_point_by_hand(void **state) {
+  (void)state;
+  int64_t h[2] = {2, 0}, m[2] = {1, 3}, l[2] = {0, 4}, r[3];
+  atoll_dart_rt_task t[3] = {{.period_ns = 5, .deadline_ns = 5, .prio = 0, .stage_ns = h},
+                             {.period_ns = 12, .deadline_ns = 12, .prio = 1, .stage_ns = m},
+                             {.period_ns = 40, .deadline_ns = 40, .prio = 2, .stage_ns = l}};
+  assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 0), 3);
+  assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 1), 11);
+  assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 2), 9);
+  assert_false(atoll_dart_rt_test(t, 3, 2, r)); /* M: 17 already exceeds 12 */
+  assert_int_equal(r[0], 3);
+  assert_int_equal(r[1], 17);
+  t[1].period_ns = t[1].deadline_ns = 20;
+  assert_true(atoll_dart_rt_test(t, 3, 2, r));
+  assert_int_equal(r[0], 3);
+  assert_int_equal(r[1], 19);
+  assert_int_equal(r[2], 20);
+}
+
+/* Overload: A alone fills the node (3 every 3), so B's iteration never reaches a fixed point and
+ * stops past its deadline. Ce_B = 3 + 2 = 5; R = 5 + 3 ceil(R / 3) = 5, 11, 17, 23, ... */
+static void eq5_unschedulable_detected(void **state) {
+  (void)state;
+  int64_t a[1] = {3}, b[1] = {2}, r[2];
+  atoll_dart_rt_task t[2] = {{.period_ns = 3, .deadline_ns = 3, .prio = 0, .stage_ns = a},
+                             {.period_ns = 100, .deadline_ns = 100, .prio = 1, .stage_ns = b}};
+  assert_false(atoll_dart_rt_test(t, 2, 1, r));
+  assert_int_equal(r[0], 3 + 2); /* A: its stage and B's blocking, 5 > 3: A misses too */
+  assert_int_equal(r[1], 101); /* R grows by 6 a step (5 + 6k): 95, then 101, the first past 100 */
+}
+
+/* Split-and-merge: paths {0, 2} and {0, 1, 2} share 0 and 2 and part between them (SM 1); {0, 1}
+ * and {1, 2} share only node 1 (SM 0); a path with itself has none. A higher-priority task whose
+ * path splits from i's and merges again is charged its C_max twice in Ce. */
+static void split_merges(void **state) {
+  (void)state;
+  int64_t a[3] = {1, 0, 1}, b[3] = {1, 1, 1}, c[3] = {1, 1, 0}, d[3] = {0, 1, 1}, r[2];
+  assert_int_equal(atoll_dart_split_merges(a, b, 3), 1);
+  assert_int_equal(atoll_dart_split_merges(b, a, 3), 1);
+  assert_int_equal(atoll_dart_split_merges(c, d, 3), 0);
+  assert_int_equal(atoll_dart_split_merges(b, b, 3), 0);
+  atoll_dart_rt_task t[2] = {{.period_ns = 1000, .deadline_ns = 1000, .prio = 0, .stage_ns = a},
+                             {.period_ns = 1000, .deadline_ns = 1000, .prio = 1, .stage_ns = b}};
+  /* i = 1: 2 x C_max(a) = 2, C_max(b) = 1, nodes 0 and 1 (not last): largest RT stage 1 each: 5;
+   * one release of a: R = 5 + 1 = 6. */
+  assert_int_equal(atoll_dart_ce_ns(t, 2, 3, 1), 5);
+  assert_true(atoll_dart_rt_test(t, 2, 3, r));
+  assert_int_equal(r[1], 6);
+}
+
+/* The single-processor non-preemptive test (BaseGPU, BaseCPU): A 2 every 10, B 3 every 20, and a
+ * BE job of 4. A: blocking max(4, 2, B's 3) = 4, w = 4, R = 6. B: blocking max(4, 3) = 4;
+ * w0 = 4; w1 = 4 + (4/10 + 1) 2 = 6; w2 = 4 + (6/10 + 1) 2 = 6: R = 6 + 3 = 9. */
+static void np_test_by_hand(void **state) {
+  (void)state;
+  atoll_np_task t[2] = {{.c_ns = 2, .period_ns = 10, .deadline_ns = 10, .prio = 0},
+                        {.c_ns = 3, .period_ns = 20, .deadline_ns = 20, .prio = 1}};
+  int64_t r[2];
+  assert_true(atoll_np_rt_test(t, 2, 4, r));
+  assert_int_equal(r[0], 6);
+  assert_int_equal(r[1], 9);
+  /* A BE job of 9: A's start waits 9, R = 11 > 10. */
+  assert_false(atoll_np_rt_test(t, 2, 9, r));
+  assert_int_equal(r[0], 11);
 }
 
 int main(void) {
@@ -122,6 +202,10 @@ int main(void) {
       cmocka_unit_test(partition_minimises_the_most_loaded_node),
       cmocka_unit_test(partition_ties_keep_the_task_fast),
       cmocka_unit_test(response_time_test),
+      cmocka_unit_test(eq5_fixed_point_by_hand),
+      cmocka_unit_test(eq5_unschedulable_detected),
+      cmocka_unit_test(split_merges),
+      cmocka_unit_test(np_test_by_hand),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,67 @@ static void pruning_keeps_every_worst_value(void **state) {
     }
 }
 
+/* Checkpoints (run.h) change the work, not the search: resumed from saved states, the runs give
+ * exactly what replaying every run from the start gives (schedules, cuts, states, worst values,
+ * witness) in every mode (fold; exact with a mean; no pruning), with fewer events simulated. */
+static void checkpoints_change_nothing_but_the_work(void **state) {
+  (void)state;
+  struct {
+    const char *file, *policy;
+    int mode; /* 0 fold, 1 exact, 2 no pruning */
+  } cases[] = {{SRC("scenarios/verify/tiny.yaml"), "reef", 0},
+               {SRC("scenarios/verify/tiny.yaml"), "seq", 1},
+               {SRC("scenarios/verify/tiny.yaml"), "reef", 2},
+               {SRC("scenarios/verify/same-instant.yaml"), "seq", 0},
+               {SRC("scenarios/verify/same-instant.yaml"), "reef", 0},
+               {SRC("scenarios/verify/jitter.yaml"), "streams", 0}};
+  for (uint32_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    atoll_test_scenario *t = load_with_policy(cases[k].file, cases[k].policy);
+    atoll_expect e[2] = {t->s.expects[0],
+                         {.text = "rt.latency_us.mean <= 250", .field = "rt.latency_us.mean", .cmp = ATOLL_CMP_LE,
+                          .value = 250}};
+    if (cases[k].mode == 1) {
+      t->s.expects = e;
+      t->s.n_expects = 2;
+      t->s.n_jitter = 1;
+    }
+    atoll_explore_result cp, fs;
+    atoll_explore_opts with = {.no_pruning = cases[k].mode == 2, .max_states = 20000};
+    atoll_explore_opts without = with;
+    without.replay_from_start = true;
+    explore_ok(&t->s, &with, &cp);
+    explore_ok(&t->s, &without, &fs);
+    print_message("%s %s (%s): %llu states, %llu events with checkpoints, %llu replaying from the start\n",
+                  cases[k].file, cases[k].policy, atoll_explore_mode_name(cp.mode), (unsigned long long)cp.states,
+                  (unsigned long long)cp.events, (unsigned long long)fs.events);
+    assert_int_equal(cp.complete, fs.complete);
+    assert_int_equal(cp.violated, fs.violated);
+    assert_int_equal(cp.states, fs.states);
+    assert_int_equal(cp.schedules, fs.schedules);
+    assert_int_equal(cp.pruned, fs.pruned);
+    assert_int_equal(cp.max_depth, fs.max_depth);
+    assert_int_equal(cp.unfinished, fs.unfinished);
+    assert_memory_equal(cp.choice_points, fs.choice_points, sizeof cp.choice_points);
+    assert_true(cp.worst_rt_latency_us == fs.worst_rt_latency_us);
+    assert_true(cp.nominal_rt_latency_us == fs.nominal_rt_latency_us);
+    for (uint32_t i = 0; i < t->s.n_expects; i++) {
+      assert_true(cp.bounds[i].worst == fs.bounds[i].worst || (isnan(cp.bounds[i].worst) && isnan(fs.bounds[i].worst)));
+      assert_int_equal(cp.bounds[i].holds, fs.bounds[i].holds);
+    }
+    assert_int_equal(cp.witness_expect, fs.witness_expect);
+    assert_int_equal(cp.n_witness, fs.n_witness);
+    for (uint32_t i = 0; i < cp.n_witness; i++) {
+      assert_int_equal(cp.witness[i].kind, fs.witness[i].kind);
+      assert_int_equal(cp.witness[i].option, fs.witness[i].option);
+      assert_int_equal(cp.witness[i].n, fs.witness[i].n);
+    }
+    assert_cmp(cp.events, <, fs.events);
+    atoll_explore_free(&cp);
+    atoll_explore_free(&fs);
+    atoll_test_unload(t);
+  }
+}
+
 /* Soundness of the analytic bound against the explorer: on every verify scenario, under the
  * policies the bound covers, no explored schedule has an RT request slower than the bound computed
  * with the scenario's timing spread. */
@@ -363,6 +424,7 @@ static void replay_file_errors_are_located(void **state) {
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(nominal_schedule_is_the_ordinary_run),
     cmocka_unit_test(pruning_keeps_every_worst_value),
+    cmocka_unit_test(checkpoints_change_nothing_but_the_work),
     cmocka_unit_test(explored_worst_within_analytic_bound),
     cmocka_unit_test(sampled_schedules_within_explored_worst),
     cmocka_unit_test(seq_and_streams_violate_what_reef_proves),

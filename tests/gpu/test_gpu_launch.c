@@ -120,6 +120,43 @@ static void range_from_copies_the_runtime_range(void **state) {
   assert_ptr_equal(r.args.p[2], &x);
 }
 
+/* A batched range (backend.h): its blocks count over the instances, the shape check allows
+ * batch * grid of them, and block b runs block b mod grid with its instance's pointers. */
+static void batched_range_numbers_blocks_over_instances(void **state) {
+  (void)state;
+  atoll_nkernel_range k;
+  memset(&k, 0, sizeof k);
+  static char t0[4096], t1[64];
+  k.kernel = AK_K_ADD;
+  k.grid = 4;
+  k.threads = 32;
+  k.block_n = 12;
+  k.batch = 3;
+  k.args.p[0] = t0, k.args.p[1] = t1;
+  k.ptr_stride[0] = 1024; /* p[1] shared: stride 0 */
+  gpu_launch_desc d;
+  memset(&d, 0, sizeof d);
+  d.n_ranges = 1;
+  gpu_range_from(&d.r[0], &k);
+  assert_int_equal(d.r[0].batch, 3);
+  uint32_t threads = 0;
+  assert_int_equal(gpu_launch_shape(&d, &threads), 12);
+  d.r[0].block_n = 13; /* one past the last instance */
+  assert_int_equal(gpu_launch_shape(&d, &threads), 0);
+  d.r[0].block_n = 12;
+  ak_args a;
+  for (uint32_t b = 0; b < 12; b++) {
+    assert_int_equal(gpu_range_instance(&d.r[0], b, &a), b % 4);
+    assert_ptr_equal(a.p[0], t0 + (b / 4) * 1024);
+    assert_ptr_equal(a.p[1], t1);
+    assert_ptr_equal(a.p[2], NULL);
+  }
+  d.r[0].batch = 1; /* unbatched: the block as it is, the arguments untouched */
+  assert_int_equal(gpu_range_instance(&d.r[0], 3, &a), 3);
+  assert_ptr_equal(a.p[0], t0);
+  assert_int_equal(gpu_launch_shape(&d, &threads), 0); /* 12 blocks of a 4-block grid */
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(find_range_partitions_the_grid),
@@ -127,6 +164,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(decision_words_are_keyed_by_sequence),
       cmocka_unit_test(range_status_ranks_fault_kill_evict),
       cmocka_unit_test(range_from_copies_the_runtime_range),
+      cmocka_unit_test(batched_range_numbers_blocks_over_instances),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -35,6 +35,22 @@ assert v["requests"] > 0 and v["mismatches"] == 0, v' || fail "verify: $(head -c
     line=$(grep "^verify, CPU build: " "$tmp/.stderr") || fail "no CPU-build line: $(cat "$tmp/.stderr")"
     /usr/bin/python3 -c "import re,sys; n,ok,exact=map(int,re.match(r'verify, CPU build: (\d+) kernel launches of \d+ requests, (\d+) within the libm tolerance \((\d+) bit', sys.argv[1]).groups()); assert n > 0 and ok == n and exact < n, (n, ok, exact)" \
       "$line" || fail "CPU-build check: $line" ;;
+  two_devices_batch_verify)
+    # Two GPU-like devices (gpu_count: 2), one back-end instance each with its own staging and
+    # delayed reports, the bulk client batched on device 1 (batches of up to 2: one staged
+    # H2D copy of both inputs, one launch per kernel over both): every output must match the same
+    # device's uninterrupted run, and batches must have run.
+    # A sanitizer makes the transformer's batch of two take about 10 s: the CNN is batched instead.
+    ms=3000 rate=4 model=transformer
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=12000 rate=2 model=cnn
+    expect_rc 0 "$atoll" native "$src/scenarios/native/two-devices.yaml" --device cpu-gpu --verify --json - \
+      --duration-ms $ms --set warmup_ms=0 --set "clients.bulk.arrival={kind: poisson, rate_hz: $rate}" \
+      --set clients.bulk.model=$model --set 'clients.bulk.batch={max: 2, timeout_ms: 1000}'
+    json 'v = d["verify"]
+c = {x["name"]: x for x in d["clients"]}
+assert v["mismatches"] == 0 and v["requests"] > 0, v
+assert len(d["gpus"]) == 2 and c["camera"]["completed"] > 0, d["gpus"]
+assert c["bulk"]["batch"]["max"] == 2, c["bulk"]' || fail "report: $(head -c 800 "$tmp/.stdout")" ;;
   selftest)
     expect_rc 0 "$atoll" selftest --device cpu-gpu ;;
   *)

@@ -48,10 +48,27 @@ assert v["requests"] > 0 and v["mismatches"] == 0, v
 assert len(d["gpus"]) == 2 and all(g["cu_busy_frac"] > 0 for g in d["gpus"]), d["gpus"]
 c = {x["name"]: x for x in d["clients"]}
 assert c["camera"]["completed"] > 0 and c["bulk"]["completed"] > 0, c' || fail "report: $(head -c 600 "$tmp/.stdout")"
-    # Batches are simulated only: a native run refuses a batching client.
-    expect_rc 2 "$atoll" native "$src/scenarios/native/two-devices.yaml" --device cpu \
-      --set 'clients.bulk.batch={max: 2, timeout_ms: 5}'
-    grep -q "client 'bulk' batches" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+    ;;
+  batch_verify)
+    # Batching natively (docs/native.md, "Batching"): the BE client (the CNN here, so that a batch
+    # of three, about 0.2 s, mostly completes between RT arrivals; the transformer's 1 s batches
+    # were killed by every RT arrival on a busy machine and never completed) sends at 10 Hz, its
+    # requests gathered into batches of up to 3, each run as one model run (every kernel one launch
+    # over the batch's instances), preempted by the RT client under reef (3 kills in 3 s here).
+    # Every request's output must match the uninterrupted reference, and batches of more than one
+    # must have run.
+    # A sanitizer makes the batches 5-15 times longer: rates and timeout scaled to match.
+    ms=3000 rt=2 be=10 wait=200
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=10000 rt=0.3 be=3 wait=600
+    expect_rc 0 "$atoll" native "$src/scenarios/native/mix.yaml" --device cpu --verify --json - --duration-ms $ms \
+      --set warmup_ms=0 --set 'expect=[]' --set "clients.camera.arrival={kind: poisson, rate_hz: $rt}" \
+      --set clients.batch.model=cnn --set "clients.batch.arrival={kind: poisson, rate_hz: $be}" \
+      --set "clients.batch.batch={max: 3, timeout_ms: $wait}"
+    json 'v = d["verify"]
+c = {x["name"]: x for x in d["clients"]}
+assert v["mismatches"] == 0 and v["requests"] >= c["batch"]["completed"] + c["camera"]["completed"] > 0, v
+assert c["batch"]["batch"]["max"] >= 2 and c["batch"]["batch"]["mean"] > 1, c["batch"]' \
+      || fail "report: $(head -c 600 "$tmp/.stdout")" ;;
   abacus_verify)
     # abacus (docs/abacus.md) on the native CPU device with verification: operator groups are ranges
     # of each request's ops on its own stream, and every completed request must still match the
@@ -144,6 +161,21 @@ v = d["verify"]
 assert v["requests"] > 0 and v["mismatches"] == 0, v
 c = {x["name"]: x for x in d["clients"]}
 assert c["steer"]["completed"] > 0 and c["digits"]["completed"] > 0, c' || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
+  dart_node_options_refused)
+    # be_batch and admit_from are the simulator's node model's (docs/dart.md): natively they would
+    # be dropped without a word, so the run is refused before anything runs, naming what and why.
+    for pol in dart base-gpu; do
+      expect_rc 2 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --policy $pol \
+        --set policy.be_batch=4
+      grep -q "client 'digits': policy option be_batch 4 is not applied natively" "$tmp/.stderr" \
+        || fail "$pol: $(cat "$tmp/.stderr")"
+      [ ! -s "$tmp/.stdout" ] || fail "$pol: stdout not empty"
+    done
+    expect_rc 2 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --set policy.admit_from=2
+    grep -q "policy option admit_from 2 is not applied natively" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # The client's own batch: is the core's batcher's, which runs natively: not refused.
+    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --duration-ms 300 \
+      --set warmup_ms=0 --set 'expect=[]' --set policy.be_batch=4 --set 'clients.digits.batch={max: 4, timeout_ms: 5}' ;;
   table_and_trace)
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
       --trace "$tmp/t.json"

@@ -347,6 +347,36 @@ static void cu_busy_counts_resident_time(void **state) {
 
 /* Where each block ran: the worker's CU, by the launch's output buffer (its identity). */
 enum { MAX_BLOCK_LOG = 4096 };
+/* A batched launch (backend.h) runs the kernel once per instance, each on its own tensors (pointer
+ * slots advanced by their stride) and the shared ones (stride 0): bias_relu on three inputs, one
+ * bias, three outputs, its grid of 2 blocks run 3 times. */
+static void batched_launch_runs_every_instance_on_its_tensors(void **state) {
+  (void)state;
+  void *be = open_cpu(2);
+  atoll_nqueue *q;
+  assert_int_equal(B->create_queue(be, 0, &q), 0);
+  enum { N = 8, STRIDE = 16, INST = 3 }; /* floats per instance; floats between instances */
+  float x[INST * STRIDE], out[INST * STRIDE], bias[2] = {100.0f, 200.0f};
+  for (uint32_t i = 0; i < INST * STRIDE; i++)
+    x[i] = (float)i, out[i] = -1.0f;
+  atoll_nlaunch l;
+  memset(&l, 0, sizeof l);
+  l.kind = ATOLL_NL_KERNEL;
+  l.tag = 7;
+  l.k = (atoll_nkernel_range){.kernel = AK_K_BIAS_RELU, .grid = 2, .threads = 4, .occupancy = 1, .batch = INST,
+                              .ptr_stride = {STRIDE * sizeof(float), 0, STRIDE * sizeof(float)}};
+  l.k.args.p[0] = x, l.k.args.p[1] = bias, l.k.args.p[2] = out;
+  l.k.args.i[0] = N, l.k.args.i[1] = 2, l.k.args.i[2] = 4, l.k.args.i[4] = 4;
+  assert_int_equal(B->submit(be, q, &l), 0);
+  assert_int_equal(wait_done(7), ATOLL_ND_OK);
+  for (uint32_t k = 0; k < INST; k++)
+    for (uint32_t i = 0; i < STRIDE; i++) {
+      const float want = i < N ? x[k * STRIDE + i] + bias[i / 4] : -1.0f; /* past n: untouched */
+      assert_float_equal(out[k * STRIDE + i], want, 0.0f);
+    }
+  close_cpu(be);
+}
+
 static struct {
   pthread_mutex_t mu;
   const void *out[MAX_BLOCK_LOG];
@@ -428,6 +458,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(flagged_copies_behind_a_launch_are_evicted_in_order),
       cmocka_unit_test(cu_busy_counts_resident_time),
       cmocka_unit_test(bound_queue_runs_blocks_only_on_its_cus),
+      cmocka_unit_test(batched_launch_runs_every_instance_on_its_tensors),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -152,8 +152,8 @@ typedef struct fake {
 } fake;
 
 static void fake_marks(void *ctx, atoll_run_marks *m) { *m = ((fake *)ctx)->marks; }
-static int64_t fake_redo(void *ctx, uint32_t client, uint32_t op) {
-  (void)ctx, (void)client;
+static int64_t fake_redo(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
+  (void)ctx, (void)client, (void)req;
   return 100 * (op + 1);
 }
 static void fake_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {

@@ -8,6 +8,7 @@
 #include "io/load.h"
 #include "tests/test_scenario.h"
 #include "run/report.h"
+#include "sim/kernel_timing.h"
 #include "sim/run.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
@@ -339,6 +340,78 @@ static void pad_guard_leaves_closed_loop_rt_padded(void **state) {
   assert_cmp(be[0], >, 1.1);
 }
 
+/* Batches under reset: what the tap saw of the BE client's requests. */
+typedef struct batch_seen {
+  struct {
+    uint64_t req;
+    uint32_t restart, done;
+  } redo[8192];
+  uint32_t n_redo;
+  uint32_t batch[1 << 16]; /* per BE request: the batch it completed in (0: not told, one alone) */
+  uint32_t be;
+} batch_seen;
+
+static void batch_preempted(void *ctx, uint32_t client, uint64_t req, int32_t interrupted, uint32_t restart,
+                            uint32_t done_before, uint32_t launched_before, int64_t now) {
+  batch_seen *v = ctx;
+  (void)interrupted, (void)launched_before, (void)now;
+  if (client == v->be && restart < done_before && v->n_redo < 8192)
+    v->redo[v->n_redo].req = req, v->redo[v->n_redo].restart = restart, v->redo[v->n_redo++].done = done_before;
+}
+
+static void batch_told(void *ctx, uint32_t client, uint64_t req, uint32_t batch, int64_t now) {
+  batch_seen *v = ctx;
+  (void)now;
+  if (client == v->be && req < (1 << 16))
+    v->batch[req] = batch;
+}
+
+/* The ops of the client's model from restart to done, run again at batch b, alone on the GPU. */
+static int64_t redo_at(const atoll_scenario *s, uint32_t client, uint32_t restart, uint32_t done, uint32_t b) {
+  const atoll_model *m = &s->models[s->clients[client].model].model;
+  int64_t sum = 0;
+  for (uint32_t op = restart; op < done; op++) {
+    atoll_kernel_timing t;
+    atoll_kernel_timing_prepare(&s->gpu, m, op, &t);
+    atoll_kernel_timing_batch(&s->gpu, &m->ops[op], b, &t);
+    sum += atoll_kernel_alone_ns(&s->gpu, &t);
+  }
+  return sum;
+}
+
+/* A batch restored from a group entry runs the entry's completed ops again at the batch's size, and
+ * the wasted GPU time charges them at that size (it charged batch 1 before). */
+static void batch_restore_is_charged_at_its_batch_size(void **state) {
+  (void)state;
+  const char *sets[] = {"clients.be.arrival={kind: poisson, rate_hz: 2000}", "clients.be.batch={max: 4, timeout_ms: 1}"};
+  atoll_test_scenario *l = atoll_test_load(DEMO, sets, 2);
+  batch_seen *v = calloc(1, sizeof *v);
+  assert_non_null(v);
+  v->be = 1;
+  const atoll_core_observer batch_tap = {.task_preempted = batch_preempted, .request_batch = batch_told};
+  atoll_sim_opts opts = {.tap = &batch_tap, .tap_ctx = v};
+  atoll_run_results res;
+  assert_int_equal(atoll_sim_run(&l->s, &opts, &res), 0);
+  int64_t want = 0, at_one = 0, charged = 0;
+  uint32_t batched = 0;
+  for (uint32_t i = 0; i < v->n_redo; i++) {
+    uint32_t b = v->redo[i].req < (1 << 16) && v->batch[v->redo[i].req] ? v->batch[v->redo[i].req] : 1;
+    batched += b > 1;
+    want += redo_at(&l->s, v->be, v->redo[i].restart, v->redo[i].done, b);
+    at_one += redo_at(&l->s, v->be, v->redo[i].restart, v->redo[i].done, 1);
+  }
+  for (uint32_t i = 0; i < res.n_preemptions; i++)
+    charged += res.preemptions[i].redo_gpu_ns;
+  print_message("group restores %u (%u of batches), redo charged %lld ns, at batch 1 %lld ns\n", v->n_redo, batched,
+                (long long)charged, (long long)at_one);
+  assert_cmp(batched, >, 10);
+  assert_int_equal(charged, want);
+  assert_cmp(charged, >, at_one);
+  atoll_run_results_free(&res);
+  free(v);
+  atoll_test_unload(l);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(reef_pads_without_hurting_rt),
     cmocka_unit_test(pad_guard_leaves_closed_loop_rt_padded),
@@ -350,5 +423,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(reset_breakdown_matches_fig20b),
     cmocka_unit_test(sync_reclamation_costs_per_command),
     cmocka_unit_test(requests_complete_and_reset_beats_wait),
+    cmocka_unit_test(batch_restore_is_charged_at_its_batch_size),
 };
 ATOLL_TEST_MAIN(tests)

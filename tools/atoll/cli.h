@@ -55,10 +55,12 @@ int atoll_cmd_sweep(int argc, char **argv);
 int atoll_cmd_bound(int argc, char **argv);
 int atoll_cmd_compare(int argc, char **argv);
 int atoll_cmd_dot(int argc, char **argv);
+int atoll_cmd_gen(int argc, char **argv);
 
 int atoll_cmd_explore(int argc, char **argv);
 int atoll_cmd_train_predictor(int argc, char **argv);
 int atoll_cmd_selftest(int argc, char **argv);
+int atoll_cmd_capacity(int argc, char **argv);
 
 /* Every command's entry, one per name of commands.h. */
 #define ATOLL_DECLARE_COMMAND(name) extern const atoll_subcommand atoll_cmd_##name##_def;

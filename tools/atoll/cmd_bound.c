@@ -5,21 +5,28 @@
 
 #include "atoll/error.h"
 #include "sim/bound.h"
+#include "sim/dart_bound.h"
 #include "tools/atoll/cli.h"
 #include "io/json_out.h"
 
 const atoll_subcommand atoll_cmd_bound_def = {
     "bound", atoll_cmd_bound, "compute a worst-case RT response time analytically",
-    "usage: atoll bound SCENARIO [--json FILE|-] [--spread F]\n"
+    "usage: atoll bound SCENARIO [--analysis rt-queue|dart] [--json FILE|-] [--spread F]\n"
     "                   [--set PATH=VALUE]... [--policy NAME]\n"
     "\n"
+    "--analysis rt-queue (the default, except under dart, base-gpu and base-cpu):\n"
     "Bounds the response time of every RT client of SCENARIO under rt-only, reset or reef: RT tasks\n"
     "run one at a time from a FIFO queue, so a request waits for the RT requests that can arrive\n"
     "before it in the same busy period (from each client's minimum inter-arrival time), plus one\n"
     "blocking term for taking the GPU from BE work (docs/bound.md). Task times are the models'\n"
     "standalone latencies on the scenario's simulated GPU, with reef's padding overheads.\n"
     "\n"
-    "  --json FILE|-   write {\"clients\":[{\"name\",\"wcrt_us\",\"deadline_us\",\"schedulable\"}], ...}\n"
+    "--analysis dart (the default under dart, base-gpu and base-cpu): DART's response-time test\n"
+    "(Eq. 5-6, with the stage overheads of Eq. 1-4) on the stage plan the simulator runs, or under\n"
+    "base-gpu and base-cpu the single-processor non-preemptive test (docs/dart.md).\n"
+    "\n"
+    "  --json FILE|-   rt-queue: write {\"clients\":[{\"name\",\"wcrt_us\",\"deadline_us\",\"schedulable\"}], ...}\n"
+    "                  dart: write {\"schedulable\":B,\"tasks\":[{\"client\",\"wcrt_us\",\"deadline_us\",\"ok\"}]}\n"
     "  --spread F      block durations may exceed the profile by the fraction F (default: sim.timing_spread)\n"
     "  --set PATH=VALUE, --policy NAME\n"
     "                  as for atoll sim\n"
@@ -110,12 +117,112 @@ static void print_table(FILE *f, const atoll_scenario *s, const atoll_bound_resu
           r->utilization, busy, r->points);
 }
 
+static bool dart_family(atoll_policy_kind k) {
+  return k == ATOLL_POLICY_DART || k == ATOLL_POLICY_BASE_GPU || k == ATOLL_POLICY_BASE_CPU;
+}
+
+/* The Interface of `--analysis dart --json` (docs/dart.md): {"schedulable", "tasks": [{"client",
+ * "wcrt_us", "deadline_us", "ok"}]}; checks outside the repository read exactly these keys. */
+static void write_dart_json(FILE *f, const atoll_scenario *s, const atoll_dart_bound_result *r) {
+  fprintf(f, "{\"schedulable\":%s,\"tasks\":[", r->schedulable ? "true" : "false");
+  for (uint32_t i = 0; i < r->n_tasks; i++) {
+    const atoll_dart_bound_task *t = &r->tasks[i];
+    fprintf(f, "%s{\"client\":", i ? "," : "");
+    atoll_json_write_string(f, s->clients[t->client].name);
+    fputs(",\"wcrt_us\":", f);
+    print_us(f, t->wcrt_ns);
+    fputs(",\"deadline_us\":", f);
+    print_us(f, t->deadline_ns);
+    fprintf(f, ",\"ok\":%s}", t->ok ? "true" : "false");
+  }
+  fputs("]}\n", f);
+}
+
+static void print_dart_table(FILE *f, const atoll_scenario *s, const atoll_dart_bound_result *r) {
+  bool dart = r->policy == ATOLL_POLICY_DART;
+  fprintf(f, "%s: %s RT client %s (policy %s, %s)\n\n", r->schedulable ? "SCHEDULABLE" : "NOT SCHEDULABLE",
+          r->schedulable ? "every" : "some", r->schedulable ? "meets its deadline" : "is NOT proved to meet its deadline",
+          atoll_policy_name(r->policy),
+          dart ? "DART Eq. 5-6 over the stage plan" : "one processor, non-preemptive fixed priorities");
+  fprintf(f, "%-20s %5s %12s %12s %14s %14s  %s\n", "client", "prio", "period", dart ? "C max" : "C", "wcrt", "deadline",
+          "ok");
+  for (uint32_t i = 0; i < r->n_tasks; i++) {
+    const atoll_dart_bound_task *t = &r->tasks[i];
+    char per[32], c[32], w[32], dl[32];
+    atoll_fmt_ns(per, sizeof per, t->period_ns);
+    atoll_fmt_ns(c, sizeof c, t->c_max_ns);
+    if (t->wcrt_ns == INT64_MAX)
+      snprintf(w, sizeof w, "none");
+    else
+      atoll_fmt_ns(w, sizeof w, t->wcrt_ns);
+    atoll_fmt_ns(dl, sizeof dl, t->deadline_ns);
+    fprintf(f, "%-20s %5u %12s %12s %13s%s %14s  %s\n", s->clients[t->client].name, t->prio, per, c, w,
+            t->ok ? " " : ">", dl, t->ok ? "yes" : "no");
+  }
+  fputc('\n', f);
+  if (r->no_plan) {
+    fputs("no node configuration of Alg. 1-2 passes the response-time test: no plan, no bound\n", f);
+    return;
+  }
+  if (!dart) {
+    char b[32];
+    atoll_fmt_ns(b, sizeof b, r->be_block_ns);
+    fprintf(f, "node: %s x%u; longest BE job (blocking) %s\n", r->plan.nodes[0].kind == ATOLL_NODE_GPU ? "gpu" : "cpu",
+            r->plan.nodes[0].cores, b);
+    return;
+  }
+  for (uint32_t k = 0; k < r->plan.n_nodes; k++) {
+    const atoll_dart_bound_eps *e = &r->eps[k];
+    char cp[32], gp[32], gm[32];
+    atoll_fmt_ns(cp, sizeof cp, e->cp_ns);
+    atoll_fmt_ns(gp, sizeof gp, e->gp_ns);
+    atoll_fmt_ns(gm, sizeof gm, e->gm_ns);
+    fprintf(f, "node %u: %s x%u  eps_cp %s  eps_gp %s  eps_gm %s\n", k,
+            r->plan.nodes[k].kind == ATOLL_NODE_GPU ? "gpu" : "cpu", r->plan.nodes[k].cores, cp, gp, gm);
+  }
+  char sig[32];
+  atoll_fmt_ns(sig, sizeof sig, r->plan.signal_ns);
+  fprintf(f, "eps_s %s per hand-over to the next node\n", sig);
+}
+
+static int bound_dart(const atoll_scenario *s, const char *json) {
+  atoll_dart_bound_result r;
+  char why[256] = "";
+  int rc = atoll_dart_bound_compute(s, NULL, &r, why, sizeof why);
+  if (rc) {
+    if (rc == ATOLL_EINVAL)
+      fprintf(stderr, "atoll bound: %s: %s\n", s->path, why);
+    else
+      fprintf(stderr, "atoll bound: %s\n", atoll_strerror(rc));
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  int exit_code = r.schedulable ? ATOLL_EXIT_OK : ATOLL_EXIT_VIOLATED;
+  bool json_stdout = json && strcmp(json, "-") == 0;
+  if (!json_stdout)
+    print_dart_table(stdout, s, &r);
+  if (json) {
+    FILE *f = json_stdout ? stdout : fopen(json, "w");
+    if (!f) {
+      perror(json);
+      exit_code = ATOLL_EXIT_BAD_INPUT;
+    } else {
+      write_dart_json(f, s, &r);
+      if (f != stdout && fclose(f) != 0) {
+        fprintf(stderr, "atoll bound: writing %s failed\n", json);
+        exit_code = ATOLL_EXIT_BAD_INPUT;
+      }
+    }
+  }
+  atoll_dart_bound_free(&r);
+  return exit_code;
+}
+
 int atoll_cmd_bound(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_bound_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--json", "--spread"};
-  const char *vals[2];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 2, true);
+  static const char *const extra[] = {"--json", "--spread", "--analysis"};
+  const char *vals[3];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 3, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -123,6 +230,8 @@ int atoll_cmd_bound(int argc, char **argv) {
   if (rc)
     return rc;
   atoll_bound_opts bo = {0};
+  if (vals[2] && strcmp(vals[2], "dart") != 0 && strcmp(vals[2], "rt-queue") != 0)
+    return atoll_cli_usage_error(cmd, "--analysis wants rt-queue or dart, not '%s'", vals[2]);
   if (vals[1]) {
     char *end;
     bo.spread = strtod(vals[1], &end);
@@ -133,6 +242,11 @@ int atoll_cmd_bound(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  if (vals[2] ? strcmp(vals[2], "dart") == 0 : dart_family(s.policy.kind)) {
+    rc = bound_dart(&s, vals[0]);
+    atoll_arena_free(&a);
+    return rc;
+  }
   if (!vals[1])
     bo.spread = s.timing_spread; /* the spread the explorer varies durations by */
   atoll_bound_result r;

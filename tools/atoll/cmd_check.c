@@ -6,6 +6,7 @@
 #include "atoll/policies.h"
 #include "tools/atoll/cli.h"
 #include "run/driver.h"
+#include "sim/dart_bound.h"
 #include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_check_def = {
@@ -22,7 +23,43 @@ const atoll_subcommand atoll_cmd_check_def = {
     "  --seed N           shorthand for --set seed=N\n"
     "  --duration-ms N    shorthand for --set duration_ms=N\n"
     "\n"
-    "exit: 0 valid; 2 bad input (FILE:LINE:COL: message on stderr).\n"};
+    "Under dart, base-gpu and base-cpu it runs DART's admission control: the response-time test of\n"
+    "`atoll bound --analysis dart` over the RT clients; each task that misses is refused by name,\n"
+    "with its bound against its deadline (docs/dart.md).\n"
+    "\n"
+    "exit: 0 valid (and admitted); 1 an RT task refused by admission control; 2 bad input\n"
+    "(FILE:LINE:COL: message on stderr).\n"};
+
+/* DART's admission control (§V-2): every RT task must pass the response-time test. */
+static int admit(const atoll_scenario *s) {
+  if (s->policy.kind != ATOLL_POLICY_DART && s->policy.kind != ATOLL_POLICY_BASE_GPU &&
+      s->policy.kind != ATOLL_POLICY_BASE_CPU)
+    return ATOLL_EXIT_OK;
+  atoll_dart_bound_result r;
+  char why[256] = "";
+  int rc = atoll_dart_bound_compute(s, NULL, &r, why, sizeof why);
+  if (rc) {
+    printf("admission not analysed: %s\n", rc == ATOLL_EINVAL ? why : atoll_strerror(rc));
+    return ATOLL_EXIT_OK;
+  }
+  if (r.schedulable)
+    printf("admitted: every RT task passes the response-time test (atoll bound --analysis dart)\n");
+  for (uint32_t i = 0; i < r.n_tasks; i++) {
+    const atoll_dart_bound_task *t = &r.tasks[i];
+    if (t->ok)
+      continue;
+    char b[48], d[32];
+    if (t->wcrt_ns == INT64_MAX)
+      snprintf(b, sizeof b, "none (no node configuration passes)");
+    else
+      atoll_fmt_ns(b, sizeof b, t->wcrt_ns);
+    atoll_fmt_ns(d, sizeof d, t->deadline_ns);
+    printf("refused: %s: bound %s > deadline %s\n", s->clients[t->client].name, b, d);
+  }
+  rc = r.schedulable ? ATOLL_EXIT_OK : ATOLL_EXIT_VIOLATED;
+  atoll_dart_bound_free(&r);
+  return rc;
+}
 
 static void describe_arrival(char *buf, size_t size, const atoll_arrival *a, double rate) {
   switch (a->kind) {
@@ -159,7 +196,8 @@ int atoll_cmd_check(int argc, char **argv) {
   print_summary(&s, alone);
   warn_overload(&s, alone);
   printf("ok: %s is valid\n", s.path);
+  rc = admit(&s);
   free(alone);
   atoll_arena_free(&a);
-  return ATOLL_EXIT_OK;
+  return rc;
 }

@@ -1,19 +1,32 @@
-/* atoll model info PROFILE: counts and totals of a model profile. */
+/* atoll model info PROFILE: counts and totals of a model profile; atoll model knee PROFILE: its
+ * latency and throughput over GPU% shares, and the knee (sim/knee.h, docs/gslice.md). */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "io/json_out.h"
+#include "sim/knee.h"
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
 #include "io/suggest.h"
 
 const atoll_subcommand atoll_cmd_model_def = {
-    "model", atoll_cmd_model, "inspect model profiles (model info PROFILE)",
+    "model", atoll_cmd_model, "inspect model profiles (model info PROFILE, model knee PROFILE)",
     "usage: atoll model info PROFILE.yaml [--gpu PRESET]\n"
+    "       atoll model knee PROFILE.yaml --gpu PRESET [--batch B] [--json FILE|-] [--plot]\n"
     "\n"
-    "Prints a model profile's op counts (kernels, copies, distinct kernels), tensor sizes, total\n"
+    "info prints a model profile's op counts (kernels, copies, distinct kernels), tensor sizes, total\n"
     "blocks, the sum of kernel times and the measured model latency, which fields were derived,\n"
     "and what is known of each kernel's idempotence. Fields the profile omits are derived with the\n"
     "GPU preset it names (or --gpu PRESET, a preset name or file).\n"
+    "\n"
+    "knee runs the model alone on the simulated GPU PRESET, one batch of B requests (default 1) at a\n"
+    "time, bound to a share of 10, 15, ..., 100 % of its CUs (an MPS client), and prints the latency\n"
+    "and throughput at each share and the knee: the smallest share whose throughput is within 10 %\n"
+    "of the sweep's best (docs/gslice.md, \"Knee points\").\n"
+    "  --json FILE|-   write {\"knee_pct\", \"batch\", \"curve\": [{\"pct\", \"latency_us\", \"throughput_rps\"}]}\n"
+    "  --plot          draw the throughput curve as text, the knee marked\n"
     "\n"
     "exit: 0 ok; 2 bad input.\n"};
 
@@ -48,12 +61,53 @@ static void print_info(const char *path, const atoll_model *m) {
          st.idempotent, st.group_restored, st.not_restorable, st.idem_unknown);
 }
 
+static void print_knee(const char *name, uint32_t batch, const atoll_knee_point *k, uint32_t knee, bool plot) {
+  printf("model %s, batch %u: latency and throughput alone on a share of the GPU\n", name, batch);
+  printf("%5s %12s %14s\n", "GPU%", "latency us", "throughput/s");
+  double best = 0;
+  for (uint32_t i = 0; i < ATOLL_KNEE_POINTS; i++)
+    best = k[i].throughput_rps > best ? k[i].throughput_rps : best;
+  for (uint32_t i = 0; i < ATOLL_KNEE_POINTS; i++) {
+    printf("%5u %12.1f %14.1f", k[i].pct, k[i].latency_us, k[i].throughput_rps);
+    if (plot) {
+      int bar = best > 0 ? (int)(50.0 * k[i].throughput_rps / best + 0.5) : 0;
+      printf("  %.*s", bar, "##################################################");
+    }
+    printf("%s\n", k[i].pct == knee ? "  <- knee" : "");
+  }
+  printf("knee %u %% (the smallest share within %d %% of the best throughput)\n", knee, ATOLL_KNEE_TOL_PCT);
+}
+
+static int write_knee_json(FILE *f, uint32_t batch, const atoll_knee_point *k, uint32_t knee) {
+  fprintf(f, "{\"knee_pct\": %u, \"batch\": %u, \"curve\": [", knee, batch);
+  for (uint32_t i = 0; i < ATOLL_KNEE_POINTS; i++)
+    fprintf(f, "%s{\"pct\": %u, \"latency_us\": %.3f, \"throughput_rps\": %.3f}", i ? ", " : "", k[i].pct,
+            k[i].latency_us, k[i].throughput_rps);
+  fprintf(f, "]}\n");
+  return ferror(f) ? -1 : 0;
+}
+
 int atoll_cmd_model(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_model_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--gpu"};
+  static const char *const extra[] = {"--gpu", "--batch", "--json"};
+  const char *vals[3];
   const char *gpu_arg;
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, &gpu_arg, 1, false);
+  bool plot = false;
+  /* --plot takes no value: taken out before the common parser sees it. */
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  int n_args = 0;
+  for (int i = 0; args && i < argc; i++) {
+    if (strcmp(argv[i], "--plot") == 0)
+      plot = true;
+    else
+      args[n_args++] = argv[i];
+  }
+  if (!args)
+    return ATOLL_EXIT_BAD_INPUT;
+  int rc = atoll_cli_parse(cmd, n_args, args, &o, extra, vals, 3, false);
+  free(args);
+  gpu_arg = vals[0];
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -61,15 +115,28 @@ int atoll_cmd_model(int argc, char **argv) {
   if (rc)
     return rc;
   if (o.n_positional < 1)
-    return atoll_cli_usage_error(cmd, "expected 'info PROFILE.yaml'");
-  if (strcmp(o.positional[0], "info") != 0) {
-    static const char *const subcommands[] = {"info"};
+    return atoll_cli_usage_error(cmd, "expected 'info PROFILE.yaml' or 'knee PROFILE.yaml --gpu PRESET'");
+  bool knee = strcmp(o.positional[0], "knee") == 0;
+  if (!knee && strcmp(o.positional[0], "info") != 0) {
+    static const char *const subcommands[] = {"info", "knee"};
     char hint[64];
-    return atoll_cli_usage_error(cmd, "unknown subcommand '%s'%s (expected 'info PROFILE.yaml')", o.positional[0],
-                                 atoll_suggest_text(hint, sizeof hint, o.positional[0], subcommands, 1));
+    return atoll_cli_usage_error(cmd, "unknown subcommand '%s'%s (expected 'info' or 'knee')", o.positional[0],
+                                 atoll_suggest_text(hint, sizeof hint, o.positional[0], subcommands, 2));
   }
   if (o.n_positional != 2)
-    return atoll_cli_usage_error(cmd, "expected one PROFILE.yaml after 'info'");
+    return atoll_cli_usage_error(cmd, "expected one PROFILE.yaml after '%s'", o.positional[0]);
+  if (!knee && (vals[1] || vals[2] || plot))
+    return atoll_cli_usage_error(cmd, "--batch, --json and --plot are knee's options");
+  if (knee && !gpu_arg)
+    return atoll_cli_usage_error(cmd, "knee needs --gpu PRESET (the GPU the shares are of)");
+  uint32_t batch = 1;
+  if (vals[1]) {
+    char *end;
+    unsigned long b = strtoul(vals[1], &end, 10);
+    if (end == vals[1] || *end || b < 1 || b > ATOLL_MAX_BATCH)
+      return atoll_cli_usage_error(cmd, "--batch takes 1..%d, not '%s'", ATOLL_MAX_BATCH, vals[1]);
+    batch = (uint32_t)b;
+  }
   atoll_arena a;
   atoll_arena_init(&a);
   atoll_diag d;
@@ -93,8 +160,29 @@ int atoll_cmd_model(int argc, char **argv) {
   }
   if (rc == 0)
     rc = atoll_model_load_file(&a, o.positional[1], gp, &m, &d);
-  if (rc == 0)
+  if (rc == 0 && !knee)
     print_info(o.positional[1], &m);
+  if (rc == 0 && knee) {
+    atoll_knee_point curve[ATOLL_KNEE_POINTS];
+    uint32_t knee_pct;
+    int krc = atoll_sim_knee(&gpu, m.name, &m, batch, curve, &knee_pct);
+    if (krc) {
+      fprintf(stderr, "atoll model knee: %s\n", atoll_strerror(krc));
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    bool json_stdout = vals[2] && strcmp(vals[2], "-") == 0;
+    if (!json_stdout)
+      print_knee(m.name, batch, curve, knee_pct, plot);
+    if (vals[2]) {
+      FILE *f = json_stdout ? stdout : fopen(vals[2], "w");
+      if (!f || write_knee_json(f, batch, curve, knee_pct) != 0 || (!json_stdout && fclose(f) != 0)) {
+        fprintf(stderr, "atoll model knee: writing %s failed\n", vals[2]);
+        atoll_arena_free(&a);
+        return ATOLL_EXIT_BAD_INPUT;
+      }
+    }
+  }
   atoll_arena_free(&a);
   return rc == 0 ? ATOLL_EXIT_OK : atoll_cli_report(&d);
 }

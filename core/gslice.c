@@ -1,0 +1,135 @@
+/* GSLICE's decisions (core/gslice.h, docs/gslice.md). */
+#include "core/gslice.h"
+
+#include <math.h>
+
+#include "atoll/scenario.h"
+
+static double absd(double x) { return x < 0 ? -x : x; }
+
+atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_gslice_tune_cfg *cfg) {
+  atoll_gslice_decision d = {.action = ATOLL_GSLICE_KEEP, .pct = o->pct};
+  if (o->avg_latency_ns <= 0 || o->slo_ns <= 0)
+    return d; /* nothing measured yet, or no SLO to tune to */
+  double res_l = o->slo_ns - o->avg_latency_ns;
+  double res_t = o->avg_tput_rps - o->arrival_rps;
+  d.diff_l_pct = res_l * 100.0 / o->slo_ns;
+  /* No arrivals: any throughput is spare (100 %), none is exact. */
+  d.diff_t_pct = o->arrival_rps > 0 ? res_t * 100.0 / o->arrival_rps : (res_t > 0 ? 100.0 : 0.0);
+  double band = cfg->band_pct;
+  if (absd(d.diff_l_pct) < band && absd(d.diff_t_pct) < band)
+    return d;
+  /* A residual inside the band is neither negative nor positive: GSLICE shrinks only when both
+   * capacities are positive beyond the threshold (§3.2.2), and grows when either falls short. */
+  bool short_l = d.diff_l_pct <= -band, short_t = d.diff_t_pct <= -band;
+  bool spare_l = d.diff_l_pct >= band, spare_t = d.diff_t_pct >= band;
+  atoll_gslice_action a = short_l || short_t ? ATOLL_GSLICE_GROW : spare_l && spare_t ? ATOLL_GSLICE_SHRINK : ATOLL_GSLICE_KEEP;
+  if (a == ATOLL_GSLICE_KEEP)
+    return d;
+  double f_l = absd(res_l) / o->avg_latency_ns;
+  double f_t = o->avg_tput_rps > 0 ? absd(res_t) / o->avg_tput_rps : 1.0;
+  double f = f_l > f_t ? f_l : f_t;
+  d.change_factor = f > 1.0 ? 1.0 : f;
+  double change = o->pct * d.change_factor;
+  uint32_t step = cfg->step_pct ? cfg->step_pct : 1, lo = cfg->min_pct ? cfg->min_pct : step;
+  int64_t p;
+  if (a == ATOLL_GSLICE_GROW) {
+    p = (int64_t)ceil((o->pct + change) / step - 1e-9) * step;
+    if (p < (int64_t)o->pct + step)
+      p = (int64_t)o->pct + step;
+    if (p > 100)
+      p = 100;
+  } else {
+    p = (int64_t)floor((o->pct - change) / step + 1e-9) * step;
+    if (p > (int64_t)o->pct - step)
+      p = (int64_t)o->pct - step;
+    if (p < (int64_t)lo)
+      p = lo;
+  }
+  d.pct = (uint32_t)p;
+  d.action = d.pct == o->pct ? ATOLL_GSLICE_KEEP : a;
+  return d;
+}
+
+void atoll_gslice_maxmin(const uint32_t *demand, const double *weight, uint32_t n, uint32_t capacity, uint32_t *out) {
+  double got[ATOLL_GSLICE_MAX_IFS];
+  bool open[ATOLL_GSLICE_MAX_IFS];
+  if (n > ATOLL_GSLICE_MAX_IFS)
+    n = ATOLL_GSLICE_MAX_IFS;
+  double left = capacity;
+  uint32_t n_open = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    got[i] = 0;
+    open[i] = demand[i] > 0;
+    n_open += open[i];
+  }
+  while (n_open > 0) {
+    double w_sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (open[i])
+        w_sum += weight && weight[i] > 0 ? weight[i] : 1.0;
+    bool left_one = false;
+    for (uint32_t i = 0; i < n; i++) {
+      double w = weight && weight[i] > 0 ? weight[i] : 1.0;
+      if (open[i] && demand[i] <= left * w / w_sum) {
+        got[i] = demand[i];
+        open[i] = false;
+        n_open--;
+        left_one = true;
+      }
+    }
+    if (!left_one) {
+      for (uint32_t i = 0; i < n; i++)
+        if (open[i])
+          got[i] = left * (weight && weight[i] > 0 ? weight[i] : 1.0) / w_sum;
+      break;
+    }
+    left = capacity;
+    for (uint32_t i = 0; i < n; i++)
+      if (!open[i])
+        left -= got[i];
+  }
+  for (uint32_t i = 0; i < n; i++)
+    out[i] = (uint32_t)floor(got[i] + 1e-9);
+}
+
+uint32_t atoll_gslice_slab(uint32_t b, int64_t run_ns, int64_t target_ns, uint32_t max) {
+  if (b == 0)
+    b = 1;
+  if (max == 0)
+    max = 1;
+  double next = run_ns > 0 ? (double)b * (double)target_ns / (double)run_ns : 2.0 * b;
+  double hi = 2.0 * b, lo = b / 2.0;
+  next = next > hi ? hi : next < lo ? lo : next;
+  uint32_t n = (uint32_t)floor(next);
+  return n < 1 ? 1 : n > max ? max : n;
+}
+
+uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max) {
+  uint32_t n = within_slo ? b + 1 : (uint32_t)floor(b * 0.9);
+  return n < 1 ? 1 : n > max ? max : n;
+}
+
+/* The CUs of `client` when every client of its GPU holds pcts[i] %: consecutive in client order
+ * (atoll_cuset_from_share); a share that would run past the GPU (the shares in effect add up to
+ * more than 100 % while one change waits for another) ends at the GPU's last CU instead,
+ * overlapping the one before it, as MPS lets caps add up to more than 100 %. */
+atoll_cuset atoll_gslice_layout(const atoll_scenario *s, const uint32_t *pcts, uint32_t client) {
+  uint32_t first = 0, g = s->clients[client].gpu;
+  atoll_cuset out = {0};
+  for (uint32_t i = 0; i < s->n_clients; i++) {
+    if (s->clients[i].gpu != g)
+      continue;
+    uint32_t n = pcts[i] * s->gpu.cus / 100;
+    n = n < 1 ? 1 : n;
+    uint32_t at = first + n > s->gpu.cus ? s->gpu.cus - n : first;
+    if (i == client) {
+      uint32_t next;
+      atoll_cuset_from_share(s->gpu.cus, at, pcts[i], &out, &next);
+      return out;
+    }
+    first = at + n;
+  }
+  return out;
+}
+

@@ -1,0 +1,68 @@
+/* GSLICE's decisions as pure functions (SoCC '20, §3.2; docs/gslice.md): the self-tuning rule of
+ * its Algorithm 1, the weighted max-min fair allocation of GPU%, and the adaptive batch sizes
+ * (SLAB and Clipper's AIMD). The policy (core/policy_gslice.c) feeds them what it measured; the
+ * tests feed them hand-computed inputs. */
+#ifndef ATOLL_CORE_GSLICE_H
+#define ATOLL_CORE_GSLICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atoll/scenario.h"
+
+/* Algorithm 1's constants (the policy's options; defaults: the paper's). */
+typedef struct atoll_gslice_tune_cfg {
+  uint32_t band_pct; /* no change while |diffL%| and |diffT%| are both below it (5) */
+  uint32_t step_pct; /* the smallest change of a share, and the grid shares keep to (5) */
+  uint32_t min_pct;  /* the smallest share (one step) */
+} atoll_gslice_tune_cfg;
+
+/* What the manager knows of one IF. Latencies in ns, rates in requests per second. */
+typedef struct atoll_gslice_obs {
+  double slo_ns;
+  double avg_latency_ns;  /* EWMA of the latency; <= 0: none measured yet */
+  double avg_tput_rps;    /* EWMA of the completions per second */
+  double arrival_rps;     /* EWMA of the arrivals per second */
+  uint32_t pct;           /* its share now */
+} atoll_gslice_obs;
+
+typedef enum atoll_gslice_action { ATOLL_GSLICE_KEEP = 0, ATOLL_GSLICE_GROW = 1, ATOLL_GSLICE_SHRINK = 2 } atoll_gslice_action;
+
+typedef struct atoll_gslice_decision {
+  atoll_gslice_action action;
+  uint32_t pct;        /* the new share (the old one when kept) */
+  double diff_l_pct;   /* residual_L / SLO, in % */
+  double diff_t_pct;   /* residual_T / arrival rate, in % */
+  double change_factor;
+} atoll_gslice_decision;
+
+/* Algorithm 1: residual_L = SLO - avgL, residual_T = avgT - arrival; nothing changes while both
+ * |diff%| are below the band; otherwise the share grows when either residual is negative and
+ * shrinks when both are positive, by pct x changeFactor (changeFactor = max(|residual_L| / avgL,
+ * |residual_T| / avgT), at most 1), rounded away from the old share to the step grid, at least
+ * one step, within [min_pct, 100]. */
+atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_gslice_tune_cfg *cfg);
+
+/* Weighted max-min fair allocation of `capacity` among n demands (progressive filling): each
+ * unsatisfied IF is offered capacity left x its weight / the unsatisfied weights; an IF whose
+ * demand is below its offer gets its demand and leaves, and the rest are offered again; when none
+ * leaves, each gets its offer. Nobody gets more than its demand. Results are floored to integers.
+ * n <= ATOLL_GSLICE_MAX_IFS; a weight <= 0 counts as 1. */
+enum { ATOLL_GSLICE_MAX_IFS = 16 };
+void atoll_gslice_maxmin(const uint32_t *demand, const double *weight, uint32_t n, uint32_t capacity, uint32_t *out);
+
+/* SLAB: the next batch size from the last batch's run time at batch b: the batch whose run takes
+ * target_ns (the share of the SLO a run may use), in proportion, b x target / run, at most twice
+ * and at least half the old one, within [1, max]. */
+uint32_t atoll_gslice_slab(uint32_t b, int64_t run_ns, int64_t target_ns, uint32_t max);
+/* Clipper's AIMD: one more while the batch kept within the SLO, else back off by 10 %. */
+uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max);
+
+/* The CUs client `client` holds when each client i of its GPU holds pcts[i] % (pcts indexed by
+ * client): consecutive CUs in client order (atoll_cuset_from_share); a share that would run past
+ * the GPU (shares in effect adding up to more than 100 % while one change waits for another) ends
+ * at the GPU's last CU instead, overlapping the one before it, as MPS lets caps add up to more
+ * than 100 %. */
+atoll_cuset atoll_gslice_layout(const atoll_scenario *s, const uint32_t *pcts, uint32_t client);
+
+#endif

@@ -1,0 +1,165 @@
+/* GSLICE's decisions (core/gslice.c) on hand-computed inputs: Algorithm 1's keep / grow / shrink
+ * with its band, change factor and step grid; weighted max-min fairness; SLAB and AIMD batch
+ * sizes. Each expected figure is worked out in the comment beside it. */
+#include "core/gslice.h"
+
+#include "atoll/cuset.h"
+
+#include "tests/atoll_test.h"
+
+static const atoll_gslice_tune_cfg paper = {.band_pct = 5, .step_pct = 5, .min_pct = 5};
+
+static atoll_gslice_decision tune(double slo_ms, double lat_ms, double tput, double rate, uint32_t pct) {
+  atoll_gslice_obs o = {.slo_ns = slo_ms * 1e6, .avg_latency_ns = lat_ms * 1e6, .avg_tput_rps = tput,
+                        .arrival_rps = rate, .pct = pct};
+  return atoll_gslice_tune(&o, &paper);
+}
+
+/* Both residuals inside the 5 % band: no change. diffL = (10 - 9.7) / 10 = 3 %, diffT = -2 %. */
+static void inside_the_band_keeps(void **state) {
+  (void)state;
+  atoll_gslice_decision d = tune(10, 9.7, 98, 100, 30);
+  assert_int_equal(d.action, ATOLL_GSLICE_KEEP);
+  assert_int_equal(d.pct, 30);
+  assert_true(d.diff_l_pct > 2.99 && d.diff_l_pct < 3.01);
+  assert_true(d.diff_t_pct > -2.01 && d.diff_t_pct < -1.99);
+}
+
+/* Latency over the SLO: diffL = -20 %, changeFactor = |10 - 12| / 12 = 1/6, change = 30 / 6 = 5:
+ * 35 %. */
+static void late_grows_by_the_change_factor(void **state) {
+  (void)state;
+  atoll_gslice_decision d = tune(10, 12, 50, 50, 30);
+  assert_int_equal(d.action, ATOLL_GSLICE_GROW);
+  assert_int_equal(d.pct, 35);
+  assert_true(d.change_factor > 0.1666 && d.change_factor < 0.1667);
+}
+
+/* Throughput short of the arrivals: diffT = -20 % grows although latency has room; changeFactor =
+ * max(1/9, 20/80) = 0.25, change 7.5: 37.5, up to the grid: 40 %. */
+static void falling_behind_grows_to_the_grid(void **state) {
+  (void)state;
+  atoll_gslice_decision d = tune(10, 9, 80, 100, 30);
+  assert_int_equal(d.action, ATOLL_GSLICE_GROW);
+  assert_int_equal(d.pct, 40);
+}
+
+/* A small shortfall still moves one whole step: diffL = -6 %, change 50 x 0.6 / 10.6 = 2.8: 55 %. */
+static void the_smallest_change_is_one_step(void **state) {
+  (void)state;
+  assert_int_equal(tune(10, 10.6, 100, 100, 50).pct, 55);
+  assert_int_equal(tune(10, 30, 10, 100, 80).pct, 100); /* changeFactor capped at 1, share at 100 */
+}
+
+/* Both residuals positive beyond the band: diffL = 20 %, diffT = 20 %, changeFactor = max(2/8,
+ * 20/120) = 0.25, change 10: 30 %. */
+static void spare_both_ways_shrinks(void **state) {
+  (void)state;
+  atoll_gslice_decision d = tune(10, 8, 120, 100, 40);
+  assert_int_equal(d.action, ATOLL_GSLICE_SHRINK);
+  assert_int_equal(d.pct, 30);
+  assert_int_equal(tune(10, 1, 200, 100, 10).pct, 5); /* never below one step */
+}
+
+/* Latency to spare but throughput just matching the arrivals (in the band): neither short nor
+ * spare both ways, so nothing changes; and nothing measured yet changes nothing. */
+static void spare_latency_alone_keeps(void **state) {
+  (void)state;
+  assert_int_equal(tune(10, 5, 100, 100, 30).action, ATOLL_GSLICE_KEEP);
+  assert_int_equal(tune(10, 0, 0, 100, 30).action, ATOLL_GSLICE_KEEP);
+}
+
+static void maxmin_equal_weights_fills_the_small_first(void **state) {
+  (void)state;
+  /* Offers 33.3 each: 20 is met; the 80 left gives 40 and 40. */
+  uint32_t d[3] = {20, 50, 60}, out[3];
+  atoll_gslice_maxmin(d, NULL, 3, 100, out);
+  assert_int_equal(out[0], 20);
+  assert_int_equal(out[1], 40);
+  assert_int_equal(out[2], 40);
+  /* Demands that fit get what they ask, no more. */
+  uint32_t small[2] = {10, 20};
+  atoll_gslice_maxmin(small, NULL, 2, 100, out);
+  assert_int_equal(out[0], 10);
+  assert_int_equal(out[1], 20);
+}
+
+static void maxmin_weights_share_what_is_left(void **state) {
+  (void)state;
+  uint32_t out[3];
+  /* Weights 2:1:1 over 100, every demand 80: 50, 25, 25. */
+  uint32_t d[3] = {80, 80, 80};
+  double w[3] = {2, 1, 1};
+  atoll_gslice_maxmin(d, w, 3, 100, out);
+  assert_int_equal(out[0], 50);
+  assert_int_equal(out[1], 25);
+  assert_int_equal(out[2], 25);
+  /* Weights 1:1:2, demands 10, 80, 80: offers 25, 25, 50; 10 is met; 90 left over weights 1:2
+   * gives 30 and 60. */
+  uint32_t d2[3] = {10, 80, 80};
+  double w2[3] = {1, 1, 2};
+  atoll_gslice_maxmin(d2, w2, 3, 100, out);
+  assert_int_equal(out[0], 10);
+  assert_int_equal(out[1], 30);
+  assert_int_equal(out[2], 60);
+  /* GSLICE's weights (the demands themselves): 20, 50, 60 scaled by 100 / 130, floored. */
+  uint32_t d3[3] = {20, 50, 60};
+  double w3[3] = {20, 50, 60};
+  atoll_gslice_maxmin(d3, w3, 3, 100, out);
+  assert_int_equal(out[0], 15);
+  assert_int_equal(out[1], 38);
+  assert_int_equal(out[2], 46);
+}
+
+static void slab_and_aimd_batch_sizes(void **state) {
+  (void)state;
+  assert_int_equal(atoll_gslice_slab(4, 8000000, 10000000, 16), 5);  /* 4 x 10 / 8 */
+  assert_int_equal(atoll_gslice_slab(4, 20000000, 10000000, 16), 2); /* 4 x 10 / 20 */
+  assert_int_equal(atoll_gslice_slab(4, 2000000, 10000000, 16), 8);  /* 20, at most twice 4 */
+  assert_int_equal(atoll_gslice_slab(4, 2000000, 10000000, 6), 6);   /* the maximum */
+  assert_int_equal(atoll_gslice_slab(1, 50000000, 10000000, 16), 1); /* never below 1 */
+  assert_int_equal(atoll_gslice_aimd(4, true, 16), 5);
+  assert_int_equal(atoll_gslice_aimd(10, false, 16), 9);
+  assert_int_equal(atoll_gslice_aimd(1, false, 16), 1);
+  assert_int_equal(atoll_gslice_aimd(16, true, 16), 16);
+}
+
+/* Shares become consecutive CUs in client order; on the native scenario's 3-CU device three IFs
+ * at 30 % each get one CU of their own (CUs 0, 1 and 2); a client of another GPU does not count;
+ * shares in effect past 100 % end at the GPU's last CU. */
+static void layout_gives_each_if_its_own_cus(void **state) {
+  (void)state;
+  atoll_client cl[4] = {{.name = "a"}, {.name = "b"}, {.name = "x", .gpu = 1}, {.name = "c"}};
+  atoll_scenario s = {.clients = cl, .n_clients = 4, .gpu_count = 2};
+  s.gpu.cus = 3;
+  uint32_t pcts[4] = {30, 30, 30, 30};
+  for (uint32_t i = 0; i < 4; i++) {
+    if (i == 2)
+      continue;
+    atoll_cuset set = atoll_gslice_layout(&s, pcts, i);
+    uint32_t want = i == 3 ? 2 : i;
+    assert_int_equal(atoll_cuset_count(&set), 1);
+    assert_true(atoll_cuset_has(&set, want));
+  }
+  s.gpu.cus = 60;
+  uint32_t over[4] = {50, 40, 0, 30}; /* 30 + 24 + 18 CUs > 60: c ends at CU 59 */
+  atoll_cuset c = atoll_gslice_layout(&s, over, 3);
+  assert_int_equal(atoll_cuset_count(&c), 18);
+  assert_int_equal(atoll_cuset_end(&c), 60);
+  atoll_cuset b = atoll_gslice_layout(&s, over, 1);
+  assert_true(atoll_cuset_has(&b, 30) && atoll_cuset_has(&b, 53) && !atoll_cuset_has(&b, 54));
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(layout_gives_each_if_its_own_cus),
+    cmocka_unit_test(inside_the_band_keeps),
+    cmocka_unit_test(late_grows_by_the_change_factor),
+    cmocka_unit_test(falling_behind_grows_to_the_grid),
+    cmocka_unit_test(the_smallest_change_is_one_step),
+    cmocka_unit_test(spare_both_ways_shrinks),
+    cmocka_unit_test(spare_latency_alone_keeps),
+    cmocka_unit_test(maxmin_equal_weights_fills_the_small_first),
+    cmocka_unit_test(maxmin_weights_share_what_is_left),
+    cmocka_unit_test(slab_and_aimd_batch_sizes),
+};
+ATOLL_TEST_MAIN(tests)
