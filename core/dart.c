@@ -26,6 +26,9 @@ int64_t atoll_dart_op_ns(const atoll_node *n, const atoll_model *m, uint32_t op,
   }
   if (o->kind != ATOLL_OP_KERNEL)
     return 0;
+  /* Measured on one core of the native CPU device: the node's cores divide it as they divide FLOPs. */
+  if (m->op_cpu_ns && m->op_cpu_ns[op] > 0)
+    return (int64_t)llround((double)m->op_cpu_ns[op] * b / atoll_dart_cpu_speedup(n->cores));
   double gflops = n->gflops_per_core * atoll_dart_cpu_speedup(n->cores);
   return (int64_t)llround(atoll_dart_op_flops(m, op) * b / gflops);
 }
@@ -82,4 +85,13 @@ double atoll_dart_partition(uint32_t L, uint32_t N, const double *u, const doubl
   }
 #undef AT
   return result;
+}
+
+uint32_t atoll_dart_be_batch(const atoll_scenario *s, uint32_t client) {
+  const atoll_client *c = &s->clients[client];
+  if (c->cls != ATOLL_CLASS_BE || (s->policy.kind != ATOLL_POLICY_DART && s->policy.kind != ATOLL_POLICY_BASE_GPU))
+    return 1;
+  if (c->batch_max > 1)
+    return c->batch_max;
+  return s->policy.param[0] > 1 ? (uint32_t)s->policy.param[0] : 1;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atoll/cuset.h"
 #include "atoll/scenario.h"
 
 /* One core's sustained GFLOP/s for the CPU cost model: the native CPU back-end's float GEMM on one
@@ -34,8 +35,16 @@ double atoll_dart_cpu_speedup(uint32_t cores);
 /* The floating-point operations of op `op` of m: its profile's flops, or the GPU-time estimate. */
 double atoll_dart_op_flops(const atoll_model *m, uint32_t op);
 /* Op `op` of m on node n at batch b (>= 1), in ns. GPU node: the profile's time (kernel or copy);
- * CPU node: FLOPs / (gflops_per_core * speedup(cores)); copies cost nothing on a CPU node. */
+ * CPU node: the op's measured one-core time (m->op_cpu_ns) / speedup(cores) where the profile gives
+ * it, else FLOPs / (gflops_per_core * speedup(cores)); times b on a CPU node; copies cost nothing
+ * on a CPU node. */
 int64_t atoll_dart_op_ns(const atoll_node *n, const atoll_model *m, uint32_t op, uint32_t batch);
+
+/* The batch a client's jobs run at under dart and base-gpu (docs/dart.md, "BE batching"): a
+ * back-to-back BE client's `batch: {max: B}`, else the policy's `be_batch` (an alias setting B for
+ * every BE client without its own batch:); 1 for RT clients, for base-cpu (BaseCPU runs
+ * unbatched) and for other policies. */
+uint32_t atoll_dart_be_batch(const atoll_scenario *s, uint32_t client);
 
 /* Eq. 7-8: places the L layers of one task on the N nodes in order (each layer on a node no
  * earlier than the layer before's), minimising the most loaded node's utilization, where node k
@@ -82,5 +91,35 @@ typedef struct atoll_np_task {
  * atoll_dart_rt_test; returns true when every task meets its deadline. Valid for deadlines <=
  * periods. */
 bool atoll_np_rt_test(const atoll_np_task *t, uint32_t n, int64_t be_block_ns, int64_t *r_ns);
+
+/* --- stage plans (run/dart_plan.h builds them) --- */
+
+enum { ATOLL_DART_MAX_NODES = 16 };
+
+typedef struct atoll_dart_stage {
+  uint32_t node;       /* index into the plan's nodes */
+  uint32_t op_lo, op_hi; /* the operators [op_lo, op_hi) of the model */
+} atoll_dart_stage;
+
+typedef struct atoll_dart_client_plan {
+  atoll_dart_stage stages[ATOLL_DART_MAX_NODES];
+  uint32_t n_stages;
+} atoll_dart_client_plan;
+
+/* Clients a pipeline may serve (the policy keeps per-client enforcement state of fixed size). */
+enum { ATOLL_DART_PIPE_CLIENTS = 32 };
+
+/* The stage pipeline dart runs on a device of queues (the native runtime, docs/dart.md "Native"):
+ * handed to atoll_core_init (atoll_core_limits.dart) by a runner that built the plan. Each node
+ * becomes two streams bound to its CUs, an RT one (priority 1) and a BE one; a stage is launched
+ * on its node's stream when the node's worker of its class is free. Configuration, not state: the
+ * core keeps the pointer, which must outlive it. */
+typedef struct atoll_dart_pipeline {
+  uint32_t n_nodes;
+  atoll_cuset node_cus[ATOLL_DART_MAX_NODES]; /* a node's CUs; empty: the whole device (a GPU node) */
+  const atoll_dart_client_plan *clients;      /* per scenario client */
+  const int64_t *wcet_ns;   /* [client * ATOLL_DART_MAX_NODES + stage]: an RT stage's budget */
+  const int64_t *period_ns; /* per client: its period for the response-time test (0: none) */
+} atoll_dart_pipeline;
 
 #endif

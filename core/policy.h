@@ -40,6 +40,9 @@ typedef struct atoll_policy_ops {
   void (*on_timer)(atoll_core *c, uint64_t cookie, int64_t now);
   /* Invariants of the state area, for atoll_core_is_valid; NULL: none. */
   bool (*state_valid)(const atoll_core *c);
+  /* Streams of the policy's own beyond the queues' (dart's node workers), created after init; a
+   * non-zero return fails atoll_core_init. NULL: none. */
+  int (*create_streams)(atoll_core *c);
 } atoll_policy_ops;
 
 const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind);
@@ -66,6 +69,9 @@ bool atoll__queue_activate_batch(atoll_core *c, uint32_t q, uint32_t max);
 int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count);
 /* Launches every not yet launched op of q's active task. */
 int atoll__launch_rest(atoll_core *c, uint32_t q);
+/* As atoll__launch_range, on another stream of the policy's (dart's node workers), the commands
+ * marked rt or not; completions still reach the task by its tags. */
+int atoll__launch_range_on(atoll_core *c, uint32_t q, uint32_t count, uint32_t stream, bool rt);
 /* Launches the next op of q's active task. */
 int atoll__launch_next(atoll_core *c, uint32_t q);
 /* The device refused a launch of q's active task (one the policy made itself): the request fails

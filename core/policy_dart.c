@@ -1,21 +1,21 @@
 /* dart, base-gpu and base-cpu (docs/dart.md): DART's node workers and the two baselines it is
  * measured against. Their full form runs on nodes (the scenario's `nodes:`) in the simulator's node
- * model, sim/dart_run.c, which reads the options below. On a device of one queue per client and no
- * nodes (the native runtime, the explorer) the three behave as one node's worker: one request at a
- * time, never preempted, RT requests first in deadline-monotonic order (the shorter relative
- * deadline, then the lower client index), then BE requests earliest deadline first (none: by
- * arrival) -- DART's RT/BE classes with the baselines' priority queues.
+ * model, sim/dart_run.c, which reads the options below. Given a stage pipeline by its runner
+ * (atoll_core_limits.dart: the native runtime), dart runs its stages over the nodes' workers
+ * (core/dart_pipe.c). Otherwise (the explorer, the baselines natively) the three behave as one
+ * node's worker: one request at a time, never preempted, RT requests first in deadline-monotonic
+ * order (the shorter relative deadline, then the lower client index), then BE requests earliest
+ * deadline first (none: by arrival) -- DART's RT/BE classes with the baselines' priority queues.
  *
  * Options (param slots): be_batch, BE requests run as one batched job (1: none); and, for dart,
  * an injected overrun to test enforcement: request inject_request of the inject_client-th client
- * (1-based, 0: none) has its first stage run inject_pct percent of its time; and admit_from: the
- * admit_from-th client (1-based) and those after it are tasks arriving at run time, admitted by
- * the response-time test at their first request (0: none; the node model applies it). */
-#include "core/policy.h"
+ * (1-based, 0: none) has its first stage run inject_pct percent of its time (in the pipeline, on
+ * a real device, its first stage's budget is cut to 100 / inject_pct of its WCET instead); and
+ * admit_from: the admit_from-th client (1-based) and those after it are tasks arriving at run time,
+ * admitted by the response-time test at their first request (0: none; the node model applies it). */
+#include "core/dart_pipe.h"
 
-typedef struct dart_state {
-  int32_t owner; /* the queue whose request runs, or -1 */
-} dart_state;
+typedef atoll_dart_state dart_state;
 
 static const atoll_policy_option dart_options[] = {
     {.key = "be_batch", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[0]),
@@ -30,7 +30,14 @@ static const atoll_policy_option dart_options[] = {
      .def = 0, .min = 0, .max = 1024},
 };
 
-static void init(atoll_core *c) { ((dart_state *)atoll__policy_state(c))->owner = -1; }
+static void init(atoll_core *c) {
+  ((dart_state *)atoll__policy_state(c))->owner = -1;
+  if (c->dart)
+    atoll__dart_pipe_init(c);
+}
+
+/* The pipeline is dart's alone: the baselines run whole models on one node. */
+static bool pipelined(const atoll_core *c) { return c->dart && c->policy == ATOLL_POLICY_DART; }
 
 static const atoll_task *head(const atoll_core *c, uint32_t q) {
   uint64_t id;
@@ -69,18 +76,37 @@ static void pick(atoll_core *c) {
 }
 
 static void on_queued(atoll_core *c, uint32_t q, int64_t now) {
-  (void)q, (void)now;
-  pick(c);
+  (void)q;
+  if (pipelined(c))
+    atoll__dart_pipe_dispatch(c, now);
+  else
+    pick(c);
+}
+
+static void on_op_done(atoll_core *c, uint32_t q, int64_t now) {
+  if (pipelined(c))
+    atoll__dart_pipe_op_done(c, q, now);
 }
 
 static void on_task_done(atoll_core *c, uint32_t q, int64_t now) {
-  (void)q, (void)now;
+  if (pipelined(c)) {
+    atoll__dart_pipe_task_done(c, q, now);
+    return;
+  }
   ((dart_state *)atoll__policy_state(c))->owner = -1;
   pick(c);
 }
 
+static void on_timer(atoll_core *c, uint64_t cookie, int64_t now) {
+  if (pipelined(c))
+    atoll__dart_pipe_timer(c, cookie, now);
+}
+
+static int create_streams(atoll_core *c) { return pipelined(c) ? atoll__dart_pipe_streams(c) : 0; }
+
 static bool state_valid(const atoll_core *c) {
-  return ((const dart_state *)atoll__policy_state_c(c))->owner < (int32_t)c->n_queues;
+  return ((const dart_state *)atoll__policy_state_c(c))->owner < (int32_t)c->n_queues &&
+         (!pipelined(c) || atoll__dart_pipe_valid(c));
 }
 
 #define DART_OPS(name, n_opts)                                                                                 \
@@ -90,8 +116,11 @@ static bool state_valid(const atoll_core *c) {
                                                  .n_options = (n_opts),                                       \
                                                  .init = init,                                                \
                                                  .on_queued = on_queued,                                      \
+                                                 .on_op_done = on_op_done,                                    \
                                                  .on_task_done = on_task_done,                                \
-                                                 .state_valid = state_valid};
+                                                 .on_timer = on_timer,                                        \
+                                                 .state_valid = state_valid,                                  \
+                                                 .create_streams = create_streams};
 DART_OPS(dart, 5)
 DART_OPS(base_gpu, 1)
 /* BaseCPU runs unbatched, as in the paper's case study. */

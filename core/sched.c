@@ -141,7 +141,7 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
   memset(base, 0, l.total);
   *c = (atoll_core){.s = s, .dev = dev, .obs = obs ? obs : &no_observer, .obs_ctx = obs_ctx,
                     .policy = s->policy.kind, .mode = ATOLL_MODE_NORMAL, .n_queues = l.n_queues,
-                    .n_tasks = l.n_tasks, .n_clients = s->n_clients};
+                    .n_tasks = l.n_tasks, .n_clients = s->n_clients, .dart = lim ? lim->dart : NULL};
   c->queues = (atoll_queue *)(base + l.queues);
   c->client_queue = (uint32_t *)(base + l.client_queue);
   c->client_deadline_ns = (int64_t *)(base + l.deadlines);
@@ -164,6 +164,8 @@ int atoll_core_init(atoll_core *c, void *storage, size_t size, const atoll_scena
     rc = setup_queues(c, &l, base);
   if (rc == 0 && p->init)
     p->init(c);
+  if (rc == 0 && p->create_streams)
+    rc = p->create_streams(c);
   return rc;
 }
 
@@ -477,7 +479,7 @@ bool atoll__queue_has_unlaunched(const atoll_core *c, uint32_t q) {
   return t->next_launch < task_model(c, t)->n_ops;
 }
 
-int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count) {
+int atoll__launch_range_on(atoll_core *c, uint32_t q, uint32_t count, uint32_t stream, bool rt) {
   atoll_queue *qu = &c->queues[q];
   if (qu->active < 0)
     return 0;
@@ -490,7 +492,7 @@ int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count) {
   for (uint32_t i = 0; i < n; i++) {
     uint32_t op = t->next_launch + i;
     c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make((uint32_t)qu->active, op, t->epoch),
-                                .rt = qu->rt, .batch = t->batch};
+                                .rt = rt, .batch = t->batch};
   }
   /* An op partly run inside padded launches continues with the rest of its blocks. */
   if (n > 0 && t->pad_done > 0 && t->next_launch == t->n_done) {
@@ -501,12 +503,15 @@ int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count) {
     c->scratch[0].block_n = (uint32_t)atoll_dim3_count(sh->grid) - t->pad_done;
   }
   t->next_launch += n;
-  int rc = n ? c->dev.ops->launch(c->dev.ctx, qu->stream, c->scratch, n) : 0;
+  int rc = n ? c->dev.ops->launch(c->dev.ctx, stream, c->scratch, n) : 0;
   if (rc) /* the device failed the launch: the request fails, and is counted as failed */
     atoll__queue_fail(c, q);
   return rc;
 }
 
+int atoll__launch_range(atoll_core *c, uint32_t q, uint32_t count) {
+  return atoll__launch_range_on(c, q, count, c->queues[q].stream, c->queues[q].rt);
+}
 int atoll__launch_rest(atoll_core *c, uint32_t q) { return atoll__launch_range(c, q, UINT32_MAX); }
 int atoll__launch_next(atoll_core *c, uint32_t q) { return atoll__launch_range(c, q, 1); }
 

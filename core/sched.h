@@ -51,12 +51,17 @@ typedef struct atoll_core_observer {
   /* An operator group (abacus, docs/abacus.md) of n_models models ended: launched at start_ns,
    * predicted to take predicted_ns, its last kernel ended at now. */
   void (*group_done)(void *ctx, uint32_t n_models, int64_t predicted_ns, int64_t start_ns, int64_t now);
+  /* dart's overrun enforcement (docs/dart.md) acted on a client: what is ATOLL_ENFORCE_*. */
+  void (*enforcement)(void *ctx, uint32_t client, uint32_t what, int64_t now);
   /* A client's spatial share (GPU%) or batch size took a new value (gslice, docs/gslice.md). */
   void (*share_changed)(void *ctx, uint32_t client, uint32_t pct, uint32_t batch, int64_t now);
   /* A re-provisioning step of a client's share (atoll_partition_step), from start_ns to end_ns:
    * the shadow instance loading pct %, the switch's idle, or a change refused for memory. */
   void (*partition_step)(void *ctx, uint32_t client, uint32_t step, uint32_t pct, int64_t start_ns, int64_t end_ns);
 } atoll_core_observer;
+
+/* What overrun enforcement did (atoll_core_observer.enforcement). */
+enum { ATOLL_ENFORCE_DEMOTION = 0, ATOLL_ENFORCE_RECOVERY = 1, ATOLL_ENFORCE_ALERT = 2 };
 
 /* The steps of a share's re-provisioning (atoll_core_observer.partition_step). */
 typedef enum atoll_partition_step {
@@ -68,6 +73,8 @@ typedef enum atoll_partition_step {
 typedef struct atoll_core_limits {
   uint32_t pending_per_client; /* requests a client may have waiting (queued, not yet running); more
                                   are dropped. 0: 1024 */
+  /* dart's stage pipeline over nodes (core/dart.h; NULL: dart runs as one node's worker). */
+  const struct atoll_dart_pipeline *dart;
 } atoll_core_limits;
 
 typedef struct atoll_task {
@@ -130,6 +137,8 @@ typedef struct atoll_core {
   /* The fixed-size batcher (atoll_client.batch_max): per client, the leader of the batch being
    * formed and its last member (-1: none). A formed batch's leader is queued like any task. */
   int32_t *client_forming, *client_forming_tail;
+  /* Configuration: dart's stage pipeline (atoll_core_limits.dart), or NULL. */
+  const struct atoll_dart_pipeline *dart;
 } atoll_core;
 
 /* Bytes of storage atoll_core_init needs for this scenario. */

@@ -17,6 +17,8 @@ typedef struct model_ctx {
   uint32_t list_serial;
   double *op_flops;     /* per op: `flops:` (0 where an op gives none) */
   bool any_flops;
+  int64_t *op_cpu_ns;   /* per op: `cpu_us:` (0 where an op gives none) */
+  bool any_cpu;
 } model_ctx;
 
 
@@ -187,7 +189,7 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   return rc;
 }
 
-enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_FLOPS, K_N };
+enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_FLOPS, K_CPU, K_N };
 
 /* batch_time_us: [[BATCH, US], ...]: the kernel's measured time at batches above 1, by increasing
  * batch (docs/models.md); batch 1 is time_us. */
@@ -229,7 +231,7 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
                                         "time_per_occupancy_us", "block_time_us", "registers",
                                         "shared_bytes", "derived", "kernel", "reads", "writes",
                                         "readwrites", "idempotent", "group_entry", "versions", "operator",
-                                        "batch_time_us", "flops"};
+                                        "batch_time_us", "flops", "cpu_us"};
   atoll_yread *r = c->r;
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, map, "kernel op", keys, K_N, v);
@@ -243,6 +245,13 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
   if (rc == 0 && v[K_FLOPS]) {
     rc = WITH_KEY(r, "flops", atoll_yread_double(r, v[K_FLOPS], 0, 1e18, false, &c->op_flops[index]));
     c->any_flops = true;
+  }
+  /* cpu_us: measured on one core of the native CPU device, for CPU nodes (docs/dart.md). */
+  if (rc == 0 && v[K_CPU]) {
+    double us = 0;
+    rc = WITH_KEY(r, "cpu_us", atoll_yread_double(r, v[K_CPU], 0, 1e12, false, &us));
+    c->op_cpu_ns[index] = (int64_t)(us * 1e3 + 0.5);
+    c->any_cpu = true;
   }
   if (rc == 0 && v[K_READS])
     rc = WITH_KEY(r, "reads", read_tensor_list(c, v[K_READS], &op->reads, &op->n_reads));
@@ -448,6 +457,8 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
     rc = atoll_yread_oom(r, v[M_OPS]);
   if (rc == 0 && !(c->op_flops = atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *c->op_flops)))
     rc = atoll_yread_oom(r, v[M_OPS]);
+  if (rc == 0 && !(c->op_cpu_ns = atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *c->op_cpu_ns)))
+    rc = atoll_yread_oom(r, v[M_OPS]);
   for (uint32_t i = 0; rc == 0 && i < v[M_OPS]->n; i++) {
     atoll_yread_push_index(r, i);
     rc = read_op(c, v[M_OPS]->items[i], i, &ops[i]);
@@ -461,6 +472,7 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
   m.ops = ops;
   m.n_ops = v[M_OPS]->n;
   m.op_flops = c->any_flops ? c->op_flops : NULL;
+  m.op_cpu_ns = c->any_cpu ? c->op_cpu_ns : NULL;
   *out = m;
   return 0;
 }

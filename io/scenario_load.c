@@ -856,6 +856,17 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
                                                                    "cpu and gpu nodes, or {search_cores: N}; "
                                                                    "docs/scenarios.md)",
                                                   atoll_policy_name(pk)));
+  /* DART's BE batching (docs/dart.md): under dart and base-gpu a client's batch: is the batch its
+   * back-to-back BE jobs run at, as the policy's be_batch is for every BE client; the node model
+   * has no batcher waiting for arrivals, so an RT or open-arrival client's batch: is refused. */
+  for (uint32_t i = 0; rc == 0 && (pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU) && i < c->s->n_clients; i++) {
+    const atoll_client *cl = &c->s->clients[i];
+    if (cl->batch_max > 1 && (cl->cls != ATOLL_CLASS_BE || cl->arrival.kind != ATOLL_ARRIVAL_CLOSED))
+      rc = WITH_KEY(r, "clients", atoll_yread_error(r, v[SC_CLIENTS], "client '%s' batches (batch: max %u), but under "
+                                                                       "policy '%s' only a back-to-back BE client (class "
+                                                                       "be, arrival closed) does (docs/dart.md)",
+                                                    cl->name, cl->batch_max, atoll_policy_name(pk)));
+  }
   return rc;
 }
 

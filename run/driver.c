@@ -363,6 +363,19 @@ static void on_mode(void *ctx, uint32_t mode, int64_t now) {
   atoll_timeline_mode(&r->tl, mode == ATOLL_MODE_REALTIME, now);
 }
 
+/* dart's overrun enforcement on a device of queues (the simulator's node model counts its own). */
+static void on_enforcement(void *ctx, uint32_t client, uint32_t what, int64_t now) {
+  atoll_run_recorder *r = ctx;
+  TAP(r, enforcement, client, what, now);
+  if (what == ATOLL_ENFORCE_DEMOTION)
+    r->res->clients[client].demotions++;
+  else if (what == ATOLL_ENFORCE_RECOVERY)
+    r->res->clients[client].recoveries++;
+  static const char *const names[] = {"demotion", "recovery", "alert: not schedulable"};
+  if (r->tl.trace && what <= ATOLL_ENFORCE_ALERT)
+    atoll_trace_instant(r->tl.trace, ATOLL_TRACK_CLIENT, client, names[what], "dart", now - r->base, NULL);
+}
+
 const atoll_core_observer atoll_run_observer = {.request_started = on_started,
                                                 .request_done = on_done,
                                                 .request_dropped = on_dropped,
@@ -374,6 +387,7 @@ const atoll_core_observer atoll_run_observer = {.request_started = on_started,
                                                 .task_restored = on_task_restored,
                                                 .request_batch = on_batch,
                                                 .group_done = on_group_done,
+                                                .enforcement = on_enforcement,
                                                 .share_changed = on_share,
                                                 .partition_step = on_partition};
 

@@ -22,10 +22,6 @@ static int fail(char *why, size_t len, const char *fmt, ...) {
 
 static bool in_set(const bool *admitted, uint32_t c) { return !admitted || admitted[c]; }
 
-static uint32_t be_batch(const atoll_scenario *s) {
-  return s->policy.kind == ATOLL_POLICY_BASE_CPU || s->policy.param[0] < 1 ? 1 : (uint32_t)s->policy.param[0];
-}
-
 int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch) {
   const atoll_model *m = &s->models[s->clients[c].model].model;
   int64_t longest = 0;
@@ -61,7 +57,6 @@ static int64_t be_block_ns(const atoll_scenario *s, const atoll_dart_plan *p, ui
 
 /* Eq. 3-4's GPU terms and eps^cp on every node, from the admitted BE clients. */
 static void overheads(const atoll_scenario *s, const bool *admitted, atoll_dart_bound_result *r) {
-  uint32_t b = be_batch(s);
   for (uint32_t k = 0; k < r->plan.n_nodes; k++)
     r->eps[k] = (atoll_dart_bound_eps){.cp_ns = ATOLL_DART_PREEMPT_NS};
   int64_t gm = 0, block = 0;
@@ -69,7 +64,7 @@ static void overheads(const atoll_scenario *s, const bool *admitted, atoll_dart_
   for (uint32_t c = 0; c < s->n_clients; c++) {
     if (s->clients[c].cls != ATOLL_CLASS_BE || !in_set(admitted, c))
       continue;
-    int64_t cp = atoll_dart_be_copy_ns(s, &r->plan, c, b), bl = be_block_ns(s, &r->plan, c);
+    int64_t cp = atoll_dart_be_copy_ns(s, &r->plan, c, atoll_dart_be_batch(s, c)), bl = be_block_ns(s, &r->plan, c);
     gm = cp > gm ? cp : gm;
     block = bl > block ? bl : block;
     any_be = true;
@@ -144,10 +139,10 @@ static int test_dart(const atoll_scenario *s, atoll_dart_bound_result *r) {
 }
 
 static int test_baseline(const atoll_scenario *s, const bool *admitted, atoll_dart_bound_result *r) {
-  uint32_t n = r->n_tasks, b = be_batch(s);
+  uint32_t n = r->n_tasks;
   for (uint32_t c = 0; c < s->n_clients; c++)
     if (s->clients[c].cls == ATOLL_CLASS_BE && in_set(admitted, c)) {
-      int64_t j = job_ns(s, &r->plan, c, b);
+      int64_t j = job_ns(s, &r->plan, c, atoll_dart_be_batch(s, c));
       r->be_block_ns = j > r->be_block_ns ? j : r->be_block_ns;
     }
   atoll_np_task *t = calloc(n ? n : 1, sizeof *t);
@@ -216,14 +211,13 @@ bool atoll_dart_admit(const atoll_scenario *s, const atoll_dart_plan *plan, cons
   if (s->clients[c].cls == ATOLL_CLASS_BE) {
     /* A BE task delays RT stages only by its copies on the GPU node (its kernels are preempted):
      * it is accepted when its longest copy is within the current eps^gm. */
-    uint32_t b = be_batch(s);
     int64_t gm = 0;
     for (uint32_t o = 0; o < s->n_clients; o++)
       if (admitted[o] && s->clients[o].cls == ATOLL_CLASS_BE) {
-        int64_t t = atoll_dart_be_copy_ns(s, plan, o, b);
+        int64_t t = atoll_dart_be_copy_ns(s, plan, o, atoll_dart_be_batch(s, o));
         gm = t > gm ? t : gm;
       }
-    *wcrt_ns = atoll_dart_be_copy_ns(s, plan, c, b), *deadline_ns = gm;
+    *wcrt_ns = atoll_dart_be_copy_ns(s, plan, c, atoll_dart_be_batch(s, c)), *deadline_ns = gm;
     return *wcrt_ns <= gm;
   }
   bool *with = malloc(s->n_clients * sizeof *with);

@@ -1,5 +1,5 @@
 /* DART's schedulability analysis on a scenario (docs/dart.md, "Response-time analysis"): the plan
- * the simulator runs (sim/cpu_node.h), each RT stage's time with the overheads of Eq. 1-4, and the
+ * the simulator runs (run/dart_plan.h), each RT stage's time with the overheads of Eq. 1-4, and the
  * test of Eq. 5-6 under dart, or the single-processor non-preemptive test under base-gpu and
  * base-cpu (core/dart.h). `atoll bound --analysis dart`, `atoll check` and the dart policy's
  * admission of tasks arriving at run time use it. */
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "atoll/scenario.h"
-#include "sim/cpu_node.h"
+#include "run/dart_plan.h"
 
 typedef struct atoll_dart_bound_task {
   uint32_t client;      /* scenario client index */

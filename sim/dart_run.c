@@ -11,7 +11,7 @@
 #include "atoll/error.h"
 #include "core/dart.h"
 #include "run/driver.h"
-#include "sim/cpu_node.h"
+#include "run/dart_plan.h"
 #include "sim/dart_bound.h"
 
 /* The cost of RT preempting a BE stage on a node: core/dart.h's (eps^cp, §IV-B.1). */
@@ -51,7 +51,6 @@ typedef struct dart_sim {
   client_state *cl;
   bool *admitted; /* per client: running (a task arriving at run time: once admission accepted it) */
   uint8_t *decided;
-  uint32_t batch;
   int oom;
 } dart_sim;
 
@@ -219,7 +218,7 @@ static void arrive(dart_sim *d, uint32_t c, int64_t t) {
     return;
   }
   bool closed = cl->arrival.kind == ATOLL_ARRIVAL_CLOSED;
-  uint32_t batch = closed && cl->cls == ATOLL_CLASS_BE ? d->batch : 1;
+  uint32_t batch = closed ? atoll_dart_be_batch(d->s, c) : 1;
   d->cl[c].next_ns = closed ? -1 : atoll_run_next_arrival(&d->arr, c);
   if (new_job(d, c, batch, t))
     d->oom = 1;
@@ -347,7 +346,6 @@ static const atoll_run_device_hooks hooks = {.take_marks = take_marks, .redo_ns 
 
 static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   dart_sim d = {.s = s, .trace = ctx, .res = res};
-  d.batch = s->policy.kind == ATOLL_POLICY_BASE_CPU || s->policy.param[0] < 1 ? 1 : (uint32_t)s->policy.param[0];
   int rc = atoll_dart_plan_for(s, &d.plan);
   if (rc)
     return rc;

@@ -1,5 +1,5 @@
 /* The node model for dart, base-gpu and base-cpu (docs/dart.md): requests run as pipelines of
- * stages over CPU and GPU nodes (sim/cpu_node.h), each node with an RT worker (deadline-monotonic,
+ * stages over CPU and GPU nodes (run/dart_plan.h), each node with an RT worker (deadline-monotonic,
  * non-preemptive among RT stages) and a BE worker (EDF), RT preempting BE under dart; BE batching;
  * and overrun enforcement (demotion to BE, the response-time test, recovery). atoll_sim_run
  * hands these policies' runs here. */

@@ -123,6 +123,10 @@ typedef struct atoll_model {
   /* Per op, its floating-point operations (profile key `flops:` of an op), for the CPU cost model
    * (docs/dart.md); NULL when no op of the profile gives one (0 for an op that does not). */
   const double *op_flops;
+  /* Per op, its time on one core of the native CPU device (profile key `cpu_us:` of a kernel op,
+   * measured by `atoll native --profile --device cpu`): a CPU node's time for it is this over the
+   * node's speedup, not the FLOPs model (docs/dart.md). NULL when no op gives one (0: not given). */
+  const int64_t *op_cpu_ns;
 } atoll_model;
 
 /* Counts and totals, as `atoll model info` prints them. */

@@ -429,8 +429,11 @@ static int prologue(cpu_dev *d, launch *l, notes *n) {
 
 /* The CU of the worker thread running the calling code (cpu_backend.h). */
 static _Thread_local uint32_t worker_cu = UINT32_MAX;
+/* The tag of the range whose block the worker runs (cpu_backend.h). */
+static _Thread_local uint64_t worker_tag;
 
 uint32_t atoll_ncpu_worker_cu(void) { return worker_cu; }
+uint64_t atoll_ncpu_worker_tag(void) { return worker_tag; }
 
 static void *worker_main(void *arg) {
   slot *s = arg;
@@ -476,6 +479,7 @@ static void *worker_main(void *arg) {
     ak_ctx ctx = {.block = block - inst * r->grid, .grid = r->grid, .threads = r->threads, .kill = &s->kill, .trace = NULL,
                   .alt_math = d->gpu_like};
     flush(d, &n); /* the start, if this block decided it, before the body runs */
+    worker_tag = r->tag;
     pthread_mutex_unlock(&d->mu);
     int rc = block_fn(kernel, &args, &ctx);
     pthread_mutex_lock(&d->mu);

@@ -40,6 +40,10 @@ void atoll_ncpu_set_report_lag_ns(int64_t ns);
 /* The CU of the worker thread that calls it, or UINT32_MAX outside the back-end's workers. Tests
  * read it from a substituted block function (atoll_ncpu_set_block_fn) to see where blocks ran. */
 uint32_t atoll_ncpu_worker_cu(void);
+/* The back-end tag of the launch (or padded part) whose block the calling worker runs: the runtime
+ * puts the stream's index in its top 16 bits (native/runtime/nrt_internal.h), so a test can tell
+ * which stream's blocks ran on which CU. Valid inside a block function. */
+uint64_t atoll_ncpu_worker_tag(void);
 
 /* Runs one block (the default is the kernel library's ak_run_block). Tests may substitute their
  * own, before opening the back-end, to make blocks of a chosen behaviour. */

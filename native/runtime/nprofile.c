@@ -226,6 +226,32 @@ static atoll_nlaunch kernel_launch(const atoll_nmodel *nm, uint32_t op, uint32_t
   return l;
 }
 
+/* Each kernel op's time on one core of the CPU device (a back-end instance with one CU), median of
+ * `repeats` isolated launches at occupancy 1, into cpu_ns[op] (0 for copies): what a DART CPU node
+ * of c cores divides by its speedup (docs/dart.md). Only the CPU back-ends have cores to measure. */
+static int measure_one_core(const atoll_native_opts *o, const atoll_nmodel *nm, uint32_t repeats, int64_t *cpu_ns,
+                            char *err, size_t err_len) {
+  atoll_native_opts one = *o;
+  one.cus = 1;
+  probe p;
+  int rc = probe_open(&p, &one, err, err_len);
+  void **dev = rc == 0 ? model_tensors(&p, nm) : NULL;
+  if (rc == 0 && !dev)
+    rc = ATOLL_ENOMEM;
+  for (uint32_t i = 0; rc == 0 && i < nm->n_ops; i++) {
+    if (nm->ops[i].kind != ATOLL_OP_KERNEL)
+      continue;
+    atoll_nlaunch l = kernel_launch(nm, i, 0, dev, 1);
+    int64_t t = isolated_median(&p, &l, repeats);
+    if (t < 0)
+      rc = ATOLL_EIO;
+    cpu_ns[i] = t > 0 ? t : 1;
+  }
+  free_tensors(&p, nm, dev);
+  probe_close(&p);
+  return rc;
+}
+
 /* reset_cus with each kernel op of nm running: eight launches of the op back to back, and the
  * reset once the second has started, so that one is surely running when the reset comes (a lone
  * short kernel could end first). The reset waits for its running blocks' next preemption point. */
@@ -623,6 +649,12 @@ int atoll_native_measure_model(const atoll_native_opts *o, const atoll_nmodel *n
       }
       ops[i].versions = vs;
     }
+  }
+  const char *dev_name = o->device ? o->device : "cpu";
+  if (rc == 0 && (strcmp(dev_name, "cpu") == 0 || strcmp(dev_name, "cpu-gpu") == 0)) {
+    int64_t *cpu_ns = atoll_arena_calloc(a, m.n_ops, sizeof *cpu_ns);
+    rc = cpu_ns ? measure_one_core(o, nm, repeats, cpu_ns, err, err_len) : ATOLL_ENOMEM;
+    m.op_cpu_ns = cpu_ns;
   }
   if (rc == 0) {
     m.ops = ops;

@@ -12,6 +12,7 @@
 
 #include "atoll/error.h"
 #include "run/driver.h"
+#include "native/runtime/ndart.h"
 #include "native/runtime/nverify.h"
 #include "core/sched.h"
 #include "core/workload.h"
@@ -80,6 +81,7 @@ struct runner {
   pthread_mutex_t fin_mu;
   pthread_cond_t fin_cv;
   int finished;
+  atoll_ndart dart; /* dart's stage pipeline, when the scenario has nodes */
 };
 
 static const atoll_nmodel *nmodel_of(const runner *r, uint32_t client) {
@@ -598,6 +600,7 @@ static void runner_free(runner *r) {
     }
   }
   atoll_nrt_destroy(r->rt);
+  atoll_ndart_free(&r->dart); /* the core's pipeline: nothing calls the core any more */
   if (r->cl) {
     for (uint32_t c = 0; c < s->n_clients; c++) {
       pthread_mutex_destroy(&r->cl[c].mu);
@@ -691,6 +694,27 @@ static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, c
 }
 
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len) {
+  /* be_batch (dart, base-gpu) is the node model's batch of a back-to-back BE client (docs/dart.md):
+   * it sends that many requests at once. Natively requests are batched by the core's batcher, which
+   * reads a client's own `batch:` only, and a closed client has one request out at a time, so the
+   * option would be dropped without a word. */
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    uint32_t b = atoll_dart_be_batch(s, c);
+    if (s->clients[c].batch_max <= 1 && b > 1) {
+      snprintf(err, err_len,
+               "client '%s': policy option be_batch %u is not applied natively (BE batching under %s is "
+               "simulated only, docs/dart.md)",
+               s->clients[c].name, b, atoll_policy_name(s->policy.kind));
+      return ATOLL_ENOTSUP;
+    }
+  }
+  /* admit_from: admission of tasks arriving at run time is the node model's (sim/dart_run.c); the
+   * native pipeline would run every late task unasked. */
+  if (s->policy.kind == ATOLL_POLICY_DART && s->policy.param[4] > 0) {
+    snprintf(err, err_len, "policy option admit_from %lld is not applied natively (run-time admission is "
+             "simulated only, docs/dart.md)", (long long)s->policy.param[4]);
+    return ATOLL_ENOTSUP;
+  }
   for (uint32_t m = 0; m < s->n_models; m++) {
     int rc = check_model(&s->models[m], nmodels ? nmodels[m] : NULL, err, err_len);
     if (rc)
@@ -789,11 +813,17 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
     rc = alloc_client_memory(&r, c);
   if (rc == 0)
     rc = atoll_run_arrivals_init(&r.arr, s, res->standalone_ns);
-  size_t size = rc == 0 ? atoll_core_size(&r.s, NULL) : 0;
+  /* dart over nodes: its stages run on the nodes' workers, CPU nodes on CUs of their own. */
+  atoll_core_limits lim = {0};
+  if (rc == 0 && atoll_ndart_wanted(&r.s)) {
+    rc = atoll_ndart_build(&r.s, r.binfo.cus, &r.dart, err, err_len);
+    lim.dart = &r.dart.pipe;
+  }
+  size_t size = rc == 0 ? atoll_core_size(&r.s, &lim) : 0;
   if (rc == 0 && (size == 0 || !(r.core_mem = malloc(size))))
     rc = size == 0 ? ATOLL_ENOTSUP : ATOLL_ENOMEM;
   if (rc == 0)
-    rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &atoll_run_observer, &r.rec, NULL,
+    rc = atoll_core_init(&r.core, r.core_mem, size, &r.s, atoll_nrt_device(r.rt), &atoll_run_observer, &r.rec, &lim,
                          r.arr.deadline_ns);
   if (rc && r.rt && *atoll_nrt_stream_error(r.rt) && err_len && !err[0])
     snprintf(err, err_len, "%s", atoll_nrt_stream_error(r.rt));

@@ -22,6 +22,17 @@ PY
 # The policy picks the analysis; the baselines have their own bounds.
 for p in base-gpu base-cpu; do "$atoll" bound "$t3" --policy "$p" --json - | grep -q '"schedulable":true'; done
 
+# BE batching is one thing in the analysis as in the simulator (atoll_dart_be_batch): base-gpu's
+# blocking BE job at be_batch 16 is the one of batch: {max: 16} on every BE client, and longer than
+# at batch 1.
+b16='{max: 16, timeout_ms: 1}'
+"$atoll" bound "$t3" --policy base-gpu --set policy.be_batch=16 --json "$tmp/p16.json" >/dev/null
+"$atoll" bound "$t3" --policy base-gpu --set "clients.pilot_be_1.batch=$b16" --set "clients.alexnet_be_1.batch=$b16" \
+  --set "clients.lenet_be_1.batch=$b16" --json "$tmp/c16.json" >/dev/null
+"$atoll" bound "$t3" --policy base-gpu --json "$tmp/p1.json" >/dev/null
+cmp -s "$tmp/p16.json" "$tmp/c16.json" || { echo "batch: 16 on the BE clients differs from be_batch 16"; cat "$tmp/p16.json" "$tmp/c16.json"; exit 1; }
+! cmp -s "$tmp/p16.json" "$tmp/p1.json" || { echo "be_batch 16 gives batch 1's bounds"; exit 1; }
+
 # A deadline below the bound (base-gpu: alexnet_rt_2 first by deadline, its job behind a BE job: 17.5 ms > 10 ms): exit 1, the task marked, and
 # atoll check refuses it by name; under dart the search finds no configuration: no bound at all.
 set +e

@@ -4,7 +4,9 @@
 #   - at batch 16 every BE task's throughput under dart is at least base-gpu's;
 #   - an injected overrun demotes its task once and, when the response-time test still passes
 #     with the overrun as the stage's WCET, the task recovers; when it does not, it stays demoted;
-#     the demotion and the recovery are drawn on the trace.
+#     the demotion and the recovery are drawn on the trace;
+#   - be_batch is an alias: batch: {max: 16} on each BE client gives dart16's report (and the
+#     batch on one client alone batches that client alone); an RT client's batch: is refused.
 # usage: dart_table3.sh ATOLL
 set -euo pipefail
 atoll=$1
@@ -24,6 +26,14 @@ run dart16 --set policy.be_batch=16
 run gpu16 --policy base-gpu --set policy.be_batch=16
 run over --set policy.inject_client=3 --set policy.inject_request=2 --set policy.inject_pct=300 --trace "$tmp/over.trace.json"
 run stuck --set policy.inject_client=3 --set policy.inject_request=2 --set policy.inject_pct=2000
+b16='{max: 16, timeout_ms: 1}'
+run client16 --set policy.be_batch=1 --set "clients.pilot_be_1.batch=$b16" --set "clients.alexnet_be_1.batch=$b16" \
+  --set "clients.lenet_be_1.batch=$b16"
+run lenet16 --set policy.be_batch=1 --set "clients.lenet_be_1.batch=$b16"
+if "$atoll" sim "$s" --quiet --set "clients.pilot_rt_1.batch=$b16" >"$tmp/rt.out" 2>&1; then
+  echo "an RT client's batch: was accepted under dart"; exit 1
+fi
+grep -q "only a back-to-back BE client" "$tmp/rt.out" || { cat "$tmp/rt.out"; exit 1; }
 
 python3 - "$tmp" <<'PY'
 import json, sys
@@ -53,6 +63,14 @@ if (over.get('demotions'), over.get('recoveries')) != (1, 1):
 stuck = load('stuck')[2]
 if (stuck.get('demotions'), stuck.get('recoveries')) != (1, 0):
     bad.append('injected overrun (2000%%): demotions/recoveries %s/%s, expected 1/0' % (stuck.get('demotions'), stuck.get('recoveries')))
+def strip(cl):  # the report without wall-clock figures
+    return [{k: v for k, v in c.items() if 'wall' not in k} for c in cl]
+if strip(load('client16')) != strip(load('dart16')):
+    bad.append('batch: {max: 16} on every BE client differs from be_batch: 16')
+l16, d1 = load('lenet16'), load('dart1')
+for a, b in zip(l16, d1):
+    if a['name'] == 'lenet_be_1' and not a['throughput_rps'] > b['throughput_rps']:
+        bad.append('lenet_be_1 batch: {max: 16}: throughput %.1f/s not above batch 1 %.1f/s' % (a['throughput_rps'], b['throughput_rps']))
 trace = open('%s/over.trace.json' % tmp).read()
 for ev in ('"demotion"', '"recovery"'):
     if ev not in trace:

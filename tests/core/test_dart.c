@@ -38,6 +38,26 @@ static void op_times_per_device(void **state) {
   assert_true(fabs(atoll_dart_op_flops(&m, 0) - 1000 * ATOLL_GPU_EQUIV_FLOPS_PER_NS) < 1e-6);
 }
 
+/* A profile measured on the native CPU device (`cpu_us:`): a CPU node's time is the measured
+ * one-core time over its speedup, the FLOPs model is not used; the GPU node keeps its kernel time. */
+static void measured_cpu_times_replace_the_cost_model(void **state) {
+  (void)state;
+  atoll_op ops[3] = {{.kind = ATOLL_OP_KERNEL, .shape = {.time_ns = 1000}},
+                     {.kind = ATOLL_OP_KERNEL, .shape = {.time_ns = 1000}},
+                     {.kind = ATOLL_OP_MEMCPY_D2H, .copy_time_ns = 300}};
+  double flops[3] = {5e6, 5e6, 0};
+  int64_t cpu[3] = {2600000, 0, 0}; /* op 1 has no measured time */
+  atoll_model m = {.ops = ops, .n_ops = 3, .op_flops = flops, .op_cpu_ns = cpu};
+  atoll_node gpu = {.kind = ATOLL_NODE_GPU, .cores = 1}, cpu1 = {.kind = ATOLL_NODE_CPU, .cores = 1, .gflops_per_core = 5},
+             cpu4 = {.kind = ATOLL_NODE_CPU, .cores = 4, .gflops_per_core = 5};
+  assert_int_equal(atoll_dart_op_ns(&cpu1, &m, 0, 1), 2600000);
+  assert_int_equal(atoll_dart_op_ns(&cpu4, &m, 0, 1), 845000); /* 2.6 ms / (4 / 1.3) */
+  assert_int_equal(atoll_dart_op_ns(&cpu1, &m, 0, 2), 5200000);
+  assert_int_equal(atoll_dart_op_ns(&cpu1, &m, 1, 1), 1000000); /* the FLOPs model */
+  assert_int_equal(atoll_dart_op_ns(&cpu1, &m, 2, 1), 0);
+  assert_int_equal(atoll_dart_op_ns(&gpu, &m, 0, 1), 1000);
+}
+
 static void partition_minimises_the_most_loaded_node(void **state) {
   (void)state;
   /* u[y * N + k]: layer y on node k. Keeping layers 0-1 on node 0 and moving 2 to node 1 gives
@@ -178,6 +198,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpu_speedup_diminishes),
       cmocka_unit_test(op_times_per_device),
+      cmocka_unit_test(measured_cpu_times_replace_the_cost_model),
       cmocka_unit_test(partition_minimises_the_most_loaded_node),
       cmocka_unit_test(partition_ties_keep_the_task_fast),
       cmocka_unit_test(response_time_test),

@@ -154,13 +154,28 @@ assert all(x["failed"] == 0 and x["completed"] + x["shed"] <= x["requests"] for 
     # client, so under a sanitizer the RT client sends at 1 Hz (load about 0.3).
     ms=1500 rt=()
     [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=6000 rt=(--set 'clients.steer.arrival={kind: uniform, rate_hz: 1}')
-    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --verify --json - --duration-ms $ms \
+    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --verify --json - --duration-ms $ms \
       --set warmup_ms=0 --set 'expect=[]' "${rt[@]}"
     json 'assert d["policy"] == "dart", d["policy"]
 v = d["verify"]
 assert v["requests"] > 0 and v["mismatches"] == 0, v
 c = {x["name"]: x for x in d["clients"]}
 assert c["steer"]["completed"] > 0 and c["digits"]["completed"] > 0, c' || fail "report: $(head -c 900 "$tmp/.stdout")" ;;
+  dart_node_options_refused)
+    # be_batch and admit_from are the simulator's node model's (docs/dart.md): natively they would
+    # be dropped without a word, so the run is refused before anything runs, naming what and why.
+    for pol in dart base-gpu; do
+      expect_rc 2 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --policy $pol \
+        --set policy.be_batch=4
+      grep -q "client 'digits': policy option be_batch 4 is not applied natively" "$tmp/.stderr" \
+        || fail "$pol: $(cat "$tmp/.stderr")"
+      [ ! -s "$tmp/.stdout" ] || fail "$pol: stdout not empty"
+    done
+    expect_rc 2 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --set policy.admit_from=2
+    grep -q "policy option admit_from 2 is not applied natively" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # The client's own batch: is the core's batcher's, which runs natively: not refused.
+    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --duration-ms 300 \
+      --set warmup_ms=0 --set 'expect=[]' --set policy.be_batch=4 --set 'clients.digits.batch={max: 4, timeout_ms: 5}' ;;
   table_and_trace)
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 800 --set warmup_ms=0 --set 'expect=[]' \
       --trace "$tmp/t.json"
@@ -194,6 +209,9 @@ PY
     for m in cnn transformer; do
       [ -f "$tmp/out/models/$m.yaml" ] || fail "no profile of $m"
       grep -q "^native: $m\$" "$tmp/out/models/$m.yaml" || fail "profile of $m has no native: key"
+      # Every kernel op has its one-core CPU time (docs/dart.md), measured: a positive number.
+      k=$(grep -c '^  - kernel:' "$tmp/out/models/$m.yaml") c=$(grep -cE '^    cpu_us: [0-9.]*[1-9]' "$tmp/out/models/$m.yaml")
+      [ "$k" -gt 0 ] && [ "$k" = "$c" ] || fail "profile of $m: $k kernel ops, $c with cpu_us"
     done
     cp "$mix" "$tmp/out/mix.yaml"
     expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;

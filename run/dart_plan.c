@@ -1,5 +1,5 @@
-/* Stage plans and stage times on CPU and GPU nodes (sim/cpu_node.h). */
-#include "sim/cpu_node.h"
+/* Stage plans and stage times on CPU and GPU nodes (run/dart_plan.h). */
+#include "run/dart_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +31,8 @@ static int gpu_node(const atoll_scenario *s) {
 
 /* Eq. 7-8 for clients [lo, hi), heaviest first (Alg. 1's order: average utilization over the
  * nodes), on nodes that already carry w (updated with what is placed). */
-static int place_range(const atoll_scenario *s, const double *periods_ns, uint32_t batch, atoll_dart_plan *p, uint32_t lo,
-                       uint32_t hi, double *w) {
+static int place_range(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p, uint32_t lo, uint32_t hi,
+                       double *w) {
   uint32_t N = p->n_nodes, maxL = 1;
   for (uint32_t c = 0; c < s->n_clients; c++)
     if (s->models[s->clients[c].model].model.n_ops > maxL)
@@ -69,7 +69,7 @@ static int place_range(const atoll_scenario *s, const double *periods_ns, uint32
      * looks as cheap as it is for it. A back-to-back BE task (no period) would use a node whole:
      * its period is its time per request on the node where the model runs fastest, so its
      * utilization there is 1 and a layer moved elsewhere weighs what it costs. */
-    uint32_t b = s->clients[c].cls == ATOLL_CLASS_BE ? batch : 1;
+    uint32_t b = atoll_dart_be_batch(s, c);
     if (periods_ns[c] <= 0 && s->clients[c].cls == ATOLL_CLASS_BE) {
       T = -1;
       for (uint32_t k = 0; k < N; k++) {
@@ -103,9 +103,9 @@ static int place_range(const atoll_scenario *s, const double *periods_ns, uint32
   return rc;
 }
 
-static int place(const atoll_scenario *s, const double *periods_ns, uint32_t batch, atoll_dart_plan *p) {
+static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
   double w[ATOLL_DART_MAX_NODES] = {0};
-  return place_range(s, periods_ns, batch, p, 0, s->n_clients, w);
+  return place_range(s, periods_ns, p, 0, s->n_clients, w);
 }
 
 /* Alg. 1's score of a placed configuration: the weighted sum of the RT clients' worst-case
@@ -138,7 +138,7 @@ static double score(const atoll_scenario *s, const double *periods_ns, const ato
 
 /* Alg. 2's candidates: the GPU node (one core) and the other cores split into one to three CPU
  * nodes, sizes non-increasing; every candidate is placed (Eq. 7-8) and scored, the best kept. */
-static int search(const atoll_scenario *s, const double *periods_ns, uint32_t batch, atoll_dart_plan *p) {
+static int search(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
   uint32_t cpu = s->node_search_cores - 1;
   double gflops = ATOLL_CPU_GFLOPS_PER_CORE, best = -1;
   atoll_dart_client_plan *keep = calloc(s->n_clients, sizeof *keep);
@@ -157,7 +157,7 @@ static int search(const atoll_scenario *s, const double *periods_ns, uint32_t ba
         for (int i = 0; i < 3; i++)
           if (sizes[i])
             p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_CPU, .cores = sizes[i], .gflops_per_core = gflops};
-        int rc = place(s, periods_ns, batch, p);
+        int rc = place(s, periods_ns, p);
         if (rc) {
           free(keep);
           return rc;
@@ -197,12 +197,11 @@ static int build_with_late(const atoll_scenario *s, const double *periods_ns, at
   }
   memset(all + first_late, 0, (s->n_clients - first_late) * sizeof *all);
   p->clients = all;
-  uint32_t batch = s->policy.param[0] > 1 ? (uint32_t)s->policy.param[0] : 1;
   double w[ATOLL_DART_MAX_NODES] = {0};
   /* Placing the initial set again on the chosen nodes gives the same stages and their load. */
-  rc = place_range(&initial, periods_ns, batch, p, 0, first_late, w);
+  rc = place_range(&initial, periods_ns, p, 0, first_late, w);
   for (uint32_t c = first_late; c < s->n_clients && rc == 0; c++)
-    rc = place_range(s, periods_ns, batch, p, c, c + 1, w);
+    rc = place_range(s, periods_ns, p, c, c + 1, w);
   if (rc)
     atoll_dart_plan_free(p);
   return rc;
@@ -218,9 +217,8 @@ int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, ato
   if (!(p->clients = calloc(s->n_clients, sizeof *p->clients)))
     return ATOLL_ENOMEM;
   int rc = 0;
-  uint32_t batch = s->policy.param[0] > 1 ? (uint32_t)s->policy.param[0] : 1;
   if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores) {
-    rc = search(s, periods_ns, batch, p);
+    rc = search(s, periods_ns, p);
   } else if (s->policy.kind == ATOLL_POLICY_DART) {
     if (s->n_nodes == 0)
       rc = ATOLL_EINVAL;
@@ -228,7 +226,7 @@ int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, ato
       p->nodes[k] = s->nodes[k];
     p->n_nodes = s->n_nodes;
     if (rc == 0)
-      rc = place(s, periods_ns, batch, p);
+      rc = place(s, periods_ns, p);
   } else {
     /* The baselines: whole models on one node. */
     if (s->policy.kind == ATOLL_POLICY_BASE_GPU) {
@@ -261,6 +259,8 @@ void atoll_dart_plan_free(atoll_dart_plan *p) {
   p->clients = NULL;
 }
 
+/* A client's period for placement and the response-time test: its deadline, or a uniform client's
+ * period; 0 for the others. */
 static double period_hint(const atoll_client *c) {
   if (c->deadline_ns > 0)
     return (double)c->deadline_ns;
@@ -268,7 +268,7 @@ static double period_hint(const atoll_client *c) {
 }
 
 int atoll_dart_plan_for(const atoll_scenario *s, atoll_dart_plan *p) {
-  double *periods = calloc(s->n_clients, sizeof *periods);
+  double *periods = calloc(s->n_clients ? s->n_clients : 1, sizeof *periods);
   if (!periods)
     return ATOLL_ENOMEM;
   for (uint32_t c = 0; c < s->n_clients; c++)
@@ -277,3 +277,5 @@ int atoll_dart_plan_for(const atoll_scenario *s, atoll_dart_plan *p) {
   free(periods);
   return rc;
 }
+
+int64_t atoll_dart_period_ns(const atoll_client *c) { return (int64_t)period_hint(c); }

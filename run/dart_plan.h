@@ -2,24 +2,13 @@
  * model, and how long a stage takes there (core/dart.h's per-device times). dart places stages by
  * Eq. 7-8 over the scenario's nodes; base-gpu runs whole models on the GPU node, base-cpu on one
  * CPU node of all the scenario's cores. */
-#ifndef ATOLL_SIM_CPU_NODE_H
-#define ATOLL_SIM_CPU_NODE_H
+#ifndef ATOLL_RUN_DART_PLAN_H
+#define ATOLL_RUN_DART_PLAN_H
 
 #include <stdint.h>
 
 #include "atoll/scenario.h"
-
-enum { ATOLL_DART_MAX_NODES = 16 };
-
-typedef struct atoll_dart_stage {
-  uint32_t node;       /* index into the plan's nodes */
-  uint32_t op_lo, op_hi; /* the operators [op_lo, op_hi) of the model */
-} atoll_dart_stage;
-
-typedef struct atoll_dart_client_plan {
-  atoll_dart_stage stages[ATOLL_DART_MAX_NODES];
-  uint32_t n_stages;
-} atoll_dart_client_plan;
+#include "core/dart.h"
 
 typedef struct atoll_dart_plan {
   atoll_node nodes[ATOLL_DART_MAX_NODES];
@@ -33,9 +22,13 @@ typedef struct atoll_dart_plan {
  * ATOLL_EINVAL when the policy needs nodes the scenario lacks. Free with atoll_dart_plan_free. */
 int atoll_dart_plan_build(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *out);
 void atoll_dart_plan_free(atoll_dart_plan *p);
-/* The plan the simulator runs s with: periods from the clients' deadlines, else their uniform
- * rates (the policy's view of its task set). */
+/* The plan a run uses for s (the simulator, the native runtime and the analyses alike): periods
+ * from the clients' deadlines, else their uniform rates (the policy's view of its task set; see
+ * atoll_dart_period_ns). */
 int atoll_dart_plan_for(const atoll_scenario *s, atoll_dart_plan *p);
+/* A client's period for placement and the response-time test: its deadline, or a uniform client's
+ * period; 0 for the others. */
+int64_t atoll_dart_period_ns(const atoll_client *c);
 /* The time of a client's stage at batch b on its node. */
 int64_t atoll_dart_stage_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t client, uint32_t stage,
                             uint32_t batch);

@@ -1,0 +1,223 @@
+/* dart's stage pipeline on a device of queues (core/dart_pipe.h, docs/dart.md "Native").
+ *
+ * Every node has two workers, each a stream bound to the node's CUs: the RT worker (priority 1)
+ * takes one RT stage at a time, deadline-monotonic, never preempted by another RT stage; the BE
+ * worker takes one BE stage at a time, earliest deadline first. The device serves the RT stream's
+ * blocks before the BE stream's on the node's CUs, so an RT stage preempts a running BE stage at
+ * block granularity. A request's stages go from node to node: the next one is handed over when the
+ * last op of the one before completes. Each client has one request in the pipeline at a time; the
+ * pipeline overlaps requests of different clients. */
+#include "core/dart_pipe.h"
+
+#include "atoll/error.h"
+
+enum { BE = 0, RT = 1 };
+
+static const char *const stream_names[ATOLL_DART_MAX_NODES][2] = {
+    {"node0-be", "node0-rt"},   {"node1-be", "node1-rt"},   {"node2-be", "node2-rt"},   {"node3-be", "node3-rt"},
+    {"node4-be", "node4-rt"},   {"node5-be", "node5-rt"},   {"node6-be", "node6-rt"},   {"node7-be", "node7-rt"},
+    {"node8-be", "node8-rt"},   {"node9-be", "node9-rt"},   {"node10-be", "node10-rt"}, {"node11-be", "node11-rt"},
+    {"node12-be", "node12-rt"}, {"node13-be", "node13-rt"}, {"node14-be", "node14-rt"}, {"node15-be", "node15-rt"}};
+
+static atoll_dart_state *state(atoll_core *c) { return atoll__policy_state(c); }
+
+static const atoll_dart_stage *stage_of(const atoll_core *c, uint32_t client, uint32_t stage) {
+  return &c->dart->clients[client].stages[stage];
+}
+
+void atoll__dart_pipe_init(atoll_core *c) {
+  atoll_dart_state *st = state(c);
+  for (uint32_t k = 0; k < ATOLL_DART_MAX_NODES; k++)
+    st->busy[k][BE] = st->busy[k][RT] = -1;
+  for (uint32_t i = 0; i < c->n_clients && i < ATOLL_DART_PIPE_CLIENTS; i++)
+    for (uint32_t sg = 0; sg < ATOLL_DART_MAX_NODES; sg++)
+      st->cl[i].wcet_ns[sg] = c->dart->wcet_ns[(size_t)i * ATOLL_DART_MAX_NODES + sg];
+}
+
+int atoll__dart_pipe_streams(atoll_core *c) {
+  const atoll_dart_pipeline *p = c->dart;
+  if (p->n_nodes == 0 || p->n_nodes > ATOLL_DART_MAX_NODES || c->n_clients > ATOLL_DART_PIPE_CLIENTS ||
+      c->n_queues != c->n_clients)
+    return ATOLL_ENOTSUP;
+  for (uint32_t i = 0; i < c->n_clients; i++)
+    for (uint32_t sg = 0; sg < p->clients[i].n_stages; sg++)
+      if (p->clients[i].stages[sg].node >= p->n_nodes)
+        return ATOLL_EINVAL;
+  atoll_dart_state *st = state(c);
+  for (uint32_t k = 0; k < p->n_nodes; k++)
+    for (uint32_t cls = BE; cls <= RT; cls++) {
+      atoll_stream_cfg cfg = {.priority = cls, .dq_capacity = c->s->policy.dq_capacity, .cus = p->node_cus[k],
+                              .name = stream_names[k][cls]};
+      int rc = c->dev.ops->create_stream(c->dev.ctx, &cfg, &st->stream[k][cls]);
+      if (rc)
+        return rc;
+    }
+  return 0;
+}
+
+static bool serves_rt(const atoll_core *c, const atoll_dart_state *st, uint32_t i) {
+  return c->queues[c->client_queue[i]].rt && !st->cl[i].demoted;
+}
+
+/* Whether client a's waiting stage goes before client b's on a worker of class cls. */
+static bool before(const atoll_core *c, uint32_t cls, uint32_t a, uint32_t b) {
+  if (cls == RT) { /* deadline-monotonic, then the lower client index */
+    int64_t da = c->client_deadline_ns[a], db = c->client_deadline_ns[b];
+    if (da != db)
+      return da != 0 && (db == 0 || da < db);
+    return a < b;
+  }
+  const atoll_task *x = &c->tasks[c->queues[c->client_queue[a]].active];
+  const atoll_task *y = &c->tasks[c->queues[c->client_queue[b]].active];
+  if (x->deadline_ns != y->deadline_ns)
+    return x->deadline_ns < y->deadline_ns;
+  return x->arrival_ns < y->arrival_ns;
+}
+
+/* Hands client i's waiting stage to node k's worker of class cls. */
+static void hand_over(atoll_core *c, uint32_t i, uint32_t k, uint32_t cls, int64_t now) {
+  atoll_dart_state *st = state(c);
+  atoll_dart_pipe_client *cl = &st->cl[i];
+  const atoll_dart_stage *sg = stage_of(c, i, cl->stage);
+  cl->running = 1;
+  cl->in_rt = (uint8_t)cls;
+  cl->overran = 0;
+  cl->stage_start_ns = now;
+  cl->seq++;
+  st->busy[k][cls] = (int32_t)i;
+  /* The budget: a timer at the WCET (a device without timers enforces nothing). The injected
+   * overrun (policy options inject_*) cuts the first stage's budget of one request to 100 /
+   * inject_pct of it: the stage then really runs inject_pct % of its budget. */
+  if (cls == RT) {
+    int64_t budget = cl->wcet_ns[cl->stage];
+    const int64_t *opt = c->s->policy.param;
+    const atoll_task *t = &c->tasks[c->queues[c->client_queue[i]].active];
+    if (cl->stage == 0 && opt[1] == (int64_t)i + 1 && (uint64_t)opt[2] == t->req && opt[3] > 100)
+      budget = budget * 100 / opt[3];
+    atoll__timer_set(c, now + budget, ATOLL_DART_COOKIE(i, cl->seq));
+  }
+  atoll__launch_range_on(c, c->client_queue[i], sg->op_hi - sg->op_lo, st->stream[k][cls], cls == RT);
+}
+
+void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now) {
+  atoll_dart_state *st = state(c);
+  /* A client with no request in the pipeline takes its next one (RT queues: earliest deadline). */
+  for (uint32_t i = 0; i < c->n_clients; i++) {
+    uint32_t q = c->client_queue[i];
+    if (c->queues[q].active < 0 && atoll__queue_activate(c, q)) {
+      st->cl[i].stage = 0;
+      st->cl[i].running = 0;
+      if (st->cl[i].recover)
+        st->cl[i].recover = 0, st->cl[i].demoted = 0;
+    }
+  }
+  for (uint32_t k = 0; k < c->dart->n_nodes; k++)
+    for (uint32_t cls = BE; cls <= RT; cls++) {
+      if (st->busy[k][cls] >= 0)
+        continue;
+      int32_t best = -1;
+      for (uint32_t i = 0; i < c->n_clients; i++) {
+        const atoll_dart_pipe_client *cl = &st->cl[i];
+        if (c->queues[c->client_queue[i]].active < 0 || cl->running || stage_of(c, i, cl->stage)->node != k ||
+            serves_rt(c, st, i) != (cls == RT))
+          continue;
+        if (best < 0 || before(c, cls, i, (uint32_t)best))
+          best = (int32_t)i;
+      }
+      if (best >= 0)
+        hand_over(c, (uint32_t)best, k, cls, now);
+    }
+}
+
+/* Enforcement (§V-3) after a stage that overran its WCET: the WCET becomes what it took, the
+ * response-time test (Eq. 5-6) runs again over every RT client, and the client returns to RT from
+ * its next request if all pass; otherwise it stays BE and the alert is told. */
+static void reassess(atoll_core *c, uint32_t i, int64_t now) {
+  atoll_dart_state *st = state(c);
+  const atoll_dart_pipeline *p = c->dart;
+  atoll_dart_rt_task t[ATOLL_DART_PIPE_CLIENTS] = {{0}};
+  int64_t rows[ATOLL_DART_PIPE_CLIENTS][ATOLL_DART_MAX_NODES] = {{0}}, r[ATOLL_DART_PIPE_CLIENTS];
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < c->n_clients; j++) {
+    if (!c->queues[c->client_queue[j]].rt)
+      continue;
+    for (uint32_t sg = 0; sg < p->clients[j].n_stages; sg++)
+      rows[n][p->clients[j].stages[sg].node] += st->cl[j].wcet_ns[sg];
+    int64_t dl = c->client_deadline_ns[j];
+    uint32_t prio = 0; /* deadline-monotonic rank */
+    for (uint32_t o = 0; o < c->n_clients; o++)
+      prio += o != j && c->queues[c->client_queue[o]].rt && before(c, RT, o, j);
+    t[n] = (atoll_dart_rt_task){.period_ns = p->period_ns[j] > 0 ? p->period_ns[j] : dl,
+                                .deadline_ns = dl > 0 ? dl : INT64_MAX / 4, .prio = prio, .stage_ns = rows[n]};
+    n++;
+  }
+  bool ok = atoll_dart_rt_test(t, n, p->n_nodes, r);
+  if (ok)
+    st->cl[i].recover = 1;
+  if (c->obs->enforcement)
+    c->obs->enforcement(c->obs_ctx, i, ok ? ATOLL_ENFORCE_RECOVERY : ATOLL_ENFORCE_ALERT, now);
+}
+
+/* Client i's running stage completed (or its request left the core): its worker is free. */
+static void stage_end(atoll_core *c, uint32_t i, int64_t now) {
+  atoll_dart_state *st = state(c);
+  atoll_dart_pipe_client *cl = &st->cl[i];
+  if (!cl->running)
+    return;
+  cl->running = 0;
+  st->busy[stage_of(c, i, cl->stage)->node][cl->in_rt] = -1;
+  if (cl->overran) {
+    int64_t took = now - cl->stage_start_ns;
+    if (took > cl->wcet_ns[cl->stage])
+      cl->wcet_ns[cl->stage] = took;
+    cl->overran = 0;
+    reassess(c, i, now);
+  }
+}
+
+void atoll__dart_pipe_op_done(atoll_core *c, uint32_t q, int64_t now) {
+  const atoll_task *t = &c->tasks[c->queues[q].active];
+  uint32_t i = t->client;
+  atoll_dart_pipe_client *cl = &state(c)->cl[i];
+  if (!cl->running || t->n_done < stage_of(c, i, cl->stage)->op_hi)
+    return;
+  stage_end(c, i, now);
+  cl->stage++;
+  atoll__dart_pipe_dispatch(c, now);
+}
+
+void atoll__dart_pipe_task_done(atoll_core *c, uint32_t q, int64_t now) {
+  for (uint32_t i = 0; i < c->n_clients; i++)
+    if (c->client_queue[i] == q) {
+      stage_end(c, i, now);
+      state(c)->cl[i].stage = 0;
+    }
+  atoll__dart_pipe_dispatch(c, now);
+}
+
+/* An RT stage's budget ran out: if it is still running, its client is demoted to BE. The stage's
+ * ops are already on the RT worker's stream and finish there; its following stages, and its
+ * requests until a recovery, go to BE workers. */
+void atoll__dart_pipe_timer(atoll_core *c, uint64_t cookie, int64_t now) {
+  uint32_t i = (uint32_t)(cookie >> 32);
+  if (i >= c->n_clients || i >= ATOLL_DART_PIPE_CLIENTS)
+    return;
+  atoll_dart_pipe_client *cl = &state(c)->cl[i];
+  if (!cl->running || !cl->in_rt || cl->overran || cl->seq != (uint32_t)cookie)
+    return;
+  cl->overran = 1;
+  cl->demoted = 1;
+  cl->recover = 0;
+  if (c->obs->enforcement)
+    c->obs->enforcement(c->obs_ctx, i, ATOLL_ENFORCE_DEMOTION, now);
+}
+
+bool atoll__dart_pipe_valid(const atoll_core *c) {
+  const atoll_dart_state *st = atoll__policy_state_c(c);
+  for (uint32_t k = 0; k < ATOLL_DART_MAX_NODES; k++)
+    for (uint32_t cls = BE; cls <= RT; cls++)
+      if (st->busy[k][cls] >= (int32_t)c->n_clients || st->busy[k][cls] < -1 ||
+          (st->busy[k][cls] >= 0 && !st->cl[st->busy[k][cls]].running))
+        return false;
+  return true;
+}

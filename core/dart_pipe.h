@@ -1,0 +1,44 @@
+/* dart's stage pipeline on a device of queues (docs/dart.md, "Native"): the node workers, stage
+ * hand-over and overrun enforcement of core/policy_dart.c when the runner gave the core a pipeline
+ * (atoll_core_limits.dart). Internal to the core: the policy file and this one share the state. */
+#ifndef ATOLL_CORE_DART_PIPE_H
+#define ATOLL_CORE_DART_PIPE_H
+
+#include "core/dart.h"
+#include "core/policy.h"
+
+/* Per client: where its active request is in its plan, and enforcement. Fields are written one
+ * by one (never as a struct value) so that padding stays zero for the core's byte-wise hash. */
+typedef struct atoll_dart_pipe_client {
+  int64_t wcet_ns[ATOLL_DART_MAX_NODES]; /* per stage: the RT budget, raised by an overrun */
+  int64_t stage_start_ns;                /* when its running stage was handed to its node */
+  uint32_t seq;                          /* stage hand-overs so far: a WCET timer names one */
+  uint32_t stage;                        /* the stage its active request is at */
+  uint8_t running;                       /* that stage is on its node's worker */
+  uint8_t in_rt;                         /* ... the RT worker (else the BE one) */
+  uint8_t demoted;                       /* an RT client served by BE workers (enforcement) */
+  uint8_t overran;                       /* its running stage passed its WCET */
+  uint8_t recover;                       /* the test passed: RT again from its next request */
+  uint8_t pad_[7];
+} atoll_dart_pipe_client;
+
+typedef struct atoll_dart_state {
+  int32_t owner; /* one node's worker (no pipeline): the queue whose request runs, or -1 */
+  uint32_t pad_;
+  uint32_t stream[ATOLL_DART_MAX_NODES][2]; /* per node: [0] BE worker's stream, [1] RT worker's */
+  int32_t busy[ATOLL_DART_MAX_NODES][2];    /* the client whose stage the worker runs, or -1 */
+  atoll_dart_pipe_client cl[ATOLL_DART_PIPE_CLIENTS];
+} atoll_dart_state;
+
+/* Timer cookies of the WCET budgets: the client and its hand-over count. */
+#define ATOLL_DART_COOKIE(client, seq) (((uint64_t)(client) << 32) | (uint32_t)(seq))
+
+void atoll__dart_pipe_init(atoll_core *c);
+int atoll__dart_pipe_streams(atoll_core *c);
+void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now);
+void atoll__dart_pipe_op_done(atoll_core *c, uint32_t q, int64_t now);
+void atoll__dart_pipe_task_done(atoll_core *c, uint32_t q, int64_t now);
+void atoll__dart_pipe_timer(atoll_core *c, uint64_t cookie, int64_t now);
+bool atoll__dart_pipe_valid(const atoll_core *c);
+
+#endif

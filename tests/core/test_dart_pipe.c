@@ -1,0 +1,254 @@
+/* dart's stage pipeline in the core (core/dart_pipe.c), through a fake device that records stream
+ * configurations, launches and timers: node streams bound to their nodes' CUs with the RT worker
+ * at the higher priority, stages launched on their node's stream of their class and handed to the
+ * next node when their last op completes, one RT stage at a time per node (deadline-monotonic),
+ * and enforcement: a WCET timer that finds its stage running demotes the client, the stage's end
+ * raises the WCET and re-runs the response-time test, which brings the client back to RT at its
+ * next request or alerts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "core/dart.h"
+#include "core/sched.h"
+#include "tests/atoll_test.h"
+
+enum { MAX_LOG = 64, N_OPS = 4, N_CLIENTS = 3, N_NODES = 2 };
+
+typedef struct rec {
+  uint32_t stream, n_cmds, op;
+  bool rt;
+  uint64_t tag[N_OPS];
+} rec;
+
+static struct {
+  uint32_t n_streams, n_log, n_timers, n_events;
+  atoll_stream_cfg cfg[16];
+  rec log[MAX_LOG];
+  int64_t timer_at[MAX_LOG];
+  uint64_t timer_cookie[MAX_LOG];
+  uint32_t event_client[MAX_LOG], event_what[MAX_LOG];
+  int64_t now;
+} fk;
+
+static int64_t f_now(void *ctx) {
+  (void)ctx;
+  return fk.now;
+}
+static int f_create(void *ctx, const atoll_stream_cfg *cfg, uint32_t *stream) {
+  (void)ctx;
+  fk.cfg[fk.n_streams] = *cfg;
+  *stream = fk.n_streams++;
+  return 0;
+}
+static int f_launch(void *ctx, uint32_t stream, const atoll_cmd *cmds, uint32_t n) {
+  (void)ctx;
+  assert_cmp(fk.n_log, <, MAX_LOG);
+  rec *r = &fk.log[fk.n_log++];
+  *r = (rec){.stream = stream, .n_cmds = n, .op = cmds[0].op, .rt = cmds[0].rt};
+  for (uint32_t i = 0; i < n && i < N_OPS; i++)
+    r->tag[i] = cmds[i].tag;
+  return 0;
+}
+static int f_timer(void *ctx, int64_t at, uint64_t cookie) {
+  (void)ctx;
+  fk.timer_at[fk.n_timers] = at;
+  fk.timer_cookie[fk.n_timers++] = cookie;
+  return 0;
+}
+static const atoll_device_ops ops = {.now = f_now, .create_stream = f_create, .launch = f_launch, .set_timer = f_timer};
+
+static void on_enforcement(void *ctx, uint32_t client, uint32_t what, int64_t now) {
+  (void)ctx, (void)now;
+  fk.event_client[fk.n_events] = client;
+  fk.event_what[fk.n_events++] = what;
+}
+static const atoll_core_observer obs = {.enforcement = on_enforcement};
+
+static atoll_op model_ops[N_OPS];
+static atoll_scenario_model models[1];
+static atoll_client clients[N_CLIENTS];
+static atoll_scenario sc;
+static atoll_core core;
+static void *mem;
+static atoll_dart_client_plan plans[N_CLIENTS];
+static int64_t wcet[N_CLIENTS * ATOLL_DART_MAX_NODES], periods[N_CLIENTS];
+static const int64_t deadlines[N_CLIENTS] = {20000000, 10000000, 0};
+static atoll_dart_pipeline pipe;
+
+/* Clients: rt_b (RT, deadline 20 ms), rt_a (RT, 10 ms: the higher priority), be (BE). Every model
+ * has four ops: RT clients run ops 0-1 on node 0 and 2-3 on node 1, the BE client op 0 on node 0
+ * and 1-3 on node 1. Node 0 is CU 0, node 1 CU 1. RT stages' WCET: 100 us. */
+static void setup(void) {
+  for (int i = 0; i < N_OPS; i++)
+    model_ops[i] = (atoll_op){.kind = ATOLL_OP_KERNEL, .name = "k",
+                              .shape = {.grid = {8, 1, 1}, .block = {64, 1, 1}, .occupancy = 1, .time_ns = 50000}};
+  models[0] = (atoll_scenario_model){"m", "m.yaml", {.name = "m", .gpu = "g", .ops = model_ops, .n_ops = N_OPS}};
+  clients[0] = (atoll_client){"rt_b", 0, ATOLL_CLASS_RT, {.kind = ATOLL_ARRIVAL_UNIFORM, .rate_hz = 50}, 0};
+  clients[1] = (atoll_client){"rt_a", 0, ATOLL_CLASS_RT, {.kind = ATOLL_ARRIVAL_UNIFORM, .rate_hz = 100}, 0};
+  clients[2] = (atoll_client){"be", 0, ATOLL_CLASS_BE, {.kind = ATOLL_ARRIVAL_CLOSED}, 0};
+  sc = (atoll_scenario){.path = "fake.yaml",
+                        .gpu = {.name = "g", .cus = 2, .max_blocks_per_cu = 1, .registers_per_cu = 65536},
+                        .models = models,
+                        .n_models = 1,
+                        .clients = clients,
+                        .n_clients = N_CLIENTS,
+                        .policy = {.kind = ATOLL_POLICY_DART},
+                        .duration_ns = 1000000000,
+                        .seed = 1};
+  for (uint32_t c = 0; c < N_CLIENTS; c++) {
+    bool rt = c < 2;
+    plans[c] = (atoll_dart_client_plan){.n_stages = 2};
+    plans[c].stages[0] = (atoll_dart_stage){.node = 0, .op_lo = 0, .op_hi = rt ? 2 : 1};
+    plans[c].stages[1] = (atoll_dart_stage){.node = 1, .op_lo = rt ? 2 : 1, .op_hi = N_OPS};
+    for (uint32_t s = 0; s < ATOLL_DART_MAX_NODES; s++)
+      wcet[c * ATOLL_DART_MAX_NODES + s] = 100000;
+    periods[c] = deadlines[c];
+  }
+  memset(&pipe, 0, sizeof pipe);
+  pipe.n_nodes = N_NODES;
+  atoll_cuset_add_range(&pipe.node_cus[0], 0, 0);
+  atoll_cuset_add_range(&pipe.node_cus[1], 1, 1);
+  pipe.clients = plans;
+  pipe.wcet_ns = wcet;
+  pipe.period_ns = periods;
+  memset(&fk, 0, sizeof fk);
+  atoll_core_limits lim = {.dart = &pipe};
+  size_t size = atoll_core_size(&sc, &lim);
+  mem = malloc(size);
+  assert_non_null(mem);
+  assert_int_equal(atoll_core_init(&core, mem, size, &sc, (atoll_device){.ops = &ops}, &obs, NULL, &lim, deadlines),
+                   0);
+}
+
+static void teardown(void) { free(mem); }
+
+/* Streams: one per client queue (0-2), then per node its BE and RT workers (3 + 2k, 4 + 2k). */
+static uint32_t node_stream(uint32_t node, bool rt) { return N_CLIENTS + 2 * node + (rt ? 1 : 0); }
+
+/* Completes every command of launch i, in order. */
+static void complete(uint32_t i) {
+  const rec *r = &fk.log[i];
+  for (uint32_t k = 0; k < r->n_cmds; k++)
+    atoll_core_on_cmd_done(&core, r->stream, r->tag[k], fk.now);
+  assert_true(atoll_core_is_valid(&core));
+}
+
+static void node_streams_are_bound_with_rt_first(void **state) {
+  (void)state;
+  setup();
+  assert_int_equal(fk.n_streams, N_CLIENTS + 2 * N_NODES);
+  for (uint32_t k = 0; k < N_NODES; k++)
+    for (uint32_t rt = 0; rt < 2; rt++) {
+      const atoll_stream_cfg *cfg = &fk.cfg[node_stream(k, rt)];
+      assert_true(atoll_cuset_equal(&cfg->cus, &pipe.node_cus[k]));
+      assert_int_equal(cfg->priority, rt);
+    }
+  teardown();
+}
+
+static void stages_are_handed_from_node_to_node(void **state) {
+  (void)state;
+  setup();
+  atoll_core_on_arrival(&core, 0, 0, 0); /* rt_b: its first stage on node 0's RT worker */
+  assert_int_equal(fk.n_log, 1);
+  assert_int_equal(fk.log[0].stream, node_stream(0, true));
+  assert_int_equal(fk.log[0].n_cmds, 2);
+  assert_true(fk.log[0].rt);
+  atoll_core_on_arrival(&core, 2, 0, 0); /* be: node 0's BE worker is free */
+  assert_int_equal(fk.n_log, 2);
+  assert_int_equal(fk.log[1].stream, node_stream(0, false));
+  assert_int_equal(fk.log[1].n_cmds, 1);
+  assert_false(fk.log[1].rt);
+  atoll_core_on_arrival(&core, 1, 0, 0); /* rt_a: node 0's RT worker is busy (non-preemptive) */
+  assert_int_equal(fk.n_log, 2);
+  fk.now = 50000;
+  complete(0); /* rt_b's stage 0 ends: rt_b to node 1's RT worker, rt_a takes node 0's */
+  assert_int_equal(fk.n_log, 4);
+  bool saw_b = false, saw_a = false;
+  for (uint32_t i = 2; i < 4; i++) {
+    if (fk.log[i].stream == node_stream(1, true) && fk.log[i].op == 2)
+      saw_b = true;
+    if (fk.log[i].stream == node_stream(0, true) && fk.log[i].op == 0)
+      saw_a = true;
+  }
+  assert_true(saw_b && saw_a);
+  complete(1); /* be's stage 0 ends: its ops 1-3 go to node 1's BE worker */
+  assert_int_equal(fk.n_log, 5);
+  assert_int_equal(fk.log[4].stream, node_stream(1, false));
+  assert_int_equal(fk.log[4].op, 1);
+  assert_int_equal(fk.log[4].n_cmds, 3);
+  assert_int_equal(fk.n_events, 0);
+  teardown();
+}
+
+/* The WCET timer of rt_a's first stage fires while it runs: a demotion. */
+static void start_and_overrun(void) {
+  atoll_core_on_arrival(&core, 1, 0, 0);
+  assert_int_equal(fk.n_log, 1);
+  assert_int_equal(fk.n_timers, 1);
+  assert_int_equal(fk.timer_at[0], 100000);
+  fk.now = 100000;
+  atoll_core_on_timer(&core, fk.timer_cookie[0], fk.now);
+  assert_int_equal(fk.n_events, 1);
+  assert_int_equal(fk.event_client[0], 1);
+  assert_int_equal(fk.event_what[0], ATOLL_ENFORCE_DEMOTION);
+}
+
+static void overrun_demotes_then_the_test_brings_it_back(void **state) {
+  (void)state;
+  setup();
+  start_and_overrun();
+  fk.now = 300000; /* the stage took 300 us: still schedulable at 10 ms */
+  complete(0);
+  assert_int_equal(fk.n_events, 2);
+  assert_int_equal(fk.event_what[1], ATOLL_ENFORCE_RECOVERY);
+  /* Demoted: its second stage runs in node 1's BE worker. */
+  assert_int_equal(fk.n_log, 2);
+  assert_int_equal(fk.log[1].stream, node_stream(1, false));
+  assert_false(fk.log[1].rt);
+  complete(1);
+  /* Its next request is RT again. */
+  atoll_core_on_arrival(&core, 1, 1, fk.now);
+  assert_int_equal(fk.n_log, 3);
+  assert_int_equal(fk.log[2].stream, node_stream(0, true));
+  assert_true(fk.log[2].rt);
+  teardown();
+}
+
+static void a_stale_timer_does_nothing(void **state) {
+  (void)state;
+  setup();
+  atoll_core_on_arrival(&core, 1, 0, 0);
+  fk.now = 50000;
+  complete(0); /* the stage ended within its WCET */
+  atoll_core_on_timer(&core, fk.timer_cookie[0], 100000);
+  assert_int_equal(fk.n_events, 0);
+  assert_int_equal(fk.log[1].stream, node_stream(1, true));
+  teardown();
+}
+
+static void an_unschedulable_wcet_alerts_and_stays_be(void **state) {
+  (void)state;
+  setup();
+  start_and_overrun();
+  fk.now = 30000000; /* 30 ms: past rt_a's 10 ms deadline */
+  complete(0);
+  assert_int_equal(fk.n_events, 2);
+  assert_int_equal(fk.event_what[1], ATOLL_ENFORCE_ALERT);
+  complete(1);
+  atoll_core_on_arrival(&core, 1, 1, fk.now);
+  assert_int_equal(fk.log[fk.n_log - 1].stream, node_stream(0, false));
+  teardown();
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(node_streams_are_bound_with_rt_first),
+      cmocka_unit_test(stages_are_handed_from_node_to_node),
+      cmocka_unit_test(overrun_demotes_then_the_test_brings_it_back),
+      cmocka_unit_test(a_stale_timer_does_nothing),
+      cmocka_unit_test(an_unschedulable_wcet_alerts_and_stays_be),
+  };
+  return ATOLL_TEST_RUN(tests, argc, argv);
+}

@@ -1,0 +1,163 @@
+/* dart's stage pipeline on the native CPU device (docs/dart.md, "Native"): scenarios/native/dart.yaml
+ * (pilotnet RT, lenet BE, two one-core CPU nodes) run for real with --verify. Every block the
+ * back-end runs is recorded with its stream (the top 16 bits of the back-end tag) and its worker's
+ * CU, so the test sees that each node's streams ran only on that node's CU, that every stage's
+ * node ran blocks (stages were handed from node to node), and that outputs equal the uninterrupted
+ * reference. An injected overrun (a budget cut
+ * to a thousandth) demotes the RT client on wall clock, and the response-time test brings it back. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "io/load.h"
+#include "native/cpu/cpu_backend.h"
+#include "native/runtime/ndart.h"
+#include "native/runtime/nrun.h"
+#include "tests/atoll_test.h"
+
+enum { MAX_STREAMS = 64, MAX_CUS = 8 };
+
+/* A sanitizer makes pilotnet ten times longer (289 ms alone under ASan; under TSan on a loaded
+ * machine one stage took 1.6-1.9 s): the run is longer there, so that the RT client still completes
+ * several requests, and its deadline too, so that the response-time test can pass after an overrun
+ * raised a WCET to what a stage took there. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SLOW 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define SLOW 1
+#endif
+#endif
+#ifdef SLOW
+#define RUN_MS "10000"
+#define DEADLINE_MS "60000"
+#else
+#define RUN_MS "2500"
+#define DEADLINE_MS "5000"
+#endif
+
+static atomic_uint blocks_on[MAX_STREAMS][MAX_CUS];
+static atomic_uint blocks_elsewhere; /* a stream or CU past the table */
+
+static int recording_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
+  uint64_t stream = atoll_ncpu_worker_tag() >> 48;
+  uint32_t cu = atoll_ncpu_worker_cu();
+  if (stream < MAX_STREAMS && cu < MAX_CUS)
+    atomic_fetch_add(&blocks_on[stream][cu], 1);
+  else
+    atomic_fetch_add(&blocks_elsewhere, 1);
+  return ak_run_block(kernel, a, c);
+}
+
+typedef struct dart_run {
+  atoll_arena a;
+  atoll_scenario s;
+  const atoll_nmodel *nm[4];
+  atoll_run_results res;
+} dart_run;
+
+/* Loads the scenario with the RT client slowed to a rate and deadline any build (a sanitizer makes
+ * pilotnet ten times longer) keeps up with, plus `extra` overrides, and runs it with --verify. */
+static void run_dart(dart_run *d, const char *extra) {
+  atoll_arena_init(&d->a);
+  atoll_diag diag;
+  atoll_diag_clear(&diag);
+  atoll_set_override sets[] = {{.text = "clients.steer.arrival={kind: uniform, rate_hz: 2}"},
+                               {.text = "clients.steer.deadline_ms=" DEADLINE_MS},
+                               {.text = "duration_ms=" RUN_MS},
+                               {.text = "warmup_ms=0"},
+                               {.text = "expect=[]"},
+                               {.text = extra}};
+  uint32_t n_sets = extra ? 6 : 5;
+  if (atoll_scenario_load_file(&d->a, ATOLL_SOURCE_DIR "/scenarios/native/dart.yaml", sets, n_sets, &d->s, &diag)) {
+    atoll_diag_print(&diag, stderr);
+    fail_msg("scenarios/native/dart.yaml does not load");
+  }
+  assert_true(d->s.n_models <= 4);
+  for (uint32_t m = 0; m < d->s.n_models; m++)
+    assert_non_null(d->nm[m] = atoll_nmodel_find(d->s.models[m].model.native));
+  static const int64_t standalone[4] = {50000000, 50000000, 50000000, 50000000};
+  atoll_native_opts o = {.device = "cpu", .cus = 2, .sched_cpu = -1, .verify = true, .nmodels = d->nm,
+                         .standalone_ns = standalone};
+  char err[256] = "";
+  memset(blocks_on, 0, sizeof blocks_on);
+  atomic_store(&blocks_elsewhere, 0);
+  atoll_ncpu_set_block_fn(recording_block);
+  int rc = atoll_native_run(&d->s, &o, &d->res, NULL, err, sizeof err);
+  atoll_ncpu_set_block_fn(NULL);
+  if (rc)
+    fail_msg("native run: %s (%s)", atoll_strerror(rc), err);
+  assert_true(d->res.verified);
+  assert_cmp(d->res.verify_requests, >, 0);
+  assert_int_equal(d->res.verify_mismatches, 0);
+}
+
+static void free_run(dart_run *d) {
+  atoll_run_results_free(&d->res);
+  atoll_arena_free(&d->a);
+}
+
+static uint32_t completed(const dart_run *d, uint32_t c) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < d->res.clients[c].n; i++)
+    n += d->res.clients[c].req[i].done_ns >= 0;
+  return n;
+}
+
+static void stages_run_on_their_nodes_workers(void **state) {
+  (void)state;
+  dart_run d;
+  run_dart(&d, NULL);
+  assert_cmp(completed(&d, 0), >, 0);
+  assert_cmp(completed(&d, 1), >, 0);
+  /* The plan the runner built (the same function, the same scenario and CU count). */
+  atoll_ndart nd;
+  char err[160];
+  assert_int_equal(atoll_ndart_build(&d.s, 2, &nd, err, sizeof err), 0);
+  uint32_t nc = d.s.n_clients;
+  assert_int_equal(atomic_load(&blocks_elsewhere), 0);
+  /* The client queues' streams are created first, one per client (their tags' stream bits are
+   * also those of the verification's own queue, whose tags are small sequence numbers, so they are
+   * not checked); node k's BE and RT streams come next (nc + 2k, nc + 2k + 1): their blocks ran on
+   * its CUs only. */
+  uint32_t per_node[ATOLL_DART_MAX_NODES] = {0};
+  for (uint32_t k = 0; k < nd.pipe.n_nodes; k++)
+    for (uint32_t cls = 0; cls < 2; cls++)
+      for (uint32_t cu = 0; cu < MAX_CUS; cu++) {
+        uint32_t n = atomic_load(&blocks_on[nc + 2 * k + cls][cu]);
+        if (n && !atoll_cuset_has(&nd.pipe.node_cus[k], cu))
+          fail_msg("node %u's %s stream ran %u blocks on CU %u, outside its CUs", k, cls ? "RT" : "BE", n, cu);
+        per_node[k] += n;
+      }
+  /* Every node a stage was placed on ran blocks: requests went from node to node. */
+  uint32_t multi = 0;
+  for (uint32_t c = 0; c < nc; c++) {
+    multi += nd.plan.clients[c].n_stages > 1;
+    for (uint32_t st = 0; st < nd.plan.clients[c].n_stages; st++)
+      assert_cmp(per_node[nd.plan.clients[c].stages[st].node], >, 0);
+  }
+  assert_cmp(multi, >, 0); /* the plan does split a model, or this test shows no hand-over */
+  atoll_ndart_free(&nd);
+  free_run(&d);
+}
+
+static void injected_overrun_demotes_and_recovers(void **state) {
+  (void)state;
+  dart_run d;
+  /* Request 1 of the first client (steer): its first stage's budget is cut to 1/1000. */
+  run_dart(&d, "policy={name: dart, inject_client: 1, inject_request: 1, inject_pct: 100000}");
+  assert_cmp(completed(&d, 0), >, 1);
+  assert_cmp(d.res.clients[0].demotions, >=, 1);
+  assert_cmp(d.res.clients[0].recoveries, >=, 1);
+  assert_int_equal(d.res.clients[1].demotions, 0);
+  free_run(&d);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(stages_run_on_their_nodes_workers),
+      cmocka_unit_test(injected_overrun_demotes_and_recovers),
+  };
+  return ATOLL_TEST_RUN(tests, argc, argv);
+}
