@@ -26,8 +26,7 @@ static int64_t sat_mul(int64_t a, int64_t k) {
   return a > BOUND_INF / k ? BOUND_INF : a * k;
 }
 
-static int fail(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t len, const char *fmt, ...) {
+int atoll__bound_fail(char *why, size_t len, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (why && len)
@@ -215,25 +214,26 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
   *out = (atoll_bound_result){0};
   atoll_policy_kind p = s->policy.kind;
   if (p != ATOLL_POLICY_RT_ONLY && p != ATOLL_POLICY_RESET && p != ATOLL_POLICY_REEF)
-    return fail(why, why_len,
-                "policy '%s': the bound covers rt-only, reset and reef, whose RT tasks run one at a time "
-                "from one queue",
-                atoll_policy_name(p));
+    return atoll__bound_fail(why, why_len,
+                             "policy '%s': the bound covers rt-only, reset and reef, whose RT tasks run one at a "
+                             "time from one queue",
+                             atoll_policy_name(p));
   if (s->policy.rt_queue != ATOLL_RT_QUEUE_FIFO)
-    return fail(why, why_len, "policy.rt_queue edf: the bound assumes a FIFO RT queue");
+    return atoll__bound_fail(why, why_len, "policy.rt_queue edf: the bound assumes a FIFO RT queue");
   if (atoll_scenario_gpus(s) > 1)
-    return fail(why, why_len, "gpu_count %u: the bound covers one GPU", atoll_scenario_gpus(s));
+    return atoll__bound_fail(why, why_len, "gpu_count %u: the bound covers one GPU", atoll_scenario_gpus(s));
   for (uint32_t c = 0; c < s->n_clients; c++)
     if (s->clients[c].batch_max > 1)
-      return fail(why, why_len, "client '%s' batches: the bound covers requests that run alone", s->clients[c].name);
+      return atoll__bound_fail(why, why_len, "client '%s' batches: the bound covers requests that run alone",
+                               s->clients[c].name);
   double spread = opts ? opts->spread : 0;
   if (!(spread >= 0 && spread < 100))
-    return fail(why, why_len, "timing spread %g is outside [0, 100)", spread);
+    return atoll__bound_fail(why, why_len, "timing spread %g is outside [0, 100)", spread);
   uint32_t n = 0;
   for (uint32_t c = 0; c < s->n_clients; c++)
     n += s->clients[c].cls == ATOLL_CLASS_RT;
   if (n == 0)
-    return fail(why, why_len, "the scenario has no RT client");
+    return atoll__bound_fail(why, why_len, "the scenario has no RT client");
   out->clients = calloc(n, sizeof *out->clients);
   int64_t *task = calloc(n, sizeof *task), *gap = calloc(n, sizeof *gap);
   if (!out->clients || !task || !gap) {
@@ -260,10 +260,11 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
       bc->min_gap_ns -= s->jitter_ns[s->n_jitter - 1];
     if (bc->min_gap_ns <= 0) {
       rc = cl->arrival.kind == ATOLL_ARRIVAL_TRACE || cl->arrival.kind == ATOLL_ARRIVAL_UNIFORM
-               ? fail(why, why_len, "client '%s': two arrivals at the same instant leave no minimum inter-arrival time",
-                      cl->name)
-               : fail(why, why_len, "client '%s': %s arrivals have no minimum inter-arrival time", cl->name,
-                      arrival_name(cl->arrival.kind));
+               ? atoll__bound_fail(why, why_len,
+                                   "client '%s': two arrivals at the same instant leave no minimum inter-arrival time",
+                                   cl->name)
+               : atoll__bound_fail(why, why_len, "client '%s': %s arrivals have no minimum inter-arrival time",
+                                   cl->name, arrival_name(cl->arrival.kind));
       break;
     }
     /* The deadline the core schedules with (run/driver.h's rule, in whole nanoseconds). */

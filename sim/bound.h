@@ -74,4 +74,7 @@ int64_t atoll_bound_min_gap_ns(const atoll_scenario *s, const atoll_client *c, i
 bool atoll_bound_fifo(const int64_t *task_ns, const int64_t *min_gap_ns, uint32_t n, int64_t blocking_ns,
                       int64_t *wcrt_ns, int64_t *busy_ns, uint32_t *points);
 
+/* Writes the message into why (when given) and returns ATOLL_EINVAL: the analyses' refusals. */
+int atoll__bound_fail(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -10,16 +10,6 @@
 #include "run/driver.h"
 #include "sim/bound.h"
 
-static int fail(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t len, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (why && len)
-    vsnprintf(why, len, fmt, ap);
-  va_end(ap);
-  return ATOLL_EINVAL;
-}
-
 static bool in_set(const bool *admitted, uint32_t c) { return !admitted || admitted[c]; }
 
 int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch) {
@@ -93,7 +83,7 @@ static int fill_tasks(const atoll_scenario *s, const bool *admitted, atoll_dart_
     int64_t alone = r->plan.clients ? job_ns(s, &r->plan, c, 1) : 0;
     int64_t gap = atoll_bound_min_gap_ns(s, cl, alone);
     if (gap <= 0)
-      return fail(why, why_len, "client '%s': its arrivals have no minimum inter-arrival time", cl->name);
+      return atoll__bound_fail(why, why_len, "client '%s': its arrivals have no minimum inter-arrival time", cl->name);
     atoll_dart_bound_task *t = &r->tasks[r->n_tasks++];
     int64_t dl = (int64_t)atoll_run_deadline_ns(cl, alone);
     *t = (atoll_dart_bound_task){.client = c, .period_ns = gap, .deadline_ns = dl > 0 ? dl : gap};
@@ -170,12 +160,13 @@ int atoll_dart_bound_compute(const atoll_scenario *s, const bool *admitted, atol
   *r = (atoll_dart_bound_result){.policy = s->policy.kind};
   if (s->policy.kind != ATOLL_POLICY_DART && s->policy.kind != ATOLL_POLICY_BASE_GPU &&
       s->policy.kind != ATOLL_POLICY_BASE_CPU)
-    return fail(why, why_len, "the dart analysis covers policies dart, base-gpu and base-cpu, not %s",
-                atoll_policy_name(s->policy.kind));
+    return atoll__bound_fail(why, why_len, "the dart analysis covers policies dart, base-gpu and base-cpu, not %s",
+                             atoll_policy_name(s->policy.kind));
   int rc = atoll_dart_plan_for(s, &r->plan);
   bool searched = s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores;
   if (rc == ATOLL_EINVAL && !searched)
-    return fail(why, why_len, "the scenario has no nodes for policy %s", atoll_policy_name(s->policy.kind));
+    return atoll__bound_fail(why, why_len, "the scenario has no nodes for policy %s",
+                             atoll_policy_name(s->policy.kind));
   /* Alg. 1-2 found no node configuration that passes: the set is not schedulable (no bound). */
   r->no_plan = rc == ATOLL_EINVAL;
   if (rc && !r->no_plan)

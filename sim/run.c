@@ -413,17 +413,6 @@ static void results_save(const atoll_run_results *res, uint32_t n_clients, atoll
   atoll_snapbuf_put(b, res->groups, res->n_groups * sizeof *res->groups);
 }
 
-/* Makes *p (of *cap elements of `size` bytes) hold at least n. */
-static int room_for(void **p, uint32_t *cap, uint32_t n, size_t size) {
-  if (n <= *cap)
-    return 0;
-  void *np = realloc(*p, n * size);
-  if (!np)
-    return ATOLL_ENOMEM;
-  *p = np, *cap = n;
-  return 0;
-}
-
 static int results_restore(atoll_run_results *res, uint32_t n_clients, atoll_snapbuf *b) {
   atoll_run_results keep = *res;
   free(keep.pad_samples); /* the last run's, filled at its end */
@@ -443,13 +432,14 @@ static int results_restore(atoll_run_results *res, uint32_t n_clients, atoll_sna
   }
   for (uint32_t c = 0; c < n_clients && rc == 0; c++) {
     atoll_client_records *cr = &res->clients[c];
-    if ((rc = room_for((void **)&cr->req, &cr->cap, cr->n, sizeof *cr->req)) == 0)
+    if ((rc = atoll_snapbuf_room_for((void **)&cr->req, &cr->cap, cr->n, sizeof *cr->req)) == 0)
       atoll_snapbuf_get(b, cr->req, cr->n * sizeof *cr->req);
   }
-  if (rc == 0 && (rc = room_for((void **)&res->preemptions, &res->cap_preemptions, res->n_preemptions,
-                                sizeof *res->preemptions)) == 0)
+  if (rc == 0 && (rc = atoll_snapbuf_room_for((void **)&res->preemptions, &res->cap_preemptions,
+                                               res->n_preemptions, sizeof *res->preemptions)) == 0)
     atoll_snapbuf_get(b, res->preemptions, res->n_preemptions * sizeof *res->preemptions);
-  if (rc == 0 && (rc = room_for((void **)&res->groups, &res->cap_groups, res->n_groups, sizeof *res->groups)) == 0)
+  if (rc == 0 && (rc = atoll_snapbuf_room_for((void **)&res->groups, &res->cap_groups, res->n_groups,
+                                               sizeof *res->groups)) == 0)
     atoll_snapbuf_get(b, res->groups, res->n_groups * sizeof *res->groups);
   return rc;
 }

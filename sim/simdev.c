@@ -984,17 +984,6 @@ int atoll_simdev_save(const atoll_simdev *d, atoll_snapbuf *b) {
   return atoll_cu_save(d->cu, b);
 }
 
-/* Makes *p (of *cap elements of `size` bytes) hold at least n. */
-static int room_for(void **p, uint32_t *cap, uint32_t n, size_t size) {
-  if (n <= *cap)
-    return 0;
-  void *np = realloc(*p, n * size);
-  if (!np)
-    return ATOLL_ENOMEM;
-  *p = np, *cap = n;
-  return 0;
-}
-
 int atoll_simdev_restore(atoll_simdev *d, atoll_snapbuf *b) {
   /* The saved scalars, with this device's own storage and configuration kept. */
   atoll_simdev keep = *d;
@@ -1023,7 +1012,7 @@ int atoll_simdev_restore(atoll_simdev *d, atoll_snapbuf *b) {
     st->head = 0;
     if (rc == 0 && st->count > st->cap) {
       uint32_t cap = st->cap;
-      rc = room_for((void **)&st->q, &cap, st->count, sizeof *st->q);
+      rc = atoll_snapbuf_room_for((void **)&st->q, &cap, st->count, sizeof *st->q);
       st->cap = cap;
     }
     if (rc)
@@ -1031,9 +1020,10 @@ int atoll_simdev_restore(atoll_simdev *d, atoll_snapbuf *b) {
     atoll_snapbuf_get(b, st->q, st->count * sizeof *st->q);
   }
   atoll_snapbuf_get(b, d->engine_free_ns, d->g->copy_engines * sizeof *d->engine_free_ns);
-  if ((rc = room_for((void **)&d->timers, &d->cap_timers, d->n_timers, sizeof *d->timers)) ||
-      (rc = room_for((void **)&d->pad_samples, &d->cap_pad_samples, d->n_pad_samples, sizeof *d->pad_samples)) ||
-      (rc = room_for((void **)&d->pads, &d->cap_pads, d->n_pads, sizeof *d->pads)))
+  if ((rc = atoll_snapbuf_room_for((void **)&d->timers, &d->cap_timers, d->n_timers, sizeof *d->timers)) ||
+      (rc = atoll_snapbuf_room_for((void **)&d->pad_samples, &d->cap_pad_samples, d->n_pad_samples,
+                                   sizeof *d->pad_samples)) ||
+      (rc = atoll_snapbuf_room_for((void **)&d->pads, &d->cap_pads, d->n_pads, sizeof *d->pads)))
     return rc;
   atoll_snapbuf_get(b, d->timers, d->n_timers * sizeof *d->timers);
   atoll_snapbuf_get(b, d->pad_samples, d->n_pad_samples * sizeof *d->pad_samples);

@@ -7,7 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "atoll/error.h"
 
 typedef struct atoll_snapbuf {
   unsigned char *p;
@@ -44,6 +47,18 @@ static inline void atoll_snapbuf_get(atoll_snapbuf *b, void *dst, size_t n) {
   if (n)
     memcpy(dst, b->p + b->at, n);
   b->at += n;
+}
+
+/* Makes *p (of *cap elements of `size` bytes) hold at least n: a restore's arrays must hold what
+ * was saved, however many elements the run has since dropped. */
+static inline int atoll_snapbuf_room_for(void **p, uint32_t *cap, uint32_t n, size_t size) {
+  if (n <= *cap)
+    return 0;
+  void *np = realloc(*p, n * size);
+  if (!np)
+    return ATOLL_ENOMEM;
+  *p = np, *cap = n;
+  return 0;
 }
 
 #endif
