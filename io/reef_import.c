@@ -861,7 +861,7 @@ static int import_parsed(importer *im, const char *base, atoll_model *out) {
 }
 
 static int read_all(importer *im, const char *dir, atoll_model *out) {
-  const char *clean, *base;
+  const char *clean = NULL, *base = NULL; /* split_dir sets both on success */
   reef_file *files[3] = {&im->model, &im->profile, &im->params};
   int rc = split_dir(im, dir, &clean, &base);
   for (int i = 0; i < 3 && rc == 0; i++)
