@@ -12,37 +12,35 @@
 
 static bool in_set(const bool *admitted, uint32_t c) { return !admitted || admitted[c]; }
 
-int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch) {
+/* The longest op of client c on the GPU node: its copies' time at `batch` (kernels false), or its
+ * kernels' block time (kernels true). */
+static int64_t longest_gpu_op_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch,
+                                 bool kernels) {
   const atoll_model *m = &s->models[s->clients[c].model].model;
   int64_t longest = 0;
   for (uint32_t st = 0; st < p->clients[c].n_stages; st++) {
     const atoll_dart_stage *g = &p->clients[c].stages[st];
     if (p->nodes[g->node].kind != ATOLL_NODE_GPU)
       continue;
-    for (uint32_t op = g->op_lo; op < g->op_hi; op++)
-      if (m->ops[op].kind != ATOLL_OP_KERNEL) {
-        int64_t t = atoll_dart_op_ns(&p->nodes[g->node], m, op, batch);
-        if (t > longest)
-          longest = t;
-      }
+    for (uint32_t op = g->op_lo; op < g->op_hi; op++) {
+      if ((m->ops[op].kind == ATOLL_OP_KERNEL) != kernels)
+        continue;
+      int64_t t = kernels ? m->ops[op].shape.block_time_ns : atoll_dart_op_ns(&p->nodes[g->node], m, op, batch);
+      if (t > longest)
+        longest = t;
+    }
   }
   return longest;
+}
+
+int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch) {
+  return longest_gpu_op_ns(s, p, c, batch, false);
 }
 
 /* The longest block of BE client c's kernels on the GPU node: a kernel already running when RT work
  * arrives keeps its resident blocks to their end (priority streams do not preempt blocks). */
 static int64_t be_block_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c) {
-  const atoll_model *m = &s->models[s->clients[c].model].model;
-  int64_t longest = 0;
-  for (uint32_t st = 0; st < p->clients[c].n_stages; st++) {
-    const atoll_dart_stage *g = &p->clients[c].stages[st];
-    if (p->nodes[g->node].kind != ATOLL_NODE_GPU)
-      continue;
-    for (uint32_t op = g->op_lo; op < g->op_hi; op++)
-      if (m->ops[op].kind == ATOLL_OP_KERNEL && m->ops[op].shape.block_time_ns > longest)
-        longest = m->ops[op].shape.block_time_ns;
-  }
-  return longest;
+  return longest_gpu_op_ns(s, p, c, 1, true);
 }
 
 /* Eq. 3-4's GPU terms and eps^cp on every node, from the admitted BE clients. */
