@@ -95,11 +95,21 @@ double atoll_inss_task_ns(double inf_ns, uint32_t b, double lambda) {
   return (wait > inf_ns ? wait : inf_ns) + inf_ns;
 }
 
+double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns) {
+  if (lambda <= 0)
+    return 0;
+  double rho = lambda * inf_ns / 1e9 / (double)(b ? b : 1);
+  double slack = slo_ns - (double)((b ? b : 1) - 1) / lambda * 1e9 - inf_ns;
+  if (rho >= 1 || slack < 0 || inf_ns <= 0)
+    return 1;
+  return rho * exp(-(1 - rho) * slack / inf_ns);
+}
+
 static double mem_of(const atoll_inss_profile *p, uint32_t b) { return p->mem_mb + p->act_mb * (double)b; }
 
 atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot *gpu, uint32_t n, uint32_t i,
                                      double lambda, double slo_ns, double mem_room_mb, uint32_t max_batch,
-                                     uint32_t *batch) {
+                                     double miss, uint32_t *batch) {
   const atoll_inss_profile *p = &m->prof[gpu[i].prof];
   if (max_batch == 0 || max_batch > ATOLL_INSS_MAX_BATCH)
     max_batch = ATOLL_INSS_MAX_BATCH;
@@ -122,6 +132,20 @@ atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot 
     gpu[i].batch = *batch = 1;
     return mem_fail || (mem_room_mb > 0 && mem_of(p, 1) > mem_room_mb) ? ATOLL_INSS_BDA_MEMORY : ATOLL_INSS_BDA_SLO;
   }
+  if (miss > 0) {
+    /* Past the paper: the batch up to the largest found whose queueing tail is the smallest (a
+     * larger batch serves more but makes its first request wait longer for the rest). */
+    uint32_t pick = best;
+    double low = INFINITY;
+    for (uint32_t b = 1; b <= best; b++) {
+      gpu[i].batch = b;
+      double t = atoll_inss_tail(atoll_inss_inf_ns(m, gpu, n, i), b, lambda, slo_ns);
+      if (t < low)
+        low = t, pick = b;
+    }
+    gpu[i].batch = *batch = pick;
+    return low <= miss ? ATOLL_INSS_BDA_OK : ATOLL_INSS_BDA_THROUGHPUT;
+  }
   gpu[i].batch = *batch = best;
   double inf = atoll_inss_inf_ns(m, gpu, n, i);
   return inf > 0 && (double)best * 1e9 / inf >= lambda ? ATOLL_INSS_BDA_OK : ATOLL_INSS_BDA_THROUGHPUT;
@@ -139,12 +163,16 @@ static double room_for(const atoll_inss_model *m, const atoll_inss_slot *s, uint
   return room > 1e-9 ? room : 1e-9; /* none left: every batch fails (0 would mean unbounded) */
 }
 
-/* Throughput to spare at the batch BDA found: b / t_inf over lambda. */
-static double spare(const atoll_inss_model *m, atoll_inss_slot *s, uint32_t n, uint32_t k, double lambda) {
+/* How close slot k is to failing at the batch BDA found: its queueing tail when BDA bounds it,
+ * else its utilisation lambda t_inf / b. */
+static double risk(const atoll_inss_model *m, atoll_inss_slot *s, uint32_t n, uint32_t k, double lambda, double slo,
+                   double miss) {
   if (lambda <= 0)
-    return 1e18;
+    return 0;
   double inf = atoll_inss_inf_ns(m, s, n, k);
-  return inf > 0 ? (double)s[k].batch * 1e9 / inf / lambda : 0;
+  if (miss > 0)
+    return atoll_inss_tail(inf, s[k].batch, lambda, slo);
+  return inf > 0 ? lambda * inf / 1e9 / s[k].batch : 1e18;
 }
 
 bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, const uint32_t *members, uint32_t n,
@@ -166,7 +194,7 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
       const atoll_inss_demand *dk = &d[members[k]];
       uint32_t b;
       atoll_inss_bda_status st = atoll_inss_bda(m, s, n, k, dk->lambda * scale, dk->slo_ns,
-                                                room_for(m, s, n, k, cfg->mem_mb), cfg->max_batch, &b);
+                                                room_for(m, s, n, k, cfg->mem_mb), cfg->max_batch, cfg->miss, &b);
       if (st == ATOLL_INSS_BDA_MEMORY)
         return false; /* more share brings no memory */
       if (st != ATOLL_INSS_BDA_OK) {
@@ -184,18 +212,18 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
     for (uint32_t k = 0; k < n; k++)
       sum += s[k].pct;
     while (n > 0 && sum + step <= 100) {
-      uint32_t low = 0;
-      double low_spare = INFINITY;
+      uint32_t high = 0;
+      double high_risk = -1;
       for (uint32_t k = 0; k < n; k++) {
-        double sp = spare(m, s, n, k, d[members[k]].lambda * scale);
-        if (sp < low_spare)
-          low_spare = sp, low = k;
+        double r = risk(m, s, n, k, d[members[k]].lambda * scale, d[members[k]].slo_ns, cfg->miss);
+        if (r > high_risk)
+          high_risk = r, high = k;
       }
-      s[low].pct += step, sum += step;
+      s[high].pct += step, sum += step;
       for (uint32_t k = 0; k < n; k++) {
         uint32_t b;
         atoll_inss_bda(m, s, n, k, d[members[k]].lambda * scale, d[members[k]].slo_ns,
-                       room_for(m, s, n, k, cfg->mem_mb), cfg->max_batch, &b);
+                       room_for(m, s, n, k, cfg->mem_mb), cfg->max_batch, cfg->miss, &b);
       }
     }
   }
@@ -203,7 +231,7 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
   for (uint32_t k = 0; k < n; k++) {
     uint32_t b;
     atoll_inss_bda(m, s, n, k, d[members[k]].lambda, d[members[k]].slo_ns, room_for(m, s, n, k, cfg->mem_mb),
-                   cfg->max_batch, &b);
+                   cfg->max_batch, cfg->miss, &b);
   }
   for (uint32_t k = 0; k < n; k++) {
     pct[k] = s[k].pct;

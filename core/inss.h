@@ -41,13 +41,20 @@ typedef enum atoll_inss_bda_status {
   ATOLL_INSS_BDA_THROUGHPUT = 3, /* the largest batch within memory and SLO serves less than lambda */
 } atoll_inss_bda_status;
 
+/* The chance that a request waits in the queue longer than its SLO leaves it, Poisson arrivals
+ * at lambda served in batches of b taking inf_ns each, taken as an M/M/1 queue of batches
+ * (deterministic service waits less, so this errs high): rho exp(-(1 - rho) slack / t_inf), with
+ * rho = lambda t_inf / b and slack = SLO - (b - 1) / lambda - t_inf. 1 when rho >= 1 or slack < 0. */
+double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns);
+
 /* BDA for slot i of a GPU (InSS Alg. 1): a binary search over b in 1..max_batch for the largest
  * batch whose memory m(b) <= mem_room_mb (<= 0: unbounded) and task latency <= slo_ns, then
- * whether its throughput b / t_inf reaches lambda. *batch gets the batch found (1 on failure).
+ * whether its throughput b / t_inf reaches lambda and, when miss > 0, whether the queueing tail
+ * (atoll_inss_tail) stays within miss. *batch gets the batch found (1 on failure).
  * gpu[i].batch is used as scratch and left at *batch. */
 atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot *gpu, uint32_t n, uint32_t i,
                                      double lambda, double slo_ns, double mem_room_mb, uint32_t max_batch,
-                                     uint32_t *batch);
+                                     double miss, uint32_t *batch);
 
 /* What a model asks of the cluster. */
 typedef struct atoll_inss_demand {
@@ -62,6 +69,7 @@ typedef struct atoll_inss_plan_cfg {
   uint32_t step_pct;    /* the share grid (5) */
   double mem_mb;        /* each GPU's memory; <= 0: unbounded */
   uint32_t max_batch;   /* <= ATOLL_INSS_MAX_BATCH */
+  double miss;          /* BDA's queueing-tail bound (0: InSS's constraints only) */
 } atoll_inss_plan_cfg;
 
 /* A decision: each demand's GPU, share and batch, and the highest common scale of the rates at
@@ -78,7 +86,8 @@ typedef struct atoll_inss_plan {
 /* The smallest shares on the step grid at which every one of the n slots of one GPU passes BDA
  * at its demand's rate x scale (shares grow one step at a time, the failing models first, as
  * each one's growth raises the others' interference); then the GPU's remaining steps go, one at
- * a time, to the model with the least throughput to spare, and the batches are BDA's at those
+ * a time, to the model closest to failing (its queueing tail, or its utilisation when cfg->miss is
+ * 0), and the batches are BDA's at those
  * shares. false when the minimal shares add up to more than 100 %. */
 bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, const uint32_t *members, uint32_t n,
                         double scale, const atoll_inss_plan_cfg *cfg, bool spread, uint32_t *pct, uint32_t *batch);

@@ -35,12 +35,14 @@ double atoll__inss_slo_ns(const atoll_scenario *s, uint32_t c) {
   return 1e9;
 }
 
-static atoll_inss_plan_cfg cfg_of(const atoll_scenario *s, uint32_t gpus, uint32_t step, uint32_t max_batch) {
-  return (atoll_inss_plan_cfg){.gpus = gpus, .step_pct = step, .mem_mb = s->gpu.memory_mb, .max_batch = max_batch};
+static atoll_inss_plan_cfg cfg_of(const atoll_scenario *s, uint32_t gpus, uint32_t step, uint32_t max_batch,
+                                  double miss) {
+  return (atoll_inss_plan_cfg){.gpus = gpus, .step_pct = step, .mem_mb = s->gpu.memory_mb, .max_batch = max_batch,
+                               .miss = miss};
 }
 
 bool atoll__inss_gpu_plan(const atoll_scenario *s, uint32_t g, const double *rates, uint32_t step_pct,
-                          uint32_t max_batch, uint32_t *idx, uint32_t *n, atoll_inss_plan *plan) {
+                          uint32_t max_batch, double miss, uint32_t *idx, uint32_t *n, atoll_inss_plan *plan) {
   atoll_inss_demand d[ATOLL_INSS_MAX_MODELS];
   uint32_t k = 0;
   *n = 0;
@@ -57,12 +59,13 @@ bool atoll__inss_gpu_plan(const atoll_scenario *s, uint32_t g, const double *rat
     idx[k++] = c;
   }
   *n = k;
-  atoll_inss_plan_cfg cfg = cfg_of(s, 1, step_pct, max_batch);
+  atoll_inss_plan_cfg cfg = cfg_of(s, 1, step_pct, max_batch, miss);
   atoll_inss_decide(s->inss, d, k, &cfg, plan);
   return k > 0;
 }
 
-bool atoll__inss_place(const atoll_scenario *s, atoll_client *clients, uint32_t step_pct, uint32_t max_batch) {
+bool atoll__inss_place(const atoll_scenario *s, atoll_client *clients, uint32_t step_pct, uint32_t max_batch,
+                       double miss) {
   atoll_inss_demand d[ATOLL_INSS_MAX_MODELS];
   if (!s->inss || s->n_clients > ATOLL_INSS_MAX_MODELS)
     return false;
@@ -73,7 +76,7 @@ bool atoll__inss_place(const atoll_scenario *s, atoll_client *clients, uint32_t 
     d[c] = (atoll_inss_demand){.prof = p, .lambda = atoll__inss_declared_rate(s, c), .slo_ns = atoll__inss_slo_ns(s, c),
                                .gpu = clients[c].gpu_given ? (int32_t)clients[c].gpu : -1};
   }
-  atoll_inss_plan_cfg cfg = cfg_of(s, atoll_scenario_gpus(s), step_pct, max_batch);
+  atoll_inss_plan_cfg cfg = cfg_of(s, atoll_scenario_gpus(s), step_pct, max_batch, miss);
   atoll_inss_plan plan;
   atoll_inss_decide(s->inss, d, s->n_clients, &cfg, &plan);
   bool changed = false;

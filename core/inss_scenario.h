@@ -21,8 +21,9 @@ double atoll__inss_slo_ns(const atoll_scenario *s, uint32_t c);
  * rates[c] as each client's rate (NULL: the declared ones). idx gets the clients in order, *n
  * their count; plan's entries are indexed as idx. false when s has no model or too many clients. */
 bool atoll__inss_gpu_plan(const atoll_scenario *s, uint32_t g, const double *rates, uint32_t step_pct,
-                          uint32_t max_batch, uint32_t *idx, uint32_t *n, atoll_inss_plan *plan);
+                          uint32_t max_batch, double miss, uint32_t *idx, uint32_t *n, atoll_inss_plan *plan);
 /* The placement over every GPU (InSS's provisioning), for the clients whose gpu: was not given. */
-bool atoll__inss_place(const atoll_scenario *s, atoll_client *clients, uint32_t step_pct, uint32_t max_batch);
+bool atoll__inss_place(const atoll_scenario *s, atoll_client *clients, uint32_t step_pct, uint32_t max_batch,
+                       double miss);
 
 #endif

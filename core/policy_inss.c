@@ -45,7 +45,7 @@ typedef struct inss_state {
   inss_q q[MAX_Q];
 } inss_state;
 
-enum { OPT_MODEL, OPT_TUNE_MS, OPT_HOLD_MS, OPT_STEP, OPT_MAX_BATCH, OPT_SHED, OPT_N };
+enum { OPT_MODEL, OPT_TUNE_MS, OPT_HOLD_MS, OPT_STEP, OPT_MAX_BATCH, OPT_SHED, OPT_MISS, OPT_N };
 #define U32_OPT(k, slot, d, lo, hi) \
   {.key = k, .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[slot]), .def = d, .min = lo, .max = hi}
 static const atoll_policy_option options[OPT_N] = {
@@ -57,9 +57,12 @@ static const atoll_policy_option options[OPT_N] = {
     [OPT_MAX_BATCH] = U32_OPT("max_batch", OPT_MAX_BATCH, 32, 1, ATOLL_INSS_MAX_BATCH),
     [OPT_SHED] = {.key = "shed", .type = ATOLL_OPT_BOOL, .store = ATOLL_STORE_I64,
                   .offset = ATOLL_OPTION_AT(param[OPT_SHED]), .def = 1, .min = 0, .max = 1},
+    /* BDA's bound on the queueing tail, in tenths of a percent (10: 1 %; 0: InSS's constraints only). */
+    [OPT_MISS] = U32_OPT("miss_permille", OPT_MISS, 10, 0, 500),
 };
 
 static int64_t opt(const atoll_core *c, int k) { return c->s->policy.param[k]; }
+static double miss(const atoll_core *c) { return (double)opt(c, OPT_MISS) / 1000.0; }
 
 static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *bad) {
   (void)given;
@@ -76,7 +79,8 @@ static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *b
 }
 
 static bool place(const atoll_scenario *s, atoll_client *clients) {
-  return atoll__inss_place(s, clients, (uint32_t)s->policy.param[OPT_STEP], (uint32_t)s->policy.param[OPT_MAX_BATCH]);
+  return atoll__inss_place(s, clients, (uint32_t)s->policy.param[OPT_STEP], (uint32_t)s->policy.param[OPT_MAX_BATCH],
+                           (double)s->policy.param[OPT_MISS] / 1000.0);
 }
 
 /* The share each client of this GPU starts with (indexed by client; others 0). */
@@ -86,7 +90,7 @@ static void start_pcts(const atoll_core *c, uint32_t pcts[MAX_Q], uint32_t batch
   for (uint32_t i = 0; i < MAX_Q; i++)
     pcts[i] = 0, batch[i] = 1;
   if (atoll__inss_gpu_plan(c->s, c->s->run_gpu, NULL, (uint32_t)opt(c, OPT_STEP), (uint32_t)opt(c, OPT_MAX_BATCH),
-                           idx, &n, &plan))
+                           miss(c), idx, &n, &plan))
     for (uint32_t k = 0; k < n; k++)
       pcts[idx[k]] = plan.pct[k], batch[idx[k]] = plan.batch[k];
   /* No model: equal shares, batch 1 (the policy then only sheds and serves). */
@@ -273,7 +277,7 @@ static void tick(atoll_core *c, int64_t now) {
     inss_q *f = &st->q[who[k]];
     uint32_t b;
     atoll_inss_bda_status s = atoll_inss_bda(m, slot, n, k, f->ewma_rate, (double)c->client_deadline_ns[who[k]],
-                                             0, (uint32_t)opt(c, OPT_MAX_BATCH), &b);
+                                             0, (uint32_t)opt(c, OPT_MAX_BATCH), miss(c), &b);
     failed |= s != ATOLL_INSS_BDA_OK;
     if ((int64_t)b != f->batch) {
       f->batch = b;
@@ -289,7 +293,7 @@ static void tick(atoll_core *c, int64_t now) {
   uint32_t idx[MAX_Q], k = 0;
   atoll_inss_plan plan;
   if (!atoll__inss_gpu_plan(c->s, c->s->run_gpu, rates, (uint32_t)opt(c, OPT_STEP), (uint32_t)opt(c, OPT_MAX_BATCH),
-                            idx, &k, &plan))
+                            miss(c), idx, &k, &plan))
     return;
   for (uint32_t j = 0; j < k; j++)
     if (idx[j] < st->n && (int64_t)plan.pct[j] != st->q[idx[j]].pct)

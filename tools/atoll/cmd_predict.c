@@ -53,7 +53,7 @@ int atoll_cmd_predict(int argc, char **argv) {
   uint32_t pct[ATOLL_INSS_MAX_MODELS], batch[ATOLL_INSS_MAX_MODELS];
   bool inss = s.policy.kind == ATOLL_POLICY_INSS;
   if (inss)
-    atoll__inss_place(&s, cl, 5, ATOLL_INSS_MAX_BATCH);
+    atoll__inss_place(&s, cl, 5, ATOLL_INSS_MAX_BATCH, 0.01);
   atoll_scenario placed = s;
   placed.clients = cl;
   for (uint32_t c = 0; c < n; c++) {
@@ -64,7 +64,7 @@ int atoll_cmd_predict(int argc, char **argv) {
   for (uint32_t g = 0; inss && g < atoll_scenario_gpus(&s); g++) {
     uint32_t idx[ATOLL_INSS_MAX_MODELS], k;
     atoll_inss_plan plan;
-    if (atoll__inss_gpu_plan(&placed, g, NULL, 5, ATOLL_INSS_MAX_BATCH, idx, &k, &plan))
+    if (atoll__inss_gpu_plan(&placed, g, NULL, 5, ATOLL_INSS_MAX_BATCH, 0.01, idx, &k, &plan))
       for (uint32_t j = 0; j < k; j++)
         pct[idx[j]] = plan.pct[j], batch[idx[j]] = plan.batch[j];
   }
