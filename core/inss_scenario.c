@@ -16,9 +16,12 @@ uint32_t atoll__inss_profile_of(const atoll_scenario *s, uint32_t c) {
 double atoll__inss_declared_rate(const atoll_scenario *s, uint32_t c) {
   const atoll_arrival *a = &s->clients[c].arrival;
   if (a->kind == ATOLL_ARRIVAL_TRACE) {
-    if (a->n_times < 2 || a->times_ns[a->n_times - 1] <= a->times_ns[0])
-      return 0;
-    return (double)(a->n_times - 1) * 1e9 / (double)(a->times_ns[a->n_times - 1] - a->times_ns[0]);
+    /* What a trace declares is its start: the arrivals of its first second (the policy measures
+     * the rest as it comes). */
+    uint32_t k = 0;
+    while (k < a->n_times && a->times_ns[k] < a->times_ns[0] + 1000000000)
+      k++;
+    return (double)k;
   }
   if (a->rate_hz > 0)
     return a->rate_hz;

@@ -12,8 +12,8 @@
 
 /* The profile of client c's model in s->inss (by name), or UINT32_MAX. */
 uint32_t atoll__inss_profile_of(const atoll_scenario *s, uint32_t c);
-/* Client c's declared rate (rate_hz, or load x its model's reference throughput; a trace's mean
- * rate; 0 for a closed loop). */
+/* Client c's declared rate (rate_hz, or load x its model's reference throughput; a trace's arrivals
+ * in its first second; 0 for a closed loop). */
 double atoll__inss_declared_rate(const atoll_scenario *s, uint32_t c);
 /* Client c's SLO: deadline_ns, else a uniform client's period, else 1 s. */
 double atoll__inss_slo_ns(const atoll_scenario *s, uint32_t c);

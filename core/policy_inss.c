@@ -12,7 +12,8 @@
  * request that could not finish in its SLO even if it ran now alone on its share is shed (counted
  * as `shed`).
  *
- * Decisions at run time: every tune_ms each client's arrival rate is measured (an EWMA), and BDA
+ * Decisions at run time: every tune_ms each client's arrival rate is measured (a rise taken at
+ * once, a fall smoothed by an EWMA of weight 1/2), and BDA
  * re-decides its batch at its share (InSS runs BDA on every rate change). Only when BDA fails for
  * a client of the GPU, and no change is in flight or held down (hold_ms), are the GPU's shares
  * searched again at the measured rates; a changed share is applied through a shadow instance with
@@ -256,8 +257,9 @@ static void tick(atoll_core *c, int64_t now) {
   bool busy = false;
   for (uint32_t q = 0; q < st->n; q++) {
     inss_q *f = &st->q[q];
-    double r = (double)f->arrivals / window_s;
-    f->ewma_rate = f->measured ? 0.5 * r + 0.5 * f->ewma_rate : r;
+    double r = (double)f->arrivals / window_s, smooth = 0.5 * r + 0.5 * f->ewma_rate;
+    /* A rise is taken at once (it is what BDA must keep up with), a fall smoothed. */
+    f->ewma_rate = f->measured && smooth < r ? r : f->measured ? smooth : r;
     f->measured = 1;
     f->arrivals = 0;
     busy |= f->phase != PH_SERVE || now - f->last_change_ns < opt(c, OPT_HOLD_MS) * 1000000;
