@@ -102,7 +102,7 @@ double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns) 
   double slack = slo_ns - (double)((b ? b : 1) - 1) / lambda * 1e9 - inf_ns;
   if (rho >= 1 || slack < 0 || inf_ns <= 0)
     return 1;
-  return rho * exp(-(1 - rho) * slack / inf_ns);
+  return rho * exp(-2 * (1 - rho) * slack / inf_ns);
 }
 
 static double mem_of(const atoll_inss_profile *p, uint32_t b) { return p->mem_mb + p->act_mb * (double)b; }
@@ -142,6 +142,8 @@ atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot 
       double t = atoll_inss_tail(atoll_inss_inf_ns(m, gpu, n, i), b, lambda, slo_ns);
       if (t < low)
         low = t, pick = b;
+      else if (t > low && low < 1)
+        break; /* past the bottom: the tail falls with b while the queue drains, then rises */
     }
     gpu[i].batch = *batch = pick;
     return low <= miss ? ATOLL_INSS_BDA_OK : ATOLL_INSS_BDA_THROUGHPUT;
@@ -181,8 +183,22 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
   uint32_t step = cfg->step_pct ? cfg->step_pct : 5;
   if (n > ATOLL_INSS_MAX_MODELS)
     return false;
-  for (uint32_t k = 0; k < n; k++)
-    s[k] = (atoll_inss_slot){.prof = d[members[k]].prof, .pct = step, .batch = 1};
+  /* Each starts at the smallest grid share at which it passes alone (more share is never slower),
+   * found by binary search; co-location can only ask more of it. */
+  for (uint32_t k = 0; k < n; k++) {
+    const atoll_inss_demand *dk = &d[members[k]];
+    uint32_t lo = 1, hi = 100 / step, b;
+    while (lo < hi) {
+      uint32_t mid = (lo + hi) / 2;
+      atoll_inss_slot one = {.prof = dk->prof, .pct = mid * step, .batch = 1};
+      if (atoll_inss_bda(m, &one, 1, 0, dk->lambda * scale, dk->slo_ns, 0, cfg->max_batch, cfg->miss, &b) ==
+          ATOLL_INSS_BDA_OK)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    s[k] = (atoll_inss_slot){.prof = dk->prof, .pct = lo * step, .batch = 1};
+  }
   for (;;) {
     uint32_t sum = 0;
     for (uint32_t k = 0; k < n; k++)

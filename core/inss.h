@@ -42,9 +42,10 @@ typedef enum atoll_inss_bda_status {
 } atoll_inss_bda_status;
 
 /* The chance that a request waits in the queue longer than its SLO leaves it, Poisson arrivals
- * at lambda served in batches of b taking inf_ns each, taken as an M/M/1 queue of batches
- * (deterministic service waits less, so this errs high): rho exp(-(1 - rho) slack / t_inf), with
- * rho = lambda t_inf / b and slack = SLO - (b - 1) / lambda - t_inf. 1 when rho >= 1 or slack < 0. */
+ * at lambda served in batches of b taking inf_ns each: Kingman's exponential approximation of the
+ * waiting-time tail of a queue with Poisson arrivals (c_a^2 = 1) and deterministic service
+ * (c_s^2 = 0), rho exp(-2 (1 - rho) slack / t_inf), with rho = lambda t_inf / b and
+ * slack = SLO - (b - 1) / lambda - t_inf. 1 when rho >= 1 or slack < 0. */
 double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns);
 
 /* BDA for slot i of a GPU (InSS Alg. 1): a binary search over b in 1..max_batch for the largest

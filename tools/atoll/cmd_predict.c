@@ -8,20 +8,23 @@
 #include "atoll/error.h"
 #include "core/inss.h"
 #include "core/inss_scenario.h"
+#include "io/inss_io.h"
 #include "sim/inss_fit.h"
 #include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_predict_def = {
     "predict", atoll_cmd_predict, "a placement's predicted latency beside the simulated one",
-    "usage: atoll predict SCENARIO [--set PATH=VALUE]...\n"
+    "usage: atoll predict SCENARIO [--model MODEL.yaml] [--set PATH=VALUE]...\n"
     "\n"
     "For every client of SCENARIO: its GPU, share and batch, the GPU execution latency of one batch\n"
     "that InSS's model predicts among the models co-located with it, and what the simulated GPU\n"
     "measures when the GPU's clients run together (each sends its batches periodically, 1.3x the\n"
     "predicted latency apart; the mean of 19). The placement is the inss policy's decision when the\n"
     "scenario runs inss, else the scenario's own (gpu:, share: or cus:, batch: max). The model is the\n"
-    "policy's model: file, or one fitted at start (atoll fit inss). At most 4 clients per GPU.\n"
+    "policy's model: file, the --model file, or one fitted at start (atoll fit inss). At most 4\n"
+    "clients per GPU.\n"
     "\n"
+    "  --model MODEL.yaml the latency model to use (written by atoll fit inss)\n"
     "  --set PATH=VALUE   override a value of the scenario\n"
     "\n"
     "exit: 0 printed; 2 bad input.\n"};
@@ -29,7 +32,9 @@ const atoll_subcommand atoll_cmd_predict_def = {
 int atoll_cmd_predict(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_predict_def;
   atoll_run_opts o;
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, NULL, NULL, 0, true);
+  static const char *const extra[] = {"--model"};
+  const char *vals[1] = {NULL};
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 1, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -40,6 +45,23 @@ int atoll_cmd_predict(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  if (vals[0]) {
+    atoll_diag d;
+    atoll_diag_clear(&d);
+    atoll_inss_model *m = NULL;
+    if (atoll_inss_model_load_file(&a, vals[0], &m, &d) != 0) {
+      rc = atoll_cli_report(&d);
+      atoll_arena_free(&a);
+      return rc;
+    }
+    const char *why = atoll_inss_model_mismatch(&a, m, &s);
+    if (why) {
+      fprintf(stderr, "atoll predict: %s does not fit the scenario: %s\n", vals[0], why);
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    s.inss = m;
+  }
   if ((rc = atoll_cli_inss_model(&a, &s, true)))
     return rc;
   uint32_t n = s.n_clients;
