@@ -11,7 +11,7 @@
 #include "sim/run.h"
 
 static const uint32_t grid_b[ATOLL_INSS_FIT_BATCHES] = {1, 2, 4, 8, 16, 32};
-static const uint32_t grid_p[ATOLL_INSS_FIT_PCTS] = {10, 20, 30, 50, 70, 100};
+static const uint32_t grid_p[ATOLL_INSS_FIT_PCTS] = {5, 10, 20, 30, 50, 70, 100};
 enum { BATCHES_PER_RUN = 20 };
 
 /* The profile index of s's model `model` in m (m's profiles follow s's models). */
@@ -22,9 +22,10 @@ static uint32_t model_of(const atoll_inss_model *m, const atoll_scenario *s, uin
   return 0;
 }
 
-/* n slots together, `batches` batches each (the first counted only when it is the only one). */
+/* n slots together, `batches` batches each, the first not counted; gap_ns > 0 spaces them so
+ * (else 1.3x each slot's predicted latency). */
 static int observe(const atoll_scenario *s, const atoll_inss_model *m, const atoll_inss_slot *slot, uint32_t n,
-                   uint32_t batches, double *observed_ns) {
+                   uint32_t batches, int64_t gap_ns, double *observed_ns) {
   if (n == 0 || n > ATOLL_INSS_FIT_MAX_COLOC)
     return ATOLL_EINVAL;
   atoll_client cl[ATOLL_INSS_FIT_MAX_COLOC];
@@ -43,7 +44,7 @@ static int observe(const atoll_scenario *s, const atoll_inss_model *m, const ato
     uint32_t b = slot[k].batch ? slot[k].batch : 1;
     atoll_inss_slot alone = slot[k];
     double pred = atoll_inss_inf_ns(m, &alone, 1, 0);
-    int64_t period = (int64_t)(pred * 1.3) + 1000 + (int64_t)k * 7919; /* apart, so the overlaps vary */
+    int64_t period = gap_ns > 0 ? gap_ns : (int64_t)(pred * 1.3) + 1000 + (int64_t)k * 7919; /* the overlaps vary */
     int64_t *t = at + (size_t)k * batches * ATOLL_INSS_MAX_BATCH;
     for (uint32_t j = 0; j < batches; j++)
       for (uint32_t r = 0; r < b; r++)
@@ -72,7 +73,7 @@ static int observe(const atoll_scenario *s, const atoll_inss_model *m, const ato
       /* Each batch's latency: its requests arrive together; the last one done ends it. */
       double sum = 0;
       uint32_t cnt = 0, b = slot[k].batch ? slot[k].batch : 1;
-      for (uint32_t j = batches > 1; j < batches; j++) {
+      for (uint32_t j = 1; j < batches; j++) {
         int64_t last = -1, arr = 0;
         for (uint32_t r = 0; r < b && j * b + r < res.clients[k].n; r++) {
           const atoll_request_record *q = &res.clients[k].req[j * b + r];
@@ -93,14 +94,15 @@ static int observe(const atoll_scenario *s, const atoll_inss_model *m, const ato
 
 int atoll_sim_inss_observe(const atoll_scenario *s, const atoll_inss_model *m, const atoll_inss_slot *slot, uint32_t n,
                            double *observed_ns) {
-  return observe(s, m, slot, n, BATCHES_PER_RUN, observed_ns);
+  return observe(s, m, slot, n, BATCHES_PER_RUN, 0, observed_ns);
 }
 
-/* A batch of b requests alone on pct %: its latency (the knee's measurement, sim/knee.c). */
+/* A batch of b requests alone on pct %: the second of two batches 10 s apart (the first, as in the
+ * co-location runs, is not counted), so solo and co-located samples are measured alike. */
 static int solo(const atoll_scenario *s, const atoll_inss_model *m, uint32_t prof, uint32_t b, uint32_t pct,
                 double *out) {
   atoll_inss_slot one = {.prof = prof, .pct = pct, .batch = b};
-  return observe(s, m, &one, 1, 1, out);
+  return observe(s, m, &one, 1, 2, 10000000000, out);
 }
 
 static double mape(const atoll_inss_fit_report *rep, bool train) {
@@ -123,6 +125,28 @@ static double mape(const atoll_inss_fit_report *rep, bool train) {
 static uint32_t next_rand(uint64_t *st) {
   *st = *st * 6364136223846793005ull + 1442695040888963407ull;
   return (uint32_t)(*st >> 33);
+}
+
+/* The LWR's leave-one-out error over every model's solo samples (MAPE, %). */
+static double loo_mape(const atoll_inss_model *m) {
+  double loo = 0;
+  uint32_t n_loo = 0;
+  for (uint32_t i = 0; i < m->n_models; i++) {
+    const atoll_inss_profile *p = &m->prof[i];
+    for (uint32_t k = 0; k < p->n_points; k++) {
+      atoll_inss_profile q = *p;
+      q.n_points = 0;
+      for (uint32_t j = 0; j < p->n_points; j++)
+        if (j != k) {
+          q.pt_batch[q.n_points] = p->pt_batch[j], q.pt_pct[q.n_points] = p->pt_pct[j], q.pt_ns[q.n_points] = p->pt_ns[j];
+          q.n_points++;
+        }
+      double pred = atoll_inss_run_ns(&q, m->bandwidth, p->pt_batch[k], p->pt_pct[k]);
+      loo += fabs(pred - p->pt_ns[k]) / p->pt_ns[k];
+      n_loo++;
+    }
+  }
+  return n_loo ? 100.0 * loo / n_loo : NAN;
 }
 
 int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_fit_report *rep) {
@@ -150,25 +174,18 @@ int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_
         p->pt_batch[k] = grid_b[bi], p->pt_pct[k] = grid_p[pi], p->pt_ns[k] = t;
       }
   }
-  /* The LWR alone: each solo sample predicted from the others. */
-  double loo = 0;
-  uint32_t n_loo = 0;
-  for (uint32_t i = 0; i < m->n_models; i++) {
-    atoll_inss_profile p = m->prof[i];
-    for (uint32_t k = 0; k < m->prof[i].n_points; k++) {
-      atoll_inss_profile q = p;
-      q.n_points = 0;
-      for (uint32_t j = 0; j < p.n_points; j++)
-        if (j != k) {
-          q.pt_batch[q.n_points] = p.pt_batch[j], q.pt_pct[q.n_points] = p.pt_pct[j], q.pt_ns[q.n_points] = p.pt_ns[j];
-          q.n_points++;
-        }
-      double pred = atoll_inss_run_ns(&q, m->bandwidth, p.pt_batch[k], p.pt_pct[k]);
-      loo += fabs(pred - p.pt_ns[k]) / p.pt_ns[k];
-      n_loo++;
-    }
+  /* The LWR's width: the one of a few that predicts each solo sample best from the others
+   * (leave-one-out); its error is the solo MAPE reported. */
+  static const double widths[] = {0.2, 0.3, 0.4, 0.5, 0.7, 1.0};
+  double best = INFINITY, best_w = 0.5;
+  for (uint32_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+    m->bandwidth = widths[w];
+    double e = loo_mape(m);
+    if (e < best)
+      best = e, best_w = widths[w];
   }
-  rep->mape_solo_pct = n_loo ? 100.0 * loo / n_loo : NAN;
+  m->bandwidth = best_w;
+  rep->mape_solo_pct = best;
   /* Co-location sets: 2-4 models, shares on a 10 % grid (at least 10 % each, at most 100 in all),
    * batches 1-8, drawn from a stream seeded by the scenario's seed; even sets train, odd test. */
   uint64_t st = s->seed * 2654435761u + 17;

@@ -12,8 +12,8 @@
 #include "atoll/scenario.h"
 #include "core/inss.h"
 
-/* The solo grid: batches x shares (36 samples per model). */
-enum { ATOLL_INSS_FIT_BATCHES = 6, ATOLL_INSS_FIT_PCTS = 6, ATOLL_INSS_FIT_SETS = 24, ATOLL_INSS_FIT_MAX_COLOC = 4 };
+/* The solo grid: batches x shares (42 samples per model). */
+enum { ATOLL_INSS_FIT_BATCHES = 6, ATOLL_INSS_FIT_PCTS = 7, ATOLL_INSS_FIT_SETS = 24, ATOLL_INSS_FIT_MAX_COLOC = 4 };
 
 /* One co-location set: up to 4 models on one GPU, their shares and batches, what the simulator
  * measured for each (mean batch latency) and what the fitted model predicts. */

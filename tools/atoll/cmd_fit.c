@@ -16,7 +16,7 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "usage: atoll fit inss SCENARIO -o MODEL.yaml [--set PATH=VALUE]...\n"
     "\n"
     "Fits InSS's latency model (docs/inss.md) for the models and GPU of SCENARIO on the simulated\n"
-    "GPU: each model's solo running time over batches 1-32 x shares 10-100 % (36 runs), read by\n"
+    "GPU: each model's solo running time over batches 1-32 x shares 5-100 % (42 runs), read by\n"
     "locally weighted regression; then 24 co-location sets (2-4 models with random shares and\n"
     "batches, from the scenario's seed), the even ones fitting the scheduling interference\n"
     "int = alpha_s x co-located + beta_s per kernel by least squares, the odd ones held out. Prints\n"
