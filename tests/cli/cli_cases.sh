@@ -87,6 +87,16 @@ assert gpus == {0, 1, 2, 3}, gpus
 for g in gpus:
     assert sum(c["share"] for c in r["clients"] if c["gpu"] == g) <= 100, g
 PY
+    # mps-static on the same GPUs: the default placement (2, 2, 1, 1) and equal shares per GPU.
+    expect_rc 0 "$atoll" sim "$src/scenarios/seeds/inss/6models-4gpu.yaml" --policy mps-static --set duration_ms=500 \
+      --json "$tmp/s.json"
+    python3 - "$tmp/s.json" <<'PY' || fail "mps-static shares"
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = {c["name"]: (c["gpu"], c["share"]) for c in r["clients"]}
+assert got == {"resnet152": (0, 50), "vgg": (1, 50), "bert": (2, 100), "resnet18": (3, 100), "yolov3": (0, 50),
+               "gpt2": (1, 50)}, got
+PY
     ;;
   gslice_shadow_switch)
     # gslice grows an overloaded IF (docs/gslice.md, "Shadow instances"): the shadow loads for the

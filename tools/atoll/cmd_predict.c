@@ -24,8 +24,8 @@ const atoll_subcommand atoll_cmd_predict_def = {
     "policy's model: file, the --model file, or one fitted at start (atoll fit inss). At most 4\n"
     "clients per GPU.\n"
     "\n"
-    "  --model MODEL.yaml the latency model to use (written by atoll fit inss)\n"
-    "  --set PATH=VALUE   override a value of the scenario\n"
+    "  --model MODEL.yaml  the latency model to use (written by atoll fit inss)\n"
+    "  --set PATH=VALUE    override a value of the scenario\n"
     "\n"
     "exit: 0 printed; 2 bad input.\n"};
 
