@@ -189,7 +189,7 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   return rc;
 }
 
-enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_FLOPS, K_CPU, K_N };
+enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_FLOPS, K_CPU, K_BYTES_PER_BLOCK, K_N };
 
 /* batch_time_us: [[BATCH, US], ...]: the kernel's measured time at batches above 1, by increasing
  * batch (docs/models.md); batch 1 is time_us. */
@@ -231,7 +231,7 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
                                         "time_per_occupancy_us", "block_time_us", "registers",
                                         "shared_bytes", "derived", "kernel", "reads", "writes",
                                         "readwrites", "idempotent", "group_entry", "versions", "operator",
-                                        "batch_time_us", "flops", "cpu_us"};
+                                        "batch_time_us", "flops", "cpu_us", "bytes_per_block"};
   atoll_yread *r = c->r;
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, map, "kernel op", keys, K_N, v);
@@ -280,6 +280,9 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
     rc = WITH_KEY(r, "versions", read_versions(c, v[K_VERSIONS], op));
   if (rc == 0 && v[K_BATCH])
     rc = WITH_KEY(r, "batch_time_us", read_batch_times(c, v[K_BATCH], op));
+  /* bytes_per_block: the device memory one block moves (docs/simulator.md, "Memory interference"). */
+  if (rc == 0 && v[K_BYTES_PER_BLOCK])
+    rc = WITH_KEY(r, "bytes_per_block", atoll_yread_u64(r, v[K_BYTES_PER_BLOCK], 0, UINT64_C(1) << 40, &op->bytes_per_block));
   op->kind = ATOLL_OP_KERNEL;
   return rc;
 }

@@ -211,6 +211,8 @@ static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op, int6
   }
   if (cpu_ns > 0)
     fprintf(f, "    cpu_us: %.17g\n", (double)cpu_ns / 1e3);
+  if (op->bytes_per_block)
+    fprintf(f, "    bytes_per_block: %llu\n", (unsigned long long)op->bytes_per_block);
 }
 
 static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {

@@ -367,9 +367,13 @@ static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *c
   if (cmd->version == 0 && cmd->block_n == 0 && cmd->batch <= 1)
     return kt;
   const atoll_op *op = &d->s->models[cmd->model].model.ops[cmd->op];
-  if (cmd->version > 0)
-    atoll_kernel_timing_prepare_shape(d->tg, &op->versions[cmd->version - 1], local);
-  else
+  if (cmd->version > 0) {
+    const atoll_kernel_shape *v = &op->versions[cmd->version - 1];
+    atoll_kernel_timing_prepare_shape(d->tg, v, local);
+    /* A version moves the kernel's bytes over its own grid. */
+    uint64_t vb = atoll_dim3_count(v->grid), b0 = atoll_dim3_count(op->shape.grid);
+    atoll_kernel_timing_memory(d->tg, vb ? op->bytes_per_block * b0 / vb : 0, local);
+  } else
     *local = *kt;
   atoll_kernel_timing_batch(d->tg, op, cmd->batch, local); /* a batch's run (docs/simulator.md) */
   if (cmd->block_n > 0 && cmd->block_n < local->blocks)

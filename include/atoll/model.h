@@ -101,6 +101,11 @@ typedef struct atoll_op {
    * "Batching"). Last in the struct for the same reason as operator_name. */
   const struct atoll_batch_time *batch_times;
   uint32_t n_batch_times;
+  /* Device-memory bytes one block of the kernel reads and writes (profile key bytes_per_block):
+   * its memory intensity, for the simulator's memory-bandwidth interference (docs/simulator.md,
+   * "Memory interference"). 0: unknown, the kernel neither slows nor is slowed by memory traffic.
+   * Last in the struct for the same reason as operator_name. */
+  uint64_t bytes_per_block;
 } atoll_op;
 
 typedef struct atoll_model {
