@@ -168,7 +168,7 @@ static void run_point(const atoll_nbackend_ops *ops, void *be, bench *b, stream 
 }
 
 int main(int argc, char **argv) {
-  uint32_t mb = 64, R = 8, rounds = 7;
+  uint32_t mb = 128, R = 2, rounds = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--mb"))
       mb = (uint32_t)atoi(argv[i + 1]);

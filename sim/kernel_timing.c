@@ -236,5 +236,5 @@ void atoll_kernel_timing_batch(const atoll_gpu *g, const atoll_op *op, uint32_t 
   }
   uint64_t blocks = (uint64_t)t->blocks * b;
   t->blocks = blocks < UINT32_MAX ? (uint32_t)blocks : UINT32_MAX - 1;
-  atoll_kernel_timing_memory(g, op->bytes_per_block, t); /* more blocks resident alone */
+  /* mem stays (each block as at batch 1); atoll_cu_add works out mem_alone for the larger grid. */
 }

@@ -147,7 +147,13 @@ typedef struct atoll_scenario {
   /* `nodes: {search_cores: N}`: no given configuration; dart finds one over the GPU and N cores
    * (Alg. 1-2, docs/dart.md). 0: the nodes above are the configuration. */
   uint32_t node_search_cores;
+  /* sim.memory (docs/simulator.md, "Memory interference"): ATOLL_MEMORY_TENSORS estimates the bytes
+   * per block of a kernel whose profile gives none from the tensors it reads and writes; the default,
+   * ATOLL_MEMORY_PROFILE, takes only the profile's bytes_per_block. */
+  uint32_t memory_estimate;
 } atoll_scenario;
+
+enum { ATOLL_MEMORY_PROFILE = 0, ATOLL_MEMORY_TENSORS = 1 };
 
 const char *atoll_policy_name(atoll_policy_kind k);
 /* Whether the policy gives every client a stream of its own (a client may then be bound to CUs). */
