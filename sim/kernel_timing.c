@@ -143,7 +143,7 @@ void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint3
     return;
   }
   atoll_kernel_timing_prepare_shape(g, &o->shape, out);
-  atoll_kernel_timing_memory(g, o->bytes_per_block, out);
+  atoll_kernel_timing_memory(g, atoll_op_bytes_per_block(m, op), out);
 }
 
 void atoll_kernel_timing_memory(const atoll_gpu *g, uint64_t bytes_per_block, atoll_kernel_timing *t) {

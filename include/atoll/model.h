@@ -101,11 +101,6 @@ typedef struct atoll_op {
    * "Batching"). Last in the struct for the same reason as operator_name. */
   const struct atoll_batch_time *batch_times;
   uint32_t n_batch_times;
-  /* Device-memory bytes one block of the kernel reads and writes (profile key bytes_per_block):
-   * its memory intensity, for the simulator's memory-bandwidth interference (docs/simulator.md,
-   * "Memory interference"). 0: unknown, the kernel neither slows nor is slowed by memory traffic.
-   * Last in the struct for the same reason as operator_name. */
-  uint64_t bytes_per_block;
 } atoll_op;
 
 typedef struct atoll_model {
@@ -132,7 +127,18 @@ typedef struct atoll_model {
    * measured by `atoll native --profile --device cpu`): a CPU node's time for it is this over the
    * node's speedup, not the FLOPs model (docs/dart.md). NULL when no op gives one (0: not given). */
   const int64_t *op_cpu_ns;
+  /* Per op, the device memory one block of the kernel reads and writes (profile key
+   * bytes_per_block): its memory intensity, for the simulator's memory interference
+   * (docs/simulator.md, "Memory interference"). NULL when no op gives one (0: unknown; the kernel
+   * neither slows nor is slowed by memory traffic). Here, not in atoll_op, whose layout core/dkp.c's
+   * WP proofs are sensitive to. */
+  const uint64_t *op_bytes_per_block;
 } atoll_model;
+
+/* The bytes per block of op i of m (0 when the profile gives none). */
+static inline uint64_t atoll_op_bytes_per_block(const atoll_model *m, uint32_t i) {
+  return m->op_bytes_per_block ? m->op_bytes_per_block[i] : 0;
+}
 
 /* Counts and totals, as `atoll model info` prints them. */
 typedef struct atoll_model_stats {
