@@ -135,10 +135,9 @@ typedef struct atoll_model {
   const uint64_t *op_bytes_per_block;
 } atoll_model;
 
-/* The bytes per block of op i of m (0 when the profile gives none). */
-static inline uint64_t atoll_op_bytes_per_block(const atoll_model *m, uint32_t i) {
-  return m->op_bytes_per_block ? m->op_bytes_per_block[i] : 0;
-}
+/* The bytes per block of op i of m (0 when the profile gives none). Not inline: the WP targets that
+ * include this header would have to prove its body. */
+uint64_t atoll_op_bytes_per_block(const atoll_model *m, uint32_t i);
 
 /* Counts and totals, as `atoll model info` prints them. */
 typedef struct atoll_model_stats {
