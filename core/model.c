@@ -180,3 +180,7 @@ void atoll_model_stats_compute(const atoll_model *m, atoll_model_stats *out) {
       out->weight_bytes += m->tensors[t].bytes;
   }
 }
+
+uint64_t atoll_op_bytes_per_block(const atoll_model *m, uint32_t i) {
+  return m->op_bytes_per_block ? m->op_bytes_per_block[i] : 0;
+}

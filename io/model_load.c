@@ -19,6 +19,8 @@ typedef struct model_ctx {
   bool any_flops;
   int64_t *op_cpu_ns;   /* per op: `cpu_us:` (0 where an op gives none) */
   bool any_cpu;
+  uint64_t *op_bytes;   /* per op: `bytes_per_block:` (0 where an op gives none) */
+  bool any_bytes;
 } model_ctx;
 
 
@@ -189,7 +191,7 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   return rc;
 }
 
-enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_FLOPS, K_CPU, K_N };
+enum { K_KERNEL = S_N, K_READS, K_WRITES, K_RW, K_IDEM, K_ENTRY, K_VERSIONS, K_OPERATOR, K_BATCH, K_FLOPS, K_CPU, K_BYTES_PER_BLOCK, K_N };
 
 /* batch_time_us: [[BATCH, US], ...]: the kernel's measured time at batches above 1, by increasing
  * batch (docs/models.md); batch 1 is time_us. */
@@ -231,7 +233,7 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
                                         "time_per_occupancy_us", "block_time_us", "registers",
                                         "shared_bytes", "derived", "kernel", "reads", "writes",
                                         "readwrites", "idempotent", "group_entry", "versions", "operator",
-                                        "batch_time_us", "flops", "cpu_us"};
+                                        "batch_time_us", "flops", "cpu_us", "bytes_per_block"};
   atoll_yread *r = c->r;
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, map, "kernel op", keys, K_N, v);
@@ -280,6 +282,11 @@ static int read_kernel(model_ctx *c, const atoll_ynode *map, uint32_t index, ato
     rc = WITH_KEY(r, "versions", read_versions(c, v[K_VERSIONS], op));
   if (rc == 0 && v[K_BATCH])
     rc = WITH_KEY(r, "batch_time_us", read_batch_times(c, v[K_BATCH], op));
+  /* bytes_per_block: the device memory one block moves (docs/simulator.md, "Memory interference"). */
+  if (rc == 0 && v[K_BYTES_PER_BLOCK]) {
+    rc = WITH_KEY(r, "bytes_per_block", atoll_yread_u64(r, v[K_BYTES_PER_BLOCK], 0, UINT64_C(1) << 40, &c->op_bytes[index]));
+    c->any_bytes = true;
+  }
   op->kind = ATOLL_OP_KERNEL;
   return rc;
 }
@@ -457,6 +464,8 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
     rc = atoll_yread_oom(r, v[M_OPS]);
   if (rc == 0 && !(c->op_flops = atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *c->op_flops)))
     rc = atoll_yread_oom(r, v[M_OPS]);
+  if (rc == 0 && !(c->op_bytes = atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *c->op_bytes)))
+    rc = atoll_yread_oom(r, v[M_OPS]);
   if (rc == 0 && !(c->op_cpu_ns = atoll_arena_calloc(r->arena, v[M_OPS]->n, sizeof *c->op_cpu_ns)))
     rc = atoll_yread_oom(r, v[M_OPS]);
   for (uint32_t i = 0; rc == 0 && i < v[M_OPS]->n; i++) {
@@ -473,6 +482,7 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
   m.n_ops = v[M_OPS]->n;
   m.op_flops = c->any_flops ? c->op_flops : NULL;
   m.op_cpu_ns = c->any_cpu ? c->op_cpu_ns : NULL;
+  m.op_bytes_per_block = c->any_bytes ? c->op_bytes : NULL;
   *out = m;
   return 0;
 }

@@ -177,7 +177,7 @@ static void write_versions(FILE *f, const atoll_op *op) {
   }
 }
 
-static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op, int64_t cpu_ns) {
+static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op, int64_t cpu_ns, uint64_t bytes_per_block) {
   emitter e = {.f = f, .flow = false, .first = true};
   fputs("  - kernel: ", f);
   write_str(f, op->name);
@@ -211,6 +211,8 @@ static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op, int6
   }
   if (cpu_ns > 0)
     fprintf(f, "    cpu_us: %.17g\n", (double)cpu_ns / 1e3);
+  if (bytes_per_block)
+    fprintf(f, "    bytes_per_block: %llu\n", (unsigned long long)bytes_per_block);
 }
 
 static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {
@@ -295,7 +297,7 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
   for (uint32_t i = 0; i < m->n_ops; i++) {
     const atoll_op *op = &m->ops[i];
     if (op->kind == ATOLL_OP_KERNEL)
-      write_kernel(out, m, op, m->op_cpu_ns ? m->op_cpu_ns[i] : 0);
+      write_kernel(out, m, op, m->op_cpu_ns ? m->op_cpu_ns[i] : 0, atoll_op_bytes_per_block(m, i));
     else
       write_copy(out, m, op);
   }

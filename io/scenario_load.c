@@ -676,12 +676,16 @@ static int read_jitter(scen_ctx *c, const atoll_ynode *n) {
 
 /* sim: options of the simulated device (docs/scenarios.md). */
 static int read_sim(scen_ctx *c, const atoll_ynode *n) {
-  static const char *const keys[] = {"engine", "timing_spread", "arrival_jitter_us", "launch"};
+  static const char *const keys[] = {"engine", "timing_spread", "arrival_jitter_us", "launch", "memory"};
   static const char *const engines[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
   static const char *const launches[] = {"device-bound", "launch-bound"};
   atoll_yread *r = c->r;
-  const atoll_ynode *v[4] = {0};
-  int rc = atoll_yread_map(r, n, "sim", keys, 4, v);
+  static const char *const memories[] = {[ATOLL_MEMORY_PROFILE] = "profile", [ATOLL_MEMORY_TENSORS] = "tensors"};
+  const atoll_ynode *v[5] = {0};
+  int rc = atoll_yread_map(r, n, "sim", keys, 5, v);
+  /* memory: where a kernel's bytes per block come from (docs/simulator.md, "Memory interference"). */
+  if (rc == 0 && v[4])
+    rc = WITH_KEY(r, "memory", atoll_yread_enum(r, v[4], "memory intensity source", memories, 2, &c->s->memory_estimate));
   uint32_t launch = 0;
   if (rc == 0 && v[3])
     rc = WITH_KEY(r, "launch", atoll_yread_enum(r, v[3], "launch mode", launches, 2, &launch));

@@ -133,6 +133,8 @@ static void put_blocks(atoll_cu_model *m, blocks *b, uint32_t jid, uint32_t cu, 
   int64_t now = m->evq->now;
   uint32_t demand = b->demand[cu] + fit * kt->demand;
   int64_t dur = kt->bt1_ns * (demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
+  if (kt->mem) /* memory interference: the whole GPU's resident traffic, these blocks' included */
+    dur = atoll_mem_stretch(kt, m->mem_demand + (uint64_t)fit * kt->mem, dur);
   int64_t end = now + dur;
   /* Blocks of one placement whose ends lie within 1/64 of their duration share one wave (ending
    * at the wave's time): the sharing model is no finer than that, and one event instead of one
@@ -182,6 +184,7 @@ static void put_blocks(atoll_cu_model *m, blocks *b, uint32_t jid, uint32_t cu, 
   b->free_units[cu] -= fit * kt->block_units;
   b->nblocks[cu] += fit;
   b->demand[cu] = demand;
+  m->mem_demand += (uint64_t)fit * kt->mem;
   residency(m, b, cu, jb->j.rt, jb->j.padding, (int32_t)fit);
   jb->placed += fit;
 }
@@ -282,6 +285,7 @@ static uint32_t wave_free(atoll_cu_model *m, blocks *b, wave *wv, uint16_t *free
     b->free_units[cu] += c * kt->block_units;
     b->nblocks[cu] -= c;
     b->demand[cu] -= c * kt->demand;
+    m->mem_demand -= (uint64_t)c * kt->mem;
     residency(m, b, cu, jb->j.rt, jb->j.padding, -(int32_t)c);
     wv->count[cu] = 0;
   }
@@ -385,6 +389,8 @@ static uint64_t job_hash(const bjob *jb, uint64_t h) {
   h = atoll__hmix(h, kt->blocks);
   h = atoll__hmix(h, ((uint64_t)kt->block_units << 32) | kt->demand);
   h = atoll__hmix(h, (uint64_t)kt->bt1_ns);
+  if (kt->mem) /* only where memory interference is on, so other hashes stay as they were */
+    h = atoll__hmix(h, kt->mem);
   h = atoll__hmix(h, ((uint64_t)jb->j.cu_lo << 32) | jb->j.cu_hi);
   for (uint32_t i = 0; jb->j.only && i < ATOLL_CUSET_WORDS; i++)
     h = atoll__hmix(h, jb->j.only->w[i]);
@@ -443,6 +449,7 @@ static bool blocks_event_hash(const atoll_cu_model *m, uint64_t p, uint64_t *h) 
 typedef struct blocks_scalars {
   uint32_t n_pending, cu_cursor, rr_offer, unpadded_be_cus, n_waves;
   int32_t free_wave;
+  uint64_t mem_demand;
 } blocks_scalars;
 
 /* A wave without its counts. */
@@ -457,7 +464,7 @@ typedef struct wave_head {
 static void blocks_save(const atoll_cu_model *m, atoll_snapbuf *sb) {
   const blocks *b = m->impl;
   uint32_t cus = m->g->cus;
-  blocks_scalars k = {b->n_pending, b->cu_cursor, b->rr_offer, b->unpadded_be_cus, b->n_waves, b->free_wave};
+  blocks_scalars k = {b->n_pending, b->cu_cursor, b->rr_offer, b->unpadded_be_cus, b->n_waves, b->free_wave, m->mem_demand};
   atoll_snapbuf_put(sb, &k, sizeof k);
   atoll_snapbuf_put(sb, b->jobs, m->max_jobs * sizeof *b->jobs);
   atoll_snapbuf_put(sb, b->pending, b->n_pending * sizeof *b->pending);
@@ -489,6 +496,7 @@ static int blocks_restore(atoll_cu_model *m, atoll_snapbuf *sb) {
   }
   b->n_pending = k.n_pending, b->cu_cursor = k.cu_cursor, b->rr_offer = k.rr_offer;
   b->unpadded_be_cus = k.unpadded_be_cus, b->n_waves = k.n_waves, b->free_wave = k.free_wave;
+  m->mem_demand = k.mem_demand;
   atoll_snapbuf_get(sb, b->jobs, m->max_jobs * sizeof *b->jobs);
   atoll_snapbuf_get(sb, b->pending, b->n_pending * sizeof *b->pending);
   uint32_t *arrays[] = {b->free_units, b->demand, b->nblocks, b->res_rt, b->res_be, b->res_unpadded_be, b->res_pad};

@@ -42,6 +42,9 @@ struct atoll_cu_model {
   uint64_t rt_beside_be, groups;
   const atoll_chooser *chooser; /* choice points (choice.h); NULL: nominal */
   double spread;                /* timing spread of wave durations */
+  /* Memory demand of every resident block, all CUs together (ATOLL_MEM_ONE = the bandwidth):
+   * what a starting block with memory demand of its own meets (atoll_mem_stretch). */
+  uint64_t mem_demand;
   void *impl; /* the engine's state */
 };
 

@@ -130,6 +130,8 @@ static inline void zone_residents(atoll_cu_model *m, fluid *f, zone *z, const fj
   uint32_t delta = sign > 0 ? n : (uint32_t)-n, cdelta = sign > 0 ? cover : (uint32_t)-cover, cus = z->cus;
   z->free_units -= sign * (int64_t)n * kt->block_units;
   z->demand += sign > 0 ? (uint64_t)n * kt->demand : -(uint64_t)n * kt->demand;
+  if (kt->mem)
+    m->mem_demand += sign > 0 ? (uint64_t)n * kt->mem : -(uint64_t)n * kt->mem;
   z->blocks += delta;
   busy_update(&z->cover, &z->busy, &m->busy_cus, cus, cdelta);
   if (jb->j.rt) {
@@ -197,6 +199,8 @@ static inline __attribute__((always_inline)) void put_group(atoll_cu_model *m, f
   uint64_t per_cu = n <= z->cus ? 1 : (n + z->cus - 1) / z->cus;
   uint64_t demand = (z->demand ? z->demand / z->cus : 0) + per_cu * kt->demand;
   int64_t dur = kt->bt1_ns * (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
+  if (kt->mem) /* memory interference: the whole GPU's resident traffic, these blocks' included */
+    dur = atoll_mem_stretch(kt, m->mem_demand + (uint64_t)n * kt->mem, dur);
   int64_t end = now + dur, tolerance = dur / MERGE_DIV;
   int32_t g = -1;
   if (jb->last >= 0) {
@@ -332,6 +336,7 @@ static void offer(atoll_cu_model *m, fluid *f) {
 
 /* Recomputes the residents of every zone from the live groups, after zones changed shape. */
 static void zones_recount(atoll_cu_model *m, fluid *f) {
+  m->mem_demand = 0; /* rebuilt with the residents below */
   for (uint32_t zi = 0; zi < f->n_zones; zi++) {
     zone *z = &f->zones[zi];
     zone_forget(m, z);

@@ -57,7 +57,30 @@ void atoll_cu_model_destroy(atoll_cu_model *m) {
   free(m);
 }
 
-void atoll_cu_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) { m->ops->add(m, job, j); }
+void atoll_cu_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
+  if (j->kt.mem == 0) {
+    m->ops->add(m, job, j);
+    return;
+  }
+  /* What the kernel draws alone is what it keeps resident on its own CUs: its measured time
+   * already includes that much memory traffic (atoll_mem_stretch). */
+  atoll_cu_job local = *j;
+  uint32_t cus = j->cu_hi > j->cu_lo ? (uint32_t)(j->cu_hi - j->cu_lo) : 0;
+  if (j->only) {
+    uint32_t in_set = 0;
+    for (uint32_t cu = j->cu_lo; cu < j->cu_hi; cu++)
+      in_set += atoll_cuset_has(j->only, cu);
+    cus = in_set;
+  }
+  uint32_t fit = j->kt.block_units ? m->g->registers_per_cu / j->kt.block_units : m->g->max_blocks_per_cu;
+  if (fit > m->g->max_blocks_per_cu)
+    fit = m->g->max_blocks_per_cu;
+  uint64_t resident = (uint64_t)(fit ? fit : 1) * (cus ? cus : 1);
+  if (resident > j->kt.blocks)
+    resident = j->kt.blocks;
+  local.kt.mem_alone = resident * j->kt.mem;
+  m->ops->add(m, job, &local);
+}
 
 void atoll_cu_place(atoll_cu_model *m) { m->ops->place(m); }
 

@@ -143,6 +143,33 @@ void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint3
     return;
   }
   atoll_kernel_timing_prepare_shape(g, &o->shape, out);
+  atoll_kernel_timing_memory(g, atoll_op_bytes_per_block(m, op), out);
+}
+
+void atoll_kernel_timing_memory(const atoll_gpu *g, uint64_t bytes_per_block, atoll_kernel_timing *t) {
+  t->mem = t->mem_alone = 0;
+  if (t->is_copy || bytes_per_block == 0 || !(g->memory_bytes_per_ns > 0) || t->bt1_ns <= 0)
+    return;
+  /* A block alone streams bytes_per_block over bt1: that rate as a share of the bandwidth. */
+  double share = (double)bytes_per_block / (double)t->bt1_ns / g->memory_bytes_per_ns;
+  double units = share * (double)ATOLL_MEM_ONE + 0.5;
+  t->mem = units < 1 ? 1 : units > (double)(UINT64_C(1) << 40) ? UINT64_C(1) << 40 : (uint64_t)units;
+  /* Resident alone: every CU holds what its register file and slots allow, up to the grid. */
+  uint32_t fit = t->block_units ? g->registers_per_cu / t->block_units : g->max_blocks_per_cu;
+  if (fit > g->max_blocks_per_cu)
+    fit = g->max_blocks_per_cu;
+  uint64_t resident = (uint64_t)(fit ? fit : 1) * g->cus;
+  if (resident > t->blocks)
+    resident = t->blocks;
+  t->mem_alone = resident * t->mem;
+}
+
+int64_t atoll_mem_stretch(const atoll_kernel_timing *t, uint64_t resident, int64_t dur) {
+  uint64_t cap = t->mem_alone > ATOLL_MEM_ONE ? t->mem_alone : ATOLL_MEM_ONE;
+  if (t->mem == 0 || resident <= cap)
+    return dur;
+  int64_t mem_dur = (int64_t)((double)t->bt1_ns * (double)resident / (double)cap + 0.5);
+  return mem_dur > dur ? mem_dur : dur;
 }
 
 void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_shape *s, atoll_kernel_timing *out) {
@@ -166,6 +193,7 @@ void atoll_kernel_timing_padded(const atoll_gpu *g, const atoll_op *op, uint32_t
   t->block_units = g->registers_per_cu / k;
   t->bt1_ns = atoll_dkp_block_ns(g, atoll_dkp_shape(op, version), k);
   t->demand = ATOLL_DEMAND_ONE / k; /* k blocks fill the CU exactly: no sharing beyond the list's */
+  t->mem = t->mem_alone = 0;        /* the persistent form's traffic is not modelled */
 }
 
 int64_t atoll_kernel_alone_ns(const atoll_gpu *g, const atoll_kernel_timing *t) {
@@ -208,4 +236,5 @@ void atoll_kernel_timing_batch(const atoll_gpu *g, const atoll_op *op, uint32_t 
   }
   uint64_t blocks = (uint64_t)t->blocks * b;
   t->blocks = blocks < UINT32_MAX ? (uint32_t)blocks : UINT32_MAX - 1;
+  /* mem stays (each block as at batch 1); atoll_cu_add works out mem_alone for the larger grid. */
 }

@@ -27,6 +27,8 @@
 #include "atoll/model.h"
 
 enum { ATOLL_DEMAND_ONE = 1024 }; /* fixed-point unit of CU demand: 1024 = one whole CU */
+/* Fixed-point unit of memory demand: the GPU's whole memory bandwidth. */
+#define ATOLL_MEM_ONE (UINT64_C(1) << 20)
 /* The shortest normal-launch run time a kernel is given when its isolated time is no longer than
  * the launch overhead (REEF's profiles quantize at 2 us and their shortest kernels read 12 us). */
 enum { ATOLL_MIN_KERNEL_NS = 1000 };
@@ -38,6 +40,14 @@ typedef struct atoll_kernel_timing {
   uint32_t demand;       /* u, in ATOLL_DEMAND_ONE units */
   int64_t bt1_ns;        /* block time alone on a CU, launch overhead removed */
   int64_t copy_ns;       /* memcpy/memset: the copy engine's time */
+  /* Memory interference (docs/simulator.md, "Memory interference"): the share of the GPU's memory
+   * bandwidth one block draws when it runs at its own speed (bytes per block over bt1, over the
+   * bandwidth), in ATOLL_MEM_ONE units; 0: no intensity known, or no bandwidth in the preset. */
+  uint64_t mem;
+  /* The most the kernel draws alone (mem times the blocks it keeps resident on its CUs of an idle
+   * GPU; set for the whole GPU here, for the job's own CUs by atoll_cu_add): its measured time
+   * already includes contention up to this, so only demand above it slows it. */
+  uint64_t mem_alone;
 } atoll_kernel_timing;
 
 void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint32_t op, atoll_kernel_timing *out);
@@ -57,6 +67,15 @@ void atoll_kernel_timing_padded(const atoll_gpu *g, const atoll_op *op, uint32_t
 void atoll_kernel_timing_batch(const atoll_gpu *g, const atoll_op *op, uint32_t b, atoll_kernel_timing *t);
 /* The kernel's time at batch b from its measured table (time_ns at batch 1), as above. */
 int64_t atoll_batch_table_ns(const atoll_op *op, uint32_t b);
+/* Sets t's memory demand (mem, mem_alone) from the bytes one block moves (the op's bytes_per_block)
+ * and the preset's bandwidth, after t's blocks and bt1 are final (prepare and batch call it; a
+ * padded part has none). */
+void atoll_kernel_timing_memory(const atoll_gpu *g, uint64_t bytes_per_block, atoll_kernel_timing *t);
+/* A block's duration stretched by memory interference: dur when the kernel has no memory demand
+ * or the resident demand `resident` (every resident block's, the new ones included) is within what
+ * it draws alone or the bandwidth; otherwise bt1 times resident over the larger of those two, when
+ * that is longer than dur (the scarcer of CU and memory throughput decides). */
+int64_t atoll_mem_stretch(const atoll_kernel_timing *t, uint64_t resident, int64_t dur);
 /* The fitted per-block demand for a shape (exposed for tests and the calibration tool). */
 uint32_t atoll_fit_demand(const atoll_kernel_shape *s, uint32_t cus, int64_t overhead_ns);
 /* A kernel's simulated time alone on an idle GPU (no CP cost): waves x block time x slowdown. */

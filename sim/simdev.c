@@ -360,16 +360,39 @@ static void kernel_done(void *ctx, uint32_t sidx, int64_t now) {
   command_done(d, sidx, now);
 }
 
+/* The bytes one block of a kernel op moves: its profile's bytes_per_block or, with sim.memory:
+ * tensors, an estimate: every tensor it reads or writes once, over its grid (weights and inputs are
+ * read from memory once and shared through the cache, so this is the least it can move). */
+static uint64_t op_bytes_per_block(const atoll_scenario *s, const atoll_model *md, uint32_t op_index) {
+  const atoll_op *op = &md->ops[op_index];
+  uint64_t given = atoll_op_bytes_per_block(md, op_index);
+  if (given || s->memory_estimate != ATOLL_MEMORY_TENSORS || op->kind != ATOLL_OP_KERNEL)
+    return given;
+  uint64_t bytes = 0, blocks = atoll_dim3_count(op->shape.grid);
+  for (uint32_t i = 0; i < op->n_reads; i++)
+    bytes += md->tensors[op->reads[i]].bytes;
+  for (uint32_t i = 0; i < op->n_writes; i++)
+    bytes += md->tensors[op->writes[i]].bytes;
+  for (uint32_t i = 0; i < op->n_readwrites; i++)
+    bytes += 2 * md->tensors[op->readwrites[i]].bytes; /* read, then written */
+  return blocks ? (bytes + blocks - 1) / blocks : 0;
+}
+
 /* The timing a dispatched command runs with: its op's, or its own copy for a version, a block
  * range or a batch. */
 static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *cmd, atoll_kernel_timing *local) {
   const atoll_kernel_timing *kt = d->timing[cmd->model] + cmd->op;
   if (cmd->version == 0 && cmd->block_n == 0 && cmd->batch <= 1)
     return kt;
-  const atoll_op *op = &d->s->models[cmd->model].model.ops[cmd->op];
-  if (cmd->version > 0)
-    atoll_kernel_timing_prepare_shape(d->tg, &op->versions[cmd->version - 1], local);
-  else
+  const atoll_model *md = &d->s->models[cmd->model].model;
+  const atoll_op *op = &md->ops[cmd->op];
+  if (cmd->version > 0) {
+    const atoll_kernel_shape *v = &op->versions[cmd->version - 1];
+    atoll_kernel_timing_prepare_shape(d->tg, v, local);
+    /* A version moves the kernel's bytes over its own grid. */
+    uint64_t vb = atoll_dim3_count(v->grid), b0 = atoll_dim3_count(op->shape.grid);
+    atoll_kernel_timing_memory(d->tg, vb ? op_bytes_per_block(d->s, md, cmd->op) * b0 / vb : 0, local);
+  } else
     *local = *kt;
   atoll_kernel_timing_batch(d->tg, op, cmd->batch, local); /* a batch's run (docs/simulator.md) */
   if (cmd->block_n > 0 && cmd->block_n < local->blocks)
@@ -822,8 +845,11 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
       atoll_simdev_destroy(d);
       return ATOLL_ENOMEM;
     }
-    for (uint32_t i = 0; i < md->n_ops; i++)
+    for (uint32_t i = 0; i < md->n_ops; i++) {
       atoll_kernel_timing_prepare(d->tg, md, i, &d->timing[m][i]);
+      if (s->memory_estimate == ATOLL_MEMORY_TENSORS && !atoll_op_bytes_per_block(md, i))
+        atoll_kernel_timing_memory(d->tg, op_bytes_per_block(s, md, i), &d->timing[m][i]);
+    }
   }
   atoll_cu_model_cfg ccfg = {.engine = s->engine, .gpu = &s->gpu, .max_jobs = d->cap_streams, .evq = d->evq,
                              .trace = d->trace, .sink = {.ctx = d, .started = cu_started, .done = kernel_done,

@@ -53,6 +53,10 @@ typedef struct atoll_gpu {
    * proofs of core/dkp.c read this struct). */
   int64_t partition_load_ns;
   int64_t partition_switch_ns;
+  /* Device-memory bandwidth shared by every CU (preset key memory_gb_s; GB/s = bytes per ns), for
+   * the memory interference of co-running kernels (docs/simulator.md, "Memory interference"). 0:
+   * unknown, no interference is modelled. Last, for the same reason as the partition costs. */
+  double memory_bytes_per_ns;
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

@@ -127,7 +127,17 @@ typedef struct atoll_model {
    * measured by `atoll native --profile --device cpu`): a CPU node's time for it is this over the
    * node's speedup, not the FLOPs model (docs/dart.md). NULL when no op gives one (0: not given). */
   const int64_t *op_cpu_ns;
+  /* Per op, the device memory one block of the kernel reads and writes (profile key
+   * bytes_per_block): its memory intensity, for the simulator's memory interference
+   * (docs/simulator.md, "Memory interference"). NULL when no op gives one (0: unknown; the kernel
+   * neither slows nor is slowed by memory traffic). Here, not in atoll_op, whose layout core/dkp.c's
+   * WP proofs are sensitive to. */
+  const uint64_t *op_bytes_per_block;
 } atoll_model;
+
+/* The bytes per block of op i of m (0 when the profile gives none). Not inline: the WP targets that
+ * include this header would have to prove its body. */
+uint64_t atoll_op_bytes_per_block(const atoll_model *m, uint32_t i);
 
 /* Counts and totals, as `atoll model info` prints them. */
 typedef struct atoll_model_stats {

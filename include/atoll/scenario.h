@@ -152,7 +152,13 @@ typedef struct atoll_scenario {
    * command line: docs/inss.md), or NULL. */
   const atoll_inss_model *inss;
   const char *inss_path; /* as resolved, for messages; NULL when fitted at start */
+  /* sim.memory (docs/simulator.md, "Memory interference"): ATOLL_MEMORY_TENSORS estimates the bytes
+   * per block of a kernel whose profile gives none from the tensors it reads and writes; the default,
+   * ATOLL_MEMORY_PROFILE, takes only the profile's bytes_per_block. */
+  uint32_t memory_estimate;
 } atoll_scenario;
+
+enum { ATOLL_MEMORY_PROFILE = 0, ATOLL_MEMORY_TENSORS = 1 };
 
 const char *atoll_policy_name(atoll_policy_kind k);
 /* Whether the policy gives every client a stream of its own (a client may then be bound to CUs). */

@@ -98,6 +98,51 @@ assert got == {"resnet152": (0, 50), "vgg": (1, 50), "bert": (2, 100), "resnet18
                "gpt2": (1, 50)}, got
 PY
     ;;
+  memory_interference_prediction)
+    # The memory term (docs/simulator.md, "Memory interference") against the saved native-cpu
+    # measurement (bench_mem_interference, two streaming kernels on disjoint workers): memory_gb_s
+    # fitted to the add | add pair, every other pair's slowdown predicted within 15 %.
+    expect_rc 0 python3 "$src/tools/mem-interference.py" "$(dirname "$atoll")" \
+      --measured "$src/tests/data/mem-interference/cpu-2workers.txt" --check 15
+    grep -q 'memory_gb_s fitted: 23.411' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    # sim.memory: tensors estimates bytes per block from the tensors a kernel reads and writes, so
+    # two kernels on disjoint CUs slow each other; the default (profile) leaves them as they were.
+    cat > "$tmp/m.yaml" <<'Y'
+atoll_model: 1
+name: stream
+gpu: g
+tensors:
+  - {name: x, bytes: 400000000, kind: input, dtype: float32}
+  - {name: out, bytes: 400000000, kind: output, dtype: float32}
+ops:
+  - {kernel: copy, grid: [2, 1, 1], block: [64, 1, 1], occupancy: 1, time_us: 50000, block_time_us: 50000,
+     registers: 32, shared_bytes: 0, reads: [x], writes: [out]}
+Y
+    cat > "$tmp/s.yaml" <<'Y'
+gpu: {atoll_gpu: 1, name: g, vendor: cpu, cus: 4, max_blocks_per_cu: 1, max_threads_per_cu: 1024,
+      registers_per_cu: 65536, shared_bytes_per_cu: 65536, dq_capacity: 64, copy_engines: 1, memory_gb_s: 20,
+      costs: {hq_transmit_us: 1, cp_dispatch_us: 1, stream_switch_us: 0, launch_sync_us: 0, cu_reset_us: 1,
+              hq_reset_per_cmd_us: 0, hq_reset_async_us: 1, evicted_kernel_us: 1, dq_reset_us: 0,
+              kernel_select_us: 0, copy_latency_us: 1, copy_bytes_per_us: 1000, dkp_overhead_ppm: 0}}
+models: {m: m.yaml}
+clients:
+  - {name: a, model: m, class: be, arrival: {kind: closed}, cus: "0-1"}
+  - {name: b, model: m, class: be, arrival: {kind: closed}, cus: "2-3"}
+policy: streams
+duration_ms: 2000
+warmup_ms: 200
+Y
+    expect_rc 0 "$atoll" sim "$tmp/s.yaml" --quiet --json "$tmp/p.json"
+    expect_rc 0 "$atoll" sim "$tmp/s.yaml" --quiet --json "$tmp/t.json" --set sim.memory=tensors
+    python3 - "$tmp/p.json" "$tmp/t.json" <<'PY' || fail "sim.memory: tensors"
+import json, sys
+p, t = (json.load(open(f))["clients"][0]["latency_us"]["mean"] for f in sys.argv[1:3])
+# Each client alone draws 800 MB / 50 ms = 16 GB/s of 20: together 32, so 1.6x (after the
+# warm-up, where the first kernel ran before the other started).
+assert abs(p / 50000 - 1) < 0.01, p
+assert abs(t / p - 1.6) < 0.02, (p, t)
+PY
+    ;;
   gslice_shadow_switch)
     # gslice grows an overloaded IF (docs/gslice.md, "Shadow instances"): the shadow loads for the
     # preset's partition_load_ms (300 ms), the switch waits for the running batch and idles the IF

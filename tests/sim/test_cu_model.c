@@ -311,6 +311,44 @@ static void test_kill(void **state) {
 
 /* Every kernel of every shipped MI50 model alone, through both engines, ends when kernel_timing's
  * emulation (what calibration solves against) says it does. */
+/* Memory interference (docs/simulator.md, "Memory interference"): A on CUs 0-1 and B on CUs 2-3
+ * share no CU, 4 blocks each at one per CU (u = 1), bt1 = 1000, each block drawing 0.4 of the
+ * bandwidth. Alone each keeps 2 blocks resident (0.8, within the bandwidth): 2 waves, 2000 ns.
+ * Together: A's first wave meets 0.8 (1000 ns); B's meets 1.6 (1600); A's second, at 1000, meets
+ * B's 0.8 and its own (1600: done at 2600); B's second, at 1600, the same (done at 3200). */
+static void test_memory_interference(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  const uint64_t mem = ATOLL_MEM_ONE * 2 / 5;
+  for (int e = 0; e < 2; e++) {
+    for (int pair = 0; pair < 2; pair++) {
+      harness h;
+      start(&h, engines[e], &g);
+      atoll_cu_job a = job(&h, 4, 1, ATOLL_DEMAND_ONE, 1000), b = a;
+      a.cu_hi = 2, b.cu_lo = 2;
+      a.kt.mem = b.kt.mem = mem;
+      submit(&h, 0, a);
+      if (pair)
+        submit(&h, 1, b);
+      run_until(&h, INT64_MAX);
+      assert_int_equal(h.done[0], pair ? 2600 : 2000);
+      if (pair)
+        assert_int_equal(h.done[1], 3200);
+      stop(&h);
+    }
+    /* A kernel alone whose own traffic exceeds the bandwidth (4 CUs x 0.4 = 1.6) is not slowed by
+     * it: its measured time already includes it. */
+    harness h;
+    start(&h, engines[e], &g);
+    atoll_cu_job a = job(&h, 4, 1, ATOLL_DEMAND_ONE, 1000);
+    a.kt.mem = mem;
+    submit(&h, 0, a);
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1000);
+    stop(&h);
+  }
+}
+
 static void test_shipped_kernels_alone(void **state) {
   (void)state;
   static const char *const models[] = {"vgg", "resnet152", "yolov3", "bert", "gpt2", "resnet", "alexnet", "resnet18"};
@@ -369,7 +407,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_two_kernels_share),
       cmocka_unit_test(test_waits_for_room),       cmocka_unit_test(test_priority_first),
       cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_cu_sets_with_gaps),
-      cmocka_unit_test(test_kill),
+      cmocka_unit_test(test_kill),                 cmocka_unit_test(test_memory_interference),
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_engine_names),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
