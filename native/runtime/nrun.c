@@ -794,7 +794,9 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                                   .fault_kernel_p = o->inject ? o->inject->kernel_p : 0,
                                   .fault_seed = o->inject ? o->inject->seed : 0,
                                   .device = s->run_gpu,
-                                  .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0},
+                                  .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0,
+                                  /* dart's node workers: RT and BE threads per CU (docs/dart.md) */
+                                  .class_workers = atoll_ndart_wanted(s)},
                        .bind = bind,
                        .payload = payload,
                        .bind_ctx = &r,
