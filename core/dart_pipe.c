@@ -142,7 +142,12 @@ void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now) {
     uint32_t q = c->client_queue[i];
     int32_t e = entry_for_next(c, i);
     const uint32_t batch = c->s->clients[i].batch_max > 1 ? 1 : atoll_dart_be_batch(c->s, i);
-    if (e < 0 || !atoll__queue_activate_batch(c, q, batch))
+    /* A closed client keeps its batches out (the runner): its batch enters full, as the node
+     * model's job of `batch` requests does. */
+    if (e < 0 || (batch > 1 && c->s->clients[i].arrival.kind == ATOLL_ARRIVAL_CLOSED &&
+                  c->client_waiting[i] < batch))
+      continue;
+    if (!atoll__queue_activate_batch(c, q, batch))
       continue;
     atoll_dart_pipe_req *rq = &st->cl[i].req[e];
     rq->task = c->queues[q].active;

@@ -275,20 +275,24 @@ static void a_clients_requests_overlap_across_stages(void **state) {
   teardown();
 }
 
-/* be_batch: a BE client's waiting requests enter as one batched task. */
+/* be_batch: a BE client's waiting requests enter as one batched task, a closed client's full. */
 static void be_requests_enter_as_batches(void **state) {
   (void)state;
   setup_with(3);
-  atoll_core_on_arrival(&core, 2, 0, 0); /* alone: it enters at once, a batch of one */
-  for (uint64_t r = 1; r <= 4; r++)
+  /* A closed client's batch enters full: nothing before its third request. */
+  atoll_core_on_arrival(&core, 2, 0, 0);
+  atoll_core_on_arrival(&core, 2, 1, 0);
+  assert_int_equal(fk.n_log, 0);
+  for (uint64_t r = 2; r <= 6; r++)
     atoll_core_on_arrival(&core, 2, r, 0);
   assert_int_equal(fk.n_log, 1);
-  assert_cmp(fk.log[0].batch, <=, 1);
+  assert_int_equal(fk.log[0].batch, 3);
   fk.now = 50000;
-  complete(0); /* requests 1-3 enter as one batch of 3; request 4 waits */
+  complete(0); /* requests 3-5 enter as the next batch of 3; request 6 waits */
   assert_int_equal(fk.n_log, 3);
   uint32_t on0 = fk.log[1].stream == node_stream(0, false) ? 1 : 2;
   assert_int_equal(fk.log[on0].batch, 3);
+  assert_int_equal(fk.log[on0].op, 0);
   teardown();
 }
 

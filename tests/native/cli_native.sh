@@ -172,7 +172,7 @@ assert c["steer"]["completed"] > 0 and c["digits"]["completed"] > 0, c' || fail 
     [ ! -s "$tmp/.stdout" ] || fail "base-gpu: stdout not empty"
     # dart's native pipeline batches a back-to-back BE client itself: batches of 4, outputs equal
     # to the uninterrupted reference's.
-    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --duration-ms 1500 \
+    expect_rc 0 "$atoll" native "$src/scenarios/native/dart.yaml" --device cpu --cus 2 --duration-ms 3000 \
       --set warmup_ms=0 --set 'expect=[]' --set policy.be_batch=4 --verify
     grep -Eq "^batch digits +mean [0-9.]+, max 4 requests per model run" "$tmp/.stdout" \
       || fail "dart be_batch 4: $(cat "$tmp/.stdout")"
