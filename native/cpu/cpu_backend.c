@@ -137,6 +137,11 @@ struct cpu_dev {
   uint32_t cus, slots;
   pthread_mutex_t mu;
   pthread_cond_t cp_cv, work_cv, kill_cv;
+  /* Class workers: the RT workers wait here, woken only for RT blocks. A SCHED_FIFO thread woken
+   * for a BE launch preempts whatever runs on its CPU (a BE block, the scheduler) just to find
+   * nothing to do: with every BE block's end waking it, lenet's BE throughput fell to a quarter. */
+  pthread_cond_t rt_cv;
+  uint8_t classes;
   cpu_queue *queues[MAX_QUEUES];
   uint32_t n_queues;
   launch *active;
@@ -232,12 +237,20 @@ static void active_remove(cpu_dev *d, launch *l) {
 static int is_kernel(const launch *l) { return l->kind == ATOLL_NL_KERNEL || l->kind == ATOLL_NL_PADDED; }
 
 /* The CP's dispatch of a kernel: it goes on the active list, where free slots claim its blocks. */
+/* Blocks of l became claimable: the workers that may take them are told. */
+static void wake_workers(cpu_dev *d, const launch *l) {
+  atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
+  if (d->classes > 1 && l->q->priority > 0)
+    pthread_cond_broadcast(&d->rt_cv);
+  else
+    pthread_cond_broadcast(&d->work_cv);
+}
+
 static void activate(cpu_dev *d, launch *l) {
   l->active = 1;
   l->anext = d->active;
   d->active = l;
-  atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
-  pthread_cond_broadcast(&d->work_cv);
+  wake_workers(d, l);
 }
 
 /* Takes q's head as its current launch. */
@@ -489,6 +502,10 @@ static void *worker_main(void *arg) {
   while (!d->stop) {
     uint32_t ri = 0;
     launch *l = pick(d, s->cu, s->cls, &ri);
+    if (!l && s->cls == CLASS_RT) { /* no idle poll: it would hold its CPU at SCHED_FIFO */
+      pthread_cond_wait(&d->rt_cv, &d->mu);
+      continue;
+    }
     if (!l) {
       /* Idle: poll for new work a little before sleeping. Kernels of a queue follow each other, and
        * the RT kernel after a preemption comes microseconds after the kill; a sleeping worker
@@ -555,8 +572,7 @@ static void *worker_main(void *arg) {
     } else if (all_finished(l)) {
       complete(d, l, ATOLL_ND_OK, &n);
     } else {
-      atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
-      pthread_cond_broadcast(&d->work_cv); /* occupancy room freed on this CU */
+      wake_workers(d, l); /* occupancy room freed on this CU */
     }
     flush(d, &n);
   }
@@ -615,6 +631,7 @@ static void stop_threads(cpu_dev *d) {
   d->stop = 1;
   pthread_cond_broadcast(&d->cp_cv);
   pthread_cond_broadcast(&d->work_cv);
+  pthread_cond_broadcast(&d->rt_cv);
   pthread_cond_broadcast(&d->rep_cv);
   pthread_cond_broadcast(&d->room_cv);
   pthread_mutex_unlock(&d->mu);
@@ -658,6 +675,7 @@ static void cpu_close(void *be) {
   pthread_mutex_destroy(&d->mu);
   pthread_cond_destroy(&d->cp_cv);
   pthread_cond_destroy(&d->work_cv);
+  pthread_cond_destroy(&d->rt_cv);
   pthread_cond_destroy(&d->kill_cv);
   pthread_cond_destroy(&d->rep_cv);
   pthread_cond_destroy(&d->room_cv);
@@ -714,6 +732,7 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   d->cus = cus;
   d->slots = slots;
   d->n_slots = cus * slots * classes;
+  d->classes = (uint8_t)classes;
   d->gpu_like = gpu_like;
   d->report_lag_ns = report_lag_ns;
   atomic_init(&d->killing, 0);
@@ -723,6 +742,7 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   d->slot = calloc(d->n_slots, sizeof *d->slot);
   if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
       pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0 ||
+      pthread_cond_init(&d->rt_cv, NULL) != 0 ||
       pthread_cond_init(&d->rep_cv, NULL) != 0 || pthread_cond_init(&d->room_cv, NULL) != 0) {
     free(d->slot);
     free(d);
