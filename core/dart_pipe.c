@@ -3,8 +3,9 @@
  * Every node has two workers, each a stream bound to the node's CUs: the RT worker (priority 1)
  * takes one RT stage at a time, deadline-monotonic, never preempted by another RT stage; the BE
  * worker takes one BE stage at a time, earliest deadline first. The device serves the RT stream's
- * blocks before the BE stream's on the node's CUs, so an RT stage preempts a running BE stage at
- * block granularity. A request's stages go from node to node: the next one is handed over when the
+ * blocks before the BE stream's on the node's CUs (the CPU back-end's class workers: an RT thread
+ * that the OS lets preempt the BE thread's running block), so an RT stage preempts a running BE
+ * stage. A request's stages go from node to node: the next one is handed over when the
  * last op of the one before completes. A client may have several requests in the pipeline, one per
  * stage (at most ATOLL_DART_PIPE_DEPTH): its next request enters when none of its requests waits
  * for or runs its first stage, so stage i of request k+1 runs beside stage i+1 of request k. The
