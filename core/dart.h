@@ -127,4 +127,14 @@ typedef struct atoll_dart_pipeline {
   const int64_t *period_ns; /* per client: its period for the response-time test (0: none) */
 } atoll_dart_pipeline;
 
+/* Requests of one client the pipeline holds at once: one per stage of its plan, at most this many.
+ * Each runs on its own set of activations (the runner allocates atoll_dart_pipe_depth sets;
+ * atoll_core_task_set names a task's). */
+enum { ATOLL_DART_PIPE_DEPTH = 4 };
+
+static inline uint32_t atoll_dart_pipe_depth(const atoll_dart_pipeline *p, uint32_t client) {
+  uint32_t n = p ? p->clients[client].n_stages : 1;
+  return n < 1 ? 1 : n > ATOLL_DART_PIPE_DEPTH ? ATOLL_DART_PIPE_DEPTH : n;
+}
+
 #endif

@@ -3,10 +3,14 @@
  * Every node has two workers, each a stream bound to the node's CUs: the RT worker (priority 1)
  * takes one RT stage at a time, deadline-monotonic, never preempted by another RT stage; the BE
  * worker takes one BE stage at a time, earliest deadline first. The device serves the RT stream's
- * blocks before the BE stream's on the node's CUs, so an RT stage preempts a running BE stage at
- * block granularity. A request's stages go from node to node: the next one is handed over when the
- * last op of the one before completes. Each client has one request in the pipeline at a time; the
- * pipeline overlaps requests of different clients. */
+ * blocks before the BE stream's on the node's CUs (the CPU back-end's class workers: an RT thread
+ * that the OS lets preempt the BE thread's running block), so an RT stage preempts a running BE
+ * stage. A request's stages go from node to node: the next one is handed over when the
+ * last op of the one before completes. A client may have several requests in the pipeline, one per
+ * stage (at most ATOLL_DART_PIPE_DEPTH): its next request enters when none of its requests waits
+ * for or runs its first stage, so stage i of request k+1 runs beside stage i+1 of request k. The
+ * policy takes such requests from the client's queue (the queue's `active` stays -1) and keeps
+ * their tasks here; BE requests enter as batches of the client's BE batch (atoll_dart_be_batch). */
 #include "core/dart_pipe.h"
 
 #include "atoll/error.h"
@@ -29,9 +33,23 @@ void atoll__dart_pipe_init(atoll_core *c) {
   atoll_dart_state *st = state(c);
   for (uint32_t k = 0; k < ATOLL_DART_MAX_NODES; k++)
     st->busy[k][BE] = st->busy[k][RT] = -1;
+  for (uint32_t i = 0; i < ATOLL_DART_PIPE_CLIENTS; i++)
+    for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++)
+      st->cl[i].req[e].task = -1;
   for (uint32_t i = 0; i < c->n_clients && i < ATOLL_DART_PIPE_CLIENTS; i++)
     for (uint32_t sg = 0; sg < ATOLL_DART_MAX_NODES; sg++)
       st->cl[i].wcet_ns[sg] = c->dart->wcet_ns[(size_t)i * ATOLL_DART_MAX_NODES + sg];
+}
+
+uint32_t atoll_core_task_set(const atoll_core *c, uint32_t task) {
+  if (!c->dart || c->policy != ATOLL_POLICY_DART || task >= c->n_tasks)
+    return 0;
+  const atoll_dart_state *st = atoll__policy_state_c(c);
+  uint32_t i = c->tasks[task].client;
+  for (uint32_t e = 0; i < ATOLL_DART_PIPE_CLIENTS && e < ATOLL_DART_PIPE_DEPTH; e++)
+    if (st->cl[i].req[e].task == (int32_t)task)
+      return e;
+  return 0;
 }
 
 int atoll__dart_pipe_streams(atoll_core *c) {
@@ -59,73 +77,105 @@ static bool serves_rt(const atoll_core *c, const atoll_dart_state *st, uint32_t 
   return c->queues[c->client_queue[i]].rt && !st->cl[i].demoted;
 }
 
-/* Whether client a's waiting stage goes before client b's on a worker of class cls. */
-static bool before(const atoll_core *c, uint32_t cls, uint32_t a, uint32_t b) {
-  if (cls == RT) { /* deadline-monotonic, then the lower client index */
+/* Whether request (a, ea)'s waiting stage goes before request (b, eb)'s on a worker of class cls. */
+static bool before(const atoll_core *c, uint32_t cls, uint32_t a, uint32_t ea, uint32_t b, uint32_t eb) {
+  const atoll_dart_state *st = atoll__policy_state_c(c);
+  const atoll_task *x = &c->tasks[st->cl[a].req[ea].task], *y = &c->tasks[st->cl[b].req[eb].task];
+  if (cls == RT && a != b) { /* deadline-monotonic, then the lower client index */
     int64_t da = c->client_deadline_ns[a], db = c->client_deadline_ns[b];
     if (da != db)
       return da != 0 && (db == 0 || da < db);
     return a < b;
   }
-  const atoll_task *x = &c->tasks[c->queues[c->client_queue[a]].active];
-  const atoll_task *y = &c->tasks[c->queues[c->client_queue[b]].active];
-  if (x->deadline_ns != y->deadline_ns)
+  if (cls == BE && x->deadline_ns != y->deadline_ns)
     return x->deadline_ns < y->deadline_ns;
   return x->arrival_ns < y->arrival_ns;
 }
 
-/* Hands client i's waiting stage to node k's worker of class cls. */
-static void hand_over(atoll_core *c, uint32_t i, uint32_t k, uint32_t cls, int64_t now) {
+/* Hands request (i, e)'s waiting stage to node k's worker of class cls. */
+static void hand_over(atoll_core *c, uint32_t i, uint32_t e, uint32_t k, uint32_t cls, int64_t now) {
   atoll_dart_state *st = state(c);
   atoll_dart_pipe_client *cl = &st->cl[i];
-  const atoll_dart_stage *sg = stage_of(c, i, cl->stage);
-  cl->running = 1;
-  cl->in_rt = (uint8_t)cls;
-  cl->overran = 0;
-  cl->stage_start_ns = now;
-  cl->seq++;
-  st->busy[k][cls] = (int32_t)i;
+  atoll_dart_pipe_req *rq = &cl->req[e];
+  const atoll_dart_stage *sg = stage_of(c, i, rq->stage);
+  const uint32_t task = (uint32_t)rq->task;
+  rq->running = 1;
+  rq->in_rt = (uint8_t)cls;
+  rq->overran = 0;
+  rq->stage_start_ns = now;
+  rq->seq = ++cl->seq;
+  st->busy[k][cls] = (int32_t)(i * ATOLL_DART_PIPE_DEPTH + e);
   /* The budget: a timer at the WCET (a device without timers enforces nothing). The injected
    * overrun (policy options inject_*) cuts the first stage's budget of one request to 100 /
    * inject_pct of it: the stage then really runs inject_pct % of its budget. */
   if (cls == RT) {
-    int64_t budget = cl->wcet_ns[cl->stage];
+    int64_t budget = cl->wcet_ns[rq->stage];
     const int64_t *opt = c->s->policy.param;
-    const atoll_task *t = &c->tasks[c->queues[c->client_queue[i]].active];
-    if (cl->stage == 0 && opt[1] == (int64_t)i + 1 && (uint64_t)opt[2] == t->req && opt[3] > 100)
+    if (rq->stage == 0 && opt[1] == (int64_t)i + 1 && (uint64_t)opt[2] == c->tasks[task].req && opt[3] > 100)
       budget = budget * 100 / opt[3];
-    atoll__timer_set(c, now + budget, ATOLL_DART_COOKIE(i, cl->seq));
+    atoll__timer_set(c, now + budget, ATOLL_DART_COOKIE(i, rq->seq));
   }
-  atoll__launch_range_on(c, c->client_queue[i], sg->op_hi - sg->op_lo, st->stream[k][cls], cls == RT);
+  atoll__launch_task_on(c, task, sg->op_hi - sg->op_lo, st->stream[k][cls], cls == RT);
+}
+
+/* Whether client i may take its next request into the pipeline: an entry is free and none of its
+ * requests waits for or runs its first stage (one request per stage). */
+static int32_t entry_for_next(const atoll_core *c, uint32_t i) {
+  const atoll_dart_pipe_client *cl = &((const atoll_dart_state *)atoll__policy_state_c(c))->cl[i];
+  int32_t free_entry = -1;
+  const uint32_t depth = atoll_dart_pipe_depth(c->dart, i);
+  for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
+    if (cl->req[e].task < 0) {
+      if (free_entry < 0 && e < depth)
+        free_entry = (int32_t)e;
+    } else if (cl->req[e].stage == 0) {
+      return -1;
+    }
+  }
+  return free_entry;
 }
 
 void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now) {
   atoll_dart_state *st = state(c);
-  /* A client with no request in the pipeline takes its next one (RT queues: earliest deadline). */
+  /* A client with room takes its next request (RT queues: earliest deadline); a BE client's next
+   * requests ride with it as one batch of its BE batch size. */
   for (uint32_t i = 0; i < c->n_clients; i++) {
     uint32_t q = c->client_queue[i];
-    if (c->queues[q].active < 0 && atoll__queue_activate(c, q)) {
-      st->cl[i].stage = 0;
-      st->cl[i].running = 0;
-      if (st->cl[i].recover)
-        st->cl[i].recover = 0, st->cl[i].demoted = 0;
-    }
+    int32_t e = entry_for_next(c, i);
+    const uint32_t batch = c->s->clients[i].batch_max > 1 ? 1 : atoll_dart_be_batch(c->s, i);
+    /* A closed client keeps its batches out (the runner): its batch enters full, as the node
+     * model's job of `batch` requests does. */
+    if (e < 0 || (batch > 1 && c->s->clients[i].arrival.kind == ATOLL_ARRIVAL_CLOSED &&
+                  c->client_waiting[i] < batch))
+      continue;
+    if (!atoll__queue_activate_batch(c, q, batch))
+      continue;
+    atoll_dart_pipe_req *rq = &st->cl[i].req[e];
+    rq->task = c->queues[q].active;
+    c->queues[q].active = -1; /* the pipeline holds it: the queue may give the client another */
+    rq->stage = 0;
+    rq->running = 0;
+    if (st->cl[i].recover)
+      st->cl[i].recover = 0, st->cl[i].demoted = 0;
   }
   for (uint32_t k = 0; k < c->dart->n_nodes; k++)
     for (uint32_t cls = BE; cls <= RT; cls++) {
       if (st->busy[k][cls] >= 0)
         continue;
-      int32_t best = -1;
+      int32_t bi = -1, be = -1;
       for (uint32_t i = 0; i < c->n_clients; i++) {
-        const atoll_dart_pipe_client *cl = &st->cl[i];
-        if (c->queues[c->client_queue[i]].active < 0 || cl->running || stage_of(c, i, cl->stage)->node != k ||
-            serves_rt(c, st, i) != (cls == RT))
+        if (serves_rt(c, st, i) != (cls == RT))
           continue;
-        if (best < 0 || before(c, cls, i, (uint32_t)best))
-          best = (int32_t)i;
+        for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
+          const atoll_dart_pipe_req *rq = &st->cl[i].req[e];
+          if (rq->task < 0 || rq->running || stage_of(c, i, rq->stage)->node != k)
+            continue;
+          if (bi < 0 || before(c, cls, i, e, (uint32_t)bi, (uint32_t)be))
+            bi = (int32_t)i, be = (int32_t)e;
+        }
       }
-      if (best >= 0)
-        hand_over(c, (uint32_t)best, k, cls, now);
+      if (bi >= 0)
+        hand_over(c, (uint32_t)bi, (uint32_t)be, k, cls, now);
     }
 }
 
@@ -145,8 +195,12 @@ static void reassess(atoll_core *c, uint32_t i, int64_t now) {
       rows[n][p->clients[j].stages[sg].node] += st->cl[j].wcet_ns[sg];
     int64_t dl = c->client_deadline_ns[j];
     uint32_t prio = 0; /* deadline-monotonic rank */
-    for (uint32_t o = 0; o < c->n_clients; o++)
-      prio += o != j && c->queues[c->client_queue[o]].rt && before(c, RT, o, j);
+    for (uint32_t o = 0; o < c->n_clients; o++) {
+      if (o == j || !c->queues[c->client_queue[o]].rt)
+        continue;
+      int64_t d_o = c->client_deadline_ns[o];
+      prio += d_o != dl ? (d_o != 0 && (dl == 0 || d_o < dl)) : o < j;
+    }
     t[n] = (atoll_dart_rt_task){.period_ns = p->period_ns[j] > 0 ? p->period_ns[j] : dl,
                                 .deadline_ns = dl > 0 ? dl : INT64_MAX / 4, .prio = prio, .stage_ns = rows[n]};
     n++;
@@ -158,40 +212,58 @@ static void reassess(atoll_core *c, uint32_t i, int64_t now) {
     c->obs->enforcement(c->obs_ctx, i, ok ? ATOLL_ENFORCE_RECOVERY : ATOLL_ENFORCE_ALERT, now);
 }
 
-/* Client i's running stage completed (or its request left the core): its worker is free. */
-static void stage_end(atoll_core *c, uint32_t i, int64_t now) {
+/* Request (i, e)'s running stage completed (or the request left the core): its worker is free. */
+static void stage_end(atoll_core *c, uint32_t i, uint32_t e, int64_t now) {
   atoll_dart_state *st = state(c);
   atoll_dart_pipe_client *cl = &st->cl[i];
-  if (!cl->running)
+  atoll_dart_pipe_req *rq = &cl->req[e];
+  if (!rq->running)
     return;
-  cl->running = 0;
-  st->busy[stage_of(c, i, cl->stage)->node][cl->in_rt] = -1;
-  if (cl->overran) {
-    int64_t took = now - cl->stage_start_ns;
-    if (took > cl->wcet_ns[cl->stage])
-      cl->wcet_ns[cl->stage] = took;
-    cl->overran = 0;
+  rq->running = 0;
+  st->busy[stage_of(c, i, rq->stage)->node][rq->in_rt] = -1;
+  if (rq->overran) {
+    int64_t took = now - rq->stage_start_ns;
+    if (took > cl->wcet_ns[rq->stage])
+      cl->wcet_ns[rq->stage] = took;
+    rq->overran = 0;
     reassess(c, i, now);
   }
 }
 
+/* An op of client q's requests completed: every one of its requests whose running stage has all
+ * its ops done moves on to its next stage. */
 void atoll__dart_pipe_op_done(atoll_core *c, uint32_t q, int64_t now) {
-  const atoll_task *t = &c->tasks[c->queues[q].active];
-  uint32_t i = t->client;
-  atoll_dart_pipe_client *cl = &state(c)->cl[i];
-  if (!cl->running || t->n_done < stage_of(c, i, cl->stage)->op_hi)
-    return;
-  stage_end(c, i, now);
-  cl->stage++;
+  atoll_dart_state *st = state(c);
+  for (uint32_t i = 0; i < c->n_clients; i++) {
+    if (c->client_queue[i] != q)
+      continue;
+    for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
+      atoll_dart_pipe_req *rq = &st->cl[i].req[e];
+      if (rq->task < 0 || !rq->running || c->tasks[rq->task].n_done < stage_of(c, i, rq->stage)->op_hi)
+        continue;
+      stage_end(c, i, e, now);
+      rq->stage++;
+    }
+  }
   atoll__dart_pipe_dispatch(c, now);
 }
 
+/* A task of client q's left the core (completed, failed or shed): its entry, freed by the core a
+ * moment ago, is let go. */
 void atoll__dart_pipe_task_done(atoll_core *c, uint32_t q, int64_t now) {
-  for (uint32_t i = 0; i < c->n_clients; i++)
-    if (c->client_queue[i] == q) {
-      stage_end(c, i, now);
-      state(c)->cl[i].stage = 0;
+  atoll_dart_state *st = state(c);
+  for (uint32_t i = 0; i < c->n_clients; i++) {
+    if (c->client_queue[i] != q)
+      continue;
+    for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
+      atoll_dart_pipe_req *rq = &st->cl[i].req[e];
+      if (rq->task < 0 || c->tasks[rq->task].in_use)
+        continue;
+      stage_end(c, i, e, now);
+      rq->task = -1;
+      rq->stage = 0;
     }
+  }
   atoll__dart_pipe_dispatch(c, now);
 }
 
@@ -203,21 +275,33 @@ void atoll__dart_pipe_timer(atoll_core *c, uint64_t cookie, int64_t now) {
   if (i >= c->n_clients || i >= ATOLL_DART_PIPE_CLIENTS)
     return;
   atoll_dart_pipe_client *cl = &state(c)->cl[i];
-  if (!cl->running || !cl->in_rt || cl->overran || cl->seq != (uint32_t)cookie)
-    return;
-  cl->overran = 1;
-  cl->demoted = 1;
-  cl->recover = 0;
-  if (c->obs->enforcement)
-    c->obs->enforcement(c->obs_ctx, i, ATOLL_ENFORCE_DEMOTION, now);
+  for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
+    atoll_dart_pipe_req *rq = &cl->req[e];
+    if (rq->task < 0 || !rq->running || !rq->in_rt || rq->overran || rq->seq != (uint32_t)cookie)
+      continue;
+    rq->overran = 1;
+    cl->demoted = 1;
+    cl->recover = 0;
+    if (c->obs->enforcement)
+      c->obs->enforcement(c->obs_ctx, i, ATOLL_ENFORCE_DEMOTION, now);
+  }
 }
 
 bool atoll__dart_pipe_valid(const atoll_core *c) {
   const atoll_dart_state *st = atoll__policy_state_c(c);
   for (uint32_t k = 0; k < ATOLL_DART_MAX_NODES; k++)
-    for (uint32_t cls = BE; cls <= RT; cls++)
-      if (st->busy[k][cls] >= (int32_t)c->n_clients || st->busy[k][cls] < -1 ||
-          (st->busy[k][cls] >= 0 && !st->cl[st->busy[k][cls]].running))
+    for (uint32_t cls = BE; cls <= RT; cls++) {
+      int32_t b = st->busy[k][cls];
+      if (b < -1 || b >= (int32_t)(c->n_clients * ATOLL_DART_PIPE_DEPTH))
         return false;
+      if (b >= 0 && !st->cl[b / ATOLL_DART_PIPE_DEPTH].req[b % ATOLL_DART_PIPE_DEPTH].running)
+        return false;
+    }
+  for (uint32_t i = 0; i < c->n_clients && i < ATOLL_DART_PIPE_CLIENTS; i++)
+    for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
+      int32_t t = st->cl[i].req[e].task;
+      if (t >= (int32_t)c->n_tasks || (t >= 0 && (!c->tasks[t].in_use || c->tasks[t].client != i)))
+        return false;
+    }
   return true;
 }

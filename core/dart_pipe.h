@@ -7,26 +7,36 @@
 #include "core/dart.h"
 #include "core/policy.h"
 
-/* Per client: where its active request is in its plan, and enforcement. Fields are written one
- * by one (never as a struct value) so that padding stays zero for the core's byte-wise hash. */
+/* One request of a client in the pipeline (a task the policy took from its queue: the queue's
+ * `active` stays -1, several of a client's tasks are in flight). */
+typedef struct atoll_dart_pipe_req {
+  int64_t stage_start_ns; /* when its running stage was handed to its node */
+  int32_t task;           /* the core's task (a batch's leader), or -1: the entry is free */
+  uint32_t stage;         /* the stage it is at */
+  uint32_t seq;           /* the client's hand-over count when this stage was handed over */
+  uint8_t running;        /* that stage is on its node's worker */
+  uint8_t in_rt;          /* ... the RT worker (else the BE one) */
+  uint8_t overran;        /* its running stage passed its WCET */
+  uint8_t pad_;
+} atoll_dart_pipe_req;
+
+/* Per client: its requests in the pipeline, and enforcement. Fields are written one by one (never
+ * as a struct value) so that padding stays zero for the core's byte-wise hash. */
 typedef struct atoll_dart_pipe_client {
   int64_t wcet_ns[ATOLL_DART_MAX_NODES]; /* per stage: the RT budget, raised by an overrun */
-  int64_t stage_start_ns;                /* when its running stage was handed to its node */
+  atoll_dart_pipe_req req[ATOLL_DART_PIPE_DEPTH];
   uint32_t seq;                          /* stage hand-overs so far: a WCET timer names one */
-  uint32_t stage;                        /* the stage its active request is at */
-  uint8_t running;                       /* that stage is on its node's worker */
-  uint8_t in_rt;                         /* ... the RT worker (else the BE one) */
   uint8_t demoted;                       /* an RT client served by BE workers (enforcement) */
-  uint8_t overran;                       /* its running stage passed its WCET */
   uint8_t recover;                       /* the test passed: RT again from its next request */
-  uint8_t pad_[7];
+  uint8_t pad_[2];
 } atoll_dart_pipe_client;
 
 typedef struct atoll_dart_state {
   int32_t owner; /* one node's worker (no pipeline): the queue whose request runs, or -1 */
   uint32_t pad_;
   uint32_t stream[ATOLL_DART_MAX_NODES][2]; /* per node: [0] BE worker's stream, [1] RT worker's */
-  int32_t busy[ATOLL_DART_MAX_NODES][2];    /* the client whose stage the worker runs, or -1 */
+  /* The request whose stage the worker runs: client * ATOLL_DART_PIPE_DEPTH + its entry, or -1. */
+  int32_t busy[ATOLL_DART_MAX_NODES][2];
   atoll_dart_pipe_client cl[ATOLL_DART_PIPE_CLIENTS];
 } atoll_dart_state;
 

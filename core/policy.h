@@ -75,6 +75,10 @@ int atoll__launch_rest(atoll_core *c, uint32_t q);
 /* As atoll__launch_range, on another stream of the policy's (dart's node workers), the commands
  * marked rt or not; completions still reach the task by its tags. */
 int atoll__launch_range_on(atoll_core *c, uint32_t q, uint32_t count, uint32_t stream, bool rt);
+/* As atoll__launch_range_on, for task `id`, which the policy holds itself rather than as its
+ * queue's active task (dart's pipeline, several of a client's tasks in flight); a refused launch
+ * fails that task (on_task_done follows with its queue). */
+int atoll__launch_task_on(atoll_core *c, uint32_t id, uint32_t count, uint32_t stream, bool rt);
 /* Launches the next op of q's active task. */
 int atoll__launch_next(atoll_core *c, uint32_t q);
 /* The device refused a launch of q's active task (one the policy made itself): the request fails

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "core/dart.h"
 #include "core/policy.h"
 
 enum { ALIGN = 16 };
@@ -52,6 +53,12 @@ static layout plan(const atoll_scenario *s, const atoll_core_limits *lim, const 
   /* Beyond its waiting requests a client has one active task, or one active batch. */
   for (uint32_t i = 0; i < s->n_clients; i++)
     l.n_tasks += s->clients[i].batch_max > 1 ? s->clients[i].batch_max : 1;
+  /* dart's pipeline holds up to ATOLL_DART_PIPE_DEPTH requests of a client (core/dart_pipe.h),
+   * each a batch of up to its BE batch. */
+  if (lim && lim->dart)
+    for (uint32_t i = 0; i < s->n_clients; i++)
+      l.n_tasks += ATOLL_DART_PIPE_DEPTH * (s->clients[i].batch_max > 1 ? s->clients[i].batch_max
+                                                                         : atoll_dart_be_batch(s, i));
   size_t at = 0;
   l.queues = at, at += align_up(n_queues * sizeof(atoll_queue));
   l.queue_slots = at, at += align_up((size_t)n_queues * l.per_queue * sizeof(uint64_t));
@@ -480,10 +487,12 @@ bool atoll__queue_has_unlaunched(const atoll_core *c, uint32_t q) {
 }
 
 int atoll__launch_range_on(atoll_core *c, uint32_t q, uint32_t count, uint32_t stream, bool rt) {
-  atoll_queue *qu = &c->queues[q];
-  if (qu->active < 0)
-    return 0;
-  atoll_task *t = &c->tasks[qu->active];
+  const int32_t id = c->queues[q].active;
+  return id < 0 ? 0 : atoll__launch_task_on(c, (uint32_t)id, count, stream, rt);
+}
+
+int atoll__launch_task_on(atoll_core *c, uint32_t id, uint32_t count, uint32_t stream, bool rt) {
+  atoll_task *t = &c->tasks[id];
   const atoll_model *m = task_model(c, t);
   uint32_t model = c->s->clients[t->client].model;
   uint32_t n = m->n_ops - t->next_launch;
@@ -491,7 +500,7 @@ int atoll__launch_range_on(atoll_core *c, uint32_t q, uint32_t count, uint32_t s
     n = count;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t op = t->next_launch + i;
-    c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make((uint32_t)qu->active, op, t->epoch),
+    c->scratch[i] = (atoll_cmd){.model = model, .op = op, .tag = atoll_tag_make(id, op, t->epoch),
                                 .rt = rt, .batch = t->batch};
   }
   /* An op partly run inside padded launches continues with the rest of its blocks. */
@@ -505,7 +514,7 @@ int atoll__launch_range_on(atoll_core *c, uint32_t q, uint32_t count, uint32_t s
   t->next_launch += n;
   int rc = n ? c->dev.ops->launch(c->dev.ctx, stream, c->scratch, n) : 0;
   if (rc) /* the device failed the launch: the request fails, and is counted as failed */
-    atoll__queue_fail(c, q);
+    release_task(c, id, true, c->obs->request_failed, c->dev.ops->now(c->dev.ctx));
   return rc;
 }
 

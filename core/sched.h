@@ -158,6 +158,10 @@ uint64_t atoll_core_hash(const atoll_core *c);
 /* Whether the policy serves this client at all (rt-only ignores BE clients). */
 bool atoll_core_client_active(const atoll_core *c, uint32_t client);
 
+/* The set of activations task `task` runs on (0 unless dart's pipeline holds several requests of its
+ * client at once: then its entry there, below atoll_dart_pipe_depth). */
+uint32_t atoll_core_task_set(const atoll_core *c, uint32_t task);
+
 /* Events. */
 void atoll_core_on_arrival(atoll_core *c, uint32_t client, uint64_t req, int64_t now);
 void atoll_core_on_cmd_started(atoll_core *c, uint32_t stream, uint64_t tag, int64_t now);

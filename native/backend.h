@@ -37,7 +37,7 @@
  * Additions since the first version of this contract (all optional, all appended): cfg->on_start,
  * atoll_nlaunch.rt, the cu_busy op, cfg->fault_kernel_p / fault_seed (fault injection), and the
  * create_bound_queue op (spatial partitions, docs/partitions.md), and batched kernel ranges
- * (atoll_nkernel_range.batch, ptr_stride). */
+ * (atoll_nkernel_range.batch, ptr_stride), and cfg->class_workers. */
 #ifndef ATOLL_NATIVE_BACKEND_H
 #define ATOLL_NATIVE_BACKEND_H
 
@@ -122,6 +122,12 @@ typedef struct atoll_nbackend_cfg {
    * `device` of n_devices (0 and 0: the only one). The CPU back-end splits its default CUs between
    * the devices, each on CPUs of its own. */
   uint32_t device, n_devices;
+  /* CPU back-end: every CU's workers come in two classes (dart's RT and BE workers, docs/dart.md):
+   * RT workers take only blocks of priority > 0 queues and run at a higher OS priority (SCHED_FIFO
+   * where permitted), BE workers only blocks of priority-0 queues, at nice ATOLL_NCPU_BE_NICE; the
+   * OS then preempts a running BE block for an RT one at once. false: one class (as before).
+   * Other back-ends ignore it. */
+  bool class_workers;
 } atoll_nbackend_cfg;
 
 typedef struct atoll_nbackend_info {

@@ -14,6 +14,8 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,10 @@ static int64_t report_lag_ns = 20000;
 
 void atoll_ncpu_set_report_lag_ns(int64_t ns) { report_lag_ns = ns > 0 ? ns : 20000; }
 #define GPU_LIKE_STAGING_BYTES ((size_t)8 << 20)
+
+static bool try_rt_fifo = true;
+
+void atoll_ncpu_set_rt_fifo(bool try_fifo) { try_rt_fifo = try_fifo; }
 
 static atoll_ncpu_block_fn block_fn = ak_run_block;
 
@@ -107,9 +113,12 @@ typedef struct report {
   int64_t at;           /* when the device finished it */
 } report;
 
+enum { CLASS_ANY = 0, CLASS_RT = 1, CLASS_BE = 2 };
+
 typedef struct slot {
   cpu_dev *d;
   uint32_t cu, index;
+  uint8_t cls;       /* CLASS_*: which queues' blocks it takes (class workers, cpu_backend.h) */
   uint32_t kill;     /* the CU-reset word the kernel's preemption points read */
   launch *l;
   pthread_t th;
@@ -128,6 +137,11 @@ struct cpu_dev {
   uint32_t cus, slots;
   pthread_mutex_t mu;
   pthread_cond_t cp_cv, work_cv, kill_cv;
+  /* Class workers: the RT workers wait here, woken only for RT blocks. A SCHED_FIFO thread woken
+   * for a BE launch preempts whatever runs on its CPU (a BE block, the scheduler) just to find
+   * nothing to do: with every BE block's end waking it, lenet's BE throughput fell to a quarter. */
+  pthread_cond_t rt_cv;
+  uint8_t classes;
   cpu_queue *queues[MAX_QUEUES];
   uint32_t n_queues;
   launch *active;
@@ -135,6 +149,7 @@ struct cpu_dev {
   uint32_t n_slots;
   pthread_t cp;
   uint8_t cp_running, stop;
+  uint8_t rt_fifo;     /* class workers: the RT ones run SCHED_FIFO (set before any BE worker starts) */
   atomic_uint killing; /* killed launches with blocks still running (changed under mu) */
   atomic_uint work_gen; /* bumped under mu whenever blocks become claimable (idle workers poll it) */
   uint64_t next_ticket; /* report batches, in the order they were collected (flush) */
@@ -222,12 +237,20 @@ static void active_remove(cpu_dev *d, launch *l) {
 static int is_kernel(const launch *l) { return l->kind == ATOLL_NL_KERNEL || l->kind == ATOLL_NL_PADDED; }
 
 /* The CP's dispatch of a kernel: it goes on the active list, where free slots claim its blocks. */
+/* Blocks of l became claimable: the workers that may take them are told. */
+static void wake_workers(cpu_dev *d, const launch *l) {
+  atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
+  if (d->classes > 1 && l->q->priority > 0)
+    pthread_cond_broadcast(&d->rt_cv);
+  else
+    pthread_cond_broadcast(&d->work_cv);
+}
+
 static void activate(cpu_dev *d, launch *l) {
   l->active = 1;
   l->anext = d->active;
   d->active = l;
-  atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
-  pthread_cond_broadcast(&d->work_cv);
+  wake_workers(d, l);
 }
 
 /* Takes q's head as its current launch. */
@@ -366,8 +389,10 @@ static void *cp_main(void *arg) {
 
 /* A range of an active launch this slot's CU may take a block of; NULL when none. RT-priority
  * queues first; among equals the launches take turns. */
-static launch *pick(cpu_dev *d, uint32_t cu, uint32_t *which) {
+static launch *pick(cpu_dev *d, uint32_t cu, uint8_t cls, uint32_t *which) {
   for (int level = 1; level >= 0; level--) {
+    if ((cls == CLASS_RT && level == 0) || (cls == CLASS_BE && level == 1))
+      continue;
     uint32_t count = 0;
     for (launch *l = d->active; l; l = l->anext)
       count++;
@@ -435,15 +460,52 @@ static _Thread_local uint64_t worker_tag;
 uint32_t atoll_ncpu_worker_cu(void) { return worker_cu; }
 uint64_t atoll_ncpu_worker_tag(void) { return worker_tag; }
 
+/* A BE class worker's OS priority (cpu_backend.h): where the RT workers run SCHED_FIFO (the
+ * paper's Linux RT priority) it stays at the normal priority; otherwise it lowers its own nice
+ * (Linux keeps nice per thread, so the thread itself asks). */
+static void take_class_priority(const slot *s) {
+  if (s->cls == CLASS_BE && !s->d->rt_fifo)
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), ATOLL_NCPU_BE_NICE);
+}
+
+static void *worker_main(void *arg);
+
+/* Starts slot s's thread; an RT class worker with SCHED_FIFO when d->rt_fifo (decided by the
+ * first RT worker: 0 where the process may not). */
+static int start_worker(cpu_dev *d, slot *s, int first_rt) {
+  if (s->cls == CLASS_RT && d->rt_fifo) {
+    pthread_attr_t a;
+    struct sched_param sp = {.sched_priority = ATOLL_NCPU_RT_FIFO_PRIO};
+    int rc = pthread_attr_init(&a);
+    if (rc == 0) {
+      pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+      pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+      pthread_attr_setschedparam(&a, &sp);
+      rc = pthread_create(&s->th, &a, worker_main, s);
+      pthread_attr_destroy(&a);
+    }
+    if (rc == 0)
+      return 0;
+    if (first_rt) /* not permitted: every RT worker stays SCHED_OTHER, the BE ones lower their nice */
+      d->rt_fifo = 0;
+  }
+  return pthread_create(&s->th, NULL, worker_main, s) == 0 ? 0 : ATOLL_ENOMEM;
+}
+
 static void *worker_main(void *arg) {
   slot *s = arg;
   cpu_dev *d = s->d;
   worker_cu = s->cu;
+  take_class_priority(s);
   notes n = {.n = 0};
   pthread_mutex_lock(&d->mu);
   while (!d->stop) {
     uint32_t ri = 0;
-    launch *l = pick(d, s->cu, &ri);
+    launch *l = pick(d, s->cu, s->cls, &ri);
+    if (!l && s->cls == CLASS_RT) { /* no idle poll: it would hold its CPU at SCHED_FIFO */
+      pthread_cond_wait(&d->rt_cv, &d->mu);
+      continue;
+    }
     if (!l) {
       /* Idle: poll for new work a little before sleeping. Kernels of a queue follow each other, and
        * the RT kernel after a preemption comes microseconds after the kill; a sleeping worker
@@ -510,8 +572,7 @@ static void *worker_main(void *arg) {
     } else if (all_finished(l)) {
       complete(d, l, ATOLL_ND_OK, &n);
     } else {
-      atomic_fetch_add_explicit(&d->work_gen, 1, memory_order_release);
-      pthread_cond_broadcast(&d->work_cv); /* occupancy room freed on this CU */
+      wake_workers(d, l); /* occupancy room freed on this CU */
     }
     flush(d, &n);
   }
@@ -570,6 +631,7 @@ static void stop_threads(cpu_dev *d) {
   d->stop = 1;
   pthread_cond_broadcast(&d->cp_cv);
   pthread_cond_broadcast(&d->work_cv);
+  pthread_cond_broadcast(&d->rt_cv);
   pthread_cond_broadcast(&d->rep_cv);
   pthread_cond_broadcast(&d->room_cv);
   pthread_mutex_unlock(&d->mu);
@@ -613,6 +675,7 @@ static void cpu_close(void *be) {
   pthread_mutex_destroy(&d->mu);
   pthread_cond_destroy(&d->cp_cv);
   pthread_cond_destroy(&d->work_cv);
+  pthread_cond_destroy(&d->rt_cv);
   pthread_cond_destroy(&d->kill_cv);
   pthread_cond_destroy(&d->rep_cv);
   pthread_cond_destroy(&d->room_cv);
@@ -657,6 +720,7 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   if (!cfg->cus && n_dev > 1)
     cus = cus / n_dev > 0 ? cus / n_dev : 1;
   uint32_t slots = cfg->slots_per_cu ? cfg->slots_per_cu : ATOLL_NCPU_DEFAULT_SLOTS;
+  const uint32_t classes = cfg->class_workers ? 2 : 1; /* worker threads per slot */
   if (cus > ATOLL_NCPU_MAX_CUS || slots > 64) {
     snprintf(err, err_len, "cpu back-end: at most %d CUs and 64 slots per CU", ATOLL_NCPU_MAX_CUS);
     return ATOLL_EINVAL;
@@ -667,7 +731,8 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   d->cfg = *cfg;
   d->cus = cus;
   d->slots = slots;
-  d->n_slots = cus * slots;
+  d->n_slots = cus * slots * classes;
+  d->classes = (uint8_t)classes;
   d->gpu_like = gpu_like;
   d->report_lag_ns = report_lag_ns;
   atomic_init(&d->killing, 0);
@@ -677,6 +742,7 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   d->slot = calloc(d->n_slots, sizeof *d->slot);
   if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
       pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0 ||
+      pthread_cond_init(&d->rt_cv, NULL) != 0 ||
       pthread_cond_init(&d->rep_cv, NULL) != 0 || pthread_cond_init(&d->room_cv, NULL) != 0) {
     free(d->slot);
     free(d);
@@ -700,18 +766,24 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   /* CU c's workers share one CPU when pinned, counted from the last CPU down, so that with fewer
    * CUs than CPUs the first CPU is left to the host threads (scheduler, CP, transmit). Those are
    * not pinned: on a busy machine a pinned host thread waits for its CPU while another is free. */
+  d->rt_fifo = classes > 1 && try_rt_fifo;
   for (uint32_t i = 0; rc == 0 && i < d->n_slots; i++) {
     slot *s = &d->slot[i];
     s->d = d;
-    s->cu = i / slots;
+    s->cu = i / (slots * classes);
     s->index = i;
-    if (pthread_create(&s->th, NULL, worker_main, s) != 0) {
+    const uint32_t within = i % (slots * classes); /* slots RT workers first, then the BE ones */
+    s->cls = classes == 1 ? CLASS_ANY : within < slots ? CLASS_RT : CLASS_BE;
+    if (start_worker(d, s, i == 0) != 0) {
       rc = ATOLL_ENOMEM;
       break;
     }
     s->started = 1;
     char name[64];
-    snprintf(name, sizeof name, "atoll-cu%u.%u", s->cu, i % slots);
+    if (s->cls == CLASS_ANY)
+      snprintf(name, sizeof name, "atoll-cu%u.%u", s->cu, within);
+    else
+      snprintf(name, sizeof name, "atoll-cu%u.%s%u", s->cu, s->cls == CLASS_RT ? "rt" : "be", within % slots);
     name[15] = '\0'; /* what Linux keeps */
     pthread_setname_np(s->th, name);
     if (cfg->pin_threads) /* device i's CUs on the CPUs below device i-1's */

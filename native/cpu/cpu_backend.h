@@ -7,13 +7,24 @@
  * and memsets are done by the CP thread itself, as a copy engine would. A CU reset really kills:
  * every slot's kill word is set and the kernels' preemption points (AK_PREEMPT_POINT, a relaxed
  * load per loop step) abandon the block; reset_cus returns once the killed blocks have left.
- * docs/native.md measures what that costs. */
+ * docs/native.md measures what that costs. With cfg->class_workers each CU has its slots twice: RT
+ * worker threads for priority > 0 queues and BE worker threads for the others, at OS priorities
+ * that let an RT block preempt a running BE block (dart's node workers, docs/dart.md). */
 #ifndef ATOLL_NATIVE_CPU_BACKEND_H
 #define ATOLL_NATIVE_CPU_BACKEND_H
 
 #include "native/backend.h"
 
 enum { ATOLL_NCPU_MAX_CUS = 64, ATOLL_NCPU_DEFAULT_SLOTS = 1 };
+
+/* Class workers (atoll_nbackend_cfg.class_workers), as DART's: a CU's RT workers run SCHED_FIFO at
+ * this priority and its BE workers at the normal priority, so the kernel preempts a BE block the
+ * moment an RT worker has one to run. Where the process may not use SCHED_FIFO (no CAP_SYS_NICE,
+ * RLIMIT_RTPRIO 0) the RT workers stay SCHED_OTHER and the BE workers lower themselves to nice
+ * ATOLL_NCPU_BE_NICE instead: under CFS a nice-19 thread weighs 15 against nice 0's 1024, so a
+ * runnable RT worker gets ~98.5 % of a CPU it shares with a BE worker and preempts it at wake-up or
+ * within a tick -- not at once, and other processes at nice 0 then outweigh the BE workers too. */
+enum { ATOLL_NCPU_RT_FIFO_PRIO = 1, ATOLL_NCPU_BE_NICE = 19 };
 
 const atoll_nbackend_ops *atoll_ncpu_backend(void);
 
@@ -36,6 +47,10 @@ const atoll_nbackend_ops *atoll_ncpu_gpu_like_backend(void);
  * <= 0 restores it). Tests lengthen it, before opening the back-end, to hold launches finished but
  * unreported. */
 void atoll_ncpu_set_report_lag_ns(int64_t ns);
+
+/* Class workers: whether RT workers ask for SCHED_FIFO at all (default true). Tests turn it off,
+ * before opening the back-end, to run the nice fallback where the process could use SCHED_FIFO. */
+void atoll_ncpu_set_rt_fifo(bool try_fifo);
 
 /* The CU of the worker thread that calls it, or UINT32_MAX outside the back-end's workers. Tests
  * read it from a substituted block function (atoll_ncpu_set_block_fn) to see where blocks ran. */

@@ -30,6 +30,8 @@ typedef struct nreq {
   uint32_t fault_op; /* KERNEL: the op that faulted */
   nbatch *batch;      /* the batch it ran in (more than one request), once its first op launched */
   uint32_t batch_pos; /* its instance in the batch */
+  uint32_t set;       /* the set of device activations it runs on (client_sets), once it launched */
+  uint8_t set_known;  /* set was taken from the core (scheduler thread only) */
 } nreq;
 
 /* A batch of requests run as one model run (docs/native.md, "Batching"): their inputs side by side
@@ -69,7 +71,7 @@ struct runner {
   atoll_native_info *info;
   nreq ***reqs; /* per client, parallel to its records */
   uint32_t *reqs_cap;
-  void ***dev;  /* per client, per tensor of its model: device memory */
+  void ***dev;  /* per client, per set (client_sets) and tensor of its model: device memory */
   client_th *cl;
   atomic_int stop_clients;
   int64_t base; /* runtime time of the run's time 0 */
@@ -97,8 +99,23 @@ static uint64_t tensor_stride(const atoll_nmodel *nm, uint32_t t) {
   return nm->tensors[t].kind == ATOLL_TENSOR_WEIGHT ? 0 : (nm->tensors[t].bytes + 255) / 256 * 256;
 }
 
-static uint32_t client_instances(const atoll_scenario *s, uint32_t client) {
+static uint32_t client_instances(const runner *r, uint32_t client) {
+  const atoll_scenario *s = &r->s;
+  if (r->dart.pipe.clients) /* dart's pipeline batches BE requests itself (atoll_dart_be_batch) */
+    return atoll_dart_be_batch(s, client);
   return s->clients[client].batch_max > 1 ? s->clients[client].batch_max : 1;
+}
+
+/* Sets of activations a client has: one, or under dart's pipeline one per request it may have in
+ * the pipeline at once (atoll_dart_pipe_depth: stage i of one request beside stage i+1 of the one
+ * before must not share tensors). Weights are one instance, shared by the sets. */
+static uint32_t client_sets(const runner *r, uint32_t client) {
+  return r->dart.pipe.clients ? atoll_dart_pipe_depth(&r->dart.pipe, client) : 1;
+}
+
+/* The device tensors request q runs on. */
+static void *const *dev_of(const runner *r, const nreq *q) {
+  return r->dev[q->client] + (size_t)q->set * nmodel_of(r, q->client)->n_tensors;
 }
 
 /* Bytes of n instances of tensor t. */
@@ -386,6 +403,10 @@ static void *payload(void *ctx, const atoll_cmd *cmd) {
   const uint32_t task = atoll_tag_task(cmd->tag);
   const atoll_task *t = &r->core.tasks[task];
   nreq *q = r->reqs[t->client][t->req];
+  if (q && !q->set_known) { /* at its first launch: the set is the pipeline's for the whole request */
+    q->set = atoll_core_task_set(&r->core, task);
+    q->set_known = 1;
+  }
   if (q && cmd->batch > 1 && !q->batch && !make_batch(r, task, q))
     return NULL;
   return q;
@@ -399,7 +420,7 @@ static int kernel_range(const runner *r, const atoll_cmd *cmd, const nreq *q, at
   uint32_t v = cmd->version < op->n_versions ? cmd->version : 0;
   const atoll_nversion *ver = &op->v[v];
   memset(k, 0, sizeof *k);
-  atoll_nmodel_bind_args(nm, cmd->op, v, r->dev[q->client], &k->args);
+  atoll_nmodel_bind_args(nm, cmd->op, v, (void **)dev_of(r, q), &k->args);
   k->kernel = ver->kernel;
   k->grid = ver->grid;
   k->threads = ver->threads;
@@ -433,7 +454,7 @@ static int bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   if (cmd->op >= nm->n_ops)
     return ATOLL_EINVAL;
   const atoll_nop *op = &nm->ops[cmd->op];
-  void *const *dev = r->dev[q->client];
+  void *const *dev = dev_of(r, q);
   uint32_t t = op->ptr[0];
   const nbatch *batch = q->batch;
   const uint32_t n = batch ? batch->n : 1;
@@ -570,15 +591,21 @@ static void *client_main(void *arg) {
 static int alloc_client_memory(runner *r, uint32_t client) {
   const atoll_nmodel *nm = nmodel_of(r, client);
   void **host = atoll_nmodel_alloc_host(nm);
-  r->dev[client] = calloc(nm->n_tensors, sizeof *r->dev[client]);
+  const uint32_t sets = client_sets(r, client), nt = nm->n_tensors;
+  r->dev[client] = calloc((size_t)sets * nt, sizeof *r->dev[client]);
   int rc = host && r->dev[client] ? 0 : ATOLL_ENOMEM;
-  const uint32_t n = client_instances(&r->s, client);
-  for (uint32_t t = 0; rc == 0 && t < nm->n_tensors; t++) {
-    rc = r->ops->alloc(r->be, instances_bytes(nm, t, n), &r->dev[client][t]);
-    for (uint32_t i = 0; rc == 0 && i < (tensor_stride(nm, t) ? n : 1); i++)
-      rc = r->ops->copy_to_device(r->be, (uint8_t *)r->dev[client][t] + i * tensor_stride(nm, t), host[t],
-                                  nm->tensors[t].bytes);
-  }
+  const uint32_t n = client_instances(r, client);
+  for (uint32_t set = 0; rc == 0 && set < sets; set++)
+    for (uint32_t t = 0; rc == 0 && t < nt; t++) {
+      void **slot = &r->dev[client][(size_t)set * nt + t];
+      if (set > 0 && !tensor_stride(nm, t)) { /* a weight: set 0's */
+        *slot = r->dev[client][t];
+        continue;
+      }
+      rc = r->ops->alloc(r->be, instances_bytes(nm, t, n), slot);
+      for (uint32_t i = 0; rc == 0 && i < (tensor_stride(nm, t) ? n : 1); i++)
+        rc = r->ops->copy_to_device(r->be, (uint8_t *)*slot + i * tensor_stride(nm, t), host[t], nm->tensors[t].bytes);
+    }
   if (host)
     atoll_nmodel_free_host(nm, host);
   return rc;
@@ -593,9 +620,13 @@ static void runner_free(runner *r) {
     for (uint32_t c = 0; c < s->n_clients; c++) {
       if (!r->dev[c])
         continue;
-      for (uint32_t t = 0; t < r->o->nmodels[s->clients[c].model]->n_tensors; t++)
-        if (r->dev[c][t])
-          r->ops->free(r->be, r->dev[c][t]);
+      const atoll_nmodel *nm = r->o->nmodels[s->clients[c].model];
+      for (uint32_t set = 0; set < client_sets(r, c); set++)
+        for (uint32_t t = 0; t < nm->n_tensors; t++) {
+          void *p = r->dev[c][(size_t)set * nm->n_tensors + t];
+          if (p && (set == 0 || tensor_stride(nm, t))) /* weights are set 0's */
+            r->ops->free(r->be, p);
+        }
       free(r->dev[c]);
     }
   }
@@ -695,10 +726,11 @@ static int check_model(const atoll_scenario_model *sm, const atoll_nmodel *nm, c
 
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len) {
   /* be_batch (dart, base-gpu) is the node model's batch of a back-to-back BE client (docs/dart.md):
-   * it sends that many requests at once. Natively requests are batched by the core's batcher, which
-   * reads a client's own `batch:` only, and a closed client has one request out at a time, so the
-   * option would be dropped without a word. */
-  for (uint32_t c = 0; c < s->n_clients; c++) {
+   * it sends that many requests at once. dart's native pipeline batches them itself (and keeps a
+   * closed client's batches out at once); elsewhere requests are batched by the core's batcher,
+   * which reads a client's own `batch:` only, and a closed client has one request out at a time,
+   * so the option would be dropped without a word. */
+  for (uint32_t c = 0; c < s->n_clients && !atoll_ndart_wanted(s); c++) {
     uint32_t b = atoll_dart_be_batch(s, c);
     if (s->clients[c].batch_max <= 1 && b > 1) {
       snprintf(err, err_len,
@@ -762,7 +794,9 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                                   .fault_kernel_p = o->inject ? o->inject->kernel_p : 0,
                                   .fault_seed = o->inject ? o->inject->seed : 0,
                                   .device = s->run_gpu,
-                                  .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0},
+                                  .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0,
+                                  /* dart's node workers: RT and BE threads per CU (docs/dart.md) */
+                                  .class_workers = atoll_ndart_wanted(s)},
                        .bind = bind,
                        .payload = payload,
                        .bind_ctx = &r,
@@ -809,16 +843,16 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
     pthread_mutex_init(&r.cl[c].mu, NULL);
     pthread_cond_init(&r.cl[c].cv, NULL);
   }
-  for (uint32_t c = 0; rc == 0 && c < nc; c++)
-    rc = alloc_client_memory(&r, c);
-  if (rc == 0)
-    rc = atoll_run_arrivals_init(&r.arr, s, res->standalone_ns);
   /* dart over nodes: its stages run on the nodes' workers, CPU nodes on CUs of their own. */
   atoll_core_limits lim = {0};
   if (rc == 0 && atoll_ndart_wanted(&r.s)) {
     rc = atoll_ndart_build(&r.s, r.binfo.cus, &r.dart, err, err_len);
     lim.dart = &r.dart.pipe;
   }
+  for (uint32_t c = 0; rc == 0 && c < nc; c++)
+    rc = alloc_client_memory(&r, c);
+  if (rc == 0)
+    rc = atoll_run_arrivals_init(&r.arr, s, res->standalone_ns);
   size_t size = rc == 0 ? atoll_core_size(&r.s, &lim) : 0;
   if (rc == 0 && (size == 0 || !(r.core_mem = malloc(size))))
     rc = size == 0 ? ATOLL_ENOTSUP : ATOLL_ENOMEM;
@@ -855,6 +889,11 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   for (uint32_t c = 0; rc == 0 && c < nc; c++) {
     if (!atoll_core_client_active(&r.core, c))
       continue;
+    /* Under dart's pipeline a closed client is the paper's back-to-back task, which always has jobs
+     * waiting (the node model's assumption, docs/dart.md): it keeps a batch per request the
+     * pipeline may hold, and one more waiting for the first stage, out at once. */
+    if (r.dart.pipe.clients && s->clients[c].arrival.kind == ATOLL_ARRIVAL_CLOSED)
+      r.cl[c].tokens = (client_sets(&r, c) + 1) * client_instances(&r, c) - 1;
     if (pthread_create(&r.cl[c].th, NULL, client_main, &r.cl[c]) != 0) {
       rc = ATOLL_ENOMEM;
     } else {

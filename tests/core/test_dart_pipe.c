@@ -4,7 +4,8 @@
  * next node when their last op completes, one RT stage at a time per node (deadline-monotonic),
  * and enforcement: a WCET timer that finds its stage running demotes the client, the stage's end
  * raises the WCET and re-runs the response-time test, which brings the client back to RT at its
- * next request or alerts. */
+ * next request or alerts. A client has several requests in the pipeline, one per stage, each on
+ * its own set of activations, and a BE client's requests enter as batches of its BE batch. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 enum { MAX_LOG = 64, N_OPS = 4, N_CLIENTS = 3, N_NODES = 2 };
 
 typedef struct rec {
-  uint32_t stream, n_cmds, op;
+  uint32_t stream, n_cmds, op, batch;
   bool rt;
   uint64_t tag[N_OPS];
 } rec;
@@ -45,7 +46,7 @@ static int f_launch(void *ctx, uint32_t stream, const atoll_cmd *cmds, uint32_t 
   (void)ctx;
   assert_cmp(fk.n_log, <, MAX_LOG);
   rec *r = &fk.log[fk.n_log++];
-  *r = (rec){.stream = stream, .n_cmds = n, .op = cmds[0].op, .rt = cmds[0].rt};
+  *r = (rec){.stream = stream, .n_cmds = n, .op = cmds[0].op, .rt = cmds[0].rt, .batch = cmds[0].batch};
   for (uint32_t i = 0; i < n && i < N_OPS; i++)
     r->tag[i] = cmds[i].tag;
   return 0;
@@ -79,7 +80,7 @@ static atoll_dart_pipeline pipe;
 /* Clients: rt_b (RT, deadline 20 ms), rt_a (RT, 10 ms: the higher priority), be (BE). Every model
  * has four ops: RT clients run ops 0-1 on node 0 and 2-3 on node 1, the BE client op 0 on node 0
  * and 1-3 on node 1. Node 0 is CU 0, node 1 CU 1. RT stages' WCET: 100 us. */
-static void setup(void) {
+static void setup_with(int64_t be_batch) {
   for (int i = 0; i < N_OPS; i++)
     model_ops[i] = (atoll_op){.kind = ATOLL_OP_KERNEL, .name = "k",
                               .shape = {.grid = {8, 1, 1}, .block = {64, 1, 1}, .occupancy = 1, .time_ns = 50000}};
@@ -93,7 +94,7 @@ static void setup(void) {
                         .n_models = 1,
                         .clients = clients,
                         .n_clients = N_CLIENTS,
-                        .policy = {.kind = ATOLL_POLICY_DART},
+                        .policy = {.kind = ATOLL_POLICY_DART, .param = {be_batch}},
                         .duration_ns = 1000000000,
                         .seed = 1};
   for (uint32_t c = 0; c < N_CLIENTS; c++) {
@@ -120,6 +121,8 @@ static void setup(void) {
   assert_int_equal(atoll_core_init(&core, mem, size, &sc, (atoll_device){.ops = &ops}, &obs, NULL, &lim, deadlines),
                    0);
 }
+
+static void setup(void) { setup_with(1); }
 
 static void teardown(void) { free(mem); }
 
@@ -242,6 +245,57 @@ static void an_unschedulable_wcet_alerts_and_stays_be(void **state) {
   teardown();
 }
 
+/* Stage i of a client's request k+1 runs beside stage i+1 of request k; the two use different sets
+ * of activations; a third request waits until the second has left the first stage. */
+static void a_clients_requests_overlap_across_stages(void **state) {
+  (void)state;
+  setup();
+  atoll_core_on_arrival(&core, 2, 0, 0); /* be: request 0, stage 0 on node 0 */
+  atoll_core_on_arrival(&core, 2, 1, 0); /* request 1 waits: request 0 is at its first stage */
+  atoll_core_on_arrival(&core, 2, 2, 0);
+  assert_int_equal(fk.n_log, 1);
+  fk.now = 50000;
+  complete(0); /* request 0 to node 1; request 1 enters and takes node 0 */
+  assert_int_equal(fk.n_log, 3);
+  uint32_t on0 = fk.log[1].stream == node_stream(0, false) ? 1 : 2, on1 = 3 - on0;
+  assert_int_equal(fk.log[on0].stream, node_stream(0, false));
+  assert_int_equal(fk.log[on0].op, 0);
+  assert_int_equal(fk.log[on1].stream, node_stream(1, false));
+  assert_int_equal(fk.log[on1].op, 1);
+  const uint32_t t0 = atoll_tag_task(fk.log[on1].tag[0]), t1 = atoll_tag_task(fk.log[on0].tag[0]);
+  assert_int_not_equal(t0, t1);
+  assert_int_not_equal(atoll_core_task_set(&core, t0), atoll_core_task_set(&core, t1));
+  assert_cmp(atoll_core_task_set(&core, t0), <, atoll_dart_pipe_depth(&pipe, 2));
+  assert_cmp(atoll_core_task_set(&core, t1), <, atoll_dart_pipe_depth(&pipe, 2));
+  /* Request 2: the pipeline holds two (one per stage), and request 1 is at the first. */
+  complete(on1); /* request 0 completes: still request 1 at stage 0 */
+  assert_int_equal(fk.n_log, 3);
+  complete(on0); /* request 1 to node 1, request 2 to node 0 */
+  assert_int_equal(fk.n_log, 5);
+  teardown();
+}
+
+/* be_batch: a BE client's waiting requests enter as one batched task, a closed client's full. */
+static void be_requests_enter_as_batches(void **state) {
+  (void)state;
+  setup_with(3);
+  /* A closed client's batch enters full: nothing before its third request. */
+  atoll_core_on_arrival(&core, 2, 0, 0);
+  atoll_core_on_arrival(&core, 2, 1, 0);
+  assert_int_equal(fk.n_log, 0);
+  for (uint64_t r = 2; r <= 6; r++)
+    atoll_core_on_arrival(&core, 2, r, 0);
+  assert_int_equal(fk.n_log, 1);
+  assert_int_equal(fk.log[0].batch, 3);
+  fk.now = 50000;
+  complete(0); /* requests 3-5 enter as the next batch of 3; request 6 waits */
+  assert_int_equal(fk.n_log, 3);
+  uint32_t on0 = fk.log[1].stream == node_stream(0, false) ? 1 : 2;
+  assert_int_equal(fk.log[on0].batch, 3);
+  assert_int_equal(fk.log[on0].op, 0);
+  teardown();
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(node_streams_are_bound_with_rt_first),
@@ -249,6 +303,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(overrun_demotes_then_the_test_brings_it_back),
       cmocka_unit_test(a_stale_timer_does_nothing),
       cmocka_unit_test(an_unschedulable_wcet_alerts_and_stays_be),
+      cmocka_unit_test(a_clients_requests_overlap_across_stages),
+      cmocka_unit_test(be_requests_enter_as_batches),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -2,8 +2,16 @@
  * launches run and record the execution index; a flag set before a launch evicts it whole, one set
  * after it started does not cut it short; a CU reset kills running blocks long before they would
  * end and the CUs serve the next launch; queue order; padded launches report their parts first;
- * copies, and copies evicted by the flag; CU busy time; a queue bound to CUs runs only there. */
+ * copies, and copies evicted by the flag; CU busy time; a queue bound to CUs runs only there;
+ * class workers: an RT block runs while a BE block of the same CU is still running, the RT worker
+ * at SCHED_FIFO or the BE worker at a higher nice. */
+#define _GNU_SOURCE /* syscall */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -445,9 +453,91 @@ static void bound_queue_runs_blocks_only_on_its_cus(void **state) {
   pthread_mutex_destroy(&where.mu);
 }
 
+/* Class workers: what each class's block saw. The BE block runs until the RT block has run (or
+ * `be_wait_ms` passed), so it tells whether the RT block got the CU while it was still running. */
+enum { RT_TAG = 11, BE_TAG = 12 };
+static atomic_int rt_ran, be_saw_rt, rt_policy, rt_nice, be_policy, be_nice, be_wait_ms;
+
+static int class_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
+  (void)kernel, (void)a, (void)c;
+  const int policy = sched_getscheduler(0);
+  const int nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+  if (atoll_ncpu_worker_tag() == RT_TAG) {
+    atomic_store(&rt_policy, policy), atomic_store(&rt_nice, nice);
+    atomic_store(&rt_ran, 1);
+    return AK_DONE;
+  }
+  atomic_store(&be_policy, policy), atomic_store(&be_nice, nice);
+  const int64_t until = now_ns() + (int64_t)atomic_load(&be_wait_ms) * 1000000;
+  while (!atomic_load(&rt_ran) && now_ns() < until)
+    ; /* busy, as a kernel is: only preemption by the OS lets the RT worker in on this CPU */
+  atomic_store(&be_saw_rt, atomic_load(&rt_ran));
+  return AK_DONE;
+}
+
+/* One CU, its workers pinned to one CPU: a BE block starts and keeps the CPU busy, then an RT
+ * launch arrives. Returns whether the RT block ran while the BE block was still running. */
+static int rt_runs_beside_a_running_be_block(bool class_workers, int wait_ms) {
+  memset(&L, 0, sizeof L);
+  pthread_mutex_init(&L.mu, NULL);
+  atomic_store(&rt_ran, 0), atomic_store(&be_saw_rt, 0), atomic_store(&be_wait_ms, wait_ms);
+  atoll_ncpu_set_block_fn(class_block);
+  B = atoll_ncpu_backend();
+  atoll_nbackend_cfg cfg = {.cus = 1, .slots_per_cu = 1, .pin_threads = true, .on_complete = on_complete,
+                            .on_start = on_start, .class_workers = class_workers};
+  void *be = NULL;
+  char err[128];
+  assert_int_equal(B->open(&cfg, &be, err, sizeof err), 0);
+  atoll_nqueue *qbe, *qrt;
+  assert_int_equal(B->create_queue(be, 0, &qbe), 0);
+  assert_int_equal(B->create_queue(be, 1, &qrt), 0);
+  float out[8];
+  atoll_nlaunch lbe = spin(BE_TAG, out, 1, 1, 1), lrt = spin(RT_TAG, out, 1, 1, 1);
+  assert_int_equal(B->submit(be, qbe, &lbe), 0);
+  wait_start(BE_TAG);
+  assert_int_equal(B->submit(be, qrt, &lrt), 0);
+  assert_int_equal(wait_done(RT_TAG), ATOLL_ND_OK);
+  assert_int_equal(wait_done(BE_TAG), ATOLL_ND_OK);
+  close_cpu(be);
+  atoll_ncpu_set_block_fn(NULL);
+  return atomic_load(&be_saw_rt);
+}
+
+/* The classes' OS priorities: the paper's, SCHED_FIFO for RT with BE at the normal priority, where
+ * the process may; else the fallback, RT at SCHED_OTHER and BE at a higher nice. */
+static void check_class_priorities(void) {
+  print_message("class workers: RT worker %s (nice %d), BE worker nice %d\n",
+                atomic_load(&rt_policy) == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_OTHER", atomic_load(&rt_nice),
+                atomic_load(&be_nice));
+  if (atomic_load(&rt_policy) == SCHED_FIFO) {
+    assert_int_equal(atomic_load(&be_policy), SCHED_OTHER);
+  } else {
+    assert_int_equal(atomic_load(&rt_policy), SCHED_OTHER);
+    assert_int_equal(atomic_load(&be_nice), ATOLL_NCPU_BE_NICE);
+    assert_cmp(atomic_load(&rt_nice), <, atomic_load(&be_nice));
+  }
+}
+
+static void class_workers_let_rt_preempt_a_running_be_block(void **state) {
+  (void)state;
+  /* One worker per CU (no classes): the RT block waits for the BE block's end. */
+  assert_false(rt_runs_beside_a_running_be_block(false, 200));
+  /* Class workers: the RT block runs while the BE block spins (it would spin 10 s otherwise). */
+  assert_true(rt_runs_beside_a_running_be_block(true, 10000));
+  check_class_priorities();
+  /* The fallback, forced (where SCHED_FIFO is refused it is what ran above). */
+  atoll_ncpu_set_rt_fifo(false);
+  const int saw = rt_runs_beside_a_running_be_block(true, 10000);
+  atoll_ncpu_set_rt_fifo(true);
+  assert_true(saw);
+  assert_int_not_equal(atomic_load(&rt_policy), SCHED_FIFO);
+  check_class_priorities();
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spin_launch_completes_and_matches_direct_run),
+      cmocka_unit_test(class_workers_let_rt_preempt_a_running_be_block),
       cmocka_unit_test(flag_before_launch_evicts_it_whole),
       cmocka_unit_test(flag_after_start_does_not_cut_a_launch_short),
       cmocka_unit_test(reset_kills_running_blocks_for_real),
