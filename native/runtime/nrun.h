@@ -45,6 +45,9 @@ typedef struct atoll_native_opts {
   /* Fault injection (fault.h); NULL: none. The standalone measurements run without it. A failed
    * request is counted in its client's records (failed, failure) and does not fail the run. */
   const atoll_nfault_cfg *inject;
+  /* Preemption-latency options passed to the back-end (backend.h; docs/native-gpu.md). */
+  atoll_npreempt_tuning tuning;
+  uint32_t rt_reserve_cus;     /* atoll's SM reserve for RT (nrt.h); 0: off */
 } atoll_native_opts;
 
 /* What the run did on the device beyond the report. */
