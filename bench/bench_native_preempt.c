@@ -36,6 +36,7 @@
  *   --kill-poll S     loops poll the kill word 2^S times as often (the spin kernel's points)
  *   --rt-sm-reserve N the RT stream on the first N CUs, BE on the rest (atoll's option; implies
  *                     --rt-priority; CUDA rounds N up, docs/partitions.md)
+ *   --rt-top-priority the RT queue on the device's highest stream priority (implies --rt-priority)
  *
  * Prints one row per (round, N, policy): preemptions, mean queued, p50 and p99 latency in us, and
  * BE requests completed per second (the options' cost in throughput); where the back-end
@@ -360,6 +361,8 @@ int main(int argc, char **argv) {
       rt_priority = 1;
     else if (strcmp(argv[i], "--dq") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1)
       dq_capacity = (uint32_t)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--rt-top-priority") == 0)
+      tuning.top_priority = 1, rt_priority = 1;
     else if (strcmp(argv[i], "--dense-points") == 0)
       tuning.dense_points = 1;
     else if (strcmp(argv[i], "--kill-poll") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 1]) <= 8)
@@ -371,7 +374,7 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
                       "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d] [--rt-priority] [--dq N] [--dense-points] "
-                      "[--kill-poll 0..8] [--rt-sm-reserve N]\n", MAX_ROUNDS);
+                      "[--kill-poll 0..8] [--rt-sm-reserve N] [--rt-top-priority]\n", MAX_ROUNDS);
       return 2;
     }
   }
@@ -383,8 +386,9 @@ int main(int argc, char **argv) {
          device, cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
          (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds,
          rt_priority ? ", RT queue high-priority" : "");
-  printf("options: dq %u%s, dense points %s, kill poll x%u, RT SM reserve %u\n", dq_capacity,
-         dq_capacity ? "" : " (the policy's)", tuning.dense_points ? "on" : "off", 1u << tuning.kill_poll_shift, rt_reserve);
+  printf("options: dq %u%s, dense points %s, kill poll x%u, RT SM reserve %u, RT top priority %s\n", dq_capacity,
+         dq_capacity ? "" : " (the policy's)", tuning.dense_points ? "on" : "off", 1u << tuning.kill_poll_shift, rt_reserve,
+         tuning.top_priority ? "on" : "off");
   printf("%5s %8s %7s %12s %12s %10s %10s %10s\n", "round", "kernels", "policy", "preemptions", "mean_queued", "p50_us",
          "p99_us", "be_req_s");
   static const uint32_t ns[4] = {10, 100, 1000, 10000};

@@ -111,6 +111,10 @@ typedef struct atoll_npreempt_tuning {
   /* The loops that poll the kill word every so many steps (spin, the element-wise kernels' row
    * loops) poll it 2^kill_poll_shift times as often (0: as written; at most 8). */
   uint8_t kill_poll_shift;
+  /* A queue of priority above 0 (the RT queue under a reset policy's priority option) gets the
+   * vendor's greatest stream priority rather than one level above the default (GPU back-ends; the
+   * CPU back-end orders queues by priority alone, so it changes nothing there). */
+  uint8_t top_priority;
 } atoll_npreempt_tuning;
 
 /* A preemption's steps as the device saw them, on CLOCK_MONOTONIC (a GPU back-end converts its

@@ -28,7 +28,9 @@
 
 enum { GPU_BLOCK_RUN = 0, GPU_BLOCK_EVICTED = 1, GPU_BLOCK_KILLED = 2 };
 
-/* Thread 0's part of the prologue: the block's fate. */
+/* Thread 0's part of the prologue: the block's fate. Evictions, kills and the first RT kernel's
+ * start leave the device clock in the queue's timestamp words (gpu_clock.h), the preemption's
+ * critical path (backend.h preempt_times). */
 static __device__ uint32_t gpu_prologue(const gpu_launch_desc &d, volatile uint32_t *status) {
   uint64_t word = *(volatile uint64_t *)d.decision;
   if (!gpu_decided_for(word, d.seq)) {
@@ -40,14 +42,18 @@ static __device__ uint32_t gpu_prologue(const gpu_launch_desc &d, volatile uint3
   }
   if (gpu_decision_evicts(word)) {
     status[GPU_ST_EVICTED] = 1;
+    d.times[GPU_T_EVICT] = gpu_device_clock();
     return GPU_BLOCK_EVICTED;
   }
   if (*d.kill) {
     status[GPU_ST_KILLED] = 1;
+    d.times[GPU_T_KILL] = gpu_device_clock();
     return GPU_BLOCK_KILLED;
   }
   if (gpu_is_builtin(d.r[0].kernel))
     return GPU_BLOCK_RUN; /* copies record no execution index */
+  if ((d.flags & GPU_LF_RT) && d.times[GPU_T_RT_START] == 0)
+    d.times[GPU_T_RT_START] = gpu_device_clock(); /* the first since the host cleared it */
   *d.exec_tag = d.tag;
   __threadfence_system(); /* the tag lands before the "seen" mark */
   *d.exec_seen = 1;
@@ -105,9 +111,14 @@ __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
   c.kill = d.kill;
   c.trace = NULL;
   c.alt_math = 0;
+  c.dense_points = (d.flags & GPU_LF_DENSE) != 0;
+  c.poll_shift = gpu_flags_poll_shift(d.flags);
   const int rc = ak_run_block(r->kernel, r->batch > 1 ? &args : &r->args, &c);
-  if (rc != AK_DONE && threadIdx.x == 0)
+  if (rc != AK_DONE && threadIdx.x == 0) {
     status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;
+    if (rc == AK_KILLED)
+      d.times[GPU_T_KILL] = gpu_device_clock(); /* this block stopped at a preemption point */
+  }
 }
 
 #endif
