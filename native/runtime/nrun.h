@@ -64,6 +64,12 @@ typedef struct atoll_native_info {
   double verify_cpu_max_abs_diff;
 } atoll_native_info;
 
+/* Parses `atoll native --latency-opts LIST` (docs/native-gpu.md, "Preemption latency options"):
+ * a comma-separated list of dense-points, kill-poll=S (0..8), top-priority, rt-sm-reserve=N.
+ * Returns 0, or ATOLL_EINVAL with the reason in err (the outputs untouched). */
+int atoll_nlatency_parse(const char *text, atoll_npreempt_tuning *tuning, uint32_t *rt_reserve_cus, char *err,
+                         size_t err_len);
+
 /* Checks that every model of s has a native implementation matching its profile op for op, and
  * that the policy fits the device. Returns 0, or ATOLL_EINVAL with the reason in err. */
 int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmodels, char *err, size_t err_len);

@@ -142,43 +142,10 @@ static void gpu_like_records_the_four_steps(void **state) {
 
 /* --- native runs --- */
 
-typedef struct spin_nmodel {
-  atoll_nmodel nm;
-  atoll_tensor tensors[2];
-  atoll_nop ops[64];
-} spin_nmodel;
-
-static void no_weights(void *const *h) { (void)h; }
-static void one_input(uint64_t r, void *buf) { *(float *)buf = (float)(r % 7); }
-
-/* n spin kernels of `iters` iterations (one block, one thread, a point every 1000), no copies: the
- * RT model's first command is its kernel, as in bench_native_preempt. */
-static void spin_build(spin_nmodel *m, const char *name, uint32_t n, int32_t iters) {
-  memset(m, 0, sizeof *m);
-  m->tensors[0] = (atoll_tensor){.name = "in", .bytes = 4, .kind = ATOLL_TENSOR_INPUT, .dtype = "float32"};
-  m->tensors[1] = (atoll_tensor){.name = "out", .bytes = 4, .kind = ATOLL_TENSOR_OUTPUT, .dtype = "float32"};
-  for (uint32_t i = 0; i < n; i++) {
-    atoll_nop *o = &m->ops[i];
-    o->kind = ATOLL_OP_KERNEL;
-    o->name = "spin";
-    for (int s = 0; s < AK_MAX_PTRS; s++)
-      o->ptr[s] = ATOLL_NARG_NONE;
-    o->ptr[0] = 1;
-    o->v[0] = (atoll_nversion){.kernel = AK_K_SPIN, .grid = 1, .threads = 1, .occupancy = 1};
-    o->v[0].ints[0] = iters;
-    o->v[0].ints[1] = 1000;
-    o->n_versions = 1;
-    o->writes[0] = 1;
-    o->n_writes = 1;
-  }
-  m->nm = (atoll_nmodel){.name = name, .tensors = m->tensors, .n_tensors = 2, .ops = m->ops, .n_ops = n,
-                         .input = 0, .output = 1, .init_weights = no_weights, .make_input = one_input};
-}
-
 static void check_paths(const char *device) {
-  static spin_nmodel rt, be;
-  spin_build(&rt, "rt_one", 1, 2000);
-  spin_build(&be, "be_chain", 40, 60000);
+  static fx_spin_model rt, be;
+  fx_spin_build(&rt, "rt_one", 1, 2000);
+  fx_spin_build(&be, "be_chain", 40, 60000);
   const atoll_nmodel *models[2] = {&rt.nm, &be.nm};
   fx_client clients[2] = {{"rt", 0, ATOLL_CLASS_RT, ATOLL_ARRIVAL_POISSON, 100}, {"be", 1, ATOLL_CLASS_BE, ATOLL_ARRIVAL_CLOSED, 0}};
   fx_scenario f;
