@@ -37,9 +37,11 @@
  *   --rt-sm-reserve N the RT stream on the first N CUs, BE on the rest (atoll's option; implies
  *                     --rt-priority; CUDA rounds N up, docs/partitions.md)
  *   --rt-top-priority the RT queue on the device's highest stream priority (implies --rt-priority)
+ *   --persistent-be   BE kernels as persistent blocks yielding at tile boundaries (GPUs)
+ *   --reset-only      skip the wait policy's points (half the time; its ratios print nan)
  *
  * Prints one row per (round, N, policy): preemptions, mean queued, p50 and p99 latency in us, and
- * BE requests completed per second (the options' cost in throughput); where the back-end
+ * BE kernels run to the end per second (the options' cost in throughput); where the back-end
  * timestamps the steps (backend.h preempt_times: cpu, cpu-gpu, cuda, hip), the p50 of each step of
  * the critical path (run/preempt_path.h: flag write, DQ drain, kill, RT dispatch) and how many
  * preemptions had one. Then each point's median over the rounds and the ratios the acceptance
@@ -180,7 +182,7 @@ typedef struct point {
   int64_t phase[3][3];     /* [phase][p50, p90, p99] */
   uint32_t n_unkilled;     /* reset points with --phases: preemptions without an HQ reset or a kill */
   int64_t unkilled[3];     /* their latency: p50, p90, p99 */
-  double be_per_s;         /* BE requests completed per second of the window */
+  double be_per_s;         /* BE kernels that ran to the end per second of the run (see run_point) */
   uint32_t n_path;         /* preemptions with a device-side critical path */
   int64_t path_p50[4];     /* its steps' p50 */
 } point;
@@ -195,6 +197,7 @@ static const char *device = "cpu";
 static int rt_priority = 0;
 static uint32_t dq_capacity = 0; /* 0: the policy's */
 static uint32_t rt_reserve = 0;
+static int reset_only = 0;
 static atoll_npreempt_tuning tuning;
 
 static int is_cpu_device(void) { return strncmp(device, "cpu", 3) == 0; }
@@ -229,7 +232,8 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
     o.trace = &trace;
   atoll_run_results res;
   char err[256];
-  int rc = atoll_native_run(&s, &o, &res, NULL, err, sizeof err);
+  atoll_native_info info;
+  int rc = atoll_native_run(&s, &o, &res, &info, err, sizeof err);
   if (o.trace)
     atoll_trace_close(o.trace);
   if (rc) {
@@ -297,10 +301,18 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
     pt.path_p50[q] = tmp[0];
     free(steps[q]);
   }
-  uint32_t be_done = 0;
+  /* The BE work the device did: launches that ran to the end, less the RT kernels (one per RT
+   * request that started) and the BE requests' two copies (their input's, when the request started,
+   * and their output's, when it completed). A BE request takes N kernels, so its count alone says
+   * nothing at 10,000 kernels in a short point; killed kernels (redone later) are not counted. */
+  uint64_t rt_started = 0, be_started = 0, be_done = 0;
+  for (uint32_t i = 0; i < res.clients[0].n; i++)
+    rt_started += res.clients[0].req[i].start_ns >= 0;
   for (uint32_t i = 0; i < res.clients[1].n; i++)
-    be_done += res.clients[1].req[i].done_ns >= s.warmup_ns;
-  pt.be_per_s = (double)be_done / ((double)(s.duration_ns - s.warmup_ns) / 1e9);
+    be_started += res.clients[1].req[i].start_ns >= 0, be_done += res.clients[1].req[i].done_ns >= 0;
+  const uint64_t ran = info.stats.launches - info.stats.evicted - info.stats.killed - info.stats.faults;
+  const uint64_t other = rt_started + be_started + be_done;
+  pt.be_per_s = (double)(ran > other ? ran - other : 0) / ((double)s.duration_ns / 1e9);
   pt.preemptions = k;
   pt.queued = ts.tasks ? (double)ts.queued_sum / (double)ts.tasks : 0;
   pt.p50 = pct(lat, k, 50);
@@ -363,6 +375,10 @@ int main(int argc, char **argv) {
       dq_capacity = (uint32_t)atoi(argv[++i]);
     else if (strcmp(argv[i], "--rt-top-priority") == 0)
       tuning.top_priority = 1, rt_priority = 1;
+    else if (strcmp(argv[i], "--persistent-be") == 0)
+      tuning.persistent_be = 1;
+    else if (strcmp(argv[i], "--reset-only") == 0)
+      reset_only = 1;
     else if (strcmp(argv[i], "--dense-points") == 0)
       tuning.dense_points = 1;
     else if (strcmp(argv[i], "--kill-poll") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 1]) <= 8)
@@ -374,7 +390,8 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
                       "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d] [--rt-priority] [--dq N] [--dense-points] "
-                      "[--kill-poll 0..8] [--rt-sm-reserve N] [--rt-top-priority]\n", MAX_ROUNDS);
+                      "[--kill-poll 0..8] [--rt-sm-reserve N] [--rt-top-priority] [--persistent-be] [--reset-only]\n",
+              MAX_ROUNDS);
       return 2;
     }
   }
@@ -386,11 +403,11 @@ int main(int argc, char **argv) {
          device, cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
          (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds,
          rt_priority ? ", RT queue high-priority" : "");
-  printf("options: dq %u%s, dense points %s, kill poll x%u, RT SM reserve %u, RT top priority %s\n", dq_capacity,
-         dq_capacity ? "" : " (the policy's)", tuning.dense_points ? "on" : "off", 1u << tuning.kill_poll_shift, rt_reserve,
-         tuning.top_priority ? "on" : "off");
+  printf("options: dq %u%s, dense points %s, kill poll x%u, RT SM reserve %u, RT top priority %s, persistent BE %s\n",
+         dq_capacity, dq_capacity ? "" : " (the policy's)", tuning.dense_points ? "on" : "off", 1u << tuning.kill_poll_shift,
+         rt_reserve, tuning.top_priority ? "on" : "off", tuning.persistent_be ? "on" : "off");
   printf("%5s %8s %7s %12s %12s %10s %10s %10s\n", "round", "kernels", "policy", "preemptions", "mean_queued", "p50_us",
-         "p99_us", "be_req_s");
+         "p99_us", "be_kern_s");
   static const uint32_t ns[4] = {10, 100, 1000, 10000};
   point pt[MAX_ROUNDS][4][2];
   memset(pt, 0, sizeof pt);
@@ -400,7 +417,7 @@ int main(int argc, char **argv) {
       /* Odd rounds run the points in reverse: a drift of the machine's state during the run then
        * weighs on the small and the large queues alike. */
       int k = round % 2 ? 3 - step : step;
-      for (int p = 0; p < 2; p++) {
+      for (int p = 0; p < (reset_only ? 1 : 2); p++) {
         if (only) {
           char want[32];
           snprintf(want, sizeof want, "%u,%s", ns[k], p == 0 ? "reset" : "wait");
@@ -448,7 +465,7 @@ int main(int argc, char **argv) {
         double t = thr[b];
         thr[b] = thr[b - 1], thr[b - 1] = t;
       }
-    printf("  %5u kernels: reset p50 %7.1f p99 %7.1f us, wait p50 %7.1f p99 %7.1f us, reset BE %.1f req/s\n", ns[k],
+    printf("  %5u kernels: reset p50 %7.1f p99 %7.1f us, wait p50 %7.1f p99 %7.1f us, reset BE %.1f kernels/s\n", ns[k],
            med[k][0][0] / 1e3, med[k][0][1] / 1e3, med[k][1][0] / 1e3, med[k][1][1] / 1e3, thr[rounds / 2]);
   }
   printf("reset p50 at 10000 kernels / at 10: %.2f x", ratio(med[3][0][0], med[0][0][0]));

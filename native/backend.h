@@ -115,6 +115,12 @@ typedef struct atoll_npreempt_tuning {
    * vendor's greatest stream priority rather than one level above the default (GPU back-ends; the
    * CPU back-end orders queues by priority alone, so it changes nothing there). */
   uint8_t top_priority;
+  /* BE kernels run as persistent blocks (GPU back-ends): at most as many blocks as fit on the
+   * device at once, each taking the kernel's blocks ("tiles") one after another and yielding at a
+   * tile boundary once the launch is killed, so a kill waits for one tile rather than for blocks
+   * the hardware dispatches later. The CPU back-end's workers already take blocks one at a time
+   * and stop taking them at a kill, so it changes nothing there. */
+  uint8_t persistent_be;
 } atoll_npreempt_tuning;
 
 /* A preemption's steps as the device saw them, on CLOCK_MONOTONIC (a GPU back-end converts its

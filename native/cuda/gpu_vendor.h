@@ -170,7 +170,7 @@ static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ord
     parts->started = true;
   }
   uint32_t want = gpu_cuset_count(cus);
-  uint32_t sms = gpu_green_sm_count(want, parts->min_sms, parts->align_sms, parts->total_sms);
+  uint32_t sms = gpu_green_sm_fit(want, parts->min_sms, parts->align_sms, parts->total_sms, parts->table.free_sms);
   uint32_t idx = 0, got = 0;
   switch (gpu_partition_pick(&parts->table, cus, sms, &idx)) {
   case GPU_PART_REUSE:

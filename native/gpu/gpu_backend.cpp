@@ -106,6 +106,7 @@ struct atoll_nqueue {
    * stream; decision words by the prologue (read back by reset_cus). */
   uint32_t *flag_dev;
   uint32_t *kill_dev;     /* GPU_INFLIGHT_MAX words, one per ring slot */
+  uint64_t *tile_dev;     /* GPU_INFLIGHT_MAX words, one per ring slot (persistent launches) */
   uint64_t *decision_dev; /* GPU_INFLIGHT_MAX words, one per ring slot */
   /* Pinned host memory: copy sources and destinations for the above, and the words the device
    * writes directly. */
@@ -156,7 +157,10 @@ struct gpu_backend {
 #define GPU_MAPPED_STATUS 64
 #define GPU_MAPPED_BYTES (GPU_MAPPED_STATUS + (size_t)GPU_INFLIGHT_MAX * GPU_STATUS_WORDS_PER_SLOT * sizeof(uint32_t))
 /* Bytes of a queue's control words: decisions, then the flag, then the kill words. */
-#define GPU_CTL_BYTES (sizeof(uint64_t) * GPU_INFLIGHT_MAX + sizeof(uint32_t) * (1 + GPU_INFLIGHT_MAX))
+#define GPU_CTL_WORDS_END (sizeof(uint64_t) * GPU_INFLIGHT_MAX + sizeof(uint32_t) * (1 + GPU_INFLIGHT_MAX))
+/* Then, 8-byte aligned, the persistent launches' tile counters (gpu_clock.h gpu_tile_claim). */
+#define GPU_CTL_TILES ((GPU_CTL_WORDS_END + 7) / 8 * 8)
+#define GPU_CTL_BYTES (GPU_CTL_TILES + sizeof(uint64_t) * GPU_INFLIGHT_MAX)
 
 /* "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version
  * (cudaErrorInsufficientDriver)": the call, the runtime's text, and its error name when the text
@@ -429,6 +433,7 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority, cons
   q->decision_dev = (uint64_t *)ptr;
   q->flag_dev = (uint32_t *)(q->decision_dev + GPU_INFLIGHT_MAX);
   q->kill_dev = q->flag_dev + 1;
+  q->tile_dev = (uint64_t *)((uint8_t *)ptr + GPU_CTL_TILES);
   if ((e = gpuHostAllocMapped(&ptr, GPU_CTL_BYTES)) != gpuSuccess)
     return report(GPU_HOST_ALLOC_NAME, e);
   q->decision_host = (uint64_t *)ptr;
@@ -558,13 +563,16 @@ static void desc_init(atoll_nqueue *q, uint32_t slot, gpu_inflight *e, uint64_t 
   d->exec_seen = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_EXEC_SEEN);
   d->status = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_STATUS) + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
   d->times = (volatile uint64_t *)(q->mapped_dev + GPU_MAPPED_TIMES);
+  d->tile = q->tile_dev + slot;
 }
 
 static int launch_desc(atoll_nqueue *q, const gpu_launch_desc *d) {
   uint32_t threads = 0;
-  const uint32_t blocks = gpu_launch_shape(d, &threads);
+  uint32_t blocks = gpu_launch_shape(d, &threads);
   if (blocks == 0)
     return ATOLL_EINVAL;
+  if (d->flags & GPU_LF_PERSISTENT) /* blocks that take the tiles in turn (gpu_entry.h) */
+    blocks = gpu_persistent_grid(blocks, (uint32_t)q->be->prop.multiProcessorCount, q->be->occupancy);
   gpuError_t err = atoll__gpu_launch(d, blocks, threads, q->stream);
   return err == gpuSuccess ? 0 : report("LaunchKernel", err);
 }
@@ -588,6 +596,8 @@ static int submit_kernel(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l,
   e->is_kernel = true;
   e->rt = l->rt != 0;
   d.flags = gpu_launch_flags(e->rt, &q->be->cfg.tuning);
+  if (n_parts > 0)
+    d.flags &= ~GPU_LF_PERSISTENT; /* a padded launch's ranges keep their own blocks */
   for (uint32_t i = 0; i < d.n_ranges; i++)
     e->blocks += d.r[i].block_n;
   return launch_desc(q, &d);

@@ -64,9 +64,18 @@ static inline void gpu_times_fold(atoll_npreempt_times *out, const volatile uint
  * (backend.h atoll_npreempt_tuning) that the block passes on to the kernel (ak_ctx). */
 #define GPU_LF_RT 1u
 #define GPU_LF_DENSE 2u
+#define GPU_LF_PERSISTENT 4u /* a BE plain launch run by persistent blocks (gpu_tile_claim) */
 static inline uint32_t gpu_launch_flags(int rt, const atoll_npreempt_tuning *t) {
   const uint32_t shift = t->kill_poll_shift > 8 ? 8u : t->kill_poll_shift;
-  return (rt ? GPU_LF_RT : 0u) | (t->dense_points ? GPU_LF_DENSE : 0u) | shift << 8;
+  return (rt ? GPU_LF_RT : 0u) | (t->dense_points ? GPU_LF_DENSE : 0u) |
+         (t->persistent_be && !rt ? GPU_LF_PERSISTENT : 0u) | shift << 8;
+}
+
+/* Persistent blocks: the grid of a launch of `blocks` tiles, at most what the device holds at once
+ * (cus x occupancy), at least 1. */
+static inline uint32_t gpu_persistent_grid(uint32_t blocks, uint32_t cus, uint32_t occupancy) {
+  const uint64_t most = (uint64_t)cus * (occupancy ? occupancy : 1);
+  return most == 0 ? 1 : blocks < most ? (blocks ? blocks : 1) : (uint32_t)most;
 }
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define GPU_CLOCK_HD __host__ __device__
@@ -74,5 +83,16 @@ static inline uint32_t gpu_launch_flags(int rt, const atoll_npreempt_tuning *t) 
 #define GPU_CLOCK_HD
 #endif
 static inline GPU_CLOCK_HD uint32_t gpu_flags_poll_shift(uint32_t flags) { return flags >> 8 & 0xffu; }
+
+/* A launch's tile counter: one 64-bit word per ring slot, the launch's sequence number (low 32
+ * bits) above the next tile to take, so a word left by the slot's previous launch reads as 0 and
+ * no word needs clearing between launches. Given the word read, the tile it gives and the word to
+ * swap in (the device swaps with compare-and-swap and retries when another block came first). */
+static inline GPU_CLOCK_HD uint32_t gpu_tile_claim(uint64_t old, uint64_t seq, uint64_t *next) {
+  const uint32_t s = (uint32_t)seq;
+  const uint32_t tile = (uint32_t)(old >> 32) == s ? (uint32_t)old : 0u;
+  *next = (uint64_t)s << 32 | (uint64_t)(tile + 1);
+  return tile;
+}
 
 #endif

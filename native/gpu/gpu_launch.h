@@ -79,6 +79,7 @@ typedef struct gpu_launch_desc {
   volatile uint32_t *exec_seen;    /* set to 1 once any block recorded an index (mapped host memory) */
   volatile uint32_t *status;       /* GPU_ST_WORDS words per range (mapped host memory) */
   volatile uint64_t *times;        /* the queue's GPU_T_WORDS timestamp words (gpu_clock.h; mapped host memory) */
+  uint64_t *tile;                  /* GPU_LF_PERSISTENT: this launch's tile counter (coherent device memory) */
   uint32_t n_ranges;
   uint32_t flags;                  /* gpu_clock.h gpu_launch_flags: RT work, the latency options */
   gpu_range r[GPU_MAX_RANGES];

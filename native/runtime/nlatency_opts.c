@@ -28,7 +28,7 @@ static bool value_of(const char *p, size_t n, size_t name_len, long lo, long hi,
 
 int atoll_nlatency_parse(const char *text, atoll_npreempt_tuning *tuning, uint32_t *rt_reserve_cus, char *err,
                          size_t err_len) {
-  static const char *const names[] = {"dense-points", "kill-poll", "top-priority", "rt-sm-reserve"};
+  static const char *const names[] = {"dense-points", "kill-poll", "top-priority", "rt-sm-reserve", "persistent-be"};
   atoll_npreempt_tuning t = {0};
   uint32_t reserve = 0;
   const char *p = text ? text : "";
@@ -44,6 +44,8 @@ int atoll_nlatency_parse(const char *text, atoll_npreempt_tuning *tuning, uint32
       t.dense_points = 1;
     } else if (n == 12 && strncmp(p, "top-priority", 12) == 0) {
       t.top_priority = 1;
+    } else if (n == 13 && strncmp(p, "persistent-be", 13) == 0) {
+      t.persistent_be = 1;
     } else if (name_len == 9 && strncmp(p, "kill-poll", 9) == 0) {
       if (!value_of(p, n, 9, 0, 8, &v)) {
         snprintf(err, err_len, "'%.*s': kill-poll=S wants S from 0 to 8 (poll 2^S times as often)", (int)n, p);
@@ -60,7 +62,7 @@ int atoll_nlatency_parse(const char *text, atoll_npreempt_tuning *tuning, uint32
       char name[64], hint[64];
       snprintf(name, sizeof name, "%.*s", (int)(name_len < sizeof name ? name_len : sizeof name - 1), p);
       snprintf(err, err_len, "unknown option '%.*s'%s (expected dense-points, kill-poll=S, top-priority, "
-               "rt-sm-reserve=N)", (int)n, p, atoll_suggest_text(hint, sizeof hint, name, names, 4));
+               "rt-sm-reserve=N, persistent-be)", (int)n, p, atoll_suggest_text(hint, sizeof hint, name, names, 5));
       return ATOLL_EINVAL;
     }
     p += n;

@@ -65,7 +65,8 @@ typedef struct atoll_native_info {
 } atoll_native_info;
 
 /* Parses `atoll native --latency-opts LIST` (docs/native-gpu.md, "Preemption latency options"):
- * a comma-separated list of dense-points, kill-poll=S (0..8), top-priority, rt-sm-reserve=N.
+ * a comma-separated list of dense-points, kill-poll=S (0..8), top-priority, rt-sm-reserve=N,
+ * persistent-be.
  * Returns 0, or ATOLL_EINVAL with the reason in err (the outputs untouched). */
 int atoll_nlatency_parse(const char *text, atoll_npreempt_tuning *tuning, uint32_t *rt_reserve_cus, char *err,
                          size_t err_len);

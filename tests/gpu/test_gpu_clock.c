@@ -62,12 +62,39 @@ static void flags_carry_rt_and_the_options(void **state) {
   assert_int_equal(gpu_flags_poll_shift(gpu_launch_flags(0, &big)), 8); /* at most 8 (backend.h) */
 }
 
+/* The tile counter: a word left by the slot's previous launch reads as tile 0; each swap gives the
+ * next; what another launch's sequence number holds never leaks into this one's. */
+static void tiles_are_claimed_in_turn_per_launch(void **state) {
+  (void)state;
+  uint64_t w = (uint64_t)4 << 32 | 17, next; /* launch 4 took 17 tiles */
+  for (uint32_t want = 0; want < 5; want++) {
+    assert_int_equal(gpu_tile_claim(w, 5, &next), want);
+    w = next;
+  }
+  assert_int_equal(gpu_tile_claim(w, 6, &next), 0);
+  /* Sequence numbers past 32 bits keep their low half. */
+  assert_int_equal(gpu_tile_claim((uint64_t)7 << 32 | 3, ((uint64_t)1 << 32) + 7, &next), 3);
+}
+
+static void persistent_grid_is_what_fits(void **state) {
+  (void)state;
+  assert_int_equal(gpu_persistent_grid(10000, 132, 8), 1056);
+  assert_int_equal(gpu_persistent_grid(40, 132, 8), 40);
+  assert_int_equal(gpu_persistent_grid(0, 132, 8), 1);
+  assert_int_equal(gpu_persistent_grid(50, 0, 8), 1);
+  atoll_npreempt_tuning p = {.persistent_be = 1};
+  assert_true(gpu_launch_flags(0, &p) & GPU_LF_PERSISTENT);
+  assert_false(gpu_launch_flags(1, &p) & GPU_LF_PERSISTENT); /* RT kernels keep their grid */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fit_maps_two_points_and_their_slope),
       cmocka_unit_test(fold_keeps_latest_evict_and_kill_first_rt_start),
       cmocka_unit_test(fold_leaves_out_earlier_and_unwritten_words),
       cmocka_unit_test(flags_carry_rt_and_the_options),
+      cmocka_unit_test(tiles_are_claimed_in_turn_per_launch),
+      cmocka_unit_test(persistent_grid_is_what_fits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,7 @@ const atoll_subcommand atoll_cmd_native_def = {
     "  --latency-opts LIST preemption-latency options, comma-separated (docs/native-gpu.md):\n"
     "                     dense-points, kill-poll=S (0-8), top-priority, rt-sm-reserve=N (atoll's\n"
     "                     spatial option: high-priority streams on the first N CUs, needs\n"
-    "                     policy.priority: true)\n"
+    "                     policy.priority: true), persistent-be (GPUs)\n"
     "  --profile          measure every native model of SCENARIO on the device and write its\n"
     "                     profile (native-MODEL.yaml) and the device preset (gpu-NAME.yaml) to DIR\n"
     "                     (-o, default .); see docs/hil.md\n"
