@@ -156,6 +156,7 @@ struct cpu_dev {
    * taken inside mu or alone, so that set_flag stays off the device mutex. */
   pthread_mutex_t pt_mu;
   uint8_t pt_armed;
+  uint32_t flags_on; /* queues whose flag is set */
   atoll_npreempt_times pt;
 };
 
@@ -958,15 +959,18 @@ static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
 static int cpu_set_flag(void *be, atoll_nqueue *qh, bool on) {
   (void)be;
   cpu_dev *d = be;
-  __atomic_store_n(&((cpu_queue *)qh)->flag, on ? 1u : 0u, __ATOMIC_RELEASE);
-  if (on) {
-    /* The flag is in "device memory" once stored: the preemption's first device-side step. */
-    const int64_t t = mono_ns();
-    pthread_mutex_lock(&d->pt_mu);
-    if (!d->pt_armed)
-      d->pt = (atoll_npreempt_times){.flag_ns = t}, d->pt_armed = 1;
-    pthread_mutex_unlock(&d->pt_mu);
-  }
+  const uint32_t was = __atomic_exchange_n(&((cpu_queue *)qh)->flag, on ? 1u : 0u, __ATOMIC_ACQ_REL);
+  if ((was != 0) == on)
+    return 0;
+  /* The flag is in "device memory" once stored: the preemption's first device-side step. A flag
+   * raised while no other is up starts a new preemption: it re-arms a record that was never taken
+   * (a preemption whose RT request did not start). */
+  const int64_t t = mono_ns();
+  pthread_mutex_lock(&d->pt_mu);
+  if (on && (!d->pt_armed || d->flags_on == 0))
+    d->pt = (atoll_npreempt_times){.flag_ns = t}, d->pt_armed = 1;
+  d->flags_on = on ? d->flags_on + 1 : d->flags_on - 1;
+  pthread_mutex_unlock(&d->pt_mu);
   return 0;
 }
 

@@ -148,6 +148,7 @@ struct gpu_backend {
   bool clock_ok; /* the probe gave a fit; without one the record holds the flag's time alone */
   bool pt_armed;
   int64_t pt_armed_ns, pt_flag_ns;
+  uint32_t flags_on; /* queues whose flag is set (under mu) */
 };
 
 /* Offsets inside a queue's mapped allocation. */
@@ -786,10 +787,11 @@ static int64_t mono_ns(void) {
 
 static int gpu_set_flag(void *p, atoll_nqueue *q, bool on) {
   gpu_backend *be = (gpu_backend *)p;
-  if (on) {
-    /* A new preemption's record: clear every queue's timestamp words before the flag can evict. */
+  if (on && !*q->flag_src) {
+    /* A new preemption's record: clear every queue's timestamp words before the flag can evict. A
+     * flag raised while no other is up starts a new preemption, and re-arms a record never taken. */
     pthread_mutex_lock(&be->mu);
-    if (!be->pt_armed) {
+    if (!be->pt_armed || be->flags_on == 0) {
       for (uint32_t i = 0; i < be->n_queues; i++)
         for (int w = 0; w < GPU_T_WORDS; w++)
           be->queues[i]->times[w] = 0;
@@ -798,6 +800,11 @@ static int gpu_set_flag(void *p, atoll_nqueue *q, bool on) {
       be->pt_armed_ns = mono_ns();
       be->pt_flag_ns = 0;
     }
+    be->flags_on++;
+    pthread_mutex_unlock(&be->mu);
+  } else if (!on && *q->flag_src) {
+    pthread_mutex_lock(&be->mu);
+    be->flags_on--;
     pthread_mutex_unlock(&be->mu);
   }
   const int rc = ctl_write_word(be, q->flag_dev, q->flag_src, on ? 1u : 0u);

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 #include "native/cpu/cpu_backend.h"
 #include "run/preempt_path.h"
@@ -126,6 +127,17 @@ static void record_steps(const atoll_nbackend_ops *ops) {
   assert_true(t.rt_start_ns >= t.kill_ns);
   assert_int_equal(ops->preempt_times(be, &t), 0);
   assert_true(t.flag_ns == 0 && t.rt_start_ns == 0); /* taken: disarmed */
+  assert_int_equal(ops->set_flag(be, qb, false), 0);
+  /* A record armed and never taken (its RT request never started) is replaced by the next
+   * preemption's: a flag raised while none is up re-arms. */
+  assert_int_equal(ops->set_flag(be, qb, true), 0);
+  assert_int_equal(ops->set_flag(be, qb, false), 0);
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const int64_t between = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  assert_int_equal(ops->set_flag(be, qb, true), 0);
+  assert_int_equal(ops->preempt_times(be, &t), 0);
+  assert_true(t.flag_ns >= between);
   assert_int_equal(ops->set_flag(be, qb, false), 0);
   ops->close(be);
 }
