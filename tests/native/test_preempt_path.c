@@ -203,7 +203,7 @@ static void check_paths(const char *device) {
   assert_true(n >= 10);
   /* Without a path: a preemption whose BE launches were all still in the HQ, or whose stream's flag
    * was still up from the last preemption (nothing new is written), has no flag write. */
-  assert_true(with_path * 4 >= n * 3);
+  assert_true(with_path * 5 >= n * 3);
   assert_true(drained * 2 >= with_path);
   assert_true(killed >= 1);
   atoll_run_results_free(&res);
