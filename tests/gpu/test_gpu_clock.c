@@ -87,14 +87,12 @@ static void persistent_grid_is_what_fits(void **state) {
   assert_false(gpu_launch_flags(1, &p) & GPU_LF_PERSISTENT); /* RT kernels keep their grid */
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(fit_maps_two_points_and_their_slope),
-      cmocka_unit_test(fold_keeps_latest_evict_and_kill_first_rt_start),
-      cmocka_unit_test(fold_leaves_out_earlier_and_unwritten_words),
-      cmocka_unit_test(flags_carry_rt_and_the_options),
-      cmocka_unit_test(tiles_are_claimed_in_turn_per_launch),
-      cmocka_unit_test(persistent_grid_is_what_fits),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(fit_maps_two_points_and_their_slope),
+    cmocka_unit_test(fold_keeps_latest_evict_and_kill_first_rt_start),
+    cmocka_unit_test(fold_leaves_out_earlier_and_unwritten_words),
+    cmocka_unit_test(flags_carry_rt_and_the_options),
+    cmocka_unit_test(tiles_are_claimed_in_turn_per_launch),
+    cmocka_unit_test(persistent_grid_is_what_fits),
+};
+ATOLL_TEST_MAIN(tests)

@@ -220,16 +220,14 @@ static void gpu_like_paths_present_ordered_and_summing(void **state) {
   check_paths("cpu-gpu");
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(path_drain_first_then_kill),
-      cmocka_unit_test(path_kill_first_then_drain),
-      cmocka_unit_test(path_clamps_and_missing_steps),
-      cmocka_unit_test(path_refuses_marks_of_another_preemption),
-      cmocka_unit_test(cpu_records_the_four_steps),
-      cmocka_unit_test(gpu_like_records_the_four_steps),
-      cmocka_unit_test(cpu_paths_present_ordered_and_summing),
-      cmocka_unit_test(gpu_like_paths_present_ordered_and_summing),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(path_drain_first_then_kill),
+    cmocka_unit_test(path_kill_first_then_drain),
+    cmocka_unit_test(path_clamps_and_missing_steps),
+    cmocka_unit_test(path_refuses_marks_of_another_preemption),
+    cmocka_unit_test(cpu_records_the_four_steps),
+    cmocka_unit_test(gpu_like_records_the_four_steps),
+    cmocka_unit_test(cpu_paths_present_ordered_and_summing),
+    cmocka_unit_test(gpu_like_paths_present_ordered_and_summing),
+};
+ATOLL_TEST_MAIN(tests)

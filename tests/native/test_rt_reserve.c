@@ -68,10 +68,8 @@ static void rt_blocks_on_the_reserve_be_blocks_elsewhere(void **state) {
   fx_free(&f);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(reserve_splits_the_cus),
-      cmocka_unit_test(rt_blocks_on_the_reserve_be_blocks_elsewhere),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(reserve_splits_the_cus),
+    cmocka_unit_test(rt_blocks_on_the_reserve_be_blocks_elsewhere),
+};
+ATOLL_TEST_MAIN(tests)

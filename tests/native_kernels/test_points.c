@@ -75,11 +75,9 @@ static void eltwise_polls_more_often_same_values(void **state) {
   free(x), free(o0), free(o1);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(gemm_dense_points_add_points_not_differences),
-      cmocka_unit_test(spin_polls_more_often_same_value),
-      cmocka_unit_test(eltwise_polls_more_often_same_values),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(gemm_dense_points_add_points_not_differences),
+    cmocka_unit_test(spin_polls_more_often_same_value),
+    cmocka_unit_test(eltwise_polls_more_often_same_values),
+};
+ATOLL_TEST_MAIN(tests)
