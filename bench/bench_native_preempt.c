@@ -29,9 +29,24 @@
  * code as the other threads land on one CPU or the other, and one point per N would make the ratio
  * between two such draws.
  *
- * Prints one row per (round, N, policy): preemptions, mean queued, p50 and p99 latency in us; then
- * each point's median over the rounds and the ratios the acceptance names, from those medians and
- * within each round: reset p50 at N=10000 over N=10, and reset p99 over wait p99. */
+ * The preemption-latency options (docs/native-gpu.md, "Preemption latency options"), each off by
+ * default, so that one build measures every one of them:
+ *   --dq N            the DQ capacity of every stream (the policy's dq_capacity; reset's default 4)
+ *   --dense-points    extra preemption points inside a tile (ak.h AK_DENSE_POINT)
+ *   --kill-poll S     loops poll the kill word 2^S times as often (the spin kernel's points)
+ *   --rt-sm-reserve N the RT stream on the first N CUs, BE on the rest (atoll's option; implies
+ *                     --rt-priority; CUDA rounds N up, docs/partitions.md)
+ *   --rt-top-priority the RT queue on the device's highest stream priority (implies --rt-priority)
+ *   --persistent-be   BE kernels as persistent blocks yielding at tile boundaries (GPUs)
+ *   --reset-only      skip the wait policy's points (half the time; its ratios print nan)
+ *
+ * Prints one row per (round, N, policy): preemptions, mean queued, p50 and p99 latency in us, and
+ * BE kernels run to the end per second (the options' cost in throughput); where the back-end
+ * timestamps the steps (backend.h preempt_times: cpu, cpu-gpu, cuda, hip), the p50 of each step of
+ * the critical path (run/preempt_path.h: flag write, DQ drain, kill, RT dispatch) and how many
+ * preemptions had one. Then each point's median over the rounds and the ratios the acceptance
+ * names, from those medians and within each round: reset p50 at N=10000 over N=10, and reset p99
+ * over wait p99. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +182,9 @@ typedef struct point {
   int64_t phase[3][3];     /* [phase][p50, p90, p99] */
   uint32_t n_unkilled;     /* reset points with --phases: preemptions without an HQ reset or a kill */
   int64_t unkilled[3];     /* their latency: p50, p90, p99 */
+  double be_per_s;         /* BE kernels that ran to the end per second of the run (see run_point) */
+  uint32_t n_path;         /* preemptions with a device-side critical path */
+  int64_t path_p50[4];     /* its steps' p50 */
 } point;
 
 /* The scheduler's busy-poll window (nrun.h spin_ns): 0 the runtime's default, < 0 never park.
@@ -177,6 +195,10 @@ static int spin_given = 0;
 static int phases = 0;
 static const char *device = "cpu";
 static int rt_priority = 0;
+static uint32_t dq_capacity = 0; /* 0: the policy's */
+static uint32_t rt_reserve = 0;
+static int reset_only = 0;
+static atoll_npreempt_tuning tuning;
 
 static int is_cpu_device(void) { return strncmp(device, "cpu", 3) == 0; }
 
@@ -194,21 +216,24 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
                  .costs = {.copy_bytes_per_us = 1000}};
   atoll_scenario s = {.path = "(bench)", .gpu = g, .models = models, .n_models = 2, .clients = clients,
                       .n_clients = 2,
-                      .policy = {.kind = policy, .async_reclaim = true, .reset_cu = true, .priority = rt_priority != 0},
+                      .policy = {.kind = policy, .async_reclaim = true, .reset_cu = true, .priority = rt_priority != 0,
+                                 .dq_capacity = dq_capacity},
                       .duration_ns = ms * 1000000, .warmup_ns = ms * 100000, .seed = 42};
   const atoll_nmodel *nm[2] = {&rt.nm, &be.nm};
   int64_t alone[2] = {100000, 100000};
   tap_state ts = {0};
   atoll_core_observer tap = {.task_preempted = on_preempted};
   atoll_native_opts o = {.device = device, .cus = is_cpu_device() ? cus : 0, .pin_threads = pin != 0, .sched_cpu = pin_host ? 0 : -1, .spin_ns = spin_ns,
-                         .nmodels = nm, .standalone_ns = alone, .tap = &tap, .tap_ctx = &ts};
+                         .nmodels = nm, .standalone_ns = alone, .tap = &tap, .tap_ctx = &ts, .tuning = tuning,
+                         .rt_reserve_cus = rt_reserve};
   atoll_trace trace;
   const char *trace_path = getenv("BENCH_TRACE"); /* a timeline of the run (with BENCH_ONLY) */
   if (trace_path && atoll_trace_open(&trace, trace_path) == 0)
     o.trace = &trace;
   atoll_run_results res;
   char err[256];
-  int rc = atoll_native_run(&s, &o, &res, NULL, err, sizeof err);
+  atoll_native_info info;
+  int rc = atoll_native_run(&s, &o, &res, &info, err, sizeof err);
   if (o.trace)
     atoll_trace_close(o.trace);
   if (rc) {
@@ -258,6 +283,36 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
     for (int q = 0; q < 4; q++)
       free(ph[q]);
   }
+  /* The device-side critical path's steps, over the preemptions that have one. */
+  int64_t *steps[4];
+  for (int q = 0; q < 4; q++)
+    steps[q] = malloc((res.n_preemptions + 1) * sizeof(int64_t));
+  for (uint32_t i = 0; steps[0] && steps[1] && steps[2] && steps[3] && i < res.n_preemptions; i++) {
+    const atoll_preemption_record *p = &res.preemptions[i];
+    if (p->at_ns < s.warmup_ns || p->latency_ns <= 0 || p->path_ns[0] + p->path_ns[1] + p->path_ns[2] + p->path_ns[3] == 0)
+      continue;
+    for (int q = 0; q < 4; q++)
+      steps[q][pt.n_path] = p->path_ns[q];
+    pt.n_path++;
+  }
+  for (int q = 0; q < 4; q++) {
+    int64_t tmp[3] = {0, 0, 0};
+    percentiles(steps[q], pt.n_path, tmp);
+    pt.path_p50[q] = tmp[0];
+    free(steps[q]);
+  }
+  /* The BE work the device did: launches that ran to the end, less the RT kernels (one per RT
+   * request that started) and the BE requests' two copies (their input's, when the request started,
+   * and their output's, when it completed). A BE request takes N kernels, so its count alone says
+   * nothing at 10,000 kernels in a short point; killed kernels (redone later) are not counted. */
+  uint64_t rt_started = 0, be_started = 0, be_done = 0;
+  for (uint32_t i = 0; i < res.clients[0].n; i++)
+    rt_started += res.clients[0].req[i].start_ns >= 0;
+  for (uint32_t i = 0; i < res.clients[1].n; i++)
+    be_started += res.clients[1].req[i].start_ns >= 0, be_done += res.clients[1].req[i].done_ns >= 0;
+  const uint64_t ran = info.stats.launches - info.stats.evicted - info.stats.killed - info.stats.faults;
+  const uint64_t other = rt_started + be_started + be_done;
+  pt.be_per_s = (double)(ran > other ? ran - other : 0) / ((double)s.duration_ns / 1e9);
   pt.preemptions = k;
   pt.queued = ts.tasks ? (double)ts.queued_sum / (double)ts.tasks : 0;
   pt.p50 = pct(lat, k, 50);
@@ -316,11 +371,27 @@ int main(int argc, char **argv) {
       phases = 1;
     else if (strcmp(argv[i], "--rt-priority") == 0)
       rt_priority = 1;
+    else if (strcmp(argv[i], "--dq") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1)
+      dq_capacity = (uint32_t)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--rt-top-priority") == 0)
+      tuning.top_priority = 1, rt_priority = 1;
+    else if (strcmp(argv[i], "--persistent-be") == 0)
+      tuning.persistent_be = 1;
+    else if (strcmp(argv[i], "--reset-only") == 0)
+      reset_only = 1;
+    else if (strcmp(argv[i], "--dense-points") == 0)
+      tuning.dense_points = 1;
+    else if (strcmp(argv[i], "--kill-poll") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 1]) <= 8)
+      tuning.kill_poll_shift = (uint8_t)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--rt-sm-reserve") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1)
+      rt_reserve = (uint32_t)atoi(argv[++i]), rt_priority = 1;
     else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= MAX_ROUNDS)
       rounds = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
-                      "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d] [--rt-priority]\n", MAX_ROUNDS);
+                      "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d] [--rt-priority] [--dq N] [--dense-points] "
+                      "[--kill-poll 0..8] [--rt-sm-reserve N] [--rt-top-priority] [--persistent-be] [--reset-only]\n",
+              MAX_ROUNDS);
       return 2;
     }
   }
@@ -332,8 +403,11 @@ int main(int argc, char **argv) {
          device, cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
          (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds,
          rt_priority ? ", RT queue high-priority" : "");
-  printf("%5s %8s %7s %12s %12s %10s %10s\n", "round", "kernels", "policy", "preemptions", "mean_queued", "p50_us",
-         "p99_us");
+  printf("options: dq %u%s, dense points %s, kill poll x%u, RT SM reserve %u, RT top priority %s, persistent BE %s\n",
+         dq_capacity, dq_capacity ? "" : " (the policy's)", tuning.dense_points ? "on" : "off", 1u << tuning.kill_poll_shift,
+         rt_reserve, tuning.top_priority ? "on" : "off", tuning.persistent_be ? "on" : "off");
+  printf("%5s %8s %7s %12s %12s %10s %10s %10s\n", "round", "kernels", "policy", "preemptions", "mean_queued", "p50_us",
+         "p99_us", "be_kern_s");
   static const uint32_t ns[4] = {10, 100, 1000, 10000};
   point pt[MAX_ROUNDS][4][2];
   memset(pt, 0, sizeof pt);
@@ -343,7 +417,7 @@ int main(int argc, char **argv) {
       /* Odd rounds run the points in reverse: a drift of the machine's state during the run then
        * weighs on the small and the large queues alike. */
       int k = round % 2 ? 3 - step : step;
-      for (int p = 0; p < 2; p++) {
+      for (int p = 0; p < (reset_only ? 1 : 2); p++) {
         if (only) {
           char want[32];
           snprintf(want, sizeof want, "%u,%s", ns[k], p == 0 ? "reset" : "wait");
@@ -354,8 +428,11 @@ int main(int argc, char **argv) {
         point *x = &pt[round][k][p];
         if (run_point(ns[k], pol, cus, iters, rate, ms, pin, pin_host, x) != 0)
           return 1;
-        printf("%5d %8u %7s %12u %12.1f %10.1f %10.1f\n", round + 1, ns[k], atoll_policy_name(pol), x->preemptions,
-               x->queued, x->p50 / 1e3, x->p99 / 1e3);
+        printf("%5d %8u %7s %12u %12.1f %10.1f %10.1f %10.1f\n", round + 1, ns[k], atoll_policy_name(pol),
+               x->preemptions, x->queued, x->p50 / 1e3, x->p99 / 1e3, x->be_per_s);
+        if (x->n_path)
+          printf("               path p50: flag write %7.1f  DQ drain %7.1f  kill %7.1f  RT dispatch %7.1f us (%u preemptions)\n",
+                 x->path_p50[0] / 1e3, x->path_p50[1] / 1e3, x->path_p50[2] / 1e3, x->path_p50[3] / 1e3, x->n_path);
         static const char *phase_names[3] = {"arrival to HQ reset", "HQ reset to kill done", "kill done to RT start"};
         for (int q = 0; q < 3 && x->n_phased; q++)
           printf("               phase %-22s p50 %7.1f  p90 %7.1f  p99 %7.1f us (%u preemptions)\n", phase_names[q],
@@ -379,9 +456,18 @@ int main(int argc, char **argv) {
         med[k][p][f] = v[rounds / 2];
       }
   printf("median of %d round(s):\n", rounds);
-  for (int k = 0; k < 4; k++)
-    printf("  %5u kernels: reset p50 %7.1f p99 %7.1f us, wait p50 %7.1f p99 %7.1f us\n", ns[k], med[k][0][0] / 1e3,
-           med[k][0][1] / 1e3, med[k][1][0] / 1e3, med[k][1][1] / 1e3);
+  for (int k = 0; k < 4; k++) {
+    double thr[MAX_ROUNDS];
+    for (int round = 0; round < rounds; round++)
+      thr[round] = pt[round][k][0].be_per_s;
+    for (int a = 1; a < rounds; a++) /* insertion sort: at most MAX_ROUNDS values */
+      for (int b = a; b > 0 && thr[b - 1] > thr[b]; b--) {
+        double t = thr[b];
+        thr[b] = thr[b - 1], thr[b - 1] = t;
+      }
+    printf("  %5u kernels: reset p50 %7.1f p99 %7.1f us, wait p50 %7.1f p99 %7.1f us, reset BE %.1f kernels/s\n", ns[k],
+           med[k][0][0] / 1e3, med[k][0][1] / 1e3, med[k][1][0] / 1e3, med[k][1][1] / 1e3, thr[rounds / 2]);
+  }
   printf("reset p50 at 10000 kernels / at 10: %.2f x", ratio(med[3][0][0], med[0][0][0]));
   for (int round = 0; round < rounds && rounds > 1; round++)
     printf("%s%.2f", round ? ", " : " (rounds: ", ratio(pt[round][3][0].p50, pt[round][0][0].p50));

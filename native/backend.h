@@ -36,8 +36,10 @@
  *
  * Additions since the first version of this contract (all optional, all appended): cfg->on_start,
  * atoll_nlaunch.rt, the cu_busy op, cfg->fault_kernel_p / fault_seed (fault injection), and the
- * create_bound_queue op (spatial partitions, docs/partitions.md), and batched kernel ranges
- * (atoll_nkernel_range.batch, ptr_stride), and cfg->class_workers. */
+ * create_bound_queue op (spatial partitions, docs/partitions.md), batched kernel ranges
+ * (atoll_nkernel_range.batch, ptr_stride), cfg->class_workers, the preempt_times op (the device's
+ * own timestamps of a preemption's steps) and cfg->tuning (the preemption-latency options,
+ * docs/native-gpu.md). */
 #ifndef ATOLL_NATIVE_BACKEND_H
 #define ATOLL_NATIVE_BACKEND_H
 
@@ -101,6 +103,37 @@ typedef enum atoll_ndone_status {
   ATOLL_ND_FAULT    /* the kernel faulted (fault injection, device error) */
 } atoll_ndone_status;
 
+/* Preemption-latency options (docs/native-gpu.md, "Preemption latency options"), all off by
+ * default. The back-end passes them to every block (ak_ctx): */
+typedef struct atoll_npreempt_tuning {
+  /* Extra preemption points inside a tile of the long kernels (gemm's K panel, conv's channel
+   * loop): a killed block leaves after a fraction of a tile instead of a whole one. */
+  uint8_t dense_points;
+  /* The loops that poll the kill word every so many steps (spin, the element-wise kernels' row
+   * loops) poll it 2^kill_poll_shift times as often (0: as written; at most 8). */
+  uint8_t kill_poll_shift;
+  /* A queue of priority above 0 (the RT queue under a reset policy's priority option) gets the
+   * vendor's greatest stream priority rather than one level above the default (GPU back-ends; the
+   * CPU back-end orders queues by priority alone, so it changes nothing there). */
+  uint8_t top_priority;
+  /* BE kernels run as persistent blocks (GPU back-ends): at most as many blocks as fit on the
+   * device at once, each taking the kernel's blocks ("tiles") one after another and yielding at a
+   * tile boundary once the launch is killed, so a kill waits for one tile rather than for blocks
+   * the hardware dispatches later. The CPU back-end's workers already take blocks one at a time
+   * and stop taking them at a kill, so it changes nothing there. */
+  uint8_t persistent_be;
+} atoll_npreempt_tuning;
+
+/* A preemption's steps as the device saw them, on CLOCK_MONOTONIC (a GPU back-end converts its
+ * device clock, docs/native-gpu.md); 0 where the step was not seen. The first set_flag(true) after
+ * the last preempt_times call arms the record (clearing it) and gives flag_ns; until the next call
+ * the back-end keeps the latest launch the flag evicted (its prologue exit, drain_ns), the latest
+ * block a kill stopped (kill_ns) and the first RT kernel launch's first block past its prologue
+ * (rt_start_ns). */
+typedef struct atoll_npreempt_times {
+  int64_t flag_ns, drain_ns, kill_ns, rt_start_ns;
+} atoll_npreempt_times;
+
 typedef struct atoll_nbackend_cfg {
   uint32_t cus;             /* 0: the device's own count */
   uint32_t slots_per_cu;    /* CPU back-end: max resident blocks per worker; 0: default */
@@ -128,6 +161,7 @@ typedef struct atoll_nbackend_cfg {
    * OS then preempts a running BE block for an RT one at once. false: one class (as before).
    * Other back-ends ignore it. */
   bool class_workers;
+  atoll_npreempt_tuning tuning;
 } atoll_nbackend_cfg;
 
 typedef struct atoll_nbackend_info {
@@ -176,6 +210,9 @@ typedef struct atoll_nbackend_ops {
    * ATOLL_ENOTSUP with a message in err where the device or driver cannot bind; NULL: never. */
   int (*create_bound_queue)(void *be, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **q, char *err,
                             size_t err_len);
+  /* Optional: the current preemption's device-side times (atoll_npreempt_times), then disarms the
+   * record. Any thread. NULL: the back-end has no device timestamps. */
+  int (*preempt_times)(void *be, atoll_npreempt_times *out);
 } atoll_nbackend_ops;
 
 /* Back-end lookup (native/runtime/backend_registry.c): "cpu" is linked in; "cuda" and "hip" are

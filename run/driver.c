@@ -7,6 +7,7 @@
 
 #include "atoll/error.h"
 #include "atoll/policy.h"
+#include "run/preempt_path.h"
 
 /* --- the rules --- */
 
@@ -176,6 +177,15 @@ static void close_preemption(atoll_run_recorder *r, int64_t now) {
   atoll_run_marks m = {0};
   r->dev->take_marks(r->dev_ctx, &m);
   p->latency_ns = now - p->at_ns;
+  /* With the device's timestamps, the latency ends at the RT prologue the device recorded (the
+   * definition; `now` is when the host learnt of it) and splits into its critical path. */
+  if (atoll_preempt_path(p->at_ns, m.dev_flag_ns, m.dev_drain_ns, m.dev_kill_ns, m.dev_rt_start_ns, p->path_ns)) {
+    p->latency_ns = m.dev_rt_start_ns - p->at_ns;
+    const int64_t *mark[4] = {&m.dev_flag_ns, &m.dev_drain_ns, &m.dev_kill_ns, &m.dev_rt_start_ns};
+    int64_t *dst[4] = {&p->dev_flag_ns, &p->dev_drain_ns, &p->dev_kill_ns, &p->dev_rt_start_ns};
+    for (int i = 0; i < 4; i++)
+      *dst[i] = *mark[i] > 0 ? *mark[i] - p->at_ns : 0;
+  }
   p->hq_reset_ns = m.hq_done_ns > p->at_ns ? m.hq_done_ns - p->at_ns : 0;
   p->dq_evict_ns = m.evict_done_ns > p->at_ns ? m.evict_done_ns - p->at_ns : 0;
   p->cu_kill_ns = m.kill_done_ns > p->at_ns ? m.kill_done_ns - p->at_ns : 0;

@@ -81,6 +81,10 @@ typedef struct atoll_run_marks {
   int64_t hq_done_ns, evict_done_ns, kill_done_ns;
   uint32_t evicted;
   int64_t killed_gpu_ns;
+  /* The device's own timestamps of the steps (run time; 0: none): the preempt flag written, the
+   * last flagged launch evicted, the last killed block stopped, the RT kernel's first prologue.
+   * Only the native device has them (nrt.h); results.h's critical path comes from them. */
+  int64_t dev_flag_ns, dev_drain_ns, dev_kill_ns, dev_rt_start_ns;
 } atoll_run_marks;
 
 /* What only the device knows. Every member may be NULL except take_marks and redo_ns. */

@@ -200,8 +200,8 @@ static int groups_compute(const atoll_run_results *res, atoll_report *r) {
  * before the run ended). */
 static void preemptions_compute(const atoll_run_results *res, double *storage, atoll_report *r) {
   sample_set lat = set_over(storage);
-  int64_t hq = 0, dq = 0, cu = 0, wasted = 0, restore = 0;
-  uint32_t n = 0;
+  int64_t hq = 0, dq = 0, cu = 0, wasted = 0, restore = 0, path[4] = {0, 0, 0, 0};
+  uint32_t n = 0, n_path = 0;
   r->restored_kernels = 0;
   for (uint32_t i = 0; i < res->n_preemptions; i++) {
     const atoll_preemption_record *p = &res->preemptions[i];
@@ -210,6 +210,11 @@ static void preemptions_compute(const atoll_run_results *res, double *storage, a
     n++;
     set_add(&lat, (double)p->latency_ns / 1000.0, -1, i, p->at_ns);
     hq += p->hq_reset_ns;
+    if (p->path_ns[0] + p->path_ns[1] + p->path_ns[2] + p->path_ns[3] > 0) {
+      n_path++;
+      for (int k = 0; k < 4; k++)
+        path[k] += p->path_ns[k];
+    }
     dq += p->dq_evict_ns;
     cu += p->cu_kill_ns;
     wasted += p->wasted_gpu_ns;
@@ -221,6 +226,9 @@ static void preemptions_compute(const atoll_run_results *res, double *storage, a
   r->breakdown_us[0] = n ? (double)hq / 1000.0 / n : NAN;
   r->breakdown_us[1] = n ? (double)dq / 1000.0 / n : NAN;
   r->breakdown_us[2] = n ? (double)cu / 1000.0 / n : NAN;
+  r->path_count = n_path;
+  for (int k = 0; k < 4; k++)
+    r->path_us[k] = n_path ? (double)path[k] / 1000.0 / n_path : NAN;
   r->wasted_gpu_us = (double)wasted / 1000.0;
   r->restore_us = (double)restore / 1000.0;
 }
@@ -863,6 +871,15 @@ static void json_preemptions(json_writer *w, const atoll_report *r) {
   jw_num(w, "dq_evict", r->breakdown_us[1]);
   jw_num(w, "cu_kill", r->breakdown_us[2]);
   jw_close(w, "}");
+  if (r->path_count > 0) { /* native runs with device timestamps only (report.h) */
+    jw_open(w, "critical_path_us", "{", true);
+    jw_uint(w, "count", r->path_count);
+    jw_num(w, "flag_write", r->path_us[0]);
+    jw_num(w, "dq_drain", r->path_us[1]);
+    jw_num(w, "kill", r->path_us[2]);
+    jw_num(w, "rt_dispatch", r->path_us[3]);
+    jw_close(w, "}");
+  }
   jw_uint(w, "restored_kernels", r->restored_kernels);
   jw_num(w, "wasted_gpu_us", r->wasted_gpu_us);
   jw_num(w, "restore_us", r->restore_us);
@@ -1227,6 +1244,12 @@ void atoll_report_print_table(const atoll_report *r, FILE *out) {
     fprintf(out, "%-28s HQ reset %s us, DQ eviction %s us, CU kill %s us (mean, from the preemption)\n",
             "preemption steps done at", cell(a, r->breakdown_us[0], 1), cell(b, r->breakdown_us[1], 1),
             cell(c, r->breakdown_us[2], 1));
+    if (r->path_count > 0) {
+      char d[32];
+      fprintf(out, "%-28s flag write %s us, DQ drain %s us, kill %s us, RT dispatch %s us (mean of %" PRIu32
+              ", device clock)\n", "preemption critical path", cell(a, r->path_us[0], 1), cell(b, r->path_us[1], 1),
+              cell(c, r->path_us[2], 1), cell(d, r->path_us[3], 1), r->path_count);
+    }
   }
   fprintf(out, "%-28s %s %% (rt %s %%, be %s %%)\n", "CU busy", cell(a, 100 * r->cu_busy_frac, 1),
           cell(b, 100 * r->cu_busy_frac_rt, 1), cell(c, 100 * r->cu_busy_frac_be, 1));

@@ -87,6 +87,11 @@ typedef struct atoll_report {
   /* Per GPU (gpu_count of them): CU busy fraction and the memory its clients' footprints need. */
   uint32_t n_gpus;
   double *gpu_busy_frac, *gpu_memory_mb;
+  /* Native runs with device timestamps (results.h path_ns): the preemptions that have a critical
+   * path, and its mean shares in us (flag write, DQ drain, kill, RT dispatch). Shown only when
+   * path_count > 0, so simulated reports do not change. */
+  uint32_t path_count;
+  double path_us[4];
 } atoll_report;
 
 /* Computes every statistic and verdict; allocates with malloc (atoll_report_free). 0 or ATOLL_ENOMEM. */

@@ -50,6 +50,12 @@ typedef struct atoll_preemption_record {
   int64_t wasted_gpu_ns; /* re-executed GPU time caused by this preemption */
   int64_t restore_ns;
   int64_t redo_gpu_ns;   /* of wasted_gpu_ns: completed ops the restore runs again (driver.h's redo_ns) */
+  /* Native runs whose back-end timestamps the steps (backend.h preempt_times): the critical path,
+   * flag write, DQ drain, kill, RT dispatch (run/preempt_path.h), adding up to latency_ns, which
+   * then ends at the RT kernel's prologue as the device saw it; and the device's marks themselves,
+   * from at_ns (0: not seen). All 0 without them (the simulator, back-ends without timestamps). */
+  int64_t path_ns[4];
+  int64_t dev_flag_ns, dev_drain_ns, dev_kill_ns, dev_rt_start_ns;
 } atoll_preemption_record;
 
 /* One RT kernel that ran in a padded launch (REEF §5): the launch's time, from its first block to

@@ -167,7 +167,36 @@ struct cpu_dev {
   pthread_t rep;
   uint8_t rep_running;
   pthread_cond_t rep_cv, room_cv;
+  /* The current preemption's device-side times (backend.h preempt_times), under pt_mu: a leaf lock,
+   * taken inside mu or alone, so that set_flag stays off the device mutex. */
+  pthread_mutex_t pt_mu;
+  uint8_t pt_armed;
+  uint32_t flags_on; /* queues whose flag is set */
+  atoll_npreempt_times pt;
 };
+
+enum { PT_DRAIN, PT_KILL, PT_RT_START };
+
+static int64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A step of the armed preemption happened now: the latest eviction and kill, the first RT start. */
+static void pt_note(cpu_dev *d, int what) {
+  const int64_t t = mono_ns();
+  pthread_mutex_lock(&d->pt_mu);
+  if (d->pt_armed) {
+    if (what == PT_DRAIN && t > d->pt.drain_ns)
+      d->pt.drain_ns = t;
+    else if (what == PT_KILL && t > d->pt.kill_ns)
+      d->pt.kill_ns = t;
+    else if (what == PT_RT_START && d->pt.rt_start_ns == 0)
+      d->pt.rt_start_ns = t;
+  }
+  pthread_mutex_unlock(&d->pt_mu);
+}
 
 static int64_t now_ns(const cpu_dev *d) {
   struct timespec ts;
@@ -293,6 +322,10 @@ static void defer(cpu_dev *d, cpu_queue *q, uint64_t tag, atoll_ndone_status st,
 
 static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
   cpu_queue *q = l->q;
+  /* The device's side of a preemption: an evicted launch left its prologue, a killed one's last
+   * block stopped at its preemption point (or it never started). */
+  if (st == ATOLL_ND_EVICTED || st == ATOLL_ND_KILLED)
+    pt_note(d, st == ATOLL_ND_EVICTED ? PT_DRAIN : PT_KILL);
   active_remove(d, l);
   q->cur = NULL;
   if (d->gpu_like) {
@@ -316,6 +349,7 @@ static void complete(cpu_dev *d, launch *l, atoll_ndone_status st, notes *n) {
   while (q->head && !is_kernel(q->head) && __atomic_load_n(&q->flag, __ATOMIC_ACQUIRE) && n->n + 2 < DONE_LIST) {
     launch *c = pop_head(q);
     q->cur = NULL;
+    pt_note(d, PT_DRAIN);
     if (d->gpu_like)
       defer(d, q, c->tag, ATOLL_ND_EVICTED, 0, c);
     else
@@ -440,6 +474,8 @@ static int prologue(cpu_dev *d, launch *l, notes *n) {
       l->decision = DECIDE_RUN;
       l->q->exec = l->tag;
       l->q->has_exec = 1;
+      if (is_kernel(l) && l->r[0].rt)
+        pt_note(d, PT_RT_START);
       note(n, l->tag, 0xff);
     }
   }
@@ -539,7 +575,8 @@ static void *worker_main(void *arg) {
       if (args.p[p])
         args.p[p] = (uint8_t *)args.p[p] + inst * r->ptr_stride[p];
     ak_ctx ctx = {.block = block - inst * r->grid, .grid = r->grid, .threads = r->threads, .kill = &s->kill, .trace = NULL,
-                  .alt_math = d->gpu_like};
+                  .alt_math = d->gpu_like, .dense_points = d->cfg.tuning.dense_points,
+                  .poll_shift = d->cfg.tuning.kill_poll_shift};
     flush(d, &n); /* the start, if this block decided it, before the body runs */
     worker_tag = r->tag;
     pthread_mutex_unlock(&d->mu);
@@ -673,6 +710,7 @@ static void cpu_close(void *be) {
   }
   free(d->slot);
   pthread_mutex_destroy(&d->mu);
+  pthread_mutex_destroy(&d->pt_mu);
   pthread_cond_destroy(&d->cp_cv);
   pthread_cond_destroy(&d->work_cv);
   pthread_cond_destroy(&d->rt_cv);
@@ -740,7 +778,7 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   atomic_init(&d->serving, 0);
   clock_gettime(CLOCK_MONOTONIC, &d->t0);
   d->slot = calloc(d->n_slots, sizeof *d->slot);
-  if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
+  if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_mutex_init(&d->pt_mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
       pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0 ||
       pthread_cond_init(&d->rt_cv, NULL) != 0 ||
       pthread_cond_init(&d->rep_cv, NULL) != 0 || pthread_cond_init(&d->room_cv, NULL) != 0) {
@@ -992,7 +1030,29 @@ static int cpu_submit(void *be, atoll_nqueue *qh, const atoll_nlaunch *nl) {
 
 static int cpu_set_flag(void *be, atoll_nqueue *qh, bool on) {
   (void)be;
-  __atomic_store_n(&((cpu_queue *)qh)->flag, on ? 1u : 0u, __ATOMIC_RELEASE);
+  cpu_dev *d = be;
+  const uint32_t was = __atomic_exchange_n(&((cpu_queue *)qh)->flag, on ? 1u : 0u, __ATOMIC_ACQ_REL);
+  if ((was != 0) == on)
+    return 0;
+  /* The flag is in "device memory" once stored: the preemption's first device-side step. A flag
+   * raised while no other is up starts a new preemption: it re-arms a record that was never taken
+   * (a preemption whose RT request did not start). */
+  const int64_t t = mono_ns();
+  pthread_mutex_lock(&d->pt_mu);
+  if (on && (!d->pt_armed || d->flags_on == 0))
+    d->pt = (atoll_npreempt_times){.flag_ns = t}, d->pt_armed = 1;
+  d->flags_on = on ? d->flags_on + 1 : d->flags_on - 1;
+  pthread_mutex_unlock(&d->pt_mu);
+  return 0;
+}
+
+static int cpu_preempt_times(void *be, atoll_npreempt_times *out) {
+  cpu_dev *d = be;
+  pthread_mutex_lock(&d->pt_mu);
+  *out = d->pt_armed ? d->pt : (atoll_npreempt_times){0};
+  d->pt = (atoll_npreempt_times){0};
+  d->pt_armed = 0;
+  pthread_mutex_unlock(&d->pt_mu);
   return 0;
 }
 
@@ -1088,6 +1148,7 @@ static int cpu_cu_busy(void *be, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_n
     .copy_to_device = cpu_copy, .copy_from_device = cpu_copy, .create_queue = cpu_create_queue,           \
     .submit = cpu_submit, .set_flag = cpu_set_flag, .exec_index = cpu_exec_index,                          \
     .reset_cus = cpu_reset_cus, .cu_busy = cpu_cu_busy, .create_bound_queue = cpu_create_bound_queue,     \
+    .preempt_times = cpu_preempt_times,                                                                   \
   }
 static const atoll_nbackend_ops cpu_ops = CPU_BACKEND_OPS("cpu", cpu_open);
 static const atoll_nbackend_ops cpu_gpu_like_ops = CPU_BACKEND_OPS("cpu-gpu", cpu_open_gpu_like);

@@ -64,6 +64,15 @@ typedef cudaDeviceProp gpuDeviceProp;
  * argument slots) stay in the constant parameter space instead of being copied per thread. */
 #define GPU_GRID_CONSTANT __grid_constant__
 
+/* The device clock of the preemption timestamps (native/gpu/gpu_clock.h): %globaltimer, in ns. */
+#ifdef __CUDACC__
+static __device__ __forceinline__ uint64_t gpu_device_clock(void) {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
+
 /* Device memory that the host writes (DMA) while kernels poll it. On NVIDIA GPUs the L2 cache is
  * the point of coherence for copy engines and SMs alike, and volatile loads bypass L1, so ordinary
  * device memory serves. */
@@ -161,7 +170,7 @@ static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ord
     parts->started = true;
   }
   uint32_t want = gpu_cuset_count(cus);
-  uint32_t sms = gpu_green_sm_count(want, parts->min_sms, parts->align_sms, parts->total_sms);
+  uint32_t sms = gpu_green_sm_fit(want, parts->min_sms, parts->align_sms, parts->total_sms, parts->table.free_sms);
   uint32_t idx = 0, got = 0;
   switch (gpu_partition_pick(&parts->table, cus, sms, &idx)) {
   case GPU_PART_REUSE:

@@ -23,6 +23,12 @@
  *     (AK_PREEMPT_POINT); launches in flight that had not started stop at their first point, or in
  *     the prologue when their queue's flag is set. A patched driver's reset plugs in through
  *     gpu_reset_hook.h and is called after the kill words are set.
+ *   - Preemption timestamps (backend.h preempt_times, gpu_clock.h): blocks write the device clock
+ *     into each queue's mapped timestamp words when the flag evicts them, when a kill stops them,
+ *     and when the first RT kernel passes its prologue; the host clears the words before writing
+ *     the flag of a new preemption and maps the device clock onto its own with the fit made at
+ *     open by the clock probe. The flag's own time is the host's, when the control stream's write
+ *     completed: the device has the flag by then.
  *   - Copies and memsets are launches of the entry kernel with a built-in body, not DMA commands:
  *     they pass the same prologue, so the flag evicts a queued copy as it evicts a queued kernel
  *     (the CPU back-end's semantics). Host data goes through a pinned, mapped staging ring per
@@ -41,11 +47,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_vendor.h" /* first: the kernel library's header includes the vendor runtime in GPU builds */
 
 #include "atoll/error.h"
 #include "native/backend.h"
+#include "native/gpu/gpu_clock.h"
 #include "native/gpu/gpu_device.h"
 #include "native/gpu/gpu_kernels.h"
 #include "native/gpu/gpu_reset_hook.h"
@@ -98,6 +106,7 @@ struct atoll_nqueue {
    * stream; decision words by the prologue (read back by reset_cus). */
   uint32_t *flag_dev;
   uint32_t *kill_dev;     /* GPU_INFLIGHT_MAX words, one per ring slot */
+  uint64_t *tile_dev;     /* GPU_INFLIGHT_MAX words, one per ring slot (persistent launches) */
   uint64_t *decision_dev; /* GPU_INFLIGHT_MAX words, one per ring slot */
   /* Pinned host memory: copy sources and destinations for the above, and the words the device
    * writes directly. */
@@ -108,6 +117,7 @@ struct atoll_nqueue {
   uint64_t *exec_tag;       /* host view */
   uint32_t *exec_seen;      /* host view */
   uint32_t *status;         /* host view: GPU_STATUS_WORDS_PER_SLOT words per ring slot */
+  volatile uint64_t *times; /* host view: GPU_T_WORDS timestamp words (gpu_clock.h) */
   uint8_t *mapped_dev;      /* the device's view of `mapped` */
 };
 
@@ -131,15 +141,27 @@ struct gpu_backend {
   /* CU-time of the kernels completed so far, ns (cu_busy): all, RT, BE. Under busy_mu. */
   pthread_mutex_t busy_mu;
   int64_t busy_ns[3];
+
+  /* The preemption record (backend.h preempt_times), under mu: armed by the first set_flag(true)
+   * after the last take, when (armed_ns, host clock) every queue's timestamp words were cleared. */
+  gpu_clock_map clock;
+  bool clock_ok; /* the probe gave a fit; without one the record holds the flag's time alone */
+  bool pt_armed;
+  int64_t pt_armed_ns, pt_flag_ns;
+  uint32_t flags_on; /* queues whose flag is set (under mu) */
 };
 
 /* Offsets inside a queue's mapped allocation. */
 #define GPU_MAPPED_EXEC_TAG 0
 #define GPU_MAPPED_EXEC_SEEN 8
+#define GPU_MAPPED_TIMES 16 /* GPU_T_WORDS x 8 bytes, below the status words */
 #define GPU_MAPPED_STATUS 64
 #define GPU_MAPPED_BYTES (GPU_MAPPED_STATUS + (size_t)GPU_INFLIGHT_MAX * GPU_STATUS_WORDS_PER_SLOT * sizeof(uint32_t))
 /* Bytes of a queue's control words: decisions, then the flag, then the kill words. */
-#define GPU_CTL_BYTES (sizeof(uint64_t) * GPU_INFLIGHT_MAX + sizeof(uint32_t) * (1 + GPU_INFLIGHT_MAX))
+#define GPU_CTL_WORDS_END (sizeof(uint64_t) * GPU_INFLIGHT_MAX + sizeof(uint32_t) * (1 + GPU_INFLIGHT_MAX))
+/* Then, 8-byte aligned, the persistent launches' tile counters (gpu_clock.h gpu_tile_claim). */
+#define GPU_CTL_TILES ((GPU_CTL_WORDS_END + 7) / 8 * 8)
+#define GPU_CTL_BYTES (GPU_CTL_TILES + sizeof(uint64_t) * GPU_INFLIGHT_MAX)
 
 /* "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version
  * (cudaErrorInsufficientDriver)": the call, the runtime's text, and its error name when the text
@@ -229,6 +251,7 @@ static int ordinal_from_env(void) {
 /* ---- device ---------------------------------------------------------------------------------- */
 
 static void gpu_close(void *p);
+static void clock_fit(gpu_backend *be);
 
 static int gpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len) {
   *out = NULL;
@@ -301,6 +324,7 @@ static int gpu_open(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t
             "atoll: %s back-end: the driver has no CU reset; preemption falls back to lazy eviction "
             "and in-kernel preemption points (set %s to plug in a patched driver's reset)\n",
             GPU_VENDOR_NAME, ATOLL_GPU_CU_RESET_ENV);
+  clock_fit(be);
   *out = be;
   return 0;
 }
@@ -382,8 +406,7 @@ static void *completer_main(void *arg);
 /* atoll priorities: 0 normal, higher served first. Vendor priorities: lower numbers served first,
  * from `least` (the default) down to `greatest`. */
 static int vendor_priority(const gpu_backend *be, uint32_t priority) {
-  long v = (long)be->prio_least - (long)(priority > 64 ? 64 : priority);
-  return v < be->prio_greatest ? be->prio_greatest : (int)v;
+  return gpu_vendor_priority(be->prio_least, be->prio_greatest, priority, be->cfg.tuning.top_priority);
 }
 
 static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority, const atoll_cuset *cus, char *err,
@@ -411,6 +434,7 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority, cons
   q->decision_dev = (uint64_t *)ptr;
   q->flag_dev = (uint32_t *)(q->decision_dev + GPU_INFLIGHT_MAX);
   q->kill_dev = q->flag_dev + 1;
+  q->tile_dev = (uint64_t *)((uint8_t *)ptr + GPU_CTL_TILES);
   if ((e = gpuHostAllocMapped(&ptr, GPU_CTL_BYTES)) != gpuSuccess)
     return report(GPU_HOST_ALLOC_NAME, e);
   q->decision_host = (uint64_t *)ptr;
@@ -424,6 +448,7 @@ static int queue_alloc(gpu_backend *be, atoll_nqueue *q, uint32_t priority, cons
   q->exec_tag = (uint64_t *)(q->mapped + GPU_MAPPED_EXEC_TAG);
   q->exec_seen = (uint32_t *)(q->mapped + GPU_MAPPED_EXEC_SEEN);
   q->status = (uint32_t *)(q->mapped + GPU_MAPPED_STATUS);
+  q->times = (volatile uint64_t *)(q->mapped + GPU_MAPPED_TIMES);
   if ((e = gpuHostGetDevicePointer(&ptr, q->mapped)) != gpuSuccess)
     return report("HostGetDevicePointer", e);
   q->mapped_dev = (uint8_t *)ptr;
@@ -538,13 +563,17 @@ static void desc_init(atoll_nqueue *q, uint32_t slot, gpu_inflight *e, uint64_t 
   d->exec_tag = (volatile uint64_t *)(q->mapped_dev + GPU_MAPPED_EXEC_TAG);
   d->exec_seen = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_EXEC_SEEN);
   d->status = (volatile uint32_t *)(q->mapped_dev + GPU_MAPPED_STATUS) + (size_t)slot * GPU_STATUS_WORDS_PER_SLOT;
+  d->times = (volatile uint64_t *)(q->mapped_dev + GPU_MAPPED_TIMES);
+  d->tile = q->tile_dev + slot;
 }
 
 static int launch_desc(atoll_nqueue *q, const gpu_launch_desc *d) {
   uint32_t threads = 0;
-  const uint32_t blocks = gpu_launch_shape(d, &threads);
+  uint32_t blocks = gpu_launch_shape(d, &threads);
   if (blocks == 0)
     return ATOLL_EINVAL;
+  if (d->flags & GPU_LF_PERSISTENT) /* blocks that take the tiles in turn (gpu_entry.h) */
+    blocks = gpu_persistent_grid(blocks, (uint32_t)q->be->prop.multiProcessorCount, q->be->occupancy);
   gpuError_t err = atoll__gpu_launch(d, blocks, threads, q->stream);
   return err == gpuSuccess ? 0 : report("LaunchKernel", err);
 }
@@ -567,6 +596,9 @@ static int submit_kernel(atoll_nqueue *q, uint32_t slot, const atoll_nlaunch *l,
   e->n_tags = d.n_ranges;
   e->is_kernel = true;
   e->rt = l->rt != 0;
+  d.flags = gpu_launch_flags(e->rt, &q->be->cfg.tuning);
+  if (n_parts > 0)
+    d.flags &= ~GPU_LF_PERSISTENT; /* a padded launch's ranges keep their own blocks */
   for (uint32_t i = 0; i < d.n_ranges; i++)
     e->blocks += d.r[i].block_n;
   return launch_desc(q, &d);
@@ -747,8 +779,101 @@ static void *completer_main(void *arg) {
 
 /* ---- preemption mechanism -------------------------------------------------------------------- */
 
+static int64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int gpu_set_flag(void *p, atoll_nqueue *q, bool on) {
-  return ctl_write_word((gpu_backend *)p, q->flag_dev, q->flag_src, on ? 1u : 0u);
+  gpu_backend *be = (gpu_backend *)p;
+  if (on && !*q->flag_src) {
+    /* A new preemption's record: clear every queue's timestamp words before the flag can evict. A
+     * flag raised while no other is up starts a new preemption, and re-arms a record never taken. */
+    pthread_mutex_lock(&be->mu);
+    if (!be->pt_armed || be->flags_on == 0) {
+      for (uint32_t i = 0; i < be->n_queues; i++)
+        for (int w = 0; w < GPU_T_WORDS; w++)
+          be->queues[i]->times[w] = 0;
+      __atomic_thread_fence(__ATOMIC_SEQ_CST);
+      be->pt_armed = true;
+      be->pt_armed_ns = mono_ns();
+      be->pt_flag_ns = 0;
+    }
+    be->flags_on++;
+    pthread_mutex_unlock(&be->mu);
+  } else if (!on && *q->flag_src) {
+    pthread_mutex_lock(&be->mu);
+    be->flags_on--;
+    pthread_mutex_unlock(&be->mu);
+  }
+  const int rc = ctl_write_word(be, q->flag_dev, q->flag_src, on ? 1u : 0u);
+  if (on && rc == 0) {
+    const int64_t t = mono_ns(); /* the control stream's copy completed: the flag is on the device */
+    pthread_mutex_lock(&be->mu);
+    if (be->pt_armed && be->pt_flag_ns == 0)
+      be->pt_flag_ns = t;
+    pthread_mutex_unlock(&be->mu);
+  }
+  return rc;
+}
+
+static int gpu_preempt_times(void *p, atoll_npreempt_times *out) {
+  gpu_backend *be = (gpu_backend *)p;
+  memset(out, 0, sizeof *out);
+  pthread_mutex_lock(&be->mu);
+  if (be->pt_armed) {
+    out->flag_ns = be->pt_flag_ns;
+    for (uint32_t i = 0; be->clock_ok && i < be->n_queues; i++)
+      gpu_times_fold(out, be->queues[i]->times, &be->clock, be->pt_armed_ns);
+  }
+  be->pt_armed = false;
+  pthread_mutex_unlock(&be->mu);
+  return 0;
+}
+
+/* The clock map (gpu_clock.h): the probe kernel writes the device clock into mapped memory; the
+ * host reads it between two readings of its own clock, keeping the narrowest window, twice, 5 ms
+ * apart. Without a fit (the probe did not start) clock_ok stays false and the record holds the
+ * flag's time alone: the critical path then needs device marks it does not have (none is made). */
+static void clock_fit(gpu_backend *be) {
+  void *ptr = NULL;
+  if (gpuHostAllocMapped(&ptr, 64) != gpuSuccess)
+    return;
+  volatile uint64_t *word = (volatile uint64_t *)ptr;
+  volatile uint32_t *stop = (volatile uint32_t *)((uint8_t *)ptr + 8);
+  *word = 0;
+  *stop = 0;
+  void *dev = NULL;
+  uint64_t d[2] = {0, 0};
+  int64_t h[2] = {0, 0};
+  if (gpuHostGetDevicePointer(&dev, ptr) == gpuSuccess &&
+      atoll__gpu_clock_probe((volatile uint64_t *)dev, (const volatile uint32_t *)((uint8_t *)dev + 8), be->ctl) ==
+          gpuSuccess) {
+    const int64_t give_up = mono_ns() + 2000000000;
+    while (*word == 0 && mono_ns() < give_up)
+      ;
+    for (int k = 0; k < 2 && *word != 0; k++) {
+      if (k == 1)
+        for (const int64_t until = mono_ns() + 5000000; mono_ns() < until;)
+          ;
+      int64_t best = INT64_MAX;
+      for (int i = 0; i < 200; i++) {
+        const int64_t h0 = mono_ns();
+        const uint64_t v = *word;
+        const int64_t h1 = mono_ns();
+        if (h1 - h0 < best)
+          best = h1 - h0, d[k] = v, h[k] = h0 + (h1 - h0) / 2;
+      }
+    }
+    *stop = 1;
+    (void)gpuStreamSynchronize(be->ctl);
+  }
+  if (d[0] && d[1]) {
+    be->clock = gpu_clock_fit(d[0], h[0], d[1], h[1]);
+    be->clock_ok = true;
+  }
+  (void)gpuFreeHost(ptr);
 }
 
 static int gpu_exec_index(void *p, atoll_nqueue *q, uint64_t *tag) {
@@ -838,6 +963,7 @@ static const atoll_nbackend_ops gpu_ops = {
     gpu_reset_cus,
     gpu_cu_busy,
     gpu_create_bound_queue,
+    gpu_preempt_times,
 };
 
 extern "C" __attribute__((visibility("default"))) const atoll_nbackend_ops *atoll_nbackend_module(void) {

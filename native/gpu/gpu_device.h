@@ -23,4 +23,16 @@ static inline int gpu_device_ordinal(int base, uint32_t device, uint32_t n_devic
   return ordinal < count ? (int)ordinal : -1;
 }
 
+/* A queue's vendor stream priority from the runtime's (0 normal, higher served first). Vendor
+ * priorities count down from `least` (the default) to `greatest`. Each runtime step is one vendor
+ * level, clamped at the greatest; with `top` (backend.h atoll_npreempt_tuning.top_priority) every
+ * priority above 0 is the greatest at once, so the RT queue under reef's priority option gets the
+ * highest stream priority the device has. */
+static inline int gpu_vendor_priority(int least, int greatest, uint32_t priority, int top) {
+  if (priority > 0 && top)
+    return greatest;
+  const int64_t v = (int64_t)least - (int64_t)(priority > 64 ? 64 : priority);
+  return v < greatest ? greatest : (int)v;
+}
+
 #endif

@@ -28,7 +28,9 @@
 
 enum { GPU_BLOCK_RUN = 0, GPU_BLOCK_EVICTED = 1, GPU_BLOCK_KILLED = 2 };
 
-/* Thread 0's part of the prologue: the block's fate. */
+/* Thread 0's part of the prologue: the block's fate. Evictions, kills and the first RT kernel's
+ * start leave the device clock in the queue's timestamp words (gpu_clock.h), the preemption's
+ * critical path (backend.h preempt_times). */
 static __device__ uint32_t gpu_prologue(const gpu_launch_desc &d, volatile uint32_t *status) {
   uint64_t word = *(volatile uint64_t *)d.decision;
   if (!gpu_decided_for(word, d.seq)) {
@@ -40,14 +42,18 @@ static __device__ uint32_t gpu_prologue(const gpu_launch_desc &d, volatile uint3
   }
   if (gpu_decision_evicts(word)) {
     status[GPU_ST_EVICTED] = 1;
+    d.times[GPU_T_EVICT] = gpu_device_clock();
     return GPU_BLOCK_EVICTED;
   }
   if (*d.kill) {
     status[GPU_ST_KILLED] = 1;
+    d.times[GPU_T_KILL] = gpu_device_clock();
     return GPU_BLOCK_KILLED;
   }
   if (gpu_is_builtin(d.r[0].kernel))
     return GPU_BLOCK_RUN; /* copies record no execution index */
+  if ((d.flags & GPU_LF_RT) && d.times[GPU_T_RT_START] == 0)
+    d.times[GPU_T_RT_START] = gpu_device_clock(); /* the first since the host cleared it */
   *d.exec_tag = d.tag;
   __threadfence_system(); /* the tag lands before the "seen" mark */
   *d.exec_seen = 1;
@@ -78,8 +84,70 @@ static __device__ void gpu_builtin_body(const gpu_range *r, uint32_t local) {
     dst[b] = is_copy ? src[b] : value;
 }
 
+/* Persistent blocks (GPU_LF_PERSISTENT, a BE plain launch): after the prologue, each block takes
+ * the range's blocks ("tiles") one at a time from the launch's tile counter, and yields at a tile
+ * boundary once the launch's kill word is set (the range then reports KILLED: tiles are left). */
+static __device__ void gpu_persistent(const gpu_launch_desc &d, volatile uint32_t *status) {
+  __shared__ uint32_t tile;
+  const gpu_range *r = &d.r[0];
+  for (;;) {
+    if (threadIdx.x == 0) {
+      uint64_t old = *(volatile uint64_t *)d.tile, next = 0;
+      uint32_t t;
+      for (;;) {
+        t = gpu_tile_claim(old, d.seq, &next);
+        const unsigned long long seen =
+            atomicCAS((unsigned long long *)d.tile, (unsigned long long)old, (unsigned long long)next);
+        if (seen == (unsigned long long)old)
+          break;
+        old = (uint64_t)seen;
+      }
+      tile = t < r->block_n && *d.kill ? UINT32_MAX : t; /* killed with tiles left: yield */
+    }
+    __syncthreads();
+    const uint32_t local = tile;
+    __syncthreads(); /* every thread has read it before thread 0 claims the next */
+    if (local == UINT32_MAX) {
+      if (threadIdx.x == 0) {
+        status[GPU_ST_KILLED] = 1;
+        d.times[GPU_T_KILL] = gpu_device_clock();
+      }
+      return;
+    }
+    if (local >= r->block_n)
+      return;
+    ak_ctx c;
+    ak_args args;
+    c.block = r->batch > 1 ? gpu_range_instance(r, r->block_lo + local, &args) : r->block_lo + local;
+    c.grid = r->grid;
+    c.threads = r->threads;
+    c.kill = d.kill;
+    c.trace = NULL;
+    c.alt_math = 0;
+    c.dense_points = (d.flags & GPU_LF_DENSE) != 0;
+    c.poll_shift = gpu_flags_poll_shift(d.flags);
+    const int rc = ak_run_block(r->kernel, r->batch > 1 ? &args : &r->args, &c);
+    if (rc != AK_DONE) {
+      if (threadIdx.x == 0) {
+        status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;
+        if (rc == AK_KILLED)
+          d.times[GPU_T_KILL] = gpu_device_clock();
+      }
+      return;
+    }
+  }
+}
+
 __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
   __shared__ uint32_t fate;
+  if (d.flags & GPU_LF_PERSISTENT) {
+    if (threadIdx.x == 0)
+      fate = gpu_prologue(d, d.status);
+    __syncthreads();
+    if (fate == GPU_BLOCK_RUN)
+      gpu_persistent(d, d.status);
+    return;
+  }
   uint32_t local;
   const uint32_t ri = gpu_find_range(&d, blockIdx.x, &local);
   if (ri >= d.n_ranges)
@@ -105,9 +173,14 @@ __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
   c.kill = d.kill;
   c.trace = NULL;
   c.alt_math = 0;
+  c.dense_points = (d.flags & GPU_LF_DENSE) != 0;
+  c.poll_shift = gpu_flags_poll_shift(d.flags);
   const int rc = ak_run_block(r->kernel, r->batch > 1 ? &args : &r->args, &c);
-  if (rc != AK_DONE && threadIdx.x == 0)
+  if (rc != AK_DONE && threadIdx.x == 0) {
     status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;
+    if (rc == AK_KILLED)
+      d.times[GPU_T_KILL] = gpu_device_clock(); /* this block stopped at a preemption point */
+  }
 }
 
 #endif

@@ -10,6 +10,9 @@
 /* Launches atoll_gpu_entry with `blocks` x `threads` on stream s (asynchronous). Returns the
  * runtime's launch error. */
 gpuError_t atoll__gpu_launch(const gpu_launch_desc *d, uint32_t blocks, uint32_t threads, gpuStream_t s);
+/* Starts the clock probe on stream s (gpu_clock.h): it writes the device clock to *out (device
+ * view of mapped memory) until *stop becomes non-zero. */
+gpuError_t atoll__gpu_clock_probe(volatile uint64_t *out, const volatile uint32_t *stop, gpuStream_t s);
 /* Resident blocks of the entry kernel per CU at `threads` threads per block. */
 gpuError_t atoll__gpu_entry_occupancy(uint32_t threads, int *blocks_per_cu);
 

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "native/backend.h"
+#include "native/gpu/gpu_clock.h"
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define GPU_HD __host__ __device__
@@ -77,8 +78,10 @@ typedef struct gpu_launch_desc {
   volatile uint64_t *exec_tag;     /* the queue's execution index (mapped host memory) */
   volatile uint32_t *exec_seen;    /* set to 1 once any block recorded an index (mapped host memory) */
   volatile uint32_t *status;       /* GPU_ST_WORDS words per range (mapped host memory) */
+  volatile uint64_t *times;        /* the queue's GPU_T_WORDS timestamp words (gpu_clock.h; mapped host memory) */
+  uint64_t *tile;                  /* GPU_LF_PERSISTENT: this launch's tile counter (coherent device memory) */
   uint32_t n_ranges;
-  uint32_t pad_;
+  uint32_t flags;                  /* gpu_clock.h gpu_launch_flags: RT work, the latency options */
   gpu_range r[GPU_MAX_RANGES];
 } gpu_launch_desc;
 

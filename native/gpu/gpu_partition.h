@@ -45,6 +45,21 @@ static inline uint32_t gpu_green_sm_count(uint32_t want, uint32_t min_size, uint
   return n < total ? n : total;
 }
 
+/* The SMs a new green context gets when `free` SMs are left in the pool: gpu_green_sm_count's, or,
+ * when that rounding takes more than is left but the set itself (`want`) does not, what is left
+ * rounded down to the alignment, if that still reaches the minimum size. So the last of several
+ * sets that split the device (an RT reserve and the rest, nrt.h rt_reserve_cus) takes the rest
+ * instead of being refused after the first set was rounded up. A result above `free` is refused
+ * by gpu_partition_pick (EXHAUSTED). */
+static inline uint32_t gpu_green_sm_fit(uint32_t want, uint32_t min_size, uint32_t align, uint32_t total,
+                                        uint32_t free) {
+  const uint32_t n = gpu_green_sm_count(want, min_size, align, total);
+  if (n <= free || want > free)
+    return n;
+  const uint32_t down = align > 1 ? free / align * align : free;
+  return down >= min_size && down > 0 ? down : n;
+}
+
 /* The partitions a back-end has carved so far, so that bound queues get disjoint SMs. A green
  * context is cut from what earlier ones left (the driver picks the SMs, so only a running split of
  * one pool keeps them apart); a queue bound to a set seen before shares that set's partition. */

@@ -61,6 +61,19 @@ typedef hipDeviceProp_t gpuDeviceProp;
  * address needs no annotation. */
 #define GPU_GRID_CONSTANT
 
+/* The device clock of the preemption timestamps (native/gpu/gpu_clock.h): the constant-rate
+ * real-time counter (s_memrealtime, gfx8 and later; wall_clock64's source), whose rate the host
+ * fits at open. The host pass of hipcc sees a body that is never called. */
+#ifdef __HIPCC__
+static __device__ __forceinline__ uint64_t gpu_device_clock(void) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  return (uint64_t)__builtin_amdgcn_s_memrealtime();
+#else
+  return 0;
+#endif
+}
+#endif
+
 /* Device memory that the host writes (DMA) while kernels poll it. Ordinary (coarse-grained) VRAM
  * is only coherent at kernel boundaries on AMD GPUs: a running block could keep reading a stale
  * L2 line. Fine-grained VRAM is coherent while kernels run. */

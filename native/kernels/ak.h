@@ -73,7 +73,13 @@ typedef struct ak_ctx {
    * so that checks comparing devices bit for bit meet the GPU's rounding without a GPU. Ignored on
    * the GPU. */
   uint32_t alt_math;
+  /* Preemption-latency options (backend.h atoll_npreempt_tuning), 0 by default: dense_points adds
+   * the AK_DENSE_POINT points inside a tile; poll_shift makes the loops that poll every N steps
+   * poll every N >> poll_shift (ak_poll_step). Neither changes a kernel's result. */
+  uint32_t dense_points;
+  uint32_t poll_shift;
 } ak_ctx;
+
 
 /* The kernel list: X(ID, name). Ids are the position in this list, from 1 (0 is no kernel); new
  * kernels are appended so ids stay stable. The slot layout of each kernel is documented at its
@@ -234,6 +240,16 @@ static inline int32_t ak_bits(float f) {
     if (ak_kill_seen_)                                                                                     \
       return AK_KILLED;                                                                                    \
   } while (0)
+#elif defined(AK_COUNT_PREEMPT_POINTS)
+/* The tests' counting build (tests/native_kernels/test_points.c): every point reached adds one to
+ * ak_points_reached, a thread-local the test defines, then acts as the CPU's point. */
+extern _Thread_local uint64_t ak_points_reached;
+#define AK_PREEMPT_POINT(c)                                                                                \
+  do {                                                                                                     \
+    ak_points_reached++;                                                                                   \
+    if ((c)->kill && __atomic_load_n((c)->kill, __ATOMIC_RELAXED))                                         \
+      return AK_KILLED;                                                                                    \
+  } while (0)
 #elif defined(AK_NO_PREEMPT_POINTS)
 /* The bench's baseline build: the points compile to nothing (docs/native-kernels.md). */
 #define AK_PREEMPT_POINT(c) ((void)(c))
@@ -244,6 +260,21 @@ static inline int32_t ak_bits(float f) {
       return AK_KILLED;                                                                                    \
   } while (0)
 #endif
+
+/* A polling interval of `step` loop steps under the block's poll_shift: at least 1. */
+static inline AK_DEVICE uint32_t ak_poll_step(const ak_ctx *c, uint32_t step) {
+  const uint32_t s = c->poll_shift < 32 ? step >> c->poll_shift : 0;
+  return s ? s : 1;
+}
+
+/* A dense preemption point (backend.h atoll_npreempt_tuning.dense_points): inside a tile of a long
+ * kernel, a point only when the option is on. `cond` must be block-uniform (a loop counter), like
+ * every point's position. */
+#define AK_DENSE_POINT(c, cond)                                                                           \
+  do {                                                                                                     \
+    if ((c)->dense_points && (cond))                                                                       \
+      AK_PREEMPT_POINT(c);                                                                                 \
+  } while (0)
 
 /* Traced global-memory accesses. `p` is evaluated twice: pass a side-effect-free pointer
  * expression. Shared-memory scratch is not traced (it lives only while the block runs, so

@@ -26,8 +26,9 @@ static AK_DEVICE int ak_k_bias_relu(const ak_args *a, const ak_ctx *c, float *sm
     return AK_BAD_ARGS;
   uint32_t lo;
   const uint32_t cnt = ak_elt_range(c, n, per_block, &lo);
-  for (uint32_t r0 = 0; r0 < cnt; r0 += ELT_POINT) {
-    const uint32_t rn = cnt - r0 < ELT_POINT ? cnt - r0 : ELT_POINT;
+  const uint32_t point = ak_poll_step(c, ELT_POINT);
+  for (uint32_t r0 = 0; r0 < cnt; r0 += point) {
+    const uint32_t rn = cnt - r0 < point ? cnt - r0 : point;
     AK_PREEMPT_POINT(c);
     AK_FOR_ELEMS(e, rn) {
       const uint32_t i = lo + r0 + e;
@@ -55,8 +56,9 @@ static AK_DEVICE int ak_k_gelu(const ak_args *a, const ak_ctx *c, float *smem) {
     return AK_BAD_ARGS;
   uint32_t lo;
   const uint32_t cnt = ak_elt_range(c, n, per_block, &lo);
-  for (uint32_t r0 = 0; r0 < cnt; r0 += ELT_POINT) {
-    const uint32_t rn = cnt - r0 < ELT_POINT ? cnt - r0 : ELT_POINT;
+  const uint32_t point = ak_poll_step(c, ELT_POINT);
+  for (uint32_t r0 = 0; r0 < cnt; r0 += point) {
+    const uint32_t rn = cnt - r0 < point ? cnt - r0 : point;
     AK_PREEMPT_POINT(c);
     AK_FOR_ELEMS(e, rn) {
       const uint32_t i = lo + r0 + e;
@@ -80,8 +82,9 @@ static AK_DEVICE int ak_k_add(const ak_args *a, const ak_ctx *c, float *smem) {
     return AK_BAD_ARGS;
   uint32_t lo;
   const uint32_t cnt = ak_elt_range(c, n, per_block, &lo);
-  for (uint32_t r0 = 0; r0 < cnt; r0 += ELT_POINT) {
-    const uint32_t rn = cnt - r0 < ELT_POINT ? cnt - r0 : ELT_POINT;
+  const uint32_t point = ak_poll_step(c, ELT_POINT);
+  for (uint32_t r0 = 0; r0 < cnt; r0 += point) {
+    const uint32_t rn = cnt - r0 < point ? cnt - r0 : point;
     AK_PREEMPT_POINT(c);
     AK_FOR_ELEMS(e, rn) {
       const uint32_t i = lo + r0 + e;
@@ -104,8 +107,9 @@ static AK_DEVICE int ak_k_add_inplace(const ak_args *a, const ak_ctx *c, float *
     return AK_BAD_ARGS;
   uint32_t lo;
   const uint32_t cnt = ak_elt_range(c, n, per_block, &lo);
-  for (uint32_t r0 = 0; r0 < cnt; r0 += ELT_POINT) {
-    const uint32_t rn = cnt - r0 < ELT_POINT ? cnt - r0 : ELT_POINT;
+  const uint32_t point = ak_poll_step(c, ELT_POINT);
+  for (uint32_t r0 = 0; r0 < cnt; r0 += point) {
+    const uint32_t rn = cnt - r0 < point ? cnt - r0 : point;
     AK_PREEMPT_POINT(c);
     AK_FOR_ELEMS(e, rn) {
       const uint32_t i = lo + r0 + e;
@@ -122,9 +126,10 @@ static AK_DEVICE int ak_k_add_inplace(const ak_args *a, const ak_ctx *c, float *
  * At most AK_SMEM_FLOATS threads per block. */
 static AK_DEVICE int ak_k_spin(const ak_args *a, const ak_ctx *c, float *smem) {
   float *out = (float *)a->p[0];
-  const uint32_t iters = (uint32_t)a->i[0], per_point = (uint32_t)a->i[1];
-  if (per_point == 0 || c->threads == 0 || c->threads > AK_SMEM_FLOATS)
+  const uint32_t iters = (uint32_t)a->i[0];
+  if (a->i[1] <= 0 || c->threads == 0 || c->threads > AK_SMEM_FLOATS)
     return AK_BAD_ARGS;
+  const uint32_t per_point = ak_poll_step(c, (uint32_t)a->i[1]);
   AK_FOR_THREADS(t) { smem[t] = (float)t; }
   for (uint32_t i0 = 0; i0 < iters; i0 += per_point) {
     const uint32_t n = iters - i0 < per_point ? iters - i0 : per_point;

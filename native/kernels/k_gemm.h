@@ -22,6 +22,8 @@
  * Scratch: acc[1024] (one accumulator per tile element), As[64 x 16], Bs[16 x 64]. Preemption
  * point: once per k panel (every GEMM_KT = 16 steps of k). */
 #define GEMM_KT 16u
+/* With the dense_points option (backend.h), a point every GEMM_DENSE_STEP steps inside a panel. */
+#define GEMM_DENSE_STEP 4u
 
 static AK_DEVICE int ak_k_gemm(const ak_args *a, const ak_ctx *c, float *smem) {
   const float *A = (const float *)a->p[0];
@@ -64,6 +66,7 @@ static AK_DEVICE int ak_k_gemm(const ak_args *a, const ak_ctx *c, float *smem) {
     /* k outermost: every element still adds its products in increasing k, and the CPU loop over
      * j is contiguous (vectorisable). */
     for (uint32_t kk = 0; kk < kn; kk++) {
+      AK_DENSE_POINT(c, kk % GEMM_DENSE_STEP == GEMM_DENSE_STEP - 1); /* a few per panel (option) */
       AK_FOR_ELEMS2(r, j, rows, cols) {
         /* size_t offsets: 32-bit index arithmetic could wrap, which stops the CPU vectoriser. */
         const size_t e = (size_t)r * tn + j;

@@ -208,10 +208,23 @@ static void stream_free(nrt_stream *s) {
   free(s);
 }
 
-static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *id) {
+bool atoll_nrt_reserve_set(uint32_t reserve, uint32_t cus, uint32_t priority, atoll_cuset *out) {
+  memset(out, 0, sizeof *out);
+  if (reserve == 0 || reserve >= cus)
+    return false;
+  return atoll_cuset_add_range(out, priority > 0 ? 0 : reserve, priority > 0 ? reserve - 1 : cus - 1) == 0;
+}
+
+static int dev_create_stream(void *ctx, const atoll_stream_cfg *given, uint32_t *id) {
   atoll_nrt *r = ctx;
   if (r->n_streams == NRT_MAX_STREAMS)
     return ATOLL_EFULL;
+  atoll_stream_cfg reserved = *given;
+  const atoll_stream_cfg *cfg = given;
+  atoll_nbackend_info bi;
+  if (r->cfg.rt_reserve_cus && atoll_cuset_is_empty(&given->cus) && r->cfg.be_ops->info(r->be, &bi) == 0 &&
+      atoll_nrt_reserve_set(r->cfg.rt_reserve_cus, bi.cus, given->priority, &reserved.cus))
+    cfg = &reserved;
   bool bound = !atoll_cuset_is_empty(&cfg->cus);
   if (bound && !r->cfg.be_ops->create_bound_queue) {
     snprintf(r->stream_err, sizeof r->stream_err, "the %s back-end cannot bind a queue to CUs",

@@ -79,10 +79,13 @@ typedef void (*atoll_nrt_handler_fn)(void *ctx, const atoll_nrt_event *ev);
 
 /* Preemption marks, as the simulated device keeps them (sim/simdev.h): when the current
  * preemption's steps finished, on the runtime clock (0: not done), and how many launches the
- * flag evicted. */
+ * flag evicted. The dev_ marks are the back-end's own timestamps of the steps (backend.h
+ * preempt_times) on the runtime clock, 0 where the back-end has none: the flag reaching device
+ * memory, the last eviction, the last killed block stopping, the first RT kernel's prologue. */
 typedef struct atoll_nrt_marks {
   int64_t hq_done_ns, evict_done_ns, kill_done_ns;
   uint32_t evicted;
+  int64_t dev_flag_ns, dev_drain_ns, dev_kill_ns, dev_rt_start_ns;
 } atoll_nrt_marks;
 
 typedef struct atoll_nrt_stats {
@@ -115,7 +118,17 @@ typedef struct atoll_nrt_cfg {
   uint32_t stock_dq_capacity;  /* a stream's DQ depth when the core asks for 0; 0: 1024 */
   int64_t spin_ns;             /* busy-poll this long after the last event before parking; <0: never park */
   int sched_cpu;               /* pin the scheduler thread to this CPU; <0: not pinned */
+  /* atoll's SM reserve for RT (docs/native-gpu.md, "Preemption latency options"; spatial, not
+   * REEF's): > 0 binds every high-priority stream (the RT queue under a reset policy's priority
+   * option) to the device's first rt_reserve_cus CUs and every other stream to the rest, through
+   * the back-end's create_bound_queue (CUDA: green contexts, rounded up there). Streams the core
+   * binds itself keep their set. 0: off. */
+  uint32_t rt_reserve_cus;
 } atoll_nrt_cfg;
+
+/* The CUs a stream gets under the RT reserve: [0, reserve) for high-priority streams, [reserve,
+ * cus) for the others; false (no binding) when the reserve is 0 or leaves no CU on either side. */
+bool atoll_nrt_reserve_set(uint32_t reserve, uint32_t cus, uint32_t priority, atoll_cuset *out);
 
 /* Opens the back-end and starts the GC thread; the runtime clock's origin is taken here. Returns
  * 0, the back-end's error (ATOLL_ENODEV with its text in err), or ATOLL_ENOMEM. */

@@ -244,4 +244,13 @@ void atoll_nrt_stop(atoll_nrt *r) {
 void atoll_nrt_take_marks(atoll_nrt *r, atoll_nrt_marks *out) {
   *out = r->marks;
   memset(&r->marks, 0, sizeof r->marks);
+  atoll_npreempt_times t = {0};
+  if (r->cfg.be_ops->preempt_times && r->cfg.be_ops->preempt_times(r->be, &t) == 0) {
+    /* CLOCK_MONOTONIC to the runtime clock; a time before the runtime's origin reads as none. */
+    const int64_t origin = (int64_t)r->t0.tv_sec * 1000000000 + r->t0.tv_nsec;
+    const int64_t *in[4] = {&t.flag_ns, &t.drain_ns, &t.kill_ns, &t.rt_start_ns};
+    int64_t *dst[4] = {&out->dev_flag_ns, &out->dev_drain_ns, &out->dev_kill_ns, &out->dev_rt_start_ns};
+    for (int i = 0; i < 4; i++)
+      *dst[i] = *in[i] > origin ? *in[i] - origin : 0;
+  }
 }

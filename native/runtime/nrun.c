@@ -244,7 +244,11 @@ static void take_marks(void *ctx, atoll_run_marks *out) {
                            .evict_done_ns = m.evict_done_ns ? rel(r, m.evict_done_ns) : 0,
                            .kill_done_ns = m.kill_done_ns ? rel(r, m.kill_done_ns) : 0,
                            .evicted = m.evicted,
-                           .killed_gpu_ns = st.killed_gpu_ns};
+                           .killed_gpu_ns = st.killed_gpu_ns,
+                           .dev_flag_ns = m.dev_flag_ns ? rel(r, m.dev_flag_ns) : 0,
+                           .dev_drain_ns = m.dev_drain_ns ? rel(r, m.dev_drain_ns) : 0,
+                           .dev_kill_ns = m.dev_kill_ns ? rel(r, m.dev_kill_ns) : 0,
+                           .dev_rt_start_ns = m.dev_rt_start_ns ? rel(r, m.dev_rt_start_ns) : 0};
 }
 
 /* A completed op run again costs its profiled time (the native device does not time ops one by
@@ -796,7 +800,8 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                                   .device = s->run_gpu,
                                   .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0,
                                   /* dart's node workers: RT and BE threads per CU (docs/dart.md) */
-                                  .class_workers = atoll_ndart_wanted(s)},
+                                  .class_workers = atoll_ndart_wanted(s),
+                                  .tuning = o->tuning},
                        .bind = bind,
                        .payload = payload,
                        .bind_ctx = &r,
@@ -804,7 +809,8 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                        .handler_ctx = &r,
                        .stock_dq_capacity = s->gpu.dq_capacity,
                        .spin_ns = o->spin_ns ? o->spin_ns : 200000,
-                       .sched_cpu = o->sched_cpu};
+                       .sched_cpu = o->sched_cpu,
+                       .rt_reserve_cus = o->rt_reserve_cus};
   if (rc == 0)
     rc = atoll_nrt_create(&r.rt, &cfg, err, err_len);
   if (rc == 0) {

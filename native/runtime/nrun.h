@@ -45,6 +45,9 @@ typedef struct atoll_native_opts {
   /* Fault injection (fault.h); NULL: none. The standalone measurements run without it. A failed
    * request is counted in its client's records (failed, failure) and does not fail the run. */
   const atoll_nfault_cfg *inject;
+  /* Preemption-latency options passed to the back-end (backend.h; docs/native-gpu.md). */
+  atoll_npreempt_tuning tuning;
+  uint32_t rt_reserve_cus;     /* atoll's SM reserve for RT (nrt.h); 0: off */
 } atoll_native_opts;
 
 /* What the run did on the device beyond the report. */
@@ -60,6 +63,13 @@ typedef struct atoll_native_info {
   uint32_t verify_cpu_requests, verify_cpu_launches, verify_cpu_bit_exact, verify_cpu_out_of_tolerance;
   double verify_cpu_max_abs_diff;
 } atoll_native_info;
+
+/* Parses `atoll native --latency-opts LIST` (docs/native-gpu.md, "Preemption latency options"):
+ * a comma-separated list of dense-points, kill-poll=S (0..8), top-priority, rt-sm-reserve=N,
+ * persistent-be.
+ * Returns 0, or ATOLL_EINVAL with the reason in err (the outputs untouched). */
+int atoll_nlatency_parse(const char *text, atoll_npreempt_tuning *tuning, uint32_t *rt_reserve_cus, char *err,
+                         size_t err_len);
 
 /* Checks that every model of s has a native implementation matching its profile op for op, and
  * that the policy fits the device. Returns 0, or ATOLL_EINVAL with the reason in err. */

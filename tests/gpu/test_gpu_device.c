@@ -27,8 +27,19 @@ static void several_devices_take_consecutive_ordinals(void **state) {
   assert_int_equal(gpu_device_ordinal(0, 2, 2, 8), -1); /* instance 2 of 2 */
 }
 
+/* CUDA's range on recent GPUs: least 0, greatest -5. */
+static void priorities_step_or_jump_to_the_top(void **state) {
+  (void)state;
+  assert_int_equal(gpu_vendor_priority(0, -5, 0, 0), 0);
+  assert_int_equal(gpu_vendor_priority(0, -5, 1, 0), -1);
+  assert_int_equal(gpu_vendor_priority(0, -5, 9, 0), -5);
+  assert_int_equal(gpu_vendor_priority(0, -5, 1, 1), -5);
+  assert_int_equal(gpu_vendor_priority(0, -5, 0, 1), 0); /* normal queues stay at the default */
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(one_device_is_the_base),
     cmocka_unit_test(several_devices_take_consecutive_ordinals),
+    cmocka_unit_test(priorities_step_or_jump_to_the_top),
 };
 ATOLL_TEST_MAIN(tests)

@@ -87,10 +87,23 @@ static void partition_table_refuses_past_its_size(void **state) {
   assert_int_equal(t.free_sms, 1000 - GPU_PARTITIONS_MAX);
 }
 
+/* An RT reserve of 16 SMs and the rest on an H100 (132 SMs, say minimum 8, alignment 8): the rest
+ * (116) rounds up to 120, more than the 116 left, so it takes 112 (116 rounded down); a set larger
+ * than what is left is still refused, and a set that fits rounded is not cut down. */
+static void the_rest_takes_what_is_left(void **state) {
+  (void)state;
+  assert_int_equal(gpu_green_sm_fit(16, 8, 8, 132, 132), 16);
+  assert_int_equal(gpu_green_sm_fit(116, 8, 8, 132, 116), 112);
+  assert_int_equal(gpu_green_sm_fit(117, 8, 8, 132, 116), 120); /* > free: EXHAUSTED in pick */
+  assert_int_equal(gpu_green_sm_fit(60, 8, 8, 132, 116), 64);
+  assert_int_equal(gpu_green_sm_fit(5, 8, 8, 132, 6), 8); /* below the minimum: refused */
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(partitions_are_cut_from_what_is_left),
     cmocka_unit_test(partition_table_refuses_past_its_size),
     cmocka_unit_test(mask_words_put_cu_i_at_bit_i),
     cmocka_unit_test(green_sm_count_rounds_up_to_the_granularity),
+    cmocka_unit_test(the_rest_takes_what_is_left),
 };
 ATOLL_TEST_MAIN(tests)

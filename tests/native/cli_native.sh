@@ -36,6 +36,24 @@ v = d["verify"]
 assert v["requests"] > 0 and v["mismatches"] == 0, v
 c = {x["name"]: x for x in d["clients"]}
 assert c["camera"]["completed"] > 0 and c["batch"]["completed"] > 0, c' || fail "report: $(head -c 600 "$tmp/.stdout")" ;;
+  latency_opts_verify)
+    # The preemption-latency options (docs/native-gpu.md) change where blocks stop, never what they
+    # compute: with all of them on, every output still matches the uninterrupted reference (and
+    # the report's critical path, when some preemption has one, is whole). A misspelt one is refused.
+    expect_rc 2 "$atoll" native "$mix" --device cpu --latency-opts dense-point
+    grep -q "did you mean 'dense-points'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    rate=5 ms=2000
+    [ -n "${ATOLL_TEST_SANITIZER:-}" ] && rate=2 ms=5000
+    expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --verify --json - --duration-ms $ms --set warmup_ms=0 \
+      --set 'expect=[]' --set clients.camera.arrival.rate_hz=$rate --set policy.priority=true \
+      --latency-opts dense-points,kill-poll=3,top-priority,rt-sm-reserve=1
+    json 'v = d["verify"]
+assert v["requests"] > 0 and v["mismatches"] == 0, v
+c = {x["name"]: x for x in d["clients"]}
+assert c["camera"]["completed"] > 0, c
+p = d["preemptions"]
+cp = p.get("critical_path_us")  # only preemptions that flagged launches in flight have one
+assert cp is None or (0 < cp["count"] <= p["count"] and min(cp[k] for k in ("flag_write", "dq_drain", "kill", "rt_dispatch")) >= 0), p' || fail "report: $(head -c 600 "$tmp/.stdout")" ;;
   two_devices_verify)
     # gpu_count: 2 on the CPU back-end: two devices at once, each with its share of the CU workers
     # and its own runtime; every completed output is checked against the uninterrupted reference.

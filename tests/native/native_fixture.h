@@ -21,6 +21,16 @@ const atoll_nmodel *fx_chain_be(void);
 /* The same with 128 x 64 tensors: cheap preemptions, for runs that count them. */
 const atoll_nmodel *fx_chain_be_small(void);
 
+/* A model of n spin kernels of `iters` iterations each (one block, one thread, a point every 1000),
+ * without copies: as a one-kernel RT model its first command is its kernel, as in
+ * bench_native_preempt. */
+typedef struct fx_spin_model {
+  atoll_nmodel nm;
+  atoll_tensor tensors[2];
+  atoll_nop ops[64];
+} fx_spin_model;
+void fx_spin_build(fx_spin_model *m, const char *name, uint32_t n, int32_t iters);
+
 typedef struct fx_client {
   const char *name;
   uint32_t model;  /* index into the fixture's models */

@@ -12,7 +12,7 @@
 const atoll_subcommand atoll_cmd_native_def = {
     "native", atoll_cmd_native, "run a scenario for real on a native device (cpu, cuda, hip)",
     "usage: atoll native SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--verify]\n"
-    "                    [--json FILE|-] [--csv FILE] [--trace FILE]\n"
+    "                    [--json FILE|-] [--csv FILE] [--trace FILE] [--latency-opts LIST]\n"
     "                    [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "       atoll native --profile SCENARIO [--device D] [--cus N] [--slots N] [--pin] [-o DIR]\n"
     "\n"
@@ -35,7 +35,11 @@ const atoll_subcommand atoll_cmd_native_def = {
     "  --inject FAULTS    fault injection, FAULTS = kernel:P,alloc:P (probabilities): a kernel launch\n"
     "                     faults on the device, a request's buffers cannot be allocated; each fails\n"
     "                     its request alone (reported per client: failed, failure); see\n"
-    "                     docs/native-faults.md"
+    "                     docs/native-faults.md\n"
+    "  --latency-opts LIST preemption-latency options, comma-separated (docs/native-gpu.md):\n"
+    "                     dense-points, kill-poll=S (0-8), top-priority, rt-sm-reserve=N (atoll's\n"
+    "                     spatial option: high-priority streams on the first N CUs, needs\n"
+    "                     policy.priority: true), persistent-be (GPUs)\n"
     "  --profile          measure every native model of SCENARIO on the device and write its\n"
     "                     profile (native-MODEL.yaml) and the device preset (gpu-NAME.yaml) to DIR\n"
     "                     (-o, default .); see docs/hil.md\n"
@@ -108,7 +112,7 @@ int atoll__native_fail(const char *what, int rc, const char *err) {
   return rc == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : rc == ATOLL_EIO ? ATOLL_EXIT_VIOLATED : ATOLL_EXIT_BAD_INPUT;
 }
 
-enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, N_X };
+enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, X_LATENCY, N_X };
 enum { F_VERIFY, F_PIN, F_PROFILE, N_F };
 
 int atoll_cmd_native(int argc, char **argv) {
@@ -117,7 +121,7 @@ int atoll_cmd_native(int argc, char **argv) {
   bool fl[N_F];
   atoll__native_flags(&argc, argv, flags, fl, N_F);
   static const char *const extra[N_X] = {"--json", "--csv", "--trace", "--device", "--cus", "--slots", "-o",
-                                         "--inject"};
+                                         "--inject", "--latency-opts"};
   const char *vals[N_X];
   atoll_run_opts o;
   int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, N_X, true);
@@ -136,6 +140,9 @@ int atoll_cmd_native(int argc, char **argv) {
   char inject_err[160];
   if (vals[X_INJECT] && atoll_nfault_parse(vals[X_INJECT], &inject, inject_err, sizeof inject_err) != 0)
     return atoll_cli_usage_error(cmd, "--inject: %s", inject_err);
+  if (vals[X_LATENCY] &&
+      atoll_nlatency_parse(vals[X_LATENCY], &no.tuning, &no.rt_reserve_cus, inject_err, sizeof inject_err) != 0)
+    return atoll_cli_usage_error(cmd, "--latency-opts: %s", inject_err);
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
