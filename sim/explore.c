@@ -8,7 +8,12 @@
  * subtree it can take): it copies the prefix up to that entry, takes options [option + 1, hi), and
  * lowers the victim's hi. Workers share the visited set (explore_visited.h), so a state reached by
  * one is not explored again by another. The search ends when every worker is idle and none has
- * anything to steal (checked under one lock, so no work can appear meanwhile). */
+ * anything to steal (checked under one lock, so no work can appear meanwhile).
+ *
+ * Over several processes (explore.h, atoll_explore_net) a new state another process owns ends the
+ * run that reached it and goes to its owner with the run's choices; idle workers take the states
+ * handed to this process (the `inbox`) as subtrees: replay the choices to the handed state's event
+ * and search below it. The search ends when the net says every process is idle. */
 #include "sim/explore.h"
 
 #include <math.h>
@@ -45,6 +50,16 @@ typedef struct shared {
   bool done;
   uint32_t next_prefix; /* the next of o->prefixes to hand out (under idle_lock) */
   struct timespec t0;
+  /* Over several processes: the states handed to this one and new to its set, each with the
+   * choices that reach it and its event count; taken last in, first out (under idle_lock). */
+  const atoll_explore_net *net;
+  struct handed {
+    atoll_choice_rec *c;
+    uint32_t n;
+    uint64_t events;
+  } *inbox;
+  uint32_t n_inbox, cap_inbox;
+  int net_err;
 } shared;
 
 enum stop_reason { STOP_NONE, STOP_STATES, STOP_SECONDS, STOP_ERROR, STOP_WITNESS_FINAL };
@@ -69,6 +84,10 @@ typedef struct search {
   bool cut;      /* this run ended at a state seen before */
   bool settled;  /* this run ended where no bound's value can change any more */
   bool replaying; /* this run has not yet passed its last replayed choice */
+  /* A subtree handed from another process: its first run replays up to the event count where the
+   * handed state is (already in the set). */
+  bool to_handed;
+  uint64_t handed_events;
   /* Requests finished at the last event boundary before the run's first new choice. */
   uint64_t done_at_replay_end;
   const bool *relevant;
@@ -85,6 +104,9 @@ typedef struct search {
   } *snaps;
   uint32_t n_snaps, cap_snaps;
   uint64_t run_start_events; /* the events the run's start state had taken */
+  /* The path entries the checkpoints stand for after the last run, and how many checkpoints the
+   * next subtree keeps (those before its first choice that differs from them). */
+  uint32_t valid_len, keep_snaps;
 } search;
 
 static void lock_path(search *x) {
@@ -260,11 +282,18 @@ static bool settled(const search *x, const atoll_sim_state *st) {
   return true;
 }
 
-/* Adds the state's hash to the visited set: 1 seen before, 0 new, < 0 an error (kept in x->err). */
+/* Adds the state's hash to the visited set: 1 seen before, 0 new, 2 another process owns it (it
+ * was handed over), < 0 an error (kept in x->err). */
 static int visit(search *x, atoll_sim_state *st) {
   uint64_t h;
   int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
                                 &h);
+  const atoll_explore_net *net = x->sh->net;
+  if (rc == 0 && net && x->mode != ATOLL_EXPLORE_NO_PRUNING && !x->hash_replay) {
+    rc = net->offer(net->ctx, h, atoll_sim_state_events(st), x->path, x->pos);
+    if (rc == 1)
+      return 2;
+  }
   if (rc == 0)
     rc = atoll_visited_add(&x->sh->seen, h);
   if (rc < 0)
@@ -277,6 +306,16 @@ static bool boundary_step(search *x, atoll_sim_state *st) {
   if (atomic_load_explicit(&x->sh->stop, memory_order_relaxed) != STOP_NONE) {
     x->stop_all = true;
     return false;
+  }
+  if (x->to_handed) {
+    /* A handed subtree's first run: the states before the handed one belong to the run of the
+     * process that handed it; the handed state itself is in the set already. */
+    if (atoll_sim_state_events(st) < x->handed_events)
+      return true;
+    x->to_handed = false;
+    x->replaying = false;
+    x->out->replayed_events += atoll_sim_state_events(st) - x->run_start_events;
+    return true;
   }
   if (x->pos < x->len) {
     /* Still replaying: these states belong to runs already made, except on the first run of a
@@ -304,7 +343,8 @@ static bool boundary_step(search *x, atoll_sim_state *st) {
   int rc = visit(x, st);
   if (rc < 0)
     return false;
-  if (rc == 1 && x->mode != ATOLL_EXPLORE_NO_PRUNING) {
+  if ((rc == 1 && x->mode != ATOLL_EXPLORE_NO_PRUNING) || rc == 2) {
+    /* Seen before, or handed to its owner: what follows is explored from there. */
     x->cut = true;
     if (x->mode == ATOLL_EXPLORE_FOLD && (rc = fold_past(x, atoll_sim_state_results(st))))
       x->err = rc;
@@ -466,7 +506,8 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
   atoll_explore_result *out = x->out;
   int rc = 0;
   bool more = true;
-  x->n_snaps = 0; /* a new subtree: its path was replaced (a prefix taken or stolen) */
+  x->n_snaps = x->keep_snaps; /* a new subtree: its path was replaced (taken, stolen or handed) */
+  x->keep_snaps = 0;
   while (more) {
     /* Resume from the deepest checkpoint before the choice that changed (the path's last entry). */
     while (x->n_snaps && x->snaps[x->n_snaps - 1].pos >= x->len)
@@ -476,7 +517,9 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
     x->run_start_events = from ? atoll_sim_snapshot_events(from->sn) : 0;
     x->cut = x->settled = x->stop_all = false;
     x->replaying = true;
-    x->done_at_replay_end = 0;
+    /* A handed subtree's first run folds whatever a cut finds: no run of this process passed
+     * before its handed state. */
+    x->done_at_replay_end = x->to_handed ? UINT64_MAX : 0;
     atoll_run_results own;
     const atoll_run_results *res = &own;
     if (x->runner)
@@ -523,6 +566,7 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
       if (o && o->max_seconds > 0 && seconds_since(&sh->t0) > o->max_seconds)
         stop_with(sh, STOP_SECONDS);
     }
+    x->valid_len = x->pos < x->len ? x->pos : x->len;
     if (atomic_load_explicit(&sh->stop, memory_order_relaxed) != STOP_NONE)
       break;
     more = backtrack(x);
@@ -580,19 +624,112 @@ static bool take_prefix(search *x) {
   return true;
 }
 
-/* Waits for work; false when the search is over (every worker idle, nothing to steal) or stopping. */
+/* Takes the state last handed to this process as a subtree: its choices are fixed, and the first
+ * run replays them to the handed state. The checkpoints of the worker's last path are kept up to
+ * the first choice that differs (states handed one after another often share long prefixes).
+ * Under idle_lock. */
+static bool take_handed(search *x) {
+  shared *sh = x->sh;
+  if (!sh->n_inbox)
+    return false;
+  struct handed *h = &sh->inbox[sh->n_inbox - 1];
+  if (path_reserve(x, h->n) != 0)
+    return false;
+  sh->n_inbox--;
+  uint32_t same = 0, most = x->valid_len < h->n ? x->valid_len : h->n;
+  while (same < most && x->path[same].kind == h->c[same].kind && x->path[same].option == h->c[same].option &&
+         x->path[same].n == h->c[same].n)
+    same++;
+  uint32_t keep = 0;
+  while (keep < x->n_snaps && x->snaps[keep].pos <= same)
+    keep++;
+  lock_path(x);
+  memcpy(x->path, h->c, h->n * sizeof *x->path);
+  for (uint32_t i = 0; i < h->n; i++)
+    x->hi[i] = h->c[i].option + 1;
+  x->len = x->base = h->n;
+  unlock_path(x);
+  x->keep_snaps = keep;
+  x->to_handed = true;
+  x->handed_events = h->events;
+  free(h->c);
+  return true;
+}
+
+/* The net's deliver: a state handed to this process joins its set and, if new, its inbox. Called
+ * from find_work's poll, under idle_lock. */
+static void deliver(void *ctx, uint64_t h, uint64_t events, const atoll_choice_rec *c, uint32_t n) {
+  shared *sh = ctx;
+  if (sh->net_err)
+    return;
+  int rc = atoll_visited_add(&sh->seen, h);
+  if (rc == 1)
+    return;
+  if (rc == 0 && sh->n_inbox == sh->cap_inbox) {
+    uint32_t cap = sh->cap_inbox ? sh->cap_inbox * 2 : 64;
+    struct handed *ni = realloc(sh->inbox, cap * sizeof *ni);
+    if (ni)
+      sh->inbox = ni, sh->cap_inbox = cap;
+    else
+      rc = ATOLL_ENOMEM;
+  }
+  atoll_choice_rec *copy = rc == 0 ? malloc((n ? n : 1) * sizeof *copy) : NULL;
+  if (!copy) {
+    sh->net_err = rc ? rc : ATOLL_ENOMEM;
+    return;
+  }
+  memcpy(copy, c, n * sizeof *copy);
+  sh->inbox[sh->n_inbox++] = (struct handed){.c = copy, .n = n, .events = events};
+  const atoll_explore_opts *o = sh->o;
+  if (o && o->max_states && atoll_visited_count(&sh->seen) >= o->max_states)
+    stop_with(sh, STOP_STATES);
+}
+
+static int cmp_handed(const void *a, const void *b) {
+  const struct handed *x = a, *y = b;
+  uint32_t n = x->n < y->n ? x->n : y->n;
+  for (uint32_t i = 0; i < n; i++) {
+    const atoll_choice_rec *p = &x->c[i], *q = &y->c[i];
+    if (p->kind != q->kind || p->n != q->n)
+      return p->kind != q->kind ? (p->kind > q->kind) - (p->kind < q->kind) : (p->n > q->n) - (p->n < q->n);
+    if (p->option != q->option)
+      return (p->option > q->option) - (p->option < q->option);
+  }
+  return (x->n > y->n) - (x->n < y->n);
+}
+
+/* Waits for work; false when the search is over (every worker idle, nothing to steal, and over
+ * several processes every one idle) or stopping. */
 static bool find_work(search *x) {
   shared *sh = x->sh;
   bool got = false;
   pthread_mutex_lock(&sh->idle_lock);
   sh->n_idle++;
   while (!sh->done && atomic_load(&sh->stop) == STOP_NONE) {
-    if (take_prefix(x) || steal(x)) {
+    if (take_prefix(x) || take_handed(x) || steal(x)) {
       sh->n_idle--;
       got = true;
       break;
     }
-    if (sh->n_idle == sh->n_workers) {
+    bool all_idle = sh->n_idle == sh->n_workers;
+    if (sh->net) {
+      int p = sh->net->poll(sh->net->ctx, all_idle, deliver, sh);
+      if (sh->net_err || p < 0) {
+        int none = 0;
+        atomic_compare_exchange_strong(&sh->err, &none, sh->net_err ? sh->net_err : p);
+        stop_with(sh, STOP_ERROR);
+        break;
+      }
+      if (p == 1) {
+        /* In choice order, so that the next state taken shares the longest prefix with the last
+         * (its replay resumes from the deepest checkpoint the two share). */
+        qsort(sh->inbox, sh->n_inbox, sizeof *sh->inbox, cmp_handed);
+        pthread_cond_broadcast(&sh->idle_cond);
+        continue;
+      }
+      all_idle = p == 2;
+    }
+    if (all_idle) {
       sh->done = true;
       pthread_cond_broadcast(&sh->idle_cond);
       break;
@@ -622,8 +759,9 @@ static void *worker_main(void *arg) {
     atomic_compare_exchange_strong(&sh->err, &none, made);
     stop_with(sh, STOP_ERROR);
   }
-  /* Worker 0 starts at the root, unless the search is over handed-out prefixes; the others steal. */
-  bool work = x->id == 0 && !(sh->o && sh->o->prefixes);
+  /* Worker 0 starts at the root, unless the search is over handed-out prefixes or another
+   * process starts there; the others steal. */
+  bool work = x->id == 0 && x->root_run;
   while (work || find_work(x)) {
     work = false;
     int rc = run_subtree(x, &so);
@@ -691,7 +829,8 @@ static void take_witness(atoll_explore_result *out, atoll_explore_result *w) {
 static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint32_t n, atoll_explore_mode mode,
                       const bool *relevant, const int64_t *standalone, const double *target,
                       atoll_explore_result *out) {
-  shared sh = {.s = s, .o = o, .mode = mode, .relevant = relevant, .standalone = standalone, .n_workers = n};
+  shared sh = {.s = s, .o = o, .mode = mode, .relevant = relevant, .standalone = standalone, .n_workers = n,
+               .net = o ? o->net : NULL};
   clock_gettime(CLOCK_MONOTONIC, &sh.t0);
   atomic_init(&sh.stop, STOP_NONE);
   atomic_init(&sh.err, 0);
@@ -706,7 +845,7 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
   for (; rc == 0 && made < n; made++) {
     rc = result_init(&wr[made], s->n_expects);
     w[made] = (search){.sh = &sh, .s = s, .out = &wr[made], .mode = mode, .id = made,
-                       .root_run = made == 0 && !(o && o->prefixes),
+                       .root_run = made == 0 && !(o && o->prefixes) && !(o && o->net && !o->root),
                        .relevant = relevant, .target = target};
     pthread_mutex_init(&w[made].lock, NULL);
   }
@@ -765,6 +904,9 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
     atoll_explore_free(&wr[i]);
   }
   free(w), free(wr), free(th);
+  for (uint32_t i = 0; i < sh.n_inbox; i++)
+    free(sh.inbox[i].c);
+  free(sh.inbox);
   pthread_mutex_destroy(&sh.idle_lock);
   pthread_cond_destroy(&sh.idle_cond);
   atoll_visited_free(&sh.seen);
@@ -895,7 +1037,7 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
     rc = extreme_run(s, u.standalone, 2, &out->all_max_rt_latency_us);
   if (rc == 0)
     rc = search_run(s, o, n, u.mode, u.relevant, u.standalone, NULL, out);
-  bool shares = o && o->prefixes;
+  bool shares = o && (o->prefixes || o->net);
   /* The nominal figures (nominal_rt_latency_us, choice_points) are what the search's first run
    * sees. Sequentially that is the nominal schedule, never cut; with several workers another one
    * may reach a state of it first and cut it there (seen under load: nominal null and 22 of 27

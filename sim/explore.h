@@ -35,6 +35,27 @@ typedef struct atoll_explore_prefix {
   uint32_t n;
 } atoll_explore_prefix;
 
+/* A search over several processes whose visited set is partitioned by state hash (MPI ranks,
+ * docs/scale-out.md): every state has one owner process, which alone stores it and explores what
+ * follows it. A worker that reaches a new state another process owns hands it over (its hash and
+ * the choices that reach it) and ends its run there, as at a state seen before; the owner adds the
+ * state to its set and, if it is new there, replays the choices and searches below it. So no state
+ * is explored by two processes, and the processes' counts add up to the sequential search's. */
+typedef struct atoll_explore_net {
+  void *ctx;
+  /* A new state past a run's replayed part: returns 1 when another process owns h (then the state
+   * was queued for it with the n choices that reach it, taken after `events` events), 0 when this
+   * process owns it, < 0 an error. Called by busy workers at once. */
+  int (*offer)(void *ctx, uint64_t h, uint64_t events, const atoll_choice_rec *c, uint32_t n);
+  /* Called by idle workers, one at a time; `idle`: every worker of this process is idle and none
+   * has work queued. Passes each state handed to this process to deliver (which copies what it
+   * keeps), then returns 1 when it delivered some, 0 when none came, 2 when the search of every
+   * process is over (all idle, nothing in flight), < 0 an error. */
+  int (*poll)(void *ctx, bool idle,
+              void (*deliver)(void *dctx, uint64_t h, uint64_t events, const atoll_choice_rec *c, uint32_t n),
+              void *dctx);
+} atoll_explore_net;
+
 typedef struct atoll_explore_opts {
   uint64_t max_states;  /* stop after this many distinct states; 0: no limit */
   double max_seconds;   /* stop after this much wall time; 0: no limit */
@@ -59,6 +80,13 @@ typedef struct atoll_explore_opts {
    * several searches' states). */
   void (*states_out)(void *ctx, const uint64_t *hashes, uint64_t n);
   void *states_ctx;
+  /* NULL, or this process is one of several sharing the search (atoll_explore_net): the result
+   * holds this process's share (its states, counts and worst values; the caller merges them, runs
+   * no witness pass, and calls atoll_explore_witness). Only the process whose `root` is set starts
+   * at the root; the others start with nothing. Explorations without pruning (a gpu.* bound) have
+   * no visited set to split: the root process runs them alone. */
+  const atoll_explore_net *net;
+  bool root;
 } atoll_explore_opts;
 
 /* One expect: quantity over every explored schedule. */
