@@ -39,6 +39,9 @@ typedef struct shared {
   const bool *relevant; /* fold mode: the clients whose requests the bounds (and the worst RT latency) read */
   const int64_t *standalone;
   atoll_visited seen;
+  /* Over several processes: the states this process owns, its share of the count (`seen` then
+   * holds every state this process explored or handed over). */
+  atoll_visited owned;
   uint32_t n_workers;
   struct search *workers;
   atomic_int stop;      /* a stop_reason: every worker ends its run and leaves */
@@ -48,7 +51,6 @@ typedef struct shared {
   pthread_cond_t idle_cond;
   uint32_t n_idle;
   bool done;
-  uint32_t next_prefix; /* the next of o->prefixes to hand out (under idle_lock) */
   struct timespec t0;
   /* Over several processes: the states handed to this one and new to its set, each with the
    * choices that reach it and its event count; taken last in, first out (under idle_lock). */
@@ -79,7 +81,6 @@ typedef struct search {
   uint32_t len, cap, pos, base;
   pthread_mutex_t lock;
   bool root_run; /* this run is the first of the whole search: every option 0 */
-  bool hash_replay; /* this run is the first of a handed-out prefix */
   bool stop_all; /* the search is stopping */
   bool cut;      /* this run ended at a state seen before */
   bool settled;  /* this run ended where no bound's value can change any more */
@@ -289,13 +290,21 @@ static int visit(search *x, atoll_sim_state *st) {
   int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
                                 &h);
   const atoll_explore_net *net = x->sh->net;
-  if (rc == 0 && net && x->mode != ATOLL_EXPLORE_NO_PRUNING && !x->hash_replay) {
-    rc = net->offer(net->ctx, h, atoll_sim_state_events(st), x->path, x->pos);
-    if (rc == 1)
-      return 2;
-  }
   if (rc == 0)
     rc = atoll_visited_add(&x->sh->seen, h);
+  if (rc == 0 && net && x->mode != ATOLL_EXPLORE_NO_PRUNING) {
+    /* New here. A handover point goes to its owner, which alone explores it; any other state is
+     * explored here and only counted by its owner (explore.h, atoll_explore_net). */
+    bool point = ((h >> 8) & 0xff) < 256 / (net->every ? net->every : 1); /* bits apart from the owner's */
+    rc = net->offer(net->ctx, h, atoll_sim_state_events(st), point, x->path, x->pos);
+    if (rc == 1)
+      return point ? 2 : 0;
+    if (rc == 0) {
+      rc = atoll_visited_add(&x->sh->owned, h);
+      if (rc == 1 && !point)
+        rc = 0; /* counted already: another process reached it too */
+    }
+  }
   if (rc < 0)
     x->err = rc;
   return rc;
@@ -318,18 +327,9 @@ static bool boundary_step(search *x, atoll_sim_state *st) {
     return true;
   }
   if (x->pos < x->len) {
-    /* Still replaying: these states belong to runs already made, except on the first run of a
-     * handed-out prefix (explore.h, prefixes): its states are added, never cut, and its values
-     * folded, since no run of this search passed there. */
-    if (x->hash_replay) {
-      if (settled(x, st))
-        return true;
-      if (visit(x, st) < 0)
-        return false;
-      x->done_at_replay_end = UINT64_MAX;
-    } else if (x->mode == ATOLL_EXPLORE_FOLD) {
+    /* Still replaying: these states belong to runs already made. */
+    if (x->mode == ATOLL_EXPLORE_FOLD)
       x->done_at_replay_end = finished_requests(x, atoll_sim_state_results(st));
-    }
     return true;
   }
   if (x->replaying) {
@@ -550,7 +550,7 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
     } else if (x->cut) {
       out->pruned++;
     }
-    x->root_run = x->hash_replay = false;
+    x->root_run = false;
     if (!x->runner)
       atoll_run_results_free(&own);
     if (rc || x->stop_all)
@@ -604,26 +604,6 @@ static bool steal(search *thief) {
   return false;
 }
 
-/* Takes the next handed-out prefix, whole: the worker owns everything below it. Under idle_lock. */
-static bool take_prefix(search *x) {
-  shared *sh = x->sh;
-  const atoll_explore_opts *o = sh->o;
-  if (!o || sh->next_prefix >= o->n_prefixes)
-    return false;
-  const atoll_explore_prefix *p = &o->prefixes[sh->next_prefix];
-  if (path_reserve(x, p->n) != 0)
-    return false;
-  sh->next_prefix++;
-  lock_path(x);
-  memcpy(x->path, p->choices, p->n * sizeof *x->path);
-  for (uint32_t i = 0; i < p->n; i++)
-    x->hi[i] = p->choices[i].option + 1;
-  x->len = x->base = p->n;
-  x->hash_replay = true;
-  unlock_path(x);
-  return true;
-}
-
 /* Takes the state last handed to this process as a subtree: its choices are fixed, and the first
  * run replays them to the handed state. The checkpoints of the worker's last path are kept up to
  * the first choice that differs (states handed one after another often share long prefixes).
@@ -662,9 +642,9 @@ static void deliver(void *ctx, uint64_t h, uint64_t events, const atoll_choice_r
   shared *sh = ctx;
   if (sh->net_err)
     return;
-  int rc = atoll_visited_add(&sh->seen, h);
-  if (rc == 1)
-    return;
+  int rc = atoll_visited_add(&sh->owned, h);
+  if (rc == 1 || (rc == 0 && !c))
+    return; /* seen before, or a state only to count */
   if (rc == 0 && sh->n_inbox == sh->cap_inbox) {
     uint32_t cap = sh->cap_inbox ? sh->cap_inbox * 2 : 64;
     struct handed *ni = realloc(sh->inbox, cap * sizeof *ni);
@@ -706,7 +686,7 @@ static bool find_work(search *x) {
   pthread_mutex_lock(&sh->idle_lock);
   sh->n_idle++;
   while (!sh->done && atomic_load(&sh->stop) == STOP_NONE) {
-    if (take_prefix(x) || take_handed(x) || steal(x)) {
+    if (take_handed(x) || steal(x)) {
       sh->n_idle--;
       got = true;
       break;
@@ -759,8 +739,7 @@ static void *worker_main(void *arg) {
     atomic_compare_exchange_strong(&sh->err, &none, made);
     stop_with(sh, STOP_ERROR);
   }
-  /* Worker 0 starts at the root, unless the search is over handed-out prefixes or another
-   * process starts there; the others steal. */
+  /* Worker 0 starts at the root, unless another process starts there; the others steal. */
   bool work = x->id == 0 && x->root_run;
   while (work || find_work(x)) {
     work = false;
@@ -835,6 +814,7 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
   atomic_init(&sh.stop, STOP_NONE);
   atomic_init(&sh.err, 0);
   atoll_visited_init(&sh.seen, n > 1);
+  atoll_visited_init(&sh.owned, n > 1);
   pthread_mutex_init(&sh.idle_lock, NULL);
   pthread_cond_init(&sh.idle_cond, NULL);
   search *w = calloc(n, sizeof *w);
@@ -845,7 +825,7 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
   for (; rc == 0 && made < n; made++) {
     rc = result_init(&wr[made], s->n_expects);
     w[made] = (search){.sh = &sh, .s = s, .out = &wr[made], .mode = mode, .id = made,
-                       .root_run = made == 0 && !(o && o->prefixes) && !(o && o->net && !o->root),
+                       .root_run = made == 0 && !(o && o->net && !o->root),
                        .relevant = relevant, .target = target};
     pthread_mutex_init(&w[made].lock, NULL);
   }
@@ -884,15 +864,7 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
     if (out->witness_expect < 0 || (n == 1) || (e < out->witness_expect && at_worst))
       take_witness(out, &wr[i]);
   }
-  out->states = atoll_visited_count(&sh.seen);
-  if (rc == 0 && o && o->states_out) {
-    uint64_t *all = malloc((out->states ? out->states : 1) * sizeof *all);
-    if (!all)
-      rc = ATOLL_ENOMEM;
-    else
-      o->states_out(o->states_ctx, all, atoll_visited_collect(&sh.seen, all));
-    free(all);
-  }
+  out->states = atoll_visited_count(sh.net ? &sh.owned : &sh.seen);
   out->complete = rc == 0 && stop == STOP_NONE;
   out->why = stop == STOP_STATES    ? "the state limit (--max-states) was reached"
              : stop == STOP_SECONDS ? "the time limit (--max-seconds) was reached"
@@ -910,6 +882,7 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
   pthread_mutex_destroy(&sh.idle_lock);
   pthread_cond_destroy(&sh.idle_cond);
   atoll_visited_free(&sh.seen);
+  atoll_visited_free(&sh.owned);
   return rc;
 }
 
@@ -953,7 +926,7 @@ static int setup_make(const atoll_scenario *s0, const atoll_explore_opts *o, set
 }
 
 /* The nominal schedule as the whole search's first run sees it (option 0 everywhere, ended where
- * it settles), for a search over prefixes or by several workers (atoll_explore_run). */
+ * it settles), for a search by several workers or processes (atoll_explore_run). */
 typedef struct nominal_ctx {
   search x;
   uint32_t kinds[ATOLL_CHOICE_KINDS];
@@ -1037,11 +1010,12 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
     rc = extreme_run(s, u.standalone, 2, &out->all_max_rt_latency_us);
   if (rc == 0)
     rc = search_run(s, o, n, u.mode, u.relevant, u.standalone, NULL, out);
-  bool shares = o && (o->prefixes || o->net);
+  bool shares = o && o->net;
   /* The nominal figures (nominal_rt_latency_us, choice_points) are what the search's first run
    * sees. Sequentially that is the nominal schedule, never cut; with several workers another one
    * may reach a state of it first and cut it there (seen under load: nominal null and 22 of 27
-   * choice points), and over prefixes the first run is not it at all. Both replay it alone. */
+   * choice points), over several processes it may be handed over, and most processes do not
+   * start at the root at all. Those replay it alone. */
   if (rc == 0 && (shares || n > 1))
     rc = nominal_run(&u, out);
   /* Which schedule first reaches the worst value depends on the workers' order. The sequential
@@ -1050,114 +1024,13 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
   if (rc == 0 && n > 1 && !shares && out->complete && out->violated)
     rc = witness_pass(&u, o, out);
   setup_free(&u);
+  out->busiest_events = out->events;
   out->wall_s = seconds_since(&t0);
   if (rc) {
     atoll_explore_free(out);
     return rc;
   }
   return 0;
-}
-
-/* --- the frontier: the tree cut at a depth, without pruning --- */
-
-typedef struct frontier {
-  search x;
-  uint32_t depth;
-} frontier;
-
-static bool frontier_boundary(void *ctx, atoll_sim_state *st) {
-  frontier *f = ctx;
-  search *x = &f->x;
-  if (x->err)
-    return false;
-  if (x->pos < x->len)
-    return true;
-  /* A settled run is a whole schedule (the search ends it there too); a deep one, a prefix. */
-  return !settled(x, st) && x->len < f->depth;
-}
-
-void atoll_explore_prefixes_free(atoll_explore_prefix *p, uint32_t n) {
-  for (uint32_t i = 0; p && i < n; i++)
-    free(p[i].choices);
-  free(p);
-}
-
-static int frontier_at(const setup *u, shared *sh, uint32_t depth, uint32_t most, atoll_explore_prefix **out,
-                       uint32_t *n) {
-  frontier f = {.x = {.sh = sh, .s = &u->s, .mode = u->mode, .relevant = u->relevant}, .depth = depth};
-  atoll_explore_result scratch;
-  int rc = result_init(&scratch, u->s.n_expects);
-  f.x.out = &scratch;
-  atoll_chooser ch = {.choose = dfs_choose, .ctx = &f.x};
-  atoll_core_limits limits = {.pending_per_client = pending_limit(&u->s, u->standalone)};
-  atoll_sim_opts so = {.chooser = &ch, .boundary = frontier_boundary, .boundary_ctx = &f,
-                       .standalone_ns = u->standalone, .core_limits = &limits};
-  atoll_explore_prefix *list = NULL;
-  uint32_t count = 0;
-  bool more = rc == 0;
-  while (more) {
-    f.x.pos = 0;
-    atoll_run_results res;
-    if ((rc = atoll_sim_run(&u->s, &so, &res)))
-      break;
-    atoll_run_results_free(&res);
-    if ((rc = f.x.err))
-      break;
-    uint32_t len = f.x.pos < f.x.len ? f.x.pos : f.x.len;
-    atoll_explore_prefix *nl = count < most ? realloc(list, (count + 1) * sizeof *nl) : NULL;
-    atoll_choice_rec *c = nl ? malloc((len ? len : 1) * sizeof *c) : NULL;
-    if (nl)
-      list = nl;
-    if (!c) {
-      rc = count < most ? ATOLL_ENOMEM : 0; /* past `most`: this depth has enough */
-      break;
-    }
-    memcpy(c, f.x.path, len * sizeof *c);
-    list[count++] = (atoll_explore_prefix){.choices = c, .n = len};
-    more = backtrack(&f.x);
-  }
-  free(f.x.path);
-  free(f.x.hi);
-  atoll_explore_free(&scratch);
-  *out = list, *n = count;
-  return rc;
-}
-
-int atoll_explore_frontier(const atoll_scenario *s0, uint32_t min_leaves, atoll_explore_prefix **out, uint32_t *n) {
-  setup u;
-  *out = NULL, *n = 0;
-  int rc = setup_make(s0, NULL, &u);
-  if (rc)
-    return rc;
-  shared sh = {.s = &u.s, .n_workers = 1};
-  /* Deeper until there are enough prefixes; 64 times as many at most, so the list stays small. */
-  uint64_t most = (uint64_t)min_leaves * 64 > 1u << 20 ? 1u << 20 : (uint32_t)min_leaves * 64;
-  uint32_t prev = 0;
-  for (uint32_t depth = 1; rc == 0 && depth <= 4096; depth++) {
-    atoll_explore_prefix *list;
-    uint32_t count;
-    rc = frontier_at(&u, &sh, depth, (uint32_t)most, &list, &count);
-    if (rc == 0 && (count >= min_leaves || count == prev || count >= most)) {
-      /* Enough, or deeper gives no more (every schedule ended), or too many: take this depth's,
-       * unless it was cut short at `most` (then the previous depth's list is whole). */
-      if (count >= most && *out) {
-        atoll_explore_prefixes_free(list, count);
-      } else {
-        atoll_explore_prefixes_free(*out, *n);
-        *out = list, *n = count;
-      }
-      break;
-    }
-    atoll_explore_prefixes_free(*out, *n);
-    *out = list, *n = count;
-    prev = count;
-  }
-  setup_free(&u);
-  if (rc) {
-    atoll_explore_prefixes_free(*out, *n);
-    *out = NULL, *n = 0;
-  }
-  return rc;
 }
 
 void atoll_explore_free(atoll_explore_result *r) {

@@ -139,6 +139,8 @@ static void print_table(FILE *f, const atoll_scenario *s, const atoll_explore_re
           "%u choices\n",
           r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, (unsigned long long)r->events,
           r->events ? 100.0 * (double)r->replayed_events / (double)r->events : 0.0, r->max_depth);
+  if (r->busiest_events != r->events) /* under mpirun: the imbalance (docs/scale-out.md) */
+    fprintf(f, "the busiest rank simulated %llu of those events\n", (unsigned long long)r->busiest_events);
   if (!isnan(r->worst_rt_latency_us))
     fprintf(f, "worst RT latency %.1f us (nominal schedule %.1f us)\n", r->worst_rt_latency_us,
             r->nominal_rt_latency_us);

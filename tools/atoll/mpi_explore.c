@@ -107,14 +107,15 @@ static int flush_all(atoll_mpi_net *n, bool only_old) {
   return rc;
 }
 
-static int offer(void *ctx, uint64_t h, uint64_t events, const atoll_choice_rec *c, uint32_t k) {
+static int offer(void *ctx, uint64_t h, uint64_t events, bool point, const atoll_choice_rec *c, uint32_t k) {
   atoll_mpi_net *n = ctx;
   int d = owner(n, h);
   if (d == n->rank)
     return 0;
   pthread_mutex_lock(&n->lock);
   outbuf *b = &n->out[d];
-  size_t need = REC_HEAD + (size_t)k * REC_CHOICE;
+  uint32_t kk = point ? k : UINT32_MAX; /* UINT32_MAX: a state only to count */
+  size_t need = REC_HEAD + (point ? (size_t)k * REC_CHOICE : 0);
   int rc = 0;
   if (b->len + need > b->cap) {
     size_t cap = b->cap ? b->cap : BATCH_BYTES + 4096;
@@ -132,8 +133,8 @@ static int offer(void *ctx, uint64_t h, uint64_t events, const atoll_choice_rec 
     char *p = b->buf + b->len;
     memcpy(p, &h, sizeof h), p += sizeof h;
     memcpy(p, &events, sizeof events), p += sizeof events;
-    memcpy(p, &k, sizeof k), p += sizeof k;
-    for (uint32_t i = 0; i < k; i++) {
+    memcpy(p, &kk, sizeof kk), p += sizeof kk;
+    for (uint32_t i = 0; point && i < k; i++) {
       uint32_t v[3] = {c[i].kind, c[i].option, c[i].n};
       memcpy(p, v, sizeof v), p += sizeof v;
     }
@@ -164,6 +165,11 @@ static int unpack(const char *p, size_t len,
     memcpy(&h, p, sizeof h), p += sizeof h;
     memcpy(&events, p, sizeof events), p += sizeof events;
     memcpy(&k, p, sizeof k), p += sizeof k;
+    if (k == UINT32_MAX) {
+      if (deliver)
+        deliver(dctx, h, events, NULL, 0);
+      continue;
+    }
     if ((size_t)(end - p) < (size_t)k * REC_CHOICE)
       break;
     if (k > cap) {
@@ -179,8 +185,9 @@ static int unpack(const char *p, size_t len,
       memcpy(v, p, sizeof v), p += sizeof v;
       c[i] = (atoll_choice_rec){.kind = (uint8_t)v[0], .option = v[1], .n = v[2]};
     }
+    static const atoll_choice_rec none; /* a handover with no choices is still one */
     if (deliver)
-      deliver(dctx, h, events, c, k);
+      deliver(dctx, h, events, k ? c : &none, k);
   }
   free(c);
   return p == end ? 0 : ATOLL_EPARSE;
@@ -301,7 +308,13 @@ atoll_mpi_net *atoll_mpi_net_new(void) {
     return NULL;
   }
   pthread_mutex_init(&n->lock, NULL);
-  n->iface = (atoll_explore_net){.ctx = n, .offer = offer, .poll = poll_net};
+  /* One state in 16 a handover point: measured on scenarios/verify/ (docs/scale-out.md), every
+   * state gives the least duplicated exploration but replays the most, 16 the least busiest-rank
+   * work. ATOLL_EXPLORE_HANDOVER_EVERY overrides it, to measure others. */
+  const char *e = getenv("ATOLL_EXPLORE_HANDOVER_EVERY");
+  long every = e ? strtol(e, NULL, 10) : 16;
+  n->iface = (atoll_explore_net){.ctx = n, .every = every >= 1 && every <= 256 ? (uint32_t)every : 16,
+                                 .offer = offer, .poll = poll_net};
   return n;
 }
 
@@ -345,10 +358,10 @@ static void reduce_extreme(double *v, uint32_t n, bool max) {
 int atoll_mpi_explore_merge(const atoll_scenario *s, atoll_explore_result *r) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  uint64_t sums[8] = {r->schedules, r->pruned,     r->choices,   r->events,
-                      r->replayed_events, r->unfinished, r->states, r->max_depth};
+  uint64_t sums[9] = {r->schedules,  r->pruned, r->choices,   r->events,        r->replayed_events,
+                      r->unfinished, r->states, r->max_depth, r->busiest_events};
   MPI_Allreduce(MPI_IN_PLACE, sums, 7, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &sums[7], 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &sums[7], 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   uint32_t nb = s->n_expects;
   double *v = malloc((2 * (size_t)nb + 1) * sizeof *v);
   int *flags = malloc(((size_t)nb + 2) * sizeof *flags);
@@ -371,6 +384,7 @@ int atoll_mpi_explore_merge(const atoll_scenario *s, atoll_explore_result *r) {
   if (rank == 0) {
     r->schedules = sums[0], r->pruned = sums[1], r->choices = sums[2], r->events = sums[3];
     r->replayed_events = sums[4], r->unfinished = sums[5], r->states = sums[6], r->max_depth = (uint32_t)sums[7];
+    r->busiest_events = sums[8];
     r->worst_rt_latency_us = v[2 * nb];
     for (uint32_t i = 0; i < nb; i++) {
       const atoll_expect *e = &s->expects[i];
