@@ -620,8 +620,9 @@ static bool take_handed(search *x) {
   while (same < most && x->path[same].kind == h->c[same].kind && x->path[same].option == h->c[same].option &&
          x->path[same].n == h->c[same].n)
     same++;
+  /* (A kept checkpoint is before the handed state: the skip to it counts on passing its event.) */
   uint32_t keep = 0;
-  while (keep < x->n_snaps && x->snaps[keep].pos <= same)
+  while (keep < x->n_snaps && x->snaps[keep].pos <= same && atoll_sim_snapshot_events(x->snaps[keep].sn) < h->events)
     keep++;
   lock_path(x);
   memcpy(x->path, h->c, h->n * sizeof *x->path);
