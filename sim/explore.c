@@ -625,7 +625,8 @@ static bool take_handed(search *x) {
   while (keep < x->n_snaps && x->snaps[keep].pos <= same && atoll_sim_snapshot_events(x->snaps[keep].sn) < h->events)
     keep++;
   lock_path(x);
-  memcpy(x->path, h->c, h->n * sizeof *x->path);
+  if (h->n) /* (a path never used has no array yet) */
+    memcpy(x->path, h->c, h->n * sizeof *x->path);
   for (uint32_t i = 0; i < h->n; i++)
     x->hi[i] = h->c[i].option + 1;
   x->len = x->base = h->n;
@@ -704,7 +705,8 @@ static bool find_work(search *x) {
       if (p == 1) {
         /* In choice order, so that the next state taken shares the longest prefix with the last
          * (its replay resumes from the deepest checkpoint the two share). */
-        qsort(sh->inbox, sh->n_inbox, sizeof *sh->inbox, cmp_handed);
+        if (sh->n_inbox > 1)
+          qsort(sh->inbox, sh->n_inbox, sizeof *sh->inbox, cmp_handed);
         pthread_cond_broadcast(&sh->idle_cond);
         continue;
       }

@@ -63,7 +63,8 @@ static int offer(void *ctx, uint64_t h, uint64_t events, bool point, const atoll
   atoll_choice_rec *copy = NULL;
   if (point) {
     copy = malloc((k ? k : 1) * sizeof *copy);
-    memcpy(copy, c, k * sizeof *copy);
+    if (k) /* (the root state: no choices, maybe no array) */
+      memcpy(copy, c, k * sizeof *copy);
     n->handovers++;
   }
   n->box[d][n->n_box[d]++] = (message){.h = h, .events = events, .point = point, .c = copy, .n = k};
