@@ -867,7 +867,8 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
     if (out->witness_expect < 0 || (n == 1) || (e < out->witness_expect && at_worst))
       take_witness(out, &wr[i]);
   }
-  out->states = atoll_visited_count(sh.net ? &sh.owned : &sh.seen);
+  /* Without pruning no state is offered to the net: `seen` holds them all (on the root process). */
+  out->states = atoll_visited_count(sh.net && mode != ATOLL_EXPLORE_NO_PRUNING ? &sh.owned : &sh.seen);
   out->complete = rc == 0 && stop == STOP_NONE;
   out->why = stop == STOP_STATES    ? "the state limit (--max-states) was reached"
              : stop == STOP_SECONDS ? "the time limit (--max-seconds) was reached"

@@ -106,14 +106,17 @@ static void *proc_main(void *arg) {
 static double worse(double a, double b) { return isnan(a) ? b : isnan(b) ? a : a > b ? a : b; }
 
 /* Explores s over `procs` processes of `threads` workers, one state in `every` a handover point,
- * and compares the merged result with the sequential one. */
-static void compare(const char *path, const char *policy, uint32_t procs, uint32_t threads, uint32_t every) {
+ * and compares the merged result with the sequential one. Without pruning there is no visited set
+ * to split: the root process runs the whole search. */
+static void compare_mode(const char *path, const char *policy, uint32_t procs, uint32_t threads, uint32_t every,
+                         bool no_pruning) {
   char set[64];
   snprintf(set, sizeof set, "policy=%s", policy);
   const char *sets[] = {set};
   atoll_test_scenario *t = atoll_test_load(path, sets, 1);
   atoll_explore_result seq;
-  assert_int_equal(atoll_explore_run(&t->s, NULL, &seq), 0);
+  atoll_explore_opts so = {.no_pruning = no_pruning};
+  assert_int_equal(atoll_explore_run(&t->s, &so, &seq), 0);
   fake_net net = {.procs = procs};
   pthread_mutex_init(&net.lock, NULL);
   proc p[MAX_PROCS];
@@ -121,7 +124,7 @@ static void compare(const char *path, const char *policy, uint32_t procs, uint32
   for (uint32_t i = 0; i < procs; i++) {
     p[i] = (proc){.net = &net, .id = i, .s = &t->s};
     p[i].iface = (atoll_explore_net){.ctx = &p[i], .every = every, .offer = offer, .poll = poll_net};
-    p[i].o = (atoll_explore_opts){.threads = threads, .net = &p[i].iface, .root = i == 0};
+    p[i].o = (atoll_explore_opts){.threads = threads, .net = &p[i].iface, .root = i == 0, .no_pruning = no_pruning};
     assert_int_equal(pthread_create(&th[i], NULL, proc_main, &p[i]), 0);
   }
   uint64_t states = 0, busiest = 0, events = 0;
@@ -152,14 +155,23 @@ static void compare(const char *path, const char *policy, uint32_t procs, uint32
   assert_true(violated == seq.violated);
   assert_true(worst == seq.worst_rt_latency_us);
   assert_true(bound == seq.bounds[0].worst);
-  /* The work was shared: some states were handed over, and no process did all of it. */
-  assert_true(net.handovers > 0);
-  assert_true(busiest < events);
+  if (no_pruning) {
+    assert_true(net.handovers == 0);
+    assert_true(busiest == events);
+  } else {
+    /* The work was shared: some states were handed over, and no process did all of it. */
+    assert_true(net.handovers > 0);
+    assert_true(busiest < events);
+  }
   pthread_mutex_destroy(&net.lock);
   for (uint32_t i = 0; i < procs; i++)
     free(net.box[i]);
   atoll_explore_free(&seq);
   atoll_test_unload(t);
+}
+
+static void compare(const char *path, const char *policy, uint32_t procs, uint32_t threads, uint32_t every) {
+  compare_mode(path, policy, procs, threads, every, false);
 }
 
 static void processes_count_the_sequential_states(void **state) {
@@ -172,10 +184,12 @@ static void processes_count_the_sequential_states(void **state) {
   }
 }
 
+/* Larger: same-instant.yaml, and tiny.yaml without pruning (every schedule to its end). */
 static void processes_share_a_larger_search(void **state) {
   (void)state;
   compare(SRC("scenarios/verify/same-instant.yaml"), "reef", 3, 1, 16);
   compare(SRC("scenarios/verify/same-instant.yaml"), "reef", 4, 1, 1);
+  compare_mode(SRC("scenarios/verify/tiny.yaml"), "seq", 3, 1, 16, true);
 }
 
 static const struct CMUnitTest tests[] = {
