@@ -43,6 +43,9 @@ typedef struct atoll_policy_ops {
   /* Streams of the policy's own beyond the queues' (dart's node workers), created after init; a
    * non-zero return fails atoll_core_init. NULL: none. */
   int (*create_streams)(atoll_core *c);
+  /* Before a run of several GPUs: places the clients whose gpu: was not given (clients: a copy of
+   * s's to change); true when it moved one. NULL: the scenario's placement stands. */
+  bool (*place)(const atoll_scenario *s, atoll_client *clients);
 } atoll_policy_ops;
 
 const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind);
