@@ -14,7 +14,8 @@
  *
  * explores FILE with 1, 2 and 4 worker threads, N times each, interleaved in one process (so the
  * machine's load is shared alike), and prints the median states per wall second and per CPU
- * second, and each wall rate against one thread's. On a machine with fewer free cores than
+ * second, and each wall rate against one thread's (of the medians, and the median of each round's
+ * ratio), with the load average before and after. On a machine with fewer free cores than
  * threads the wall ratio shows the sharing of the cores, not the explorer's scaling: the CPU rate
  * then says what each thread achieved (docs/scale-out.md).
  *
@@ -150,6 +151,18 @@ static void largest_within(double budget, const char *policy) {
   atoll_arena_free(&a);
 }
 
+/* The machine's 1-minute load average (Linux), or NAN: the threads scan says what it ran beside. */
+static double load_average(void) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  double v = NAN;
+  if (f) {
+    if (fscanf(f, "%lf", &v) != 1)
+      v = NAN;
+    fclose(f);
+  }
+  return v;
+}
+
 static void threads_scan(const char *path, int runs, const char *policy) {
   static const uint32_t threads[] = {1, 2, 4};
   enum { NT = sizeof threads / sizeof *threads };
@@ -157,8 +170,9 @@ static void threads_scan(const char *path, int runs, const char *policy) {
   atoll_scenario s;
   if (load(&a, path, policy, &s))
     return;
-  double wall[NT][16], cpu[NT][16];
+  double wall[NT][16], cpu[NT][16], ratio[NT][16];
   uint64_t states[NT] = {0};
+  double load0 = load_average();
   for (int i = 0; i < runs; i++)
     for (int t = 0; t < NT; t++) {
       atoll_explore_opts o = {.threads = threads[t]};
@@ -171,20 +185,24 @@ static void threads_scan(const char *path, int runs, const char *policy) {
       }
       cpu[t][i] = (double)r.states / (cpu_s() - c0);
       wall[t][i] = (double)r.states / r.wall_s;
+      ratio[t][i] = wall[t][i] / wall[0][i]; /* against 1 thread in the same round */
       states[t] = r.states;
       atoll_explore_free(&r);
     }
-  printf("threads scan: %s, policy %s, median of %d runs\n", path, policy, runs);
-  printf("%8s %10s %12s %12s %14s\n", "threads", "states", "states/s", "states/cpu-s", "wall vs 1 thread");
+  printf("threads scan: %s, policy %s, median of %d runs; load average %.2f before, %.2f after\n", path, policy,
+         runs, load0, load_average());
+  printf("%8s %10s %12s %12s %14s %14s\n", "threads", "states", "states/s", "states/cpu-s", "wall vs 1 thread",
+         "same round");
   double base = 0;
   for (int t = 0; t < NT; t++) {
     qsort(wall[t], (size_t)runs, sizeof **wall, cmp_double);
     qsort(cpu[t], (size_t)runs, sizeof **cpu, cmp_double);
+    qsort(ratio[t], (size_t)runs, sizeof **ratio, cmp_double);
     double w = wall[t][runs / 2];
     if (t == 0)
       base = w;
-    printf("%8u %10llu %12.0f %12.0f %14.2f\n", threads[t], (unsigned long long)states[t], w, cpu[t][runs / 2],
-           w / base);
+    printf("%8u %10llu %12.0f %12.0f %14.2f %14.2f\n", threads[t], (unsigned long long)states[t], w,
+           cpu[t][runs / 2], w / base, ratio[t][runs / 2]);
   }
   atoll_arena_free(&a);
 }

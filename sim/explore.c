@@ -8,7 +8,12 @@
  * subtree it can take): it copies the prefix up to that entry, takes options [option + 1, hi), and
  * lowers the victim's hi. Workers share the visited set (explore_visited.h), so a state reached by
  * one is not explored again by another. The search ends when every worker is idle and none has
- * anything to steal (checked under one lock, so no work can appear meanwhile). */
+ * anything to steal (checked under one lock, so no work can appear meanwhile).
+ *
+ * Over several processes (explore.h, atoll_explore_net) a new state another process owns ends the
+ * run that reached it and goes to its owner with the run's choices; idle workers take the states
+ * handed to this process (the `inbox`) as subtrees: replay the choices to the handed state's event
+ * and search below it. The search ends when the net says every process is idle. */
 #include "sim/explore.h"
 
 #include <math.h>
@@ -34,6 +39,9 @@ typedef struct shared {
   const bool *relevant; /* fold mode: the clients whose requests the bounds (and the worst RT latency) read */
   const int64_t *standalone;
   atoll_visited seen;
+  /* Over several processes: the states this process owns, its share of the count (`seen` then
+   * holds every state this process explored or handed over). */
+  atoll_visited owned;
   uint32_t n_workers;
   struct search *workers;
   atomic_int stop;      /* a stop_reason: every worker ends its run and leaves */
@@ -43,8 +51,17 @@ typedef struct shared {
   pthread_cond_t idle_cond;
   uint32_t n_idle;
   bool done;
-  uint32_t next_prefix; /* the next of o->prefixes to hand out (under idle_lock) */
   struct timespec t0;
+  /* Over several processes: the states handed to this one and new to its set, each with the
+   * choices that reach it and its event count; taken last in, first out (under idle_lock). */
+  const atoll_explore_net *net;
+  struct handed {
+    atoll_choice_rec *c;
+    uint32_t n;
+    uint64_t events;
+  } *inbox;
+  uint32_t n_inbox, cap_inbox;
+  int net_err;
 } shared;
 
 enum stop_reason { STOP_NONE, STOP_STATES, STOP_SECONDS, STOP_ERROR, STOP_WITNESS_FINAL };
@@ -64,11 +81,14 @@ typedef struct search {
   uint32_t len, cap, pos, base;
   pthread_mutex_t lock;
   bool root_run; /* this run is the first of the whole search: every option 0 */
-  bool hash_replay; /* this run is the first of a handed-out prefix */
   bool stop_all; /* the search is stopping */
   bool cut;      /* this run ended at a state seen before */
   bool settled;  /* this run ended where no bound's value can change any more */
   bool replaying; /* this run has not yet passed its last replayed choice */
+  /* A subtree handed from another process: its first run replays up to the event count where the
+   * handed state is (already in the set). */
+  bool to_handed;
+  uint64_t handed_events;
   /* Requests finished at the last event boundary before the run's first new choice. */
   uint64_t done_at_replay_end;
   const bool *relevant;
@@ -85,6 +105,9 @@ typedef struct search {
   } *snaps;
   uint32_t n_snaps, cap_snaps;
   uint64_t run_start_events; /* the events the run's start state had taken */
+  /* The path entries the checkpoints stand for after the last run, and how many checkpoints the
+   * next subtree keeps (those before its first choice that differs from them). */
+  uint32_t valid_len, keep_snaps;
 } search;
 
 static void lock_path(search *x) {
@@ -260,13 +283,28 @@ static bool settled(const search *x, const atoll_sim_state *st) {
   return true;
 }
 
-/* Adds the state's hash to the visited set: 1 seen before, 0 new, < 0 an error (kept in x->err). */
+/* Adds the state's hash to the visited set: 1 seen before, 0 new, 2 another process owns it (it
+ * was handed over), < 0 an error (kept in x->err). */
 static int visit(search *x, atoll_sim_state *st) {
   uint64_t h;
   int rc = atoll_sim_state_hash(st, x->mode == ATOLL_EXPLORE_EXACT ? ATOLL_HASH_WITH_RECORDS : ATOLL_HASH_FUTURE_ONLY,
                                 &h);
+  const atoll_explore_net *net = x->sh->net;
   if (rc == 0)
     rc = atoll_visited_add(&x->sh->seen, h);
+  if (rc == 0 && net && x->mode != ATOLL_EXPLORE_NO_PRUNING) {
+    /* New here. A handover point goes to its owner, which alone explores it; any other state is
+     * explored here and only counted by its owner (explore.h, atoll_explore_net). */
+    bool point = ((h >> 8) & 0xff) < 256 / (net->every ? net->every : 1); /* bits apart from the owner's */
+    rc = net->offer(net->ctx, h, atoll_sim_state_events(st), point, x->path, x->pos);
+    if (rc == 1)
+      return point ? 2 : 0;
+    if (rc == 0) {
+      rc = atoll_visited_add(&x->sh->owned, h);
+      if (rc == 1 && !point)
+        rc = 0; /* counted already: another process reached it too */
+    }
+  }
   if (rc < 0)
     x->err = rc;
   return rc;
@@ -278,19 +316,20 @@ static bool boundary_step(search *x, atoll_sim_state *st) {
     x->stop_all = true;
     return false;
   }
+  if (x->to_handed) {
+    /* A handed subtree's first run: the states before the handed one belong to the run of the
+     * process that handed it; the handed state itself is in the set already. */
+    if (atoll_sim_state_events(st) < x->handed_events)
+      return true;
+    x->to_handed = false;
+    x->replaying = false;
+    x->out->replayed_events += atoll_sim_state_events(st) - x->run_start_events;
+    return true;
+  }
   if (x->pos < x->len) {
-    /* Still replaying: these states belong to runs already made, except on the first run of a
-     * handed-out prefix (explore.h, prefixes): its states are added, never cut, and its values
-     * folded, since no run of this search passed there. */
-    if (x->hash_replay) {
-      if (settled(x, st))
-        return true;
-      if (visit(x, st) < 0)
-        return false;
-      x->done_at_replay_end = UINT64_MAX;
-    } else if (x->mode == ATOLL_EXPLORE_FOLD) {
+    /* Still replaying: these states belong to runs already made. */
+    if (x->mode == ATOLL_EXPLORE_FOLD)
       x->done_at_replay_end = finished_requests(x, atoll_sim_state_results(st));
-    }
     return true;
   }
   if (x->replaying) {
@@ -304,7 +343,8 @@ static bool boundary_step(search *x, atoll_sim_state *st) {
   int rc = visit(x, st);
   if (rc < 0)
     return false;
-  if (rc == 1 && x->mode != ATOLL_EXPLORE_NO_PRUNING) {
+  if ((rc == 1 && x->mode != ATOLL_EXPLORE_NO_PRUNING) || rc == 2) {
+    /* Seen before, or handed to its owner: what follows is explored from there. */
     x->cut = true;
     if (x->mode == ATOLL_EXPLORE_FOLD && (rc = fold_past(x, atoll_sim_state_results(st))))
       x->err = rc;
@@ -466,7 +506,8 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
   atoll_explore_result *out = x->out;
   int rc = 0;
   bool more = true;
-  x->n_snaps = 0; /* a new subtree: its path was replaced (a prefix taken or stolen) */
+  x->n_snaps = x->keep_snaps; /* a new subtree: its path was replaced (taken, stolen or handed) */
+  x->keep_snaps = 0;
   while (more) {
     /* Resume from the deepest checkpoint before the choice that changed (the path's last entry). */
     while (x->n_snaps && x->snaps[x->n_snaps - 1].pos >= x->len)
@@ -476,7 +517,9 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
     x->run_start_events = from ? atoll_sim_snapshot_events(from->sn) : 0;
     x->cut = x->settled = x->stop_all = false;
     x->replaying = true;
-    x->done_at_replay_end = 0;
+    /* A handed subtree's first run folds whatever a cut finds: no run of this process passed
+     * before its handed state. */
+    x->done_at_replay_end = x->to_handed ? UINT64_MAX : 0;
     atoll_run_results own;
     const atoll_run_results *res = &own;
     if (x->runner)
@@ -507,7 +550,7 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
     } else if (x->cut) {
       out->pruned++;
     }
-    x->root_run = x->hash_replay = false;
+    x->root_run = false;
     if (!x->runner)
       atoll_run_results_free(&own);
     if (rc || x->stop_all)
@@ -523,6 +566,7 @@ static int run_subtree(search *x, const atoll_sim_opts *so) {
       if (o && o->max_seconds > 0 && seconds_since(&sh->t0) > o->max_seconds)
         stop_with(sh, STOP_SECONDS);
     }
+    x->valid_len = x->pos < x->len ? x->pos : x->len;
     if (atomic_load_explicit(&sh->stop, memory_order_relaxed) != STOP_NONE)
       break;
     more = backtrack(x);
@@ -560,39 +604,115 @@ static bool steal(search *thief) {
   return false;
 }
 
-/* Takes the next handed-out prefix, whole: the worker owns everything below it. Under idle_lock. */
-static bool take_prefix(search *x) {
+/* Takes the state last handed to this process as a subtree: its choices are fixed, and the first
+ * run replays them to the handed state. The checkpoints of the worker's last path are kept up to
+ * the first choice that differs (states handed one after another often share long prefixes).
+ * Under idle_lock. */
+static bool take_handed(search *x) {
   shared *sh = x->sh;
-  const atoll_explore_opts *o = sh->o;
-  if (!o || sh->next_prefix >= o->n_prefixes)
+  if (!sh->n_inbox)
     return false;
-  const atoll_explore_prefix *p = &o->prefixes[sh->next_prefix];
-  if (path_reserve(x, p->n) != 0)
+  struct handed *h = &sh->inbox[sh->n_inbox - 1];
+  if (path_reserve(x, h->n) != 0)
     return false;
-  sh->next_prefix++;
+  sh->n_inbox--;
+  uint32_t same = 0, most = x->valid_len < h->n ? x->valid_len : h->n;
+  while (same < most && x->path[same].kind == h->c[same].kind && x->path[same].option == h->c[same].option &&
+         x->path[same].n == h->c[same].n)
+    same++;
+  /* (A kept checkpoint is before the handed state: the skip to it counts on passing its event.) */
+  uint32_t keep = 0;
+  while (keep < x->n_snaps && x->snaps[keep].pos <= same && atoll_sim_snapshot_events(x->snaps[keep].sn) < h->events)
+    keep++;
   lock_path(x);
-  memcpy(x->path, p->choices, p->n * sizeof *x->path);
-  for (uint32_t i = 0; i < p->n; i++)
-    x->hi[i] = p->choices[i].option + 1;
-  x->len = x->base = p->n;
-  x->hash_replay = true;
+  if (h->n) /* (a path never used has no array yet) */
+    memcpy(x->path, h->c, h->n * sizeof *x->path);
+  for (uint32_t i = 0; i < h->n; i++)
+    x->hi[i] = h->c[i].option + 1;
+  x->len = x->base = h->n;
   unlock_path(x);
+  x->keep_snaps = keep;
+  x->to_handed = true;
+  x->handed_events = h->events;
+  free(h->c);
   return true;
 }
 
-/* Waits for work; false when the search is over (every worker idle, nothing to steal) or stopping. */
+/* The net's deliver: a state handed to this process joins its set and, if new, its inbox. Called
+ * from find_work's poll, under idle_lock. */
+static void deliver(void *ctx, uint64_t h, uint64_t events, const atoll_choice_rec *c, uint32_t n) {
+  shared *sh = ctx;
+  if (sh->net_err)
+    return;
+  int rc = atoll_visited_add(&sh->owned, h);
+  if (rc == 1 || (rc == 0 && !c))
+    return; /* seen before, or a state only to count */
+  if (rc == 0 && sh->n_inbox == sh->cap_inbox) {
+    uint32_t cap = sh->cap_inbox ? sh->cap_inbox * 2 : 64;
+    struct handed *ni = realloc(sh->inbox, cap * sizeof *ni);
+    if (ni)
+      sh->inbox = ni, sh->cap_inbox = cap;
+    else
+      rc = ATOLL_ENOMEM;
+  }
+  atoll_choice_rec *copy = rc == 0 ? malloc((n ? n : 1) * sizeof *copy) : NULL;
+  if (!copy) {
+    sh->net_err = rc ? rc : ATOLL_ENOMEM;
+    return;
+  }
+  memcpy(copy, c, n * sizeof *copy);
+  sh->inbox[sh->n_inbox++] = (struct handed){.c = copy, .n = n, .events = events};
+  const atoll_explore_opts *o = sh->o;
+  if (o && o->max_states && atoll_visited_count(&sh->seen) >= o->max_states)
+    stop_with(sh, STOP_STATES);
+}
+
+static int cmp_handed(const void *a, const void *b) {
+  const struct handed *x = a, *y = b;
+  uint32_t n = x->n < y->n ? x->n : y->n;
+  for (uint32_t i = 0; i < n; i++) {
+    const atoll_choice_rec *p = &x->c[i], *q = &y->c[i];
+    if (p->kind != q->kind || p->n != q->n)
+      return p->kind != q->kind ? (p->kind > q->kind) - (p->kind < q->kind) : (p->n > q->n) - (p->n < q->n);
+    if (p->option != q->option)
+      return (p->option > q->option) - (p->option < q->option);
+  }
+  return (x->n > y->n) - (x->n < y->n);
+}
+
+/* Waits for work; false when the search is over (every worker idle, nothing to steal, and over
+ * several processes every one idle) or stopping. */
 static bool find_work(search *x) {
   shared *sh = x->sh;
   bool got = false;
   pthread_mutex_lock(&sh->idle_lock);
   sh->n_idle++;
   while (!sh->done && atomic_load(&sh->stop) == STOP_NONE) {
-    if (take_prefix(x) || steal(x)) {
+    if (take_handed(x) || steal(x)) {
       sh->n_idle--;
       got = true;
       break;
     }
-    if (sh->n_idle == sh->n_workers) {
+    bool all_idle = sh->n_idle == sh->n_workers;
+    if (sh->net) {
+      int p = sh->net->poll(sh->net->ctx, all_idle, deliver, sh);
+      if (sh->net_err || p < 0) {
+        int none = 0;
+        atomic_compare_exchange_strong(&sh->err, &none, sh->net_err ? sh->net_err : p);
+        stop_with(sh, STOP_ERROR);
+        break;
+      }
+      if (p == 1) {
+        /* In choice order, so that the next state taken shares the longest prefix with the last
+         * (its replay resumes from the deepest checkpoint the two share). */
+        if (sh->n_inbox > 1)
+          qsort(sh->inbox, sh->n_inbox, sizeof *sh->inbox, cmp_handed);
+        pthread_cond_broadcast(&sh->idle_cond);
+        continue;
+      }
+      all_idle = p == 2;
+    }
+    if (all_idle) {
       sh->done = true;
       pthread_cond_broadcast(&sh->idle_cond);
       break;
@@ -622,8 +742,8 @@ static void *worker_main(void *arg) {
     atomic_compare_exchange_strong(&sh->err, &none, made);
     stop_with(sh, STOP_ERROR);
   }
-  /* Worker 0 starts at the root, unless the search is over handed-out prefixes; the others steal. */
-  bool work = x->id == 0 && !(sh->o && sh->o->prefixes);
+  /* Worker 0 starts at the root, unless another process starts there; the others steal. */
+  bool work = x->id == 0 && x->root_run;
   while (work || find_work(x)) {
     work = false;
     int rc = run_subtree(x, &so);
@@ -691,11 +811,13 @@ static void take_witness(atoll_explore_result *out, atoll_explore_result *w) {
 static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint32_t n, atoll_explore_mode mode,
                       const bool *relevant, const int64_t *standalone, const double *target,
                       atoll_explore_result *out) {
-  shared sh = {.s = s, .o = o, .mode = mode, .relevant = relevant, .standalone = standalone, .n_workers = n};
+  shared sh = {.s = s, .o = o, .mode = mode, .relevant = relevant, .standalone = standalone, .n_workers = n,
+               .net = o ? o->net : NULL};
   clock_gettime(CLOCK_MONOTONIC, &sh.t0);
   atomic_init(&sh.stop, STOP_NONE);
   atomic_init(&sh.err, 0);
   atoll_visited_init(&sh.seen, n > 1);
+  atoll_visited_init(&sh.owned, n > 1);
   pthread_mutex_init(&sh.idle_lock, NULL);
   pthread_cond_init(&sh.idle_cond, NULL);
   search *w = calloc(n, sizeof *w);
@@ -706,7 +828,7 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
   for (; rc == 0 && made < n; made++) {
     rc = result_init(&wr[made], s->n_expects);
     w[made] = (search){.sh = &sh, .s = s, .out = &wr[made], .mode = mode, .id = made,
-                       .root_run = made == 0 && !(o && o->prefixes),
+                       .root_run = made == 0 && !(o && o->net && !o->root),
                        .relevant = relevant, .target = target};
     pthread_mutex_init(&w[made].lock, NULL);
   }
@@ -745,15 +867,8 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
     if (out->witness_expect < 0 || (n == 1) || (e < out->witness_expect && at_worst))
       take_witness(out, &wr[i]);
   }
-  out->states = atoll_visited_count(&sh.seen);
-  if (rc == 0 && o && o->states_out) {
-    uint64_t *all = malloc((out->states ? out->states : 1) * sizeof *all);
-    if (!all)
-      rc = ATOLL_ENOMEM;
-    else
-      o->states_out(o->states_ctx, all, atoll_visited_collect(&sh.seen, all));
-    free(all);
-  }
+  /* Without pruning no state is offered to the net: `seen` holds them all (on the root process). */
+  out->states = atoll_visited_count(sh.net && mode != ATOLL_EXPLORE_NO_PRUNING ? &sh.owned : &sh.seen);
   out->complete = rc == 0 && stop == STOP_NONE;
   out->why = stop == STOP_STATES    ? "the state limit (--max-states) was reached"
              : stop == STOP_SECONDS ? "the time limit (--max-seconds) was reached"
@@ -765,9 +880,13 @@ static int search_run(const atoll_scenario *s, const atoll_explore_opts *o, uint
     atoll_explore_free(&wr[i]);
   }
   free(w), free(wr), free(th);
+  for (uint32_t i = 0; i < sh.n_inbox; i++)
+    free(sh.inbox[i].c);
+  free(sh.inbox);
   pthread_mutex_destroy(&sh.idle_lock);
   pthread_cond_destroy(&sh.idle_cond);
   atoll_visited_free(&sh.seen);
+  atoll_visited_free(&sh.owned);
   return rc;
 }
 
@@ -811,7 +930,7 @@ static int setup_make(const atoll_scenario *s0, const atoll_explore_opts *o, set
 }
 
 /* The nominal schedule as the whole search's first run sees it (option 0 everywhere, ended where
- * it settles), for a search over prefixes or by several workers (atoll_explore_run). */
+ * it settles), for a search by several workers or processes (atoll_explore_run). */
 typedef struct nominal_ctx {
   search x;
   uint32_t kinds[ATOLL_CHOICE_KINDS];
@@ -895,11 +1014,12 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
     rc = extreme_run(s, u.standalone, 2, &out->all_max_rt_latency_us);
   if (rc == 0)
     rc = search_run(s, o, n, u.mode, u.relevant, u.standalone, NULL, out);
-  bool shares = o && o->prefixes;
+  bool shares = o && o->net;
   /* The nominal figures (nominal_rt_latency_us, choice_points) are what the search's first run
    * sees. Sequentially that is the nominal schedule, never cut; with several workers another one
    * may reach a state of it first and cut it there (seen under load: nominal null and 22 of 27
-   * choice points), and over prefixes the first run is not it at all. Both replay it alone. */
+   * choice points), over several processes it may be handed over, and most processes do not
+   * start at the root at all. Those replay it alone. */
   if (rc == 0 && (shares || n > 1))
     rc = nominal_run(&u, out);
   /* Which schedule first reaches the worst value depends on the workers' order. The sequential
@@ -908,114 +1028,13 @@ int atoll_explore_run(const atoll_scenario *s0, const atoll_explore_opts *o, ato
   if (rc == 0 && n > 1 && !shares && out->complete && out->violated)
     rc = witness_pass(&u, o, out);
   setup_free(&u);
+  out->busiest_events = out->events;
   out->wall_s = seconds_since(&t0);
   if (rc) {
     atoll_explore_free(out);
     return rc;
   }
   return 0;
-}
-
-/* --- the frontier: the tree cut at a depth, without pruning --- */
-
-typedef struct frontier {
-  search x;
-  uint32_t depth;
-} frontier;
-
-static bool frontier_boundary(void *ctx, atoll_sim_state *st) {
-  frontier *f = ctx;
-  search *x = &f->x;
-  if (x->err)
-    return false;
-  if (x->pos < x->len)
-    return true;
-  /* A settled run is a whole schedule (the search ends it there too); a deep one, a prefix. */
-  return !settled(x, st) && x->len < f->depth;
-}
-
-void atoll_explore_prefixes_free(atoll_explore_prefix *p, uint32_t n) {
-  for (uint32_t i = 0; p && i < n; i++)
-    free(p[i].choices);
-  free(p);
-}
-
-static int frontier_at(const setup *u, shared *sh, uint32_t depth, uint32_t most, atoll_explore_prefix **out,
-                       uint32_t *n) {
-  frontier f = {.x = {.sh = sh, .s = &u->s, .mode = u->mode, .relevant = u->relevant}, .depth = depth};
-  atoll_explore_result scratch;
-  int rc = result_init(&scratch, u->s.n_expects);
-  f.x.out = &scratch;
-  atoll_chooser ch = {.choose = dfs_choose, .ctx = &f.x};
-  atoll_core_limits limits = {.pending_per_client = pending_limit(&u->s, u->standalone)};
-  atoll_sim_opts so = {.chooser = &ch, .boundary = frontier_boundary, .boundary_ctx = &f,
-                       .standalone_ns = u->standalone, .core_limits = &limits};
-  atoll_explore_prefix *list = NULL;
-  uint32_t count = 0;
-  bool more = rc == 0;
-  while (more) {
-    f.x.pos = 0;
-    atoll_run_results res;
-    if ((rc = atoll_sim_run(&u->s, &so, &res)))
-      break;
-    atoll_run_results_free(&res);
-    if ((rc = f.x.err))
-      break;
-    uint32_t len = f.x.pos < f.x.len ? f.x.pos : f.x.len;
-    atoll_explore_prefix *nl = count < most ? realloc(list, (count + 1) * sizeof *nl) : NULL;
-    atoll_choice_rec *c = nl ? malloc((len ? len : 1) * sizeof *c) : NULL;
-    if (nl)
-      list = nl;
-    if (!c) {
-      rc = count < most ? ATOLL_ENOMEM : 0; /* past `most`: this depth has enough */
-      break;
-    }
-    memcpy(c, f.x.path, len * sizeof *c);
-    list[count++] = (atoll_explore_prefix){.choices = c, .n = len};
-    more = backtrack(&f.x);
-  }
-  free(f.x.path);
-  free(f.x.hi);
-  atoll_explore_free(&scratch);
-  *out = list, *n = count;
-  return rc;
-}
-
-int atoll_explore_frontier(const atoll_scenario *s0, uint32_t min_leaves, atoll_explore_prefix **out, uint32_t *n) {
-  setup u;
-  *out = NULL, *n = 0;
-  int rc = setup_make(s0, NULL, &u);
-  if (rc)
-    return rc;
-  shared sh = {.s = &u.s, .n_workers = 1};
-  /* Deeper until there are enough prefixes; 64 times as many at most, so the list stays small. */
-  uint64_t most = (uint64_t)min_leaves * 64 > 1u << 20 ? 1u << 20 : (uint32_t)min_leaves * 64;
-  uint32_t prev = 0;
-  for (uint32_t depth = 1; rc == 0 && depth <= 4096; depth++) {
-    atoll_explore_prefix *list;
-    uint32_t count;
-    rc = frontier_at(&u, &sh, depth, (uint32_t)most, &list, &count);
-    if (rc == 0 && (count >= min_leaves || count == prev || count >= most)) {
-      /* Enough, or deeper gives no more (every schedule ended), or too many: take this depth's,
-       * unless it was cut short at `most` (then the previous depth's list is whole). */
-      if (count >= most && *out) {
-        atoll_explore_prefixes_free(list, count);
-      } else {
-        atoll_explore_prefixes_free(*out, *n);
-        *out = list, *n = count;
-      }
-      break;
-    }
-    atoll_explore_prefixes_free(*out, *n);
-    *out = list, *n = count;
-    prev = count;
-  }
-  setup_free(&u);
-  if (rc) {
-    atoll_explore_prefixes_free(*out, *n);
-    *out = NULL, *n = 0;
-  }
-  return rc;
 }
 
 void atoll_explore_free(atoll_explore_result *r) {

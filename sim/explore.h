@@ -15,7 +15,8 @@
  *    seen before also had the same past, and the run's report would repeat an explored one's;
  *  - no pruning when a bound reads GPU busy time (integrals over the whole past).
  * With more than one worker thread, idle workers steal subtrees (choice prefixes) from busy ones
- * and all share the visited set (explore.c says how).
+ * and all share the visited set (explore.c says how). Several processes share a search through
+ * atoll_explore_net, below.
  * The search is finite because the scenario's requests are finite (its arrivals within duration)
  * and every choice set is. */
 #ifndef ATOLL_SIM_EXPLORE_H
@@ -29,11 +30,31 @@
 
 typedef enum atoll_explore_mode { ATOLL_EXPLORE_FOLD, ATOLL_EXPLORE_EXACT, ATOLL_EXPLORE_NO_PRUNING } atoll_explore_mode;
 
-/* A choice prefix handed to a search: the subtree of every schedule that starts with it. */
-typedef struct atoll_explore_prefix {
-  atoll_choice_rec *choices;
-  uint32_t n;
-} atoll_explore_prefix;
+/* A search over several processes whose visited set is partitioned by state hash (MPI ranks,
+ * docs/scale-out.md): every state has one owner process, which alone counts it. One state in
+ * `every` (chosen by its hash) is a handover point: a worker that reaches a new point another
+ * process owns hands it over (its hash and the choices that reach it) and ends its run there, as
+ * at a state seen before; the owner keeps it if it is new there and searches below it. Other
+ * states are explored by whichever process reaches them (each keeps its own set of them too) and
+ * only their hashes go to their owners. So a state two processes reach is explored by both only
+ * up to the next handover points, which one explores; the owners' counts add up to the
+ * sequential search's. */
+typedef struct atoll_explore_net {
+  void *ctx;
+  uint32_t every; /* one state in `every` is a handover point (0 or 1: every state) */
+  /* A state new to this process, past a run's replayed part: returns 1 when another process owns
+   * h (then it was queued for it: a handover point with the n choices c that reach it after
+   * `events` events, any other state to be counted), 0 when this process owns it, < 0 an error.
+   * Called by busy workers at once. */
+  int (*offer)(void *ctx, uint64_t h, uint64_t events, bool point, const atoll_choice_rec *c, uint32_t n);
+  /* Called by idle workers, one at a time; `idle`: every worker of this process is idle and none
+   * has work queued. Passes each state sent to this process to deliver (c NULL: only to count;
+   * deliver copies what it keeps), then returns 1 when it delivered some, 0 when none came, 2
+   * when the search of every process is over (all idle, nothing in flight), < 0 an error. */
+  int (*poll)(void *ctx, bool idle,
+              void (*deliver)(void *dctx, uint64_t h, uint64_t events, const atoll_choice_rec *c, uint32_t n),
+              void *dctx);
+} atoll_explore_net;
 
 typedef struct atoll_explore_opts {
   uint64_t max_states;  /* stop after this many distinct states; 0: no limit */
@@ -49,16 +70,13 @@ typedef struct atoll_explore_opts {
   /* NULL, or called now and then (it must not touch the search). */
   void (*progress)(void *ctx, uint64_t states, uint64_t schedules);
   void *progress_ctx;
-  /* NULL: the whole tree. Else the search covers only these subtrees (a share of
-   * atoll_explore_frontier's prefixes; MPI ranks each take one share): the states of each prefix
-   * are added to the visited set, the nominal values come from a nominal run of their own, and no
-   * witness pass runs (the caller merges the shares, then calls atoll_explore_witness). */
-  const atoll_explore_prefix *prefixes;
-  uint32_t n_prefixes;
-  /* NULL, or given every visited state's hash once the search is over (to count the union of
-   * several searches' states). */
-  void (*states_out)(void *ctx, const uint64_t *hashes, uint64_t n);
-  void *states_ctx;
+  /* NULL, or this process is one of several sharing the search (atoll_explore_net): the result
+   * holds this process's share (its states, counts and worst values; the caller merges them, runs
+   * no witness pass, and calls atoll_explore_witness). Only the process whose `root` is set starts
+   * at the root; the others start with nothing. Explorations without pruning (a gpu.* bound) have
+   * no visited set to split: the root process runs them alone. */
+  const atoll_explore_net *net;
+  bool root;
 } atoll_explore_opts;
 
 /* One expect: quantity over every explored schedule. */
@@ -93,6 +111,7 @@ typedef struct atoll_explore_result {
   uint32_t n_witness;
   double wall_s;
   uint32_t threads;        /* worker threads that ran the search */
+  uint64_t busiest_events; /* events: under mpirun, the most events one rank simulated */
 } atoll_explore_result;
 
 /* Explores s (its sim.engine is taken as blocks, the exact engine). Returns 0 (see out->complete
@@ -101,13 +120,7 @@ typedef struct atoll_explore_result {
 int atoll_explore_run(const atoll_scenario *s, const atoll_explore_opts *o, atoll_explore_result *out);
 void atoll_explore_free(atoll_explore_result *r);
 
-/* The schedules' tree cut at the first depth with at least min_leaves prefixes (or at every
- * schedule's end): every schedule starts with exactly one of them, and the list is the same on
- * every call. Each prefix's choices are malloc'd; free with atoll_explore_prefixes_free. No state
- * is pruned here: the prefixes' states are added by the searches that take them. */
-int atoll_explore_frontier(const atoll_scenario *s, uint32_t min_leaves, atoll_explore_prefix **out, uint32_t *n);
-void atoll_explore_prefixes_free(atoll_explore_prefix *p, uint32_t n);
-/* After several searches over shares of the prefixes were merged into r (complete, violated):
+/* After the shares of several processes (atoll_explore_net) were merged into r (complete, violated):
  * the sequential search's witness, found by a sequential pass that stops there. */
 int atoll_explore_witness(const atoll_scenario *s, const atoll_explore_opts *o, atoll_explore_result *r);
 const char *atoll_explore_mode_name(atoll_explore_mode m);

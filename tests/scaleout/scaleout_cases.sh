@@ -128,34 +128,61 @@ assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >
     expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" --csv "$tmp/m.csv"
     cmp "$tmp/one.csv" "$tmp/m.csv" || fail "MPI shards merged differ" ;;
   explore_mpirun_matches_sequential)
-    # Registered only with ATOLL_MPI. mpirun -n 3: same exit status, verdict, worst values, nominal
-    # values and witness as the sequential search. The state count is the union of the ranks'
-    # visited sets: never fewer than the sequential search's (docs/scale-out.md, "What is
-    # deterministic").
+    # Registered only with ATOLL_MPI. mpirun -n 3 (and -n 2 with 2 threads each on tiny): the ranks
+    # share one visited set partitioned by state hash, so the exit status, verdict, worst values,
+    # nominal values, witness and distinct state count are the sequential search's.
     mpi_env
-    keep='{k: d[k] for k in ("complete", "violated", "worst_rt_latency_us", "nominal_rt_latency_us",
+    keep='{k: d[k] for k in ("complete", "violated", "states", "worst_rt_latency_us", "nominal_rt_latency_us",
            "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
-    for f in tiny same-instant; do
+    for f in ${SCENARIOS:-tiny rt-vs-be jitter same-instant}; do
       for p in reef seq; do
-        rm -f "$tmp/w1.txt" "$tmp/w3.txt"
+        runs=("-n 3 --threads 1"); [ $f = tiny ] && runs+=("-n 2 --threads 2")
+        rm -f "$tmp/w1.txt"
         "$atoll" explore "$v/$f.yaml" --policy $p --quiet --json "$tmp/1.json" --witness "$tmp/w1.txt" >/dev/null 2>&1
         want_rc=$?
-        expect_rc $want_rc mpirun --oversubscribe -n 3 "$atoll" explore "$v/$f.yaml" --policy $p --quiet \
-          --json "$tmp/3.json" --witness "$tmp/w3.txt"
-        for j in 1 3; do
-          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)" "$tmp/$j.json" >"$tmp/$j.key"
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)" "$tmp/1.json" >"$tmp/1.key"
+        for r in "${runs[@]}"; do
+          set -- $r
+          rm -f "$tmp/wm.txt"
+          expect_rc $want_rc mpirun --oversubscribe $1 $2 "$atoll" explore "$v/$f.yaml" --policy $p --quiet $3 $4 \
+            --json "$tmp/m.json" --witness "$tmp/wm.txt"
+          python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($keep)
+assert d['ranks'] == int(sys.argv[2]) and d['threads'] == int(sys.argv[3]), 'ranks/threads'" "$tmp/m.json" $2 $4 \
+            >"$tmp/m.key" || fail "$f $p mpirun $r: no ranks/threads keys"
+          cmp -s "$tmp/1.key" "$tmp/m.key" || fail "$f $p mpirun $r: $(diff "$tmp/1.key" "$tmp/m.key")"
+          if [ -e "$tmp/w1.txt" ]; then
+            diff <(grep -v '^#' "$tmp/w1.txt") <(grep -v '^#' "$tmp/wm.txt") >/dev/null || fail "$f $p mpirun $r: another witness"
+          fi
         done
-        cmp -s "$tmp/1.key" "$tmp/3.key" || fail "$f $p mpirun -n 3: $(diff "$tmp/1.key" "$tmp/3.key")"
-        python3 -c "import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:3])
-assert b['ranks'] == 3, 'ranks'
-assert b['states'] >= a['states'], (a['states'], b['states'])
-print(sys.argv[3], 'states: sequential', a['states'], 'mpirun -n 3', b['states'])" "$tmp/1.json" "$tmp/3.json" "$f $p" ||
-          fail "$f $p: ranks or states"
-        if [ -e "$tmp/w1.txt" ]; then
-          diff <(grep -v '^#' "$tmp/w1.txt") <(grep -v '^#' "$tmp/w3.txt") >/dev/null || fail "$f $p: another witness"
-        fi
+        echo "$f $p: exit $want_rc, $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['states'])" "$tmp/1.json") states, the same under mpirun ${runs[*]}"
       done
     done ;;
+  explore_mpirun_killed_rank)
+    # Registered only with ATOLL_MPI. Rank 1 of a running mpirun -n 3 search is killed with SIGKILL
+    # (no handler can run): the launcher ends the job non-zero naming the rank, and no verdict, no
+    # JSON and no witness are written.
+    mpi_env
+    mpirun --oversubscribe -n 3 "$atoll" explore "$src/bench/scenarios/explore-3m.yaml" --quiet --max-states 100000000 \
+      --json "$tmp/r.json" --witness "$tmp/w.txt" >"$tmp/.stdout" 2>"$tmp/.stderr" &
+    mp=$!
+    victim=
+    for _ in $(seq 200); do
+      for k in $(cat /proc/$mp/task/*/children 2>/dev/null); do
+        tr '\0' '\n' <"/proc/$k/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && victim=$k
+      done
+      [ -n "$victim" ] && break
+      sleep 0.05
+    done
+    [ -n "$victim" ] || { kill $mp; wait $mp; fail "rank 1 not seen"; }
+    sleep 0.5 # into the search
+    kill -KILL "$victim"
+    wait $mp
+    rc=$?
+    [ $rc -ne 0 ] || fail "mpirun exited 0 after a rank was killed"
+    grep -q "rank 1 .*exited on signal 9" "$tmp/.stderr" || fail "no message naming the rank: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/w.txt" ] || fail "a killed run wrote its result"
+    ! grep -q "explored every schedule\|INCOMPLETE" "$tmp/.stdout" || fail "a killed run printed a verdict"
+    echo "mpirun exit $rc: $(grep "rank 1" "$tmp/.stderr")" ;;
   explore_threads_bad_input)
     for bad in 0 -1 x 257; do
       expect_rc 2 "$atoll" explore "$v/tiny.yaml" --threads "$bad"

@@ -7,6 +7,7 @@
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/mpi_explore.h"
 #include "tools/atoll/mpi_ranks.h"
 #include "sim/explore.h"
 #include "io/json_out.h"
@@ -138,6 +139,8 @@ static void print_table(FILE *f, const atoll_scenario *s, const atoll_explore_re
           "%u choices\n",
           r->wall_s, r->wall_s > 0 ? (double)r->states / r->wall_s : 0.0, (unsigned long long)r->events,
           r->events ? 100.0 * (double)r->replayed_events / (double)r->events : 0.0, r->max_depth);
+  if (r->busiest_events != r->events) /* under mpirun: the imbalance (docs/scale-out.md) */
+    fprintf(f, "the busiest rank simulated %llu of those events\n", (unsigned long long)r->busiest_events);
   if (!isnan(r->worst_rt_latency_us))
     fprintf(f, "worst RT latency %.1f us (nominal schedule %.1f us)\n", r->worst_rt_latency_us,
             r->nominal_rt_latency_us);
@@ -198,49 +201,33 @@ static int write_witness(const atoll_scenario *s, const atoll_explore_result *r,
   return 0;
 }
 
-typedef struct hashes {
-  uint64_t *h;
-  uint64_t n;
-} hashes;
-
-static void keep_states(void *ctx, const uint64_t *h, uint64_t n) {
-  hashes *k = ctx;
-  k->h = malloc((n ? n : 1) * sizeof *k->h);
-  if (k->h) {
-    memcpy(k->h, h, n * sizeof *h);
-    k->n = n;
-  }
-}
-
-/* mpirun -n N: every rank cuts the same frontier and explores every N-th prefix (mpi_ranks.h);
- * rank 0 gets the merged result and, for a violation, the sequential search's witness. */
-static int explore_ranks(const atoll_scenario *s, const atoll_explore_opts *eo, int rank, int ranks,
-                         atoll_explore_result *r) {
-  atoll_explore_prefix *all;
-  uint32_t n_all;
-  int rc = atoll_explore_frontier(s, 16 * (uint32_t)ranks, &all, &n_all);
-  if (rc)
+/* mpirun -n N: the ranks share one search, its visited set partitioned by state hash
+ * (mpi_explore.h); rank 0 starts at the root. Rank 0 gets the merged result and, for a violation,
+ * the sequential search's witness. */
+static int explore_ranks(const atoll_scenario *s, const atoll_explore_opts *eo, int rank, atoll_explore_result *r) {
+  if (eo->threads > 1 && !atoll_mpi_threads_ok()) {
+    fprintf(stderr, "atoll explore: this MPI lets only one thread of a rank call it: use --threads 1 under mpirun\n");
     atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
-  atoll_explore_prefix *mine = malloc((n_all ? n_all : 1) * sizeof *mine);
-  uint32_t n_mine = 0;
-  for (uint32_t i = (uint32_t)rank; mine && i < n_all; i += (uint32_t)ranks)
-    mine[n_mine++] = all[i];
-  hashes k = {0};
+  }
+  atoll_mpi_net *net = atoll_mpi_net_new();
+  if (!net) {
+    fprintf(stderr, "atoll explore: rank %d: %s\n", rank, atoll_strerror(ATOLL_ENOMEM));
+    atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
+  }
   atoll_explore_opts o = *eo;
-  o.prefixes = mine, o.n_prefixes = n_mine;
-  o.states_out = keep_states, o.states_ctx = &k;
+  o.net = atoll_mpi_net_iface(net);
+  o.root = rank == 0;
   if (rank != 0)
     o.progress = NULL;
-  rc = mine ? atoll_explore_run(s, &o, r) : ATOLL_ENOMEM;
-  if (rc || !k.h) {
-    fprintf(stderr, "atoll explore: rank %d: %s\n", rank, atoll_strerror(rc ? rc : ATOLL_ENOMEM));
+  int rc = atoll_explore_run(s, &o, r);
+  if (rc) {
+    fprintf(stderr, "atoll explore: rank %d: %s\n", rank, atoll_strerror(rc));
     atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
   }
-  if (atoll_mpi_explore_merge(s, r, k.h, k.n) != 0)
+  if (atoll_mpi_net_finish(net) != 0 || atoll_mpi_explore_merge(s, r) != 0) {
+    fprintf(stderr, "atoll explore: rank %d: the ranks' exchange failed\n", rank);
     atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
-  free(k.h);
-  free(mine);
-  atoll_explore_prefixes_free(all, n_all);
+  }
   if (rank == 0 && r->violated && (r->complete || r->witness_expect < 0))
     rc = atoll_explore_witness(s, eo, r);
   return rc;
@@ -297,7 +284,7 @@ int atoll_cmd_explore(int argc, char **argv) {
   int rank, ranks;
   atoll_mpi_start(&rank, &ranks);
   if (ranks > 1)
-    rc = explore_ranks(&s, &eo, rank, ranks, &r);
+    rc = explore_ranks(&s, &eo, rank, &r);
   else
     rc = atoll_explore_run(&s, &eo, &r);
   atoll_progress_end(&progress);

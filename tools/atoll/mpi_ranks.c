@@ -1,17 +1,14 @@
-/* MPI ranks for sweeps (mpi_ranks.h). */
+/* MPI start and end, and sweeps over MPI ranks (mpi_ranks.h). */
 #include "tools/atoll/mpi_ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
 #include <string.h>
-
-#include "atoll/expect.h"
 
 #ifdef ATOLL_HAVE_MPI
 #include <mpi.h>
 
-static bool started;
+static bool started, threads_ok;
 
 /* Launchers set these; a plain `atoll sweep` must not start MPI (a singleton start is slow and,
  * in containers, noisy). */
@@ -23,12 +20,17 @@ void atoll_mpi_start(int *rank, int *size) {
   *rank = 0, *size = 1;
   if (!under_launcher())
     return;
-  if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+  /* Serialized: the explorer's worker threads call MPI, one at a time (mpi_explore.c). */
+  int provided;
+  if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     return;
   started = true;
+  threads_ok = provided >= MPI_THREAD_SERIALIZED;
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, size);
 }
+
+bool atoll_mpi_threads_ok(void) { return threads_ok; }
 
 void atoll_mpi_finish(void) {
   if (started)
@@ -129,96 +131,12 @@ int atoll_mpi_sweep(void *ctx, atoll_mpi_run_fn fn, uint32_t first, uint32_t ste
   return 0;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Max and min reductions of values that may be NaN (no value): NaN is sent as -inf / +inf. */
-static void reduce_extreme(double *v, uint32_t n, bool max) {
-  for (uint32_t i = 0; i < n; i++)
-    if (isnan(v[i]))
-      v[i] = max ? -INFINITY : INFINITY;
-  MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, max ? MPI_MAX : MPI_MIN, MPI_COMM_WORLD);
-  for (uint32_t i = 0; i < n; i++)
-    if (isinf(v[i]))
-      v[i] = NAN;
-}
-
-int atoll_mpi_explore_merge(const atoll_scenario *s, atoll_explore_result *r, const uint64_t *hashes, uint64_t n) {
-  int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  uint64_t sums[7] = {r->schedules, r->pruned, r->choices, r->events, r->replayed_events, r->unfinished, r->max_depth};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 6, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &sums[6], 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  uint32_t nb = s->n_expects;
-  double *v = malloc((2 * (size_t)nb + 1) * sizeof *v);
-  int *flags = malloc(((size_t)nb + 2) * sizeof *flags);
-  if (!v || !flags) {
-    free(v), free(flags);
-    return -1;
-  }
-  for (uint32_t i = 0; i < nb; i++)
-    v[i] = v[nb + i] = r->bounds[i].worst;
-  v[2 * nb] = r->worst_rt_latency_us;
-  reduce_extreme(v, nb, true);
-  reduce_extreme(v + nb, nb, false);
-  reduce_extreme(v + 2 * nb, 1, true);
-  for (uint32_t i = 0; i < nb; i++)
-    flags[i] = r->bounds[i].holds;
-  flags[nb] = r->complete;
-  MPI_Allreduce(MPI_IN_PLACE, flags, (int)nb + 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  flags[nb + 1] = r->violated;
-  MPI_Allreduce(MPI_IN_PLACE, &flags[nb + 1], 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-  /* The states: every rank's hashes to rank 0, which counts the distinct ones. */
-  int count = (int)n;
-  int *counts = rank == 0 ? malloc((size_t)size * sizeof *counts) : NULL;
-  int *displs = rank == 0 ? malloc((size_t)size * sizeof *displs) : NULL;
-  MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  uint64_t total = 0;
-  if (rank == 0)
-    for (int i = 0; i < size; i++)
-      displs[i] = (int)total, total += (uint64_t)counts[i];
-  uint64_t *all = rank == 0 ? malloc((total ? total : 1) * sizeof *all) : NULL;
-  MPI_Gatherv(hashes, count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  if (rank == 0) {
-    qsort(all, total, sizeof *all, cmp_u64);
-    uint64_t distinct = 0;
-    for (uint64_t i = 0; i < total; i++)
-      distinct += i == 0 || all[i] != all[i - 1];
-    r->states = distinct;
-    r->schedules = sums[0], r->pruned = sums[1], r->choices = sums[2], r->events = sums[3];
-    r->replayed_events = sums[4], r->unfinished = sums[5], r->max_depth = (uint32_t)sums[6];
-    r->worst_rt_latency_us = v[2 * nb];
-    for (uint32_t i = 0; i < nb; i++) {
-      const atoll_expect *e = &s->expects[i];
-      atoll_explore_bound *b = &r->bounds[i];
-      bool upper = e->cmp == ATOLL_CMP_LE || e->cmp == ATOLL_CMP_LT;
-      b->worst = upper ? v[i] : v[nb + i];
-      b->holds = flags[i];
-      b->margin = NAN;
-      if (!isnan(b->worst))
-        atoll_expect_holds(e->cmp, e->value, b->worst, &b->margin);
-    }
-    r->complete = flags[nb];
-    r->violated = flags[nb + 1];
-    if (!r->complete && !r->why)
-      r->why = "a rank stopped before the end (--max-states or --max-seconds, per rank)";
-  }
-  free(all), free(counts), free(displs), free(v), free(flags);
-  return 0;
-}
-
 #else
 
 void atoll_mpi_start(int *rank, int *size) { *rank = 0, *size = 1; }
+bool atoll_mpi_threads_ok(void) { return true; }
 void atoll_mpi_finish(void) {}
 void atoll_mpi_abort(int status) { exit(status); }
-int atoll_mpi_explore_merge(const atoll_scenario *s, atoll_explore_result *r, const uint64_t *hashes, uint64_t n) {
-  (void)s, (void)r, (void)hashes, (void)n;
-  return 0;
-}
 int atoll_mpi_sweep(void *ctx, atoll_mpi_run_fn fn, uint32_t first, uint32_t step, uint32_t n_runs, char **rows,
                     char **summaries, int *status) {
   (void)rows, (void)summaries, (void)status;

@@ -6,22 +6,18 @@
  * row, summary line and status, and writes the CSV itself, in cross-product order: the bytes of
  * a one-process sweep. Rank 0 runs nothing itself, so N ranks run N - 1 at a time.
  *
- * An exploration under MPI: every rank computes the same frontier (atoll_explore_frontier) and
- * takes every size-th prefix; each rank has its own visited set (no state queries cross ranks: a
- * state two ranks reach is explored by both), and rank 0 merges the results and the union of
- * the states (atoll_mpi_explore_merge). */
+ * An exploration under MPI: mpi_explore.h. */
 #ifndef ATOLL_TOOLS_MPI_RANKS_H
 #define ATOLL_TOOLS_MPI_RANKS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "atoll/scenario.h"
-#include "sim/explore.h"
-
 /* Starts MPI when launched by mpirun/srun with more than one rank; *rank = 0, *size = 1 otherwise. */
 void atoll_mpi_start(int *rank, int *size);
 void atoll_mpi_finish(void);
+/* Whether several threads of a rank may call MPI (one at a time): false when the MPI gives less. */
+bool atoll_mpi_threads_ok(void);
 /* Ends every rank of the job with this status (MPI_Abort); exits when there is no MPI. */
 void atoll_mpi_abort(int status) __attribute__((noreturn));
 
@@ -33,11 +29,5 @@ typedef void (*atoll_mpi_run_fn)(void *ctx, uint32_t run);
  * printing why (a rank that stops answering ends the whole job through the launcher). */
 int atoll_mpi_sweep(void *ctx, atoll_mpi_run_fn fn, uint32_t first, uint32_t step, uint32_t n_runs, char **rows,
                     char **summaries, int *status);
-
-/* An exploration under MPI: every rank explored its share of the frontier's prefixes into r and
- * collected its visited states (hashes, n). Merges onto rank 0: counts summed, worst values per
- * bound, verdicts, completeness, and the state count as the size of the union of every rank's
- * states. 0, or -1. Other ranks' r is left as it was. */
-int atoll_mpi_explore_merge(const atoll_scenario *s, atoll_explore_result *r, const uint64_t *hashes, uint64_t n);
 
 #endif
