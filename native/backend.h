@@ -170,6 +170,14 @@ typedef struct atoll_nbackend_ops {
    * ATOLL_ENOTSUP with a message in err where the device or driver cannot bind; NULL: never. */
   int (*create_bound_queue)(void *be, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **q, char *err,
                             size_t err_len);
+  /* Optional: moves a queue with nothing in flight to the CUs of `cus` (a re-provisioned share,
+   * docs/gslice.md "Native"): the back-end prepares the new binding beside the old one (the
+   * shadow: the CPU back-end's worker set, CUDA's green context and its stream, HIP's CU-masked
+   * stream), then switches the queue to it; its flag and execution index stay. The runtime calls it
+   * only once the queue has drained (ATOLL_EINVAL if not, or for a set outside the device);
+   * ATOLL_ENOTSUP with a message in err where the driver refuses; the queue then keeps its CUs. NULL:
+   * the back-end cannot re-partition, and shares stay where they start. */
+  int (*rebind_queue)(void *be, atoll_nqueue *q, const atoll_cuset *cus, char *err, size_t err_len);
 } atoll_nbackend_ops;
 
 /* Back-end lookup (native/runtime/backend_registry.c): "cpu" is linked in; "cuda" and "hip" are
