@@ -53,6 +53,10 @@ typedef struct atoll_gpu {
    * proofs of core/dkp.c read this struct). */
   int64_t partition_load_ns;
   int64_t partition_switch_ns;
+  /* Optional preset key costs.partition_init_ms (> 0; 0: not given): a framework's start-up of an
+   * instance before its weights arrive. With it, a model whose profile gives a footprint but no
+   * instance_load_ms loads in init + weights / copy_bytes_per_us (atoll_gslice_load_ns). */
+  int64_t partition_init_ns;
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

@@ -127,6 +127,10 @@ typedef struct atoll_model {
    * measured by `atoll native --profile --device cpu`): a CPU node's time for it is this over the
    * node's speedup, not the FLOPs model (docs/dart.md). NULL when no op gives one (0: not given). */
   const int64_t *op_cpu_ns;
+  /* The time to load one instance of the model on the device, framework start-up and weights
+   * (profile key instance_load_ms, as measured): gslice's shadow instance takes it
+   * (atoll_gslice_load_ns, docs/gslice.md). 0: not given. */
+  int64_t instance_load_ns;
 } atoll_model;
 
 /* Counts and totals, as `atoll model info` prints them. */

@@ -68,6 +68,19 @@ for p in r["shares"]:
 assert sorted(first) == ["camera", "encoder", "scaler"] and {p["pct"] for p in first.values()} == {30}, r["shares"]
 PY
     ;;
+  gslice_load_per_model)
+    # A shadow's load time per model (docs/gslice.md, "Shadow instances"): the profile's measured
+    # instance_load_ms (700 ms) for 'a'; for 'c', whose profile gives none, the preset's start-up
+    # (partition_init_ms 100) plus its weights over the copy engine: 193.94924926757812 MB x 2^20 /
+    # 12000 bytes/us = 16947.544 us, so 116.947544 ms; neither is the preset's partition_load_ms (300).
+    expect_rc 0 "$atoll" sim "$src/tests/data/gslice/grow-per-model.yaml" --json "$tmp/p.json"
+    python3 - "$tmp/p.json" <<'PY' || fail "load time per model"
+import json, sys
+r = json.load(open(sys.argv[1]))
+load = {p["client"]: p["end_ms"] - p["start_ms"] for p in r["partition_steps"] if p["step"] == "shadow_load"}
+assert abs(load["a"] - 700) < 1e-6 and abs(load["c"] - 116.947544) < 1e-6, load
+PY
+    ;;
   gslice_native_move)
     # gslice re-partitions on the native CPU device (docs/gslice.md, "Native"): the overloaded IF
     # grows through a shadow load and a switch, as in the simulator, the runtime moves its queue to
