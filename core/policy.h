@@ -43,6 +43,9 @@ typedef struct atoll_policy_ops {
   /* Streams of the policy's own beyond the queues' (dart's node workers), created after init; a
    * non-zero return fails atoll_core_init. NULL: none. */
   int (*create_streams)(atoll_core *c);
+  /* The largest batch the policy forms for a client by itself (gslice's own batching), which a
+   * device must have room for (atoll_policy_batch_limit). NULL: none beyond the client's batch:. */
+  uint32_t (*batch_limit)(const atoll_scenario *s, uint32_t client);
 } atoll_policy_ops;
 
 const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind);

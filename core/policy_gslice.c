@@ -93,6 +93,12 @@ static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *b
   return NULL;
 }
 
+/* Its own batches: up to max_batch requests, one with batching off. */
+static uint32_t batch_limit(const atoll_scenario *s, uint32_t client) {
+  (void)client;
+  return s->policy.param[OPT_BATCHING] == BATCH_OFF ? 1 : (uint32_t)s->policy.param[OPT_MAX_BATCH];
+}
+
 static gs_if *ifs(atoll_core *c) { return ((gslice_state *)atoll__policy_state(c))->f; }
 
 /* The client a queue serves (one client per queue). */
@@ -430,4 +436,5 @@ const atoll_policy_ops atoll__policy_gslice = {
     .on_task_done = on_task_done,
     .on_timer = on_timer,
     .state_valid = state_valid,
+    .batch_limit = batch_limit,
 };
