@@ -58,8 +58,9 @@ static int may_transmit(const nrt_stream *s) {
 }
 
 /* The switch of a re-provisioned share: the queue, drained, goes to its new CUs. A back-end that
- * refuses leaves it where it was (the run goes on, on the old share) and says why. Called with
- * s->mu held and nothing in flight. */
+ * refuses leaves it where it was: the run goes on, on the old share, with a warning (the policy's
+ * books then name a share the queue does not have; the outputs are unaffected). Called with s->mu
+ * held and nothing in flight. */
 static void move_now(atoll_nrt *r, nrt_stream *s) {
   char err[256] = "";
   int rc = r->cfg.be_ops->rebind_queue(r->be, s->q, &s->move_to, err, sizeof err);
@@ -68,8 +69,8 @@ static void move_now(atoll_nrt *r, nrt_stream *s) {
     s->cus = s->move_to;
     s->moves++;
   } else {
-    atoll__nrt_set_failure(r, rc);
-    fprintf(stderr, "atoll native: stream '%s' keeps its CUs: %s\n", s->name, err[0] ? err : atoll_strerror(rc));
+    fprintf(stderr, "atoll native: warning: stream '%s' keeps its CUs: %s\n", s->name,
+            err[0] ? err : atoll_strerror(rc));
   }
 }
 
