@@ -70,12 +70,17 @@ typedef struct atoll_dart_rt_task {
     ensures \result <= n_nodes;
 */
 uint32_t atoll_dart_split_merges(const int64_t *a, const int64_t *b, uint32_t n_nodes);
-/* Eq. 6: C*_e of task i, the delay its own path composes (saturating at INT64_MAX). */
+/* Eq. 6: C*_e of task i, the delay its own path composes (saturating at INT64_MAX): its own job
+ * and those of equal priority or without a period, the stage-additive term and the lower-priority
+ * blocking on its nodes; the jobs of higher-priority periodic tasks are Eq. 5's. */
 int64_t atoll_dart_ce_ns(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, uint32_t i);
 /* Eq. 5-6 (non-preemptive pipelines, delay composition): the worst-case response time of every
  * task into r_ns[i] -- the fixed point, or, when the iteration passes the task's deadline, the
  * first value past it (a lower bound of the fixed point that proves the miss); returns true when
- * every task meets its deadline. Stage times are Eq. 1-4's: the overheads already in them. */
+ * every task meets its deadline. Each higher-priority task h is charged the ceil((R_i + R_h) / T_h)
+ * jobs of its that can overlap i's (docs/dart.md), so tasks are analysed by priority and a bound
+ * holds while the higher-priority tasks meet their deadlines. Stage times are Eq. 1-4's: the
+ * overheads already in them. */
 bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, int64_t *r_ns);
 
 /* One task of a single processor without preemption (BaseGPU, BaseCPU): its job time, period,

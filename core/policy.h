@@ -46,6 +46,9 @@ typedef struct atoll_policy_ops {
   /* The largest batch the policy forms for a client by itself (gslice's own batching), which a
    * device must have room for (atoll_policy_batch_limit). NULL: none beyond the client's batch:. */
   uint32_t (*batch_limit)(const atoll_scenario *s, uint32_t client);
+  /* Before a run of several GPUs: places the clients whose gpu: was not given (clients: a copy of
+   * s's to change); true when it moved one. NULL: the scenario's placement stands. */
+  bool (*place)(const atoll_scenario *s, atoll_client *clients);
 } atoll_policy_ops;
 
 const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind);

@@ -50,9 +50,34 @@ const atoll_policy_ops atoll__policy_mps_default = {
     .on_task_done = run_queue,
 };
 
+/* With several GPUs the report gives every client's share (docs/inss.md, "Report"): the shares are
+ * told from a timer due at the start (the runner's recorder exists only once the core does). One
+ * GPU's runs keep their events as they were (explore's schedules among them). */
+static void init_static(atoll_core *c) {
+  if (atoll_scenario_gpus(c->s) > 1)
+    atoll__timer_set(c, c->dev.ops->now(c->dev.ctx), 0);
+}
+
+static void tell_shares(atoll_core *c, uint64_t cookie, int64_t now) {
+  (void)cookie;
+  for (uint32_t q = 0; q < c->n_queues && q < c->n_clients; q++) {
+    if (!atoll_core_client_active(c, q))
+      continue;
+    atoll_stream_cfg cfg = {0};
+    setup_static(c, q, &cfg);
+    /* The equal split when setup_static made one, else the client's own share:/cus: (or all). */
+    const atoll_cuset *set = atoll_cuset_is_empty(&cfg.cus) ? &c->s->clients[q].cus : &cfg.cus;
+    uint32_t n = atoll_cuset_count(set), cus = c->s->gpu.cus ? c->s->gpu.cus : 1;
+    uint32_t batch = c->s->clients[q].batch_max ? c->s->clients[q].batch_max : 1;
+    atoll__share_changed(c, q, n ? (n * 100 + cus - 1) / cus : 100, batch, now);
+  }
+}
+
 const atoll_policy_ops atoll__policy_mps_static = {
     .queue_per_client = true,
     .setup_queue = setup_static,
+    .init = init_static,
     .on_queued = run_queue,
     .on_task_done = run_queue,
+    .on_timer = tell_shares,
 };

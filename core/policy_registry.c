@@ -18,6 +18,11 @@ const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind) {
   return (unsigned)kind < ATOLL_POLICY_COUNT ? table[kind] : NULL;
 }
 
+bool atoll_policy_place(const atoll_scenario *s, atoll_client *clients) {
+  const atoll_policy_ops *p = atoll__policy_ops(s->policy.kind);
+  return p && p->place && p->place(s, clients);
+}
+
 bool atoll_policy_queue_per_client(atoll_policy_kind kind) {
   const atoll_policy_ops *p = atoll__policy_ops(kind);
   return p && p->queue_per_client;

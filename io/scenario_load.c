@@ -12,6 +12,7 @@
 #include "atoll/policy.h"
 #include "core/dart.h"
 #include "io/load.h"
+#include "io/inss_io.h"
 #include "io/predictor_io.h"
 #include "io/suggest.h"
 
@@ -536,6 +537,33 @@ static int read_predictor(scen_ctx *c, const atoll_ynode *v, const atoll_policy_
   return 0;
 }
 
+/* InSS's latency model's file (ATOLL_OPT_INSS_MODEL), relative to the scenario: read into the
+ * scenario, checked to cover its models. */
+static int read_inss_model(scen_ctx *c, const atoll_ynode *v, const atoll_policy_option *o) {
+  atoll_yread *r = c->r;
+  const char *rel;
+  int rc = atoll_yread_str(r, v, &rel);
+  if (rc)
+    return rc;
+  const char *path = atoll_path_join(c->a, c->dir, rel);
+  atoll_diag inner;
+  atoll_diag_clear(&inner);
+  atoll_inss_model *m = NULL;
+  if (atoll_inss_model_load_file(c->a, path, &m, &inner) != 0) {
+    if (inner.line == 0)
+      return atoll_yread_error(r, v, "cannot load InSS model '%s': %s", path, inner.msg);
+    *r->diag = inner;
+    return ATOLL_EPARSE;
+  }
+  const char *why = atoll_inss_model_mismatch(c->a, m, c->s);
+  if (why)
+    return atoll_yread_error(r, v, "InSS model '%s' does not fit this scenario: %s", path, why);
+  c->s->inss = m;
+  c->s->inss_path = path;
+  atoll_policy_option_set(&c->s->policy, o, 1);
+  return 0;
+}
+
 enum { MAX_POLICY_KEYS = 24 };
 
 static bool is_key(const char *const *keys, uint32_t n, const char *key) {
@@ -606,6 +634,8 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
       continue;
     if (opt[k]->type == ATOLL_OPT_PREDICTOR)
       rc = WITH_KEY(r, keys[k], read_predictor(c, v[k], opt[k]));
+    else if (opt[k]->type == ATOLL_OPT_INSS_MODEL)
+      rc = WITH_KEY(r, keys[k], read_inss_model(c, v[k], opt[k]));
     else
       rc = WITH_KEY(r, keys[k], read_option(r, v[k], opt[k], p));
     if (k > n_common)

@@ -108,9 +108,10 @@ static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_p
   return place_range(s, periods_ns, p, 0, s->n_clients, w);
 }
 
-/* Alg. 1's score of a placed configuration: the weighted sum of the RT clients' worst-case
- * response times by Eq. 5 (weight: priority order, highest priority heaviest, over the RT count);
- * a negative value when some RT client fails the test. */
+/* Alg. 1's score of a placed configuration (lines 13-15): the RT clients' worst-case response
+ * times by Eq. 5 under the deadline-monotonic priorities the RT workers use (ties to the earlier
+ * client), each as a fraction of its deadline, weighted by priority order over the RT count
+ * (highest priority heaviest) and summed; a negative value when some RT client fails the test. */
 static double score(const atoll_scenario *s, const double *periods_ns, const atoll_dart_plan *p) {
   uint32_t n = 0, N = p->n_nodes;
   atoll_dart_rt_task *t = calloc(s->n_clients, sizeof *t);
@@ -124,12 +125,16 @@ static double score(const atoll_scenario *s, const double *periods_ns, const ato
       for (uint32_t st = 0; st < p->clients[c].n_stages; st++)
         row[p->clients[c].stages[st].node] += atoll_dart_stage_ns(s, p, c, st, 1);
       int64_t T = (int64_t)periods_ns[c];
-      t[n++] = (atoll_dart_rt_task){.period_ns = T, .deadline_ns = T > 0 ? T : INT64_MAX / 4, .prio = n, .stage_ns = row};
+      t[n++] = (atoll_dart_rt_task){.period_ns = T, .deadline_ns = T > 0 ? T : INT64_MAX / 4, .prio = 0, .stage_ns = row};
     }
+    for (uint32_t i = 0; i < n; i++)
+      for (uint32_t j = 0; j < n; j++)
+        if (j != i && (t[j].deadline_ns < t[i].deadline_ns || (t[j].deadline_ns == t[i].deadline_ns && j < i)))
+          t[i].prio++;
     if (atoll_dart_rt_test(t, n, N, r)) {
       sum = 0;
       for (uint32_t i = 0; i < n; i++)
-        sum += (double)(n - t[i].prio) / n * (double)r[i];
+        sum += (double)(n - t[i].prio) / n * ((double)r[i] / (double)t[i].deadline_ns);
     }
   }
   free(t), free(rows), free(r);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/policy.h"
 
 /* --- the rules --- */
 
@@ -125,6 +126,8 @@ void atoll_run_results_free(atoll_run_results *res) {
   res->n_shares = res->cap_shares = 0;
   free(res->partitions);
   res->partitions = NULL;
+  free(res->client_gpu);
+  res->client_gpu = NULL;
   res->n_partitions = res->cap_partitions = 0;
   res->clients = NULL;
   res->standalone_ns = NULL;
@@ -496,8 +499,31 @@ int atoll_run_drive(const atoll_scenario *s, const int64_t *given_standalone_ns,
       res->standalone_ns[m] = given_standalone_ns[m];
     else
       rc = d->standalone_ns(ctx, s, m, &res->standalone_ns[m]);
+  /* The policy's own placement (inss): the run uses a copy of the scenario with its clients moved,
+   * and the results keep the GPU each one ran on. */
+  atoll_client *placed = NULL;
+  atoll_scenario moved;
+  const atoll_scenario *run_s = s;
+  if (rc == 0 && atoll_scenario_gpus(s) > 1) {
+    placed = malloc(s->n_clients * sizeof *placed);
+    if (!placed)
+      rc = ATOLL_ENOMEM;
+    else
+      memcpy(placed, s->clients, s->n_clients * sizeof *placed);
+    if (placed && atoll_policy_place(s, placed)) {
+      moved = *s;
+      moved.clients = placed;
+      run_s = &moved;
+      res->client_gpu = malloc(s->n_clients * sizeof *res->client_gpu);
+      if (!res->client_gpu)
+        rc = ATOLL_ENOMEM;
+      for (uint32_t c = 0; rc == 0 && c < s->n_clients; c++)
+        res->client_gpu[c] = placed[c].gpu;
+    }
+  }
   if (rc == 0)
-    rc = atoll_scenario_gpus(s) > 1 ? drive_gpus(s, d, ctx, res) : d->run(ctx, s, res);
+    rc = atoll_scenario_gpus(s) > 1 ? drive_gpus(run_s, d, ctx, res) : d->run(ctx, s, res);
+  free(placed);
   if (rc)
     atoll_run_results_free(res);
   return rc;

@@ -799,6 +799,20 @@ static void json_client(json_writer *w, const atoll_report *r, uint32_t c) {
   jw_num(w, "norm_throughput", cr->norm_throughput);
   jw_num(w, "goodput_rps", cr->goodput_rps);
   jw_num(w, "gue", cr->gue);
+  /* Where it ran and its last share: only runs of several GPUs or with shares (gslice, inss,
+   * gpulet), so the other reports keep their keys. */
+  const atoll_run_results *res = r->res;
+  if (res->n_gpus > 1 || res->n_shares > 0) {
+    jw_uint(w, "gpu", res->client_gpu ? res->client_gpu[c] : cl->gpu);
+    int64_t share = -1;
+    for (uint32_t i = 0; i < res->n_shares; i++)
+      if (res->shares[i].client == c)
+        share = res->shares[i].pct;
+    if (share >= 0)
+      jw_uint(w, "share", (uint64_t)share);
+    else
+      jw_num(w, "share", atoll_cuset_is_empty(&cl->cus) ? 100.0 : 100.0 * atoll_cuset_count(&cl->cus) / s->gpu.cus);
+  }
   jw_open(w, "batch", "{", true);
   jw_num(w, "mean", cr->batch_mean);
   jw_uint(w, "max", cr->batch_max);

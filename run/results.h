@@ -113,6 +113,9 @@ typedef struct atoll_run_results {
   uint32_t n_shares, cap_shares;
   atoll_partition_record *partitions;
   uint32_t n_partitions, cap_partitions;
+  /* Per client, the GPU it ran on where the policy placed it (atoll_policy_place: inss), else NULL
+   * (the scenario's clients[].gpu). */
+  uint32_t *client_gpu;
 } atoll_run_results;
 
 #endif

@@ -123,7 +123,7 @@ def main():
         while kept < a.sets and tried < 20 * a.sets:
             d = os.path.join(tmp, 'g%d' % gen_seed)
             ratio = rng.choice([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-            n = rng.choice([2, 4, 6, 10, 20, 40])
+            n = rng.choice([2, 4, 6, 10, 20, 40, 60])
             subprocess.run([a.atoll, 'gen', 'dart-tasksets', '--out', d, '--seed', str(gen_seed), '--heavy-ratio', str(ratio),
                             '--tasks', str(n), '--sets', '1', '--duration-ms', str(a.duration_ms)], check=True)
             gen_seed += 1

@@ -25,6 +25,8 @@
   X(MPS_DEFAULT, "mps-default", mps_default) \
   X(MPS_STATIC, "mps-static", mps_static) \
   X(GSLICE, "gslice", gslice)           \
+  X(INSS, "inss", inss)                 \
+  X(GPULET, "gpulet", gpulet)           \
   /* a new policy: one line above this one */
 
 /* Every policy's name, each after a space, as one string literal (" rt-only seq ..."): for help

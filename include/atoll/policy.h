@@ -12,8 +12,10 @@ typedef enum atoll_option_type {
   ATOLL_OPT_BOOL, /* true | false */
   ATOLL_OPT_U32,  /* an integer in [min, max] */
   ATOLL_OPT_ENUM, /* one of names[0 .. max], stored as its index */
-  ATOLL_OPT_PREDICTOR /* a latency-predictor file, relative to the scenario: io/ reads it into
+  ATOLL_OPT_PREDICTOR, /* a latency-predictor file, relative to the scenario: io/ reads it into
                          atoll_scenario.predictor and stores 1 (given) in the slot */
+  ATOLL_OPT_INSS_MODEL /* InSS's fitted latency model (docs/inss.md), relative to the scenario: io/
+                          reads it into atoll_scenario.inss and stores 1 (given) in the slot */
 } atoll_option_type;
 
 /* Where the value lives in atoll_policy_cfg: a named field's C type, or a param[] slot. */
@@ -51,5 +53,8 @@ const char *atoll_policy_finish_options(atoll_scenario *s, uint64_t given, uint3
  * client's batch: maximum, or the larger batch the policy forms itself (gslice's SLAB and AIMD up to
  * its max_batch); at least 1. A device sizes a client's per-request buffers by it. */
 uint32_t atoll_policy_batch_limit(const atoll_scenario *s, uint32_t client);
+/* Before a run of several GPUs: the policy's own placement of the clients whose gpu: was not
+ * given (inss), into clients (a copy of s's). true when a client moved. */
+bool atoll_policy_place(const atoll_scenario *s, atoll_client *clients);
 
 #endif

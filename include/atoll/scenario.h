@@ -8,6 +8,7 @@
 
 #include "atoll/cuset.h"
 #include "atoll/gpu.h"
+#include "atoll/inss.h"
 #include "atoll/model.h"
 #include "atoll/policies.h"
 #include "atoll/predictor.h"
@@ -153,6 +154,10 @@ typedef struct atoll_scenario {
   /* `nodes: {search_cores: N}`: no given configuration; dart finds one over the GPU and N cores
    * (Alg. 1-2, docs/dart.md). 0: the nodes above are the configuration. */
   uint32_t node_search_cores;
+  /* InSS's latency model (policy.model of inss and gpulet, read by io/, or fitted at start by the
+   * command line: docs/inss.md), or NULL. */
+  const atoll_inss_model *inss;
+  const char *inss_path; /* as resolved, for messages; NULL when fitted at start */
 } atoll_scenario;
 
 const char *atoll_policy_name(atoll_policy_kind k);

@@ -16,6 +16,88 @@ expect_rc() { # expect_rc WANT CMD...
 need_reef() { [ -d "$reef/models" ] || { echo "FAIL: REEF data absent at $reef (tests/data/reef)"; exit 1; }; }
 
 case $case_name in
+  inss_reprovision)
+    # inss re-provisions when BDA fails after a rise in load (docs/inss.md): the new shares load as
+    # shadow instances for the preset's partition_load_ms (5000 ms), then switch; the shares series
+    # shows VGG's share growing at the switch, and the client JSON carries the interface's keys.
+    expect_rc 0 "$atoll" sim "$src/scenarios/seeds/inss/rising.yaml" --json "$tmp/r.json"
+    python3 - "$tmp/r.json" <<'PY' || fail "inss re-provisioning"
+import json, sys
+r = json.load(open(sys.argv[1]))
+steps = [p for p in r["partition_steps"] if p["client"] == "vgg"]
+loads = [p for p in steps if p["step"] == "shadow_load"]
+switches = [p for p in steps if p["step"] == "switch"]
+assert loads and switches, steps
+assert abs(loads[0]["end_ms"] - loads[0]["start_ms"] - 5000) < 1e-6, loads[0]
+assert switches[0]["start_ms"] >= loads[0]["end_ms"], (loads[0], switches[0])
+vgg = [p for p in r["shares"] if p["client"] == "vgg"]
+start = vgg[0]["pct"]
+assert vgg[0]["t_ms"] == 0
+assert vgg[-1]["pct"] > start, vgg
+grown = [p for p in vgg if p["pct"] != start][0]
+assert abs(grown["t_ms"] - switches[0]["start_ms"]) < 1e-6, (grown, switches[0])
+for c in r["clients"]:
+    for k in ("goodput_rps", "deadline_misses", "shed", "dropped", "gpu", "share", "batch"):
+        assert k in c, (k, c["name"])
+    assert c["share"] == [p for p in r["shares"] if p["client"] == c["name"]][-1]["pct"]
+PY
+    ;;
+  inss_shed)
+    # Hopeless requests are shed and counted (docs/inss.md, "Shedding"): with shedding on, shed
+    # requests appear in `shed`, in deadline_misses and in the violation ratio, and never complete;
+    # with `shed: false` none is shed.
+    sc="$src/scenarios/seeds/inss/rising.yaml"
+    expect_rc 0 "$atoll" sim "$sc" --json "$tmp/on.json"
+    expect_rc 0 "$atoll" sim "$sc" --set policy.shed=false --json "$tmp/off.json"
+    python3 - "$tmp/on.json" "$tmp/off.json" <<'PY' || fail "inss shed accounting"
+import json, sys
+on, off = (json.load(open(f)) for f in sys.argv[1:3])
+vgg = {c["name"]: c for c in on["clients"]}["vgg"]
+assert vgg["shed"] > 0, vgg
+assert vgg["completed"] + vgg["shed"] <= vgg["requests"], vgg
+assert vgg["deadline_misses"] >= vgg["shed"], vgg
+assert vgg["qos_violations"] >= vgg["shed"], vgg
+assert all(c["shed"] == 0 for c in off["clients"]), [c["shed"] for c in off["clients"]]
+PY
+    ;;
+  inss_fit_predict)
+    # atoll fit inss writes a model that inss reads back; its held-out error is printed and under
+    # 10 %; atoll predict prints predicted beside simulated latency for every client.
+    cp "$src/scenarios/seeds/inss/rising.yaml" "$src/scenarios/seeds/inss/vgg-rising.txt" "$tmp/"
+    sed -i "s#../../models/#$src/scenarios/models/#; s#model: mi50-model.yaml#model: fitted.yaml#" "$tmp/rising.yaml"
+    expect_rc 0 "$atoll" fit inss "$tmp/rising.yaml" -o "$tmp/fitted.yaml"
+    grep -q "^atoll_inss: 1" "$tmp/fitted.yaml" || fail "no model written"
+    held=$(sed -n 's/.*held out \([0-9.]*\) %.*/\1/p' "$tmp/.stdout")
+    python3 -c "import sys; sys.exit(0 if float('$held') < 10 else 1)" || fail "held-out MAPE $held % >= 10 %"
+    expect_rc 0 "$atoll" sim "$tmp/rising.yaml" --set duration_ms=2000
+    grep -q "fitted one" "$tmp/.stderr" && fail "the given model was not used"
+    expect_rc 0 "$atoll" predict "$tmp/rising.yaml"
+    grep -q "^0   resnet18 " "$tmp/.stdout" || fail "predict: no resnet18 row"
+    grep -q "^MAPE " "$tmp/.stdout" || fail "predict: no MAPE line"
+    ;;
+  inss_places_on_gpus)
+    # inss places the 6 models on the 4 GPUs itself; every GPU is used and each client's gpu is the
+    # one its shares were recorded on.
+    expect_rc 0 "$atoll" sim "$src/scenarios/seeds/inss/6models-4gpu.yaml" --set duration_ms=1000 --json "$tmp/p.json"
+    python3 - "$tmp/p.json" <<'PY' || fail "inss placement"
+import json, sys
+r = json.load(open(sys.argv[1]))
+gpus = {c["gpu"] for c in r["clients"]}
+assert gpus == {0, 1, 2, 3}, gpus
+for g in gpus:
+    assert sum(c["share"] for c in r["clients"] if c["gpu"] == g) <= 100, g
+PY
+    # mps-static on the same GPUs: the default placement (2, 2, 1, 1) and equal shares per GPU.
+    expect_rc 0 "$atoll" sim "$src/scenarios/seeds/inss/6models-4gpu.yaml" --policy mps-static --set duration_ms=500 \
+      --json "$tmp/s.json"
+    python3 - "$tmp/s.json" <<'PY' || fail "mps-static shares"
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = {c["name"]: (c["gpu"], c["share"]) for c in r["clients"]}
+assert got == {"resnet152": (0, 50), "vgg": (1, 50), "bert": (2, 100), "resnet18": (3, 100), "yolov3": (0, 50),
+               "gpt2": (1, 50)}, got
+PY
+    ;;
   gslice_shadow_switch)
     # gslice grows an overloaded IF (docs/gslice.md, "Shadow instances"): the shadow loads for the
     # preset's partition_load_ms (300 ms), the switch waits for the running batch and idles the IF

@@ -96,17 +96,19 @@ static void partition_ties_keep_the_task_fast(void **state) {
 static void response_time_test(void **state) {
   (void)state;
   /* One node: A (priority 0, 2 ms every 10 ms) and B (3 ms every 20 ms). A: its own stage and B's
-   * non-preemptive blocking, 5 ms. B: A's and its own stage, 5, plus one release of A: 7 ms. */
+   * non-preemptive blocking, 5 ms. B: its own stage, 3, plus the jobs of A that can overlap B's,
+   * released in (-R_A, R_B): ceil((3 + 5) / 10) = 1, then ceil((5 + 5) / 10) = 1: 5 ms. (The
+   * paper's count, ceil(R_B / T_A) releases plus one job in the pipeline, would charge A twice.) */
   int64_t a[1] = {2}, b[1] = {3}, r[2];
   atoll_dart_rt_task t[2] = {{.period_ns = 10, .deadline_ns = 10, .prio = 0, .stage_ns = a},
                              {.period_ns = 20, .deadline_ns = 20, .prio = 1, .stage_ns = b}};
   assert_true(atoll_dart_rt_test(t, 2, 1, r));
   assert_int_equal(r[0], 5);
-  assert_int_equal(r[1], 7);
-  t[1].deadline_ns = 6;
+  assert_int_equal(r[1], 5);
+  t[1].deadline_ns = 4;
   assert_false(atoll_dart_rt_test(t, 2, 1, r));
   assert_int_equal(r[0], 5);
-  assert_int_equal(r[1], 7); /* the first value past the deadline, which proves the miss */
+  assert_int_equal(r[1], 5); /* the first value past the deadline (3, then 5), which proves the miss */
   /* Two nodes: a pipeline of 2 + 1 pays the largest stage on its first node once more. */
   int64_t p[2] = {2, 1};
   atoll_dart_rt_task one = {.period_ns = 100, .deadline_ns = 100, .prio = 0, .stage_ns = p};
@@ -118,16 +120,18 @@ static void response_time_test(void **state) {
  * times on nodes 0 and 1; period = deadline):
  *   H (prio 0): {2, 0}, T 5      M (prio 1): {1, 3}, T 12      L (prio 2): {0, 4}, T 40
  * C_max: H 2, M 3, L 4.
+ * No two paths split and merge again, so every job is charged its C_max once. Ce holds the task's
+ * own job; Eq. 5 counts each higher-priority task h's jobs released in (-R_h, R): ceil((R + R_h) / T_h).
  * H: path {0}, last node 0. Ce = C_H = 2, plus node 0's largest lower-priority stage (M's 1) = 3.
  *    No higher-priority task: R = 3.
- * M: path {0, 1}. Ce = C_H + C_M = 5; node 0 (not last): largest RT stage 2 and lower-priority
- *    stage 0; node 1: lower-priority L's 4. Ce = 5 + 2 + 4 = 11.
- *    R0 = 11; R1 = 11 + ceil(11/5) 2 = 17; R2 = 11 + ceil(17/5) 2 = 19; R3 = 11 + ceil(19/5) 2 = 19.
- *    Fixed point 19 > 12: M misses.
- * With M's deadline and period 20: the same iteration, 19 <= 20, schedulable.
- * L: path {1}. Ce = 2 + 3 + 4 = 9 (no node before its last, nothing of lower priority).
- *    R0 = 9; R1 = 9 + ceil(9/5) 2 + ceil(9/20) 3 = 16; R2 = 9 + 4 2 + 1 3 = 20;
- *    R3 = 9 + 4 2 + 1 3 = 20. Fixed point 20 <= 40. */
+ * M: path {0, 1}. Ce = C_M = 3; node 0 (not last): largest RT stage 2 and lower-priority
+ *    stage 0; node 1: lower-priority L's 4. Ce = 3 + 2 + 4 = 9.
+ *    R0 = 9; R1 = 9 + ceil((9+3)/5) 2 = 15; R2 = 9 + ceil(18/5) 2 = 17; R3 = 9 + ceil(20/5) 2 = 17.
+ *    15 > 12 already: M misses (the iteration stops there).
+ * With M's deadline and period 20: the iteration goes on to the fixed point 17 <= 20, schedulable.
+ * L: path {1}. Ce = C_L = 4 (no node before its last, nothing of lower priority).
+ *    R0 = 4; R1 = 4 + ceil((4+3)/5) 2 + ceil((4+17)/20) 3 = 14; R2 = 4 + 4 2 + 2 3 = 18;
+ *    R3 = 4 + 5 2 + 2 3 = 20; R4 = 4 + ceil(23/5) 2 + ceil(37/20) 3 = 20. Fixed point 20 <= 40. */
 static void eq5_fixed_point_by_hand(void **state) {
   (void)state;
   int64_t h[2] = {2, 0}, m[2] = {1, 3}, l[2] = {0, 4}, r[3];
@@ -135,20 +139,35 @@ static void eq5_fixed_point_by_hand(void **state) {
                              {.period_ns = 12, .deadline_ns = 12, .prio = 1, .stage_ns = m},
                              {.period_ns = 40, .deadline_ns = 40, .prio = 2, .stage_ns = l}};
   assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 0), 3);
-  assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 1), 11);
-  assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 2), 9);
-  assert_false(atoll_dart_rt_test(t, 3, 2, r)); /* M: 17 already exceeds 12 */
+  assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 1), 9);
+  assert_int_equal(atoll_dart_ce_ns(t, 3, 2, 2), 4);
+  assert_false(atoll_dart_rt_test(t, 3, 2, r)); /* M: 15 already exceeds 12 */
   assert_int_equal(r[0], 3);
-  assert_int_equal(r[1], 17);
+  assert_int_equal(r[1], 15);
   t[1].period_ns = t[1].deadline_ns = 20;
   assert_true(atoll_dart_rt_test(t, 3, 2, r));
   assert_int_equal(r[0], 3);
-  assert_int_equal(r[1], 19);
+  assert_int_equal(r[1], 17);
   assert_int_equal(r[2], 20);
 }
 
+/* The job of a higher-priority task already in the pipeline when i arrives is counted: one node,
+ * H (2 every 5, priority 0) and L (3 every 100), L first in the array (the test runs by priority,
+ * since L's count uses R_H). R_H = 2 + L's blocking 3 = 5. L: Ce = 3; its window (-R_H, R_L) holds
+ * ceil((3 + 5) / 5) = 2 jobs of H, then ceil((7 + 5) / 5) = 3, then ceil((9 + 5) / 5) = 3:
+ * R_L = 3 + 3 x 2 = 9, where releases in [0, R_L) alone, ceil(R_L / 5), would give 5. */
+static void eq5_counts_the_job_in_the_pipeline(void **state) {
+  (void)state;
+  int64_t h[1] = {2}, l[1] = {3}, r[2];
+  atoll_dart_rt_task t[2] = {{.period_ns = 100, .deadline_ns = 100, .prio = 1, .stage_ns = l},
+                             {.period_ns = 5, .deadline_ns = 5, .prio = 0, .stage_ns = h}};
+  assert_true(atoll_dart_rt_test(t, 2, 1, r));
+  assert_int_equal(r[1], 5);
+  assert_int_equal(r[0], 9);
+}
+
 /* Overload: A alone fills the node (3 every 3), so B's iteration never reaches a fixed point and
- * stops past its deadline. Ce_B = 3 + 2 = 5; R = 5 + 3 ceil(R / 3) = 5, 11, 17, 23, ... */
+ * stops past its deadline. R_A = 3 + 2 = 5; Ce_B = 2; R = 2 + 3 ceil((R + 5) / 3) = 2, 11, 20, ... */
 static void eq5_unschedulable_detected(void **state) {
   (void)state;
   int64_t a[1] = {3}, b[1] = {2}, r[2];
@@ -156,12 +175,12 @@ static void eq5_unschedulable_detected(void **state) {
                              {.period_ns = 100, .deadline_ns = 100, .prio = 1, .stage_ns = b}};
   assert_false(atoll_dart_rt_test(t, 2, 1, r));
   assert_int_equal(r[0], 3 + 2); /* A: its stage and B's blocking, 5 > 3: A misses too */
-  assert_int_equal(r[1], 101); /* R grows by 6 a step (5 + 6k): 95, then 101, the first past 100 */
+  assert_int_equal(r[1], 101); /* R grows by 9 a step (2 + 9k): 92, then 101, the first past 100 */
 }
 
 /* Split-and-merge: paths {0, 2} and {0, 1, 2} share 0 and 2 and part between them (SM 1); {0, 1}
  * and {1, 2} share only node 1 (SM 0); a path with itself has none. A higher-priority task whose
- * path splits from i's and merges again is charged its C_max twice in Ce. */
+ * path splits from i's and merges again is charged its C_max twice for each of its jobs. */
 static void split_merges(void **state) {
   (void)state;
   int64_t a[3] = {1, 0, 1}, b[3] = {1, 1, 1}, c[3] = {1, 1, 0}, d[3] = {0, 1, 1}, r[2];
@@ -171,11 +190,13 @@ static void split_merges(void **state) {
   assert_int_equal(atoll_dart_split_merges(b, b, 3), 0);
   atoll_dart_rt_task t[2] = {{.period_ns = 1000, .deadline_ns = 1000, .prio = 0, .stage_ns = a},
                              {.period_ns = 1000, .deadline_ns = 1000, .prio = 1, .stage_ns = b}};
-  /* i = 1: 2 x C_max(a) = 2, C_max(b) = 1, nodes 0 and 1 (not last): largest RT stage 1 each: 5;
-   * one release of a: R = 5 + 1 = 6. */
-  assert_int_equal(atoll_dart_ce_ns(t, 2, 3, 1), 5);
+  /* a: C_max 1, nodes 0 (not last) largest RT stage 1 and b's 1 below it, node 2 b's 1: R_a = 4.
+   * b: C_max(b) = 1, nodes 0 and 1 (not last): largest RT stage 1 each: Ce = 3; one job of a
+   * (ceil((3 + 4) / 1000)) at 2 x C_max(a): R = 3 + 2 = 5. */
+  assert_int_equal(atoll_dart_ce_ns(t, 2, 3, 1), 3);
   assert_true(atoll_dart_rt_test(t, 2, 3, r));
-  assert_int_equal(r[1], 6);
+  assert_int_equal(r[0], 4);
+  assert_int_equal(r[1], 5);
 }
 
 /* The single-processor non-preemptive test (BaseGPU, BaseCPU): A 2 every 10, B 3 every 20, and a
@@ -203,6 +224,7 @@ int main(void) {
       cmocka_unit_test(partition_ties_keep_the_task_fast),
       cmocka_unit_test(response_time_test),
       cmocka_unit_test(eq5_fixed_point_by_hand),
+      cmocka_unit_test(eq5_counts_the_job_in_the_pipeline),
       cmocka_unit_test(eq5_unschedulable_detected),
       cmocka_unit_test(split_merges),
       cmocka_unit_test(np_test_by_hand),

@@ -1,10 +1,12 @@
 #include "tools/atoll/cli.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
 #include "io/suggest.h"
+#include "sim/inss_fit.h"
 
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out) { fputs(cmd->usage, out); }
 
@@ -33,6 +35,26 @@ int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o
     atoll_arena_free(a);
     return atoll_cli_report(&d);
   }
+  return atoll_cli_inss_model(a, s, false);
+}
+
+int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always) {
+  bool uses = s->policy.kind == ATOLL_POLICY_INSS || s->policy.kind == ATOLL_POLICY_GPULET;
+  if (s->inss || !(uses || always))
+    return 0;
+  atoll_inss_model *m = atoll_arena_calloc(a, 1, sizeof *m);
+  atoll_inss_fit_report *rep = malloc(sizeof *rep);
+  int rc = m && rep ? atoll_sim_inss_fit(s, m, rep) : ATOLL_ENOMEM;
+  if (rc == 0)
+    fprintf(stderr, "atoll: %s has no InSS model (policy model:); fitted one on the simulated %s, held-out MAPE %.2f %%\n",
+            s->path, s->gpu.name, rep->mape_test_pct);
+  free(rep);
+  if (rc) {
+    fprintf(stderr, "atoll: fitting InSS's model for %s: %s\n", s->path, atoll_strerror(rc));
+    atoll_arena_free(a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  s->inss = m;
   return 0;
 }
 

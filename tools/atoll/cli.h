@@ -45,6 +45,10 @@ int atoll_cli_report(const atoll_diag *d);
  * Returns 0, or an exit code after printing the usage error or the located input error (the
  * arena is then freed). */
 int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o, atoll_arena *a, atoll_scenario *s);
+/* InSS's latency model for a scenario whose policy uses one (inss, gpulet; any policy when
+ * `always`) and names no model: file: fitted at start on the simulated GPU (atoll fit inss) into
+ * the arena, with a note on stderr. Returns 0, or an exit code (the arena then freed). */
+int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always);
 
 int atoll_cmd_check(int argc, char **argv);
 int atoll_cmd_import(int argc, char **argv);
@@ -59,6 +63,8 @@ int atoll_cmd_gen(int argc, char **argv);
 
 int atoll_cmd_explore(int argc, char **argv);
 int atoll_cmd_train_predictor(int argc, char **argv);
+int atoll_cmd_fit(int argc, char **argv);
+int atoll_cmd_predict(int argc, char **argv);
 int atoll_cmd_selftest(int argc, char **argv);
 int atoll_cmd_capacity(int argc, char **argv);
 

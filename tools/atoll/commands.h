@@ -7,6 +7,6 @@
 
 #define ATOLL_COMMANDS(X)                                                                                          \
   X(sim) X(capacity) X(sweep) X(compare) X(check) X(gen) X(import) X(model) X(dot) X(calibrate) X(bound) X(explore) X(selftest)      \
-      X(native) X(hil) X(train_predictor)
+      X(native) X(hil) X(train_predictor) X(fit) X(predict)
 
 #endif

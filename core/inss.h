@@ -1,0 +1,104 @@
+/* InSS's decisions as pure functions (docs/inss.md): the latency model (t_inf = t_d + t_s + t_r,
+ * with the scheduling and cache interference of the co-located models), the task latency with the
+ * batching wait, BDA (the binary search over the batch size, InSS Alg. 1) and the deterministic
+ * placement-and-share search that stands in for SAC-D. The policies inss and gpulet
+ * (core/policy_inss.c, core/policy_gpulet.c) and `atoll predict` call them; the tests feed them
+ * hand-made models. */
+#ifndef ATOLL_CORE_INSS_H
+#define ATOLL_CORE_INSS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atoll/inss.h"
+
+/* The solo running time o_r of profile p at batch b on pct % of the GPU: locally weighted linear
+ * regression of ln(time) on ln(batch) and ln(pct) over the profile's samples, Gaussian weights of
+ * width bw in the same log space. 0 when the profile has no samples. */
+double atoll_inss_run_ns(const atoll_inss_profile *p, double bw, double b, double pct);
+
+/* A model's place on one GPU: which profile, its share (%) and batch. */
+typedef struct atoll_inss_slot {
+  uint32_t prof;
+  uint32_t pct;
+  uint32_t batch;
+} atoll_inss_slot;
+
+/* t_inf of slot i among the n slots of one GPU (the others are its co-located models):
+ * t_d x b + (o_sch + int) x n_kernels + o_r x (1 + alpha_cache x sum of the others' l), with
+ * int = alpha_s x n + beta_s when n > 1 and 0 alone (o_sch is inside o_r: docs/inss.md). */
+double atoll_inss_inf_ns(const atoll_inss_model *m, const atoll_inss_slot *gpu, uint32_t n, uint32_t i);
+
+/* The task latency bound of a request under FIFO batching at rate lambda (per second): it waits
+ * for the batch to fill, (b - 1) / lambda, or for the batch running before it, whichever is longer,
+ * then runs: max(t_inf, (b - 1) / lambda) + t_inf (InSS Eq. 2 at its worst). */
+double atoll_inss_task_ns(double inf_ns, uint32_t b, double lambda);
+
+typedef enum atoll_inss_bda_status {
+  ATOLL_INSS_BDA_OK = 0,
+  ATOLL_INSS_BDA_MEMORY = 1,     /* not even batch 1 fits the memory left */
+  ATOLL_INSS_BDA_SLO = 2,        /* not even batch 1 meets the SLO */
+  ATOLL_INSS_BDA_THROUGHPUT = 3, /* the largest batch within memory and SLO serves less than lambda */
+} atoll_inss_bda_status;
+
+/* The chance that a request waits in the queue longer than its SLO leaves it, Poisson arrivals
+ * at lambda served in batches of b taking inf_ns each: Kingman's exponential approximation of the
+ * waiting-time tail of a queue with Poisson arrivals (c_a^2 = 1) and deterministic service
+ * (c_s^2 = 0), rho exp(-2 (1 - rho) slack / t_inf), with rho = lambda t_inf / b and
+ * slack = SLO - (b - 1) / lambda - t_inf. 1 when rho >= 1 or slack < 0. */
+double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns);
+
+/* BDA for slot i of a GPU (InSS Alg. 1): a binary search over b in 1..max_batch for the largest
+ * batch whose memory m(b) <= mem_room_mb (<= 0: unbounded) and task latency <= slo_ns, then
+ * whether its throughput b / t_inf reaches lambda and, when miss > 0, whether the queueing tail
+ * (atoll_inss_tail) stays within miss. *batch gets the batch found (1 on failure).
+ * gpu[i].batch is used as scratch and left at *batch. */
+atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot *gpu, uint32_t n, uint32_t i,
+                                     double lambda, double slo_ns, double mem_room_mb, uint32_t max_batch,
+                                     double miss, uint32_t *batch);
+
+/* What a model asks of the cluster. */
+typedef struct atoll_inss_demand {
+  uint32_t prof;      /* its profile in the model */
+  double lambda;      /* requests per second */
+  double slo_ns;
+  int32_t gpu;        /* a GPU it must stay on, or -1 */
+} atoll_inss_demand;
+
+typedef struct atoll_inss_plan_cfg {
+  uint32_t gpus;        /* GPUs to place on */
+  uint32_t step_pct;    /* the share grid (5) */
+  double mem_mb;        /* each GPU's memory; <= 0: unbounded */
+  uint32_t max_batch;   /* <= ATOLL_INSS_MAX_BATCH */
+  double miss;          /* BDA's queueing-tail bound (0: InSS's constraints only) */
+} atoll_inss_plan_cfg;
+
+/* A decision: each demand's GPU, share and batch, and the highest common scale of the rates at
+ * which the placement still passes BDA for every model (the objective: throughput under SLO). */
+typedef struct atoll_inss_plan {
+  uint32_t gpu[ATOLL_INSS_MAX_MODELS];
+  uint32_t pct[ATOLL_INSS_MAX_MODELS];
+  uint32_t batch[ATOLL_INSS_MAX_MODELS];
+  double scale;          /* 0: not even 1/64 of the rates fits */
+  bool ok;               /* every model passes BDA at scale 1 */
+  uint32_t evaluations;  /* share fits tried (the search's cost) */
+} atoll_inss_plan;
+
+/* The smallest shares on the step grid at which every one of the n slots of one GPU passes BDA
+ * at its demand's rate x scale (shares grow one step at a time, the failing models first, as
+ * each one's growth raises the others' interference); then the GPU's remaining steps go, one at
+ * a time, to the model closest to failing (its queueing tail, or its utilisation when cfg->miss is
+ * 0), and the batches are BDA's at those
+ * shares. false when the minimal shares add up to more than 100 %. */
+bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, const uint32_t *members, uint32_t n,
+                        double scale, const atoll_inss_plan_cfg *cfg, bool spread, uint32_t *pct, uint32_t *batch);
+
+/* The placement-and-share search (docs/inss.md): for a scale, models in decreasing order of their
+ * solo share need are placed greedily on the GPU whose minimal shares then add up to the least,
+ * then single moves and pairwise swaps between GPUs are applied while they lower the most loaded
+ * GPU's total; the scale itself is the highest, by bisection over [1/64, 64], at which the search
+ * places everything. Deterministic; n <= ATOLL_INSS_MAX_MODELS. */
+void atoll_inss_decide(const atoll_inss_model *m, const atoll_inss_demand *d, uint32_t n,
+                       const atoll_inss_plan_cfg *cfg, atoll_inss_plan *out);
+
+#endif

@@ -1,0 +1,196 @@
+/* InSS's latency model, BDA and placement search (core/inss.c) on hand-made models whose solo
+ * running time is an exact power law, t = 1 ms x sqrt(b) x 100 / pct, which locally weighted
+ * linear regression in log space reproduces exactly. Each expected figure is worked out beside it. */
+#include <math.h>
+#include <string.h>
+
+#include "core/inss.h"
+
+#include "tests/atoll_test.h"
+
+static void power_law(atoll_inss_profile *p, const char *name, double ms_at_b1_full) {
+  memset(p, 0, sizeof *p);
+  p->name = name;
+  p->n_kernels = 10;
+  static const double b[] = {1, 2, 4, 8, 16, 32}, pct[] = {10, 20, 50, 100};
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 4; j++) {
+      uint32_t k = p->n_points++;
+      p->pt_batch[k] = b[i], p->pt_pct[k] = pct[j];
+      p->pt_ns[k] = ms_at_b1_full * 1e6 * sqrt(b[i]) * 100.0 / pct[j];
+    }
+}
+
+static atoll_inss_model model1(void) {
+  atoll_inss_model m;
+  memset(&m, 0, sizeof m);
+  m.bandwidth = 0.7;
+  m.n_models = 2;
+  power_law(&m.prof[0], "a", 1.0);
+  power_law(&m.prof[1], "b", 1.0);
+  return m;
+}
+
+static bool near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
+
+/* LWR between the samples: b = 3, pct = 40: 1 ms x sqrt(3) x 2.5 = 4.330 ms. */
+static void lwr_interpolates_the_grid(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  assert_true(near(atoll_inss_run_ns(&m.prof[0], m.bandwidth, 3, 40), 1e6 * sqrt(3) * 2.5, 1e-6));
+  assert_true(near(atoll_inss_run_ns(&m.prof[0], m.bandwidth, 4, 50), 4e6, 1e-6));
+}
+
+/* Alone no scheduling interference; two together: int = 100 x 2 + 50 = 250 ns per kernel, 10
+ * kernels: +2.5 us. The cache term: the other's l = 0.4 x 0.5 + 0.1 = 0.3, alpha_cache 0.5: o_r x
+ * 1.15. */
+static void interference_terms(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  m.alpha_s_ns = 100, m.beta_s_ns = 50;
+  atoll_inss_slot s[2] = {{.prof = 0, .pct = 50, .batch = 1}, {.prof = 1, .pct = 50, .batch = 1}};
+  assert_true(near(atoll_inss_inf_ns(&m, s, 1, 0), 2e6, 1e-6));
+  assert_true(near(atoll_inss_inf_ns(&m, s, 2, 0), 2e6 + 2500, 1e-6));
+  m.alpha_cache = 0.5;
+  m.prof[1].l2_alpha = 0.4, m.prof[1].l2_beta = 0.1;
+  assert_true(near(atoll_inss_inf_ns(&m, s, 2, 0), 2e6 * 1.15 + 2500, 1e-6));
+  /* The model's own L2 utilisation does not slow it: only the others'. */
+  assert_true(near(atoll_inss_inf_ns(&m, s, 2, 1), 2e6 + 2500, 1e-6));
+}
+
+/* Task latency: b = 4 at 1000/s waits 3 ms to fill, longer than t_inf = 2 ms: 3 + 2 = 5 ms. */
+static void task_latency_has_the_batching_wait(void **state) {
+  (void)state;
+  assert_true(near(atoll_inss_task_ns(2e6, 4, 1000), 5e6, 1e-9));
+  assert_true(near(atoll_inss_task_ns(2e6, 1, 1000), 4e6, 1e-9));
+}
+
+static atoll_inss_bda_status bda(const atoll_inss_model *m, double lambda, double slo_ms, double room, uint32_t *b) {
+  atoll_inss_slot s = {.prof = 0, .pct = 100, .batch = 1};
+  return atoll_inss_bda(m, &s, 1, 0, lambda, slo_ms * 1e6, room, 32, 0, b);
+}
+
+/* SLO-bound: at 1000/s and SLO 10 ms, b = 8 takes max(2.83, 7) + 2.83 = 9.83 ms, b = 9 takes
+ * max(3, 8) + 3 = 11 ms: 8, and it serves 8 / 2.83 ms = 2828/s >= 1000. SLO 0.5 ms: not even b = 1
+ * (2 ms). */
+static void bda_slo_bound(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  uint32_t b = 0;
+  assert_int_equal(bda(&m, 1000, 10, 0, &b), ATOLL_INSS_BDA_OK);
+  assert_int_equal(b, 8);
+  assert_int_equal(bda(&m, 1000, 0.5, 0, &b), ATOLL_INSS_BDA_SLO);
+  assert_int_equal(b, 1);
+}
+
+/* Memory-bound: m(b) = 100 + 10 b MB; 150 MB left allows b <= 5 (under the SLO's 8): 5. 105 MB
+ * left: not even b = 1 (110 MB). */
+static void bda_memory_bound(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  m.prof[0].mem_mb = 100, m.prof[0].act_mb = 10;
+  uint32_t b = 0;
+  assert_int_equal(bda(&m, 1000, 10, 150, &b), ATOLL_INSS_BDA_OK);
+  assert_int_equal(b, 5);
+  assert_int_equal(bda(&m, 1000, 10, 105, &b), ATOLL_INSS_BDA_MEMORY);
+}
+
+/* Throughput-bound: at 6000/s and SLO 10.01 ms, b = 25 takes max(5, 4) + 5 = 10 ms and b = 26
+ * 10.2 ms, so 25 is the largest; it serves 25 / 5 ms = 5000/s < 6000. At 4900/s it suffices
+ * (b = 25 waits max(5, 4.9) + 5 = 10 ms). */
+static void bda_throughput_bound(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  uint32_t b = 0;
+  assert_int_equal(bda(&m, 6000, 10.01, 0, &b), ATOLL_INSS_BDA_THROUGHPUT);
+  assert_int_equal(b, 25);
+  assert_int_equal(bda(&m, 4900, 10.01, 0, &b), ATOLL_INSS_BDA_OK);
+  assert_int_equal(b, 25);
+}
+
+/* The binary search finds what trying every batch finds, over a range of rates and SLOs. */
+static void bda_matches_exhaustive_search(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  for (double lambda = 100; lambda < 20000; lambda *= 1.7)
+    for (double slo = 1; slo < 80; slo *= 1.5) {
+      uint32_t b = 0, want = 0;
+      bda(&m, lambda, slo, 0, &b);
+      for (uint32_t x = 1; x <= 32; x++) {
+        double t = 1e6 * sqrt(x);
+        if (atoll_inss_task_ns(t, x, lambda) <= slo * 1e6)
+          want = x;
+      }
+      assert_int_equal(b, want ? want : 1);
+    }
+}
+
+/* The queueing tail: t_inf 1 ms, b 1, 500/s: rho 0.5; SLO 3 ms leaves 2 ms: 0.5 e^(-2 x 0.5 x 2)
+ * = 0.5 e^-2 = 0.068. */
+static void tail_of_the_queue(void **state) {
+  (void)state;
+  assert_true(near(atoll_inss_tail(1e6, 1, 500, 3e6), 0.5 * exp(-2.0), 1e-9));
+  assert_true(atoll_inss_tail(1e6, 1, 1000, 3e6) >= 1.0); /* rho 1 */
+  /* With the tail bound BDA takes a batch within the SLO whose tail is smallest, and fails when
+   * even that one exceeds it. */
+  atoll_inss_model m = model1();
+  atoll_inss_slot s = {.prof = 0, .pct = 100, .batch = 1};
+  uint32_t b = 0;
+  assert_int_equal(atoll_inss_bda(&m, &s, 1, 0, 500, 3e6, 0, 32, 0.01, &b), ATOLL_INSS_BDA_THROUGHPUT);
+  assert_int_equal(atoll_inss_bda(&m, &s, 1, 0, 100, 10e6, 0, 32, 0.01, &b), ATOLL_INSS_BDA_OK);
+  assert_true(atoll_inss_tail(1e6 * sqrt(b), b, 100, 10e6) <= 0.01);
+}
+
+/* Two models that each need more than half a GPU go to different GPUs; with one GPU the search
+ * reports it cannot serve both at their rates (scale < 1). At 3000/s and SLO 10 ms a model needs
+ * b / (sqrt(b) ms x 100 / pct) >= 3000/s with b <= 25 or so: more than half of a GPU. */
+static void decide_separates_two_heavy_models(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  atoll_inss_demand d[2] = {{.prof = 0, .lambda = 3000, .slo_ns = 10e6, .gpu = -1},
+                            {.prof = 1, .lambda = 3000, .slo_ns = 10e6, .gpu = -1}};
+  uint32_t one = 0, pct, b;
+  atoll_inss_plan_cfg cfg = {.gpus = 2, .step_pct = 5, .max_batch = 32};
+  assert_true(atoll_inss_fit_gpu(&m, d, &one, 1, 1.0, &cfg, false, &pct, &b));
+  assert_true(pct > 50);
+  atoll_inss_plan plan;
+  atoll_inss_decide(&m, d, 2, &cfg, &plan);
+  assert_true(plan.ok);
+  assert_int_not_equal(plan.gpu[0], plan.gpu[1]);
+  assert_int_equal(plan.pct[0], 100); /* alone, the spare steps are its */
+  cfg.gpus = 1;
+  atoll_inss_decide(&m, d, 2, &cfg, &plan);
+  assert_false(plan.ok);
+  assert_true(plan.scale > 0 && plan.scale < 1);
+  assert_int_equal(plan.gpu[0], 0);
+  assert_int_equal(plan.pct[0] + plan.pct[1], 100);
+}
+
+/* A model pinned to a GPU (gpu: given) stays there. */
+static void decide_keeps_a_given_gpu(void **state) {
+  (void)state;
+  atoll_inss_model m = model1();
+  atoll_inss_demand d[2] = {{.prof = 0, .lambda = 100, .slo_ns = 10e6, .gpu = 1},
+                            {.prof = 1, .lambda = 100, .slo_ns = 10e6, .gpu = 1}};
+  atoll_inss_plan_cfg cfg = {.gpus = 3, .step_pct = 5, .max_batch = 32};
+  atoll_inss_plan plan;
+  atoll_inss_decide(&m, d, 2, &cfg, &plan);
+  assert_int_equal(plan.gpu[0], 1);
+  assert_int_equal(plan.gpu[1], 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(lwr_interpolates_the_grid),
+      cmocka_unit_test(interference_terms),
+      cmocka_unit_test(task_latency_has_the_batching_wait),
+      cmocka_unit_test(bda_slo_bound),
+      cmocka_unit_test(bda_memory_bound),
+      cmocka_unit_test(bda_throughput_bound),
+      cmocka_unit_test(bda_matches_exhaustive_search),
+      cmocka_unit_test(tail_of_the_queue),
+      cmocka_unit_test(decide_separates_two_heavy_models),
+      cmocka_unit_test(decide_keeps_a_given_gpu),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
