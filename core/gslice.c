@@ -110,6 +110,18 @@ uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max) {
   return n < 1 ? 1 : n > max ? max : n;
 }
 
+/* GSLICE (§3.2.4, Fig. 16) measured whole instance starts, about 5 s for ResNet-50 and 12 s for
+ * VGG-19, most of it framework start-up rather than the weights' copy (98 and 548 MB take 8 and
+ * 45 ms at 12 GB/s): a measured time wins, the copy model is for profiles without one. */
+int64_t atoll_gslice_load_ns(const atoll_model *m, const atoll_gpu *g) {
+  if (m->instance_load_ns > 0)
+    return m->instance_load_ns;
+  if (g->partition_init_ns > 0 && m->footprint_known && g->costs.copy_bytes_per_us > 0)
+    return g->partition_init_ns +
+           llround(m->weights_mb * 1048576.0 / (double)g->costs.copy_bytes_per_us * 1000.0);
+  return g->partition_load_ns;
+}
+
 /* The CUs of `client` when every client of its GPU holds pcts[i] %: consecutive in client order
  * (atoll_cuset_from_share); a share that would run past the GPU (the shares in effect add up to
  * more than 100 % while one change waits for another) ends at the GPU's last CU instead,

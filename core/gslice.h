@@ -63,6 +63,12 @@ uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max);
  * the GPU (shares in effect adding up to more than 100 % while one change waits for another) ends
  * at the GPU's last CU instead, overlapping the one before it, as MPS lets caps add up to more
  * than 100 %. */
+/* How long a shadow instance of model m takes to load on GPU g (docs/gslice.md, "Shadow
+ * instances"): the profile's measured instance_load_ms; else, where the preset gives
+ * partition_init_ms and the profile a footprint, that start-up plus the weights over the copy
+ * engine (weights_mb x 2^20 bytes / copy_bytes_per_us); else the preset's partition_load_ms. */
+int64_t atoll_gslice_load_ns(const atoll_model *m, const atoll_gpu *g);
+
 atoll_cuset atoll_gslice_layout(const atoll_scenario *s, const uint32_t *pcts, uint32_t client);
 
 #endif

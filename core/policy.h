@@ -43,6 +43,9 @@ typedef struct atoll_policy_ops {
   /* Streams of the policy's own beyond the queues' (dart's node workers), created after init; a
    * non-zero return fails atoll_core_init. NULL: none. */
   int (*create_streams)(atoll_core *c);
+  /* The largest batch the policy forms for a client by itself (gslice's own batching), which a
+   * device must have room for (atoll_policy_batch_limit). NULL: none beyond the client's batch:. */
+  uint32_t (*batch_limit)(const atoll_scenario *s, uint32_t client);
   /* Before a run of several GPUs: places the clients whose gpu: was not given (clients: a copy of
    * s's to change); true when it moved one. NULL: the scenario's placement stands. */
   bool (*place)(const atoll_scenario *s, atoll_client *clients);

@@ -8,8 +8,8 @@
  * of each batch, arrival to completion), its throughput and its arrival rate, and runs Algorithm 1
  * (atoll_gslice_tune) on each IF outside its hold-down; when the IFs ask for more than 100 % the
  * GPU is shared by weighted max-min fairness (atoll_gslice_maxmin). A changed share is not applied
- * at once: a shadow instance loads the model on the new share in the background (the preset's
- * partition_load_ms) while the old share serves; once loaded, the switch waits for the IF's
+ * at once: a shadow instance loads the model on the new share in the background (the model's
+ * load time, atoll_gslice_load_ns) while the old share serves; once loaded, the switch waits for the IF's
  * running batch, then idles the IF for partition_switch_us and moves its stream to the new CUs. A
  * shadow the GPU's memory cannot hold beside every instance (and the other shadows loading) is
  * refused. Batching: SLAB (the batch whose run fits slab_target_pct of the SLO, from the last
@@ -91,6 +91,12 @@ static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *b
       return "gslice forms its batches itself (option batching): a client's batch: is for the other policies";
     }
   return NULL;
+}
+
+/* Its own batches: up to max_batch requests, one with batching off. */
+static uint32_t batch_limit(const atoll_scenario *s, uint32_t client) {
+  (void)client;
+  return s->policy.param[OPT_BATCHING] == BATCH_OFF ? 1 : (uint32_t)s->policy.param[OPT_MAX_BATCH];
 }
 
 static gs_if *ifs(atoll_core *c) { return ((gslice_state *)atoll__policy_state(c))->f; }
@@ -222,7 +228,7 @@ static void start_change(atoll_core *c, uint32_t q, uint32_t pct, int64_t now) {
   }
   f->target_pct = pct;
   f->phase = PH_LOADING;
-  f->step_end_ns = now + c->s->gpu.partition_load_ns;
+  f->step_end_ns = now + atoll_gslice_load_ns(&c->s->models[c->s->clients[cl].model].model, &c->s->gpu);
   atoll__partition_step(c, cl, ATOLL_PARTITION_SHADOW_LOAD, pct, now, f->step_end_ns);
   if (atoll__timer_set(c, f->step_end_ns, ((uint64_t)TM_LOADED << 32) | q) != 0) {
     f->phase = PH_PENDING;
@@ -430,4 +436,5 @@ const atoll_policy_ops atoll__policy_gslice = {
     .on_task_done = on_task_done,
     .on_timer = on_timer,
     .state_valid = state_valid,
+    .batch_limit = batch_limit,
 };

@@ -95,6 +95,13 @@ atoll_policy_cfg atoll_policy_defaults(atoll_policy_kind k) {
   return p;
 }
 
+uint32_t atoll_policy_batch_limit(const atoll_scenario *s, uint32_t client) {
+  const atoll_policy_ops *p = atoll__policy_ops(s->policy.kind);
+  uint32_t n = s->clients[client].batch_max > 1 ? s->clients[client].batch_max : 1;
+  uint32_t own = p && p->batch_limit ? p->batch_limit(s, client) : 0;
+  return own > n ? own : n;
+}
+
 const char *atoll_policy_finish_options(atoll_scenario *s, uint64_t given, uint32_t *bad) {
   const atoll_policy_ops *p = atoll__policy_ops(s->policy.kind);
   return p && p->finish_options ? p->finish_options(s, given, bad) : NULL;

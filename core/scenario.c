@@ -38,6 +38,17 @@ bool atoll_arrival_is_valid(const atoll_arrival *a) {
     return (a->rate_hz > 0) != (a->load > 0);
   case ATOLL_ARRIVAL_CLOSED:
     return a->rate_hz == 0 && a->load == 0;
+  case ATOLL_ARRIVAL_STEP: {
+    if (a->n_steps == 0 || !a->step_at_ns || !a->step_rate_hz || a->step_at_ns[0] != 0)
+      return false;
+    bool any = false;
+    for (uint32_t i = 0; i < a->n_steps; i++) {
+      if (!(a->step_rate_hz[i] >= 0 && a->step_rate_hz[i] <= 1e9) || (i > 0 && a->step_at_ns[i] <= a->step_at_ns[i - 1]))
+        return false;
+      any = any || a->step_rate_hz[i] > 0;
+    }
+    return any;
+  }
   case ATOLL_ARRIVAL_TRACE:
     if (a->n_times == 0 || !a->times_ns || a->repeat_ns < 0)
       return false;

@@ -39,7 +39,8 @@ double atoll_rng_unit(atoll_rng *r) {
 void atoll_client_gen_init(atoll_client_gen *g, const atoll_arrival *a, double rate_hz, uint64_t seed,
                            uint32_t client_index) {
   *g = (atoll_client_gen){.kind = a->kind, .rate_hz = rate_hz, .times_ns = a->times_ns, .n_times = a->n_times,
-                          .repeat_ns = a->repeat_ns};
+                          .repeat_ns = a->repeat_ns, .step_at_ns = a->step_at_ns, .step_rate_hz = a->step_rate_hz,
+                          .n_steps = a->n_steps};
   atoll_rng_seed(&g->rng, seed, client_index + 1);
 }
 
@@ -70,6 +71,24 @@ int64_t atoll_client_gen_next(atoll_client_gen *g) {
     if (round > 0 && g->repeat_ns == 0)
       return -1;
     t = (int64_t)round * g->repeat_ns + g->times_ns[i];
+    break;
+  }
+  case ATOLL_ARRIVAL_STEP: {
+    /* Poisson within a step; a gap that reaches past the step's end is drawn again from the next
+     * step's start at its rate (the process is memoryless, so this is Poisson at the new rate). */
+    double from = (double)(g->emitted ? g->last_ns : 0), at;
+    for (;;) {
+      double rate = g->step_rate_hz[g->step];
+      double end = g->step + 1 < g->n_steps ? (double)g->step_at_ns[g->step + 1] : HORIZON_NS;
+      at = rate > 0 ? from - log(atoll_rng_unit(&g->rng)) * 1e9 / rate : HORIZON_NS;
+      if (at < end)
+        break;
+      if (g->step + 1 >= g->n_steps)
+        return -1;
+      g->step++;
+      from = (double)g->step_at_ns[g->step];
+    }
+    t = (int64_t)llround(at);
     break;
   }
   case ATOLL_ARRIVAL_CLOSED:

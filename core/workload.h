@@ -30,6 +30,10 @@ typedef struct atoll_client_gen {
   int64_t repeat_ns;
   uint64_t emitted;        /* arrivals produced so far */
   int64_t last_ns;
+  const int64_t *step_at_ns; /* step */
+  const double *step_rate_hz;
+  uint32_t n_steps;
+  uint32_t step;             /* the step the last arrival fell in */
 } atoll_client_gen;
 
 /* rate_hz is the client's resolved rate (rate_hz, or load / standalone latency); ignored for

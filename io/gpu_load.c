@@ -30,7 +30,7 @@ static int64_t *cost_time_field(atoll_gpu_costs *c, int i) {
 }
 
 static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c, atoll_gpu *g) {
-  const char *keys[N_COST_TIMES + 5];
+  const char *keys[N_COST_TIMES + 6];
   for (int i = 0; i < N_COST_TIMES; i++)
     keys[i] = cost_time_keys[i];
   keys[N_COST_TIMES] = "copy_bytes_per_us";
@@ -39,8 +39,9 @@ static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c, 
   /* Optional, with GSLICE's figures as defaults: only a run-time re-partition (gslice) charges them. */
   keys[N_COST_TIMES + 3] = "partition_load_ms";
   keys[N_COST_TIMES + 4] = "partition_switch_us";
-  const atoll_ynode *v[N_COST_TIMES + 5];
-  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 5, v);
+  keys[N_COST_TIMES + 5] = "partition_init_ms"; /* optional, no default: a shadow's load from its weights */
+  const atoll_ynode *v[N_COST_TIMES + 6];
+  int rc = atoll_yread_map(r, n, "costs", keys, N_COST_TIMES + 6, v);
   if (rc == 0 && v[N_COST_TIMES + 2])
     rc = WITH_KEY(r, "host_launch_us", atoll_yread_time_ns(r, v[N_COST_TIMES + 2], 1000.0, false, &c->host_launch_ns));
   g->partition_load_ns = ATOLL_PARTITION_LOAD_NS_DEFAULT;
@@ -51,6 +52,9 @@ static int read_costs(atoll_yread *r, const atoll_ynode *n, atoll_gpu_costs *c, 
   if (rc == 0 && v[N_COST_TIMES + 4])
     rc = WITH_KEY(r, "partition_switch_us",
                   atoll_yread_time_ns(r, v[N_COST_TIMES + 4], 1000.0, true, &g->partition_switch_ns));
+  if (rc == 0 && v[N_COST_TIMES + 5])
+    rc = WITH_KEY(r, "partition_init_ms",
+                  atoll_yread_time_ns(r, v[N_COST_TIMES + 5], 1000.0 * 1000.0, false, &g->partition_init_ns));
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++)
     rc = atoll_yread_require(r, n, v[i], keys[i]);
   for (int i = 0; rc == 0 && i < N_COST_TIMES + 2; i++) {

@@ -386,8 +386,8 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
 }
 
 static const char *const model_keys[] = {"atoll_model", "name", "gpu", "source", "measured_latency_us", "tensors",
-                                         "ops", "native", "measured_eager_latency_us", "footprint"};
-enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_EAGER, M_FOOT, M_N };
+                                         "ops", "native", "measured_eager_latency_us", "footprint", "instance_load_ms"};
+enum { M_VERSION, M_NAME, M_GPU, M_SOURCE, M_LAT, M_TENSORS, M_OPS, M_NATIVE, M_EAGER, M_FOOT, M_LOAD, M_N };
 
 /* footprint: {weights_mb, activations_mb_per_batch}, both required, in MB (2^20 bytes). */
 static int read_footprint(atoll_yread *r, const atoll_ynode *n, atoll_model *m) {
@@ -450,6 +450,9 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
   if (v[M_NATIVE] && (rc = WITH_KEY(r, "native", atoll_yread_name(r, v[M_NATIVE], &m.native))))
     return rc;
   if (v[M_FOOT] && (rc = WITH_KEY(r, "footprint", read_footprint(r, v[M_FOOT], &m))))
+    return rc;
+  if (v[M_LOAD] && (rc = WITH_KEY(r, "instance_load_ms",
+                                  atoll_yread_time_ns(r, v[M_LOAD], 1000.0 * 1000.0, false, &m.instance_load_ns))))
     return rc;
   if ((rc = WITH_KEY(r, "tensors", read_tensors(c, v[M_TENSORS]))))
     return rc;

@@ -292,6 +292,10 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
   if (m->footprint_known)
     fprintf(out, "footprint: {weights_mb: %.17g, activations_mb_per_batch: %.17g}\n", m->weights_mb,
             m->activations_mb_per_batch);
+  if (m->instance_load_ns > 0) {
+    fputs("instance_load_ms: ", out);
+    fprintf(out, "%.17g\n", (double)m->instance_load_ns / 1e6);
+  }
   write_tensors(out, m);
   fputs("ops:\n", out);
   for (uint32_t i = 0; i < m->n_ops; i++) {

@@ -204,11 +204,57 @@ static int read_times_ms(scen_ctx *c, const atoll_ynode *n, int64_t **out, uint3
   return rc;
 }
 
-static const char *const arrival_kinds[] = {"uniform", "poisson", "closed", "trace"};
+static const char *const arrival_kinds[] = {"uniform", "poisson", "closed", "trace", "step"};
+
+/* steps: [{at_ms, rate_hz}, ...]: the first at 0, each later one after the one before, rates >= 0
+ * with at least one above 0 (docs/scenarios.md, arrival kind step). */
+static int read_steps(scen_ctx *c, const atoll_ynode *n, atoll_arrival *a) {
+  static const char *const keys[] = {"at_ms", "rate_hz"};
+  atoll_yread *r = c->r;
+  int rc = atoll_yread_seq(r, n, "steps");
+  if (rc)
+    return rc;
+  if (n->n == 0)
+    return atoll_yread_error(r, n, "steps needs at least one step ({at_ms: 0, rate_hz: R})");
+  if (atoll_yread_count(r, n, "steps", ATOLL_MAX_ARRIVALS))
+    return ATOLL_EPARSE;
+  int64_t *at = atoll_arena_calloc(c->a, n->n, sizeof *at);
+  double *rate = atoll_arena_calloc(c->a, n->n, sizeof *rate);
+  if (!at || !rate)
+    return atoll_yread_oom(r, n);
+  bool any = false;
+  for (uint32_t i = 0; i < n->n && rc == 0; i++) {
+    const atoll_ynode *v[2];
+    atoll_yread_push_index(r, i);
+    rc = atoll_yread_map(r, n->items[i], "step", keys, 2, v);
+    if (rc == 0)
+      rc = atoll_yread_require(r, n->items[i], v[0], "at_ms");
+    if (rc == 0)
+      rc = atoll_yread_require(r, n->items[i], v[1], "rate_hz");
+    if (rc == 0)
+      rc = WITH_KEY(r, "at_ms", atoll_yread_time_ns(r, v[0], 1e6, true, &at[i]));
+    if (rc == 0)
+      rc = WITH_KEY(r, "rate_hz", atoll_yread_double(r, v[1], 0, 1e9, false, &rate[i]));
+    if (rc == 0 && i == 0 && at[0] != 0)
+      rc = WITH_KEY(r, "at_ms", atoll_yread_error(r, v[0], "the first step starts the run: at_ms 0, not %.6g",
+                                                  (double)at[0] / 1e6));
+    if (rc == 0 && i > 0 && at[i] <= at[i - 1])
+      rc = WITH_KEY(r, "at_ms", atoll_yread_error(r, v[0], "steps must start in increasing order (%.6g ms after %.6g ms)",
+                                                  (double)at[i] / 1e6, (double)at[i - 1] / 1e6));
+    any = any || rate[i] > 0;
+    atoll_yread_pop(r);
+  }
+  if (rc == 0 && !any)
+    rc = atoll_yread_error(r, n, "every step has rate_hz 0: the client would send nothing");
+  a->step_at_ns = at;
+  a->step_rate_hz = rate;
+  a->n_steps = n->n;
+  return rc;
+}
 
 static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
-  static const char *const keys[] = {"kind", "rate_hz", "load", "times_ms", "file", "repeat_ms"};
-  enum { A_KIND, A_RATE, A_LOAD, A_TIMES, A_FILE, A_REPEAT, A_N };
+  static const char *const keys[] = {"kind", "rate_hz", "load", "times_ms", "file", "repeat_ms", "steps"};
+  enum { A_KIND, A_RATE, A_LOAD, A_TIMES, A_FILE, A_REPEAT, A_STEPS, A_N };
   atoll_yread *r = c->r;
   const atoll_ynode *v[A_N];
   int rc = atoll_yread_map(r, n, "arrival", keys, A_N, v);
@@ -216,15 +262,15 @@ static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
     rc = atoll_yread_require(r, n, v[A_KIND], "kind");
   uint32_t kind = 0;
   if (rc == 0)
-    rc = WITH_KEY(r, "kind", atoll_yread_enum(r, v[A_KIND], "arrival kind", arrival_kinds, 4, &kind));
+    rc = WITH_KEY(r, "kind", atoll_yread_enum(r, v[A_KIND], "arrival kind", arrival_kinds, 5, &kind));
   if (rc)
     return rc;
   atoll_arrival a = {.kind = (atoll_arrival_kind)kind};
   /* Each kind takes its own keys; a key of another kind is a mistake worth naming. */
   bool rated = a.kind == ATOLL_ARRIVAL_UNIFORM || a.kind == ATOLL_ARRIVAL_POISSON;
-  bool traced = a.kind == ATOLL_ARRIVAL_TRACE;
+  bool traced = a.kind == ATOLL_ARRIVAL_TRACE, stepped = a.kind == ATOLL_ARRIVAL_STEP;
   for (int k = A_RATE; k < A_N; k++) {
-    bool allowed = (k == A_RATE || k == A_LOAD) ? rated : traced;
+    bool allowed = (k == A_RATE || k == A_LOAD) ? rated : k == A_STEPS ? stepped : traced;
     if (v[k] && !allowed)
       return atoll_yread_error(r, v[k], "'%s' does not apply to a %s arrival", keys[k],
                                arrival_kinds[kind]);
@@ -237,6 +283,10 @@ static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
       rc = WITH_KEY(r, "rate_hz", atoll_yread_double(r, v[A_RATE], 1e-6, 1e9, false, &a.rate_hz));
     else
       rc = WITH_KEY(r, "load", atoll_yread_double(r, v[A_LOAD], 1e-9, 1000, false, &a.load));
+  } else if (stepped) {
+    if (!v[A_STEPS])
+      return atoll_yread_error(r, n, "a step arrival needs steps: [{at_ms: 0, rate_hz: R}, ...]");
+    rc = WITH_KEY(r, "steps", read_steps(c, v[A_STEPS], &a));
   } else if (traced) {
     int64_t *times = NULL;
     if (!v[A_TIMES] == !v[A_FILE])

@@ -213,6 +213,14 @@ typedef struct atoll_nbackend_ops {
   /* Optional: the current preemption's device-side times (atoll_npreempt_times), then disarms the
    * record. Any thread. NULL: the back-end has no device timestamps. */
   int (*preempt_times)(void *be, atoll_npreempt_times *out);
+  /* Optional: moves a queue with nothing in flight to the CUs of `cus` (a re-provisioned share,
+   * docs/gslice.md "Native"): the back-end prepares the new binding beside the old one (the
+   * shadow: the CPU back-end's worker set, CUDA's green context and its stream, HIP's CU-masked
+   * stream), then switches the queue to it; its flag and execution index stay. The runtime calls it
+   * only once the queue has drained (ATOLL_EINVAL if not, or for a set outside the device);
+   * ATOLL_ENOTSUP with a message in err where the driver refuses; the queue then keeps its CUs. NULL:
+   * the back-end cannot re-partition, and shares stay where they start. */
+  int (*rebind_queue)(void *be, atoll_nqueue *q, const atoll_cuset *cus, char *err, size_t err_len);
 } atoll_nbackend_ops;
 
 /* Back-end lookup (native/runtime/backend_registry.c): "cpu" is linked in; "cuda" and "hip" are

@@ -30,6 +30,13 @@ double atoll_run_offered_rate_hz(const atoll_client *c, int64_t standalone_ns) {
     int64_t span = a->repeat_ns > 0 ? a->repeat_ns : a->times_ns[a->n_times - 1];
     return span > 0 ? (double)a->n_times * 1e9 / (double)span : 0;
   }
+  case ATOLL_ARRIVAL_STEP: {
+    /* Its highest step: what an overload warning must weigh. */
+    double peak = 0;
+    for (uint32_t i = 0; i < a->n_steps; i++)
+      peak = a->step_rate_hz[i] > peak ? a->step_rate_hz[i] : peak;
+    return peak;
+  }
   case ATOLL_ARRIVAL_CLOSED:
     break;
   }

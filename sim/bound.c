@@ -122,6 +122,7 @@ static int64_t min_gap_of(const atoll_client *c, int64_t standalone_ns) {
     return gap;
   }
   case ATOLL_ARRIVAL_POISSON:
+  case ATOLL_ARRIVAL_STEP: /* Poisson in each step */
   case ATOLL_ARRIVAL_CLOSED:
     return 0;
   }

@@ -57,6 +57,10 @@ typedef struct atoll_gpu {
    * the memory interference of co-running kernels (docs/simulator.md, "Memory interference"). 0:
    * unknown, no interference is modelled. Last, for the same reason as the partition costs. */
   double memory_bytes_per_ns;
+  /* Optional preset key costs.partition_init_ms (> 0; 0: not given): a framework's start-up of an
+   * instance before its weights arrive. With it, a model whose profile gives a footprint but no
+   * instance_load_ms loads in init + weights / copy_bytes_per_us (atoll_gslice_load_ns). */
+  int64_t partition_init_ns;
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

@@ -133,6 +133,10 @@ typedef struct atoll_model {
    * neither slows nor is slowed by memory traffic). Here, not in atoll_op, whose layout core/dkp.c's
    * WP proofs are sensitive to. */
   const uint64_t *op_bytes_per_block;
+  /* The time to load one instance of the model on the device, framework start-up and weights
+   * (profile key instance_load_ms, as measured): gslice's shadow instance takes it
+   * (atoll_gslice_load_ns, docs/gslice.md). 0: not given. */
+  int64_t instance_load_ns;
 } atoll_model;
 
 /* The bytes per block of op i of m (0 when the profile gives none). Not inline: the WP targets that

@@ -49,6 +49,10 @@ atoll_policy_cfg atoll_policy_defaults(atoll_policy_kind k);
  * policy's defaults that depend on the scenario and its rules across options. Returns NULL, or an
  * error message about own option *bad. */
 const char *atoll_policy_finish_options(atoll_scenario *s, uint64_t given, uint32_t *bad);
+/* The most requests one model run of client `client` may hold under the scenario's policy: the
+ * client's batch: maximum, or the larger batch the policy forms itself (gslice's SLAB and AIMD up to
+ * its max_batch); at least 1. A device sizes a client's per-request buffers by it. */
+uint32_t atoll_policy_batch_limit(const atoll_scenario *s, uint32_t client);
 /* Before a run of several GPUs: the policy's own placement of the clients whose gpu: was not
  * given (inss), into clients (a copy of s's). true when a client moved. */
 bool atoll_policy_place(const atoll_scenario *s, atoll_client *clients);

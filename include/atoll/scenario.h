@@ -19,7 +19,8 @@ typedef enum atoll_arrival_kind {
   ATOLL_ARRIVAL_UNIFORM,
   ATOLL_ARRIVAL_POISSON,
   ATOLL_ARRIVAL_CLOSED,
-  ATOLL_ARRIVAL_TRACE
+  ATOLL_ARRIVAL_TRACE,
+  ATOLL_ARRIVAL_STEP
 } atoll_arrival_kind;
 
 typedef struct atoll_arrival {
@@ -32,6 +33,11 @@ typedef struct atoll_arrival {
   const int64_t *times_ns;
   uint32_t n_times;
   int64_t repeat_ns;
+  /* step: Poisson arrivals whose rate steps: from step_at_ns[i] (increasing, the first 0) the rate
+   * is step_rate_hz[i] (>= 0, one of them > 0); the last runs to the end of the run. */
+  const int64_t *step_at_ns;
+  const double *step_rate_hz;
+  uint32_t n_steps;
 } atoll_arrival;
 
 typedef struct atoll_client {

@@ -930,6 +930,28 @@ static int cpu_create_bound_queue(void *be, uint32_t priority, const atoll_cuset
   return create_queue_on(d, priority, cus, out);
 }
 
+/* A re-provisioned share: the queue's blocks go to the new set's workers from its next launch on.
+ * The workers read the set under the device mutex when they pick a block (pick), so the switch is
+ * one write there; the queue must have nothing queued or running (the runtime drains it first). */
+static int cpu_rebind_queue(void *be, atoll_nqueue *nq, const atoll_cuset *cus, char *err, size_t err_len) {
+  cpu_dev *d = be;
+  cpu_queue *q = (cpu_queue *)nq;
+  if (atoll_cuset_is_empty(cus) || atoll_cuset_end(cus) > d->cus) {
+    snprintf(err, err_len, "cpu back-end: a CU set must name CUs of the device's %u (0-%u)", d->cus, d->cus - 1);
+    return ATOLL_EINVAL;
+  }
+  pthread_mutex_lock(&d->mu);
+  int rc = q->head || q->cur ? ATOLL_EINVAL : 0;
+  if (rc == 0) {
+    q->bound = 1;
+    q->cus = *cus;
+  }
+  pthread_mutex_unlock(&d->mu);
+  if (rc)
+    snprintf(err, err_len, "cpu back-end: a queue moves to other CUs only when nothing of it is queued or running");
+  return rc;
+}
+
 /* A range from the launch descriptor: its CUs [lo, hi), clipped to the device (a padded part that
  * got no CU of its own may use them all rather than never run). */
 static void set_range(cpu_dev *d, range *r, const atoll_nkernel_range *k, uint32_t lo, uint32_t hi, uint8_t rt) {
@@ -1149,6 +1171,7 @@ static int cpu_cu_busy(void *be, int64_t *busy_ns, int64_t *rt_ns, int64_t *be_n
     .submit = cpu_submit, .set_flag = cpu_set_flag, .exec_index = cpu_exec_index,                          \
     .reset_cus = cpu_reset_cus, .cu_busy = cpu_cu_busy, .create_bound_queue = cpu_create_bound_queue,     \
     .preempt_times = cpu_preempt_times,                                                                   \
+    .rebind_queue = cpu_rebind_queue,                                                                    \
   }
 static const atoll_nbackend_ops cpu_ops = CPU_BACKEND_OPS("cpu", cpu_open);
 static const atoll_nbackend_ops cpu_gpu_like_ops = CPU_BACKEND_OPS("cpu-gpu", cpu_open_gpu_like);

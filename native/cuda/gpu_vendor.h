@@ -109,6 +109,11 @@ typedef struct {
   CUdevResource pool;
   uint32_t min_sms, align_sms, total_sms; /* the device's granularity, read once */
   CUgreenCtx ctx[GPU_PARTITIONS_MAX];
+  /* Re-provisioned shares (gpu_stream_move_to_cus): green contexts cut from the whole device, one
+   * per SM count asked, kept until the back-end closes. */
+  CUgreenCtx moved_ctx[GPU_PARTITIONS_MAX];
+  uint32_t moved_sms[GPU_PARTITIONS_MAX]; /* the count each was asked for, after rounding */
+  uint32_t n_moved;
 } gpu_partitions;
 
 static inline bool gpu_driver_fn(const char *name, void **fn) {
@@ -203,14 +208,85 @@ static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ord
   return cudaSuccess;
 }
 
+/* A stream for a queue moving to a re-provisioned share (gslice, docs/gslice.md "Native"): a green
+ * context of the set's SM count, rounded as above, cut from the device's whole SM resource rather
+ * than from what the start-up partitions left. GSLICE's shares are MPS percentages, caps whose SMs
+ * the hardware picks, and while one IF grows before its neighbour has shrunk the shares add up past
+ * 100 %; a green context cut from the whole device is that cap (the driver picks its SMs, which may
+ * be SMs another partition also uses). One context per count is made and kept, so shares that come
+ * back to a count reuse it. */
+static inline gpuError_t gpu_stream_move_to_cus(gpu_partitions *parts, int ordinal, const gpuDeviceProp *p,
+                                                const atoll_cuset *cus, int priority, gpuStream_t *s, char *why,
+                                                size_t why_len) {
+  (void)p;
+  gpu_fn_get_res get_res;
+  gpu_fn_split split;
+  gpu_fn_desc desc;
+  gpu_fn_green green;
+  gpu_fn_green_stream green_stream;
+  if (!gpu_driver_fn("cuDeviceGetDevResource", (void **)&get_res) ||
+      !gpu_driver_fn("cuDevSmResourceSplitByCount", (void **)&split) ||
+      !gpu_driver_fn("cuDevResourceGenerateDesc", (void **)&desc) ||
+      !gpu_driver_fn("cuGreenCtxCreate", (void **)&green) ||
+      !gpu_driver_fn("cuGreenCtxStreamCreate", (void **)&green_stream)) {
+    snprintf(why, why_len, "green contexts (the driver lacks them: CUDA >= 12.4 needed to bind a queue to SMs)");
+    return cudaErrorNotSupported;
+  }
+  CUresult e;
+  CUdevResource all;
+  if ((e = get_res((CUdevice)ordinal, &all, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
+    snprintf(why, why_len, "the device's SM resource (driver error %d)", (int)e);
+    return cudaErrorNotSupported;
+  }
+  uint32_t want = gpu_cuset_count(cus);
+  uint32_t sms = gpu_green_sm_count(want, all.sm.minSmPartitionSize, all.sm.smCoscheduledAlignment, all.sm.smCount);
+  uint32_t idx = 0;
+  while (idx < parts->n_moved && parts->moved_sms[idx] != sms)
+    idx++;
+  if (idx == parts->n_moved) {
+    if (idx == GPU_PARTITIONS_MAX) {
+      snprintf(why, why_len, "more than %d re-provisioned share sizes on one device", GPU_PARTITIONS_MAX);
+      return cudaErrorNotSupported;
+    }
+    CUdevResource part, rest;
+    unsigned int groups = 1;
+    CUdevResourceDesc d;
+    CUgreenCtx ctx;
+    e = split(&part, &groups, &all, &rest, 0, sms);
+    if (e == CUDA_SUCCESS && groups != 1)
+      e = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    if (e == CUDA_SUCCESS)
+      e = desc(&d, &part, 1);
+    if (e == CUDA_SUCCESS)
+      e = green(&ctx, d, (CUdevice)ordinal, CU_GREEN_CTX_DEFAULT_STREAM);
+    if (e != CUDA_SUCCESS) {
+      snprintf(why, why_len, "green context of %u SMs for a moved share (driver error %d)", sms, (int)e);
+      return cudaErrorNotSupported;
+    }
+    parts->moved_ctx[idx] = ctx;
+    parts->moved_sms[idx] = sms;
+    parts->n_moved++;
+  }
+  CUstream st;
+  if ((e = green_stream(&st, parts->moved_ctx[idx], CU_STREAM_NON_BLOCKING, priority)) != CUDA_SUCCESS) {
+    snprintf(why, why_len, "a stream in the green context of %u SMs (driver error %d)", sms, (int)e);
+    return cudaErrorNotSupported;
+  }
+  *s = (cudaStream_t)st;
+  return cudaSuccess;
+}
+
 /* Destroys the partitions' green contexts; every stream in them must be destroyed first. */
 static inline void gpu_partitions_release(gpu_partitions *parts) {
   gpu_fn_green_destroy destroy;
-  if (parts->table.n == 0 || !gpu_driver_fn("cuGreenCtxDestroy", (void **)&destroy))
+  if ((parts->table.n == 0 && parts->n_moved == 0) || !gpu_driver_fn("cuGreenCtxDestroy", (void **)&destroy))
     return;
   for (uint32_t i = 0; i < parts->table.n; i++)
     (void)destroy(parts->ctx[i]);
+  for (uint32_t i = 0; i < parts->n_moved; i++)
+    (void)destroy(parts->moved_ctx[i]);
   parts->table.n = 0;
+  parts->n_moved = 0;
 }
 
 #endif

@@ -87,6 +87,7 @@ struct atoll_nqueue {
   gpu_backend *be;
   gpuStream_t stream;
   bool bound; /* a partition's stream: padded launches are refused (backend.h) */
+  int vendor_prio; /* its stream's priority, for the stream a re-partition makes (gpu_rebind_queue) */
   pthread_t completer;
   bool completer_started;
 
@@ -480,6 +481,7 @@ static int create_queue_on(gpu_backend *be, uint32_t priority, const atoll_cuset
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->room, NULL);
   q->bound = cus != NULL;
+  q->vendor_prio = vendor_priority(be, priority);
   const gpuError_t dev = use_device(be);
   int rc = dev == gpuSuccess ? queue_alloc(be, q, priority, cus, err, err_len) : report("SetDevice", dev);
   if (rc == 0) {
@@ -517,6 +519,47 @@ static int gpu_create_bound_queue(void *p, uint32_t priority, const atoll_cuset 
     return ATOLL_EINVAL;
   }
   return create_queue_on(be, priority, cus, out, err, err_len);
+}
+
+/* A re-provisioned share (backend.h rebind_queue, docs/gslice.md "Native"): the shadow is a
+ * stream on the new CUs (CUDA: in a green context of the set's SM count, gpu_vendor.h; HIP: CU
+ * masked), made while the old stream still serves; the switch swaps it in under the queue's mutex
+ * once nothing is in flight, and the old stream is destroyed. The ring's events, the control words
+ * and the staging belong to the queue, not the stream, so they carry over. */
+static int gpu_rebind_queue(void *p, atoll_nqueue *q, const atoll_cuset *cus, char *err, size_t err_len) {
+  gpu_backend *be = (gpu_backend *)p;
+  uint32_t end = gpu_cuset_end(cus);
+  if (end == 0 || end > (uint32_t)be->prop.multiProcessorCount) {
+    snprintf(err, err_len, "%s back-end: a CU set must name CUs of the device's %d", GPU_VENDOR_NAME,
+             be->prop.multiProcessorCount);
+    return ATOLL_EINVAL;
+  }
+  pthread_mutex_lock(&q->mu);
+  const bool busy = q->count != 0;
+  pthread_mutex_unlock(&q->mu);
+  if (busy) {
+    snprintf(err, err_len, "%s back-end: a queue moves to other CUs only with nothing in flight", GPU_VENDOR_NAME);
+    return ATOLL_EINVAL;
+  }
+  gpuError_t e = use_device(be);
+  if (e != gpuSuccess)
+    return report("SetDevice", e);
+  char why[200] = "";
+  gpuStream_t shadow;
+  pthread_mutex_lock(&be->mu); /* the partition table is the back-end's */
+  e = gpu_stream_move_to_cus(&be->parts, be->ordinal, &be->prop, cus, q->vendor_prio, &shadow, why, sizeof why);
+  pthread_mutex_unlock(&be->mu);
+  if (e != gpuSuccess) {
+    snprintf(err, err_len, "%s back-end: cannot move a queue to other CUs: %s", GPU_VENDOR_NAME, why);
+    return ATOLL_ENOTSUP;
+  }
+  pthread_mutex_lock(&q->mu);
+  gpuStream_t old = q->stream;
+  q->stream = shadow;
+  q->bound = true;
+  pthread_mutex_unlock(&q->mu);
+  (void)gpuStreamDestroy(old);
+  return 0;
 }
 
 /* Stops the completion thread once every launch in flight has completed, then frees the queue. */
@@ -964,6 +1007,7 @@ static const atoll_nbackend_ops gpu_ops = {
     gpu_cu_busy,
     gpu_create_bound_queue,
     gpu_preempt_times,
+    gpu_rebind_queue,
 };
 
 extern "C" __attribute__((visibility("default"))) const atoll_nbackend_ops *atoll_nbackend_module(void) {

@@ -112,4 +112,12 @@ static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ord
   return hipExtStreamCreateWithCUMask(s, n, mask);
 }
 
+/* A stream for a queue moving to a re-provisioned share (docs/gslice.md "Native"): a CU mask names
+ * the CUs themselves, so the moved queue's stream is made as a bound one is. */
+static inline gpuError_t gpu_stream_move_to_cus(gpu_partitions *parts, int ordinal, const gpuDeviceProp *p,
+                                                const atoll_cuset *cus, int priority, gpuStream_t *s, char *why,
+                                                size_t why_len) {
+  return gpu_stream_create_on_cus(parts, ordinal, p, cus, priority, s, why, why_len);
+}
+
 #endif

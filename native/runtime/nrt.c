@@ -52,6 +52,28 @@ static void post_done(atoll_nrt *r, nrt_stream *s, const inflight *f, atoll_ndon
   atoll_nrt_post(r, &ev);
 }
 
+/* Whether the HQ head may go to the back-end now: room in the DQ, no flag, no move waiting. */
+static int may_transmit(const nrt_stream *s) {
+  return s->hq_head && s->in_flight < s->dq_cap && !s->flag_on && !s->move_pending;
+}
+
+/* The switch of a re-provisioned share: the queue, drained, goes to its new CUs. A back-end that
+ * refuses leaves it where it was: the run goes on, on the old share, with a warning (the policy's
+ * books then name a share the queue does not have; the outputs are unaffected). Called with s->mu
+ * held and nothing in flight. */
+static void move_now(atoll_nrt *r, nrt_stream *s) {
+  char err[256] = "";
+  int rc = r->cfg.be_ops->rebind_queue(r->be, s->q, &s->move_to, err, sizeof err);
+  s->move_pending = 0;
+  if (rc == 0) {
+    s->cus = s->move_to;
+    s->moves++;
+  } else {
+    fprintf(stderr, "atoll native: warning: stream '%s' keeps its CUs: %s\n", s->name,
+            err[0] ? err : atoll_strerror(rc));
+  }
+}
+
 /* Moves the HQ head into the back-end's queue. Called with s->mu held. */
 static void transmit_one(atoll_nrt *r, nrt_stream *s) {
   hq_node *n = s->hq_head;
@@ -105,7 +127,7 @@ static void *transmit_main(void *arg) {
   atoll_nrt *r = s->r;
   pthread_mutex_lock(&s->mu);
   for (;;) {
-    while (!s->stop && !(s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)) {
+    while (!s->stop && !may_transmit(s)) {
       s->tx_parks++; /* for atoll_nrt_tx_probe (nrt_observe.c) */
       pthread_cond_wait(&s->cv, &s->mu);
       atomic_fetch_add_explicit(&r->st_tx_wakeups, 1, memory_order_relaxed);
@@ -178,9 +200,11 @@ void atoll__nrt_on_complete(void *ctx, uint64_t tag, atoll_ndone_status status) 
     r->cfg.be_ops->set_flag(r->be, s->q, false);
     drained = 1;
   }
+  if (s->move_pending && s->in_flight == 0)
+    move_now(r, s);
   /* Only when the transmit thread can now go on: woken for nothing at every completion, it took a
    * CPU from the scheduler or a CU worker at each preemption's kill, when every microsecond counts. */
-  if (s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)
+  if (may_transmit(s))
     pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
   if (status == ATOLL_ND_EVICTED)
@@ -260,6 +284,7 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *given, uint32_t 
     return rc;
   }
   s->tx_running = 1;
+  s->cus = cfg->cus;
   r->streams[r->n_streams] = s;
   *id = r->n_streams++;
   return 0;
@@ -276,7 +301,7 @@ static void append(nrt_stream *s, hq_node *head, hq_node *tail, uint32_t n) {
     s->hq_head = head;
   s->hq_tail = tail;
   s->hq_count += n;
-  while (s->hq_head && s->in_flight < s->dq_cap && !s->flag_on)
+  while (may_transmit(s))
     transmit_one(s->r, s);
   /* No wake-up: what is left waits for room or for the flag to clear, exactly what the transmit
    * thread would wait for; the completion or the flag's clearing that brings it wakes that thread. */
@@ -403,6 +428,41 @@ static int dev_reset_cus(void *ctx) {
   return rc;
 }
 
+/* A re-provisioned share (gslice, docs/gslice.md "Native"): the stream's queue moves to the CUs of
+ * `cus` through the back-end's rebind_queue, at once when nothing of the stream is in flight, else
+ * when its last launch in flight completes (the HQ holds what comes meanwhile). The policy switches
+ * an IF only between its batches, so its own move is immediate; an IF whose CUs shift because a
+ * neighbour's share changed finishes its running commands where they are. An equal set is no move. */
+static int dev_set_stream_cus(void *ctx, uint32_t sid, const atoll_cuset *cus) {
+  atoll_nrt *r = ctx;
+  nrt_stream *s = stream_of(r, sid);
+  if (!s || !cus || atoll_cuset_is_empty(cus) || atoll_cuset_end(cus) > r->info.cus)
+    return ATOLL_EINVAL;
+  pthread_mutex_lock(&s->mu);
+  const atoll_cuset *now_on = s->move_pending ? &s->move_to : &s->cus;
+  if (memcmp(now_on, cus, sizeof *cus) != 0) {
+    s->move_to = *cus;
+    s->move_pending = 1;
+    if (s->in_flight == 0) {
+      move_now(r, s);
+      if (may_transmit(s))
+        pthread_cond_broadcast(&s->cv);
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  return 0;
+}
+
+uint32_t atoll_nrt_stream_moves(atoll_nrt *r, uint32_t sid) {
+  nrt_stream *s = stream_of(r, sid);
+  if (!s)
+    return 0;
+  pthread_mutex_lock(&s->mu);
+  uint32_t n = s->moves;
+  pthread_mutex_unlock(&s->mu);
+  return n;
+}
+
 static int dev_set_dq_capacity(void *ctx, uint32_t sid, uint32_t capacity) {
   atoll_nrt *r = ctx;
   nrt_stream *s = stream_of(r, sid);
@@ -512,6 +572,7 @@ int atoll_nrt_create(atoll_nrt **out, const atoll_nrt_cfg *cfg, char *err, size_
       .reset_cus = cfg->be_ops->reset_cus ? dev_reset_cus : NULL,
       .set_dq_capacity = dev_set_dq_capacity,
       .launch_padded = r->info.can_pad ? dev_launch_padded : NULL,
+      .set_stream_cus = cfg->be_ops->rebind_queue ? dev_set_stream_cus : NULL,
       .exec_index = dev_exec_index,
   };
   *out = r;
@@ -571,6 +632,8 @@ void atoll_nrt_stats_get(const atoll_nrt *r, atoll_nrt_stats *out) {
       .padded_parts = m->padded_parts,
       .tx_wakeups = atomic_load(&m->st_tx_wakeups),
   };
+  for (uint32_t i = 0; i < m->n_streams; i++)
+    out->queue_moves += atoll_nrt_stream_moves(m, i);
 }
 
 /* Leaves the back-end idle: drops every HQ, evicts what is in flight, kills what runs, and waits

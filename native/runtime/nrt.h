@@ -101,6 +101,7 @@ typedef struct atoll_nrt_stats {
   uint64_t withheld;          /* completions superseded by a preemption's restart point */
   uint64_t padded_parts;      /* BE parts of padded launches that ran to the end */
   uint64_t tx_wakeups;        /* transmit threads woken (each wake-up is a thread hand-off) */
+  uint64_t queue_moves;       /* queues moved to other CUs (re-provisioned shares, set_stream_cus) */
 } atoll_nrt_stats;
 
 typedef struct atoll_nrt_cfg {
@@ -137,6 +138,8 @@ int atoll_nrt_create(atoll_nrt **out, const atoll_nrt_cfg *cfg, char *err, size_
 void *atoll_nrt_backend(const atoll_nrt *r);
 /* Why creating a stream bound to CUs failed (the back-end's message); "" when none did. */
 const char *atoll_nrt_stream_error(const atoll_nrt *r);
+/* How many times stream sid's queue has moved to other CUs (set_stream_cus, a re-provisioned share). */
+uint32_t atoll_nrt_stream_moves(atoll_nrt *r, uint32_t sid);
 /* Whether anything failed to bind or submit, or completed with a fault (ATOLL_E* code, 0: none). */
 int atoll_nrt_failure(const atoll_nrt *r);
 /* Stops every thread (scheduler, transmit, GC). Launches still in flight are evicted and killed

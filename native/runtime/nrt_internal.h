@@ -78,6 +78,12 @@ typedef struct nrt_stream {
   uint64_t tx_parks; /* times the transmit thread found nothing it may move and waited */
   pthread_t tx;
   uint8_t tx_running;
+  /* The CUs its queue is bound to (empty: all), and a move to other CUs (set_stream_cus, a
+   * re-provisioned share) waiting for the launches in flight to leave: while one waits, the HQ
+   * transmits nothing, so no launch runs on the old CUs after one on the new. */
+  atoll_cuset cus, move_to;
+  uint8_t move_pending;
+  uint32_t moves; /* switches made (atoll_nrt_stream_moves) */
 } nrt_stream;
 
 struct atoll_nrt {

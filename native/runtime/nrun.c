@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "atoll/error.h"
+#include "atoll/policy.h"
 #include "run/driver.h"
 #include "native/runtime/ndart.h"
 #include "native/runtime/nverify.h"
@@ -92,18 +93,20 @@ static const atoll_nmodel *nmodel_of(const runner *r, uint32_t client) {
 
 static int64_t rel(const runner *r, int64_t runtime_ns) { return runtime_ns - r->base; }
 
-/* A batching client's device tensors hold one instance per request of its largest batch, side by
- * side at this stride (256-byte aligned, as GPU allocations are); weights one instance, shared
- * (stride 0). Clients that do not batch have one instance of each: memory as before batching. */
+/* A batching client's device tensors hold one instance per request of its largest batch (its
+ * batch:, or the policy's own batches: atoll_policy_batch_limit), side by side at this stride
+ * (256-byte aligned, as GPU allocations are); weights one instance, shared (stride 0). Clients that
+ * do not batch have one instance of each: memory as before batching. */
 static uint64_t tensor_stride(const atoll_nmodel *nm, uint32_t t) {
   return nm->tensors[t].kind == ATOLL_TENSOR_WEIGHT ? 0 : (nm->tensors[t].bytes + 255) / 256 * 256;
 }
 
+/* Requests one launch may hold: dart's pipeline batches BE requests itself (atoll_dart_be_batch);
+ * otherwise the client's batch: or the batches the policy forms itself (gslice's SLAB). */
 static uint32_t client_instances(const runner *r, uint32_t client) {
-  const atoll_scenario *s = &r->s;
-  if (r->dart.pipe.clients) /* dart's pipeline batches BE requests itself (atoll_dart_be_batch) */
-    return atoll_dart_be_batch(s, client);
-  return s->clients[client].batch_max > 1 ? s->clients[client].batch_max : 1;
+  if (r->dart.pipe.clients)
+    return atoll_dart_be_batch(&r->s, client);
+  return atoll_policy_batch_limit(&r->s, client);
 }
 
 /* Sets of activations a client has: one, or under dart's pipeline one per request it may have in

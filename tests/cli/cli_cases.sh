@@ -195,6 +195,40 @@ for p in r["shares"]:
 assert sorted(first) == ["camera", "encoder", "scaler"] and {p["pct"] for p in first.values()} == {30}, r["shares"]
 PY
     ;;
+  gslice_load_per_model)
+    # A shadow's load time per model (docs/gslice.md, "Shadow instances"): the profile's measured
+    # instance_load_ms (700 ms) for 'a'; for 'c', whose profile gives none, the preset's start-up
+    # (partition_init_ms 100) plus its weights over the copy engine: 193.94924926757812 MB x 2^20 /
+    # 12000 bytes/us = 16947.544 us, so 116.947544 ms; neither is the preset's partition_load_ms (300).
+    expect_rc 0 "$atoll" sim "$src/tests/data/gslice/grow-per-model.yaml" --json "$tmp/p.json"
+    python3 - "$tmp/p.json" <<'PY' || fail "load time per model"
+import json, sys
+r = json.load(open(sys.argv[1]))
+load = {p["client"]: p["end_ms"] - p["start_ms"] for p in r["partition_steps"] if p["step"] == "shadow_load"}
+assert abs(load["a"] - 700) < 1e-6 and abs(load["c"] - 116.947544) < 1e-6, load
+PY
+    ;;
+  gslice_native_move)
+    # gslice re-partitions on the native CPU device (docs/gslice.md, "Native"): the overloaded IF
+    # grows through a shadow load and a switch, as in the simulator, the runtime moves its queue to
+    # the new CU set (that a moved queue's blocks run only on the new set is test_cpu_backend's
+    # rebind case), and every output still equals the uninterrupted reference.
+    expect_rc 0 "$atoll" native "$src/tests/data/gslice/native-grow.yaml" --device cpu --cus 3 --verify \
+      --json "$tmp/m.json"
+    moves=$(sed -n 's/^device .*: \([0-9]*\) queue moves to re-provisioned CU sets.*/\1/p' "$tmp/.stdout")
+    [ "${moves:-0}" -ge 1 ] || fail "no queue moved: $(cat "$tmp/.stdout")"
+    python3 - "$tmp/m.json" <<'PY' || fail "native re-partition"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verify"]["requests"] > 0 and r["verify"]["mismatches"] == 0, r["verify"]
+steps = [p for p in r["partition_steps"] if p["client"] == "camera"]
+load, switch = steps[0], steps[1]
+assert load["step"] == "shadow_load" and abs(load["end_ms"] - load["start_ms"] - 200) < 1e-3, load
+assert switch["step"] == "switch" and switch["start_ms"] >= load["end_ms"] and switch["pct"] > 34, switch
+cam = [p for p in r["shares"] if p["client"] == "camera"]
+assert cam[0]["pct"] == 34 and any(p["pct"] == switch["pct"] for p in cam[1:]), cam
+PY
+    ;;
   gslice_explore_static)
     # Fixed shares prove an SLO bound on every schedule (docs/gslice.md, "Explore"): cam on its own
     # half of the 4-CU GPU keeps latency <= 200 us under mps-static (worst 172.15 us); with both on

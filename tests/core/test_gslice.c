@@ -127,6 +127,23 @@ static void slab_and_aimd_batch_sizes(void **state) {
 /* Shares become consecutive CUs in client order; on the native scenario's 3-CU device three IFs
  * at 30 % each get one CU of their own (CUs 0, 1 and 2); a client of another GPU does not count;
  * shares in effect past 100 % end at the GPU's last CU. */
+/* A shadow's load time (docs/gslice.md, "Shadow instances"): the profile's measured time first;
+ * else, with the preset's start-up, start-up plus the weights over the copy engine (100 MB at 12000
+ * bytes/us: 104857600 / 12000 = 8738.133 us); else the preset's one time, also for a profile
+ * without a footprint. */
+static void shadow_load_time_per_model(void **state) {
+  (void)state;
+  atoll_gpu g = {.partition_load_ns = 5000000000LL, .costs = {.copy_bytes_per_us = 12000}};
+  atoll_model m = {.footprint_known = true, .weights_mb = 100};
+  assert_int_equal(atoll_gslice_load_ns(&m, &g), 5000000000LL); /* no start-up given: the preset's */
+  g.partition_init_ns = 2000000000LL;
+  assert_int_equal(atoll_gslice_load_ns(&m, &g), 2000000000LL + 8738133);
+  m.instance_load_ns = 12000000000LL;
+  assert_int_equal(atoll_gslice_load_ns(&m, &g), 12000000000LL);
+  atoll_model unknown = {0};
+  assert_int_equal(atoll_gslice_load_ns(&unknown, &g), 5000000000LL);
+}
+
 static void layout_gives_each_if_its_own_cus(void **state) {
   (void)state;
   atoll_client cl[4] = {{.name = "a"}, {.name = "b"}, {.name = "x", .gpu = 1}, {.name = "c"}};
@@ -152,6 +169,7 @@ static void layout_gives_each_if_its_own_cus(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(layout_gives_each_if_its_own_cus),
+    cmocka_unit_test(shadow_load_time_per_model),
     cmocka_unit_test(inside_the_band_keeps),
     cmocka_unit_test(late_grows_by_the_change_factor),
     cmocka_unit_test(falling_behind_grows_to_the_grid),

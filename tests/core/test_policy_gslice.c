@@ -143,8 +143,29 @@ static void a_shadow_memory_cannot_hold_is_refused(void **state) {
   assert_int_equal(gs.n_rebinds, 0);
 }
 
+/* The batches a device must hold room for (atoll_policy_batch_limit): gslice forms its own, up to
+ * max_batch (16 by default, here 7), whatever the client's batch: says; one request with batching
+ * off; another policy goes by the client's batch:. A native run sized buffers by batch: alone, and
+ * gslice's SLAB batches of up to 16 wrote past them. */
+static void batch_limit_counts_the_policys_own_batches(void **state) {
+  (void)state;
+  fk_scenario(ATOLL_POLICY_GSLICE);
+  sc.policy = atoll_policy_defaults(ATOLL_POLICY_GSLICE);
+  assert_int_equal(atoll_policy_batch_limit(&sc, BE0), 16);
+  sc.policy.param[6] = 7; /* max_batch */
+  assert_int_equal(atoll_policy_batch_limit(&sc, BE0), 7);
+  sc.policy.param[5] = 0; /* batching off */
+  assert_int_equal(atoll_policy_batch_limit(&sc, BE0), 1);
+  fk_scenario(ATOLL_POLICY_STREAMS);
+  assert_int_equal(atoll_policy_batch_limit(&sc, BE0), 1);
+  fk_clients[BE0].batch_max = 4;
+  assert_int_equal(atoll_policy_batch_limit(&sc, BE0), 4);
+  fk_clients[BE0].batch_max = 0;
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test_teardown(grows_through_a_shadow_and_a_switch, fk_teardown),
     cmocka_unit_test_teardown(a_shadow_memory_cannot_hold_is_refused, fk_teardown),
+    cmocka_unit_test(batch_limit_counts_the_policys_own_batches),
 };
 ATOLL_TEST_MAIN(tests)

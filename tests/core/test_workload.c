@@ -268,6 +268,57 @@ static void trace_with_repeat_offsets_each_round(void **state) {
   assert_int_equal(atoll_client_gen_next(&g), 2300);
 }
 
+/* A step arrival (docs/scenarios.md): 40 Hz for 20 s, nothing for 10 s, 400 Hz for 60 s. Each
+ * step's count is its rate times its length within 5 standard deviations (sqrt of the mean), none
+ * falls in the silent step, times never decrease, and a step whose rate is 0 at the end stops the
+ * client. The same seed gives the same arrivals. */
+static void step_rates_follow_their_steps(void **state) {
+  (void)state;
+  static const int64_t at[] = {0, 20000000000, 30000000000};
+  static const double rate[] = {40, 0, 400};
+  atoll_arrival a = {.kind = ATOLL_ARRIVAL_STEP, .step_at_ns = at, .step_rate_hz = rate, .n_steps = 3};
+  assert_true(atoll_arrival_is_valid(&a));
+  atoll_client_gen g, h;
+  atoll_client_gen_init(&g, &a, 0, 7, 1);
+  atoll_client_gen_init(&h, &a, 0, 7, 1);
+  uint32_t n[3] = {0}, silent = 0;
+  int64_t last = 0;
+  for (;;) {
+    int64_t t = atoll_client_gen_next(&g);
+    assert_int_equal(t, atoll_client_gen_next(&h));
+    assert_true(t >= last);
+    last = t;
+    if (t >= 90000000000)
+      break;
+    if (t < at[1])
+      n[0]++;
+    else if (t < at[2])
+      silent++;
+    else
+      n[2]++;
+  }
+  assert_int_equal(silent, 0);
+  assert_true(fabs(n[0] - 800.0) < 5 * sqrt(800.0));
+  assert_true(fabs(n[2] - 24000.0) < 5 * sqrt(24000.0));
+  /* Ending silent: the client stops. */
+  static const double stop[] = {1000, 0};
+  atoll_arrival b = {.kind = ATOLL_ARRIVAL_STEP, .step_at_ns = at, .step_rate_hz = stop, .n_steps = 2};
+  atoll_client_gen_init(&g, &b, 0, 1, 0);
+  int64_t t, end = -2;
+  while ((t = atoll_client_gen_next(&g)) >= 0)
+    end = t;
+  assert_true(end > 19000000000 && end < at[1]);
+  /* Not a step arrival: a first step after 0, steps out of order, every rate 0. */
+  static const int64_t late[] = {5, 10}, back[] = {0, 10, 10};
+  static const double zero[] = {0, 0}, ok3[] = {1, 2, 3};
+  atoll_arrival bad1 = {.kind = ATOLL_ARRIVAL_STEP, .step_at_ns = late, .step_rate_hz = stop, .n_steps = 2};
+  atoll_arrival bad2 = {.kind = ATOLL_ARRIVAL_STEP, .step_at_ns = back, .step_rate_hz = ok3, .n_steps = 3};
+  atoll_arrival bad3 = {.kind = ATOLL_ARRIVAL_STEP, .step_at_ns = at, .step_rate_hz = zero, .n_steps = 2};
+  assert_false(atoll_arrival_is_valid(&bad1));
+  assert_false(atoll_arrival_is_valid(&bad2));
+  assert_false(atoll_arrival_is_valid(&bad3));
+}
+
 static void closed_has_no_schedule(void **state) {
   (void)state;
   atoll_arrival a = {.kind = ATOLL_ARRIVAL_CLOSED};
@@ -308,5 +359,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(trace_without_repeat_ends),
     cmocka_unit_test(trace_with_repeat_offsets_each_round),
     cmocka_unit_test(closed_has_no_schedule),
+    cmocka_unit_test(step_rates_follow_their_steps),
 };
 ATOLL_TEST_MAIN(tests)

@@ -159,6 +159,7 @@ static void assert_models_equal(const atoll_model *a, const atoll_model *b) {
   assert_string_equal(a->gpu, b->gpu);
   assert_opt_str_equal(a->source, b->source);
   assert_i64(a->measured_latency_ns, b->measured_latency_ns);
+  assert_i64(a->instance_load_ns, b->instance_load_ns);
   assert_i64(a->n_tensors, b->n_tensors);
   for (uint32_t t = 0; t < a->n_tensors; t++) {
     assert_string_equal(a->tensors[t].name, b->tensors[t].name);
@@ -282,6 +283,11 @@ static void check_reef_model(const char *name, atoll_model *keep, atoll_arena *k
   assert_i64(m.measured_latency_ns, us_to_ns(member(profile, "model_latency")));
   check_dataflow(&m);
   round_trip(&m);
+  /* A measured instance load time (docs/models.md, instance_load_ms) is written and read back to
+   * the nanosecond. */
+  atoll_model timed = m;
+  timed.instance_load_ns = 5000000001;
+  round_trip(&timed);
   if (keep)
     *keep = m;
   atoll_arena_free(&a);

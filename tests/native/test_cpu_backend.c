@@ -534,6 +534,63 @@ static void class_workers_let_rt_preempt_a_running_be_block(void **state) {
   check_class_priorities();
 }
 
+/* Blocks wait here until the test opens the gate, so a launch is surely still running. */
+static atomic_int gate_open;
+
+static int gated_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
+  while (!atomic_load(&gate_open))
+    pause_ms(1);
+  return logging_block(kernel, a, c);
+}
+
+/* A re-provisioned share (rebind_queue, docs/gslice.md "Native"): a queue bound to CU 0 is refused
+ * a move while its launch runs, then moves once it has drained, and its next launch runs every
+ * block on the new set {2, 3}, none on CU 0; the first launch ran wholly on CU 0. */
+static void rebind_moves_a_drained_queue_to_its_new_cus(void **state) {
+  (void)state;
+  memset(&where, 0, sizeof where);
+  pthread_mutex_init(&where.mu, NULL);
+  atomic_store(&gate_open, 0);
+  atoll_ncpu_set_block_fn(gated_block);
+  void *be = open_cpu(4);
+  atoll_cuset first = {{0}}, next = {{0}}, past = {{0}};
+  atoll_cuset_add_range(&first, 0, 0);
+  atoll_cuset_add_range(&next, 2, 3);
+  atoll_cuset_add_range(&past, 3, 4);
+  atoll_nqueue *q;
+  char err[160] = "";
+  assert_non_null(B->rebind_queue);
+  assert_int_equal(B->create_bound_queue(be, 0, &first, &q, err, sizeof err), 0);
+  static float before[16 * 4], after[16 * 4];
+  atoll_nlaunch la = spin(1, before, 16, 200, 10), lb = spin(2, after, 16, 200, 10);
+  assert_int_equal(B->submit(be, q, &la), 0);
+  wait_start(1);
+  assert_int_equal(B->rebind_queue(be, q, &next, err, sizeof err), ATOLL_EINVAL); /* it runs */
+  atomic_store(&gate_open, 1);
+  assert_int_equal(wait_done(1), ATOLL_ND_OK);
+  assert_int_equal(B->rebind_queue(be, q, &past, err, sizeof err), ATOLL_EINVAL);
+  assert_int_equal(B->rebind_queue(be, q, &next, err, sizeof err), 0);
+  assert_int_equal(B->submit(be, q, &lb), 0);
+  assert_int_equal(wait_done(2), ATOLL_ND_OK);
+  close_cpu(be);
+  atoll_ncpu_set_block_fn(NULL);
+  uint32_t n_before = 0, n_after = 0;
+  for (uint32_t i = 0; i < where.n; i++) {
+    if (where.out[i] == before) {
+      n_before++;
+      if (where.cu[i] != 0)
+        fail_msg("block %u of the launch before the move ran on CU %u, not 0", i, where.cu[i]);
+    } else if (where.out[i] == after) {
+      n_after++;
+      if (where.cu[i] != 2 && where.cu[i] != 3)
+        fail_msg("block %u of the launch after the move ran on CU %u, outside {2, 3}", i, where.cu[i]);
+    }
+  }
+  assert_int_equal(n_before, 16);
+  assert_int_equal(n_after, 16);
+  pthread_mutex_destroy(&where.mu);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spin_launch_completes_and_matches_direct_run),
@@ -548,6 +605,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(flagged_copies_behind_a_launch_are_evicted_in_order),
       cmocka_unit_test(cu_busy_counts_resident_time),
       cmocka_unit_test(bound_queue_runs_blocks_only_on_its_cus),
+      cmocka_unit_test(rebind_moves_a_drained_queue_to_its_new_cus),
       cmocka_unit_test(batched_launch_runs_every_instance_on_its_tensors),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);

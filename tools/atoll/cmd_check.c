@@ -74,6 +74,9 @@ static void describe_arrival(char *buf, size_t size, const atoll_arrival *a, dou
   case ATOLL_ARRIVAL_TRACE:
     snprintf(buf, size, "trace, %u arrivals%s (%.1f Hz)", a->n_times, a->repeat_ns ? ", repeating" : "", rate);
     return;
+  case ATOLL_ARRIVAL_STEP:
+    snprintf(buf, size, "step, %u steps (poisson, up to %.1f Hz)", a->n_steps, rate);
+    return;
   case ATOLL_ARRIVAL_CLOSED:
     snprintf(buf, size, "closed loop");
     return;

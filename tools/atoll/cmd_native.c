@@ -200,6 +200,9 @@ int atoll_cmd_native(int argc, char **argv) {
              info.device, (unsigned long long)info.stats.launches, (unsigned long long)info.stats.evicted,
              (unsigned long long)info.stats.killed, (unsigned long long)info.stats.cu_resets,
              info.stats.cu_resets ? (double)info.stats.reset_cus_ns_total / 1e3 / (double)info.stats.cu_resets : 0.0);
+      if (info.stats.queue_moves)
+        printf("device %s: %llu queue moves to re-provisioned CU sets (docs/gslice.md, \"Native\")\n", info.device,
+               (unsigned long long)info.stats.queue_moves);
     }
     if (vals[X_JSON] && (rc = atoll_cli_write_report(cmd, vals[X_JSON], &rep, atoll_report_write_json)))
       exit_code = rc;
