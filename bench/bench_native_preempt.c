@@ -54,6 +54,7 @@
 #include <time.h>
 
 #include "atoll/error.h"
+#include "native/models/nm_build.h"
 #include "native/models/nmodel.h"
 #include "native/runtime/nrun.h"
 
@@ -93,20 +94,8 @@ static void build(spin_model *m, const char *name, uint32_t n, uint32_t iters, i
     m->ops[0] = copy_op(ATOLL_OP_MEMCPY_H2D, 0);
     m->ops[n_ops - 1] = copy_op(ATOLL_OP_MEMCPY_D2H, 1);
   }
-  for (uint32_t i = first; i < first + n; i++) {
-    atoll_nop *o = &m->ops[i];
-    o->kind = ATOLL_OP_KERNEL;
-    o->name = "spin";
-    for (int s = 0; s < AK_MAX_PTRS; s++)
-      o->ptr[s] = ATOLL_NARG_NONE;
-    o->ptr[0] = 1;
-    o->v[0] = (atoll_nversion){.kernel = AK_K_SPIN, .grid = 1, .threads = 1, .occupancy = 1};
-    o->v[0].ints[0] = (int32_t)iters;
-    o->v[0].ints[1] = 1000;
-    o->n_versions = 1;
-    o->writes[0] = 1;
-    o->n_writes = 1;
-  }
+  for (uint32_t i = first; i < first + n; i++)
+    atoll__nm_spin_op(&m->ops[i], 1, (int32_t)iters);
   m->nm = (atoll_nmodel){.name = name, .tensors = m->tensors, .n_tensors = 2, .ops = m->ops, .n_ops = n_ops,
                          .input = 0, .output = 1, .init_weights = no_weights, .make_input = one_input};
   /* Its profile: every op idempotent (a spin rewrites its output), times nominal: the native run

@@ -122,21 +122,51 @@ static inline bool gpu_driver_fn(const char *name, void **fn) {
          q == cudaDriverEntryPointSuccess && *fn;
 }
 
-/* Cuts a green context of `sms` SMs from the pool into parts->ctx[idx]. */
-static inline CUresult gpu_partition_cut(gpu_partitions *parts, int ordinal, uint32_t idx, uint32_t sms,
-                                         gpu_fn_split split, gpu_fn_desc desc, gpu_fn_green green,
-                                         uint32_t *got) {
-  CUdevResource part, rest;
+/* The driver entry points a green-context stream needs. Both stream makers (a start-up partition,
+ * a re-provisioned share) look them up here, so an older driver is refused with one message. */
+typedef struct {
+  gpu_fn_get_res get_res;
+  gpu_fn_split split;
+  gpu_fn_desc desc;
+  gpu_fn_green green;
+  gpu_fn_green_stream green_stream;
+} gpu_green_fns;
+
+static inline bool gpu_green_fns_load(gpu_green_fns *fn, char *why, size_t why_len) {
+  if (!gpu_driver_fn("cuDeviceGetDevResource", (void **)&fn->get_res) ||
+      !gpu_driver_fn("cuDevSmResourceSplitByCount", (void **)&fn->split) ||
+      !gpu_driver_fn("cuDevResourceGenerateDesc", (void **)&fn->desc) ||
+      !gpu_driver_fn("cuGreenCtxCreate", (void **)&fn->green) ||
+      !gpu_driver_fn("cuGreenCtxStreamCreate", (void **)&fn->green_stream)) {
+    snprintf(why, why_len, "green contexts (the driver lacks them: CUDA >= 12.4 needed to bind a queue to SMs)");
+    return false;
+  }
+  return true;
+}
+
+/* Cuts one group of `sms` SMs from `from` into a new green context: `part` gets the SMs the driver
+ * gave, `rest` what is left of `from`. A start-up partition cuts from the pool and keeps `rest` as
+ * the new pool; a re-provisioned share cuts from the whole device and drops it. */
+static inline CUresult gpu_green_ctx_cut(const gpu_green_fns *fn, int ordinal, const CUdevResource *from, uint32_t sms,
+                                         CUgreenCtx *ctx, CUdevResource *part, CUdevResource *rest) {
   unsigned int groups = 1;
   CUdevResourceDesc d;
-  CUgreenCtx ctx;
-  CUresult e = split(&part, &groups, &parts->pool, &rest, 0, sms);
+  CUresult e = fn->split(part, &groups, from, rest, 0, sms);
   if (e == CUDA_SUCCESS && groups != 1)
     e = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
   if (e == CUDA_SUCCESS)
-    e = desc(&d, &part, 1);
+    e = fn->desc(&d, part, 1);
   if (e == CUDA_SUCCESS)
-    e = green(&ctx, d, (CUdevice)ordinal, CU_GREEN_CTX_DEFAULT_STREAM);
+    e = fn->green(ctx, d, (CUdevice)ordinal, CU_GREEN_CTX_DEFAULT_STREAM);
+  return e;
+}
+
+/* Cuts a green context of `sms` SMs from the pool into parts->ctx[idx]. */
+static inline CUresult gpu_partition_cut(gpu_partitions *parts, int ordinal, uint32_t idx, uint32_t sms,
+                                         const gpu_green_fns *fn, uint32_t *got) {
+  CUdevResource part, rest;
+  CUgreenCtx ctx;
+  CUresult e = gpu_green_ctx_cut(fn, ordinal, &parts->pool, sms, &ctx, &part, &rest);
   if (e != CUDA_SUCCESS)
     return e;
   parts->ctx[idx] = ctx;
@@ -149,22 +179,12 @@ static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ord
                                                   const atoll_cuset *cus, int priority, gpuStream_t *s, char *why,
                                                   size_t why_len) {
   (void)p;
-  gpu_fn_get_res get_res;
-  gpu_fn_split split;
-  gpu_fn_desc desc;
-  gpu_fn_green green;
-  gpu_fn_green_stream green_stream;
-  if (!gpu_driver_fn("cuDeviceGetDevResource", (void **)&get_res) ||
-      !gpu_driver_fn("cuDevSmResourceSplitByCount", (void **)&split) ||
-      !gpu_driver_fn("cuDevResourceGenerateDesc", (void **)&desc) ||
-      !gpu_driver_fn("cuGreenCtxCreate", (void **)&green) ||
-      !gpu_driver_fn("cuGreenCtxStreamCreate", (void **)&green_stream)) {
-    snprintf(why, why_len, "green contexts (the driver lacks them: CUDA >= 12.4 needed to bind a queue to SMs)");
+  gpu_green_fns fn;
+  if (!gpu_green_fns_load(&fn, why, why_len))
     return cudaErrorNotSupported;
-  }
   CUresult e;
   if (!parts->started) {
-    if ((e = get_res((CUdevice)ordinal, &parts->pool, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
+    if ((e = fn.get_res((CUdevice)ordinal, &parts->pool, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
       snprintf(why, why_len, "the device's SM resource (driver error %d)", (int)e);
       return cudaErrorNotSupported;
     }
@@ -192,14 +212,14 @@ static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ord
     snprintf(why, why_len, "more than %d partitions on one device", GPU_PARTITIONS_MAX);
     return cudaErrorNotSupported;
   default: /* GPU_PART_NEW */
-    if ((e = gpu_partition_cut(parts, ordinal, idx, sms, split, desc, green, &got)) != CUDA_SUCCESS) {
+    if ((e = gpu_partition_cut(parts, ordinal, idx, sms, &fn, &got)) != CUDA_SUCCESS) {
       snprintf(why, why_len, "green context of %u SMs (driver error %d)", sms, (int)e);
       return cudaErrorNotSupported;
     }
     gpu_partition_commit(&parts->table, cus, got);
   }
   CUstream st;
-  if ((e = green_stream(&st, parts->ctx[idx], CU_STREAM_NON_BLOCKING, priority)) != CUDA_SUCCESS) {
+  if ((e = fn.green_stream(&st, parts->ctx[idx], CU_STREAM_NON_BLOCKING, priority)) != CUDA_SUCCESS) {
     snprintf(why, why_len, "a stream in the green context of %u SMs (driver error %d)", parts->table.sms[idx], (int)e);
     return cudaErrorNotSupported;
   }
@@ -219,22 +239,12 @@ static inline gpuError_t gpu_stream_move_to_cus(gpu_partitions *parts, int ordin
                                                 const atoll_cuset *cus, int priority, gpuStream_t *s, char *why,
                                                 size_t why_len) {
   (void)p;
-  gpu_fn_get_res get_res;
-  gpu_fn_split split;
-  gpu_fn_desc desc;
-  gpu_fn_green green;
-  gpu_fn_green_stream green_stream;
-  if (!gpu_driver_fn("cuDeviceGetDevResource", (void **)&get_res) ||
-      !gpu_driver_fn("cuDevSmResourceSplitByCount", (void **)&split) ||
-      !gpu_driver_fn("cuDevResourceGenerateDesc", (void **)&desc) ||
-      !gpu_driver_fn("cuGreenCtxCreate", (void **)&green) ||
-      !gpu_driver_fn("cuGreenCtxStreamCreate", (void **)&green_stream)) {
-    snprintf(why, why_len, "green contexts (the driver lacks them: CUDA >= 12.4 needed to bind a queue to SMs)");
+  gpu_green_fns fn;
+  if (!gpu_green_fns_load(&fn, why, why_len))
     return cudaErrorNotSupported;
-  }
   CUresult e;
   CUdevResource all;
-  if ((e = get_res((CUdevice)ordinal, &all, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
+  if ((e = fn.get_res((CUdevice)ordinal, &all, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
     snprintf(why, why_len, "the device's SM resource (driver error %d)", (int)e);
     return cudaErrorNotSupported;
   }
@@ -249,17 +259,8 @@ static inline gpuError_t gpu_stream_move_to_cus(gpu_partitions *parts, int ordin
       return cudaErrorNotSupported;
     }
     CUdevResource part, rest;
-    unsigned int groups = 1;
-    CUdevResourceDesc d;
     CUgreenCtx ctx;
-    e = split(&part, &groups, &all, &rest, 0, sms);
-    if (e == CUDA_SUCCESS && groups != 1)
-      e = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
-    if (e == CUDA_SUCCESS)
-      e = desc(&d, &part, 1);
-    if (e == CUDA_SUCCESS)
-      e = green(&ctx, d, (CUdevice)ordinal, CU_GREEN_CTX_DEFAULT_STREAM);
-    if (e != CUDA_SUCCESS) {
+    if ((e = gpu_green_ctx_cut(&fn, ordinal, &all, sms, &ctx, &part, &rest)) != CUDA_SUCCESS) {
       snprintf(why, why_len, "green context of %u SMs for a moved share (driver error %d)", sms, (int)e);
       return cudaErrorNotSupported;
     }
@@ -268,7 +269,7 @@ static inline gpuError_t gpu_stream_move_to_cus(gpu_partitions *parts, int ordin
     parts->n_moved++;
   }
   CUstream st;
-  if ((e = green_stream(&st, parts->moved_ctx[idx], CU_STREAM_NON_BLOCKING, priority)) != CUDA_SUCCESS) {
+  if ((e = fn.green_stream(&st, parts->moved_ctx[idx], CU_STREAM_NON_BLOCKING, priority)) != CUDA_SUCCESS) {
     snprintf(why, why_len, "a stream in the green context of %u SMs (driver error %d)", sms, (int)e);
     return cudaErrorNotSupported;
   }

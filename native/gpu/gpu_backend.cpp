@@ -509,15 +509,24 @@ static int gpu_create_queue(void *p, uint32_t priority, atoll_nqueue **out) {
   return create_queue_on((gpu_backend *)p, priority, NULL, out, err, sizeof err);
 }
 
-static int gpu_create_bound_queue(void *p, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **out, char *err,
-                                  size_t err_len) {
-  gpu_backend *be = (gpu_backend *)p;
+/* A CU set a queue is bound or moved to: non-empty and inside the device. Checked before any
+ * stream is made, so a bad set is refused the same way whether the queue is new or moving. */
+static int check_cuset(const gpu_backend *be, const atoll_cuset *cus, char *err, size_t err_len) {
   uint32_t end = gpu_cuset_end(cus);
   if (end == 0 || end > (uint32_t)be->prop.multiProcessorCount) {
     snprintf(err, err_len, "%s back-end: a CU set must name CUs of the device's %d", GPU_VENDOR_NAME,
              be->prop.multiProcessorCount);
     return ATOLL_EINVAL;
   }
+  return 0;
+}
+
+static int gpu_create_bound_queue(void *p, uint32_t priority, const atoll_cuset *cus, atoll_nqueue **out, char *err,
+                                  size_t err_len) {
+  gpu_backend *be = (gpu_backend *)p;
+  int rc = check_cuset(be, cus, err, err_len);
+  if (rc)
+    return rc;
   return create_queue_on(be, priority, cus, out, err, err_len);
 }
 
@@ -528,12 +537,9 @@ static int gpu_create_bound_queue(void *p, uint32_t priority, const atoll_cuset 
  * and the staging belong to the queue, not the stream, so they carry over. */
 static int gpu_rebind_queue(void *p, atoll_nqueue *q, const atoll_cuset *cus, char *err, size_t err_len) {
   gpu_backend *be = (gpu_backend *)p;
-  uint32_t end = gpu_cuset_end(cus);
-  if (end == 0 || end > (uint32_t)be->prop.multiProcessorCount) {
-    snprintf(err, err_len, "%s back-end: a CU set must name CUs of the device's %d", GPU_VENDOR_NAME,
-             be->prop.multiProcessorCount);
-    return ATOLL_EINVAL;
-  }
+  int rc = check_cuset(be, cus, err, err_len);
+  if (rc)
+    return rc;
   pthread_mutex_lock(&q->mu);
   const bool busy = q->count != 0;
   pthread_mutex_unlock(&q->mu);

@@ -84,6 +84,23 @@ static __device__ void gpu_builtin_body(const gpu_range *r, uint32_t local) {
     dst[b] = is_copy ? src[b] : value;
 }
 
+/* Runs block `local` of range r's library kernel (ak_run_block) and returns its AK_ status. The
+ * persistent and the one-block-per-range-block paths share it, so both give the kernel the same
+ * context: the kill flag, the batched instance, dense preemption points and the poll interval. */
+static __device__ int gpu_run_library_block(const gpu_launch_desc &d, const gpu_range *r, uint32_t local) {
+  ak_ctx c;
+  ak_args args; /* a batched range's instance (gpu_range_instance); a plain one reads the parameter */
+  c.block = r->batch > 1 ? gpu_range_instance(r, r->block_lo + local, &args) : r->block_lo + local;
+  c.grid = r->grid;
+  c.threads = r->threads;
+  c.kill = d.kill;
+  c.trace = NULL;
+  c.alt_math = 0;
+  c.dense_points = (d.flags & GPU_LF_DENSE) != 0;
+  c.poll_shift = gpu_flags_poll_shift(d.flags);
+  return ak_run_block(r->kernel, r->batch > 1 ? &args : &r->args, &c);
+}
+
 /* Persistent blocks (GPU_LF_PERSISTENT, a BE plain launch): after the prologue, each block takes
  * the range's blocks ("tiles") one at a time from the launch's tile counter, and yields at a tile
  * boundary once the launch's kill word is set (the range then reports KILLED: tiles are left). */
@@ -116,17 +133,7 @@ static __device__ void gpu_persistent(const gpu_launch_desc &d, volatile uint32_
     }
     if (local >= r->block_n)
       return;
-    ak_ctx c;
-    ak_args args;
-    c.block = r->batch > 1 ? gpu_range_instance(r, r->block_lo + local, &args) : r->block_lo + local;
-    c.grid = r->grid;
-    c.threads = r->threads;
-    c.kill = d.kill;
-    c.trace = NULL;
-    c.alt_math = 0;
-    c.dense_points = (d.flags & GPU_LF_DENSE) != 0;
-    c.poll_shift = gpu_flags_poll_shift(d.flags);
-    const int rc = ak_run_block(r->kernel, r->batch > 1 ? &args : &r->args, &c);
+    const int rc = gpu_run_library_block(d, r, local);
     if (rc != AK_DONE) {
       if (threadIdx.x == 0) {
         status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;
@@ -165,17 +172,7 @@ __global__ void atoll_gpu_entry(GPU_GRID_CONSTANT const gpu_launch_desc d) {
     gpu_builtin_body(r, local);
     return;
   }
-  ak_ctx c;
-  ak_args args; /* a batched range's instance (gpu_range_instance); a plain one reads the parameter */
-  c.block = r->batch > 1 ? gpu_range_instance(r, r->block_lo + local, &args) : r->block_lo + local;
-  c.grid = r->grid;
-  c.threads = r->threads;
-  c.kill = d.kill;
-  c.trace = NULL;
-  c.alt_math = 0;
-  c.dense_points = (d.flags & GPU_LF_DENSE) != 0;
-  c.poll_shift = gpu_flags_poll_shift(d.flags);
-  const int rc = ak_run_block(r->kernel, r->batch > 1 ? &args : &r->args, &c);
+  const int rc = gpu_run_library_block(d, r, local);
   if (rc != AK_DONE && threadIdx.x == 0) {
     status[rc == AK_KILLED ? GPU_ST_KILLED : GPU_ST_FAULT] = 1;
     if (rc == AK_KILLED)

@@ -144,6 +144,21 @@ void atoll__nm_copy(nm_def *d, atoll_op_kind kind, uint32_t tensor) {
   }
 }
 
+void atoll__nm_spin_op(atoll_nop *o, uint32_t out, int32_t iters) {
+  memset(o, 0, sizeof *o);
+  o->kind = ATOLL_OP_KERNEL;
+  o->name = "spin";
+  for (int s = 0; s < AK_MAX_PTRS; s++)
+    o->ptr[s] = ATOLL_NARG_NONE;
+  o->ptr[0] = out;
+  o->v[0] = (atoll_nversion){.kernel = AK_K_SPIN, .grid = 1, .threads = 1, .occupancy = 1};
+  o->v[0].ints[0] = iters;
+  o->v[0].ints[1] = 1000;
+  o->n_versions = 1;
+  o->writes[0] = out;
+  o->n_writes = 1;
+}
+
 static void add_role(uint32_t *list, uint32_t *n, uint32_t t) {
   for (uint32_t i = 0; i < *n; i++)
     if (list[i] == t)

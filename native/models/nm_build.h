@@ -49,6 +49,12 @@ uint32_t atoll__nm_weight(nm_def *d, const char *name, uint64_t floats, float sc
 
 void atoll__nm_copy(nm_def *d, atoll_op_kind kind, uint32_t tensor);
 
+/* A spin kernel op (one block, one thread) that runs `iters` iterations with a preemption point
+ * every 1000 and writes its result to tensor `out`: the known-length op that native tests and
+ * bench/bench_native_preempt.c build their synthetic models from, filled in one place so they
+ * time the same kernel. Fills *o whole (no nm_def: those models are not catalogue models). */
+void atoll__nm_spin_op(atoll_nop *o, uint32_t out, int32_t iters);
+
 /* gemm: C[b][m][n] = alpha * sum_k A[b][m][k] B[b][k][n] + bias[n], with explicit strides. */
 typedef struct nm_gemm_shape {
   uint32_t M, N, K;

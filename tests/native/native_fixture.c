@@ -192,20 +192,8 @@ void fx_spin_build(fx_spin_model *m, const char *name, uint32_t n, int32_t iters
   assert_true(n <= 64);
   m->tensors[0] = (atoll_tensor){.name = "in", .bytes = 4, .kind = ATOLL_TENSOR_INPUT, .dtype = "float32"};
   m->tensors[1] = (atoll_tensor){.name = "out", .bytes = 4, .kind = ATOLL_TENSOR_OUTPUT, .dtype = "float32"};
-  for (uint32_t i = 0; i < n; i++) {
-    atoll_nop *o = &m->ops[i];
-    o->kind = ATOLL_OP_KERNEL;
-    o->name = "spin";
-    for (int s = 0; s < AK_MAX_PTRS; s++)
-      o->ptr[s] = ATOLL_NARG_NONE;
-    o->ptr[0] = 1;
-    o->v[0] = (atoll_nversion){.kernel = AK_K_SPIN, .grid = 1, .threads = 1, .occupancy = 1};
-    o->v[0].ints[0] = iters;
-    o->v[0].ints[1] = 1000;
-    o->n_versions = 1;
-    o->writes[0] = 1;
-    o->n_writes = 1;
-  }
+  for (uint32_t i = 0; i < n; i++)
+    atoll__nm_spin_op(&m->ops[i], 1, iters);
   m->nm = (atoll_nmodel){.name = name, .tensors = m->tensors, .n_tensors = 2, .ops = m->ops, .n_ops = n,
                          .input = 0, .output = 1, .init_weights = spin_no_weights, .make_input = spin_one_input};
 }
