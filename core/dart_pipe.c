@@ -230,42 +230,42 @@ static void stage_end(atoll_core *c, uint32_t i, uint32_t e, int64_t now) {
   }
 }
 
-/* An op of client q's requests completed: every one of its requests whose running stage has all
- * its ops done moves on to its next stage. */
-void atoll__dart_pipe_op_done(atoll_core *c, uint32_t q, int64_t now) {
+/* Walks client q's requests in the pipeline: each whose running stage is over ends it, then moves
+ * on to its next stage (its ops all completed) or leaves the pipeline (task_left: its task left the
+ * core); then the workers take what waits. The two events share the walk so that a stage ends the
+ * same way whichever ended it. */
+static void end_stages(atoll_core *c, uint32_t q, bool task_left, int64_t now) {
   atoll_dart_state *st = state(c);
   for (uint32_t i = 0; i < c->n_clients; i++) {
     if (c->client_queue[i] != q)
       continue;
     for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
       atoll_dart_pipe_req *rq = &st->cl[i].req[e];
-      if (rq->task < 0 || !rq->running || c->tasks[rq->task].n_done < stage_of(c, i, rq->stage)->op_hi)
+      if (rq->task < 0)
+        continue;
+      bool over = task_left ? !c->tasks[rq->task].in_use
+                            : rq->running && c->tasks[rq->task].n_done >= stage_of(c, i, rq->stage)->op_hi;
+      if (!over)
         continue;
       stage_end(c, i, e, now);
-      rq->stage++;
+      if (task_left) {
+        rq->task = -1;
+        rq->stage = 0;
+      } else {
+        rq->stage++;
+      }
     }
   }
   atoll__dart_pipe_dispatch(c, now);
 }
 
+/* An op of client q's requests completed: every one of its requests whose running stage has all
+ * its ops done moves on to its next stage. */
+void atoll__dart_pipe_op_done(atoll_core *c, uint32_t q, int64_t now) { end_stages(c, q, false, now); }
+
 /* A task of client q's left the core (completed, failed or shed): its entry, freed by the core a
  * moment ago, is let go. */
-void atoll__dart_pipe_task_done(atoll_core *c, uint32_t q, int64_t now) {
-  atoll_dart_state *st = state(c);
-  for (uint32_t i = 0; i < c->n_clients; i++) {
-    if (c->client_queue[i] != q)
-      continue;
-    for (uint32_t e = 0; e < ATOLL_DART_PIPE_DEPTH; e++) {
-      atoll_dart_pipe_req *rq = &st->cl[i].req[e];
-      if (rq->task < 0 || c->tasks[rq->task].in_use)
-        continue;
-      stage_end(c, i, e, now);
-      rq->task = -1;
-      rq->stage = 0;
-    }
-  }
-  atoll__dart_pipe_dispatch(c, now);
-}
+void atoll__dart_pipe_task_done(atoll_core *c, uint32_t q, int64_t now) { end_stages(c, q, true, now); }
 
 /* An RT stage's budget ran out: if it is still running, its client is demoted to BE. The stage's
  * ops are already on the RT worker's stream and finish there; its following stages, and its

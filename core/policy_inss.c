@@ -113,6 +113,20 @@ static void setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg) 
   cfg->cus = atoll_gslice_layout(c->s, pcts, q);
 }
 
+/* The GPU's active clients the model profiles, as the model's slots at their shares and batches
+ * (who[k]: slot k's queue); the count. Both the predictions and BDA read the GPU this way. */
+static uint32_t slots(const atoll_core *c, atoll_inss_slot slot[MAX_Q], uint32_t who[MAX_Q]) {
+  const inss_state *st = atoll__policy_state_c(c);
+  uint32_t n = 0;
+  for (uint32_t q = 0; q < st->n; q++)
+    if (atoll_core_client_active(c, q) && atoll__inss_profile_of(c->s, q) != UINT32_MAX) {
+      slot[n] = (atoll_inss_slot){.prof = atoll__inss_profile_of(c->s, q), .pct = (uint32_t)st->q[q].pct,
+                                  .batch = (uint32_t)st->q[q].batch};
+      who[n++] = q;
+    }
+  return n;
+}
+
 /* The model's predictions for q at its share among the GPU's clients: t_inf at batch 1 and at its
  * batch, and the batching timeout. */
 static void predict(atoll_core *c) {
@@ -120,13 +134,7 @@ static void predict(atoll_core *c) {
   if (!c->s->inss)
     return;
   atoll_inss_slot slot[MAX_Q];
-  uint32_t who[MAX_Q], n = 0;
-  for (uint32_t q = 0; q < st->n; q++)
-    if (atoll_core_client_active(c, q) && atoll__inss_profile_of(c->s, q) != UINT32_MAX) {
-      slot[n] = (atoll_inss_slot){.prof = atoll__inss_profile_of(c->s, q), .pct = (uint32_t)st->q[q].pct,
-                                  .batch = (uint32_t)st->q[q].batch};
-      who[n++] = q;
-    }
+  uint32_t who[MAX_Q], n = slots(c, slot, who);
   for (uint32_t k = 0; k < n; k++) {
     inss_q *f = &st->q[who[k]];
     f->infb_ns = (int64_t)atoll_inss_inf_ns(c->s->inss, slot, n, k);
@@ -216,9 +224,9 @@ static void begin_switch(atoll_core *c, uint32_t q, int64_t now) {
   }
 }
 
+/* The device memory one instance of client cl's model takes at its largest batch (MB). */
 static double instance_mb(const atoll_core *c, uint32_t cl) {
-  const atoll_model *m = &c->s->models[c->s->clients[cl].model].model;
-  return m->weights_mb + m->activations_mb_per_batch * (double)opt(c, OPT_MAX_BATCH);
+  return atoll_gslice_instance_mb(&c->s->models[c->s->clients[cl].model].model, (uint32_t)opt(c, OPT_MAX_BATCH));
 }
 
 /* A shadow instance of q on pct loads, if the GPU's memory holds it beside every instance. */
@@ -267,13 +275,7 @@ static void tick(atoll_core *c, int64_t now) {
   if (!m)
     return;
   atoll_inss_slot slot[MAX_Q];
-  uint32_t who[MAX_Q], n = 0;
-  for (uint32_t q = 0; q < st->n; q++)
-    if (atoll_core_client_active(c, q) && atoll__inss_profile_of(c->s, q) != UINT32_MAX) {
-      slot[n] = (atoll_inss_slot){.prof = atoll__inss_profile_of(c->s, q), .pct = (uint32_t)st->q[q].pct,
-                                  .batch = (uint32_t)st->q[q].batch};
-      who[n++] = q;
-    }
+  uint32_t who[MAX_Q], n = slots(c, slot, who);
   bool failed = false;
   for (uint32_t k = 0; k < n; k++) {
     inss_q *f = &st->q[who[k]];
