@@ -6,7 +6,7 @@
 
 #include "atoll/error.h"
 #include "io/yread.h"
-#include "io/ytree.h"
+#include "io/yread_file.h"
 
 static void row(FILE *out, const double *v, uint32_t n) {
   fputc('[', out);
@@ -95,18 +95,13 @@ enum { K_VER, K_AS, K_BS, K_AC, K_BW, K_MODELS, K_N };
 static const char *const keys[K_N] = {"atoll_inss", "alpha_s_ns", "beta_s_ns", "alpha_cache", "bandwidth", "models"};
 
 int atoll_inss_model_load_file(atoll_arena *a, const char *path, atoll_inss_model **out, atoll_diag *d) {
-  atoll_source *src;
-  atoll_ynode *root;
-  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
+  atoll_yread r;
+  void *obj;
+  const atoll_ynode *root, *v[K_N];
+  int rc = atoll_yread_file_map(a, path, d, &r, sizeof(atoll_inss_model), &obj, &root, "InSS model", keys, K_N, v);
   if (rc)
     return rc;
-  atoll_yread r;
-  atoll_yread_init(&r, a, d);
-  atoll_inss_model *m = atoll_arena_calloc(a, 1, sizeof *m);
-  if (!m)
-    return atoll_yread_oom(&r, root);
-  const atoll_ynode *v[K_N];
-  rc = atoll_yread_map(&r, root, "InSS model", keys, K_N, v);
+  atoll_inss_model *m = obj;
   for (int k = 0; rc == 0 && k < K_N; k++)
     rc = atoll_yread_require(&r, root, v[k], keys[k]);
   uint32_t ver = 0;

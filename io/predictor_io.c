@@ -6,7 +6,7 @@
 
 #include "atoll/error.h"
 #include "io/yread.h"
-#include "io/ytree.h"
+#include "io/yread_file.h"
 
 static void row(FILE *out, const double *v, uint32_t n) {
   fputc('[', out);
@@ -109,18 +109,13 @@ static int read_models(atoll_yread *r, const atoll_ynode *v, atoll_predictor *p)
 }
 
 int atoll_predictor_load_file(atoll_arena *a, const char *path, atoll_predictor **out, atoll_diag *d) {
-  atoll_source *src;
-  atoll_ynode *root;
-  int rc = atoll_ytree_load_file(a, path, &src, &root, d);
+  atoll_yread r;
+  void *obj;
+  const atoll_ynode *root, *v[K_N];
+  int rc = atoll_yread_file_map(a, path, d, &r, sizeof(atoll_predictor), &obj, &root, "predictor", keys, K_N, v);
   if (rc)
     return rc;
-  atoll_yread r;
-  atoll_yread_init(&r, a, d);
-  atoll_predictor *p = atoll_arena_calloc(a, 1, sizeof *p);
-  if (!p)
-    return atoll_yread_oom(&r, root);
-  const atoll_ynode *v[K_N];
-  rc = atoll_yread_map(&r, root, "predictor", keys, K_N, v);
+  atoll_predictor *p = obj;
   for (int k = 0; rc == 0 && k < K_N; k++)
     if (k != K_HELD)
       rc = atoll_yread_require(&r, root, v[k], keys[k]);

@@ -510,36 +510,43 @@ static int read_option(atoll_yread *r, const atoll_ynode *v, const atoll_policy_
   return rc;
 }
 
-/* A latency predictor's file (ATOLL_OPT_PREDICTOR), relative to the scenario: read into the
- * scenario, checked against its models. */
-static int read_predictor(scen_ctx *c, const atoll_ynode *v, const atoll_policy_option *o) {
-  atoll_yread *r = c->r;
-  const char *rel;
-  int rc = atoll_yread_str(r, v, &rel);
+/* Loads the file an option names (path, already relative to the working directory) and, when it
+ * fits the scenario's models, stores it in the scenario. Returns the loader's error (its diag in
+ * *d), or 0 with *why saying why the file does not fit (NULL when it fits and was stored). One per
+ * kind of file, so that read_option_file keeps the messages and the order of the checks in one
+ * place. */
+typedef int (*option_file_loader)(scen_ctx *c, const char *path, atoll_diag *d, const char **why);
+
+static int load_predictor(scen_ctx *c, const char *path, atoll_diag *d, const char **why) {
+  atoll_predictor *pred = NULL;
+  int rc = atoll_predictor_load_file(c->a, path, &pred, d);
   if (rc)
     return rc;
-  const char *path = atoll_path_join(c->a, c->dir, rel);
-  atoll_diag inner;
-  atoll_diag_clear(&inner);
-  atoll_predictor *pred = NULL;
-  if (atoll_predictor_load_file(c->a, path, &pred, &inner) != 0) {
-    if (inner.line == 0)
-      return atoll_yread_error(r, v, "cannot load predictor '%s': %s", path, inner.msg);
-    *r->diag = inner;
-    return ATOLL_EPARSE;
+  if (!(*why = atoll_predictor_mismatch(c->a, pred, c->s))) {
+    c->s->predictor = pred;
+    c->s->predictor_path = path;
   }
-  const char *why = atoll_predictor_mismatch(c->a, pred, c->s);
-  if (why)
-    return atoll_yread_error(r, v, "predictor '%s' does not fit this scenario: %s", path, why);
-  c->s->predictor = pred;
-  c->s->predictor_path = path;
-  atoll_policy_option_set(&c->s->policy, o, 1);
   return 0;
 }
 
-/* InSS's latency model's file (ATOLL_OPT_INSS_MODEL), relative to the scenario: read into the
- * scenario, checked to cover its models. */
-static int read_inss_model(scen_ctx *c, const atoll_ynode *v, const atoll_policy_option *o) {
+static int load_inss_model(scen_ctx *c, const char *path, atoll_diag *d, const char **why) {
+  atoll_inss_model *m = NULL;
+  int rc = atoll_inss_model_load_file(c->a, path, &m, d);
+  if (rc)
+    return rc;
+  if (!(*why = atoll_inss_model_mismatch(c->a, m, c->s))) {
+    c->s->inss = m;
+    c->s->inss_path = path;
+  }
+  return 0;
+}
+
+/* A file an option names (ATOLL_OPT_PREDICTOR: a latency predictor; ATOLL_OPT_INSS_MODEL: InSS's
+ * latency model), relative to the scenario: read into the scenario, checked against its models.
+ * `what` names the file in errors. An error located in the file itself is reported there, not at
+ * the option. */
+static int read_option_file(scen_ctx *c, const atoll_ynode *v, const atoll_policy_option *o, const char *what,
+                            option_file_loader load) {
   atoll_yread *r = c->r;
   const char *rel;
   int rc = atoll_yread_str(r, v, &rel);
@@ -548,18 +555,15 @@ static int read_inss_model(scen_ctx *c, const atoll_ynode *v, const atoll_policy
   const char *path = atoll_path_join(c->a, c->dir, rel);
   atoll_diag inner;
   atoll_diag_clear(&inner);
-  atoll_inss_model *m = NULL;
-  if (atoll_inss_model_load_file(c->a, path, &m, &inner) != 0) {
+  const char *why = NULL;
+  if (load(c, path, &inner, &why) != 0) {
     if (inner.line == 0)
-      return atoll_yread_error(r, v, "cannot load InSS model '%s': %s", path, inner.msg);
+      return atoll_yread_error(r, v, "cannot load %s '%s': %s", what, path, inner.msg);
     *r->diag = inner;
     return ATOLL_EPARSE;
   }
-  const char *why = atoll_inss_model_mismatch(c->a, m, c->s);
   if (why)
-    return atoll_yread_error(r, v, "InSS model '%s' does not fit this scenario: %s", path, why);
-  c->s->inss = m;
-  c->s->inss_path = path;
+    return atoll_yread_error(r, v, "%s '%s' does not fit this scenario: %s", what, path, why);
   atoll_policy_option_set(&c->s->policy, o, 1);
   return 0;
 }
@@ -633,9 +637,9 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
     if (!v[k])
       continue;
     if (opt[k]->type == ATOLL_OPT_PREDICTOR)
-      rc = WITH_KEY(r, keys[k], read_predictor(c, v[k], opt[k]));
+      rc = WITH_KEY(r, keys[k], read_option_file(c, v[k], opt[k], "predictor", load_predictor));
     else if (opt[k]->type == ATOLL_OPT_INSS_MODEL)
-      rc = WITH_KEY(r, keys[k], read_inss_model(c, v[k], opt[k]));
+      rc = WITH_KEY(r, keys[k], read_option_file(c, v[k], opt[k], "InSS model", load_inss_model));
     else
       rc = WITH_KEY(r, keys[k], read_option(r, v[k], opt[k], p));
     if (k > n_common)

@@ -193,6 +193,18 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
   return 0;
 }
 
+bool atoll_cli_parse_or_help(const atoll_subcommand *cmd, int argc, char **argv, atoll_run_opts *opts,
+                             const char *const *extra, const char **extra_values, uint32_t n_extra, bool run_options,
+                             int *exit_code) {
+  int rc = atoll_cli_parse(cmd, argc, argv, opts, extra, extra_values, n_extra, run_options);
+  *exit_code = rc;
+  if (rc != ATOLL_CLI_HELP)
+    return rc == 0;
+  atoll_cli_print_help(cmd, stdout);
+  *exit_code = ATOLL_EXIT_OK;
+  return false;
+}
+
 void atoll_fmt_ns(char *buf, size_t size, int64_t ns) {
   if (ns >= 1000000)
     snprintf(buf, size, "%.2f ms", (double)ns / 1e6);

@@ -34,6 +34,12 @@ enum { ATOLL_CLI_HELP = 1000 };
  * ATOLL_CLI_HELP for --help, or ATOLL_EXIT_BAD_INPUT after printing a usage error. */
 int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_run_opts *opts, const char *const *extra,
                     const char **extra_values, uint32_t n_extra, bool run_options);
+/* atoll_cli_parse with --help answered here, the start of most commands: returns true when the
+ * command goes on (*exit_code 0); false when it is done, *exit_code then the status to exit with
+ * (ATOLL_EXIT_OK after printing the help on stdout, or ATOLL_EXIT_BAD_INPUT after a usage error). */
+bool atoll_cli_parse_or_help(const atoll_subcommand *cmd, int argc, char **argv, atoll_run_opts *opts,
+                             const char *const *extra, const char **extra_values, uint32_t n_extra, bool run_options,
+                             int *exit_code);
 int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out);
 /* The usage error for an option the command does not take, with "did you mean" among the options

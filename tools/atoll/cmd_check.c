@@ -169,12 +169,8 @@ static void warn_overload(const atoll_scenario *s, const int64_t *alone) {
 int atoll_cmd_check(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_check_def;
   atoll_run_opts o;
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, NULL, NULL, 0, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, NULL, NULL, 0, true, &rc))
     return rc;
   atoll_arena a;
   atoll_scenario s;

@@ -33,12 +33,8 @@ int atoll_cmd_fit(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"-o"};
   const char *vals[1] = {NULL};
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 1, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 1, true, &rc))
     return rc;
   if (o.n_positional < 1 || strcmp(o.positional[0], "inss") != 0)
     return atoll_cli_usage_error(cmd, "expected 'inss SCENARIO' (the one model it fits)");

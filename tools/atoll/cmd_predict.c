@@ -34,12 +34,8 @@ int atoll_cmd_predict(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"--model"};
   const char *vals[1] = {NULL};
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 1, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 1, true, &rc))
     return rc;
   atoll_arena a;
   atoll_scenario s;
