@@ -175,6 +175,16 @@ static inline CUresult gpu_partition_cut(gpu_partitions *parts, int ordinal, uin
   return CUDA_SUCCESS;
 }
 
+/* The device's whole SM resource, which both a start-up partition and a moved share are cut from;
+ * false with the driver's error in why. */
+static inline bool gpu_device_sm_resource(const gpu_green_fns *fn, int ordinal, CUdevResource *res, char *why,
+                                          size_t why_len) {
+  CUresult e = fn->get_res((CUdevice)ordinal, res, CU_DEV_RESOURCE_TYPE_SM);
+  if (e != CUDA_SUCCESS)
+    snprintf(why, why_len, "the device's SM resource (driver error %d)", (int)e);
+  return e == CUDA_SUCCESS;
+}
+
 static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ordinal, const gpuDeviceProp *p,
                                                   const atoll_cuset *cus, int priority, gpuStream_t *s, char *why,
                                                   size_t why_len) {
@@ -184,10 +194,8 @@ static inline gpuError_t gpu_stream_create_on_cus(gpu_partitions *parts, int ord
     return cudaErrorNotSupported;
   CUresult e;
   if (!parts->started) {
-    if ((e = fn.get_res((CUdevice)ordinal, &parts->pool, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
-      snprintf(why, why_len, "the device's SM resource (driver error %d)", (int)e);
+    if (!gpu_device_sm_resource(&fn, ordinal, &parts->pool, why, why_len))
       return cudaErrorNotSupported;
-    }
     parts->min_sms = parts->pool.sm.minSmPartitionSize;
     parts->align_sms = parts->pool.sm.smCoscheduledAlignment;
     parts->total_sms = parts->pool.sm.smCount;
@@ -244,10 +252,8 @@ static inline gpuError_t gpu_stream_move_to_cus(gpu_partitions *parts, int ordin
     return cudaErrorNotSupported;
   CUresult e;
   CUdevResource all;
-  if ((e = fn.get_res((CUdevice)ordinal, &all, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS) {
-    snprintf(why, why_len, "the device's SM resource (driver error %d)", (int)e);
+  if (!gpu_device_sm_resource(&fn, ordinal, &all, why, why_len))
     return cudaErrorNotSupported;
-  }
   uint32_t want = gpu_cuset_count(cus);
   uint32_t sms = gpu_green_sm_count(want, all.sm.minSmPartitionSize, all.sm.smCoscheduledAlignment, all.sm.smCount);
   uint32_t idx = 0;
