@@ -164,8 +164,15 @@ static int64_t be_block_ns(const atoll_scenario *s, const atoll_dart_plan *p, ui
 
 void atoll_dart_plan_eps(const atoll_scenario *s, const atoll_dart_plan *p, const bool *admitted,
                          atoll_dart_bound_eps eps[ATOLL_DART_MAX_NODES]) {
+  /* eps^cp where a BE client has a stage: an RT stage there may have to preempt the BE worker. On a
+   * node without BE stages the RT worker never preempts anything (the simulator's budget for a
+   * stage there is its planned time, sim/dart_run.c). Every BE client of the plan counts, admitted
+   * or not: the budgets are set when the run starts. */
   for (uint32_t k = 0; k < p->n_nodes; k++)
-    eps[k] = (atoll_dart_bound_eps){.cp_ns = ATOLL_DART_PREEMPT_NS};
+    eps[k] = (atoll_dart_bound_eps){0};
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    for (uint32_t st = 0; s->clients[c].cls == ATOLL_CLASS_BE && st < p->clients[c].n_stages; st++)
+      eps[p->clients[c].stages[st].node].cp_ns = ATOLL_DART_PREEMPT_NS;
   int64_t gm = 0, block = 0;
   bool any_be = false;
   for (uint32_t c = 0; c < s->n_clients; c++) {

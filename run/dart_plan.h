@@ -36,15 +36,15 @@ int64_t atoll_dart_stage_ns(const atoll_scenario *s, const atoll_dart_plan *p, u
 
 /* Eq. 4's overheads on one node. */
 typedef struct atoll_dart_bound_eps {
-  int64_t cp_ns; /* preempting the BE worker (ATOLL_DART_PREEMPT_NS) */
+  int64_t cp_ns; /* preempting the BE worker (ATOLL_DART_PREEMPT_NS; 0 on a node without BE stages) */
   int64_t gp_ns; /* GPU node: preempting BE kernels -- the preset's stream switch plus the longest BE block */
   int64_t gm_ns; /* GPU node: the longest BE copy at the BE batch size (Eq. 3) */
 } atoll_dart_bound_eps;
 
-/* Eq. 3-4's overheads on each node of p, from the BE clients in the task set (admitted: per client,
- * NULL: every client): eps^cp on every node; on the GPU node eps^gp (the preset's stream switch
- * plus the longest BE block there) and eps^gm (the longest BE copy there at its batch), 0 without
- * BE work. */
+/* Eq. 3-4's overheads on each node of p: eps^cp on every node where a BE client of s has a stage
+ * (0 elsewhere: no BE worker to preempt); on the GPU node eps^gp (the preset's stream switch plus
+ * the longest BE block there) and eps^gm (the longest BE copy there at its batch), from the BE
+ * clients in the task set (admitted: per client, NULL: every client), 0 without BE work. */
 void atoll_dart_plan_eps(const atoll_scenario *s, const atoll_dart_plan *p, const bool *admitted,
                          atoll_dart_bound_eps eps[ATOLL_DART_MAX_NODES]);
 /* The longest GPU copy of BE client c's stages on the plan's GPU node at batch b (0: none). */
