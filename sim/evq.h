@@ -146,4 +146,25 @@ static inline bool atoll_evq_pop(atoll_evq *q, int64_t *time, uint64_t *payload)
   return true;
 }
 
+/* Pops the earliest event when it lies before `limit` (advancing now); false when the queue is
+ * empty or its earliest event is at or after limit, which then stays queued. The run loop's one
+ * look at the queue per event. */
+static inline bool atoll_evq_pop_before(atoll_evq *q, int64_t limit, int64_t *time, uint64_t *payload) {
+  if (!q->near_n) {
+    if (!q->heap.count || q->heap.items[0].time >= limit)
+      return false;
+    return atoll__evq_pop_heap(q, time, payload);
+  }
+  const struct atoll_heap_item *it = &q->near[q->near_head + q->near_n - 1];
+  if (it->time >= limit)
+    return false;
+  assert(it->time >= q->now && "time went backwards");
+  *time = q->now = it->time;
+  *payload = it->value;
+  q->processed++;
+  if (--q->near_n == 0)
+    q->near_head = 0;
+  return true;
+}
+
 #endif
