@@ -301,10 +301,11 @@ static void note_rt_kernel(atoll_simdev *d, const stream *st, const entry *e, in
 
 static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   stream *st = &d->streams[sidx];
-  entry e = *head_of(st);
+  const entry *e = head_of(st); /* read before the head moves on; its slot is reused by a later launch */
+  uint64_t tag = e->cmd.tag;
   release_waiting_evictions(d, st);
-  trace_kernel(d, sidx, st, &e, now);
-  note_rt_kernel(d, st, &e, now);
+  trace_kernel(d, sidx, st, e, now);
+  note_rt_kernel(d, st, e, now);
   if (st->pad >= 0)
     d->pads[st->pad].live = 0;
   st->pad = -1;
@@ -316,7 +317,7 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   st->dq_count--;
   transmit(d, st);
   if (d->core)
-    atoll_core_on_cmd_done(d->core, sidx, e.cmd.tag, now);
+    atoll_core_on_cmd_done(d->core, sidx, tag, now);
   stream_kick(d, sidx);
 }
 
