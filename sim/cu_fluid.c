@@ -389,15 +389,15 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
   *right = (zone){.lo = (uint16_t)x, .hi = left->hi, .cus = left->hi - x};
   left->hi = (uint16_t)x, left->cus = x - left->lo;
   uint32_t total = left->cus + right->cus, n_groups = f->n_groups;
+  /* The zones right of the cut move up one first: a twin made below may take a freed slot the
+   * same walk would reach later, and must not be moved again (it would then name a zone past the
+   * cut's right half, or past the last zone). */
+  for (uint32_t g = 0; g < n_groups; g++)
+    if (f->groups[g].live && f->groups[g].zone > zi)
+      f->groups[g].zone++;
   for (uint32_t g = 0; g < n_groups; g++) {
     group *gr = &f->groups[g];
-    if (!gr->live)
-      continue;
-    if (gr->zone > zi) {
-      gr->zone++;
-      continue;
-    }
-    if (gr->zone < zi)
+    if (!gr->live || gr->zone != zi)
       continue;
     uint32_t on_right = (uint32_t)(((uint64_t)gr->n * right->cus + total / 2) / total);
     if (on_right == 0)
