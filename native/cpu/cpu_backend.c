@@ -506,6 +506,19 @@ static void take_class_priority(const slot *s) {
 
 static void *worker_main(void *arg);
 
+/* The command processor and the report thread under SCHED_FIFO RT workers (cpu_backend.h): every
+ * launch, an RT stage's too, is dispatched by the one and reported by the other, so at the normal
+ * priority an RT block would wait for them behind BE workers' CPU work; above the RT workers, since
+ * their work per launch is short. Where RLIMIT_RTPRIO stops below that, the RT workers' priority;
+ * else they keep the normal one. */
+static void host_thread_rt_class(pthread_t t) {
+  for (int prio = ATOLL_NCPU_HOST_FIFO_PRIO; prio >= ATOLL_NCPU_RT_FIFO_PRIO; prio--) {
+    struct sched_param sp = {.sched_priority = prio};
+    if (pthread_setschedparam(t, SCHED_FIFO, &sp) == 0)
+      return;
+  }
+}
+
 /* Starts slot s's thread; an RT class worker with SCHED_FIFO when d->rt_fifo (decided by the
  * first RT worker: 0 where the process may not). */
 static int start_worker(cpu_dev *d, slot *s, int first_rt) {
@@ -826,6 +839,11 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
     pthread_setname_np(s->th, name);
     if (cfg->pin_threads) /* device i's CUs on the CPUs below device i-1's */
       pin(s->th, ncpu - 1 - ((dev * cus + s->cu) % ncpu));
+  }
+  if (rc == 0 && d->rt_fifo) { /* the RT workers run SCHED_FIFO: their launches' path does too */
+    host_thread_rt_class(d->cp);
+    if (d->rep_running)
+      host_thread_rt_class(d->rep);
   }
   if (rc) {
     snprintf(err, err_len, "cpu back-end: cannot start its threads");

@@ -25,6 +25,11 @@ enum { ATOLL_NCPU_MAX_CUS = 64, ATOLL_NCPU_DEFAULT_SLOTS = 1 };
  * runnable RT worker gets ~98.5 % of a CPU it shares with a BE worker and preempts it at wake-up or
  * within a tick -- not at once, and other processes at nice 0 then outweigh the BE workers too. */
 enum { ATOLL_NCPU_RT_FIFO_PRIO = 1, ATOLL_NCPU_BE_NICE = 19 };
+/* With SCHED_FIFO RT workers the command processor ("atoll-cp"), which dispatches every launch and
+ * copies, and the GPU-like mode's report thread run SCHED_FIFO at this priority, above the RT
+ * workers (their work per launch is short; a copy, as a GPU's, is not preempted); under the
+ * fallback they stay at the normal priority, above the BE workers' nice. */
+enum { ATOLL_NCPU_HOST_FIFO_PRIO = 2 };
 
 const atoll_nbackend_ops *atoll_ncpu_backend(void);
 

@@ -813,7 +813,9 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                        .stock_dq_capacity = s->gpu.dq_capacity,
                        .spin_ns = o->spin_ns ? o->spin_ns : 200000,
                        .sched_cpu = o->sched_cpu,
-                       .rt_reserve_cus = o->rt_reserve_cus};
+                       .rt_reserve_cus = o->rt_reserve_cus,
+                       /* with them, the runtime's own threads on an RT stage's path (nrt.h) */
+                       .rt_threads = atoll_ndart_wanted(s)};
   if (rc == 0)
     rc = atoll_nrt_create(&r.rt, &cfg, err, err_len);
   if (rc == 0) {

@@ -6,7 +6,9 @@
  * class workers: an RT block runs while a BE block of the same CU is still running, the RT worker
  * at SCHED_FIFO or the BE worker at a higher nice. */
 #define _GNU_SOURCE /* syscall */
+#include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
@@ -457,6 +459,30 @@ static void bound_queue_runs_blocks_only_on_its_cus(void **state) {
  * `be_wait_ms` passed), so it tells whether the RT block got the CU while it was still running. */
 enum { RT_TAG = 11, BE_TAG = 12 };
 static atomic_int rt_ran, be_saw_rt, rt_policy, rt_nice, be_policy, be_nice, be_wait_ms;
+static int cp_policy, cp_prio; /* the command processor's, read while the back-end is open */
+
+/* The scheduling policy of this process's thread named `name` (its RT priority in *prio), or -1. */
+static int thread_policy(const char *name, int *prio) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int policy = -1;
+  while (d && policy < 0 && (e = readdir(d))) {
+    char path[300], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(comm, sizeof comm, f) && (comm[strcspn(comm, "\n")] = '\0', strcmp(comm, name) == 0)) {
+      struct sched_param sp = {0};
+      const pid_t tid = (pid_t)atoi(e->d_name);
+      policy = sched_getscheduler(tid);
+      *prio = sched_getparam(tid, &sp) == 0 ? sp.sched_priority : -1;
+    }
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return policy;
+}
 
 static int class_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
   (void)kernel, (void)a, (void)c;
@@ -488,6 +514,7 @@ static int rt_runs_beside_a_running_be_block(bool class_workers, int wait_ms) {
   void *be = NULL;
   char err[128];
   assert_int_equal(B->open(&cfg, &be, err, sizeof err), 0);
+  cp_policy = thread_policy("atoll-cp", &cp_prio);
   atoll_nqueue *qbe, *qrt;
   assert_int_equal(B->create_queue(be, 0, &qbe), 0);
   assert_int_equal(B->create_queue(be, 1, &qrt), 0);
@@ -511,7 +538,11 @@ static void check_class_priorities(void) {
                 atomic_load(&be_nice));
   if (atomic_load(&rt_policy) == SCHED_FIFO) {
     assert_int_equal(atomic_load(&be_policy), SCHED_OTHER);
+    /* The command processor, on every RT launch's path, above the RT workers (cpu_backend.h). */
+    assert_int_equal(cp_policy, SCHED_FIFO);
+    assert_int_equal(cp_prio, ATOLL_NCPU_HOST_FIFO_PRIO);
   } else {
+    assert_int_equal(cp_policy, SCHED_OTHER);
     assert_int_equal(atomic_load(&rt_policy), SCHED_OTHER);
     assert_int_equal(atomic_load(&be_nice), ATOLL_NCPU_BE_NICE);
     assert_cmp(atomic_load(&rt_nice), <, atomic_load(&be_nice));
@@ -522,6 +553,7 @@ static void class_workers_let_rt_preempt_a_running_be_block(void **state) {
   (void)state;
   /* One worker per CU (no classes): the RT block waits for the BE block's end. */
   assert_false(rt_runs_beside_a_running_be_block(false, 200));
+  assert_int_equal(cp_policy, SCHED_OTHER);
   /* Class workers: the RT block runs while the BE block spins (it would spin 10 s otherwise). */
   assert_true(rt_runs_beside_a_running_be_block(true, 10000));
   check_class_priorities();
