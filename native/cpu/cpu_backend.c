@@ -154,6 +154,8 @@ struct cpu_dev {
   atomic_uint work_gen; /* bumped under mu whenever blocks become claimable (idle workers poll it) */
   uint64_t next_ticket; /* report batches, in the order they were collected (flush) */
   atomic_ullong serving;
+  pthread_mutex_t turn_mu; /* a report batch waits here for its turn (a leaf lock) */
+  pthread_cond_t turn_cv;
   uint32_t rr;         /* rotation among equal-priority launches */
   /* CU time: resident counts per CU and when each last became non-zero. */
   struct timespec t0;
@@ -223,8 +225,16 @@ static void flush(cpu_dev *d, notes *n) {
   n->n = 0;
   uint64_t ticket = d->next_ticket++;
   pthread_mutex_unlock(&d->mu);
-  while (atomic_load_explicit(&d->serving, memory_order_acquire) != ticket)
-    sched_yield();
+  /* Waits asleep, not yielding: under SCHED_FIFO (class workers, the CP) a yield never hands the
+   * CPU to a normal-priority thread, so a waiter spinning there held off the very BE worker whose
+   * earlier turn it waited for, until the kernel's RT throttling let that one in
+   * (test_cpu_backend.report_turn_is_awaited_asleep: reported after 1006 ms instead of 20). */
+  if (atomic_load_explicit(&d->serving, memory_order_acquire) != ticket) {
+    pthread_mutex_lock(&d->turn_mu);
+    while (atomic_load_explicit(&d->serving, memory_order_acquire) != ticket)
+      pthread_cond_wait(&d->turn_cv, &d->turn_mu);
+    pthread_mutex_unlock(&d->turn_mu);
+  }
   for (uint32_t i = 0; i < local.n; i++) {
     if (local.status[i] == 0xff) {
       if (d->cfg.on_start && !d->gpu_like) /* a GPU back-end cannot observe a launch's start */
@@ -233,7 +243,10 @@ static void flush(cpu_dev *d, notes *n) {
       d->cfg.on_complete(d->cfg.ctx, local.tag[i], (atoll_ndone_status)local.status[i]);
     }
   }
+  pthread_mutex_lock(&d->turn_mu); /* under turn_mu: a waiter between its check and its wait hears it */
   atomic_store_explicit(&d->serving, ticket + 1, memory_order_release);
+  pthread_cond_broadcast(&d->turn_cv);
+  pthread_mutex_unlock(&d->turn_mu);
   pthread_mutex_lock(&d->mu);
 }
 
@@ -724,6 +737,8 @@ static void cpu_close(void *be) {
   free(d->slot);
   pthread_mutex_destroy(&d->mu);
   pthread_mutex_destroy(&d->pt_mu);
+  pthread_mutex_destroy(&d->turn_mu);
+  pthread_cond_destroy(&d->turn_cv);
   pthread_cond_destroy(&d->cp_cv);
   pthread_cond_destroy(&d->work_cv);
   pthread_cond_destroy(&d->rt_cv);
@@ -791,7 +806,9 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   atomic_init(&d->serving, 0);
   clock_gettime(CLOCK_MONOTONIC, &d->t0);
   d->slot = calloc(d->n_slots, sizeof *d->slot);
-  if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_mutex_init(&d->pt_mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
+  if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_mutex_init(&d->pt_mu, NULL) != 0 ||
+      pthread_mutex_init(&d->turn_mu, NULL) != 0 || pthread_cond_init(&d->turn_cv, NULL) != 0 ||
+      pthread_cond_init(&d->cp_cv, NULL) != 0 ||
       pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0 ||
       pthread_cond_init(&d->rt_cv, NULL) != 0 ||
       pthread_cond_init(&d->rep_cv, NULL) != 0 || pthread_cond_init(&d->room_cv, NULL) != 0) {

@@ -566,6 +566,59 @@ static void class_workers_let_rt_preempt_a_running_be_block(void **state) {
   check_class_priorities();
 }
 
+/* Report turns (flush): completions are reported in the order the device decided them, so a
+ * worker whose report comes after another's waits for that one's callbacks to return. Here the BE
+ * worker's completion callback submits an RT launch and then takes 20 ms; the RT worker, pinned to
+ * the same CPU at SCHED_FIFO, runs the RT block meanwhile and waits for its turn. Waiting by
+ * yielding, it held the CPU (a SCHED_FIFO thread's yield never lets a normal one run) and the BE
+ * worker could not return until the kernel's RT throttling let it in (up to 950 ms of each
+ * second); waiting asleep, the RT completion is reported right after the BE callback. */
+static void *turn_be;
+static atoll_nqueue *turn_qrt;
+static atoll_nlaunch turn_lrt;
+static atomic_int turn_submitted;
+static int64_t turn_submit_ns, turn_rt_done_ns;
+
+static void turn_on_complete(void *ctx, uint64_t tag, atoll_ndone_status st) {
+  if (tag == BE_TAG && !atomic_exchange(&turn_submitted, 1)) {
+    turn_submit_ns = now_ns();
+    assert_int_equal(B->submit(turn_be, turn_qrt, &turn_lrt), 0);
+    pause_ms(20);
+  }
+  if (tag == RT_TAG)
+    turn_rt_done_ns = now_ns();
+  on_complete(ctx, tag, st);
+}
+
+static void report_turn_is_awaited_asleep(void **state) {
+  (void)state;
+  memset(&L, 0, sizeof L);
+  pthread_mutex_init(&L.mu, NULL);
+  atomic_store(&turn_submitted, 0);
+  turn_rt_done_ns = 0;
+  B = atoll_ncpu_backend();
+  atoll_nbackend_cfg cfg = {.cus = 1, .slots_per_cu = 1, .pin_threads = true, .on_complete = turn_on_complete,
+                            .class_workers = true};
+  char err[128];
+  assert_int_equal(B->open(&cfg, &turn_be, err, sizeof err), 0);
+  int prio = 0;
+  const bool fifo = thread_policy("atoll-cu0.rt0", &prio) == SCHED_FIFO;
+  atoll_nqueue *qbe;
+  assert_int_equal(B->create_queue(turn_be, 0, &qbe), 0);
+  assert_int_equal(B->create_queue(turn_be, 1, &turn_qrt), 0);
+  float out[8];
+  atoll_nlaunch lbe = spin(BE_TAG, out, 1, 1, 1);
+  turn_lrt = spin(RT_TAG, out, 1, 1, 1);
+  assert_int_equal(B->submit(turn_be, qbe, &lbe), 0);
+  assert_int_equal(wait_done(RT_TAG), ATOLL_ND_OK);
+  const int64_t ms = (turn_rt_done_ns - turn_submit_ns) / 1000000;
+  close_cpu(turn_be);
+  print_message("RT worker %s: RT completion reported %lld ms after its submit\n",
+                fifo ? "SCHED_FIFO" : "SCHED_OTHER (SCHED_FIFO refused: no yield starves here)", (long long)ms);
+  assert_cmp(ms, >=, 20); /* it waited for the BE callback's turn */
+  assert_cmp(ms, <, 300);
+}
+
 /* Blocks wait here until the test opens the gate, so a launch is surely still running. */
 static atomic_int gate_open;
 
@@ -627,6 +680,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spin_launch_completes_and_matches_direct_run),
       cmocka_unit_test(class_workers_let_rt_preempt_a_running_be_block),
+      cmocka_unit_test(report_turn_is_awaited_asleep),
       cmocka_unit_test(flag_before_launch_evicts_it_whole),
       cmocka_unit_test(flag_after_start_does_not_cut_a_launch_short),
       cmocka_unit_test(reset_kills_running_blocks_for_real),
