@@ -25,6 +25,7 @@
 
 #include "atoll/error.h"
 #include "native/fault.h"
+#include "native/gpu/gpu_device.h"
 #include "native/gpu/gpu_staging.h"
 
 enum { MAX_QUEUES = 64, MAX_RANGES = 1 + ATOLL_NPAD_MAX, DONE_LIST = MAX_QUEUES * MAX_RANGES + 8 };
@@ -86,6 +87,7 @@ typedef struct launch {
 
 struct cpu_queue {
   uint32_t priority;
+  int vendor_prio;    /* GPU-like: the stream priority a GPU back-end gives it (gpu_vendor_priority) */
   uint8_t bound;      /* its blocks run only on the CUs in `cus` (create_bound_queue) */
   atoll_cuset cus;
   uint32_t flag;     /* the preempt flag: "device memory", written and read with atomics */
@@ -505,9 +507,12 @@ static int prologue(cpu_dev *d, launch *l, notes *n) {
 static _Thread_local uint32_t worker_cu = UINT32_MAX;
 /* The tag of the range whose block the worker runs (cpu_backend.h). */
 static _Thread_local uint64_t worker_tag;
+/* GPU-like: the vendor stream priority of that range's queue (cpu_backend.h). */
+static _Thread_local int worker_vendor_prio;
 
 uint32_t atoll_ncpu_worker_cu(void) { return worker_cu; }
 uint64_t atoll_ncpu_worker_tag(void) { return worker_tag; }
+int atoll_ncpu_worker_vendor_priority(void) { return worker_vendor_prio; }
 
 /* A BE class worker's OS priority (cpu_backend.h): where the RT workers run SCHED_FIFO (the
  * paper's Linux RT priority) it stays at the normal priority; otherwise it lowers its own nice
@@ -605,6 +610,7 @@ static void *worker_main(void *arg) {
                   .poll_shift = d->cfg.tuning.kill_poll_shift};
     flush(d, &n); /* the start, if this block decided it, before the body runs */
     worker_tag = r->tag;
+    worker_vendor_prio = l->q->vendor_prio;
     pthread_mutex_unlock(&d->mu);
     int rc = block_fn(kernel, &args, &ctx);
     pthread_mutex_lock(&d->mu);
@@ -924,6 +930,9 @@ static int create_queue_on(cpu_dev *d, uint32_t priority, const atoll_cuset *cus
   if (!q)
     return ATOLL_ENOMEM;
   q->priority = priority;
+  if (d->gpu_like) /* the GPU back-ends' mapping, over a CUDA device's range (cpu_backend.h) */
+    q->vendor_prio = gpu_vendor_priority(ATOLL_NCPU_GPU_LIKE_PRIO_LEAST, ATOLL_NCPU_GPU_LIKE_PRIO_GREATEST, priority,
+                                         d->cfg.tuning.top_priority);
   if (cus) {
     q->bound = 1;
     q->cus = *cus;

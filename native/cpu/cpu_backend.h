@@ -64,6 +64,14 @@ uint32_t atoll_ncpu_worker_cu(void);
  * puts the stream's index in its top 16 bits (native/runtime/nrt_internal.h), so a test can tell
  * which stream's blocks ran on which CU. Valid inside a block function. */
 uint64_t atoll_ncpu_worker_tag(void);
+/* GPU-like mode: the vendor stream priority the GPU back-ends would give the queue of the block the
+ * calling worker runs -- their own mapping (native/gpu/gpu_device.h gpu_vendor_priority, with
+ * atoll_npreempt_tuning.top_priority) over the range CUDA reports on the H100 and H200, least 0 to
+ * greatest -5 -- so that CI sees which priority a queue would get on a GPU (dart's RT stream on a
+ * GPU node: the greatest). The CPU back-end itself orders queues by priority > 0 or not, as
+ * before. 0 in the CPU mode. Valid inside a block function. */
+enum { ATOLL_NCPU_GPU_LIKE_PRIO_LEAST = 0, ATOLL_NCPU_GPU_LIKE_PRIO_GREATEST = -5 };
+int atoll_ncpu_worker_vendor_priority(void);
 
 /* Runs one block (the default is the kernel library's ak_run_block). Tests may substitute their
  * own, before opening the back-end, to make blocks of a chosen behaviour. */
