@@ -92,8 +92,10 @@ static bool before(const atoll_core *c, uint32_t cls, uint32_t a, uint32_t ea, u
   return x->arrival_ns < y->arrival_ns;
 }
 
-/* Hands request (i, e)'s waiting stage to node k's worker of class cls. */
-static void hand_over(atoll_core *c, uint32_t i, uint32_t e, uint32_t k, uint32_t cls, int64_t now) {
+/* Hands request (i, e)'s waiting stage to node k's worker of class cls. Returns the launch's code:
+ * a launch the device refuses fails the request, and the core's release of its task has already
+ * freed its entry and the worker (atoll__dart_pipe_task_done) when this returns. */
+static int hand_over(atoll_core *c, uint32_t i, uint32_t e, uint32_t k, uint32_t cls, int64_t now) {
   atoll_dart_state *st = state(c);
   atoll_dart_pipe_client *cl = &st->cl[i];
   atoll_dart_pipe_req *rq = &cl->req[e];
@@ -105,17 +107,23 @@ static void hand_over(atoll_core *c, uint32_t i, uint32_t e, uint32_t k, uint32_
   rq->stage_start_ns = now;
   rq->seq = ++cl->seq;
   st->busy[k][cls] = (int32_t)(i * ATOLL_DART_PIPE_DEPTH + e);
-  /* The budget: a timer at the WCET (a device without timers enforces nothing). The injected
-   * overrun (policy options inject_*) cuts the first stage's budget of one request to 100 /
-   * inject_pct of it: the stage then really runs inject_pct % of its budget. */
+  const int64_t budget_ns = cl->wcet_ns[rq->stage];
+  const bool first_stage = rq->stage == 0;
+  const uint32_t seq = rq->seq;
+  int rc = atoll__launch_task_on(c, task, sg->op_hi - sg->op_lo, st->stream[k][cls], cls == RT);
+  if (rc)
+    return rc; /* rq names no request any more */
+  /* The budget: a timer at the WCET (a device without timers enforces nothing), for a stage the
+   * device took. The injected overrun (policy options inject_*) cuts the first stage's budget of one
+   * request to 100 / inject_pct of it: the stage then really runs inject_pct % of its budget. */
   if (cls == RT) {
-    int64_t budget = cl->wcet_ns[rq->stage];
+    int64_t budget = budget_ns;
     const int64_t *opt = c->s->policy.param;
-    if (rq->stage == 0 && opt[1] == (int64_t)i + 1 && (uint64_t)opt[2] == c->tasks[task].req && opt[3] > 100)
+    if (first_stage && opt[1] == (int64_t)i + 1 && (uint64_t)opt[2] == c->tasks[task].req && opt[3] > 100)
       budget = budget * 100 / opt[3];
-    atoll__timer_set(c, now + budget, ATOLL_DART_COOKIE(i, rq->seq));
+    atoll__timer_set(c, now + budget, ATOLL_DART_COOKIE(i, seq));
   }
-  atoll__launch_task_on(c, task, sg->op_hi - sg->op_lo, st->stream[k][cls], cls == RT);
+  return 0;
 }
 
 /* Whether client i may take its next request into the pipeline: an entry is free and none of its
@@ -135,7 +143,8 @@ static int32_t entry_for_next(const atoll_core *c, uint32_t i) {
   return free_entry;
 }
 
-void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now) {
+/* One round of the pipeline: clients take their next requests, free workers their next stages. */
+static void dispatch_round(atoll_core *c, int64_t now) {
   atoll_dart_state *st = state(c);
   /* A client with room takes its next request (RT queues: earliest deadline); a BE client's next
    * requests ride with it as one batch of its BE batch size. */
@@ -174,9 +183,28 @@ void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now) {
             bi = (int32_t)i, be = (int32_t)e;
         }
       }
-      if (bi >= 0)
-        hand_over(c, (uint32_t)bi, (uint32_t)be, k, cls, now);
+      /* Refused: the request failed and the worker is free again; the next round gives it work. */
+      if (bi >= 0 && hand_over(c, (uint32_t)bi, (uint32_t)be, k, cls, now) != 0)
+        st->again = 1;
     }
+}
+
+/* A refused launch releases its request, and the release asks the pipeline to dispatch (its task
+ * left) from inside the round that launched it. That call only asks for another round: nested, a
+ * device refusing every launch would take one level of the stack per waiting request, and the
+ * failures would be told last one first. */
+void atoll__dart_pipe_dispatch(atoll_core *c, int64_t now) {
+  atoll_dart_state *st = state(c);
+  if (st->dispatching) {
+    st->again = 1;
+    return;
+  }
+  st->dispatching = 1;
+  do {
+    st->again = 0;
+    dispatch_round(c, now);
+  } while (st->again);
+  st->dispatching = 0;
 }
 
 /* Enforcement (§V-3) after a stage that overran its WCET: the WCET becomes what it took, the

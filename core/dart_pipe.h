@@ -32,8 +32,10 @@ typedef struct atoll_dart_pipe_client {
 } atoll_dart_pipe_client;
 
 typedef struct atoll_dart_state {
-  int32_t owner; /* one node's worker (no pipeline): the queue whose request runs, or -1 */
-  uint32_t pad_;
+  int32_t owner;       /* one node's worker (no pipeline): the queue whose request runs, or -1 */
+  uint8_t dispatching; /* atoll__dart_pipe_dispatch is running: a call from inside it ... */
+  uint8_t again;       /* ... asks for another round after the current one instead of nesting */
+  uint8_t pad_[2];
   uint32_t stream[ATOLL_DART_MAX_NODES][2]; /* per node: [0] BE worker's stream, [1] RT worker's */
   /* The request whose stage the worker runs: client * ATOLL_DART_PIPE_DEPTH + its entry, or -1. */
   int32_t busy[ATOLL_DART_MAX_NODES][2];

@@ -402,10 +402,12 @@ bool atoll__queue_activate(atoll_core *c, uint32_t q) {
 
 /* The task leaves the core (completed, failed or shed): its slot is freed, the policy reacts, then
  * the runner hears of it through `tell`, so a closed-loop client's next request (sent by the
- * runner) finds the GPU already handed to whatever was waiting. */
+ * runner) finds the GPU already handed to whatever was waiting. `taken`: the policy had taken it
+ * from the queue's pending ones -- as the queue's active task, or held apart from it (dart's
+ * pipeline holds several of a client's tasks while the slot stays free or names another). */
 typedef void (*outcome_fn)(void *ctx, uint32_t client, uint64_t req, int64_t now);
 
-static void release_task(atoll_core *c, uint32_t id, bool was_active, outcome_fn tell, int64_t now) {
+static void release_task(atoll_core *c, uint32_t id, bool taken, outcome_fn tell, int64_t now) {
   atoll_task *t = &c->tasks[id];
   uint32_t q = t->queue, client = t->client;
   /* The task and the requests riding with it (a batch) end together. */
@@ -422,8 +424,9 @@ static void release_task(atoll_core *c, uint32_t id, bool was_active, outcome_fn
     atoll_ring_push(&c->free_tasks, (uint32_t)k);
     k = next;
   }
-  if (was_active) {
-    c->queues[q].active = -1;
+  if (taken) {
+    if (c->queues[q].active == (int32_t)id) /* the slot is this task's to free, no other's */
+      c->queues[q].active = -1;
     atoll__policy_ops(c->policy)->on_task_done(c, q, now);
   }
   for (uint32_t i = 0; i < n && tell; i++) {

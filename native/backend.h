@@ -112,9 +112,11 @@ typedef struct atoll_npreempt_tuning {
   /* The loops that poll the kill word every so many steps (spin, the element-wise kernels' row
    * loops) poll it 2^kill_poll_shift times as often (0: as written; at most 8). */
   uint8_t kill_poll_shift;
-  /* A queue of priority above 0 (the RT queue under a reset policy's priority option) gets the
-   * vendor's greatest stream priority rather than one level above the default (GPU back-ends; the
-   * CPU back-end orders queues by priority alone, so it changes nothing there). */
+  /* A queue of priority above 0 (the RT queue under a reset policy's priority option; dart's RT
+   * streams, which the native runner always gives it) gets the vendor's greatest stream priority
+   * rather than one level above the default (GPU back-ends; the CPU back-end orders queues by
+   * priority alone, so it changes nothing there, but its GPU-like mode reports the priority a GPU
+   * back-end would give: atoll_ncpu_worker_vendor_priority). */
   uint8_t top_priority;
   /* BE kernels run as persistent blocks (GPU back-ends): at most as many blocks as fit on the
    * device at once, each taking the kernel's blocks ("tiles") one after another and yielding at a

@@ -25,6 +25,7 @@
 
 #include "atoll/error.h"
 #include "native/fault.h"
+#include "native/gpu/gpu_device.h"
 #include "native/gpu/gpu_staging.h"
 
 enum { MAX_QUEUES = 64, MAX_RANGES = 1 + ATOLL_NPAD_MAX, DONE_LIST = MAX_QUEUES * MAX_RANGES + 8 };
@@ -86,6 +87,7 @@ typedef struct launch {
 
 struct cpu_queue {
   uint32_t priority;
+  int vendor_prio;    /* GPU-like: the stream priority a GPU back-end gives it (gpu_vendor_priority) */
   uint8_t bound;      /* its blocks run only on the CUs in `cus` (create_bound_queue) */
   atoll_cuset cus;
   uint32_t flag;     /* the preempt flag: "device memory", written and read with atomics */
@@ -154,6 +156,8 @@ struct cpu_dev {
   atomic_uint work_gen; /* bumped under mu whenever blocks become claimable (idle workers poll it) */
   uint64_t next_ticket; /* report batches, in the order they were collected (flush) */
   atomic_ullong serving;
+  pthread_mutex_t turn_mu; /* a report batch waits here for its turn (a leaf lock) */
+  pthread_cond_t turn_cv;
   uint32_t rr;         /* rotation among equal-priority launches */
   /* CU time: resident counts per CU and when each last became non-zero. */
   struct timespec t0;
@@ -223,8 +227,16 @@ static void flush(cpu_dev *d, notes *n) {
   n->n = 0;
   uint64_t ticket = d->next_ticket++;
   pthread_mutex_unlock(&d->mu);
-  while (atomic_load_explicit(&d->serving, memory_order_acquire) != ticket)
-    sched_yield();
+  /* Waits asleep, not yielding: under SCHED_FIFO (class workers, the CP) a yield never hands the
+   * CPU to a normal-priority thread, so a waiter spinning there held off the very BE worker whose
+   * earlier turn it waited for, until the kernel's RT throttling let that one in
+   * (test_cpu_backend.report_turn_is_awaited_asleep: reported after 1006 ms instead of 20). */
+  if (atomic_load_explicit(&d->serving, memory_order_acquire) != ticket) {
+    pthread_mutex_lock(&d->turn_mu);
+    while (atomic_load_explicit(&d->serving, memory_order_acquire) != ticket)
+      pthread_cond_wait(&d->turn_cv, &d->turn_mu);
+    pthread_mutex_unlock(&d->turn_mu);
+  }
   for (uint32_t i = 0; i < local.n; i++) {
     if (local.status[i] == 0xff) {
       if (d->cfg.on_start && !d->gpu_like) /* a GPU back-end cannot observe a launch's start */
@@ -233,7 +245,10 @@ static void flush(cpu_dev *d, notes *n) {
       d->cfg.on_complete(d->cfg.ctx, local.tag[i], (atoll_ndone_status)local.status[i]);
     }
   }
+  pthread_mutex_lock(&d->turn_mu); /* under turn_mu: a waiter between its check and its wait hears it */
   atomic_store_explicit(&d->serving, ticket + 1, memory_order_release);
+  pthread_cond_broadcast(&d->turn_cv);
+  pthread_mutex_unlock(&d->turn_mu);
   pthread_mutex_lock(&d->mu);
 }
 
@@ -492,9 +507,12 @@ static int prologue(cpu_dev *d, launch *l, notes *n) {
 static _Thread_local uint32_t worker_cu = UINT32_MAX;
 /* The tag of the range whose block the worker runs (cpu_backend.h). */
 static _Thread_local uint64_t worker_tag;
+/* GPU-like: the vendor stream priority of that range's queue (cpu_backend.h). */
+static _Thread_local int worker_vendor_prio;
 
 uint32_t atoll_ncpu_worker_cu(void) { return worker_cu; }
 uint64_t atoll_ncpu_worker_tag(void) { return worker_tag; }
+int atoll_ncpu_worker_vendor_priority(void) { return worker_vendor_prio; }
 
 /* A BE class worker's OS priority (cpu_backend.h): where the RT workers run SCHED_FIFO (the
  * paper's Linux RT priority) it stays at the normal priority; otherwise it lowers its own nice
@@ -505,6 +523,19 @@ static void take_class_priority(const slot *s) {
 }
 
 static void *worker_main(void *arg);
+
+/* The command processor and the report thread under SCHED_FIFO RT workers (cpu_backend.h): every
+ * launch, an RT stage's too, is dispatched by the one and reported by the other, so at the normal
+ * priority an RT block would wait for them behind BE workers' CPU work; above the RT workers, since
+ * their work per launch is short. Where RLIMIT_RTPRIO stops below that, the RT workers' priority;
+ * else they keep the normal one. */
+static void host_thread_rt_class(pthread_t t) {
+  for (int prio = ATOLL_NCPU_HOST_FIFO_PRIO; prio >= ATOLL_NCPU_RT_FIFO_PRIO; prio--) {
+    struct sched_param sp = {.sched_priority = prio};
+    if (pthread_setschedparam(t, SCHED_FIFO, &sp) == 0)
+      return;
+  }
+}
 
 /* Starts slot s's thread; an RT class worker with SCHED_FIFO when d->rt_fifo (decided by the
  * first RT worker: 0 where the process may not). */
@@ -579,6 +610,7 @@ static void *worker_main(void *arg) {
                   .poll_shift = d->cfg.tuning.kill_poll_shift};
     flush(d, &n); /* the start, if this block decided it, before the body runs */
     worker_tag = r->tag;
+    worker_vendor_prio = l->q->vendor_prio;
     pthread_mutex_unlock(&d->mu);
     int rc = block_fn(kernel, &args, &ctx);
     pthread_mutex_lock(&d->mu);
@@ -711,6 +743,8 @@ static void cpu_close(void *be) {
   free(d->slot);
   pthread_mutex_destroy(&d->mu);
   pthread_mutex_destroy(&d->pt_mu);
+  pthread_mutex_destroy(&d->turn_mu);
+  pthread_cond_destroy(&d->turn_cv);
   pthread_cond_destroy(&d->cp_cv);
   pthread_cond_destroy(&d->work_cv);
   pthread_cond_destroy(&d->rt_cv);
@@ -778,7 +812,9 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
   atomic_init(&d->serving, 0);
   clock_gettime(CLOCK_MONOTONIC, &d->t0);
   d->slot = calloc(d->n_slots, sizeof *d->slot);
-  if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_mutex_init(&d->pt_mu, NULL) != 0 || pthread_cond_init(&d->cp_cv, NULL) != 0 ||
+  if (!d->slot || pthread_mutex_init(&d->mu, NULL) != 0 || pthread_mutex_init(&d->pt_mu, NULL) != 0 ||
+      pthread_mutex_init(&d->turn_mu, NULL) != 0 || pthread_cond_init(&d->turn_cv, NULL) != 0 ||
+      pthread_cond_init(&d->cp_cv, NULL) != 0 ||
       pthread_cond_init(&d->work_cv, NULL) != 0 || pthread_cond_init(&d->kill_cv, NULL) != 0 ||
       pthread_cond_init(&d->rt_cv, NULL) != 0 ||
       pthread_cond_init(&d->rep_cv, NULL) != 0 || pthread_cond_init(&d->room_cv, NULL) != 0) {
@@ -826,6 +862,11 @@ static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_
     pthread_setname_np(s->th, name);
     if (cfg->pin_threads) /* device i's CUs on the CPUs below device i-1's */
       pin(s->th, ncpu - 1 - ((dev * cus + s->cu) % ncpu));
+  }
+  if (rc == 0 && d->rt_fifo) { /* the RT workers run SCHED_FIFO: their launches' path does too */
+    host_thread_rt_class(d->cp);
+    if (d->rep_running)
+      host_thread_rt_class(d->rep);
   }
   if (rc) {
     snprintf(err, err_len, "cpu back-end: cannot start its threads");
@@ -889,6 +930,9 @@ static int create_queue_on(cpu_dev *d, uint32_t priority, const atoll_cuset *cus
   if (!q)
     return ATOLL_ENOMEM;
   q->priority = priority;
+  if (d->gpu_like) /* the GPU back-ends' mapping, over a CUDA device's range (cpu_backend.h) */
+    q->vendor_prio = gpu_vendor_priority(ATOLL_NCPU_GPU_LIKE_PRIO_LEAST, ATOLL_NCPU_GPU_LIKE_PRIO_GREATEST, priority,
+                                         d->cfg.tuning.top_priority);
   if (cus) {
     q->bound = 1;
     q->cus = *cus;

@@ -25,6 +25,11 @@ enum { ATOLL_NCPU_MAX_CUS = 64, ATOLL_NCPU_DEFAULT_SLOTS = 1 };
  * runnable RT worker gets ~98.5 % of a CPU it shares with a BE worker and preempts it at wake-up or
  * within a tick -- not at once, and other processes at nice 0 then outweigh the BE workers too. */
 enum { ATOLL_NCPU_RT_FIFO_PRIO = 1, ATOLL_NCPU_BE_NICE = 19 };
+/* With SCHED_FIFO RT workers the command processor ("atoll-cp"), which dispatches every launch and
+ * copies, and the GPU-like mode's report thread run SCHED_FIFO at this priority, above the RT
+ * workers (their work per launch is short; a copy, as a GPU's, is not preempted); under the
+ * fallback they stay at the normal priority, above the BE workers' nice. */
+enum { ATOLL_NCPU_HOST_FIFO_PRIO = 2 };
 
 const atoll_nbackend_ops *atoll_ncpu_backend(void);
 
@@ -59,6 +64,14 @@ uint32_t atoll_ncpu_worker_cu(void);
  * puts the stream's index in its top 16 bits (native/runtime/nrt_internal.h), so a test can tell
  * which stream's blocks ran on which CU. Valid inside a block function. */
 uint64_t atoll_ncpu_worker_tag(void);
+/* GPU-like mode: the vendor stream priority the GPU back-ends would give the queue of the block the
+ * calling worker runs -- their own mapping (native/gpu/gpu_device.h gpu_vendor_priority, with
+ * atoll_npreempt_tuning.top_priority) over the range CUDA reports on the H100 and H200, least 0 to
+ * greatest -5 -- so that CI sees which priority a queue would get on a GPU (dart's RT stream on a
+ * GPU node: the greatest). The CPU back-end itself orders queues by priority > 0 or not, as
+ * before. 0 in the CPU mode. Valid inside a block function. */
+enum { ATOLL_NCPU_GPU_LIKE_PRIO_LEAST = 0, ATOLL_NCPU_GPU_LIKE_PRIO_GREATEST = -5 };
+int atoll_ncpu_worker_vendor_priority(void);
 
 /* Runs one block (the default is the kernel library's ak_run_block). Tests may substitute their
  * own, before opening the back-end, to make blocks of a chosen behaviour. */

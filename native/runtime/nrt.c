@@ -125,6 +125,8 @@ static void transmit_one(atoll_nrt *r, nrt_stream *s) {
 static void *transmit_main(void *arg) {
   nrt_stream *s = arg;
   atoll_nrt *r = s->r;
+  if (r->cfg.rt_threads && s->priority > 0) /* an RT stream's launches (nrt.h) */
+    (void)atoll__nrt_take_rt_class();
   pthread_mutex_lock(&s->mu);
   for (;;) {
     while (!s->stop && !may_transmit(s)) {

@@ -125,7 +125,23 @@ typedef struct atoll_nrt_cfg {
    * the back-end's create_bound_queue (CUDA: green contexts, rounded up there). Streams the core
    * binds itself keep their set. 0: off. */
   uint32_t rt_reserve_cus;
+  /* dart's node workers (docs/dart.md, "Runtime threads"): the scheduler thread and the transmit
+   * threads of priority > 0 streams run in the RT class, SCHED_FIFO at ATOLL_NRT_FIFO_PRIO, so that
+   * an RT stage's hand-over and launch do not wait behind BE workers' CPU work. Where SCHED_FIFO is
+   * refused they stay at the normal priority (the CPU back-end's fallback lowers its BE workers to
+   * nice 19 then). At SCHED_FIFO the scheduler parks as soon as its inbox is empty (spin_ns is not
+   * applied): a busy-polling SCHED_FIFO thread would hold its CPU from every normal thread. */
+  bool rt_threads;
 } atoll_nrt_cfg;
+
+/* The RT class of the runtime's threads (cfg.rt_threads): above the CPU back-end's RT workers
+ * (ATOLL_NCPU_RT_FIFO_PRIO, 1), since a hand-over is short and an RT worker's block may be long;
+ * where the process's RLIMIT_RTPRIO stops below it, the highest priority it allows. */
+enum { ATOLL_NRT_FIFO_PRIO = 2 };
+
+/* Whether cfg.rt_threads asks for SCHED_FIFO at all (default true). Tests turn it off, before
+ * creating the runtime, to run the fallback where the process could use SCHED_FIFO. */
+void atoll_nrt_set_rt_fifo(bool try_fifo);
 
 /* The CUs a stream gets under the RT reserve: [0, reserve) for high-priority streams, [reserve,
  * cus) for the others; false (no binding) when the reserve is 0 or leaves no CU on either side. */

@@ -161,6 +161,8 @@ void atoll__nrt_on_start(void *ctx, uint64_t tag);
 void atoll__nrt_set_failure(atoll_nrt *r, int rc);
 /* nrt_util.c */
 int atoll__nrt_pin(pthread_t t, int cpu);
+/* Puts the calling thread in the RT class of cfg.rt_threads (nrt.h); whether it runs SCHED_FIFO. */
+bool atoll__nrt_take_rt_class(void);
 int atoll__nrt_cond_init(pthread_cond_t *cv);
 
 #endif

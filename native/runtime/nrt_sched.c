@@ -196,6 +196,8 @@ static void *sched_main(void *arg) {
   atoll_nrt *r = arg;
   if (r->cfg.sched_cpu >= 0)
     atoll__nrt_pin(pthread_self(), r->cfg.sched_cpu);
+  /* In the RT class it never busy-polls (nrt.h, cfg.rt_threads). */
+  const bool fifo = r->cfg.rt_threads && atoll__nrt_take_rt_class();
   if (r->first)
     r->first(r->first_ctx);
   int64_t last = atoll_nrt_now(r);
@@ -206,7 +208,7 @@ static void *sched_main(void *arg) {
       last = atoll_nrt_now(r);
       continue;
     }
-    if (r->cfg.spin_ns < 0 || atoll_nrt_now(r) - last < r->cfg.spin_ns) {
+    if (!fifo && (r->cfg.spin_ns < 0 || atoll_nrt_now(r) - last < r->cfg.spin_ns)) {
       sched_yield();
       continue;
     }

@@ -1,11 +1,30 @@
-/* Small thread helpers of the native runtime: pinning and monotonic condition variables. */
+/* Small thread helpers of the native runtime: pinning, the RT class and monotonic condition variables. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "atoll/error.h"
 #include "native/runtime/nrt_internal.h"
+
+static atomic_bool rt_fifo_allowed = true;
+
+void atoll_nrt_set_rt_fifo(bool try_fifo) { atomic_store(&rt_fifo_allowed, try_fifo); }
+
+/* SCHED_FIFO at ATOLL_NRT_FIFO_PRIO, else the highest RT priority below it that RLIMIT_RTPRIO lets
+ * an unprivileged process use; false (the thread keeps its normal priority) where none is allowed. */
+bool atoll__nrt_take_rt_class(void) {
+  if (!atomic_load(&rt_fifo_allowed))
+    return false;
+  for (int prio = ATOLL_NRT_FIFO_PRIO; prio >= 1; prio--) {
+    struct sched_param sp = {.sched_priority = prio};
+    if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0)
+      return true;
+  }
+  return false;
+}
 
 /* The index-th CPU of `allowed` (modulo their number): how a CPU "index" given to the runtime
  * (cfg.sched_cpu) names a CPU this process may use. -1 if there is none. */

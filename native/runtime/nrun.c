@@ -796,6 +796,11 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   pthread_cond_init(&r.fin_cv, &fin_attr);
   pthread_condattr_destroy(&fin_attr);
   int rc = atoll_nbackend_lookup(o->device ? o->device : "cpu", &r.ops, err, err_len);
+  /* dart's RT workers on a GPU node: the RT streams at the device's greatest stream priority, as
+   * DART's RT stream (docs/dart.md, "GPU node"); the BE streams keep the default. */
+  atoll_npreempt_tuning tuning = o->tuning;
+  if (atoll_ndart_wanted(s))
+    tuning.top_priority = 1;
   atoll_nrt_cfg cfg = {.be_ops = r.ops,
                        .be_cfg = {.cus = o->cus, .slots_per_cu = o->slots_per_cu, .pin_threads = o->pin_threads,
                                   .fault_kernel_p = o->inject ? o->inject->kernel_p : 0,
@@ -804,7 +809,7 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                                   .n_devices = atoll_scenario_gpus(s) > 1 ? atoll_scenario_gpus(s) : 0,
                                   /* dart's node workers: RT and BE threads per CU (docs/dart.md) */
                                   .class_workers = atoll_ndart_wanted(s),
-                                  .tuning = o->tuning},
+                                  .tuning = tuning},
                        .bind = bind,
                        .payload = payload,
                        .bind_ctx = &r,
@@ -813,7 +818,9 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                        .stock_dq_capacity = s->gpu.dq_capacity,
                        .spin_ns = o->spin_ns ? o->spin_ns : 200000,
                        .sched_cpu = o->sched_cpu,
-                       .rt_reserve_cus = o->rt_reserve_cus};
+                       .rt_reserve_cus = o->rt_reserve_cus,
+                       /* with them, the runtime's own threads on an RT stage's path (nrt.h) */
+                       .rt_threads = atoll_ndart_wanted(s)};
   if (rc == 0)
     rc = atoll_nrt_create(&r.rt, &cfg, err, err_len);
   if (rc == 0) {

@@ -11,14 +11,15 @@
 
 #include "atoll/error.h"
 #include "core/dart.h"
+#include "core/policy.h"
 #include "core/sched.h"
 #include "tests/atoll_test.h"
 
-enum { MAX_LOG = 64, N_OPS = 4, N_CLIENTS = 3, N_NODES = 2 };
+enum { MAX_LOG = 4096, N_OPS = 4, N_CLIENTS = 3, N_NODES = 2, MAX_REQ = 2048 };
 
 typedef struct rec {
   uint32_t stream, n_cmds, op, batch;
-  bool rt;
+  bool rt, completed;
   uint64_t tag[N_OPS];
 } rec;
 
@@ -30,7 +31,15 @@ static struct {
   uint64_t timer_cookie[MAX_LOG];
   uint32_t event_client[MAX_LOG], event_what[MAX_LOG];
   int64_t now;
+  uint32_t refuse, n_refused; /* the next launch calls to refuse; those refused so far */
+  /* What the core told of each request: done, failed, dropped. */
+  uint8_t done[N_CLIENTS][MAX_REQ], failed[N_CLIENTS][MAX_REQ], dropped[N_CLIENTS][MAX_REQ];
+  uint64_t refused_req[MAX_LOG];  /* the request of each refused launch */
+  uint64_t failed_order[MAX_LOG]; /* the failed requests, as told */
+  uint32_t n_failed;
 } fk;
+
+static atoll_core core;
 
 static int64_t f_now(void *ctx) {
   (void)ctx;
@@ -44,6 +53,13 @@ static int f_create(void *ctx, const atoll_stream_cfg *cfg, uint32_t *stream) {
 }
 static int f_launch(void *ctx, uint32_t stream, const atoll_cmd *cmds, uint32_t n) {
   (void)ctx;
+  if (fk.refuse > 0) {
+    fk.refuse--;
+    if (fk.n_refused < MAX_LOG)
+      fk.refused_req[fk.n_refused] = core.tasks[atoll_tag_task(cmds[0].tag)].req;
+    fk.n_refused++;
+    return ATOLL_EIO;
+  }
   assert_cmp(fk.n_log, <, MAX_LOG);
   rec *r = &fk.log[fk.n_log++];
   *r = (rec){.stream = stream, .n_cmds = n, .op = cmds[0].op, .rt = cmds[0].rt, .batch = cmds[0].batch};
@@ -53,6 +69,7 @@ static int f_launch(void *ctx, uint32_t stream, const atoll_cmd *cmds, uint32_t 
 }
 static int f_timer(void *ctx, int64_t at, uint64_t cookie) {
   (void)ctx;
+  assert_cmp(fk.n_timers, <, MAX_LOG);
   fk.timer_at[fk.n_timers] = at;
   fk.timer_cookie[fk.n_timers++] = cookie;
   return 0;
@@ -61,16 +78,32 @@ static const atoll_device_ops ops = {.now = f_now, .create_stream = f_create, .l
 
 static void on_enforcement(void *ctx, uint32_t client, uint32_t what, int64_t now) {
   (void)ctx, (void)now;
+  if (fk.n_events >= MAX_LOG)
+    return;
   fk.event_client[fk.n_events] = client;
   fk.event_what[fk.n_events++] = what;
 }
-static const atoll_core_observer obs = {.enforcement = on_enforcement};
+static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  (void)ctx, (void)now;
+  fk.done[client][req]++;
+}
+static void on_failed(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  (void)ctx, (void)now;
+  fk.failed[client][req]++;
+  if (fk.n_failed < MAX_LOG)
+    fk.failed_order[fk.n_failed++] = req;
+}
+static void on_dropped(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  (void)ctx, (void)now;
+  fk.dropped[client][req]++;
+}
+static const atoll_core_observer obs = {
+    .enforcement = on_enforcement, .request_done = on_done, .request_failed = on_failed, .request_dropped = on_dropped};
 
 static atoll_op model_ops[N_OPS];
 static atoll_scenario_model models[1];
 static atoll_client clients[N_CLIENTS];
 static atoll_scenario sc;
-static atoll_core core;
 static void *mem;
 static atoll_dart_client_plan plans[N_CLIENTS];
 static int64_t wcet[N_CLIENTS * ATOLL_DART_MAX_NODES], periods[N_CLIENTS];
@@ -131,7 +164,9 @@ static uint32_t node_stream(uint32_t node, bool rt) { return N_CLIENTS + 2 * nod
 
 /* Completes every command of launch i, in order. */
 static void complete(uint32_t i) {
-  const rec *r = &fk.log[i];
+  rec *r = &fk.log[i];
+  assert_false(r->completed);
+  r->completed = true;
   for (uint32_t k = 0; k < r->n_cmds; k++)
     atoll_core_on_cmd_done(&core, r->stream, r->tag[k], fk.now);
   assert_true(atoll_core_is_valid(&core));
@@ -296,6 +331,206 @@ static void be_requests_enter_as_batches(void **state) {
   teardown();
 }
 
+/* A refused launch (the device's launch returns an error) fails the request whose stage it was, and
+ * that request alone: it is told failed once, its worker is free for the next stage, and the
+ * pipeline goes on. Here rt_b's second request is refused at its first stage, handed over when its
+ * first request moves on to node 1. */
+static void a_refused_stage_fails_its_request_and_frees_the_worker(void **state) {
+  (void)state;
+  setup();
+  atoll_core_on_arrival(&core, 0, 0, 0);
+  atoll_core_on_arrival(&core, 0, 1, 0);
+  assert_int_equal(fk.n_log, 1);
+  fk.refuse = 1;
+  fk.now = 50000;
+  complete(0); /* request 0 to node 1; request 1 enters, and its stage 0 on node 0 is refused */
+  assert_int_equal(fk.n_refused, 1);
+  assert_int_equal(fk.failed[0][1], 1);
+  assert_int_equal(fk.failed[0][0] + fk.done[0][0] + fk.done[0][1], 0);
+  assert_int_equal(fk.n_log, 2);
+  assert_int_equal(fk.log[1].stream, node_stream(1, true));
+  assert_true(atoll_core_is_valid(&core));
+  atoll_core_on_arrival(&core, 1, 0, fk.now); /* node 0's RT worker is free: rt_a runs there */
+  assert_int_equal(fk.n_log, 3);
+  assert_int_equal(fk.log[2].stream, node_stream(0, true));
+  fk.now = 100000;
+  complete(1);
+  assert_int_equal(fk.done[0][0], 1);
+  complete(2); /* rt_a to node 1, which request 0 left */
+  assert_int_equal(fk.n_log, 4);
+  assert_int_equal(fk.log[3].stream, node_stream(1, true));
+  complete(3);
+  assert_int_equal(fk.done[1][0], 1);
+  assert_int_equal(fk.failed[0][1], 1);
+  teardown();
+}
+
+/* A device that refuses launch after launch (five, of rt_a's requests only): the failures are told
+ * in the order of the refusals, each refusal handled before the next launch (not from inside the
+ * handling of the one before, which would take a level of the stack per waiting request and tell
+ * the failures last one first), and then the pipeline goes on. No WCET timer is set for a stage the
+ * device refused. */
+static void refusals_fail_waiting_requests_in_order(void **state) {
+  (void)state;
+  setup();
+  atoll_core_on_arrival(&core, 1, 0, 0);
+  for (uint64_t r = 1; r <= 5; r++) /* they wait: request 0 is at its first stage */
+    atoll_core_on_arrival(&core, 1, r, 0);
+  assert_int_equal(fk.n_log, 1);
+  assert_int_equal(fk.n_timers, 1);
+  fk.refuse = 5;
+  fk.now = 50000;
+  complete(0);
+  assert_int_equal(fk.n_refused, 5);
+  assert_int_equal(fk.n_failed, 5);
+  for (uint32_t k = 0; k < 5; k++)
+    if (fk.failed_order[k] != fk.refused_req[k])
+      fail_msg("failure %u told for request %llu, refusal %u was request %llu's", k,
+               (unsigned long long)fk.failed_order[k], k, (unsigned long long)fk.refused_req[k]);
+  /* Six requests, five failed: the last one runs its first stage on node 0's RT worker. */
+  assert_int_equal(fk.n_log, 2);
+  assert_int_equal(fk.log[1].stream, node_stream(0, true));
+  assert_int_equal(fk.failed[1][core.tasks[atoll_tag_task(fk.log[1].tag[0])].req], 0);
+  assert_int_equal(fk.n_timers, 2); /* and its budget; none for the refused stages */
+  assert_int_equal(fk.timer_cookie[1] >> 32, 1);
+  complete(1);
+  fk.now = 100000;
+  complete(2);
+  assert_int_equal(fk.n_failed, 5);
+  assert_int_equal(atoll_ring_count(&core.free_tasks), core.n_tasks);
+  teardown();
+}
+
+/* The core's release of a task that a policy holds apart from its queue's active slot (the
+ * pipeline's requests) frees that task alone: a slot naming another of the queue's tasks keeps
+ * it. The pipeline itself leaves the slot free between its rounds, so here the slot is set by hand
+ * to rt_a's waiting request before its request in the pipeline is released by a refused launch. */
+static void releasing_a_held_task_leaves_the_queues_slot_alone(void **state) {
+  (void)state;
+  setup();
+  atoll_core_on_arrival(&core, 1, 0, 0);
+  atoll_core_on_arrival(&core, 1, 1, 0);
+  const uint32_t q = core.client_queue[1];
+  assert_int_equal(core.queues[q].active, -1);
+  assert_true(atoll__queue_activate(&core, q)); /* request 1 takes the slot */
+  const int32_t waiting = core.queues[q].active;
+  assert_int_equal(core.tasks[waiting].req, 1);
+  fk.refuse = 1;
+  fk.now = 50000;
+  complete(0); /* request 0's second stage is refused: request 0 fails */
+  assert_int_equal(fk.failed[1][0], 1);
+  assert_int_equal(core.queues[q].active, waiting);
+  assert_true(core.tasks[waiting].in_use);
+  teardown();
+}
+
+/* A refused BE batch fails each of its requests once. */
+static void a_refused_batch_fails_each_request_once(void **state) {
+  (void)state;
+  setup_with(3);
+  fk.refuse = 1;
+  for (uint64_t r = 0; r < 3; r++)
+    atoll_core_on_arrival(&core, 2, r, 0);
+  assert_int_equal(fk.n_refused, 1);
+  for (uint64_t r = 0; r < 3; r++)
+    assert_int_equal(fk.failed[2][r], 1);
+  for (uint64_t r = 3; r < 6; r++)
+    atoll_core_on_arrival(&core, 2, r, 0);
+  assert_int_equal(fk.n_log, 1);
+  assert_int_equal(fk.log[0].batch, 3);
+  fk.now = 50000;
+  complete(0);
+  complete(1);
+  for (uint64_t r = 3; r < 6; r++)
+    assert_int_equal(fk.done[2][r], 1);
+  assert_int_equal(atoll_ring_count(&core.free_tasks), core.n_tasks);
+  teardown();
+}
+
+static uint64_t rnd_state;
+static uint32_t rnd(uint32_t n) {
+  rnd_state ^= rnd_state << 13;
+  rnd_state ^= rnd_state >> 7;
+  rnd_state ^= rnd_state << 17;
+  return (uint32_t)((rnd_state >> 16) % n);
+}
+
+/* The oldest launch on stream s not completed, or -1 (a stream completes its commands in order). */
+static int32_t oldest_on(uint32_t s) {
+  for (uint32_t i = 0; i < fk.n_log; i++)
+    if (fk.log[i].stream == s && !fk.log[i].completed)
+      return (int32_t)i;
+  return -1;
+}
+
+/* Completes the oldest launch of a random stream that has one; false when none is out. */
+static bool complete_some(void) {
+  int32_t out[16];
+  uint32_t n = 0;
+  for (uint32_t st = 0; st < fk.n_streams; st++) {
+    int32_t i = oldest_on(st);
+    if (i >= 0)
+      out[n++] = i;
+  }
+  if (n == 0)
+    return false;
+  complete((uint32_t)out[rnd(n)]);
+  return true;
+}
+
+/* Random arrivals, completions, WCET timers (demotions, recoveries, alerts) and refused launches:
+ * the core stays valid, and after a drain every request was told once -- done, failed (a refused
+ * launch) or dropped --, the task pool is whole and no queue holds anything. */
+static void refused_launches_lose_and_repeat_nothing(void **state) {
+  (void)state;
+  static const uint64_t seeds[] = {0x1234567ull, 0x89abcdefull, 0x5eedull, 0xfeedbeefull};
+  for (uint32_t sd = 0; sd < sizeof seeds / sizeof seeds[0]; sd++) {
+    setup();
+    rnd_state = seeds[sd];
+    uint64_t next_req[N_CLIENTS] = {0};
+    uint32_t next_timer = 0;
+    for (int step = 0; step < 3000; step++) {
+      fk.now += rnd(40000);
+      uint32_t what = rnd(100);
+      if (what < 8) {
+        fk.refuse = 1;
+      } else if (what < 40) {
+        uint32_t c = rnd(N_CLIENTS);
+        if (next_req[c] < MAX_REQ && fk.n_log < MAX_LOG - 64)
+          atoll_core_on_arrival(&core, c, next_req[c]++, fk.now);
+      } else if (what < 50) {
+        for (; next_timer < fk.n_timers && fk.timer_at[next_timer] <= fk.now; next_timer++)
+          atoll_core_on_timer(&core, fk.timer_cookie[next_timer], fk.now);
+      } else {
+        complete_some();
+      }
+      assert_true(atoll_core_is_valid(&core));
+    }
+    fk.refuse = 0;
+    do
+      fk.now += 1000;
+    while (complete_some());
+    assert_cmp(fk.n_refused, >, 20);
+    uint32_t failed = 0, arrivals = 0;
+    for (uint32_t c = 0; c < N_CLIENTS; c++)
+      for (uint64_t r = 0; r < next_req[c]; r++) {
+        arrivals++;
+        failed += fk.failed[c][r];
+        if (fk.done[c][r] + fk.failed[c][r] + fk.dropped[c][r] != 1)
+          fail_msg("seed %u: client %u request %llu: done %u, failed %u, dropped %u", sd, c, (unsigned long long)r,
+                   fk.done[c][r], fk.failed[c][r], fk.dropped[c][r]);
+      }
+    assert_cmp(arrivals, >, 500);
+    assert_int_equal(failed, fk.n_refused); /* batch 1: a refused launch fails one request */
+    assert_int_equal(atoll_ring_count(&core.free_tasks), core.n_tasks);
+    for (uint32_t q = 0; q < core.n_queues; q++) {
+      assert_int_equal(core.queues[q].active, -1);
+      assert_true(atoll_ring_is_empty(&core.queues[q].pending));
+    }
+    teardown();
+  }
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(node_streams_are_bound_with_rt_first),
@@ -305,6 +540,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(an_unschedulable_wcet_alerts_and_stays_be),
       cmocka_unit_test(a_clients_requests_overlap_across_stages),
       cmocka_unit_test(be_requests_enter_as_batches),
+      cmocka_unit_test(a_refused_stage_fails_its_request_and_frees_the_worker),
+      cmocka_unit_test(a_refused_batch_fails_each_request_once),
+      cmocka_unit_test(refusals_fail_waiting_requests_in_order),
+      cmocka_unit_test(releasing_a_held_task_leaves_the_queues_slot_alone),
+      cmocka_unit_test(refused_launches_lose_and_repeat_nothing),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -6,7 +6,9 @@
  * class workers: an RT block runs while a BE block of the same CU is still running, the RT worker
  * at SCHED_FIFO or the BE worker at a higher nice. */
 #define _GNU_SOURCE /* syscall */
+#include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
@@ -457,6 +459,30 @@ static void bound_queue_runs_blocks_only_on_its_cus(void **state) {
  * `be_wait_ms` passed), so it tells whether the RT block got the CU while it was still running. */
 enum { RT_TAG = 11, BE_TAG = 12 };
 static atomic_int rt_ran, be_saw_rt, rt_policy, rt_nice, be_policy, be_nice, be_wait_ms;
+static int cp_policy, cp_prio; /* the command processor's, read while the back-end is open */
+
+/* The scheduling policy of this process's thread named `name` (its RT priority in *prio), or -1. */
+static int thread_policy(const char *name, int *prio) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int policy = -1;
+  while (d && policy < 0 && (e = readdir(d))) {
+    char path[300], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(comm, sizeof comm, f) && (comm[strcspn(comm, "\n")] = '\0', strcmp(comm, name) == 0)) {
+      struct sched_param sp = {0};
+      const pid_t tid = (pid_t)atoi(e->d_name);
+      policy = sched_getscheduler(tid);
+      *prio = sched_getparam(tid, &sp) == 0 ? sp.sched_priority : -1;
+    }
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return policy;
+}
 
 static int class_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
   (void)kernel, (void)a, (void)c;
@@ -488,6 +514,7 @@ static int rt_runs_beside_a_running_be_block(bool class_workers, int wait_ms) {
   void *be = NULL;
   char err[128];
   assert_int_equal(B->open(&cfg, &be, err, sizeof err), 0);
+  cp_policy = thread_policy("atoll-cp", &cp_prio);
   atoll_nqueue *qbe, *qrt;
   assert_int_equal(B->create_queue(be, 0, &qbe), 0);
   assert_int_equal(B->create_queue(be, 1, &qrt), 0);
@@ -511,7 +538,11 @@ static void check_class_priorities(void) {
                 atomic_load(&be_nice));
   if (atomic_load(&rt_policy) == SCHED_FIFO) {
     assert_int_equal(atomic_load(&be_policy), SCHED_OTHER);
+    /* The command processor, on every RT launch's path, above the RT workers (cpu_backend.h). */
+    assert_int_equal(cp_policy, SCHED_FIFO);
+    assert_int_equal(cp_prio, ATOLL_NCPU_HOST_FIFO_PRIO);
   } else {
+    assert_int_equal(cp_policy, SCHED_OTHER);
     assert_int_equal(atomic_load(&rt_policy), SCHED_OTHER);
     assert_int_equal(atomic_load(&be_nice), ATOLL_NCPU_BE_NICE);
     assert_cmp(atomic_load(&rt_nice), <, atomic_load(&be_nice));
@@ -522,6 +553,7 @@ static void class_workers_let_rt_preempt_a_running_be_block(void **state) {
   (void)state;
   /* One worker per CU (no classes): the RT block waits for the BE block's end. */
   assert_false(rt_runs_beside_a_running_be_block(false, 200));
+  assert_int_equal(cp_policy, SCHED_OTHER);
   /* Class workers: the RT block runs while the BE block spins (it would spin 10 s otherwise). */
   assert_true(rt_runs_beside_a_running_be_block(true, 10000));
   check_class_priorities();
@@ -532,6 +564,59 @@ static void class_workers_let_rt_preempt_a_running_be_block(void **state) {
   assert_true(saw);
   assert_int_not_equal(atomic_load(&rt_policy), SCHED_FIFO);
   check_class_priorities();
+}
+
+/* Report turns (flush): completions are reported in the order the device decided them, so a
+ * worker whose report comes after another's waits for that one's callbacks to return. Here the BE
+ * worker's completion callback submits an RT launch and then takes 20 ms; the RT worker, pinned to
+ * the same CPU at SCHED_FIFO, runs the RT block meanwhile and waits for its turn. Waiting by
+ * yielding, it held the CPU (a SCHED_FIFO thread's yield never lets a normal one run) and the BE
+ * worker could not return until the kernel's RT throttling let it in (up to 950 ms of each
+ * second); waiting asleep, the RT completion is reported right after the BE callback. */
+static void *turn_be;
+static atoll_nqueue *turn_qrt;
+static atoll_nlaunch turn_lrt;
+static atomic_int turn_submitted;
+static int64_t turn_submit_ns, turn_rt_done_ns;
+
+static void turn_on_complete(void *ctx, uint64_t tag, atoll_ndone_status st) {
+  if (tag == BE_TAG && !atomic_exchange(&turn_submitted, 1)) {
+    turn_submit_ns = now_ns();
+    assert_int_equal(B->submit(turn_be, turn_qrt, &turn_lrt), 0);
+    pause_ms(20);
+  }
+  if (tag == RT_TAG)
+    turn_rt_done_ns = now_ns();
+  on_complete(ctx, tag, st);
+}
+
+static void report_turn_is_awaited_asleep(void **state) {
+  (void)state;
+  memset(&L, 0, sizeof L);
+  pthread_mutex_init(&L.mu, NULL);
+  atomic_store(&turn_submitted, 0);
+  turn_rt_done_ns = 0;
+  B = atoll_ncpu_backend();
+  atoll_nbackend_cfg cfg = {.cus = 1, .slots_per_cu = 1, .pin_threads = true, .on_complete = turn_on_complete,
+                            .class_workers = true};
+  char err[128];
+  assert_int_equal(B->open(&cfg, &turn_be, err, sizeof err), 0);
+  int prio = 0;
+  const bool fifo = thread_policy("atoll-cu0.rt0", &prio) == SCHED_FIFO;
+  atoll_nqueue *qbe;
+  assert_int_equal(B->create_queue(turn_be, 0, &qbe), 0);
+  assert_int_equal(B->create_queue(turn_be, 1, &turn_qrt), 0);
+  float out[8];
+  atoll_nlaunch lbe = spin(BE_TAG, out, 1, 1, 1);
+  turn_lrt = spin(RT_TAG, out, 1, 1, 1);
+  assert_int_equal(B->submit(turn_be, qbe, &lbe), 0);
+  assert_int_equal(wait_done(RT_TAG), ATOLL_ND_OK);
+  const int64_t ms = (turn_rt_done_ns - turn_submit_ns) / 1000000;
+  close_cpu(turn_be);
+  print_message("RT worker %s: RT completion reported %lld ms after its submit\n",
+                fifo ? "SCHED_FIFO" : "SCHED_OTHER (SCHED_FIFO refused: no yield starves here)", (long long)ms);
+  assert_cmp(ms, >=, 20); /* it waited for the BE callback's turn */
+  assert_cmp(ms, <, 300);
 }
 
 /* Blocks wait here until the test opens the gate, so a launch is surely still running. */
@@ -595,6 +680,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spin_launch_completes_and_matches_direct_run),
       cmocka_unit_test(class_workers_let_rt_preempt_a_running_be_block),
+      cmocka_unit_test(report_turn_is_awaited_asleep),
       cmocka_unit_test(flag_before_launch_evicts_it_whole),
       cmocka_unit_test(flag_after_start_does_not_cut_a_launch_short),
       cmocka_unit_test(reset_kills_running_blocks_for_real),

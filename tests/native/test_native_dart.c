@@ -43,14 +43,22 @@ enum { MAX_STREAMS = 64, MAX_CUS = 8 };
 
 static atomic_uint blocks_on[MAX_STREAMS][MAX_CUS];
 static atomic_uint blocks_elsewhere; /* a stream or CU past the table */
+/* GPU-like device: per stream, the lowest and highest vendor stream priority its blocks ran at. */
+static atomic_int prio_lo[MAX_STREAMS], prio_hi[MAX_STREAMS];
 
 static int recording_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
   uint64_t stream = atoll_ncpu_worker_tag() >> 48;
   uint32_t cu = atoll_ncpu_worker_cu();
-  if (stream < MAX_STREAMS && cu < MAX_CUS)
+  if (stream < MAX_STREAMS && cu < MAX_CUS) {
     atomic_fetch_add(&blocks_on[stream][cu], 1);
-  else
+    const int p = atoll_ncpu_worker_vendor_priority();
+    for (int lo = atomic_load(&prio_lo[stream]); p < lo && !atomic_compare_exchange_weak(&prio_lo[stream], &lo, p);)
+      ;
+    for (int hi = atomic_load(&prio_hi[stream]); p > hi && !atomic_compare_exchange_weak(&prio_hi[stream], &hi, p);)
+      ;
+  } else {
     atomic_fetch_add(&blocks_elsewhere, 1);
+  }
   return ak_run_block(kernel, a, c);
 }
 
@@ -63,7 +71,7 @@ typedef struct dart_run {
 
 /* Loads the scenario with the RT client slowed to a rate and deadline any build (a sanitizer makes
  * pilotnet ten times longer) keeps up with, plus `extra` overrides, and runs it with --verify. */
-static void run_dart(dart_run *d, const char *extra) {
+static void run_dart_on(dart_run *d, const char *extra, const char *device) {
   atoll_arena_init(&d->a);
   atoll_diag diag;
   atoll_diag_clear(&diag);
@@ -82,11 +90,13 @@ static void run_dart(dart_run *d, const char *extra) {
   for (uint32_t m = 0; m < d->s.n_models; m++)
     assert_non_null(d->nm[m] = atoll_nmodel_find(d->s.models[m].model.native));
   static const int64_t standalone[4] = {50000000, 50000000, 50000000, 50000000};
-  atoll_native_opts o = {.device = "cpu", .cus = 2, .sched_cpu = -1, .verify = true, .nmodels = d->nm,
+  atoll_native_opts o = {.device = device, .cus = 2, .sched_cpu = -1, .verify = true, .nmodels = d->nm,
                          .standalone_ns = standalone};
   char err[256] = "";
   memset(blocks_on, 0, sizeof blocks_on);
   atomic_store(&blocks_elsewhere, 0);
+  for (uint32_t st = 0; st < MAX_STREAMS; st++)
+    atomic_store(&prio_lo[st], 1000), atomic_store(&prio_hi[st], -1000);
   atoll_ncpu_set_block_fn(recording_block);
   int rc = atoll_native_run(&d->s, &o, &d->res, NULL, err, sizeof err);
   atoll_ncpu_set_block_fn(NULL);
@@ -96,6 +106,8 @@ static void run_dart(dart_run *d, const char *extra) {
   assert_cmp(d->res.verify_requests, >, 0);
   assert_int_equal(d->res.verify_mismatches, 0);
 }
+
+static void run_dart(dart_run *d, const char *extra) { run_dart_on(d, extra, "cpu"); }
 
 static void free_run(dart_run *d) {
   atoll_run_results_free(&d->res);
@@ -158,10 +170,37 @@ static void injected_overrun_demotes_and_recovers(void **state) {
   free_run(&d);
 }
 
+/* One GPU node, on the CPU back-end's GPU-like device: the runner asks the back-end for the
+ * greatest stream priority for the RT streams (atoll_npreempt_tuning.top_priority), and the blocks
+ * of the node's RT stream ran at the greatest priority a GPU back-end would give them (CUDA's -5 on
+ * an H100: without the runner's request, -1, one level above the default), those of its BE stream
+ * at the default; both classes completed requests, 0 mismatches. */
+static void gpu_node_rt_stream_takes_the_greatest_priority(void **state) {
+  (void)state;
+  dart_run d;
+  run_dart_on(&d, "nodes=[{kind: gpu}]", "cpu-gpu");
+  assert_cmp(completed(&d, 0), >, 0);
+  assert_cmp(completed(&d, 1), >, 0);
+  const uint32_t nc = d.s.n_clients, be = nc, rt = nc + 1; /* node 0's BE and RT streams */
+  uint32_t n_be = 0, n_rt = 0;
+  for (uint32_t cu = 0; cu < MAX_CUS; cu++)
+    n_be += atomic_load(&blocks_on[be][cu]), n_rt += atomic_load(&blocks_on[rt][cu]);
+  assert_cmp(n_be, >, 0);
+  assert_cmp(n_rt, >, 0);
+  print_message("GPU node: RT stream at %d..%d, BE stream at %d..%d\n", atomic_load(&prio_lo[rt]),
+                atomic_load(&prio_hi[rt]), atomic_load(&prio_lo[be]), atomic_load(&prio_hi[be]));
+  assert_int_equal(atomic_load(&prio_lo[rt]), ATOLL_NCPU_GPU_LIKE_PRIO_GREATEST);
+  assert_int_equal(atomic_load(&prio_hi[rt]), ATOLL_NCPU_GPU_LIKE_PRIO_GREATEST);
+  assert_int_equal(atomic_load(&prio_lo[be]), ATOLL_NCPU_GPU_LIKE_PRIO_LEAST);
+  assert_int_equal(atomic_load(&prio_hi[be]), ATOLL_NCPU_GPU_LIKE_PRIO_LEAST);
+  free_run(&d);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(stages_run_on_their_nodes_workers),
       cmocka_unit_test(injected_overrun_demotes_and_recovers),
+      cmocka_unit_test(gpu_node_rt_stream_takes_the_greatest_priority),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -205,17 +205,19 @@ static int bind(void *ctx, const atoll_nrt_bind_req *b, atoll_nlaunch *out) {
   return 0;
 }
 
-static atoll_nrt *make_pinned(int sched_cpu) {
+static atoll_nrt *make_with(int sched_cpu, int64_t spin_ns, bool rt_threads) {
   memset(&S, 0, sizeof S);
   pthread_mutex_init(&S.mu, NULL);
   atoll_nrt_cfg cfg = {.be_ops = &fake_ops, .bind = bind, .handler = handler, .stock_dq_capacity = 1024,
-                       .spin_ns = 100000, .sched_cpu = sched_cpu};
+                       .spin_ns = spin_ns, .sched_cpu = sched_cpu, .rt_threads = rt_threads};
   atoll_nrt *r = NULL;
   char err[128];
   assert_int_equal(atoll_nrt_create(&r, &cfg, err, sizeof err), 0);
   assert_int_equal(atoll_nrt_start(r, NULL, NULL), 0);
   return r;
 }
+
+static atoll_nrt *make_pinned(int sched_cpu) { return make_with(sched_cpu, 100000, false); }
 
 static atoll_nrt *make(void) { return make_pinned(-1); }
 
@@ -233,13 +235,15 @@ static void launch_ops(atoll_nrt *r, uint32_t stream, uint32_t from, uint32_t n)
   assert_int_equal(d.ops->launch(d.ctx, stream, cmds, n), 0);
 }
 
-static uint32_t new_stream(atoll_nrt *r, uint32_t dq) {
+static uint32_t new_stream_prio(atoll_nrt *r, uint32_t dq, uint32_t priority) {
   atoll_device d = atoll_nrt_device(r);
-  atoll_stream_cfg cfg = {.dq_capacity = dq, .name = "s"};
+  atoll_stream_cfg cfg = {.dq_capacity = dq, .name = "s", .priority = priority};
   uint32_t id;
   assert_int_equal(d.ops->create_stream(d.ctx, &cfg, &id), 0);
   return id;
 }
+
+static uint32_t new_stream(atoll_nrt *r, uint32_t dq) { return new_stream_prio(r, dq, 0); }
 
 static void finish(atoll_nrt *r) {
   /* The back-end must be idle for destroy: complete whatever is still out. */
@@ -549,6 +553,102 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   finish(r);
 }
 
+/* The scheduling policy of the thread named `name` (its RT priority in *prio), or -1 if there is
+ * none. */
+static int thread_policy(const char *name, int *prio) {
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  int policy = -1;
+  while (d && policy < 0 && (e = readdir(d))) {
+    char path[300], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(comm, sizeof comm, f) && (comm[strcspn(comm, "\n")] = '\0', strcmp(comm, name) == 0)) {
+      struct sched_param sp = {0};
+      const pid_t tid = (pid_t)atoi(e->d_name);
+      policy = sched_getscheduler(tid);
+      *prio = sched_getparam(tid, &sp) == 0 ? sp.sched_priority : -1;
+    }
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return policy;
+}
+
+/* Waits (up to 2 s) for the thread named `name` to run under `policy` (threads take their class
+ * when they start); returns the policy it has then. */
+static int wait_policy(const char *name, int policy, int *prio) {
+  int got = -1;
+  for (int i = 0; i < 2000 && (got = thread_policy(name, prio)) != policy; i++)
+    pause_ms(1);
+  return got;
+}
+
+static void *try_fifo_main(void *arg) {
+  struct sched_param sp = {.sched_priority = ATOLL_NRT_FIFO_PRIO};
+  *(int *)arg = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+  return NULL;
+}
+
+/* Whether a thread of this process may run SCHED_FIFO at ATOLL_NRT_FIFO_PRIO. */
+static bool fifo_permitted(void) {
+  int ok = 0;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, try_fifo_main, &ok), 0);
+  pthread_join(t, NULL);
+  return ok;
+}
+
+/* cfg.rt_threads (nrt.h): the scheduler thread and an RT stream's transmit thread run SCHED_FIFO
+ * at ATOLL_NRT_FIFO_PRIO, a BE stream's transmit thread and the GC stay where they were; the
+ * scheduler, told never to park (spin_ns < 0), still sleeps when idle, since a busy-polling
+ * SCHED_FIFO thread would hold its CPU. Without rt_threads, or with SCHED_FIFO refused (forced
+ * here with atoll_nrt_set_rt_fifo), every thread keeps the normal priority. */
+static void rt_threads_run_sched_fifo(void **state) {
+  (void)state;
+  int prio = -1;
+  char tx_rt[16], tx_be[16];
+  atoll_nrt *r = make_with(-1, 100000, false);
+  uint32_t be = new_stream_prio(r, 4, 0), rt = new_stream_prio(r, 4, 1);
+  snprintf(tx_rt, sizeof tx_rt, "atoll-tx%u", rt);
+  snprintf(tx_be, sizeof tx_be, "atoll-tx%u", be);
+  wait_tx_sleeping(rt);
+  assert_int_equal(thread_policy("atoll-sched", &prio), SCHED_OTHER);
+  assert_int_equal(thread_policy(tx_rt, &prio), SCHED_OTHER);
+  finish(r);
+  const bool fifo = fifo_permitted();
+  print_message("SCHED_FIFO %s\n", fifo ? "permitted" : "refused: the fallback only");
+  for (int forced_off = 0; forced_off < 2; forced_off++) {
+    atoll_nrt_set_rt_fifo(!forced_off);
+    const bool want = fifo && !forced_off;
+    r = make_with(-1, -1, true);
+    be = new_stream_prio(r, 4, 0), rt = new_stream_prio(r, 4, 1);
+    snprintf(tx_rt, sizeof tx_rt, "atoll-tx%u", rt);
+    snprintf(tx_be, sizeof tx_be, "atoll-tx%u", be);
+    wait_tx_sleeping(rt);
+    wait_tx_sleeping(be);
+    const int policy = want ? SCHED_FIFO : SCHED_OTHER;
+    assert_int_equal(wait_policy("atoll-sched", policy, &prio), policy);
+    if (want)
+      assert_int_equal(prio, ATOLL_NRT_FIFO_PRIO);
+    assert_int_equal(wait_policy(tx_rt, policy, &prio), policy);
+    if (want)
+      assert_int_equal(prio, ATOLL_NRT_FIFO_PRIO);
+    assert_int_equal(thread_policy(tx_be, &prio), SCHED_OTHER);
+    assert_int_not_equal(thread_policy("atoll-gc", &prio), SCHED_FIFO);
+    if (want) { /* idle at SCHED_FIFO: asleep, even with spin_ns < 0 */
+      char st = '?';
+      for (int i = 0; i < 2000 && !(find_thread("atoll-sched", NULL, &st) && st == 'S'); i++)
+        pause_ms(1);
+      assert_int_equal(st, 'S');
+    }
+    finish(r);
+  }
+  atoll_nrt_set_rt_fifo(true);
+}
+
 /* perf sched, ps and gdb tell the runtime's threads apart by these names (docs/native.md). */
 static void runtime_threads_are_named(void **state) {
   (void)state;
@@ -566,6 +666,7 @@ static void runtime_threads_are_named(void **state) {
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(runtime_threads_are_named),
+      cmocka_unit_test(rt_threads_run_sched_fifo),
       cmocka_unit_test(pinned_scheduler_keeps_host_threads_off_its_cpu),
       cmocka_unit_test(dq_capacity_bounds_in_flight),
       cmocka_unit_test(transmit_thread_is_woken_only_for_work),
