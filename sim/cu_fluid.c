@@ -372,9 +372,13 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
   *right = (zone){.lo = (uint16_t)x, .hi = left->hi, .cus = left->hi - x};
   left->hi = (uint16_t)x, left->cus = x - left->lo;
   uint32_t total = left->cus + right->cus, n_groups = f->n_groups;
+  /* A twin made below may take a released slot that the loop has yet to reach: it is marked with
+   * a zone no group has until the loop ends, so that it is not renumbered as a group to the right
+   * (which put it on a zone past the last, with no CUs). */
+  const uint32_t twin_zone = UINT32_MAX;
   for (uint32_t g = 0; g < n_groups; g++) {
     group *gr = &f->groups[g];
-    if (!gr->live)
+    if (!gr->live || gr->zone == twin_zone)
       continue;
     if (gr->zone > zi) {
       gr->zone++;
@@ -393,10 +397,13 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
     int32_t ng = group_alloc(f);
     gr = &f->groups[g]; /* the pool may have moved */
     group *twin = &f->groups[ng];
-    twin->job = gr->job, twin->n = on_right, twin->zone = zi + 1, twin->live = 1;
+    twin->job = gr->job, twin->n = on_right, twin->zone = twin_zone, twin->live = 1;
     twin->start_ns = gr->start_ns, twin->end_ns = gr->end_ns, twin->first_end_ns = gr->first_end_ns;
     atoll__cu_schedule(m, gr->end_ns, atoll_simev(ATOLL_SIMEV_WAVE_END, twin->gen, (uint32_t)ng));
   }
+  for (uint32_t g = 0; g < f->n_groups; g++)
+    if (f->groups[g].live && f->groups[g].zone == twin_zone)
+      f->groups[g].zone = zi + 1;
   zones_recount(m, f);
 }
 
