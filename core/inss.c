@@ -95,6 +95,23 @@ double atoll_inss_task_ns(double inf_ns, uint32_t b, double lambda) {
   return (wait > inf_ns ? wait : inf_ns) + inf_ns;
 }
 
+/* The decay rate u = theta t_inf of the waiting-time tail of an M/D/1 queue at load rho: the
+ * positive root of rho (e^u - 1) = u (Cramer-Lundberg). f(u) = rho (e^u - 1) - u is convex with
+ * f(0) = 0 and f'(0) < 0, so Newton's method from a point where f > 0 falls monotonically onto
+ * the root. */
+static double md1_decay(double rho) {
+  double u = 2 * log(1 / rho) + 2;
+  while (rho * expm1(u) - u <= 0)
+    u *= 2;
+  for (int it = 0; it < 100; it++) {
+    double f = rho * expm1(u) - u, step = f / (rho * exp(u) - 1);
+    u -= step;
+    if (fabs(step) <= 1e-12 * u)
+      break;
+  }
+  return u;
+}
+
 double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns) {
   if (lambda <= 0)
     return 0;
@@ -102,7 +119,11 @@ double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns) 
   double slack = slo_ns - (double)((b ? b : 1) - 1) / lambda * 1e9 - inf_ns;
   if (rho >= 1 || slack < 0 || inf_ns <= 0)
     return 1;
-  return rho * exp(-2 * (1 - rho) * slack / inf_ns);
+  if (rho < 1e-9)
+    return 0;
+  double u = md1_decay(rho), c = (1 - rho) / (rho * exp(u) - 1);
+  double tail = c * exp(-u * slack / inf_ns);
+  return tail < 1 ? tail : 1;
 }
 
 static double mem_of(const atoll_inss_profile *p, uint32_t b) { return p->mem_mb + p->act_mb * (double)b; }
@@ -367,10 +388,16 @@ void atoll_inss_decide(const atoll_inss_model *m, const atoll_inss_demand *d, ui
       order[j] = order[j - 1], order[j - 1] = t;
     }
   uint32_t gpu_of[ATOLL_INSS_MAX_MODELS], best_gpu[ATOLL_INSS_MAX_MODELS];
-  double lo = 0, hi = 0, x = 1;
-  bool found = false;
-  /* The highest scale the search places: double (or halve) from 1, then bisect. */
-  if (place(m, d, n, order, 1.0, &cfg, gpu_of, &out->evaluations)) {
+  double lo = 0, hi = 0, x = 1, gpu_scale[ATOLL_MAX_GPUS_INSS];
+  bool found = false, exact = false;
+  for (uint32_t g = 0; g < cfg.gpus; g++)
+    gpu_scale[g] = 0;
+  /* Small instances: every placement (core/inss_exact.c). */
+  if (atoll_inss_place_exact(m, d, n, &cfg, order, best_gpu, &lo, gpu_scale, &out->evaluations)) {
+    found = exact = true;
+  } else if (n <= ATOLL_INSS_EXACT_MODELS) {
+    /* Not even 1/64 of the rates fits anywhere: the fallback below. */
+  } else if (place(m, d, n, order, 1.0, &cfg, gpu_of, &out->evaluations)) {
     lo = 1, found = true;
     memcpy(best_gpu, gpu_of, sizeof gpu_of);
     for (x = 2; x <= 64 && place(m, d, n, order, x, &cfg, gpu_of, &out->evaluations); x *= 2) {
@@ -394,7 +421,7 @@ void atoll_inss_decide(const atoll_inss_model *m, const atoll_inss_demand *d, ui
     for (uint32_t i = 0; i < n; i++)
       best_gpu[i] = d[i].gpu >= 0 ? (uint32_t)d[i].gpu : i % cfg.gpus;
     lo = 0;
-  } else if (hi > lo) {
+  } else if (!exact && hi > lo) {
     for (int it = 0; it < 8; it++) {
       double mid = sqrt(lo * hi);
       if (place(m, d, n, order, mid, &cfg, gpu_of, &out->evaluations)) {
@@ -414,7 +441,10 @@ void atoll_inss_decide(const atoll_inss_model *m, const atoll_inss_demand *d, ui
         members[k++] = i;
     if (k == 0)
       continue;
-    if (!found || !atoll_inss_fit_gpu(m, d, members, k, lo, &cfg, true, pct, batch))
+    /* Each GPU's shares at its own highest scale where the exact search knows it (what the GPU's
+     * own run decides: docs/inss.md, "The policy"), else at the common one. */
+    double at = exact && gpu_scale[g] > lo ? gpu_scale[g] : lo;
+    if (!found || !atoll_inss_fit_gpu(m, d, members, k, at, &cfg, true, pct, batch))
       for (uint32_t j = 0; j < k; j++)
         pct[j] = 100 / k / (cfg.step_pct ? cfg.step_pct : 5) * (cfg.step_pct ? cfg.step_pct : 5), batch[j] = 1;
     for (uint32_t j = 0; j < k; j++) {

@@ -93,6 +93,20 @@ typedef struct atoll_inss_plan {
 bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, const uint32_t *members, uint32_t n,
                         double scale, const atoll_inss_plan_cfg *cfg, bool spread, uint32_t *pct, uint32_t *batch);
 
+/* Instances up to this many models are placed by the exact search (core/inss_exact.c); larger
+ * ones by the greedy one with local improvement. */
+enum { ATOLL_INSS_EXACT_MODELS = 10 };
+
+/* The exact placement (core/inss_exact.c): of every placement of the n models on cfg->gpus GPUs
+ * (a model with a gpu stays there), one that fits every model at the highest common rate scale
+ * *scale in [1/64, 64], and among those the one whose GPUs' own highest scales (gpu_scale[g],
+ * 64 for an empty GPU), from the lowest up, are the largest. order: the models, the hardest
+ * first (it only speeds the search up). false, and nothing written, when n is 0 or over
+ * ATOLL_INSS_EXACT_MODELS or when not even 1/64 of the rates fits. evals counts the share fits. */
+bool atoll_inss_place_exact(const atoll_inss_model *m, const atoll_inss_demand *d, uint32_t n,
+                            const atoll_inss_plan_cfg *cfg, const uint32_t *order, uint32_t *gpu_of, double *scale,
+                            double *gpu_scale, uint32_t *evals);
+
 /* The placement-and-share search (docs/inss.md): for a scale, models in decreasing order of their
  * solo share need are placed greedily on the GPU whose minimal shares then add up to the least,
  * then single moves and pairwise swaps between GPUs are applied while they lower the most loaded

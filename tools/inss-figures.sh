@@ -52,14 +52,18 @@ echo "## inss's own placement of the 6-model mix"
 
 echo
 echo "## capacity (1 % violations)"
-cap() { # cap SCENARIO POLICY: inss and gpulet keep the scenario's model: file, the others replace the policy
-  local sc=$1 p=$2 how
+cap() { # cap SCENARIO POLICY [ARGS]: inss and gpulet keep the scenario's model: file, the others replace the policy
+  local sc=$1 p=$2 how; shift 2
   case $p in inss|gpulet) how=(--set "policy.name=$p");; *) how=(--policy "$p");; esac
-  "$atoll" capacity "$sc" --quiet "${how[@]}" --json "$tmp/c.json" > /dev/null 2>&1
+  "$atoll" capacity "$sc" --quiet "${how[@]}" "$@" --json "$tmp/c.json" > /dev/null 2>&1
   python3 -c "import json,sys; r=json.load(open('$tmp/c.json')); print('%s %s %.4g %.4f' % ('$(basename "$sc")', '$p', r['scale'], r['violations']))"
 }
 for sc in $dir/6models-4gpu.yaml $dir/8models.yaml; do
   for p in inss gpulet gslice mps-static; do cap "$sc" $p; done
+done
+echo "## capacity (1 % violations), 20 s runs"
+for sc in $dir/6models-4gpu.yaml $dir/8models.yaml; do
+  for p in inss gpulet gslice mps-static; do cap "$sc" $p --duration-ms 20000; done
 done
 
 echo
