@@ -83,6 +83,15 @@ int64_t atoll_dart_ce_ns(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nod
  * overheads already in them. */
 bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, int64_t *r_ns);
 
+/* The response time of task i when its path is one node k, by the single-processor test of that
+ * node's RT worker (non-preemptive, fixed priorities): a higher-priority task's stage on k is
+ * released at its arrival where k is its first node, else with a jitter of its bound r_ns[h]
+ * (higher-priority bounds must be in r_ns). The fixed point; -1 when it passes min(D_i, T_i), when
+ * i has several stages, or when the test does not apply (a tie in priority, a task without a
+ * period on k). atoll_dart_rt_test keeps the smaller of this and Eq. 5. */
+int64_t atoll_dart_node_rt_ns(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, uint32_t i,
+                              const int64_t *r_ns);
+
 /* One task of a single processor without preemption (BaseGPU, BaseCPU): its job time, period,
  * deadline and priority order (0 highest). */
 typedef struct atoll_np_task {

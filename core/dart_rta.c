@@ -82,6 +82,64 @@ int64_t atoll_dart_ce_ns(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nod
   return ce;
 }
 
+/* The node of i's path when it has a single stage; n_nodes when it has several (or none). */
+static uint32_t only_node(const atoll_dart_rt_task *t, uint32_t n_nodes, uint32_t i) {
+  uint32_t k = n_nodes;
+  for (uint32_t x = 0; x < n_nodes; x++)
+    if (t[i].stage_ns[x] > 0) {
+      if (k != n_nodes)
+        return n_nodes;
+      k = x;
+    }
+  return k;
+}
+
+/* Whether node k is the first of h's path: its stage there is released at h's arrival. */
+static bool first_node(const atoll_dart_rt_task *t, uint32_t h, uint32_t k) {
+  for (uint32_t x = 0; x < k; x++)
+    if (t[h].stage_ns[x] > 0)
+      return false;
+  return true;
+}
+
+int64_t atoll_dart_node_rt_ns(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_nodes, uint32_t i,
+                              const int64_t *r_ns) {
+  uint32_t k = only_node(t, n_nodes, i);
+  int64_t c = k < n_nodes ? t[i].stage_ns[k] : 0;
+  int64_t limit = t[i].deadline_ns < t[i].period_ns ? t[i].deadline_ns : t[i].period_ns;
+  if (k == n_nodes || t[i].period_ns <= 0)
+    return -1;
+  /* Node k's RT worker is one processor that runs RT stages without preemption, highest priority
+   * first, each stage's time already holding the BE worker's intrusion (Eq. 4). A stage of h on k
+   * is released when h's stage before it ends: at h's arrival when k is h's first node, else up to
+   * R_h later (release jitter J_h). Blocking: the longest lower-priority stage on k, or i's own
+   * previous stage when it is longer (Davis et al.'s sufficient form, as atoll_np_rt_test). */
+  int64_t b = c;
+  for (uint32_t h = 0; h < n; h++) {
+    if (h == i || t[h].stage_ns[k] == 0)
+      continue;
+    if (t[h].prio > t[i].prio) {
+      if (t[h].stage_ns[k] > b)
+        b = t[h].stage_ns[k];
+    } else if (t[h].prio == t[i].prio || t[h].period_ns <= 0 || (!first_node(t, h, k) && r_ns[h] < 0)) {
+      return -1; /* a tie, a task without releases to count, or a jitter not known: no bound here */
+    }
+  }
+  int64_t w = b, prev = -1;
+  while (w != prev && sat_add(w, c) <= limit) {
+    prev = w;
+    w = b;
+    for (uint32_t h = 0; h < n; h++)
+      if (h != i && t[h].stage_ns[k] > 0 && t[h].prio < t[i].prio) {
+        int64_t window = first_node(t, h, k) ? prev : sat_add(prev, r_ns[h]);
+        w = sat_add(w, sat_mul(t[h].stage_ns[k], window / t[h].period_ns + 1));
+      }
+  }
+  /* Past min(D_i, T_i) the form no longer holds (a job of i could still wait at its next
+   * release): no bound from this test, Eq. 5's stands. */
+  return sat_add(w, c) <= limit ? sat_add(w, c) : -1;
+}
+
 /* The task not yet analysed (r_ns < 0) of highest priority, ties to the earlier; n when none. */
 static uint32_t next_to_analyse(const atoll_dart_rt_task *t, uint32_t n, const int64_t *r_ns) {
   uint32_t best = n;
@@ -115,6 +173,13 @@ bool atoll_dart_rt_test(const atoll_dart_rt_task *t, uint32_t n, uint32_t n_node
           r = sat_add(r, sat_mul(job_charge(t, n_nodes, h, i), window / t[h].period_ns + (window % t[h].period_ns != 0)));
         }
     }
+    /* A task of one stage: node k alone decides its response, which the single-processor test
+     * bounds too (the pipeline's count charges a higher-priority job that was in the pipeline when
+     * i arrived, which on one processor belongs to the busy period the test starts from). Both
+     * bounds are safe, so the smaller holds. */
+    int64_t node = atoll_dart_node_rt_ns(t, n, n_nodes, i, r_ns);
+    if (node >= 0 && node < r)
+      r = node;
     r_ns[i] = r;
     if (r > t[i].deadline_ns)
       ok = false;

@@ -93,6 +93,27 @@ void atoll_gslice_maxmin(const uint32_t *demand, const double *weight, uint32_t 
     out[i] = (uint32_t)floor(got[i] + 1e-9);
 }
 
+void atoll_gslice_to_grid(const uint32_t *alloc, const uint32_t *demand, uint32_t n, uint32_t room, uint32_t step,
+                          uint32_t *out) {
+  if (step == 0)
+    step = 1;
+  uint32_t used = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    out[k] = alloc[k] / step * step;
+    out[k] = out[k] < step ? step : out[k];
+    used += out[k];
+  }
+  /* The GPU is not left idle while an IF asked for more: flooring n shares frees up to n steps. */
+  for (bool gave = true; gave && used + step <= room;) {
+    gave = false;
+    for (uint32_t k = 0; k < n && used + step <= room; k++)
+      if (out[k] + step <= demand[k]) {
+        out[k] += step, used += step;
+        gave = true;
+      }
+  }
+}
+
 uint32_t atoll_gslice_slab(uint32_t b, int64_t run_ns, int64_t target_ns, uint32_t max) {
   if (b == 0)
     b = 1;

@@ -51,6 +51,12 @@ atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_g
 enum { ATOLL_GSLICE_MAX_IFS = 16 };
 void atoll_gslice_maxmin(const uint32_t *demand, const double *weight, uint32_t n, uint32_t capacity, uint32_t *out);
 
+/* A max-min allocation `alloc` (of `room` %) on the step grid, into out: each share floored to a
+ * multiple of step, at least one step; then the steps that frees go back, one each in IF order and
+ * round after round, to the IFs still below their demand, while the room lasts. */
+void atoll_gslice_to_grid(const uint32_t *alloc, const uint32_t *demand, uint32_t n, uint32_t room, uint32_t step,
+                          uint32_t *out);
+
 /* SLAB: the next batch size from the last batch's run time at batch b: the batch whose run takes
  * target_ns (the share of the SLO a run may use), in proportion, b x target / run, at most twice
  * and at least half the old one, within [1, max]. */

@@ -275,11 +275,13 @@ static void reallocate(atoll_core *c, int64_t now) {
     for (uint32_t i = 0; i < n_free; i++)
       alloc[i] = demand[i];
   }
+  /* Shares keep to the step grid, never below one step; the steps flooring frees go back to the
+   * IFs fairness cut below their demand (as the start shares do), not left idle. */
+  uint32_t grid[MAX_IFS];
+  atoll_gslice_to_grid(alloc, demand, n_free, room, cfg.step_pct, grid);
   for (uint32_t i = 0; i < n_free; i++) {
     gs_if *f = &st->f[idx[i]];
-    /* Shares keep to the step grid, and never fall below one step. */
-    uint32_t p = alloc[i] / cfg.step_pct * cfg.step_pct;
-    p = p < cfg.min_pct ? cfg.min_pct : p;
+    uint32_t p = grid[i];
     /* An IF Algorithm 1 keeps changes only when fairness cuts it. */
     if (keep[i] && alloc[i] >= f->pct)
       continue;

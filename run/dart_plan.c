@@ -29,10 +29,11 @@ static int gpu_node(const atoll_scenario *s) {
   return -1;
 }
 
-/* Eq. 7-8 for clients [lo, hi), heaviest first (Alg. 1's order: average utilization over the
- * nodes), on nodes that already carry w (updated with what is placed). */
-static int place_range(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p, uint32_t lo, uint32_t hi,
-                       double *w) {
+/* Eq. 7-8 for clients [lo, hi) (BE clients only when be_only), heaviest first (Alg. 1's order:
+ * average utilization over the nodes), on nodes that already carry w (updated with what is
+ * placed). */
+static int place_clients(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p, uint32_t lo,
+                         uint32_t hi, double *w, bool be_only) {
   uint32_t N = p->n_nodes, maxL = 1;
   for (uint32_t c = 0; c < s->n_clients; c++)
     if (s->models[s->clients[c].model].model.n_ops > maxL)
@@ -63,6 +64,8 @@ static int place_range(const atoll_scenario *s, const double *periods_ns, atoll_
     }
   for (uint32_t i = lo; i < hi && rc == 0; i++) {
     uint32_t c = order[i];
+    if (be_only && s->clients[c].cls != ATOLL_CLASS_BE)
+      continue;
     const atoll_model *m = &s->models[s->clients[c].model].model;
     double T = periods_ns[c] > 0 ? periods_ns[c] : longest;
     /* A batched BE task: its batch's time per request, so that a node that batches well (the GPU)
@@ -103,27 +106,116 @@ static int place_range(const atoll_scenario *s, const double *periods_ns, atoll_
   return rc;
 }
 
+static int place_range(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p, uint32_t lo, uint32_t hi,
+                       double *w) {
+  return place_clients(s, periods_ns, p, lo, hi, w, false);
+}
+
 static int place(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
   double w[ATOLL_DART_MAX_NODES] = {0};
   return place_range(s, periods_ns, p, 0, s->n_clients, w);
 }
 
+/* The allocation Alg. 1 falls back on (docs/dart.md, "Node search"): every RT model whole on the
+ * GPU node (node 0), as BaseGPU runs it, and the BE clients by Eq. 7-8 on top of that load. */
+static int place_rt_on_gpu(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
+  double w[ATOLL_DART_MAX_NODES] = {0};
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    if (s->clients[c].cls != ATOLL_CLASS_RT)
+      continue;
+    const atoll_model *m = &s->models[s->clients[c].model].model;
+    p->clients[c] = (atoll_dart_client_plan){.stages = {{.node = 0, .op_lo = 0, .op_hi = m->n_ops}}, .n_stages = 1};
+    for (uint32_t op = 0; op < m->n_ops && periods_ns[c] > 0; op++)
+      w[0] += (double)atoll_dart_op_ns(&p->nodes[0], m, op, 1) / periods_ns[c];
+  }
+  return place_clients(s, periods_ns, p, 0, s->n_clients, w, true);
+}
+
+/* The longest op of client c on the GPU node: its copies' time at `batch` (kernels false), or its
+ * kernels' block time (kernels true). */
+static int64_t longest_gpu_op_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch,
+                                 bool kernels) {
+  const atoll_model *m = &s->models[s->clients[c].model].model;
+  int64_t longest = 0;
+  for (uint32_t st = 0; st < p->clients[c].n_stages; st++) {
+    const atoll_dart_stage *g = &p->clients[c].stages[st];
+    if (p->nodes[g->node].kind != ATOLL_NODE_GPU)
+      continue;
+    for (uint32_t op = g->op_lo; op < g->op_hi; op++) {
+      if ((m->ops[op].kind == ATOLL_OP_KERNEL) != kernels)
+        continue;
+      int64_t t = kernels ? m->ops[op].shape.block_time_ns : atoll_dart_op_ns(&p->nodes[g->node], m, op, batch);
+      if (t > longest)
+        longest = t;
+    }
+  }
+  return longest;
+}
+
+int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch) {
+  return longest_gpu_op_ns(s, p, c, batch, false);
+}
+
+/* The longest block of BE client c's kernels on the GPU node: a kernel already running when RT work
+ * arrives keeps its resident blocks to their end (priority streams do not preempt blocks). */
+static int64_t be_block_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c) {
+  return longest_gpu_op_ns(s, p, c, 1, true);
+}
+
+void atoll_dart_plan_eps(const atoll_scenario *s, const atoll_dart_plan *p, const bool *admitted,
+                         atoll_dart_bound_eps eps[ATOLL_DART_MAX_NODES]) {
+  /* eps^cp where a BE client has a stage: an RT stage there may have to preempt the BE worker. On a
+   * node without BE stages the RT worker never preempts anything (the simulator's budget for a
+   * stage there is its planned time, sim/dart_run.c). Every BE client of the plan counts, admitted
+   * or not: the budgets are set when the run starts. */
+  for (uint32_t k = 0; k < p->n_nodes; k++)
+    eps[k] = (atoll_dart_bound_eps){0};
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    for (uint32_t st = 0; s->clients[c].cls == ATOLL_CLASS_BE && st < p->clients[c].n_stages; st++)
+      eps[p->clients[c].stages[st].node].cp_ns = ATOLL_DART_PREEMPT_NS;
+  int64_t gm = 0, block = 0;
+  bool any_be = false;
+  for (uint32_t c = 0; c < s->n_clients; c++) {
+    if (s->clients[c].cls != ATOLL_CLASS_BE || (admitted && !admitted[c]))
+      continue;
+    int64_t cp = atoll_dart_be_copy_ns(s, p, c, atoll_dart_be_batch(s, c)), bl = be_block_ns(s, p, c);
+    gm = cp > gm ? cp : gm;
+    block = bl > block ? bl : block;
+    any_be = true;
+  }
+  for (uint32_t k = 0; k < p->n_nodes; k++)
+    if (p->nodes[k].kind == ATOLL_NODE_GPU && any_be) {
+      eps[k].gm_ns = gm;
+      eps[k].gp_ns = s->gpu.costs.stream_switch_ns + block;
+    }
+}
+
 /* Alg. 1's score of a placed configuration (lines 13-15): the RT clients' worst-case response
  * times by Eq. 5 under the deadline-monotonic priorities the RT workers use (ties to the earlier
  * client), each as a fraction of its deadline, weighted by priority order over the RT count
- * (highest priority heaviest) and summed; a negative value when some RT client fails the test. */
+ * (highest priority heaviest) and summed; a negative value when some RT client fails the test.
+ * The score takes the plain stage times; a candidate passes only if the test passes with Eq. 4's
+ * overheads too (the test `atoll bound` runs on the chosen plan), so that the search never keeps
+ * a plan the analysis then rejects while another candidate would pass. */
 static double score(const atoll_scenario *s, const double *periods_ns, const atoll_dart_plan *p) {
   uint32_t n = 0, N = p->n_nodes;
   atoll_dart_rt_task *t = calloc(s->n_clients, sizeof *t);
-  int64_t *rows = calloc((size_t)s->n_clients * N, sizeof *rows), *r = calloc(s->n_clients, sizeof *r);
+  int64_t *rows = calloc((size_t)s->n_clients * N * 2, sizeof *rows), *r = calloc(s->n_clients, sizeof *r);
+  atoll_dart_bound_eps eps[ATOLL_DART_MAX_NODES];
   double sum = -1;
   if (t && rows && r) {
+    atoll_dart_plan_eps(s, p, NULL, eps);
+    int64_t *with_eps = rows + (size_t)s->n_clients * N;
     for (uint32_t c = 0; c < s->n_clients; c++) {
       if (s->clients[c].cls != ATOLL_CLASS_RT)
         continue;
-      int64_t *row = rows + (size_t)n * N;
-      for (uint32_t st = 0; st < p->clients[c].n_stages; st++)
-        row[p->clients[c].stages[st].node] += atoll_dart_stage_ns(s, p, c, st, 1);
+      int64_t *row = rows + (size_t)n * N, *row_eps = with_eps + (size_t)n * N;
+      for (uint32_t st = 0; st < p->clients[c].n_stages; st++) {
+        uint32_t k = p->clients[c].stages[st].node;
+        int64_t plain = atoll_dart_stage_ns(s, p, c, st, 1);
+        row[k] += plain;
+        row_eps[k] += plain + eps[k].cp_ns + (eps[k].gp_ns > eps[k].gm_ns ? eps[k].gp_ns : eps[k].gm_ns);
+      }
       int64_t T = (int64_t)periods_ns[c];
       t[n++] = (atoll_dart_rt_task){.period_ns = T, .deadline_ns = T > 0 ? T : INT64_MAX / 4, .prio = 0, .stage_ns = row};
     }
@@ -131,7 +223,12 @@ static double score(const atoll_scenario *s, const double *periods_ns, const ato
       for (uint32_t j = 0; j < n; j++)
         if (j != i && (t[j].deadline_ns < t[i].deadline_ns || (t[j].deadline_ns == t[i].deadline_ns && j < i)))
           t[i].prio++;
-    if (atoll_dart_rt_test(t, n, N, r)) {
+    for (uint32_t i = 0; i < n; i++)
+      t[i].stage_ns = with_eps + (size_t)i * N;
+    bool ok = atoll_dart_rt_test(t, n, N, r);
+    for (uint32_t i = 0; i < n; i++)
+      t[i].stage_ns = rows + (size_t)i * N;
+    if (ok && atoll_dart_rt_test(t, n, N, r)) {
       sum = 0;
       for (uint32_t i = 0; i < n; i++)
         sum += (double)(n - t[i].prio) / n * ((double)r[i] / (double)t[i].deadline_ns);
@@ -142,7 +239,9 @@ static double score(const atoll_scenario *s, const double *periods_ns, const ato
 }
 
 /* Alg. 2's candidates: the GPU node (one core) and the other cores split into one to three CPU
- * nodes, sizes non-increasing; every candidate is placed (Eq. 7-8) and scored, the best kept. */
+ * nodes, sizes non-increasing; every candidate is placed (Eq. 7-8) and scored, the best kept. When
+ * none passes, the same configurations are tried once more with the RT models whole on the GPU
+ * node (place_rt_on_gpu) before the search gives up. */
 static int search(const atoll_scenario *s, const double *periods_ns, atoll_dart_plan *p) {
   uint32_t cpu = s->node_search_cores - 1;
   double gflops = ATOLL_CPU_GFLOPS_PER_CORE, best = -1;
@@ -151,29 +250,31 @@ static int search(const atoll_scenario *s, const double *periods_ns, atoll_dart_
   uint32_t best_n = 0;
   if (!keep)
     return ATOLL_ENOMEM;
-  for (uint32_t a = cpu; a >= 1; a--)
-    for (uint32_t b = 0; b <= a && a + b <= cpu; b++)
-      for (uint32_t c = 0; c <= b; c++) {
-        if (a + b + c != cpu || (b == 0 && c > 0))
-          continue;
-        uint32_t sizes[3] = {a, b, c};
-        p->n_nodes = 0;
-        p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_GPU, .cores = 1, .gflops_per_core = gflops};
-        for (int i = 0; i < 3; i++)
-          if (sizes[i])
-            p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_CPU, .cores = sizes[i], .gflops_per_core = gflops};
-        int rc = place(s, periods_ns, p);
-        if (rc) {
-          free(keep);
-          return rc;
+  for (int rt_on_gpu = 0; rt_on_gpu < 2 && best < 0; rt_on_gpu++) {
+    for (uint32_t a = cpu; a >= 1; a--)
+      for (uint32_t b = 0; b <= a && a + b <= cpu; b++)
+        for (uint32_t c = 0; c <= b; c++) {
+          if (a + b + c != cpu || (b == 0 && c > 0))
+            continue;
+          uint32_t sizes[3] = {a, b, c};
+          p->n_nodes = 0;
+          p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_GPU, .cores = 1, .gflops_per_core = gflops};
+          for (int i = 0; i < 3; i++)
+            if (sizes[i])
+              p->nodes[p->n_nodes++] = (atoll_node){.kind = ATOLL_NODE_CPU, .cores = sizes[i], .gflops_per_core = gflops};
+          int rc = rt_on_gpu ? place_rt_on_gpu(s, periods_ns, p) : place(s, periods_ns, p);
+          if (rc) {
+            free(keep);
+            return rc;
+          }
+          double v = score(s, periods_ns, p);
+          if (v >= 0 && (best < 0 || v < best)) {
+            best = v, best_n = p->n_nodes;
+            memcpy(best_nodes, p->nodes, sizeof best_nodes);
+            memcpy(keep, p->clients, s->n_clients * sizeof *keep);
+          }
         }
-        double v = score(s, periods_ns, p);
-        if (v >= 0 && (best < 0 || v < best)) {
-          best = v, best_n = p->n_nodes;
-          memcpy(best_nodes, p->nodes, sizeof best_nodes);
-          memcpy(keep, p->clients, s->n_clients * sizeof *keep);
-        }
-      }
+  }
   if (best < 0) {
     free(keep);
     return ATOLL_EINVAL; /* no candidate passes the test: Alg. 1 returns the empty set */

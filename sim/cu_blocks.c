@@ -127,11 +127,16 @@ typedef struct open_wave {
 /* Puts `fit` blocks of job jid on CU cu, grouping blocks that end together into one wave per
  * placement pass. */
 static void put_blocks(atoll_cu_model *m, blocks *b, uint32_t jid, uint32_t cu, uint32_t fit, open_wave *open,
-                       uint32_t *n_open) {
+                       uint32_t *n_open, uint32_t *own) {
   bjob *jb = &b->jobs[jid];
   const atoll_kernel_timing *kt = &jb->j.kt;
   int64_t now = m->evq->now;
   uint32_t demand = b->demand[cu] + fit * kt->demand;
+  if (own) { /* the contention rule weighs other kernels' residents (atoll__corun_demand) */
+    uint32_t met = (uint32_t)atoll__corun_demand(m, b->demand[cu], own[cu]) + fit * kt->demand;
+    own[cu] += fit * kt->demand;
+    demand = met;
+  }
   int64_t dur = kt->bt1_ns * (demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
   if (kt->mem) /* memory interference: the whole GPU's resident traffic, these blocks' included */
     dur = atoll_mem_stretch(kt, m->mem_demand + (uint64_t)fit * kt->mem, dur);
@@ -183,7 +188,7 @@ static void put_blocks(atoll_cu_model *m, blocks *b, uint32_t jid, uint32_t cu, 
     wv->cu_hi = (uint16_t)cu;
   b->free_units[cu] -= fit * kt->block_units;
   b->nblocks[cu] += fit;
-  b->demand[cu] = demand;
+  b->demand[cu] += fit * kt->demand;
   m->mem_demand += (uint64_t)fit * kt->mem;
   residency(m, b, cu, jb->j.rt, jb->j.padding, (int32_t)fit);
   jb->placed += fit;
@@ -200,6 +205,21 @@ static bool may_use(const atoll_cu_job *j, uint32_t cu) {
   return cu >= j->cu_lo && cu < j->cu_hi && (!j->only || atoll_cuset_has(j->only, cu));
 }
 
+/* Each CU's demand of job jid's resident blocks (those of its live waves). */
+static void own_demand(const blocks *b, uint32_t jid, uint32_t *own) {
+  const bjob *jb = &b->jobs[jid];
+  memset(own, 0, MAX_CUS * sizeof *own);
+  if (jb->placed == jb->done)
+    return; /* nothing of it resident */
+  for (uint32_t w = 0; w < b->n_waves; w++) {
+    const wave *wv = &b->waves[w];
+    if (!wv->live || wv->job != jid || wv->serial != jb->serial)
+      continue;
+    for (uint32_t cu = wv->cu_lo; cu <= wv->cu_hi; cu++)
+      own[cu] += wv->count[cu] * jb->j.kt.demand;
+  }
+}
+
 /* Places as many of job jid's remaining blocks as fit on the listed CUs. The hardware's
  * dispatcher deals workgroups out across CUs, so blocks are spread: a first pass gives each CU at
  * most the kernel's share, ceil(remaining / CUs listed), and a second pass fills what room is left.
@@ -213,6 +233,9 @@ static void place_kernel(atoll_cu_model *m, blocks *b, uint32_t jid, const uint1
   if (eligible == 0)
     return;
   uint32_t share = (kt->blocks - jb->placed + eligible - 1) / eligible;
+  /* With a co-running overlap, each CU's demand of this kernel's own resident blocks, worked out
+   * when it first places a block (most offers find no room). */
+  uint32_t own_buf[MAX_CUS], *own = NULL;
   open_wave open[8];
   uint32_t n_open = 0;
   for (int pass = 0; pass < 2 && jb->placed < kt->blocks; pass++) {
@@ -226,7 +249,9 @@ static void place_kernel(atoll_cu_model *m, blocks *b, uint32_t jid, const uint1
         fit = share;
       if (fit > remaining)
         fit = remaining;
-      put_blocks(m, b, jid, cu, fit, open, &n_open);
+      if (m->g->corun_overlap_ppm && !own)
+        own_demand(b, jid, own = own_buf);
+      put_blocks(m, b, jid, cu, fit, open, &n_open, own);
     }
   }
   if (!jb->started && jb->placed > 0) {

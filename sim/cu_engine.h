@@ -68,6 +68,17 @@ static inline void atoll__cu_account(atoll_cu_model *m, int64_t now) {
   m->acc_ns = now;
 }
 
+/* The contention rule between co-running kernels (docs/simulator.md, "Co-running contention"): of the
+ * CU demand resident where blocks start, `own` is their own kernel's, which they meet in full (the
+ * per-occupancy lists measure it), and the rest is other kernels', which they meet less the preset's
+ * corun_overlap_ppm. Without an overlap this is `resident`, as before the rule. */
+static inline uint64_t atoll__corun_demand(const atoll_cu_model *m, uint64_t resident, uint64_t own) {
+  uint32_t overlap = m->g->corun_overlap_ppm;
+  if (overlap == 0)
+    return resident;
+  return own + (resident - own) * (1000000u - overlap) / 1000000u;
+}
+
 static inline void atoll__cu_schedule(atoll_cu_model *m, int64_t at, uint64_t payload) {
   int rc = atoll_evq_push(m->evq, at, ATOLL_EV_COMPLETE, payload);
   assert(rc == 0 && "event queue allocation failed");

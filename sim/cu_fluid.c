@@ -57,6 +57,7 @@ typedef struct fjob {
   /* Blocks of it one CU holds (register file and block slots), at least 1: fixed per kernel, so
    * cover_of takes it from here instead of dividing for every group. */
   uint32_t fit;
+  uint64_t res_demand; /* demand of its resident blocks, all zones (atoll__corun_demand's own) */
   int32_t last; /* the job's latest group, for merging (-1 none) */
   uint32_t last_gen;
   uint8_t started, live;
@@ -186,6 +187,18 @@ static uint32_t zone_room(const atoll_cu_model *m, const zone *z, const atoll_ke
   return fit < slots ? fit : slots;
 }
 
+/* Job jid's resident demand in zone zi: all of it when the GPU is one zone, else its groups there. */
+static uint64_t own_demand(const fluid *f, uint32_t jid, uint32_t zi) {
+  const fjob *jb = &f->jobs[jid];
+  if (f->n_zones == 1 || jb->res_demand == 0)
+    return jb->res_demand;
+  uint64_t own = 0;
+  for (uint32_t g = 0; g < f->n_groups; g++)
+    if (f->groups[g].live && f->groups[g].job == jid && f->groups[g].zone == zi)
+      own += (uint64_t)f->groups[g].n * jb->j.kt.demand;
+  return own;
+}
+
 /* Puts n blocks of job jid into zone zi as one group (or into its latest group there, when they
  * end within tolerance of it). */
 static inline __attribute__((always_inline)) void put_group(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t zi,
@@ -197,7 +210,10 @@ static inline __attribute__((always_inline)) void put_group(atoll_cu_model *m, f
   /* The demand the blocks meet: the residents' per CU on average, plus their own per CU, rounded
    * up as blocks deals them out (so a kernel alone meets exactly what it meets in blocks). */
   uint64_t per_cu = n <= z->cus ? 1 : (n + z->cus - 1) / z->cus;
-  uint64_t demand = (z->demand ? z->demand / z->cus : 0) + per_cu * kt->demand;
+  uint64_t resident = z->demand;
+  if (resident && m->g->corun_overlap_ppm)
+    resident = atoll__corun_demand(m, resident, own_demand(f, jid, zi));
+  uint64_t demand = (resident ? resident / z->cus : 0) + per_cu * kt->demand;
   int64_t dur = kt->bt1_ns * (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
   if (kt->mem) /* memory interference: the whole GPU's resident traffic, these blocks' included */
     dur = atoll_mem_stretch(kt, m->mem_demand + (uint64_t)n * kt->mem, dur);
@@ -233,6 +249,7 @@ static inline __attribute__((always_inline)) void put_group(atoll_cu_model *m, f
   }
   f->groups[g].n += n;
   f->groups[g].cover += cover;
+  jb->res_demand += (uint64_t)n * kt->demand;
   zone_residents(m, f, z, jb, n, cover, +1);
   jb->placed += n;
 }
@@ -372,15 +389,15 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
   *right = (zone){.lo = (uint16_t)x, .hi = left->hi, .cus = left->hi - x};
   left->hi = (uint16_t)x, left->cus = x - left->lo;
   uint32_t total = left->cus + right->cus, n_groups = f->n_groups;
+  /* The zones right of the cut move up one first: a twin made below may take a freed slot the
+   * same walk would reach later, and must not be moved again (it would then name a zone past the
+   * cut's right half, or past the last zone). */
+  for (uint32_t g = 0; g < n_groups; g++)
+    if (f->groups[g].live && f->groups[g].zone > zi)
+      f->groups[g].zone++;
   for (uint32_t g = 0; g < n_groups; g++) {
     group *gr = &f->groups[g];
-    if (!gr->live)
-      continue;
-    if (gr->zone > zi) {
-      gr->zone++;
-      continue;
-    }
-    if (gr->zone < zi)
+    if (!gr->live || gr->zone != zi)
       continue;
     uint32_t on_right = (uint32_t)(((uint64_t)gr->n * right->cus + total / 2) / total);
     if (on_right == 0)
@@ -449,6 +466,7 @@ static void on_group_end(atoll_cu_model *m, fluid *f, uint32_t g, uint32_t gen, 
   fjob *jb = &f->jobs[jid];
   zone *z = &f->zones[gr->zone];
   zone_residents(m, f, z, jb, gr->n, gr->cover, -1);
+  jb->res_demand -= (uint64_t)gr->n * jb->j.kt.demand;
   if (m->trace) {
     char args[80];
     snprintf(args, sizeof args, "\"blocks\":%u,\"stream\":%u,\"cus\":\"%u-%u (pooled)\"", gr->n, jid, z->lo,
@@ -474,6 +492,7 @@ static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
   fjob *jb = &f->jobs[job];
   jb->j = *j;
   jb->placed = jb->done = 0;
+  jb->res_demand = 0;
   jb->started = 0;
   jb->live = 1;
   jb->last = -1;

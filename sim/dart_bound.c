@@ -12,58 +12,6 @@
 
 static bool in_set(const bool *admitted, uint32_t c) { return !admitted || admitted[c]; }
 
-/* The longest op of client c on the GPU node: its copies' time at `batch` (kernels false), or its
- * kernels' block time (kernels true). */
-static int64_t longest_gpu_op_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch,
-                                 bool kernels) {
-  const atoll_model *m = &s->models[s->clients[c].model].model;
-  int64_t longest = 0;
-  for (uint32_t st = 0; st < p->clients[c].n_stages; st++) {
-    const atoll_dart_stage *g = &p->clients[c].stages[st];
-    if (p->nodes[g->node].kind != ATOLL_NODE_GPU)
-      continue;
-    for (uint32_t op = g->op_lo; op < g->op_hi; op++) {
-      if ((m->ops[op].kind == ATOLL_OP_KERNEL) != kernels)
-        continue;
-      int64_t t = kernels ? m->ops[op].shape.block_time_ns : atoll_dart_op_ns(&p->nodes[g->node], m, op, batch);
-      if (t > longest)
-        longest = t;
-    }
-  }
-  return longest;
-}
-
-int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch) {
-  return longest_gpu_op_ns(s, p, c, batch, false);
-}
-
-/* The longest block of BE client c's kernels on the GPU node: a kernel already running when RT work
- * arrives keeps its resident blocks to their end (priority streams do not preempt blocks). */
-static int64_t be_block_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c) {
-  return longest_gpu_op_ns(s, p, c, 1, true);
-}
-
-/* Eq. 3-4's GPU terms and eps^cp on every node, from the admitted BE clients. */
-static void overheads(const atoll_scenario *s, const bool *admitted, atoll_dart_bound_result *r) {
-  for (uint32_t k = 0; k < r->plan.n_nodes; k++)
-    r->eps[k] = (atoll_dart_bound_eps){.cp_ns = ATOLL_DART_PREEMPT_NS};
-  int64_t gm = 0, block = 0;
-  bool any_be = false;
-  for (uint32_t c = 0; c < s->n_clients; c++) {
-    if (s->clients[c].cls != ATOLL_CLASS_BE || !in_set(admitted, c))
-      continue;
-    int64_t cp = atoll_dart_be_copy_ns(s, &r->plan, c, atoll_dart_be_batch(s, c)), bl = be_block_ns(s, &r->plan, c);
-    gm = cp > gm ? cp : gm;
-    block = bl > block ? bl : block;
-    any_be = true;
-  }
-  for (uint32_t k = 0; k < r->plan.n_nodes; k++)
-    if (r->plan.nodes[k].kind == ATOLL_NODE_GPU && any_be) {
-      r->eps[k].gm_ns = gm;
-      r->eps[k].gp_ns = s->gpu.costs.stream_switch_ns + block;
-    }
-}
-
 /* Whole-job time of client c under a baseline (one stage) at batch b. */
 static int64_t job_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t b) {
   int64_t t = 0;
@@ -185,7 +133,7 @@ static int analyse(const atoll_scenario *s, const bool *admitted, atoll_dart_bou
       r->tasks[i].wcrt_ns = INT64_MAX, r->tasks[i].ok = false;
     r->schedulable = r->n_tasks == 0;
   } else if (rc == 0 && s->policy.kind == ATOLL_POLICY_DART) {
-    overheads(s, admitted, r);
+    atoll_dart_plan_eps(s, &r->plan, admitted, r->eps);
     rc = test_dart(s, r);
   } else if (rc == 0) {
     rc = test_baseline(s, admitted, r);

@@ -23,13 +23,6 @@ typedef struct atoll_dart_bound_task {
   bool ok;
 } atoll_dart_bound_task;
 
-/* Eq. 4's overheads on one node. */
-typedef struct atoll_dart_bound_eps {
-  int64_t cp_ns; /* preempting the BE worker (ATOLL_DART_PREEMPT_NS) */
-  int64_t gp_ns; /* GPU node: preempting BE kernels -- the preset's stream switch plus the longest BE block */
-  int64_t gm_ns; /* GPU node: the longest BE copy at the BE batch size (Eq. 3) */
-} atoll_dart_bound_eps;
-
 typedef struct atoll_dart_bound_result {
   atoll_policy_kind policy;
   atoll_dart_plan plan;
@@ -56,8 +49,5 @@ void atoll_dart_bound_free(atoll_dart_bound_result *r);
  * within the current eps^gm -- *wcrt_ns, *deadline_ns: that copy and eps^gm. */
 bool atoll_dart_admit(const atoll_scenario *s, const atoll_dart_plan *plan, const bool *admitted, uint32_t c,
                       int64_t *wcrt_ns, int64_t *deadline_ns);
-
-/* The longest GPU copy of BE client c's stages on the plan's GPU node at batch b (0: none). */
-int64_t atoll_dart_be_copy_ns(const atoll_scenario *s, const atoll_dart_plan *p, uint32_t c, uint32_t batch);
 
 #endif

@@ -366,12 +366,15 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
     d.admitted[c] = late <= 0 || (int64_t)c < late - 1;
   for (uint32_t k = 0; k < ATOLL_DART_MAX_NODES; k++)
     d.nodes[k].running = -1;
+  atoll_dart_bound_eps eps[ATOLL_DART_MAX_NODES];
+  atoll_dart_plan_eps(s, &d.plan, NULL, eps);
   for (uint32_t c = 0; c < s->n_clients && rc == 0; c++) {
     client_state *cs = &d.cl[c];
     cs->rt_class = s->clients[c].cls == ATOLL_CLASS_RT;
-    /* A stage's WCET (Eq. 1, 4): its time plus the cost of preempting the node's BE worker. */
+    /* A stage's WCET (Eq. 1, 4): its time plus the cost of preempting the node's BE worker, where
+     * the node has BE stages (eps^cp; elsewhere no RT stage ever preempts). */
     for (uint32_t st = 0; st < d.plan.clients[c].n_stages; st++)
-      cs->wcet_ns[st] = atoll_dart_stage_ns(s, &d.plan, c, st, 1) + PREEMPT_NS;
+      cs->wcet_ns[st] = atoll_dart_stage_ns(s, &d.plan, c, st, 1) + eps[d.plan.clients[c].stages[st].node].cp_ns;
     /* Deadline-monotonic priorities, ties to the earlier client (Table III's tie-breaking). */
     for (uint32_t o = 0; o < s->n_clients; o++) {
       int64_t a = d.arr.deadline_ns[o], b = d.arr.deadline_ns[c];

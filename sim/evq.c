@@ -7,14 +7,8 @@
 #include "atoll/error.h"
 #include "sim/snapbuf.h"
 
-/* The order word: class in the top bits, sequence below, so (time, order) sorts by time, then
- * class, then scheduling order. 2^56 sequence numbers outlast any run. */
-enum { CLASS_SHIFT = 56 };
-
-/* The heap's item order (atoll_heap_item_less, without its NULL checks): near must sort exactly as
- * the heap does, or an event would change places on its way between the two. */
 static inline bool before(const struct atoll_heap_item *a, const struct atoll_heap_item *b) {
-  return a->time < b->time || (a->time == b->time && a->order < b->order);
+  return atoll__evq_before(a, b);
 }
 
 int atoll_evq_init(atoll_evq *q, uint32_t initial_cap) {
@@ -55,40 +49,41 @@ static int heap_put(atoll_evq *q, const struct atoll_heap_item *it) {
   return atoll_heap_push(&q->heap, it);
 }
 
+/* Moves near's events to start at slot head of its array (room made before or after them). */
+static void recentre(atoll_evq *q, uint32_t head) {
+  memmove(q->near + head, q->near + q->near_head, q->near_n * sizeof *q->near);
+  q->near_head = head;
+}
+
 /* Queues it: in near when it sorts before the heap's minimum, else in the heap. */
 static int insert(atoll_evq *q, const struct atoll_heap_item *it) {
   uint32_t n = q->near_n;
-  if (n == 0 || !before(it, &q->near[q->near_head + n - 1])) {
-    /* After all of near (the usual case: a new event lies beyond those already pending). */
+  if (n == 0 || !before(it, &q->near[q->near_head])) {
+    /* At or after near's latest event (or near is empty): near's new latest, unless near is full or
+     * the heap holds an earlier event. */
     if (n == ATOLL_EVQ_NEAR || (q->heap.count && !before(it, &q->heap.items[0])))
       return heap_put(q, it);
-    if (q->near_head + n == ATOLL_EVQ_NEAR) { /* at the end of the array: move the events to its start */
-      memmove(q->near, q->near + q->near_head, n * sizeof *q->near);
-      q->near_head = 0;
-    }
-    q->near[q->near_head + n] = *it;
-    q->near_n = n + 1;
-    return 0;
-  }
-  if (n == ATOLL_EVQ_NEAR) { /* full: near's latest event, later than it, goes to the heap */
-    int rc = heap_put(q, &q->near[q->near_head + n - 1]);
-    if (rc)
-      return rc;
-    q->near_n = --n;
-  }
-  if (q->near_head > 0 && before(it, &q->near[q->near_head])) { /* before all of near, with room there */
+    if (n == 0)
+      q->near_head = 1; /* it goes to slot 0, with the array's room after it for earlier events */
+    else if (q->near_head == 0)
+      recentre(q, (ATOLL_EVQ_NEAR - n + 1) / 2); /* room before them, and after them for pushes */
     q->near[--q->near_head] = *it;
     q->near_n = n + 1;
     return 0;
   }
-  if (q->near_head + n == ATOLL_EVQ_NEAR) {
-    memmove(q->near, q->near + q->near_head, n * sizeof *q->near);
-    q->near_head = 0;
+  if (n == ATOLL_EVQ_NEAR) { /* full: near's latest event, later than it, goes to the heap */
+    int rc = heap_put(q, &q->near[q->near_head]);
+    if (rc)
+      return rc;
+    q->near_head++;
+    q->near_n = --n;
   }
-  /* Insertion: shift the later events up by one (it sorts before near's last, so at least one). */
+  if (q->near_head + n == ATOLL_EVQ_NEAR)
+    recentre(q, (ATOLL_EVQ_NEAR - n) / 2); /* room after them, and before them for new latest events */
+  /* Insertion: shift the events earlier than it up by one. */
   struct atoll_heap_item *a = q->near + q->near_head;
   uint32_t i = n;
-  while (i > 0 && before(it, &a[i - 1])) {
+  while (i > 0 && before(&a[i - 1], it)) {
     a[i] = a[i - 1];
     i--;
   }
@@ -97,42 +92,14 @@ static int insert(atoll_evq *q, const struct atoll_heap_item *it) {
   return 0;
 }
 
-int atoll_evq_push(atoll_evq *q, int64_t time, atoll_ev_class cls, uint64_t payload) {
-  assert(time >= q->now && "an event scheduled in the past");
-  struct atoll_heap_item it = {.time = time, .order = ((uint64_t)cls << CLASS_SHIFT) | q->seq++, .value = payload};
-  /* The common cases, with no call and no heap: near has room at its end, and it goes before its
-   * first event (at the free slot before it) or among its events (shifting the later ones). */
-  uint32_t n = q->near_n, head = q->near_head;
-  if (n == 0 || head + n == ATOLL_EVQ_NEAR)
-    return insert(q, &it);
-  struct atoll_heap_item *a = q->near + head;
-  if (head > 0 && before(&it, &a[0])) {
-    a[-1] = it;
-    q->near_head = head - 1;
-    q->near_n = n + 1;
-    return 0;
-  }
-  if (!before(&it, &a[n - 1]))
-    return insert(q, &it); /* after all of near: the heap may hold earlier events */
-  /* Shift the later events up by one (at least near's last); pointers keep the loop short. */
-  struct atoll_heap_item *p = a + n;
-  do {
-    *p = p[-1];
-    p--;
-  } while (p > a && before(&it, p - 1));
-  *p = it;
-  q->near_n = n + 1;
-  return 0;
-}
+int atoll__evq_insert(atoll_evq *q, const struct atoll_heap_item *it) { return insert(q, it); }
 
-/* Removes the earliest event: near's first, or the heap's minimum when near is empty. */
+/* Removes the earliest event: near's last, or the heap's minimum when near is empty. */
 static bool take(atoll_evq *q, struct atoll_heap_item *it) {
   if (q->near_n) {
-    *it = q->near[q->near_head];
+    *it = q->near[q->near_head + q->near_n - 1];
     if (--q->near_n == 0)
       q->near_head = 0;
-    else
-      q->near_head++;
   } else if (atoll_heap_pop(&q->heap, it) != 0) {
     return false;
   }
@@ -153,7 +120,7 @@ bool atoll__evq_pop_heap(atoll_evq *q, int64_t *time, uint64_t *payload) {
 
 bool atoll_evq_peek_item(const atoll_evq *q, struct atoll_heap_item *it) {
   if (q->near_n) {
-    *it = q->near[q->near_head];
+    *it = q->near[q->near_head + q->near_n - 1];
     return true;
   }
   return atoll_heap_peek(&q->heap, it) == 0;

@@ -111,22 +111,9 @@ int atoll_sim_gslice_start(const atoll_scenario *s, atoll_client *clients) {
     else
       for (uint32_t k = 0; k < m; k++)
         out[k] = demand[k];
-    /* Down to the grid; the steps that frees go back, one each in client order, to the clients cut
-     * below their knee (the GPU is not left idle while an IF asked for more). */
-    uint32_t pct[ATOLL_GSLICE_MAX_IFS], used = 0;
-    for (uint32_t k = 0; k < m; k++) {
-      pct[k] = out[k] / step * step;
-      pct[k] = pct[k] < step ? step : pct[k];
-      used += pct[k];
-    }
-    for (bool gave = true; gave && used + step <= room;) {
-      gave = false;
-      for (uint32_t k = 0; k < m && used + step <= room; k++)
-        if (pct[k] + step <= demand[k]) {
-          pct[k] += step, used += step;
-          gave = true;
-        }
-    }
+    /* Down to the grid; the steps that frees go back to the clients cut below their knee. */
+    uint32_t pct[ATOLL_GSLICE_MAX_IFS];
+    atoll_gslice_to_grid(out, demand, m, room, step, pct);
     for (uint32_t k = 0; k < m; k++) {
       uint32_t next;
       int rc = atoll_cuset_from_share(s->gpu.cus, 0, pct[k], &clients[idx[k]].cus, &next);

@@ -320,6 +320,20 @@ static void runner_loop(runner *r, const atoll_sim_opts *opts) {
   uint32_t since_progress = 0;
   bool (*boundary)(void *, atoll_sim_state *) = opts ? opts->boundary : NULL;
   bool changed = true; /* whether the state changed since the boundary last saw it */
+  if (!boundary && !r->chooser) {
+    /* A plain run, no explorer: one look at the queue per event. */
+    while (!r->oom && !r->rec.failed && atoll_evq_pop_before(&r->evq, s->duration_ns, &t, &p)) {
+      if (progress && ++since_progress == 4096) {
+        since_progress = 0;
+        progress(opts->progress_ctx, t, s->duration_ns);
+      }
+      if (atoll_simev_type(p) == ATOLL_SIMEV_ARRIVAL)
+        on_arrival(r, atoll_simev_id(p), t);
+      else
+        atoll_simdev_handle(r->dev, p, t);
+    }
+    return;
+  }
   while (!r->oom && !r->rec.failed && atoll_evq_peek_time(&r->evq, &t) && t < s->duration_ns) {
     if (progress && ++since_progress == 4096) {
       since_progress = 0;

@@ -61,6 +61,11 @@ typedef struct atoll_gpu {
    * instance before its weights arrive. With it, a model whose profile gives a footprint but no
    * instance_load_ms loads in init + weights / copy_bytes_per_us (atoll_gslice_load_ns). */
   int64_t partition_init_ns;
+  /* Optional preset key corun_overlap_ppm (0 when not given): the part of another kernel's resident
+   * CU demand that a starting block does not meet, because kernels of different streams on one CU
+   * overlap their use of it (docs/simulator.md, "Co-running contention"). 0 charges it in full. Fitted
+   * per preset to end-to-end co-running figures (tools/corun-fit.py). Last, as the fields above. */
+  uint32_t corun_overlap_ppm;
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

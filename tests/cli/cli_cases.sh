@@ -237,6 +237,45 @@ PY
     grep -q 'ok    clients.cam.latency_us.max <= 200   worst 172.150' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
     expect_rc 1 "$atoll" explore "$src/scenarios/seeds/gslice/two-ifs-static.yaml" --policy mps-default
     grep -q 'FAIL  clients.cam.latency_us.max <= 200' "$tmp/.stdout" "$tmp/.stderr" || fail "not refuted" ;;
+  gslice_full_gpu_switch)
+    # The acceptance mix overloaded (scale 1): at 1 s bert shrinks to 30 % and ViT grows to 35 %,
+    # fairness's floored shares handed back to the grid so the GPU stays whole (35 + 30 + 35);
+    # ViT switches at 6 s while bert still holds 35 %, so ViT's CUs overlap bert's and the fluid
+    # engine cuts zones under running groups (a twin group once took a freed slot the cut then moved
+    # a second time: SIGFPE). Both engines run it through.
+    scen=$src/scenarios/seeds/gslice/three-ifs.yaml
+    for e in fluid blocks; do
+      expect_rc 0 "$atoll" sim "$scen" --quiet --duration-ms 7000 --set sim.engine=$e --json "$tmp/$e.json"
+      python3 - "$tmp/$e.json" <<'PY' || fail "shares on $e"
+import json, sys
+r = json.load(open(sys.argv[1]))
+last = {}
+for p in r["shares"]:
+    last[p["client"]] = p["pct"]
+assert last == {"mobilenet": 35, "bert": 30, "vit": 35}, last
+sw = [p for p in r["partition_steps"] if p["step"] == "switch"]
+assert [(p["client"], p["pct"]) for p in sw] == [("vit", 35), ("bert", 30)], sw
+PY
+    done ;;
+  capacity_steady_state)
+    # atoll capacity --min-requests N --warmup-ms W: every probe runs W ms plus enough to give each
+    # client N requests (expected) after it, the same for every policy. At the scale found each
+    # client has about N requests in the window (Poisson: within 15 %), and the JSON names the
+    # duration: W + N / the slowest client's rate. Without the options a 3 s run at a low scale
+    # leaves few requests, and the command says the ratio is coarse.
+    scen=$src/scenarios/seeds/gslice/three-ifs.yaml
+    expect_rc 0 "$atoll" capacity "$scen" --policy seq --miss 0.05 --min-requests 400 --warmup-ms 1000 --json "$tmp/c.json"
+    python3 - "$tmp/c.json" <<'PY' || fail "min-requests"
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = [c["requests"] for c in r["clients"]]
+assert min(n) >= 340 and abs(min(n) - 400) <= 60, n
+assert r["duration_ms"] > 1000 + 3000 - 200, r  # longer than W plus the scenario's window
+PY
+    expect_rc 0 "$atoll" capacity "$scen" --policy seq --miss 0.05
+    grep -q "had [0-9]* requests at the scale found, fewer than 10 / 0.05" "$tmp/.stderr" || fail "no coarse note"
+    expect_rc 2 "$atoll" capacity "$scen" --policy seq --min-requests -3
+    expect_rc 2 "$atoll" capacity "$scen" --policy seq --warmup-ms x ;;
   capacity_and_knee_json)
     # The Interface of docs/gslice.md: atoll capacity writes {"scale", "violations"} with the worst
     # client's ratio within --miss; the scale doubled misses it. atoll model knee writes the 19-point

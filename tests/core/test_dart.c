@@ -131,7 +131,12 @@ static void response_time_test(void **state) {
  * With M's deadline and period 20: the iteration goes on to the fixed point 17 <= 20, schedulable.
  * L: path {1}. Ce = C_L = 4 (no node before its last, nothing of lower priority).
  *    R0 = 4; R1 = 4 + ceil((4+3)/5) 2 + ceil((4+17)/20) 3 = 14; R2 = 4 + 4 2 + 2 3 = 18;
- *    R3 = 4 + 5 2 + 2 3 = 20; R4 = 4 + ceil(23/5) 2 + ceil(37/20) 3 = 20. Fixed point 20 <= 40. */
+ *    R3 = 4 + 5 2 + 2 3 = 20; R4 = 4 + ceil(23/5) 2 + ceil(37/20) 3 = 20. Fixed point 20 by Eq. 5.
+ *    L has one stage, so node 1's single-processor test bounds it too: blocking max(C_L 4, no
+ *    lower-priority stage) = 4; M's stage on node 1 is released up to R_M = 17 after M's arrival
+ *    (node 1 is not M's first), H has none there: w = 4 + (floor((w + 17) / 20) + 1) 3:
+ *    w0 = 4, w1 = 4 + 2 x 3 = 10, w2 = 4 + (27/20 + 1) 3 = 10; R = 10 + 4 = 14 < 20: R_L = 14.
+ *    (H has one stage too: blocking max(2, M's 1) = 2, R = 2 + 2 = 4, above Eq. 5's 3, which stays.) */
 static void eq5_fixed_point_by_hand(void **state) {
   (void)state;
   int64_t h[2] = {2, 0}, m[2] = {1, 3}, l[2] = {0, 4}, r[3];
@@ -148,7 +153,43 @@ static void eq5_fixed_point_by_hand(void **state) {
   assert_true(atoll_dart_rt_test(t, 3, 2, r));
   assert_int_equal(r[0], 3);
   assert_int_equal(r[1], 17);
-  assert_int_equal(r[2], 20);
+  assert_int_equal(r[2], 14);
+  assert_int_equal(atoll_dart_node_rt_ns(t, 3, 2, 2, r), 14);
+  assert_int_equal(atoll_dart_node_rt_ns(t, 3, 2, 0, r), 4);
+  assert_int_equal(atoll_dart_node_rt_ns(t, 3, 2, 1, r), -1); /* M has two stages: Eq. 5 only */
+}
+
+/* A one-stage task whose window R_i + R_h passes T_h: Eq. 5 charges the higher-priority job that
+ * may be in the pipeline when i arrives besides the ones released while it waits, where the
+ * single-processor test of its node, starting from the busy period, does not. One node, D = T:
+ *   A (prio 0): 2 every 6      B (prio 1): 2 every 8      C (prio 2): 1 every 10
+ * Eq. 5: R_A = 2 + B's blocking 2 = 4. B: Ce = 2 + C's 1 = 3; R = 3 + ceil((R + 4) / 6) 2:
+ *   3, 7, 7. C: Ce = 1; with R_B = 6 (below): R = 1 + ceil((R + 4) / 6) 2 + ceil((R + 6) / 8) 2:
+ *   1, 5, 9, 11 > 10: a miss by Eq. 5 alone.
+ * Node test: A: blocking max(2, 2) = 2, R = 2 + 2 = 4. B: blocking max(2, 1) = 2,
+ *   w = 2 + (w/6 + 1) 2: 2, 4, 4; R = 4 + 2 = 6 < 7. C: blocking 1, w = 1 + (w/6 + 1) 2 +
+ *   (w/8 + 1) 2: 1, 5, 5; R = 5 + 1 = 6 <= 10 (A and B released together just after C's arrival,
+ *   each once: 2 + 2 + 1 = 5 is reached). */
+static void one_stage_task_takes_its_node_test(void **state) {
+  (void)state;
+  int64_t a[1] = {2}, b[1] = {2}, c[1] = {1}, r[3];
+  atoll_dart_rt_task t[3] = {{.period_ns = 6, .deadline_ns = 6, .prio = 0, .stage_ns = a},
+                             {.period_ns = 8, .deadline_ns = 8, .prio = 1, .stage_ns = b},
+                             {.period_ns = 10, .deadline_ns = 10, .prio = 2, .stage_ns = c}};
+  assert_true(atoll_dart_rt_test(t, 3, 1, r));
+  assert_int_equal(r[0], 4);
+  assert_int_equal(r[1], 6);
+  assert_int_equal(r[2], 6);
+  /* The node test alone past min(D, T) gives no bound: C with deadline 5 fails (Eq. 5's first value
+   * past the deadline, 5 then 9, is reported). */
+  t[2].deadline_ns = 5;
+  assert_false(atoll_dart_rt_test(t, 3, 1, r));
+  assert_int_equal(atoll_dart_node_rt_ns(t, 3, 1, 2, r), -1);
+  assert_int_equal(r[2], 9);
+  /* A tie in priority leaves the node test out (the order of equal priorities is not modelled). */
+  t[2].deadline_ns = 10;
+  t[1].prio = 0;
+  assert_int_equal(atoll_dart_node_rt_ns(t, 3, 1, 1, r), -1);
 }
 
 /* The job of a higher-priority task already in the pipeline when i arrives is counted: one node,
@@ -226,6 +267,7 @@ int main(void) {
       cmocka_unit_test(eq5_fixed_point_by_hand),
       cmocka_unit_test(eq5_counts_the_job_in_the_pipeline),
       cmocka_unit_test(eq5_unschedulable_detected),
+      cmocka_unit_test(one_stage_task_takes_its_node_test),
       cmocka_unit_test(split_merges),
       cmocka_unit_test(np_test_by_hand),
   };

@@ -111,6 +111,33 @@ static void maxmin_weights_share_what_is_left(void **state) {
   assert_int_equal(out[2], 46);
 }
 
+/* Fairness's floored shares back on the 5 % grid without leaving the GPU idle: GSLICE's weights
+ * over demands 15, 70 and 20 give 14.3, 66.7 and 19.0 of 100, floored to 10, 65 and 15 (90 %);
+ * the two steps that frees go back to the IFs below their demand, in IF order: 15, 70, 15. */
+static void grid_gives_back_the_steps_flooring_frees(void **state) {
+  (void)state;
+  uint32_t d[3] = {15, 70, 20}, alloc[3], out[3];
+  double w[3] = {15, 70, 20};
+  atoll_gslice_maxmin(d, w, 3, 100, alloc);
+  assert_int_equal(alloc[0], 14);
+  assert_int_equal(alloc[1], 66);
+  assert_int_equal(alloc[2], 19);
+  atoll_gslice_to_grid(alloc, d, 3, 100, 5, out);
+  assert_int_equal(out[0], 15);
+  assert_int_equal(out[1], 70);
+  assert_int_equal(out[2], 15);
+  /* Never past a demand nor the room, never below one step: demands 50 and 80 cut to 33 and 52 of
+   * 85 floor to 30 and 50; one step fits the room and goes to the first below its demand. */
+  uint32_t d2[2] = {50, 80}, a2[2] = {33, 52}, o2[2];
+  atoll_gslice_to_grid(a2, d2, 2, 85, 5, o2);
+  assert_int_equal(o2[0], 35);
+  assert_int_equal(o2[1], 50);
+  uint32_t d3[2] = {5, 5}, a3[2] = {2, 2}, o3[2];
+  atoll_gslice_to_grid(a3, d3, 2, 4, 5, o3);
+  assert_int_equal(o3[0], 5);
+  assert_int_equal(o3[1], 5);
+}
+
 static void slab_and_aimd_batch_sizes(void **state) {
   (void)state;
   assert_int_equal(atoll_gslice_slab(4, 8000000, 10000000, 16), 5);  /* 4 x 10 / 8 */
@@ -178,6 +205,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(spare_latency_alone_keeps),
     cmocka_unit_test(maxmin_equal_weights_fills_the_small_first),
     cmocka_unit_test(maxmin_weights_share_what_is_left),
+    cmocka_unit_test(grid_gives_back_the_steps_flooring_frees),
     cmocka_unit_test(slab_and_aimd_batch_sizes),
 };
 ATOLL_TEST_MAIN(tests)

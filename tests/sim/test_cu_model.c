@@ -182,6 +182,55 @@ static void test_two_kernels_share(void **state) {
   }
 }
 
+/* The co-running overlap (atoll__corun_demand): with corun_overlap_ppm = 500000, B of
+ * test_two_kernels_share meets half of A's 0.75, so D = 0.375 + 0.75 = 1.125 and B takes 1125 ns. */
+static void test_corun_overlap(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  g.corun_overlap_ppm = 500000;
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 4, 2, THREE_QUARTERS, 1000));
+    run_until(&h, 200);
+    atoll_evq_push(&h.q, 200, ATOLL_EV_DISPATCH, 0); /* move the clock to 200 */
+    int64_t t;
+    uint64_t p;
+    atoll_evq_pop(&h.q, &t, &p);
+    submit(&h, 1, job(&h, 4, 2, THREE_QUARTERS, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1000);
+    assert_int_equal(h.done[1], 200 + 1125);
+    stop(&h);
+  }
+}
+
+/* The overlap spares only other kernels' demand: B (8 blocks at 2 per CU) arrives at 200 beside A
+ * (one block per CU) and finds room for one block per CU, meeting half of A's 0.75 (D = 1.125, ends
+ * at 1325). Its other 4 blocks start at 1000, when A's end, beside B's own first blocks, whose 0.75
+ * they meet in full: D = 1.5, ending at 2500 (2125 if the overlap spared B's own demand). */
+static void test_corun_overlap_spares_only_others(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  g.corun_overlap_ppm = 500000;
+  for (int e = 0; e < 2; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 4, 2, THREE_QUARTERS, 1000));
+    run_until(&h, 200);
+    atoll_evq_push(&h.q, 200, ATOLL_EV_DISPATCH, 0);
+    int64_t t;
+    uint64_t p;
+    atoll_evq_pop(&h.q, &t, &p);
+    submit(&h, 1, job(&h, 8, 2, THREE_QUARTERS, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0], 1000);
+    assert_int_equal(h.started[1], 200);
+    assert_int_equal(h.done[1], 1000 + 1500);
+    stop(&h);
+  }
+}
+
 /* A kernel that waits for room: A fills every slot (8 blocks at 2 per CU, u = 0.5: D = 1, 1000
  * ns); B, submitted at once, starts only when A's blocks end, then runs alone (D = 0.5). */
 static void test_waits_for_room(void **state) {
@@ -405,6 +454,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_one_kernel_alone),     cmocka_unit_test(test_waves_alone),
       cmocka_unit_test(test_fewer_blocks_than_slots), cmocka_unit_test(test_busy_follows_spread),
       cmocka_unit_test(test_two_kernels_share),
+      cmocka_unit_test(test_corun_overlap),        cmocka_unit_test(test_corun_overlap_spares_only_others),
       cmocka_unit_test(test_waits_for_room),       cmocka_unit_test(test_priority_first),
       cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_cu_sets_with_gaps),
       cmocka_unit_test(test_kill),                 cmocka_unit_test(test_memory_interference),

@@ -1,5 +1,6 @@
 /* The simulator's event queue (sim/evq.c): events pop by (time, class, scheduling order), also
- * after the queue grows past its initial capacity; peek, count, now and the processed counter. */
+ * after the queue grows past its initial capacity; peek, count, now and the processed counter;
+ * the run loop's pop before a limit. */
 #include <stdlib.h>
 
 #include "tests/atoll_test.h"
@@ -202,6 +203,45 @@ static void peek_count_now_and_processed(void **state) {
   assert_null(q.items);
 }
 
+/* pop_before pops the earliest event only when it lies before the limit, from the short array and
+ * from the heap behind it alike; an event at or after the limit stays queued, and now and the
+ * processed count stay where they were. */
+static void pop_before_stops_at_the_limit(void **state) {
+  (void)state;
+  atoll_evq q;
+  assert_int_equal(atoll_evq_init(&q, 4), 0);
+  enum { N = 3 * ATOLL_EVQ_NEAR / 2 }; /* more than the short array holds: the rest go to the heap */
+  for (int i = 0; i < N; i++)
+    assert_int_equal(atoll_evq_push(&q, 10 * i, ATOLL_EV_COMPLETE, (uint64_t)i), 0);
+  int64_t t = -1;
+  uint64_t p = 0;
+  assert_false(atoll_evq_pop_before(&q, 0, &t, &p)); /* the earliest is at the limit */
+  assert_int_equal(atoll_evq_count(&q), N);
+  assert_int_equal(t, -1);
+  int64_t limit = 10 * (N - 5) + 1; /* beyond the short array's events, into the heap's */
+  for (int i = 0; i <= N - 5; i++) {
+    assert_true(atoll_evq_pop_before(&q, limit, &t, &p));
+    assert_int_equal(p, (uint64_t)i);
+    assert_int_equal(t, 10 * i);
+    assert_int_equal(q.now, 10 * i);
+  }
+  assert_false(atoll_evq_pop_before(&q, limit, &t, &p)); /* the heap's minimum, 10 * (N - 4), stays */
+  assert_int_equal(atoll_evq_count(&q), 4);
+  assert_int_equal(q.processed, N - 4);
+  assert_int_equal(q.now, 10 * (N - 5));
+  /* An earlier event pushed now goes before the heap's and pops before the limit. */
+  assert_int_equal(atoll_evq_push(&q, 10 * (N - 5), ATOLL_EV_TIMER, 1000), 0);
+  assert_true(atoll_evq_pop_before(&q, limit, &t, &p));
+  assert_int_equal(p, 1000);
+  assert_true(atoll_evq_pop_before(&q, INT64_MAX, &t, &p));
+  assert_int_equal(p, (uint64_t)(N - 4));
+  atoll_evq_free(&q);
+  atoll_evq q2;
+  assert_int_equal(atoll_evq_init(&q2, 4), 0);
+  assert_false(atoll_evq_pop_before(&q2, INT64_MAX, &t, &p)); /* empty */
+  atoll_evq_free(&q2);
+}
+
 /* Payloads travel unchanged, all 64 bits (the simulated device packs type, generation and id). */
 static void payload_bits_preserved(void **state) {
   (void)state;
@@ -225,6 +265,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(growth_keeps_order),
     cmocka_unit_test(interleaved_push_pop_keeps_order),
     cmocka_unit_test(peek_count_now_and_processed),
+    cmocka_unit_test(pop_before_stops_at_the_limit),
     cmocka_unit_test(payload_bits_preserved),
 };
 ATOLL_TEST_MAIN(tests)

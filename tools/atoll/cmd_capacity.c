@@ -6,14 +6,15 @@
 
 #include "atoll/error.h"
 #include "io/json_out.h"
+#include "run/driver.h"
 #include "run/report.h"
 #include "sim/run.h"
 #include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_capacity_def = {
     "capacity", atoll_cmd_capacity, "find the highest load scale every client's SLO survives",
-    "usage: atoll capacity SCENARIO --policy P [--miss R] [--json FILE|-] [--set PATH=VALUE]... [--seed N]\n"
-    "                      [--duration-ms N] [--quiet]\n"
+    "usage: atoll capacity SCENARIO --policy P [--miss R] [--min-requests N] [--warmup-ms N] [--json FILE|-]\n"
+    "                      [--set PATH=VALUE]... [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Scales every client's arrival rate (rate_hz or load) by s and finds, by bisection on the simulated\n"
     "GPU, the highest s at which every client's violation ratio is at most R (default 0.01). A\n"
@@ -24,18 +25,49 @@ const atoll_subcommand atoll_cmd_capacity_def = {
     "\n"
     "  --policy P         the policy to run (a --set shorthand)\n"
     "  --miss R           the violation ratio allowed, in [0, 1) (default 0.01)\n"
+    "  --min-requests N   run each probe long enough that every client expects at least N requests after\n"
+    "                     warmup_ms at the scale probed (its duration_ms when that is longer): the same\n"
+    "                     measurement for every policy, one that can resolve R (default 0: duration_ms)\n"
+    "  --warmup-ms N      count violations only from N ms on (steady state, past a self-tuning policy's\n"
+    "                     first re-partitions): each probe runs N ms plus the scenario's measured window\n"
+    "                     (duration_ms - warmup_ms), or longer per --min-requests\n"
     "  --json FILE|-      write {\"scale\", \"violations\" (the worst client's ratio at scale), \"policy\",\n"
-    "                     \"miss\", \"clients\": [{\"name\", \"violation_ratio\", \"throughput_rps\", \"goodput_rps\",\n"
-    "                     \"gue\"}]}\n"
+    "                     \"miss\", \"duration_ms\" (the last probe's), \"clients\": [{\"name\", \"requests\",\n"
+    "                     \"violation_ratio\", \"throughput_rps\", \"goodput_rps\", \"gue\"}]}\n"
     "\n"
     "exit: 0 a scale was found; 1 the scenario misses R even at 1/1024 of its load; 2 bad input.\n"};
 
 enum { STEPS = 12 };
 
+/* How each probe runs: the requests every client should see after the warm-up, and each model's
+ * standalone latency, which turns a `load:` into a rate. */
+typedef struct probe_cfg {
+  uint32_t min_requests;
+  const int64_t *standalone_ns;
+  int64_t duration_ns; /* the last probe's */
+} probe_cfg;
+
+/* The duration of a probe at scaled rates: the scenario's, or longer, so that the slowest client
+ * expects min_requests requests after the warm-up. */
+static int64_t probe_duration_ns(const atoll_scenario *s, const atoll_client *scaled, const probe_cfg *pc) {
+  int64_t d = s->duration_ns;
+  for (uint32_t i = 0; pc->min_requests > 0 && i < s->n_clients; i++) {
+    double hz = atoll_run_rate_hz(&scaled[i], pc->standalone_ns[scaled[i].model]);
+    if (!(hz > 0))
+      continue;
+    double need = (double)s->warmup_ns + ceil((double)pc->min_requests * 1e9 / hz);
+    if (need > 4e18)
+      need = 4e18;
+    if (need > (double)d)
+      d = (int64_t)need;
+  }
+  return d;
+}
+
 /* One run at scale x into *res and *rep (the report points into the results, so both are the
  * caller's): the worst client's violation ratio. With keep false both are freed again. */
-static int probe(const atoll_scenario *s, atoll_client *scaled, double x, double *worst, atoll_run_results *res,
-                 atoll_report *rep, bool keep) {
+static int probe(const atoll_scenario *s, atoll_client *scaled, double x, probe_cfg *pc, double *worst,
+                 atoll_run_results *res, atoll_report *rep, bool keep) {
   for (uint32_t i = 0; i < s->n_clients; i++) {
     scaled[i] = s->clients[i];
     scaled[i].arrival.rate_hz *= x;
@@ -43,6 +75,7 @@ static int probe(const atoll_scenario *s, atoll_client *scaled, double x, double
   }
   atoll_scenario one = *s;
   one.clients = scaled;
+  one.duration_ns = pc->duration_ns = probe_duration_ns(s, scaled, pc);
   int rc = atoll_sim_run(&one, NULL, res);
   if (rc)
     return rc;
@@ -64,22 +97,22 @@ static int probe(const atoll_scenario *s, atoll_client *scaled, double x, double
 }
 
 /* A probe whose figures are not kept. */
-static int try_scale(const atoll_scenario *s, atoll_client *scaled, double x, double *worst) {
+static int try_scale(const atoll_scenario *s, atoll_client *scaled, double x, probe_cfg *pc, double *worst) {
   atoll_run_results res;
   atoll_report rep;
-  return probe(s, scaled, x, worst, &res, &rep, false);
+  return probe(s, scaled, x, pc, worst, &res, &rep, false);
 }
 
-static int write_json(FILE *f, const atoll_scenario *s, double scale, double worst, double miss,
+static int write_json(FILE *f, const atoll_scenario *s, double scale, double worst, double miss, int64_t duration_ns,
                       const atoll_report *rep) {
-  fprintf(f, "{\"scale\": %.6g, \"violations\": %.6g, \"policy\": \"%s\", \"miss\": %.6g, \"clients\": [", scale, worst,
-          atoll_policy_name(s->policy.kind), miss);
+  fprintf(f, "{\"scale\": %.6g, \"violations\": %.6g, \"policy\": \"%s\", \"miss\": %.6g, \"duration_ms\": %.6g, \"clients\": [",
+          scale, worst, atoll_policy_name(s->policy.kind), miss, (double)duration_ns / 1e6);
   for (uint32_t i = 0; i < s->n_clients; i++) {
     const atoll_client_report *c = &rep->clients[i];
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
     atoll_json_write_string(f, s->clients[i].name);
-    fprintf(f, ", \"violation_ratio\": %.6g, \"throughput_rps\": %.6g, \"goodput_rps\": %.6g, \"gue\": %.6g}",
-            isnan(c->violation_ratio) ? 0 : c->violation_ratio, isnan(c->throughput_rps) ? 0 : c->throughput_rps,
+    fprintf(f, ", \"requests\": %u, \"violation_ratio\": %.6g, \"throughput_rps\": %.6g, \"goodput_rps\": %.6g, \"gue\": %.6g}",
+            c->requests, isnan(c->violation_ratio) ? 0 : c->violation_ratio, isnan(c->throughput_rps) ? 0 : c->throughput_rps,
             isnan(c->goodput_rps) ? 0 : c->goodput_rps, isnan(c->gue) ? 0 : c->gue);
   }
   fprintf(f, "]}\n");
@@ -89,9 +122,9 @@ static int write_json(FILE *f, const atoll_scenario *s, double scale, double wor
 int atoll_cmd_capacity(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_capacity_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"--miss", "--json"};
-  const char *vals[2];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 2, true);
+  static const char *const extra[] = {"--miss", "--json", "--min-requests", "--warmup-ms"};
+  const char *vals[4];
+  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 4, true);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
     return ATOLL_EXIT_OK;
@@ -105,10 +138,30 @@ int atoll_cmd_capacity(int argc, char **argv) {
     if (end == vals[0] || *end || !(miss >= 0 && miss < 1))
       return atoll_cli_usage_error(cmd, "--miss takes a ratio in [0, 1), not '%s'", vals[0]);
   }
+  probe_cfg pc = {0};
+  if (vals[2]) {
+    char *end;
+    unsigned long n = strtoul(vals[2], &end, 10);
+    if (end == vals[2] || *end || vals[2][0] == '-' || n > 100000000)
+      return atoll_cli_usage_error(cmd, "--min-requests takes a count in [0, 100000000], not '%s'", vals[2]);
+    pc.min_requests = (uint32_t)n;
+  }
+  int64_t warmup_ns = -1;
+  if (vals[3]) {
+    char *end;
+    double ms = strtod(vals[3], &end);
+    if (end == vals[3] || *end || !(ms >= 0 && ms <= 1e9))
+      return atoll_cli_usage_error(cmd, "--warmup-ms takes milliseconds in [0, 1e9], not '%s'", vals[3]);
+    warmup_ns = llround(ms * 1e6);
+  }
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  if (warmup_ns >= 0) {
+    s.duration_ns = warmup_ns + (s.duration_ns - s.warmup_ns);
+    s.warmup_ns = warmup_ns;
+  }
   for (uint32_t i = 0; i < s.n_clients; i++) {
     atoll_arrival_kind k = s.clients[i].arrival.kind;
     if (k != ATOLL_ARRIVAL_POISSON && k != ATOLL_ARRIVAL_UNIFORM) {
@@ -119,21 +172,29 @@ int atoll_cmd_capacity(int argc, char **argv) {
     }
   }
   atoll_client *scaled = calloc(s.n_clients, sizeof *scaled);
-  if (!scaled) {
+  int64_t *standalone = calloc(s.n_models ? s.n_models : 1, sizeof *standalone);
+  if (!scaled || !standalone) {
+    free(scaled);
+    free(standalone);
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
+  pc.standalone_ns = standalone;
+  rc = 0;
+  for (uint32_t m = 0; pc.min_requests > 0 && rc == 0 && m < s.n_models; m++)
+    rc = atoll_sim_standalone_ns(&s, m, &standalone[m]);
   double lo = 0, hi = 0, x = 1, worst = 0;
   /* Bracket: double while it holds, halve while it fails. */
-  rc = try_scale(&s, scaled, x, &worst);
+  if (rc == 0)
+    rc = try_scale(&s, scaled, x, &pc, &worst);
   if (rc == 0 && worst <= miss) {
     lo = x;
-    while (rc == 0 && lo < 1024 && (rc = try_scale(&s, scaled, 2 * lo, &worst)) == 0 && worst <= miss)
+    while (rc == 0 && lo < 1024 && (rc = try_scale(&s, scaled, 2 * lo, &pc, &worst)) == 0 && worst <= miss)
       lo *= 2;
     hi = 2 * lo;
   } else {
     hi = x;
-    while (rc == 0 && hi > 1.0 / 1024 && (rc = try_scale(&s, scaled, hi / 2, &worst)) == 0 &&
+    while (rc == 0 && hi > 1.0 / 1024 && (rc = try_scale(&s, scaled, hi / 2, &pc, &worst)) == 0 &&
            worst > miss)
       hi /= 2;
     lo = hi / 2;
@@ -142,7 +203,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   for (int i = 0; rc == 0 && lo > 0 && i < STEPS; i++) {
     double mid = (lo + hi) / 2;
-    if ((rc = try_scale(&s, scaled, mid, &worst)) == 0) {
+    if ((rc = try_scale(&s, scaled, mid, &pc, &worst)) == 0) {
       if (worst <= miss)
         lo = mid;
       else
@@ -153,7 +214,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   atoll_run_results res;
   int exit_code = ATOLL_EXIT_OK;
   if (rc == 0 && lo > 0)
-    rc = probe(&s, scaled, lo, &worst, &res, &rep, true);
+    rc = probe(&s, scaled, lo, &pc, &worst, &res, &rep, true);
   if (rc) {
     fprintf(stderr, "atoll capacity: %s\n", atoll_strerror(rc));
     exit_code = ATOLL_EXIT_BAD_INPUT;
@@ -166,24 +227,32 @@ int atoll_cmd_capacity(int argc, char **argv) {
     if (!json_stdout) {
       printf("scenario %s  policy %s  miss <= %g\n", s.path, atoll_policy_name(s.policy.kind), miss);
       printf("capacity scale %.4g (the worst client's violation ratio %.4f)\n", lo, worst);
-      printf("%-16s %10s %12s %12s %10s\n", "client", "violations", "req/s", "goodput/s", "GUE");
+      printf("%-16s %10s %10s %12s %12s %10s\n", "client", "requests", "violations", "req/s", "goodput/s", "GUE");
       for (uint32_t i = 0; i < s.n_clients; i++) {
         const atoll_client_report *c = &rep.clients[i];
-        printf("%-16s %10.4f %12.1f %12.1f %10.1f\n", s.clients[i].name, c->violation_ratio, c->throughput_rps,
-               c->goodput_rps, c->gue);
+        printf("%-16s %10u %10.4f %12.1f %12.1f %10.1f\n", s.clients[i].name, c->requests, c->violation_ratio,
+               c->throughput_rps, c->goodput_rps, c->gue);
       }
     }
     if (vals[1]) {
       FILE *f = json_stdout ? stdout : fopen(vals[1], "w");
-      if (!f || write_json(f, &s, lo, worst, miss, &rep) != 0 || (!json_stdout && fclose(f) != 0)) {
+      if (!f || write_json(f, &s, lo, worst, miss, pc.duration_ns, &rep) != 0 || (!json_stdout && fclose(f) != 0)) {
         fprintf(stderr, "atoll capacity: writing %s failed\n", vals[1]);
         exit_code = ATOLL_EXIT_BAD_INPUT;
       }
     }
+    /* A ratio over fewer than 10 / R requests moves by more than R / 10 with each late request:
+     * too coarse to hold it to R. */
+    for (uint32_t i = 0; miss > 0 && i < s.n_clients; i++)
+      if ((double)rep.clients[i].requests < 10.0 / miss)
+        fprintf(stderr, "atoll capacity: note: client '%s' had %u requests at the scale found, fewer than 10 / %g: its "
+                        "ratio is coarse (--min-requests %u runs longer)\n",
+                s.clients[i].name, rep.clients[i].requests, miss, (unsigned)ceil(10.0 / miss));
     atoll_report_free(&rep);
     atoll_run_results_free(&res);
   }
   free(scaled);
+  free(standalone);
   atoll_arena_free(&a);
   return exit_code;
 }
