@@ -20,6 +20,7 @@
 
 #include "atoll/error.h"
 #include "tests/atoll_test.h"
+#include "tests/native/thread_policy.h"
 #include "native/cpu/cpu_backend.h"
 #include "tests/native/nlaunch_build.h"
 
@@ -460,29 +461,6 @@ static void bound_queue_runs_blocks_only_on_its_cus(void **state) {
 enum { RT_TAG = 11, BE_TAG = 12 };
 static atomic_int rt_ran, be_saw_rt, rt_policy, rt_nice, be_policy, be_nice, be_wait_ms;
 static int cp_policy, cp_prio; /* the command processor's, read while the back-end is open */
-
-/* The scheduling policy of this process's thread named `name` (its RT priority in *prio), or -1. */
-static int thread_policy(const char *name, int *prio) {
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  int policy = -1;
-  while (d && policy < 0 && (e = readdir(d))) {
-    char path[300], comm[32] = "";
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (f && fgets(comm, sizeof comm, f) && (comm[strcspn(comm, "\n")] = '\0', strcmp(comm, name) == 0)) {
-      struct sched_param sp = {0};
-      const pid_t tid = (pid_t)atoi(e->d_name);
-      policy = sched_getscheduler(tid);
-      *prio = sched_getparam(tid, &sp) == 0 ? sp.sched_priority : -1;
-    }
-    if (f)
-      fclose(f);
-  }
-  if (d)
-    closedir(d);
-  return policy;
-}
 
 static int class_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
   (void)kernel, (void)a, (void)c;

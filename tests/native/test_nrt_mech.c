@@ -16,6 +16,7 @@
 
 #include "atoll/error.h"
 #include "tests/atoll_test.h"
+#include "tests/native/thread_policy.h"
 #include "native/runtime/nrt.h"
 
 /* --- the scripted back-end --- */
@@ -551,30 +552,6 @@ static void pinned_scheduler_keeps_host_threads_off_its_cpu(void **state) {
   assert_true(find_thread("atoll-gc", &got, NULL));
   assert_int_equal(CPU_COUNT(&got), CPU_COUNT(&allowed));
   finish(r);
-}
-
-/* The scheduling policy of the thread named `name` (its RT priority in *prio), or -1 if there is
- * none. */
-static int thread_policy(const char *name, int *prio) {
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  int policy = -1;
-  while (d && policy < 0 && (e = readdir(d))) {
-    char path[300], comm[32] = "";
-    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (f && fgets(comm, sizeof comm, f) && (comm[strcspn(comm, "\n")] = '\0', strcmp(comm, name) == 0)) {
-      struct sched_param sp = {0};
-      const pid_t tid = (pid_t)atoi(e->d_name);
-      policy = sched_getscheduler(tid);
-      *prio = sched_getparam(tid, &sp) == 0 ? sp.sched_priority : -1;
-    }
-    if (f)
-      fclose(f);
-  }
-  if (d)
-    closedir(d);
-  return policy;
 }
 
 /* Waits (up to 2 s) for the thread named `name` to run under `policy` (threads take their class

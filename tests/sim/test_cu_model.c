@@ -158,6 +158,20 @@ static void test_busy_follows_spread(void **state) {
   }
 }
 
+/* The two-kernel cases below: A (4 blocks, u = 0.75, 1000 ns) starts at 0, and B (`b_blocks` of
+ * the same shape) is submitted when the clock reaches 200; the run then goes on to the end. */
+static void a_then_b_at_200(harness *h, int e, const atoll_gpu *g, uint32_t b_blocks) {
+  start(h, engines[e], g);
+  submit(h, 0, job(h, 4, 2, THREE_QUARTERS, 1000));
+  run_until(h, 200);
+  atoll_evq_push(&h->q, 200, ATOLL_EV_DISPATCH, 0); /* move the clock to 200 */
+  int64_t t;
+  uint64_t p;
+  atoll_evq_pop(&h->q, &t, &p);
+  submit(h, 1, job(h, b_blocks, 2, THREE_QUARTERS, 1000));
+  run_until(h, INT64_MAX);
+}
+
 /* Two kernels sharing CUs: A (4 blocks, one per CU, u = 0.75) starts at 0; B (the same shape)
  * arrives at 200 and finds 0.75 on every CU, so its blocks start at D = 1.5 and take 1.5 x bt1.
  * A's blocks keep the duration they started with. */
@@ -166,15 +180,7 @@ static void test_two_kernels_share(void **state) {
   atoll_gpu g = small_gpu();
   for (int e = 0; e < 2; e++) {
     harness h;
-    start(&h, engines[e], &g);
-    submit(&h, 0, job(&h, 4, 2, THREE_QUARTERS, 1000));
-    run_until(&h, 200);
-    atoll_evq_push(&h.q, 200, ATOLL_EV_DISPATCH, 0); /* move the clock to 200 */
-    int64_t t;
-    uint64_t p;
-    atoll_evq_pop(&h.q, &t, &p);
-    submit(&h, 1, job(&h, 4, 2, THREE_QUARTERS, 1000));
-    run_until(&h, INT64_MAX);
+    a_then_b_at_200(&h, e, &g, 4);
     assert_int_equal(h.done[0], 1000);
     assert_int_equal(h.started[1], 200);
     assert_int_equal(h.done[1], 200 + 1500);
@@ -190,15 +196,7 @@ static void test_corun_overlap(void **state) {
   g.corun_overlap_ppm = 500000;
   for (int e = 0; e < 2; e++) {
     harness h;
-    start(&h, engines[e], &g);
-    submit(&h, 0, job(&h, 4, 2, THREE_QUARTERS, 1000));
-    run_until(&h, 200);
-    atoll_evq_push(&h.q, 200, ATOLL_EV_DISPATCH, 0); /* move the clock to 200 */
-    int64_t t;
-    uint64_t p;
-    atoll_evq_pop(&h.q, &t, &p);
-    submit(&h, 1, job(&h, 4, 2, THREE_QUARTERS, 1000));
-    run_until(&h, INT64_MAX);
+    a_then_b_at_200(&h, e, &g, 4);
     assert_int_equal(h.done[0], 1000);
     assert_int_equal(h.done[1], 200 + 1125);
     stop(&h);
@@ -215,15 +213,7 @@ static void test_corun_overlap_spares_only_others(void **state) {
   g.corun_overlap_ppm = 500000;
   for (int e = 0; e < 2; e++) {
     harness h;
-    start(&h, engines[e], &g);
-    submit(&h, 0, job(&h, 4, 2, THREE_QUARTERS, 1000));
-    run_until(&h, 200);
-    atoll_evq_push(&h.q, 200, ATOLL_EV_DISPATCH, 0);
-    int64_t t;
-    uint64_t p;
-    atoll_evq_pop(&h.q, &t, &p);
-    submit(&h, 1, job(&h, 8, 2, THREE_QUARTERS, 1000));
-    run_until(&h, INT64_MAX);
+    a_then_b_at_200(&h, e, &g, 8);
     assert_int_equal(h.done[0], 1000);
     assert_int_equal(h.started[1], 200);
     assert_int_equal(h.done[1], 1000 + 1500);
