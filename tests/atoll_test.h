@@ -39,6 +39,15 @@
     }                                                                            \
   } while (0)
 
+/* A uniform draw in [0, n) from a xorshift64 state: the randomized event sequences of the core's
+ * tests, reproducible from their seed on every platform. */
+static inline uint32_t atoll_test_rnd(uint64_t *state, uint32_t n) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return (uint32_t)((*state >> 16) % n);
+}
+
 /* The number of cases whose name matches filter (cmocka's filter: * and ? wildcards). */
 static inline size_t atoll_test_matching(const struct CMUnitTest *t, size_t n, const char *filter) {
   size_t k = 0;

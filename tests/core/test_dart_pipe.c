@@ -448,12 +448,7 @@ static void a_refused_batch_fails_each_request_once(void **state) {
 }
 
 static uint64_t rnd_state;
-static uint32_t rnd(uint32_t n) {
-  rnd_state ^= rnd_state << 13;
-  rnd_state ^= rnd_state >> 7;
-  rnd_state ^= rnd_state << 17;
-  return (uint32_t)((rnd_state >> 16) % n);
-}
+static uint32_t rnd(uint32_t n) { return atoll_test_rnd(&rnd_state, n); }
 
 /* The oldest launch on stream s not completed, or -1 (a stream completes its commands in order). */
 static int32_t oldest_on(uint32_t s) {

@@ -483,12 +483,7 @@ static void pending_limit_exact_with_one_client(void **state) {
 /* --- randomized event sequences --- */
 
 static uint64_t rnd_state;
-static uint32_t rnd(uint32_t n) {
-  rnd_state ^= rnd_state << 13;
-  rnd_state ^= rnd_state >> 7;
-  rnd_state ^= rnd_state << 17;
-  return (uint32_t)((rnd_state >> 16) % n);
-}
+static uint32_t rnd(uint32_t n) { return atoll_test_rnd(&rnd_state, n); }
 
 /* A few thousand random arrivals, command starts and completions; fk_check() after each. Then a
  * drain. Every request is, in the end, either dropped once (never started or done) or started once
