@@ -12,14 +12,14 @@ case $case_name in
   profile_without_start_callbacks)
     # time_kills waited for on_start, which a GPU never calls: 60 s, then "did not complete a kernel
     # to start" and exit 1.
-    expect_rc 0 "$atoll" native --profile "$mix" --device cpu-gpu --cus 2 -o "$tmp/out"
+    expect_rc 0 "$atoll" native --profile "$mix" --device cpu-gpu --cus 2 -o "$tmp/out" $sanitizer_repeats
     [ -f "$tmp/out/gpus/cpu-gpu.yaml" ] || fail "no preset: $(ls -R "$tmp/out")"
     for m in cnn transformer; do
       [ -f "$tmp/out/models/$m.yaml" ] || fail "no profile of $m"
     done ;;
   hil_without_start_callbacks)
     expect_rc 0 "$atoll" hil "$mix" --device cpu-gpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
-      --set clients.camera.arrival.rate_hz=10
+      --set clients.camera.arrival.rate_hz=10 $sanitizer_repeats
     grep -q "^RT latency p50 " "$tmp/.stdout" || fail "no 'RT latency p50' row: $(cat "$tmp/.stdout")" ;;
   verify_same_device)
     # softmax and gelu round differently from the CPU build here, as on a GPU: the reference must be

@@ -11,3 +11,8 @@ expect_rc() { # expect_rc WANT CMD...: runs CMD into $tmp/.stdout and .stderr, f
   [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
 }
 json() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$tmp/.stdout"; }
+# Under a sanitizer each kernel is 5-15 times longer, and a model's measurement (`--profile`,
+# `hil`) is its ops' 15 timed runs each: 3 keep those cases' checks (files written, rows printed)
+# at a fifth of the time. Cases that judge the measurement's accuracy keep the default.
+sanitizer_repeats=
+[ -n "${ATOLL_TEST_SANITIZER:-}" ] && sanitizer_repeats="--repeats 3"

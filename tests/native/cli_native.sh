@@ -13,6 +13,14 @@ case $case_name in
     grep -q "model 'tiny'" "$tmp/.stderr" || fail "the message does not name the model: $(cat "$tmp/.stderr")"
     grep -q "native:" "$tmp/.stderr" || fail "the message does not say what is missing: $(cat "$tmp/.stderr")"
     [ ! -s "$tmp/.stdout" ] || fail "stdout not empty" ;;
+  repeats_out_of_range_exits_2)
+    expect_rc 2 "$atoll" native --profile "$mix" --repeats 0 -o "$tmp/out"
+    grep -q "from 1 to 200 timed runs per op, not .0" "$tmp/.stderr" || fail "--repeats 0: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" hil "$mix" --repeats 201
+    grep -q "from 1 to 200 timed runs per op, not .201" "$tmp/.stderr" || fail "--repeats 201: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" native "$mix" --repeats 3 --duration-ms 100
+    grep -q "give it with --profile" "$tmp/.stderr" || fail "--repeats without --profile: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/out" ] || fail "a refused --profile wrote $tmp/out" ;;
   unknown_device_exits_2)
     expect_rc 2 "$atoll" native "$mix" --device tpu
     grep -q "unknown device 'tpu'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
@@ -230,7 +238,7 @@ print('table and trace agree: camera %d/%d, %d preemptions, %d RT kernel spans' 
 PY
     ;;
   profile_writes_loadable_files)
-    expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out"
+    expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out" $sanitizer_repeats
     [ -f "$tmp/out/gpus/cpu.yaml" ] || fail "no preset"
     for m in cnn transformer; do
       [ -f "$tmp/out/models/$m.yaml" ] || fail "no profile of $m"
@@ -242,7 +250,8 @@ PY
     cp "$mix" "$tmp/out/mix.yaml"
     expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;
   hil_compares)
-    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]'
+    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
+      $sanitizer_repeats
     for row in "RT latency p50" "RT latency p99" "BE batch throughput"; do
       grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
     done

@@ -14,6 +14,7 @@
 const atoll_subcommand atoll_cmd_hil_def = {
     "hil", atoll_cmd_hil, "predict a scenario from device measurements, run it natively, compare",
     "usage: atoll hil SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--max-error PCT]\n"
+    "                 [--repeats N]\n"
     "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "\n"
     "The hardware-in-the-loop check (docs/hil.md): measures the device and every native model of\n"
@@ -24,6 +25,8 @@ const atoll_subcommand atoll_cmd_hil_def = {
     "latency p50, with the relative error (predicted / measured - 1).\n"
     "\n"
     "  --max-error PCT    exit 1 when the RT latency p50 error exceeds PCT percent\n"
+    "  --repeats N        timed runs per op of the measurement, whose median is the op's time\n"
+    "                     (default 15, 1-200)\n"
     "\n"
     "exit: 0 compared (and within --max-error); 1 outside --max-error or a native output differed\n"
     "from its reference; 2 bad input; 4 device unavailable.\n"};
@@ -54,8 +57,8 @@ int atoll_cmd_hil(int argc, char **argv) {
   static const char *const flags[1] = {"--pin"};
   bool fl[1];
   atoll__native_flags(&argc, argv, flags, fl, 1);
-  enum { X_DEVICE, X_CUS, X_SLOTS, X_MAXERR, N_X };
-  static const char *const extra[N_X] = {"--device", "--cus", "--slots", "--max-error"};
+  enum { X_DEVICE, X_CUS, X_SLOTS, X_MAXERR, X_REPEATS, N_X };
+  static const char *const extra[N_X] = {"--device", "--cus", "--slots", "--max-error", "--repeats"};
   const char *vals[N_X];
   atoll_run_opts ro;
   int rc = atoll_cli_parse(cmd, argc, argv, &ro, extra, vals, N_X, true);
@@ -70,6 +73,9 @@ int atoll_cmd_hil(int argc, char **argv) {
   double max_err = -1;
   if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 64, &no.cus)) ||
       (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 64, &no.slots_per_cu)))
+    return rc;
+  uint32_t repeats;
+  if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)))
     return rc;
   if (vals[X_MAXERR]) {
     char *end;
@@ -103,7 +109,7 @@ int atoll_cmd_hil(int argc, char **argv) {
     rc = atoll_native_measure_device(&no, "hil", nm, s.n_models, &a, &g, &note, err, sizeof err);
   for (uint32_t m = 0; rc == 0 && m < s.n_models; m++) {
     h.models[m] = s.models[m];
-    rc = atoll_native_measure_model(&no, nm[m], &g, 15, &a, &h.models[m].model, err, sizeof err);
+    rc = atoll_native_measure_model(&no, nm[m], &g, repeats, &a, &h.models[m].model, err, sizeof err);
     alone[m] = h.models[m].model.measured_latency_ns;
   }
   if (rc) {

@@ -14,7 +14,7 @@ const atoll_subcommand atoll_cmd_native_def = {
     "usage: atoll native SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--verify]\n"
     "                    [--json FILE|-] [--csv FILE] [--trace FILE] [--latency-opts LIST]\n"
     "                    [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
-    "       atoll native --profile SCENARIO [--device D] [--cus N] [--slots N] [--pin] [-o DIR]\n"
+    "       atoll native --profile SCENARIO [--device D] [--cus N] [--slots N] [--pin] [--repeats N] [-o DIR]\n"
     "\n"
     "Runs SCENARIO on a real device: client threads send requests at the scenario's arrival times,\n"
     "the scheduler core (the same code `atoll sim` runs) decides, the native runtime (docs/native.md)\n"
@@ -43,6 +43,8 @@ const atoll_subcommand atoll_cmd_native_def = {
     "  --profile          measure every native model of SCENARIO on the device and write its\n"
     "                     profile (native-MODEL.yaml) and the device preset (gpu-NAME.yaml) to DIR\n"
     "                     (-o, default .); see docs/hil.md\n"
+    "  --repeats N        timed runs per op of --profile, whose median is the op's time (default 15,\n"
+    "                     1-200): fewer for a quick, rougher profile\n"
     "\n"
     "exit: 0 every bound holds (and --verify found no mismatch); 1 a bound is violated or an output\n"
     "differs, or a request failed without --inject; 2 bad input (including a model without a native\n"
@@ -106,13 +108,26 @@ int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char 
   return 0;
 }
 
+int atoll__native_repeats(const atoll_subcommand *cmd, const char *text, uint32_t *out) {
+  *out = ATOLL_PROFILE_REPEATS;
+  if (!text)
+    return 0;
+  char *end;
+  unsigned long v = strtoul(text, &end, 10);
+  if (*text == '\0' || *text == '-' || *end != '\0' || v < 1 || v > ATOLL_PROFILE_REPEATS_MAX)
+    return atoll_cli_usage_error(cmd, "--repeats wants from 1 to %u timed runs per op, not '%s'",
+                                 (unsigned)ATOLL_PROFILE_REPEATS_MAX, text);
+  *out = (uint32_t)v;
+  return 0;
+}
+
 /* Exit code for a failed native run. */
 int atoll__native_fail(const char *what, int rc, const char *err) {
   fprintf(stderr, "atoll %s: %s\n", what, err && err[0] ? err : atoll_strerror(rc));
   return rc == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : rc == ATOLL_EIO ? ATOLL_EXIT_VIOLATED : ATOLL_EXIT_BAD_INPUT;
 }
 
-enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, X_LATENCY, N_X };
+enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, X_LATENCY, X_REPEATS, N_X };
 enum { F_VERIFY, F_PIN, F_PROFILE, N_F };
 
 int atoll_cmd_native(int argc, char **argv) {
@@ -121,7 +136,7 @@ int atoll_cmd_native(int argc, char **argv) {
   bool fl[N_F];
   atoll__native_flags(&argc, argv, flags, fl, N_F);
   static const char *const extra[N_X] = {"--json", "--csv", "--trace", "--device", "--cus", "--slots", "-o",
-                                         "--inject", "--latency-opts"};
+                                         "--inject", "--latency-opts", "--repeats"};
   const char *vals[N_X];
   atoll_run_opts o;
   int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, N_X, true);
@@ -136,6 +151,11 @@ int atoll_cmd_native(int argc, char **argv) {
   if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 64, &no.cus)) ||
       (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 64, &no.slots_per_cu)))
     return rc;
+  uint32_t repeats;
+  if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)))
+    return rc;
+  if (vals[X_REPEATS] && !fl[F_PROFILE])
+    return atoll_cli_usage_error(cmd, "--repeats sets the timed runs of --profile; give it with --profile");
   atoll_nfault_cfg inject = {0};
   char inject_err[160];
   if (vals[X_INJECT] && atoll_nfault_parse(vals[X_INJECT], &inject, inject_err, sizeof inject_err) != 0)
@@ -159,7 +179,7 @@ int atoll_cmd_native(int argc, char **argv) {
   }
   no.nmodels = nm;
   if (fl[F_PROFILE]) {
-    rc = atoll__native_profile(&s, &no, vals[X_OUT] ? vals[X_OUT] : ".", stdout);
+    rc = atoll__native_profile(&s, &no, vals[X_OUT] ? vals[X_OUT] : ".", repeats, stdout);
     free(nm);
     atoll_arena_free(&a);
     return rc;

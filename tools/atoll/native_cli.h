@@ -23,7 +23,13 @@ int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char 
 /* Prints a failed native run's error; returns its exit code (4 for an unavailable device). */
 int atoll__native_fail(const char *what, int rc, const char *err);
 /* `atoll native --profile`: measures and writes the device preset and the models' profiles to
- * dir; a summary on out. Returns an exit code. */
-int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, FILE *out);
+ * dir, each op's time the median of `repeats` timed runs; a summary on out. Returns an exit code. */
+int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, uint32_t repeats,
+                          FILE *out);
+/* Timed runs per op of a model's measurement (`--repeats`, `atoll native --profile` and `atoll hil`):
+ * the default, and the most the measurement keeps samples for. */
+enum { ATOLL_PROFILE_REPEATS = 15, ATOLL_PROFILE_REPEATS_MAX = 200 };
+/* Parses --repeats (NULL text: *out = ATOLL_PROFILE_REPEATS); a usage error's exit code, or 0. */
+int atoll__native_repeats(const atoll_subcommand *cmd, const char *text, uint32_t *out);
 
 #endif

@@ -67,7 +67,8 @@ static void header(char *buf, size_t size, const char *what, const atoll_native_
            what, cmd, host, sysconf(_SC_NPROCESSORS_ONLN), when);
 }
 
-int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, FILE *out) {
+int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, uint32_t repeats,
+                          FILE *out) {
   atoll_arena a;
   atoll_arena_init(&a);
   char err[256] = "", path[1200], head[1024];
@@ -116,7 +117,7 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
   }
   for (uint32_t k = 0; k < n; k++) {
     atoll_model m;
-    rc = atoll_native_measure_model(o, uniq[k], &g, 15, &a, &m, err, sizeof err);
+    rc = atoll_native_measure_model(o, uniq[k], &g, repeats, &a, &m, err, sizeof err);
     if (rc) {
       atoll_arena_free(&a);
       return atoll__native_fail("native --profile", rc, err);
