@@ -164,5 +164,15 @@ double atoll_inss_tail_batched(double inf1_ns, double infb_ns, uint32_t b, doubl
     }
   }
   double tail = sum / q.mean_k;
-  return tail < 1 ? tail : 1;
+  if (tail >= 1)
+    return 1;
+  /* At b = 1 the policy's shedding (a request that would miss even alone is dropped at the head
+   * of its queue, bringing no work) is exactly a bound on the waiting time: the queue is M/D/1
+   * with customers refused when their wait would pass SLO - t_inf, whose loss is
+   * (1 - rho) p / (1 - rho p), p the unbounded queue's tail (Cohen's M/G/1 with bounded virtual
+   * waiting time). At b > 1 a request can miss without being shed (its batch runs longer than
+   * batch 1), so the plain tail stands. */
+  if (b == 1)
+    tail = (1 - rho) * tail / (1 - rho * tail);
+  return tail;
 }
