@@ -344,7 +344,7 @@ static void decide_matches_every_placement(void **state) {
   }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lwr_interpolates_the_grid),
       cmocka_unit_test(interference_terms),
@@ -359,5 +359,5 @@ int main(void) {
       cmocka_unit_test(decide_keeps_a_given_gpu),
       cmocka_unit_test(decide_matches_every_placement),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }
