@@ -7,7 +7,8 @@
 
 static double absd(double x) { return x < 0 ? -x : x; }
 
-atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_gslice_tune_cfg *cfg) {
+/* Algorithm 1 as the paper gives it; atoll_gslice_tune adds the SLO floor. */
+static atoll_gslice_decision tune_free(const atoll_gslice_obs *o, const atoll_gslice_tune_cfg *cfg) {
   atoll_gslice_decision d = {.action = ATOLL_GSLICE_KEEP, .pct = o->pct};
   if (o->avg_latency_ns <= 0 || o->slo_ns <= 0)
     return d; /* nothing measured yet, or no SLO to tune to */
@@ -49,6 +50,31 @@ atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_g
   d.pct = (uint32_t)p;
   d.action = d.pct == o->pct ? ATOLL_GSLICE_KEEP : a;
   return d;
+}
+
+/* A share under which every request that waits for one run of its IF misses the SLO is no slack to
+ * give away, whatever the EWMAs say: at a few requests per second they are noise (one window's
+ * late completion reads as throughput short of arrivals), and they track the mean, not the tail
+ * an SLO is judged on. */
+atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_gslice_tune_cfg *cfg) {
+  atoll_gslice_decision d = tune_free(o, cfg);
+  uint32_t floor_pct = o->floor_pct > 100 ? 100 : o->floor_pct;
+  if (d.pct < floor_pct) {
+    d.pct = floor_pct;
+    d.action = d.pct > o->pct ? ATOLL_GSLICE_GROW : d.pct < o->pct ? ATOLL_GSLICE_SHRINK : ATOLL_GSLICE_KEEP;
+  }
+  return d;
+}
+
+uint32_t atoll_gslice_floor_pct(const uint32_t *pct, const double *latency_ns, uint32_t n, double slo_ns,
+                                uint32_t run_pct) {
+  if (n == 0 || run_pct == 0 || slo_ns <= 0)
+    return 0;
+  double allowed = slo_ns * run_pct / 100.0;
+  for (uint32_t i = 0; i < n; i++)
+    if (latency_ns[i] <= allowed)
+      return pct[i];
+  return 100;
 }
 
 void atoll_gslice_maxmin(const uint32_t *demand, const double *weight, uint32_t n, uint32_t capacity, uint32_t *out) {
@@ -114,16 +140,28 @@ void atoll_gslice_to_grid(const uint32_t *alloc, const uint32_t *demand, uint32_
   }
 }
 
-uint32_t atoll_gslice_slab(uint32_t b, int64_t run_ns, int64_t target_ns, uint32_t max) {
-  if (b == 0)
-    b = 1;
+uint32_t atoll_gslice_slab(uint32_t limit, uint32_t ran, int64_t run_ns, int64_t target_ns, int64_t lat_ns,
+                           int64_t slo_ns, uint32_t max) {
+  if (limit == 0)
+    limit = 1;
+  if (ran == 0)
+    ran = 1;
   if (max == 0)
     max = 1;
-  double next = run_ns > 0 ? (double)b * (double)target_ns / (double)run_ns : 2.0 * b;
-  double hi = 2.0 * b, lo = b / 2.0;
+  double next = run_ns > 0 ? (double)ran * (double)target_ns / (double)run_ns : 2.0 * ran;
+  double hi = 2.0 * ran, lo = ran / 2.0;
   next = next > hi ? hi : next < lo ? lo : next;
-  uint32_t n = (uint32_t)floor(next);
-  return n < 1 ? 1 : n > max ? max : n;
+  /* A batch cut short for want of requests says nothing against the limit in use. */
+  if (ran < limit && next >= ran)
+    next = limit;
+  /* The proportion to the run is a guess that fails below the model's knee, where a larger batch
+   * runs in barely more time than one request: a batch that left headroom against the SLO
+   * (GSLICE's SLO - latency) keeps the limit, and when it was full tries at least one more. */
+  double keep = ran >= limit ? limit + 1.0 : limit;
+  if (lat_ns <= slo_ns && next < keep)
+    next = keep;
+  uint32_t b = (uint32_t)floor(next);
+  return b < 1 ? 1 : b > max ? max : b;
 }
 
 uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max) {

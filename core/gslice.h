@@ -24,6 +24,7 @@ typedef struct atoll_gslice_obs {
   double avg_tput_rps;    /* EWMA of the completions per second */
   double arrival_rps;     /* EWMA of the arrivals per second */
   uint32_t pct;           /* its share now */
+  uint32_t floor_pct;     /* its SLO floor (atoll_gslice_floor_pct); 0: none */
 } atoll_gslice_obs;
 
 typedef enum atoll_gslice_action { ATOLL_GSLICE_KEEP = 0, ATOLL_GSLICE_GROW = 1, ATOLL_GSLICE_SHRINK = 2 } atoll_gslice_action;
@@ -40,8 +41,16 @@ typedef struct atoll_gslice_decision {
  * |diff%| are below the band; otherwise the share grows when either residual is negative and
  * shrinks when both are positive, by pct x changeFactor (changeFactor = max(|residual_L| / avgL,
  * |residual_T| / avgT), at most 1), rounded away from the old share to the step grid, at least
- * one step, within [min_pct, 100]. */
+ * one step, within [min_pct, 100]. Never below the IF's SLO floor (o->floor_pct): a shrink stops
+ * at it, and a share under it (the band kept it, or it started there) grows to it. */
 atoll_gslice_decision atoll_gslice_tune(const atoll_gslice_obs *o, const atoll_gslice_tune_cfg *cfg);
+
+/* The SLO floor of a model from its batch-1 latency over shares (pct[i], latency_ns[i], n points,
+ * pct ascending): the smallest share whose run takes at most run_pct % of the SLO, so that a
+ * request may wait for one run of its IF and still meet the SLO (run_pct 50); 100 when no share
+ * does; 0 (no floor) when run_pct or the SLO is 0 or no point is given. */
+uint32_t atoll_gslice_floor_pct(const uint32_t *pct, const double *latency_ns, uint32_t n, double slo_ns,
+                                uint32_t run_pct);
 
 /* Weighted max-min fair allocation of `capacity` among n demands (progressive filling): each
  * unsatisfied IF is offered capacity left x its weight / the unsatisfied weights; an IF whose
@@ -57,10 +66,16 @@ void atoll_gslice_maxmin(const uint32_t *demand, const double *weight, uint32_t 
 void atoll_gslice_to_grid(const uint32_t *alloc, const uint32_t *demand, uint32_t n, uint32_t room, uint32_t step,
                           uint32_t *out);
 
-/* SLAB: the next batch size from the last batch's run time at batch b: the batch whose run takes
- * target_ns (the share of the SLO a run may use), in proportion, b x target / run, at most twice
- * and at least half the old one, within [1, max]. */
-uint32_t atoll_gslice_slab(uint32_t b, int64_t run_ns, int64_t target_ns, uint32_t max);
+/* SLAB (GSLICE §3.3.1): the next batch limit after a batch of `ran` requests (the limit was
+ * `limit`) ran for run_ns and its oldest request waited and ran lat_ns in all:
+ * - the batch whose run takes target_ns (the share of the SLO a run may use), in proportion,
+ *   ran x target / run, at most twice and at least half of ran;
+ * - a batch cut short for want of requests (ran < limit) does not lower the limit;
+ * - a batch whose latency was within slo_ns (headroom left) does not lower the limit, and when it
+ *   was full (ran >= limit) tries at least limit + 1;
+ * within [1, max]. */
+uint32_t atoll_gslice_slab(uint32_t limit, uint32_t ran, int64_t run_ns, int64_t target_ns, int64_t lat_ns,
+                           int64_t slo_ns, uint32_t max);
 /* Clipper's AIMD: one more while the batch kept within the SLO, else back off by 10 %. */
 uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max);
 

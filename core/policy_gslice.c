@@ -12,8 +12,10 @@
  * load time, atoll_gslice_load_ns) while the old share serves; once loaded, the switch waits for the IF's
  * running batch, then idles the IF for partition_switch_us and moves its stream to the new CUs. A
  * shadow the GPU's memory cannot hold beside every instance (and the other shadows loading) is
- * refused. Batching: SLAB (the batch whose run fits slab_target_pct of the SLO, from the last
- * batch's run time), Clipper's AIMD, or none; notify_after successive under- or over-provisioned
+ * refused. An IF's share never drops below its SLO floor (the share one run needs to leave the SLO
+ * room for a wait of one run, from the knee sweep). Batching: SLAB (the batch whose run fits
+ * slab_target_pct of the SLO, from the last batch's run time, and one more after a full batch
+ * that met the SLO), Clipper's AIMD, or none; notify_after successive under- or over-provisioned
  * batches make the manager re-tune at once. */
 #include "atoll/error.h"
 #include "core/gslice.h"
@@ -52,7 +54,7 @@ typedef struct gslice_state {
 
 enum {
   OPT_TUNE_MS, OPT_HOLD_MS, OPT_BAND, OPT_STEP, OPT_EWMA, OPT_BATCHING, OPT_MAX_BATCH, OPT_INITIAL,
-  OPT_NOTIFY, OPT_WEIGHTS, OPT_SLAB_TARGET, OPT_N
+  OPT_NOTIFY, OPT_WEIGHTS, OPT_SLAB_TARGET, OPT_FLOOR_RUN, OPT_N
 };
 static const char *const batching_names[] = {"off", "slab", "aimd"};
 static const char *const weight_names[] = {"demand", "equal"};
@@ -74,6 +76,8 @@ static const atoll_policy_option options[] = {
                      .offset = ATOLL_OPTION_AT(param[9]), .def = WEIGHT_DEMAND, .max = 1, .names = weight_names,
                      .what = "max-min weights"},
     [OPT_SLAB_TARGET] = U32_OPT("slab_target_pct", 10, 50, 1, 100),
+    /* Slot 11: sim/knee.c reads it to sweep the SLO floors (atoll_sim_gslice_start). */
+    [OPT_FLOOR_RUN] = U32_OPT("floor_run_pct", 11, 50, 0, 100),
 };
 _Static_assert(sizeof options / sizeof options[0] == OPT_N, "one entry per option");
 
@@ -236,13 +240,19 @@ static void start_change(atoll_core *c, uint32_t q, uint32_t pct, int64_t now) {
   }
 }
 
+/* Client cl's SLO floor (docs/gslice.md, "SLO floors"; set where the knee sweep ran), 0 with the
+ * option floor_run_pct 0. */
+static uint32_t floor_of(const atoll_core *c, uint32_t cl) {
+  return opt(c, OPT_FLOOR_RUN) > 0 ? c->s->clients[cl].share_floor_pct : 0;
+}
+
 /* The manager's round: Algorithm 1 on every IF free to change, max-min fairness when they ask
  * for more than the GPU, then the changes. */
 static void reallocate(atoll_core *c, int64_t now) {
   gslice_state *st = atoll__policy_state(c);
   atoll_gslice_tune_cfg cfg = {.band_pct = (uint32_t)opt(c, OPT_BAND), .step_pct = (uint32_t)opt(c, OPT_STEP),
                                .min_pct = (uint32_t)opt(c, OPT_STEP)};
-  uint32_t demand[MAX_IFS] = {0}, alloc[MAX_IFS] = {0}, idx[MAX_IFS];
+  uint32_t demand[MAX_IFS] = {0}, alloc[MAX_IFS] = {0}, idx[MAX_IFS], floors[MAX_IFS] = {0};
   bool keep[MAX_IFS];
   double weight[MAX_IFS];
   uint32_t n_free = 0, fixed = 0, asked = 0;
@@ -257,8 +267,12 @@ static void reallocate(atoll_core *c, int64_t now) {
       continue;
     }
     atoll_gslice_obs o = {.slo_ns = (double)c->client_deadline_ns[cl], .avg_latency_ns = f->ewma_lat_ns,
-                          .avg_tput_rps = f->ewma_tput, .arrival_rps = f->ewma_rate, .pct = f->pct};
+                          .avg_tput_rps = f->ewma_tput, .arrival_rps = f->ewma_rate, .pct = f->pct,
+                          .floor_pct = floor_of(c, cl)};
     atoll_gslice_decision d = f->measured ? atoll_gslice_tune(&o, &cfg) : (atoll_gslice_decision){.pct = f->pct};
+    if (d.pct < o.floor_pct) /* not measured yet, but under its floor */
+      d = (atoll_gslice_decision){.action = ATOLL_GSLICE_GROW, .pct = o.floor_pct};
+    floors[n_free] = o.floor_pct;
     idx[n_free] = q;
     keep[n_free] = d.action == ATOLL_GSLICE_KEEP;
     demand[n_free] = d.pct;
@@ -281,7 +295,9 @@ static void reallocate(atoll_core *c, int64_t now) {
   atoll_gslice_to_grid(alloc, demand, n_free, room, cfg.step_pct, grid);
   for (uint32_t i = 0; i < n_free; i++) {
     gs_if *f = &st->f[idx[i]];
-    uint32_t p = grid[i];
+    /* Fairness does not cut an IF below its SLO floor: where the floors add up past the GPU, the
+     * shares overlap as MPS caps may (docs/gslice.md, "SLO floors"). */
+    uint32_t p = grid[i] > floors[i] ? grid[i] : floors[i];
     /* An IF Algorithm 1 keeps changes only when fairness cuts it. */
     if (keep[i] && alloc[i] >= f->pct)
       continue;
@@ -336,10 +352,7 @@ static bool adapt_batch(atoll_core *c, uint32_t q, int64_t now) {
   bool within = slo <= 0 || lat <= slo;
   uint32_t max = (uint32_t)opt(c, OPT_MAX_BATCH), b = f->batch;
   if (opt(c, OPT_BATCHING) == BATCH_SLAB && slo > 0) {
-    uint32_t next = atoll_gslice_slab(f->active_batch, run, slo * opt(c, OPT_SLAB_TARGET) / 100, max);
-    /* A batch cut short for want of requests says nothing against the size in use. */
-    if (!(f->active_batch < f->batch && next >= f->active_batch))
-      b = next;
+    b = atoll_gslice_slab(f->batch, f->active_batch, run, slo * opt(c, OPT_SLAB_TARGET) / 100, lat, slo, max);
   } else if (opt(c, OPT_BATCHING) == BATCH_AIMD) {
     if (!within || f->active_batch == f->batch)
       b = atoll_gslice_aimd(f->batch, within, max);

@@ -73,23 +73,30 @@ int atoll_sim_gslice_start(const atoll_scenario *s, atoll_client *clients) {
   uint32_t n = s->n_clients;
   if (n > ATOLL_GSLICE_MAX_IFS)
     return ATOLL_EINVAL;
-  /* The policy's step (option step_pct, param slot 3; atoll_policy_defaults when unset). */
+  /* The policy's step (option step_pct, param slot 3; atoll_policy_defaults when unset) and the
+   * SLO floor's run allowance (option floor_run_pct, slot 11; 0: no floors). */
   uint32_t step = s->policy.param[3] > 0 ? (uint32_t)s->policy.param[3] : 5;
-  uint32_t knee[ATOLL_GSLICE_MAX_IFS] = {0};
+  uint32_t run_pct = s->policy.param[11] > 0 ? (uint32_t)s->policy.param[11] : 0;
+  uint32_t knee[ATOLL_GSLICE_MAX_IFS] = {0}, floor_pct[ATOLL_GSLICE_MAX_IFS] = {0};
   for (uint32_t i = 0; i < n; i++) {
-    if (!atoll_cuset_is_empty(&clients[i].cus))
+    bool bound = !atoll_cuset_is_empty(&clients[i].cus);
+    if (bound && run_pct == 0)
       continue;
     /* One sweep per model: clients of the same model share it. */
-    for (uint32_t j = 0; j < i && !knee[i]; j++)
-      if (knee[j] && clients[j].model == clients[i].model)
-        knee[i] = knee[j];
-    if (!knee[i]) {
-      atoll_knee_point curve[ATOLL_KNEE_POINTS];
-      const atoll_scenario_model *sm = &s->models[clients[i].model];
-      int rc = atoll_sim_knee(&s->gpu, sm->name, &sm->model, 1, curve, &knee[i]);
-      if (rc)
-        return rc;
-    }
+    atoll_knee_point curve[ATOLL_KNEE_POINTS];
+    uint32_t k = 0;
+    const atoll_scenario_model *sm = &s->models[clients[i].model];
+    int rc = atoll_sim_knee(&s->gpu, sm->name, &sm->model, 1, curve, &k);
+    if (rc)
+      return rc;
+    if (!bound)
+      knee[i] = k;
+    uint32_t pct[ATOLL_KNEE_POINTS];
+    double lat[ATOLL_KNEE_POINTS];
+    for (uint32_t j = 0; j < ATOLL_KNEE_POINTS; j++)
+      pct[j] = curve[j].pct, lat[j] = curve[j].latency_us * 1e3;
+    floor_pct[i] = atoll_gslice_floor_pct(pct, lat, ATOLL_KNEE_POINTS, (double)clients[i].deadline_ns, run_pct);
+    clients[i].share_floor_pct = floor_pct[i];
   }
   for (uint32_t g = 0; g < atoll_scenario_gpus(s); g++) {
     uint32_t given = 0, demand[ATOLL_GSLICE_MAX_IFS], idx[ATOLL_GSLICE_MAX_IFS], out[ATOLL_GSLICE_MAX_IFS], m = 0,
@@ -111,12 +118,13 @@ int atoll_sim_gslice_start(const atoll_scenario *s, atoll_client *clients) {
     else
       for (uint32_t k = 0; k < m; k++)
         out[k] = demand[k];
-    /* Down to the grid; the steps that frees go back to the clients cut below their knee. */
+    /* Down to the grid; the steps that frees go back to the clients cut below their knee; then up
+     * to each client's SLO floor (shares past 100 % in all overlap, as MPS caps may). */
     uint32_t pct[ATOLL_GSLICE_MAX_IFS];
     atoll_gslice_to_grid(out, demand, m, room, step, pct);
     for (uint32_t k = 0; k < m; k++) {
-      uint32_t next;
-      int rc = atoll_cuset_from_share(s->gpu.cus, 0, pct[k], &clients[idx[k]].cus, &next);
+      uint32_t next, p = pct[k] > floor_pct[idx[k]] ? pct[k] : floor_pct[idx[k]];
+      int rc = atoll_cuset_from_share(s->gpu.cus, 0, p, &clients[idx[k]].cus, &next);
       if (rc)
         return rc;
     }

@@ -33,6 +33,7 @@ echo "|---|---|---|---|---|"
 run "gslice (SLAB)" --policy gslice
 run "gslice (AIMD)" --policy gslice --set policy.batching=aimd
 run "gslice (no batching)" --policy gslice --set policy.batching=off
+run "gslice without SLO floors" --policy gslice --set policy.floor_run_pct=0
 run "mps-default" --policy mps-default
 run "mps-default + fixed batching" --policy mps-default "${batch[@]}"
 run "mps-static (equal shares)" --policy mps-static
@@ -52,6 +53,7 @@ echo "| policy (steady state) | capacity scale | worst violation ratio at it | f
 echo "|---|---|---|---|---|"
 run "gslice (SLAB)" --policy gslice "${steady[@]}"
 run "gslice (no batching)" --policy gslice --set policy.batching=off "${steady[@]}"
+run "gslice without SLO floors" --policy gslice --set policy.floor_run_pct=0 "${steady[@]}"
 run "mps-default" --policy mps-default "${steady[@]}"
 run "mps-default + fixed batching" --policy mps-default "${batch[@]}" "${steady[@]}"
 run "mps-static (equal shares)" --policy mps-static "${steady[@]}"
@@ -78,15 +80,15 @@ r = json.load(open(sys.argv[1]))
 print("mps-default at 0.4307, 30 s: mean latency / standalone: " + ", ".join(
     "%s %.2fx" % (c["name"], c["norm_latency"]["mean"]) for c in r["clients"]))
 PY
-at 0.3 --policy gslice --duration-ms 120000 --set warmup_ms=60000
+at 0.3 --policy gslice --duration-ms 120000 --set warmup_ms=60000 --set policy.floor_run_pct=0
 python3 - "$tmp/a.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 v = [c for c in r["clients"] if c["name"] == "vit"][0]
-print("gslice at 0.3, [60 s, 120 s): vit mean %.0f us, violation ratio %.3f, share changes %d" % (
+print("gslice without floors at 0.3, [60 s, 120 s): vit mean %.0f us, violation ratio %.3f, share changes %d" % (
     v["latency_us"]["mean"], v["violation_ratio"], len([p for p in r["partition_steps"] if p["step"] == "switch"])))
 PY
-at 0.015 --policy gslice --duration-ms 600000 --set warmup_ms=60000
+at 0.015 --policy gslice --duration-ms 600000 --set warmup_ms=60000 --set policy.floor_run_pct=0
 python3 - "$tmp/a.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -94,7 +96,7 @@ span = {}
 for p in r["shares"]:
     lo, hi = span.get(p["client"], (100, 0))
     span[p["client"]] = (min(lo, p["pct"]), max(hi, p["pct"]))
-print("gslice at 0.015, 600 s: %d switches; shares " % len([p for p in r["partition_steps"] if p["step"] == "switch"])
+print("gslice without floors at 0.015, 600 s: %d switches; shares " % len([p for p in r["partition_steps"] if p["step"] == "switch"])
       + ", ".join("%s %d-%d %%" % (k, v[0], v[1]) for k, v in span.items()) + "; violation ratios "
       + ", ".join("%s %.3f" % (c["name"], c["violation_ratio"]) for c in r["clients"]))
 PY

@@ -56,6 +56,9 @@ typedef struct atoll_client {
   uint32_t batch_max;
   int64_t batch_timeout_ns;
   bool gpu_given; /* gpu: was in the scenario (else the placement chose it) */
+  /* gslice's SLO floor (docs/gslice.md, "SLO floors"): the smallest share on which one run of the
+   * model fits the SLO's run allowance, set by the simulator's knee sweep; 0: none known. */
+  uint32_t share_floor_pct;
 } atoll_client;
 
 typedef struct atoll_scenario_model {

@@ -238,14 +238,16 @@ PY
     expect_rc 1 "$atoll" explore "$src/scenarios/seeds/gslice/two-ifs-static.yaml" --policy mps-default
     grep -q 'FAIL  clients.cam.latency_us.max <= 200' "$tmp/.stdout" "$tmp/.stderr" || fail "not refuted" ;;
   gslice_full_gpu_switch)
-    # The acceptance mix overloaded (scale 1): at 1 s bert shrinks to 30 % and ViT grows to 35 %,
+    # The acceptance mix overloaded (scale 1), without SLO floors (floor_run_pct 0: with them every
+    # IF holds the whole GPU and nothing moves): at 1 s bert shrinks to 30 % and ViT grows to 35 %,
     # fairness's floored shares handed back to the grid so the GPU stays whole (35 + 30 + 35);
     # ViT switches at 6 s while bert still holds 35 %, so ViT's CUs overlap bert's and the fluid
     # engine cuts zones under running groups (a twin group once took a freed slot the cut then moved
     # a second time: SIGFPE). Both engines run it through.
     scen=$src/scenarios/seeds/gslice/three-ifs.yaml
     for e in fluid blocks; do
-      expect_rc 0 "$atoll" sim "$scen" --quiet --duration-ms 7000 --set sim.engine=$e --json "$tmp/$e.json"
+      expect_rc 0 "$atoll" sim "$scen" --quiet --duration-ms 7000 --set sim.engine=$e --set policy.floor_run_pct=0 \
+        --json "$tmp/$e.json"
       python3 - "$tmp/$e.json" <<'PY' || fail "shares on $e"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -257,6 +259,25 @@ sw = [p for p in r["partition_steps"] if p["step"] == "switch"]
 assert [(p["client"], p["pct"]) for p in sw] == [("vit", 35), ("bert", 30)], sw
 PY
     done ;;
+  gslice_capacity_acceptance)
+    # docs/gslice.md, "Acceptance": on the 3-IF mix (SLO 2x alone, Poisson) gslice's capacity is at
+    # least 1.5x unbatched mps-default's, at least mps-default's with fixed batching and at least 2x
+    # seq's (3 s runs; tools/gslice-figures.sh gives the steady-state ones). The SLO floors start
+    # every IF on the whole GPU (a run on less leaves no room for a wait of one run), and SLAB's
+    # headroom rule batches what queues behind a run.
+    scen=$src/scenarios/seeds/gslice/three-ifs.yaml
+    fixed=(--set 'clients.mobilenet.batch={max: 4, timeout_ms: 0.086}' --set 'clients.bert.batch={max: 4, timeout_ms: 0.579}'
+           --set 'clients.vit.batch={max: 4, timeout_ms: 0.617}')
+    expect_rc 0 "$atoll" capacity "$scen" --policy gslice --quiet --json "$tmp/g.json"
+    expect_rc 0 "$atoll" capacity "$scen" --policy mps-default --quiet --json "$tmp/m.json"
+    expect_rc 0 "$atoll" capacity "$scen" --policy mps-default --quiet "${fixed[@]}" --json "$tmp/mb.json"
+    expect_rc 0 "$atoll" capacity "$scen" --policy seq --quiet --json "$tmp/s.json"
+    python3 - "$tmp/g.json" "$tmp/m.json" "$tmp/mb.json" "$tmp/s.json" <<'PY' || fail "gslice capacity acceptance"
+import json, sys
+g, m, mb, s = (json.load(open(f))["scale"] for f in sys.argv[1:5])
+assert g >= 1.5 * m and g >= mb and g >= 2 * s, (g, m, mb, s)
+PY
+    ;;
   capacity_steady_state)
     # atoll capacity --min-requests N --warmup-ms W: every probe runs W ms plus enough to give each
     # client N requests (expected) after it, the same for every policy. At the scale found each

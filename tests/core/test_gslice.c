@@ -138,17 +138,84 @@ static void grid_gives_back_the_steps_flooring_frees(void **state) {
   assert_int_equal(o3[1], 5);
 }
 
+/* SLAB, a late batch (latency 30 ms over a 20 ms SLO): the proportion to the run alone. */
+static uint32_t slab_late(uint32_t b, int64_t run_ns, uint32_t max) {
+  return atoll_gslice_slab(b, b, run_ns, 10000000, 30000000, 20000000, max);
+}
+
 static void slab_and_aimd_batch_sizes(void **state) {
   (void)state;
-  assert_int_equal(atoll_gslice_slab(4, 8000000, 10000000, 16), 5);  /* 4 x 10 / 8 */
-  assert_int_equal(atoll_gslice_slab(4, 20000000, 10000000, 16), 2); /* 4 x 10 / 20 */
-  assert_int_equal(atoll_gslice_slab(4, 2000000, 10000000, 16), 8);  /* 20, at most twice 4 */
-  assert_int_equal(atoll_gslice_slab(4, 2000000, 10000000, 6), 6);   /* the maximum */
-  assert_int_equal(atoll_gslice_slab(1, 50000000, 10000000, 16), 1); /* never below 1 */
+  assert_int_equal(slab_late(4, 8000000, 16), 5);  /* 4 x 10 / 8 */
+  assert_int_equal(slab_late(4, 20000000, 16), 2); /* 4 x 10 / 20 */
+  assert_int_equal(slab_late(4, 2000000, 16), 8);  /* 20, at most twice 4 */
+  assert_int_equal(slab_late(4, 2000000, 6), 6);   /* the maximum */
+  assert_int_equal(slab_late(1, 50000000, 16), 1); /* never below 1 */
   assert_int_equal(atoll_gslice_aimd(4, true, 16), 5);
   assert_int_equal(atoll_gslice_aimd(10, false, 16), 9);
   assert_int_equal(atoll_gslice_aimd(1, false, 16), 1);
   assert_int_equal(atoll_gslice_aimd(16, true, 16), 16);
+}
+
+/* SLAB's headroom: a batch within the SLO never lowers the limit, and a full one tries one more,
+ * where the proportion to the run alone would shrink it. SLO 2 ms, target 1 ms (50 %), a request
+ * alone running 1.03 ms (the whole GPU's latency, slowed 3 % by a neighbour): the proportion says
+ * 1 x 1 / 1.03 = 0.97, half of 1 at least: 0.5, so 1. */
+static void slab_headroom_tries_one_more(void **state) {
+  (void)state;
+  /* Full (1 of 1), latency 1.03 ms within 2 ms: 2. Without the headroom rule it stayed at 1. */
+  assert_int_equal(atoll_gslice_slab(1, 1, 1030000, 1000000, 1030000, 2000000, 16), 2);
+  /* Cut short (1 of 2), within: the limit stays 2 (the proportion alone gives 0.5, so 1). */
+  assert_int_equal(atoll_gslice_slab(2, 1, 1030000, 1000000, 1500000, 2000000, 16), 2);
+  /* Full (2 of 2), the batch of two ran 1.05 ms, its oldest 1.9 ms in all: 3. */
+  assert_int_equal(atoll_gslice_slab(2, 2, 1050000, 1000000, 1900000, 2000000, 16), 3);
+  /* The same batch late (2.1 ms): the proportion, 2 x 1 / 1.05 = 1.9: 1. */
+  assert_int_equal(atoll_gslice_slab(2, 2, 1050000, 1000000, 2100000, 2000000, 16), 1);
+  /* Cut short and late, the proportion above what ran (1 x 1 / 0.5 = 2): the limit 4 stays. */
+  assert_int_equal(atoll_gslice_slab(4, 1, 500000, 1000000, 2500000, 2000000, 16), 4);
+  /* Within and full at the maximum: the maximum. */
+  assert_int_equal(atoll_gslice_slab(16, 16, 900000, 1000000, 1900000, 2000000, 16), 16);
+}
+
+/* The SLO floor from a latency-over-share curve (docs/gslice.md, "SLO floors"): the smallest share
+ * whose run takes at most run_pct % of the SLO. BERT-base on the simulated H200 (atoll model knee):
+ * 40 % 2900.527 us, 50 % 2896.495, 100 % 2896.488; SLO 5.792 ms, half of it 2896 us: no share's
+ * run fits, so 100. With the SLO 5x alone (14.48 ms, half 7240 us) the 10 % point (6848 us) fits. */
+static void floor_from_the_latency_curve(void **state) {
+  (void)state;
+  uint32_t pct[4] = {10, 40, 50, 100};
+  double lat[4] = {6848000, 2900527, 2896495, 2896488};
+  assert_int_equal(atoll_gslice_floor_pct(pct, lat, 4, 5792000, 50), 100);
+  assert_int_equal(atoll_gslice_floor_pct(pct, lat, 4, 14480000, 50), 10);
+  assert_int_equal(atoll_gslice_floor_pct(pct, lat, 4, 5801000, 50), 50);  /* half: 2900.5 us */
+  assert_int_equal(atoll_gslice_floor_pct(pct, lat, 4, 5802000, 50), 40);  /* half: 2901 us */
+  assert_int_equal(atoll_gslice_floor_pct(pct, lat, 4, 5792000, 0), 0);    /* floors off */
+  assert_int_equal(atoll_gslice_floor_pct(pct, lat, 0, 5792000, 50), 0);   /* no curve */
+}
+
+/* Algorithm 1 never takes an IF below its SLO floor. The paper's rule on a noisy window at a few
+ * requests per second: latency 3 of 10 ms, throughput 5/s against 4/s arriving, both residuals
+ * positive: diffL = 70 %, diffT = 25 %, changeFactor = max(7/3, 1/5) capped at 1: shrink 100 ->
+ * 5 %. With the floor at 100 it keeps 100; at 60 it stops at 60; a share under its floor that the
+ * band would keep (diffL 3 %, diffT -2 %) grows to it. */
+static void tune_never_below_the_floor(void **state) {
+  (void)state;
+  atoll_gslice_obs o = {.slo_ns = 10e6, .avg_latency_ns = 3e6, .avg_tput_rps = 5, .arrival_rps = 4, .pct = 100};
+  atoll_gslice_decision d = atoll_gslice_tune(&o, &paper);
+  assert_int_equal(d.action, ATOLL_GSLICE_SHRINK);
+  assert_int_equal(d.pct, 5);
+  o.floor_pct = 100;
+  d = atoll_gslice_tune(&o, &paper);
+  assert_int_equal(d.action, ATOLL_GSLICE_KEEP);
+  assert_int_equal(d.pct, 100);
+  o.floor_pct = 60;
+  d = atoll_gslice_tune(&o, &paper);
+  assert_int_equal(d.action, ATOLL_GSLICE_SHRINK);
+  assert_int_equal(d.pct, 60);
+  atoll_gslice_obs in_band = {.slo_ns = 10e6, .avg_latency_ns = 9.7e6, .avg_tput_rps = 98, .arrival_rps = 100,
+                              .pct = 30, .floor_pct = 45};
+  d = atoll_gslice_tune(&in_band, &paper);
+  assert_int_equal(d.action, ATOLL_GSLICE_GROW);
+  assert_int_equal(d.pct, 45);
 }
 
 /* Shares become consecutive CUs in client order; on the native scenario's 3-CU device three IFs
@@ -207,5 +274,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(maxmin_weights_share_what_is_left),
     cmocka_unit_test(grid_gives_back_the_steps_flooring_frees),
     cmocka_unit_test(slab_and_aimd_batch_sizes),
+    cmocka_unit_test(slab_headroom_tries_one_more),
+    cmocka_unit_test(floor_from_the_latency_curve),
+    cmocka_unit_test(tune_never_below_the_floor),
 };
 ATOLL_TEST_MAIN(tests)

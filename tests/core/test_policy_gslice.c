@@ -45,8 +45,11 @@ static const atoll_core_observer gs_obs = {.request_batch = fk_obs_batch, .reque
 
 /* be0 (model m3) at 30 % with a 1 ms SLO, the only client of GPU 0 (the others are another GPU's,
  * so the manager weighs be0 alone). */
+static uint32_t be0_floor; /* be0's SLO floor (the knee sweep's, set by the simulator) */
+
 static void start(double memory_mb) {
   fk_scenario(ATOLL_POLICY_GSLICE);
+  fk_clients[BE0].share_floor_pct = be0_floor;
   sc.gpu_count = 2;
   fk_clients[RT0].gpu = fk_clients[RT1].gpu = fk_clients[BE1].gpu = 1;
   sc.policy = atoll_policy_defaults(ATOLL_POLICY_GSLICE);
@@ -143,6 +146,34 @@ static void a_shadow_memory_cannot_hold_is_refused(void **state) {
   assert_int_equal(gs.n_rebinds, 0);
 }
 
+/* An IF under its SLO floor grows to it at the manager's round although Algorithm 1 keeps it (one
+ * request in the window, 0.5 ms of its 1 ms SLO, throughput equal to the arrivals: diffL 50 %,
+ * diffT 0, not both spare); with the option floor_run_pct 0 the floor is not applied. */
+static void an_if_under_its_floor_grows_to_it(void **state) {
+  (void)state;
+  for (int off = 0; off < 2; off++) {
+    be0_floor = 80;
+    start(0);
+    if (off)
+      sc.policy.param[11] = 0; /* floor_run_pct */
+    fk_arrive(BE0);
+    fk.now = 500000;
+    fk_complete_task(fk_stream_of(BE0), NULL, NULL);
+    fk.now = TUNE_MS * 1000000LL;
+    atoll_core_on_timer(&core, cookie(1, 0), fk.now);
+    fk_after_event();
+    if (off) {
+      assert_int_equal(gs.n_steps, 0);
+    } else {
+      assert_int_equal(gs.n_steps, 1);
+      assert_int_equal(gs.step[0], ATOLL_PARTITION_SHADOW_LOAD);
+      assert_int_equal(gs.step_pct[0], 80);
+    }
+    be0_floor = 0;
+    fk_teardown(NULL);
+  }
+}
+
 /* The batches a device must hold room for (atoll_policy_batch_limit): gslice forms its own, up to
  * max_batch (16 by default, here 7), whatever the client's batch: says; one request with batching
  * off; another policy goes by the client's batch:. A native run sized buffers by batch: alone, and
@@ -167,5 +198,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_teardown(grows_through_a_shadow_and_a_switch, fk_teardown),
     cmocka_unit_test_teardown(a_shadow_memory_cannot_hold_is_refused, fk_teardown),
     cmocka_unit_test(batch_limit_counts_the_policys_own_batches),
+    cmocka_unit_test(an_if_under_its_floor_grows_to_it),
 };
 ATOLL_TEST_MAIN(tests)
