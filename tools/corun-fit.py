@@ -15,10 +15,10 @@ values under which C's RT queue is stable (the last 10 % of the run no slower th
 whose paper figures are not given for `streams`, and B's throughput are printed as predictions, and
 C's stability (mean RT latency of the last 10 % of the 60 s run against that of its first half).
 
-The MI50 fit runs with `hw_queues: 4` (MI50_HW_QUEUES): HIP's pool of hardware queues per process
-(ROCm's GPU_MAX_HW_QUEUES, default 4), which is not fitted; streams past the fourth share a ring
-(docs/simulator.md, "Hardware queues"). `--hw-queues N` fits under another pool (0: none, every
-stream its own queue, the rule before the key).
+`--hw-queues N` fits the MI50 under a pool of N hardware queues (docs/simulator.md, "Hardware
+queues"; HIP's pool per process on ROCm, GPU_MAX_HW_QUEUES, is 4 by default, and that pool is not
+fitted): streams past the N-th share a ring. Without it (or with 0) every stream has a queue of its
+own, as in the shipped preset (docs/calibration.md, "Co-running contention", gives both fits).
 
 H200: corun_overlap_ppm and stream_switch_us are fitted to the measured co-running pairs
 (tests/data/gpu-traces/h200/corun.json, via tools/corun-check.py) on two pairs, resnet50|mobilenet_v2
@@ -37,8 +37,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # REEF Fig. 15 (MI50), `streams` (GPUStreams): (figure, workload, target, tolerance as a factor).
 MI50_TARGETS = [("rt", "A", 1.1, 1.30), ("thr", "A", 1.34, 1.15), ("rt", "C", 8.1, 2.0), ("thr", "C", 1.91, 1.15)]
-# HIP's hardware-queue pool per process on ROCm (GPU_MAX_HW_QUEUES, default 4): a runtime default, not fitted.
-MI50_HW_QUEUES = 4
 H200_FITTED = {("resnet50", "mobilenet_v2"), ("resnet50", "resnet50")}
 
 
@@ -168,7 +166,7 @@ def fit_h200(atoll):
 
 
 def main(argv):
-    atoll, only, hw_queues = os.path.join(ROOT, "build", "release", "bin", "atoll"), None, MI50_HW_QUEUES
+    atoll, only, hw_queues = os.path.join(ROOT, "build", "release", "bin", "atoll"), None, 0
     i = 1
     while i < len(argv):
         if argv[i] == "--only" and i + 1 < len(argv):
