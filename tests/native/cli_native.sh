@@ -257,11 +257,16 @@ PY
     done
     grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
   hil_within_max_error)
-    # The prediction's accuracy is enforced: RT latency p50 within 40 % of the measured. Quiet
-    # runs give -6 to -13 % (docs/hil.md), a loaded 2-CPU machine running the suite +7 %: 40 %
-    # holds under CI's load and still fails a simulator whose kernels take twice their time.
-    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
-      --max-error 40
+    # The prediction's accuracy is enforced: RT latency p50 within 40 % of the measured. One CU,
+    # so that the runtime's own threads keep a CPU of a 2-CPU machine, and the camera's rate as a
+    # light load (0.15 of the CNN's measured standalone throughput), the same on a Debug build's
+    # slower kernels as on a Release build's: near saturation a queue turns any difference between
+    # the machine's load while profiling and while running into a large error (-69 to -86 % seen
+    # at 50 Hz on 2 CUs, 79 % RT load in a Debug build). Measured at load average 4-5 on 2 CPUs:
+    # -10 to +2 %; a profile whose kernel times are doubled gave +1048 % (and, under that load,
+    # -22 % once: a loaded machine can hide a 2x error; docs/hil.md).
+    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 1 --duration-ms 4000 --set warmup_ms=0 --set 'expect=[]' \
+      --set 'clients.camera.arrival={kind: poisson, load: 0.15}' --max-error 40
     err=$(awk '/^RT latency p50 /{print $(NF-2)}' "$tmp/.stdout")
     [ -n "$err" ] || fail "no RT latency p50 error: $(cat "$tmp/.stdout")"
     echo "RT latency p50 error ${err} % (bound 40 %)"; cat "$tmp/.stdout" ;;

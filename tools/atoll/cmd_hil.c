@@ -71,8 +71,8 @@ int atoll_cmd_hil(int argc, char **argv) {
   atoll_native_opts no = {.device = vals[X_DEVICE] ? vals[X_DEVICE] : "cpu", .pin_threads = fl[0],
                           .sched_cpu = fl[0] ? 0 : -1};
   double max_err = -1;
-  if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 64, &no.cus)) ||
-      (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 64, &no.slots_per_cu)))
+  if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 0, 64, "CUs", &no.cus)) ||
+      (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 0, 64, "slots per CU", &no.slots_per_cu)))
     return rc;
   uint32_t repeats;
   if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)))

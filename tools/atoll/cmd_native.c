@@ -97,28 +97,21 @@ int atoll__native_models(const atoll_scenario *s, const atoll_nmodel **out) {
   return 0;
 }
 
-int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char *text, uint32_t max, uint32_t *out) {
+int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char *text, uint32_t min, uint32_t max,
+                       const char *unit, uint32_t *out) {
   if (!text)
     return 0;
   char *end;
   unsigned long v = strtoul(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || v > max)
-    return atoll_cli_usage_error(cmd, "%s wants an integer from 0 to %u, not '%s'", opt, max, text);
+  if (*text == '\0' || *text == '-' || *end != '\0' || v < min || v > max)
+    return atoll_cli_usage_error(cmd, "%s wants from %u to %u %s, not '%s'", opt, min, max, unit, text);
   *out = (uint32_t)v;
   return 0;
 }
 
 int atoll__native_repeats(const atoll_subcommand *cmd, const char *text, uint32_t *out) {
   *out = ATOLL_PROFILE_REPEATS;
-  if (!text)
-    return 0;
-  char *end;
-  unsigned long v = strtoul(text, &end, 10);
-  if (*text == '\0' || *text == '-' || *end != '\0' || v < 1 || v > ATOLL_PROFILE_REPEATS_MAX)
-    return atoll_cli_usage_error(cmd, "--repeats wants from 1 to %u timed runs per op, not '%s'",
-                                 (unsigned)ATOLL_PROFILE_REPEATS_MAX, text);
-  *out = (uint32_t)v;
-  return 0;
+  return atoll__native_uint(cmd, "--repeats", text, 1, ATOLL_PROFILE_REPEATS_MAX, "timed runs per op", out);
 }
 
 /* Exit code for a failed native run. */
@@ -148,8 +141,8 @@ int atoll_cmd_native(int argc, char **argv) {
     return rc;
   atoll_native_opts no = {.device = vals[X_DEVICE] ? vals[X_DEVICE] : "cpu", .pin_threads = fl[F_PIN],
                           .sched_cpu = fl[F_PIN] ? 0 : -1, .verify = fl[F_VERIFY]};
-  if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 64, &no.cus)) ||
-      (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 64, &no.slots_per_cu)))
+  if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 0, 64, "CUs", &no.cus)) ||
+      (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 0, 64, "slots per CU", &no.slots_per_cu)))
     return rc;
   uint32_t repeats;
   if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)))

@@ -18,8 +18,10 @@ int atoll__native_flags(int *argc, char **argv, const char *const *names, bool *
 /* Resolves every model's `native:` name; prints why and returns ATOLL_EXIT_BAD_INPUT when one
  * has none or names no native model. */
 int atoll__native_models(const atoll_scenario *s, const atoll_nmodel **out);
-/* Parses an unsigned option value (NULL text: leaves *out); a usage error's exit code, or 0. */
-int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char *text, uint32_t max, uint32_t *out);
+/* Parses an unsigned option value from min to max (NULL text: leaves *out); a usage error naming the
+ * range in `unit`s ("--cus wants from 0 to 64 CUs"), whose exit code it returns, or 0. */
+int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char *text, uint32_t min, uint32_t max,
+                       const char *unit, uint32_t *out);
 /* Prints a failed native run's error; returns its exit code (4 for an unavailable device). */
 int atoll__native_fail(const char *what, int rc, const char *err);
 /* `atoll native --profile`: measures and writes the device preset and the models' profiles to
