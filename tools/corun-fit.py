@@ -15,10 +15,11 @@ values under which C's RT queue is stable (the last 10 % of the run no slower th
 whose paper figures are not given for `streams`, and B's throughput are printed as predictions, and
 C's stability (mean RT latency of the last 10 % of the 60 s run against that of its first half).
 
-`--hw-queues N` fits the MI50 under a pool of N hardware queues (docs/simulator.md, "Hardware
-queues"; HIP's pool per process on ROCm, GPU_MAX_HW_QUEUES, is 4 by default, and that pool is not
-fitted): streams past the N-th share a ring. Without it (or with 0) every stream has a queue of its
-own, as in the shipped preset (docs/calibration.md, "Co-running contention", gives both fits).
+The MI50 is fitted under the shipped preset's pool of hardware queues (`hw_queues: 4`, HIP's pool
+per process on ROCm, GPU_MAX_HW_QUEUES, 4 by default; docs/simulator.md, "Hardware queues"; the
+pool is not fitted), so a run without options reproduces the preset. `--hw-queues N` fits under a
+pool of N instead (streams past the N-th share a ring); `--hw-queues 0` gives every stream a queue
+of its own (docs/calibration.md, "Co-running contention", gives both fits).
 
 H200: corun_overlap_ppm and stream_switch_us are fitted to the measured co-running pairs
 (tests/data/gpu-traces/h200/corun.json, via tools/corun-check.py) on two pairs, resnet50|mobilenet_v2
@@ -41,11 +42,14 @@ H200_FITTED = {("resnet50", "mobilenet_v2"), ("resnet50", "resnet50")}
 
 
 def preset_with(name, values):
-    """The shipped preset's text with the given top-level or costs keys replaced (or added)."""
+    """The shipped preset's text with the given top-level or costs keys replaced (or added); a value
+    of None removes the key's line."""
     text = open(os.path.join(ROOT, "scenarios", "gpus", name + ".yaml")).read()
     for key, value in values.items():
         pat = re.compile(r"^(\s*)" + re.escape(key) + r":\s*[^#\n]*", re.M)
-        if pat.search(text):
+        if value is None:
+            text = re.sub(r"^\s*" + re.escape(key) + r":.*\n", "", text, flags=re.M)
+        elif pat.search(text):
             text = pat.sub(lambda m: f"{m.group(1)}{key}: {value} ", text, count=1)
         else:
             text += f"{key}: {value}\n"
@@ -76,10 +80,14 @@ def c_stability(atoll, tmp):
 
 
 def mi50_values(overlap, hw_queues):
-    values = {"corun_overlap_ppm": overlap}
-    if hw_queues:
-        values["hw_queues"] = hw_queues
-    return values
+    return {"corun_overlap_ppm": overlap, "hw_queues": hw_queues or None}
+
+
+def shipped_hw_queues(name):
+    """The preset's hw_queues (0 where it sets none): the fit's default pool."""
+    text = open(os.path.join(ROOT, "scenarios", "gpus", name + ".yaml")).read()
+    m = re.search(r"^hw_queues:\s*(\d+)", text, re.M)
+    return int(m.group(1)) if m else 0
 
 
 def mi50_score(atoll, tmp, overlap, cache, hw_queues):
@@ -166,7 +174,7 @@ def fit_h200(atoll):
 
 
 def main(argv):
-    atoll, only, hw_queues = os.path.join(ROOT, "build", "release", "bin", "atoll"), None, 0
+    atoll, only, hw_queues = os.path.join(ROOT, "build", "release", "bin", "atoll"), None, shipped_hw_queues("mi50")
     i = 1
     while i < len(argv):
         if argv[i] == "--only" and i + 1 < len(argv):
