@@ -140,7 +140,10 @@ atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot 
     uint32_t mid = lo + (hi - lo) / 2;
     gpu[i].batch = mid;
     bool mem_ok = mem_room_mb <= 0 || mem_of(p, mid) <= mem_room_mb;
-    if (!mem_ok || atoll_inss_task_ns(atoll_inss_inf_ns(m, gpu, n, i), mid, lambda) > slo_ns) {
+    double inf = mem_ok ? atoll_inss_inf_ns(m, gpu, n, i) : 0;
+    /* With the tail bound, the policy's batcher: its timeout bounds the fill (core/inss.h). */
+    double task = miss > 0 ? 2 * inf : atoll_inss_task_ns(inf, mid, lambda);
+    if (!mem_ok || task > slo_ns) {
       if (!mem_ok && mid == 1)
         mem_fail = true;
       hi = mid - 1;
@@ -155,12 +158,15 @@ atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot 
   }
   if (miss > 0) {
     /* Past the paper: the batch up to the largest found whose queueing tail is the smallest (a
-     * larger batch serves more but makes its first request wait longer for the rest). */
+     * larger batch serves more but makes its first requests wait longer for the rest). */
     uint32_t pick = best;
-    double low = INFINITY;
+    double low = INFINITY, inf1 = 0;
     for (uint32_t b = 1; b <= best; b++) {
       gpu[i].batch = b;
-      double t = atoll_inss_tail(atoll_inss_inf_ns(m, gpu, n, i), b, lambda, slo_ns);
+      double inf = atoll_inss_inf_ns(m, gpu, n, i);
+      if (b == 1)
+        inf1 = inf;
+      double t = atoll_inss_tail_batched(inf1, inf, b, lambda, slo_ns);
       if (t < low)
         low = t, pick = b;
       else if (t > low && low < 1)
@@ -193,8 +199,13 @@ static double risk(const atoll_inss_model *m, atoll_inss_slot *s, uint32_t n, ui
   if (lambda <= 0)
     return 0;
   double inf = atoll_inss_inf_ns(m, s, n, k);
-  if (miss > 0)
-    return atoll_inss_tail(inf, s[k].batch, lambda, slo);
+  if (miss > 0) {
+    uint32_t b = s[k].batch;
+    s[k].batch = 1;
+    double inf1 = atoll_inss_inf_ns(m, s, n, k);
+    s[k].batch = b;
+    return atoll_inss_tail_batched(inf1, inf, b, lambda, slo);
+  }
   return inf > 0 ? lambda * inf / 1e9 / s[k].batch : 1e18;
 }
 

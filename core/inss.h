@@ -48,10 +48,21 @@ typedef enum atoll_inss_bda_status {
  * slack = SLO - (b - 1) / lambda - t_inf. 1 when rho >= 1 or slack < 0. */
 double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns);
 
+/* The chance that a request misses its SLO under policy inss's batcher (core/inss_batcher.c): its
+ * queue launches once b requests wait or once the oldest has waited T = SLO - 2 t_inf(b), batches
+ * of K = min(b, 1 + arrivals within T) run t(K), linear between inf1_ns (b = 1) and infb_ns, one at
+ * a time. The batches' wait has the GI/G/1 Cramer-Lundberg tail of these launch gaps and running
+ * times, and a request at place j of its batch adds its wait for the rest, min(S_{b-j}, T). The
+ * same as atoll_inss_tail at b = 1; 1 when the load reaches 1 or t_inf(b) the SLO. */
+double atoll_inss_tail_batched(double inf1_ns, double infb_ns, uint32_t b, double lambda, double slo_ns);
+
 /* BDA for slot i of a GPU (InSS Alg. 1): a binary search over b in 1..max_batch for the largest
  * batch whose memory m(b) <= mem_room_mb (<= 0: unbounded) and task latency <= slo_ns, then
- * whether its throughput b / t_inf reaches lambda and, when miss > 0, whether the queueing tail
- * (atoll_inss_tail) stays within miss. *batch gets the batch found (1 on failure).
+ * whether its throughput b / t_inf reaches lambda. When miss > 0 it models policy inss's batcher
+ * instead: a batch is within the SLO when 2 t_inf(b) <= slo_ns (its timeout, SLO - 2 t_inf, bounds
+ * the fill, so Eq. 2's max(t_inf, fill) + t_inf stays within the SLO), and the batch taken is the one
+ * up to the largest found whose tail (atoll_inss_tail_batched) is smallest; it fails THROUGHPUT when
+ * that tail exceeds miss. *batch gets the batch found (1 on failure).
  * gpu[i].batch is used as scratch and left at *batch. */
 atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot *gpu, uint32_t n, uint32_t i,
                                      double lambda, double slo_ns, double mem_room_mb, uint32_t max_batch,

@@ -71,11 +71,11 @@ at() { # at S ARGS...: the mix at scale S
   "$atoll" sim "$scen" --quiet --json "$tmp/a.json" --set "clients.mobilenet.arrival.load=$l" \
     --set "clients.bert.arrival.load=$l" --set "clients.vit.arrival.load=$l" "$@" > /dev/null
 }
-at 0.4282 --policy mps-default --duration-ms 30000
+at 0.4307 --policy mps-default --duration-ms 30000
 python3 - "$tmp/a.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print("mps-default at 0.4282, 30 s: mean latency / standalone: " + ", ".join(
+print("mps-default at 0.4307, 30 s: mean latency / standalone: " + ", ".join(
     "%s %.2fx" % (c["name"], c["norm_latency"]["mean"]) for c in r["clients"]))
 PY
 at 0.3 --policy gslice --duration-ms 120000 --set warmup_ms=60000

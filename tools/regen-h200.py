@@ -178,6 +178,7 @@ def derive_h100(h200):
     body = body.replace("# vendor: H200 SXM, 132 SMs (traces' deviceProperties numSms = 132)", "# vendor: H100 SXM5, 132 SMs")
     body = body.replace("calibrated --device-times", "derived from h200: calibrated --device-times on H200 traces")
     body = body.replace("calibrated --launch-bound", "derived from h200: calibrated --launch-bound on H200 traces")
+    body = body.replace("# co-running: tools/corun-fit.py", "# derived from h200: co-running fit on H200 pairs, tools/corun-fit.py")
     return head + body
 
 

@@ -655,6 +655,22 @@ PY
     expect_rc 2 "$atoll" check "$src/scenarios/disb/A.yaml" --set sim.launch=launch-bound
     grep -q "launch-bound needs the GPU preset's costs.host_launch_us, which 'mi50' does not give" "$tmp/.stderr" \
       || fail "$(cat "$tmp/.stderr")" ;;
+  h200_corun_calibrated)
+    # The H200 preset's co-running values (corun_overlap_ppm, stream_switch_us) are the fit of
+    # `tools/corun-fit.py --only h200` (docs/calibration.md, "Co-running on the H200"): against the
+    # measured pairs (the repository's copy of corun.json) the fitted pairs stay within the fit's
+    # 6.8 % and the held-out resnet50|vit_b_16 within its 13.6 %; REEF's 30 us switch gave 53.8 %.
+    expect_rc 0 python3 "$src/tools/corun-check.py" "$atoll"
+    python3 - "$tmp/.stdout" <<'PY' || fail "co-running error above the fit: $(cat "$tmp/.stdout")"
+import re, sys
+worst = {}
+for a, b, err in re.findall(r"^\| (\S+) \\\| (\S+) \| \S+ \| [\d.]+ \| [\d.]+ \| ([+-][\d.]+) %", open(sys.argv[1]).read(), re.M):
+    worst[a, b] = max(worst.get((a, b), 0), abs(float(err)))
+bound = {("resnet50", "mobilenet_v2"): 6.8, ("resnet50", "resnet50"): 6.8, ("resnet50", "vit_b_16"): 13.6}
+assert set(worst) == set(bound), worst
+assert all(worst[p] <= bound[p] for p in bound), worst
+PY
+    ;;
   h200_disb_every_policy)
     expect_rc 0 "$atoll" compare "$src/scenarios/h200/disb-a.yaml" --policy rt-only,seq,streams,orion,wait,reset,reef \
       --set duration_ms=100 -q
