@@ -11,8 +11,8 @@
 static const char *const gpu_keys[] = {"atoll_gpu", "name", "vendor", "cus", "max_blocks_per_cu",
                                        "max_threads_per_cu", "registers_per_cu", "shared_bytes_per_cu",
                                        "dq_capacity", "copy_engines", "costs", "description", "memory_mb",
-                                       "memory_gb_s", "corun_overlap_ppm"};
-enum { K_VERSION, K_NAME, K_VENDOR, K_CUS, K_MAXB, K_MAXT, K_REGS, K_SHARED, K_DQ, K_COPY, K_COSTS, K_DESC, K_MEM, K_MEMBW, K_OVERLAP, K_N };
+                                       "memory_gb_s", "corun_overlap_ppm", "hw_queues"};
+enum { K_VERSION, K_NAME, K_VENDOR, K_CUS, K_MAXB, K_MAXT, K_REGS, K_SHARED, K_DQ, K_COPY, K_COSTS, K_DESC, K_MEM, K_MEMBW, K_OVERLAP, K_HWQ, K_N };
 
 /* Cost keys in the order of the atoll_gpu_costs time fields; all in microseconds. */
 static const char *const cost_time_keys[] = {"hq_transmit_us",      "cp_dispatch_us",   "stream_switch_us",
@@ -83,7 +83,7 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
   const atoll_ynode *v[K_N];
   int rc = atoll_yread_map(r, n, "GPU description", gpu_keys, K_N, v);
   for (int k = 0; rc == 0 && k < K_N; k++)
-    if (k != K_DESC && k != K_MEM && k != K_MEMBW && k != K_OVERLAP)
+    if (k != K_DESC && k != K_MEM && k != K_MEMBW && k != K_OVERLAP && k != K_HWQ)
       rc = atoll_yread_require(r, n, v[k], gpu_keys[k]);
   if (rc)
     return rc;
@@ -138,6 +138,9 @@ int atoll_gpu_from_node(atoll_yread *r, const atoll_ynode *n, atoll_gpu *out) {
    * "Co-running contention"); below one million, so some contention always remains. */
   if (rc == 0 && v[K_OVERLAP])
     rc = read_u32_key(r, "corun_overlap_ppm", v[K_OVERLAP], 0, 999999, &g.corun_overlap_ppm);
+  /* hw_queues: the runtime's hardware-queue pool per process (docs/simulator.md, "Hardware queues"). */
+  if (rc == 0 && v[K_HWQ])
+    rc = read_u32_key(r, "hw_queues", v[K_HWQ], 1, 1024, &g.hw_queues);
   if (rc == 0) {
     atoll_yread_push_key(r, "costs");
     rc = read_costs(r, v[K_COSTS], &g.costs, &g);

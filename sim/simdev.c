@@ -47,6 +47,7 @@ typedef struct stream {
   atoll_cuset home;          /* the CUs it is bound to; empty when unbound */
   uint8_t home_gaps;         /* the bound CUs are several runs: its kernels keep to `home` */
   uint8_t own_channel;       /* an MPS client: a hardware channel of its own (atoll_stream_cfg) */
+  uint32_t ring;             /* its hardware queue (ring_of); streams on one ring run in order together */
   int32_t pad;           /* owner of a padded launch: its pad record; -1 otherwise */
   uint8_t hidden;        /* a BE part of a padded launch, run on a device-internal stream */
   uint32_t owner;        /* hidden: the stream of the padded launch */
@@ -155,6 +156,54 @@ static bool homes_overlap(const stream *a, const stream *b) {
 
 static bool head_evicted(const stream *st) { return st->dq_count > 0 && st->q[st->head % st->cap].epoch < st->kill_epoch; }
 
+/* Hardware queues (docs/simulator.md, "Hardware queues"): with a preset's hw_queues, the runtime
+ * opens that many rings and a stream past them shares one. Rings go to streams in the order they are
+ * opened; later streams join rings 1..N-1 in turn (the least used, lowest first), so the first
+ * stream (the RT client's, which the core opens first) keeps its ring to itself. A ring runs its
+ * packets in order (every kernel packet carries the barrier bit), whichever stream they came from. */
+enum { OWN_RING = 1u << 31 }; /* flags a ring no other stream joins */
+static uint32_t ring_of(const atoll_gpu *g, uint32_t sidx) {
+  uint32_t n = g->hw_queues;
+  if (n == 0 || sidx < n)
+    return sidx;
+  return n == 1 ? 0 : 1 + (sidx - n) % (n - 1);
+}
+
+static bool ring_shared(const atoll_simdev *d) { return d->g->hw_queues && d->n_core_streams > d->g->hw_queues; }
+
+/* Whether stream sidx's ready head must wait on its ring: another stream of the ring has a command
+ * dispatched or running, or a head that reached the ring first (ties: the stream opened first). */
+static bool ring_blocked(atoll_simdev *d, uint32_t sidx) {
+  if (!ring_shared(d) || sidx >= d->n_core_streams)
+    return false;
+  stream *st = &d->streams[sidx];
+  int64_t ready = head_of(st)->ready_ns;
+  for (uint32_t t = 0; t < d->n_core_streams; t++) {
+    stream *o = &d->streams[t];
+    if (t == sidx || o->ring != st->ring)
+      continue;
+    if (o->busy)
+      return true;
+    if (o->dq_count > 0) {
+      int64_t r = head_of(o)->ready_ns;
+      if (r < ready || (r == ready && t < sidx))
+        return true;
+    }
+  }
+  return false;
+}
+
+static void stream_kick(atoll_simdev *d, uint32_t sidx);
+
+/* Stream sidx's head left: the streams it shares a ring with may take theirs. */
+static void kick_ring(atoll_simdev *d, uint32_t sidx) {
+  if (!ring_shared(d) || sidx >= d->n_core_streams)
+    return;
+  for (uint32_t t = 0; t < d->n_core_streams; t++)
+    if (t != sidx && d->streams[t].ring == d->streams[sidx].ring)
+      stream_kick(d, t);
+}
+
 static void stream_kick(atoll_simdev *d, uint32_t sidx) {
   stream *st = &d->streams[sidx];
   if (st->busy || st->dq_count == 0)
@@ -167,6 +216,8 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
     }
     return;
   }
+  if (ring_blocked(d, sidx))
+    return; /* kick_ring takes it up when the ring's head leaves */
   st->busy = 1;
   st->dispatch_ns = now;
   /* The CP works through evictions one after another, and dispatches wait behind them. */
@@ -235,6 +286,7 @@ static void drop_head(atoll_simdev *d, uint32_t sidx) {
   st->dq_count--;
   transmit(d, st);
   stream_kick(d, sidx);
+  kick_ring(d, sidx);
 }
 
 /* --- the CUs' reports --- */
@@ -319,6 +371,7 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   if (d->core)
     atoll_core_on_cmd_done(d->core, sidx, tag, now);
   stream_kick(d, sidx);
+  kick_ring(d, sidx);
 }
 
 /* A BE part of a padded launch finished: the core hears of its blocks, the internal stream is
@@ -583,6 +636,8 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   st->home = cfg->cus;
   st->home_gaps = runs > 1;
   st->own_channel = cfg->own_channel;
+  /* An MPS client has a channel of its own; a bound stream (a partition) keeps its own ring too. */
+  st->ring = cfg->own_channel || !atoll_cuset_is_empty(&cfg->cus) ? OWN_RING | sidx : ring_of(d->g, sidx);
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
   d->n_streams = d->n_core_streams;

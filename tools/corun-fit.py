@@ -2,7 +2,7 @@
 """Fits the co-running contention parameters of the MI50 and H200 presets and prints the figures
 (docs/calibration.md, "Co-running contention").
 
-  tools/corun-fit.py [ATOLL_BINARY] [--only mi50|h200]
+  tools/corun-fit.py [ATOLL_BINARY] [--only mi50|h200] [--hw-queues N]
     default binary: build/release/bin/atoll
 
 MI50: corun_overlap_ppm (the part of other kernels' resident CU demand a starting block does not
@@ -14,6 +14,12 @@ figure (RT A +-30 %, RT C a factor 2, throughput +-15 %), in log space, over 60 
 values under which C's RT queue is stable (the last 10 % of the run no slower than its first half). D and E,
 whose paper figures are not given for `streams`, and B's throughput are printed as predictions, and
 C's stability (mean RT latency of the last 10 % of the 60 s run against that of its first half).
+
+The MI50 is fitted under the shipped preset's pool of hardware queues (`hw_queues: 4`, HIP's pool
+per process on ROCm, GPU_MAX_HW_QUEUES, 4 by default; docs/simulator.md, "Hardware queues"; the
+pool is not fitted), so a run without options reproduces the preset. `--hw-queues N` fits under a
+pool of N instead (streams past the N-th share a ring); `--hw-queues 0` gives every stream a queue
+of its own (docs/calibration.md, "Co-running contention", gives both fits).
 
 H200: corun_overlap_ppm and stream_switch_us are fitted to the measured co-running pairs
 (tests/data/gpu-traces/h200/corun.json, via tools/corun-check.py) on two pairs, resnet50|mobilenet_v2
@@ -36,11 +42,14 @@ H200_FITTED = {("resnet50", "mobilenet_v2"), ("resnet50", "resnet50")}
 
 
 def preset_with(name, values):
-    """The shipped preset's text with the given top-level or costs keys replaced (or added)."""
+    """The shipped preset's text with the given top-level or costs keys replaced (or added); a value
+    of None removes the key's line."""
     text = open(os.path.join(ROOT, "scenarios", "gpus", name + ".yaml")).read()
     for key, value in values.items():
         pat = re.compile(r"^(\s*)" + re.escape(key) + r":\s*[^#\n]*", re.M)
-        if pat.search(text):
+        if value is None:
+            text = re.sub(r"^\s*" + re.escape(key) + r":.*\n", "", text, flags=re.M)
+        elif pat.search(text):
             text = pat.sub(lambda m: f"{m.group(1)}{key}: {value} ", text, count=1)
         else:
             text += f"{key}: {value}\n"
@@ -70,11 +79,22 @@ def c_stability(atoll, tmp):
     return sim(atoll, tmp, "C", 30000)["rt"], sim(atoll, tmp, "C", 60000, warmup_ms=54000)["rt"]
 
 
-def mi50_score(atoll, tmp, overlap, cache):
+def mi50_values(overlap, hw_queues):
+    return {"corun_overlap_ppm": overlap, "hw_queues": hw_queues or None}
+
+
+def shipped_hw_queues(name):
+    """The preset's hw_queues (0 where it sets none): the fit's default pool."""
+    text = open(os.path.join(ROOT, "scenarios", "gpus", name + ".yaml")).read()
+    m = re.search(r"^hw_queues:\s*(\d+)", text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def mi50_score(atoll, tmp, overlap, cache, hw_queues):
     """The largest error of the four figures, each over its tolerance (log space); a C whose RT
     queue grows (the last 10 % of the run slower than its first half) does not fit at all."""
     if overlap not in cache:
-        write_preset(tmp, "mi50", {"corun_overlap_ppm": overlap})
+        write_preset(tmp, "mi50", mi50_values(overlap, hw_queues))
         runs = {w: sim(atoll, tmp, w, 60000) for w in ("A", "C")}
         worst = max(abs(math.log(runs[w][k] / t)) / math.log(tol) for k, w, t, tol in MI50_TARGETS)
         stable = None
@@ -85,16 +105,16 @@ def mi50_score(atoll, tmp, overlap, cache):
     return cache[overlap]
 
 
-def fit_mi50(atoll):
+def fit_mi50(atoll, hw_queues):
     cache = {}
     with tempfile.TemporaryDirectory() as tmp:
         grid = list(range(0, 1000000, 50000))
         for step in (50000, 10000, 2000):
-            best = min(grid, key=lambda o: mi50_score(atoll, tmp, o, cache)[:2])
+            best = min(grid, key=lambda o: mi50_score(atoll, tmp, o, cache, hw_queues)[:2])
             grid = [o for o in range(best - 5 * step // 2, best + 5 * step // 2 + 1, step // 5) if 0 <= o < 1000000]
         best = min(cache, key=lambda o: (cache[o][0], cache[o][1]))
         _, worst, runs = cache[best]
-        print(f"mi50: corun_overlap_ppm {best} (largest error {worst:.2f} of its tolerance; {len(cache)} values tried)")
+        print(f"mi50 (hw_queues {hw_queues or 'none'}): corun_overlap_ppm {best} (largest error {worst:.2f} of its tolerance; {len(cache)} values tried)")
         for o in sorted(cache):
             print(f"  tried {o}: largest error {cache[o][1]:.2f}{'' if cache[o][0] < math.inf else ' (C grows)'}; "
                   f"A RT {cache[o][2]['A']['rt']:.2f}x thr {cache[o][2]['A']['thr']:.2f}x, "
@@ -104,7 +124,7 @@ def fit_mi50(atoll):
         for k, w, t, _ in MI50_TARGETS:
             v = runs[w][k]
             print(f"| {w} | {'RT mean' if k == 'rt' else 'throughput'} | {t:.2f}x | {v:.2f}x | {(v / t - 1) * 100:+.1f} % | fitted |")
-        write_preset(tmp, "mi50", {"corun_overlap_ppm": best})
+        write_preset(tmp, "mi50", mi50_values(best, hw_queues))
         for w in ("B", "D", "E"):
             r = sim(atoll, tmp, w, 60000)
             paper = {"B": "1.72x"}.get(w, "not given")
@@ -154,15 +174,17 @@ def fit_h200(atoll):
 
 
 def main(argv):
-    atoll, only = os.path.join(ROOT, "build", "release", "bin", "atoll"), None
+    atoll, only, hw_queues = os.path.join(ROOT, "build", "release", "bin", "atoll"), None, shipped_hw_queues("mi50")
     i = 1
     while i < len(argv):
         if argv[i] == "--only" and i + 1 < len(argv):
             only, i = argv[i + 1], i + 2
+        elif argv[i] == "--hw-queues" and i + 1 < len(argv):
+            hw_queues, i = int(argv[i + 1]), i + 2
         else:
             atoll, i = argv[i], i + 1
     if only in (None, "mi50"):
-        fit_mi50(atoll)
+        fit_mi50(atoll, hw_queues)
     if only in (None, "h200"):
         fit_h200(atoll)
     return 0

@@ -66,6 +66,11 @@ typedef struct atoll_gpu {
    * overlap their use of it (docs/simulator.md, "Co-running contention"). 0 charges it in full. Fitted
    * per preset to end-to-end co-running figures (tools/corun-fit.py). Last, as the fields above. */
   uint32_t corun_overlap_ppm;
+  /* Optional preset key hw_queues (0 when not given: every stream has a hardware queue of its own):
+   * the hardware queues (AQL rings) the runtime opens per process. Streams past that many share a
+   * ring with an earlier stream and run in order with it (docs/simulator.md, "Hardware queues").
+   * Last, as the fields above. */
+  uint32_t hw_queues;
 } atoll_gpu;
 
 bool atoll_gpu_is_valid(const atoll_gpu *g);

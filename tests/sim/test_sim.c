@@ -461,6 +461,55 @@ static void stream_priority_favours_rt_when_cus_are_full(void **state) {
   atoll_arena_free(&a);
 }
 
+/* hw_queues (docs/simulator.md, "Hardware queues"): with a pool of 2 rings, the first stream keeps
+ * ring 0 and the second and third share ring 1, so their kernels run one at a time: each of them gets
+ * about half its throughput, while the first keeps its own. A pool as large as the streams changes
+ * nothing. (Hand-built: three closed-loop clients of a one-block 1 ms kernel, so that CU sharing
+ * plays no part.) */
+static void shared_hw_queue_serializes_its_streams(void **state) {
+  (void)state;
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_gpu g = load_mi50(&a);
+  g.corun_overlap_ppm = 0;
+  atoll_op op = {.kind = ATOLL_OP_KERNEL, .name = "one"};
+  op.shape = (atoll_kernel_shape){.grid = {1, 1, 1}, .block = {256, 1, 1}, .occupancy = 1, .time_ns = 1000000};
+  atoll_scenario_model ms[1] = {{"m", "m.yaml", {.name = "m", .gpu = "mi50", .ops = &op, .n_ops = 1}}};
+  atoll_client cl[3] = {{"c0", 0, ATOLL_CLASS_BE, {.kind = ATOLL_ARRIVAL_CLOSED}, 0},
+                        {"c1", 0, ATOLL_CLASS_BE, {.kind = ATOLL_ARRIVAL_CLOSED}, 0},
+                        {"c2", 0, ATOLL_CLASS_BE, {.kind = ATOLL_ARRIVAL_CLOSED}, 0}};
+  const uint32_t pools[3] = {0, 2, 3};
+  double thr[3][3];
+  char *json[3];
+  for (int p = 0; p < 3; p++) {
+    g.hw_queues = pools[p];
+    atoll_scenario s = {.path = "hand.yaml", .gpu = g, .models = ms, .n_models = 1, .clients = cl, .n_clients = 3,
+                        .policy = {.kind = ATOLL_POLICY_STREAMS}, .duration_ns = 200000000, .seed = 1};
+    atoll_run_results res;
+    run_ok(&s, NULL, &res);
+    check_conservation(&res, "hw_queues");
+    atoll_report rep;
+    assert_int_equal(atoll_report_compute(&res, &rep), 0);
+    thr[p][0] = field(&rep, "clients.c0.norm_throughput");
+    thr[p][1] = field(&rep, "clients.c1.norm_throughput");
+    thr[p][2] = field(&rep, "clients.c2.norm_throughput");
+    atoll_report_free(&rep);
+    json[p] = json_of(&res);
+    atoll_run_results_free(&res);
+  }
+  for (int c = 0; c < 3; c++)
+    assert_cmp(thr[0][c], >, 0.8); /* apart, each runs near its standalone rate */
+  assert_cmp(fabs(thr[1][0] - thr[0][0]), <, 0.05 * thr[0][0]);
+  for (int c = 1; c < 3; c++) {
+    if (!(thr[1][c] > 0.4 * thr[0][c] && thr[1][c] < 0.6 * thr[0][c]))
+      fail_msg("client c%d on a shared ring: throughput %.3f against %.3f on its own", c, thr[1][c], thr[0][c]);
+  }
+  assert_string_equal(json[2], json[0]);
+  for (int p = 0; p < 3; p++)
+    free(json[p]);
+  atoll_arena_free(&a);
+}
+
 /* CU busy fractions: in [0, 1]; total busy at least each class's and at most their sum. */
 static void cu_busy_fractions_are_consistent(void **state) {
   (void)state;
@@ -705,6 +754,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(requests_are_conserved_and_ordered),
     cmocka_unit_test(disb_a_acceptance_shapes),
     cmocka_unit_test(stream_priority_favours_rt_when_cus_are_full),
+    cmocka_unit_test(shared_hw_queue_serializes_its_streams),
     cmocka_unit_test(cu_busy_fractions_are_consistent),
     cmocka_unit_test(trace_is_valid_with_stream_and_client_spans),
     cmocka_unit_test(shipped_preset_matches_measured_latencies),
