@@ -2,6 +2,7 @@
  * other GPUs, driven through the fake device (sched_fake.h). */
 #include "core/policy.h"
 #include "tests/core/sched_fake.h"
+#include "tests/atoll_test.h"
 
 enum { TIMEOUT_NS = 5000 };
 
@@ -143,7 +144,7 @@ static void clients_of_other_gpus_are_inactive(void **state) {
   assert_true(atoll_core_client_active(&core, BE1));
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(full_batch_runs_once_and_ends_together, fk_teardown),
       cmocka_unit_test_teardown(timeout_sends_a_partial_batch, fk_teardown),
@@ -152,5 +153,5 @@ int main(void) {
       cmocka_unit_test_teardown(policy_activates_a_batch, fk_teardown),
       cmocka_unit_test_teardown(clients_of_other_gpus_are_inactive, fk_teardown),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -256,7 +256,7 @@ static void np_test_by_hand(void **state) {
   assert_int_equal(r[0], 11);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpu_speedup_diminishes),
       cmocka_unit_test(op_times_per_device),
@@ -271,5 +271,5 @@ int main(void) {
       cmocka_unit_test(split_merges),
       cmocka_unit_test(np_test_by_hand),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

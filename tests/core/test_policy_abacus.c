@@ -6,6 +6,7 @@
 
 #include "atoll/policy.h"
 #include "tests/core/sched_fake.h"
+#include "tests/atoll_test.h"
 
 enum { US = 1000, MS = 1000000 };
 
@@ -269,7 +270,7 @@ static void fcfs_and_sjf_order_and_shed(void **state) {
   }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(least_headroom_leads_and_others_fill_its_headroom, fk_teardown),
       cmocka_unit_test_teardown(the_added_prefix_is_the_longest_that_fits, fk_teardown),
@@ -281,5 +282,5 @@ int main(void) {
       cmocka_unit_test_teardown(every_request_is_accounted_for, fk_teardown),
       cmocka_unit_test_teardown(fcfs_and_sjf_order_and_shed, fk_teardown),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -6,6 +6,7 @@
 #include "core/policy.h"
 #include "core/preempt.h"
 #include "tests/core/sched_fake.h"
+#include "tests/atoll_test.h"
 
 /* Every registered policy has ops that can run, a name that maps back to it, and options whose
  * defaults are in range and read back as set. */
@@ -227,7 +228,7 @@ static void failed_launch_fails_the_request(void **state) {
   assert_true(atoll_core_is_valid(&core));
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(registry_covers_every_policy, fk_teardown),
       cmocka_unit_test_teardown(option_defaults, fk_teardown),
@@ -239,5 +240,5 @@ int main(void) {
       cmocka_unit_test_teardown(launch_range_holds_the_rest, fk_teardown),
       cmocka_unit_test_teardown(failed_launch_fails_the_request, fk_teardown),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }

@@ -5,6 +5,7 @@
 
 #include "atoll/policy.h"
 #include "tests/core/sched_fake.h"
+#include "tests/atoll_test.h"
 
 enum { MS = 1000000 };
 
@@ -125,12 +126,12 @@ static void drop_late_sheds_at_the_pick_too(void **state) {
   assert_int_equal(fk.done[BE1][be1], 1);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(earliest_deadline_first_across_classes, fk_teardown),
       cmocka_unit_test_teardown(ties_go_by_arrival_then_client, fk_teardown),
       cmocka_unit_test_teardown(drop_late_sheds_queued_requests_past_their_deadline, fk_teardown),
       cmocka_unit_test_teardown(drop_late_sheds_at_the_pick_too, fk_teardown),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return ATOLL_TEST_RUN(tests, argc, argv);
 }
