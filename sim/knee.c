@@ -2,6 +2,7 @@
 #include "sim/knee.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "atoll/error.h"
 #include "atoll/policy.h"
@@ -77,24 +78,34 @@ int atoll_sim_gslice_start(const atoll_scenario *s, atoll_client *clients) {
    * SLO floor's run allowance (option floor_run_pct, slot 11; 0: no floors). */
   uint32_t step = s->policy.param[3] > 0 ? (uint32_t)s->policy.param[3] : 5;
   uint32_t run_pct = s->policy.param[11] > 0 ? (uint32_t)s->policy.param[11] : 0;
-  uint32_t knee[ATOLL_GSLICE_MAX_IFS] = {0}, floor_pct[ATOLL_GSLICE_MAX_IFS] = {0};
+  uint32_t knee[ATOLL_GSLICE_MAX_IFS] = {0}, floor_pct[ATOLL_GSLICE_MAX_IFS] = {0}, swept_knee[ATOLL_GSLICE_MAX_IFS];
+  atoll_knee_point curve[ATOLL_GSLICE_MAX_IFS][ATOLL_KNEE_POINTS];
+  bool swept[ATOLL_GSLICE_MAX_IFS] = {false};
   for (uint32_t i = 0; i < n; i++) {
     bool bound = !atoll_cuset_is_empty(&clients[i].cus);
     if (bound && run_pct == 0)
       continue;
-    /* One sweep per model: clients of the same model share it. */
-    atoll_knee_point curve[ATOLL_KNEE_POINTS];
-    uint32_t k = 0;
-    const atoll_scenario_model *sm = &s->models[clients[i].model];
-    int rc = atoll_sim_knee(&s->gpu, sm->name, &sm->model, 1, curve, &k);
-    if (rc)
-      return rc;
+    /* One sweep per model: clients of the same model share it (the sweep is a simulation per
+     * share, and deterministic). */
+    for (uint32_t j = 0; j < i && !swept[i]; j++)
+      if (swept[j] && clients[j].model == clients[i].model) {
+        memcpy(curve[i], curve[j], sizeof curve[i]);
+        swept_knee[i] = swept_knee[j];
+        swept[i] = true;
+      }
+    if (!swept[i]) {
+      const atoll_scenario_model *sm = &s->models[clients[i].model];
+      int rc = atoll_sim_knee(&s->gpu, sm->name, &sm->model, 1, curve[i], &swept_knee[i]);
+      if (rc)
+        return rc;
+      swept[i] = true;
+    }
     if (!bound)
-      knee[i] = k;
+      knee[i] = swept_knee[i];
     uint32_t pct[ATOLL_KNEE_POINTS];
     double lat[ATOLL_KNEE_POINTS];
     for (uint32_t j = 0; j < ATOLL_KNEE_POINTS; j++)
-      pct[j] = curve[j].pct, lat[j] = curve[j].latency_us * 1e3;
+      pct[j] = curve[i][j].pct, lat[j] = curve[i][j].latency_us * 1e3;
     floor_pct[i] = atoll_gslice_floor_pct(pct, lat, ATOLL_KNEE_POINTS, (double)clients[i].deadline_ns, run_pct);
     clients[i].share_floor_pct = floor_pct[i];
   }
