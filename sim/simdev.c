@@ -172,12 +172,13 @@ static uint32_t ring_of(const atoll_gpu *g, uint32_t sidx) {
   return n == 1 ? 0 : 1 + (sidx - n) % (n - 1);
 }
 
-static bool ring_shared(const atoll_simdev *d) { return d->g->hw_queues && d->n_core_streams > d->g->hw_queues; }
+/* Without a pool (or with no more streams than it has rings) every ring holds one stream, so its
+ * links (ring_first, ring_next) name that stream alone and the rules below change nothing. */
 
 /* Whether stream sidx's ready head must wait on its ring: another stream of the ring has a command
  * dispatched or running, or a head that reached the ring first (ties: the stream opened first). */
 static bool ring_blocked(atoll_simdev *d, uint32_t sidx) {
-  if (!ring_shared(d) || sidx >= d->n_core_streams)
+  if (sidx >= d->n_core_streams)
     return false;
   stream *st = &d->streams[sidx];
   if (st->ring_first == (int32_t)sidx && st->ring_next < 0)
@@ -202,7 +203,7 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx);
 
 /* Stream sidx's head left: the streams it shares a ring with may take theirs. */
 static void kick_ring(atoll_simdev *d, uint32_t sidx) {
-  if (!ring_shared(d) || sidx >= d->n_core_streams)
+  if (sidx >= d->n_core_streams)
     return;
   for (int32_t t = d->streams[sidx].ring_first; t >= 0; t = d->streams[t].ring_next)
     if (t != (int32_t)sidx)
@@ -322,9 +323,8 @@ static void cu_submit(atoll_simdev *d, uint32_t sidx) {
 
 /* --- completion --- */
 
-static void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry *e, int64_t now) {
-  if (!d->trace)
-    return;
+static __attribute__((noinline)) void trace_kernel_span(atoll_simdev *d, uint32_t sidx, stream *st, const entry *e,
+                                                       int64_t now) {
   const atoll_op *op = &d->s->models[e->cmd.model].model.ops[e->cmd.op];
   char args[160];
   snprintf(args, sizeof args, "\"model\":\"%s\",\"op\":%u,\"blocks\":%u,\"wait_us\":%.3f",
@@ -333,6 +333,12 @@ static void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry
   const char *name = op->kind == ATOLL_OP_KERNEL ? op->name : atoll_op_kind_name(op->kind);
   atoll_trace_span(d->trace, ATOLL_TRACK_STREAM, sidx, name, e->cmd.rt ? "rt" : "be", st->start_ns,
                    now - st->start_ns, args);
+}
+
+/* The guard inline, the drawing apart: a run without a trace asks once per kernel. */
+static inline void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry *e, int64_t now) {
+  if (d->trace)
+    trace_kernel_span(d, sidx, st, e, now);
 }
 
 /* An RT kernel that started in the window completed: counted, and when it ran padded its
