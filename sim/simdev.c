@@ -287,10 +287,10 @@ static void release_waiting_evictions(atoll_simdev *d, stream *st) {
 
 static int dev_set_timer(void *ctx, int64_t at, uint64_t cookie);
 
-/* A command left stream st (completed, evicted or killed): a pending stream synchronize whose last
- * stream this drains is due now. */
-static void note_left(atoll_simdev *d, stream *st) {
-  st->left++;
+/* n commands left stream st (completed, evicted, killed or dropped from the HQ): a pending device
+ * synchronize whose last stream this drains is due now. */
+static void note_left_n(atoll_simdev *d, stream *st, uint32_t n) {
+  st->left += n;
   if (st->drain_at == 0 || st->left < st->drain_at)
     return;
   st->drain_at = 0;
@@ -311,7 +311,7 @@ static void drop_head(atoll_simdev *d, uint32_t sidx) {
   st->head++;
   st->count--;
   st->dq_count--;
-  note_left(d, st);
+  note_left_n(d, st, 1);
   transmit(d, st);
   stream_kick(d, sidx);
   kick_ring(d, sidx);
@@ -395,7 +395,7 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   st->head++;
   st->count--;
   st->dq_count--;
-  note_left(d, st);
+  note_left_n(d, st, 1);
   transmit(d, st);
   if (d->core)
     atoll_core_on_cmd_done(d->core, sidx, tag, now);
@@ -804,6 +804,7 @@ static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *d
   uint32_t n = st->count - arrived;
   st->count = st->dq_count = arrived; /* the HQ part of the deque is gone */
   st->transmit_free_ns = now;
+  note_left_n(d, st, n);
   /* Reclaiming the dropped commands is host work before anything else is launched: per command
    * when synchronous, a constant hand-off to the GC thread when asynchronous (REEF Fig. 20(b));
    * nothing to reclaim costs nothing. */
