@@ -48,6 +48,9 @@ typedef struct stream {
   uint8_t home_gaps;         /* the bound CUs are several runs: its kernels keep to `home` */
   uint8_t own_channel;       /* an MPS client: a hardware channel of its own (atoll_stream_cfg) */
   uint32_t ring;             /* its hardware queue (ring_of); streams on one ring run in order together */
+  /* The streams of its ring, lowest index first: the first, and the next after this one (-1 none),
+   * so that the ring's rules visit its streams only, not every stream of the device. */
+  int32_t ring_first, ring_next;
   int32_t pad;           /* owner of a padded launch: its pad record; -1 otherwise */
   uint8_t hidden;        /* a BE part of a padded launch, run on a device-internal stream */
   uint32_t owner;        /* hidden: the stream of the padded launch */
@@ -175,24 +178,27 @@ static uint32_t ring_of(const atoll_gpu *g, uint32_t sidx) {
   return n == 1 ? 0 : 1 + (sidx - n) % (n - 1);
 }
 
-static bool ring_shared(const atoll_simdev *d) { return d->g->hw_queues && d->n_core_streams > d->g->hw_queues; }
+/* Without a pool (or with no more streams than it has rings) every ring holds one stream, so its
+ * links (ring_first, ring_next) name that stream alone and the rules below change nothing. */
 
 /* Whether stream sidx's ready head must wait on its ring: another stream of the ring has a command
  * dispatched or running, or a head that reached the ring first (ties: the stream opened first). */
 static bool ring_blocked(atoll_simdev *d, uint32_t sidx) {
-  if (!ring_shared(d) || sidx >= d->n_core_streams)
+  if (sidx >= d->n_core_streams)
     return false;
   stream *st = &d->streams[sidx];
+  if (st->ring_first == (int32_t)sidx && st->ring_next < 0)
+    return false; /* alone on its ring */
   int64_t ready = head_of(st)->ready_ns;
-  for (uint32_t t = 0; t < d->n_core_streams; t++) {
+  for (int32_t t = st->ring_first; t >= 0; t = d->streams[t].ring_next) {
     stream *o = &d->streams[t];
-    if (t == sidx || o->ring != st->ring)
+    if (t == (int32_t)sidx)
       continue;
     if (o->busy)
       return true;
     if (o->dq_count > 0) {
       int64_t r = head_of(o)->ready_ns;
-      if (r < ready || (r == ready && t < sidx))
+      if (r < ready || (r == ready && t < (int32_t)sidx))
         return true;
     }
   }
@@ -203,11 +209,11 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx);
 
 /* Stream sidx's head left: the streams it shares a ring with may take theirs. */
 static void kick_ring(atoll_simdev *d, uint32_t sidx) {
-  if (!ring_shared(d) || sidx >= d->n_core_streams)
+  if (sidx >= d->n_core_streams)
     return;
-  for (uint32_t t = 0; t < d->n_core_streams; t++)
-    if (t != sidx && d->streams[t].ring == d->streams[sidx].ring)
-      stream_kick(d, t);
+  for (int32_t t = d->streams[sidx].ring_first; t >= 0; t = d->streams[t].ring_next)
+    if (t != (int32_t)sidx)
+      stream_kick(d, (uint32_t)t);
 }
 
 static void stream_kick(atoll_simdev *d, uint32_t sidx) {
@@ -345,9 +351,8 @@ static void cu_submit(atoll_simdev *d, uint32_t sidx) {
 
 /* --- completion --- */
 
-static void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry *e, int64_t now) {
-  if (!d->trace)
-    return;
+static __attribute__((noinline)) void trace_kernel_span(atoll_simdev *d, uint32_t sidx, stream *st, const entry *e,
+                                                       int64_t now) {
   const atoll_op *op = &d->s->models[e->cmd.model].model.ops[e->cmd.op];
   char args[160];
   snprintf(args, sizeof args, "\"model\":\"%s\",\"op\":%u,\"blocks\":%u,\"wait_us\":%.3f",
@@ -356,6 +361,12 @@ static void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry
   const char *name = op->kind == ATOLL_OP_KERNEL ? op->name : atoll_op_kind_name(op->kind);
   atoll_trace_span(d->trace, ATOLL_TRACK_STREAM, sidx, name, e->cmd.rt ? "rt" : "be", st->start_ns,
                    now - st->start_ns, args);
+}
+
+/* The guard inline, the drawing apart: a run without a trace asks once per kernel. */
+static inline void trace_kernel(atoll_simdev *d, uint32_t sidx, stream *st, const entry *e, int64_t now) {
+  if (d->trace)
+    trace_kernel_span(d, sidx, st, e, now);
 }
 
 /* An RT kernel that started in the window completed: counted, and when it ran padded its
@@ -640,6 +651,7 @@ static void stream_init(atoll_simdev *d, stream *st, const char *name) {
   memset(st, 0, sizeof *st);
   st->wake_ns = INT64_MAX;
   st->pad = -1;
+  st->ring_first = st->ring_next = -1;
   st->cu_lo = st->home_lo = 0, st->cu_hi = st->home_hi = (uint16_t)d->g->cus;
   snprintf(st->name, sizeof st->name, "%s", name);
 }
@@ -667,6 +679,13 @@ static int dev_create_stream(void *ctx, const atoll_stream_cfg *cfg, uint32_t *i
   st->own_channel = cfg->own_channel;
   /* An MPS client has a channel of its own; a bound stream (a partition) keeps its own ring too. */
   st->ring = cfg->own_channel || !atoll_cuset_is_empty(&cfg->cus) ? OWN_RING | sidx : ring_of(d->g, sidx);
+  st->ring_first = (int32_t)sidx, st->ring_next = -1;
+  for (uint32_t t = sidx; t-- > 0;)
+    if (d->streams[t].ring == st->ring) { /* the ring's last stream so far: this one follows it */
+      d->streams[t].ring_next = (int32_t)sidx;
+      st->ring_first = d->streams[t].ring_first;
+      break;
+    }
   st->priority = cfg->priority;
   st->dq_cap = cfg->dq_capacity ? cfg->dq_capacity : d->g->dq_capacity;
   d->n_streams = d->n_core_streams;
