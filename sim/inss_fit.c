@@ -254,18 +254,48 @@ static bool solve_small(double a[3][3], double y[3], uint32_t k, double *x) {
   return true;
 }
 
-/* The interference coefficients by least squares over the training sets, where the plan's sets
- * cannot use the simulator's two-term fit: they all hold the same number of models (alpha_s and
- * beta_s are then one term: beta_s is taken as 0), or the cache term is fitted too (its regressor
- * o_r x the co-located L2 utilisation). */
+/* The interference coefficients over the training sets, where the plan's sets cannot use the
+ * simulator's two-term fit: they all hold the same number of models (alpha_s and beta_s are then
+ * one term: beta_s is taken as 0), or the cache term is fitted too (its regressor o_r x the
+ * co-located L2 utilisation). Measured sets are noisy and their latencies differ by 100x: the
+ * squares are of relative errors (each sample weighted 1 / observed^2, so a long model's noise
+ * does not outweigh a short one's fit, and what is minimised is close to the MAPE reported), and
+ * a coefficient the data would make negative (interference that speeds models up) is dropped and
+ * the others fitted again without it. */
+static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n,
+                        const bool *use, double *x);
+
 static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n) {
-  uint32_t cols = 0, c_s = 0, c_b = UINT32_MAX, c_c = UINT32_MAX;
-  c_s = cols++;
-  if (!same_n)
-    c_b = cols++;
-  if (p->fit_cache)
-    c_c = cols++;
+  bool use[3] = {true, !same_n, p->fit_cache};
+  double x[3] = {0};
+  for (int pass = 0; pass < 3; pass++) {
+    if (!fit_columns(p, m, rep, same_n, use, x))
+      return;
+    /* beta_s may be negative (a fixed saving the per-model term outweighs); the others may not. */
+    int worst = -1;
+    for (int c = 0; c < 3; c += 2)
+      if (use[c] && x[c] < 0 && (worst < 0 || x[c] < x[worst]))
+        worst = c;
+    if (worst < 0)
+      break;
+    use[worst] = false, x[worst] = 0;
+  }
+  m->alpha_s_ns = use[0] ? x[0] : 0;
+  m->beta_s_ns = use[1] ? x[1] : 0;
+  m->alpha_cache = use[2] ? x[2] : 0;
+}
+
+static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n,
+                        const bool *use, double *out) {
+  (void)same_n;
+  uint32_t cols = 0, idx[3];
+  for (uint32_t c = 0; c < 3; c++)
+    if (use[c])
+      idx[cols++] = c;
+  if (cols == 0)
+    return true;
   double a[3][3] = {{0}}, y[3] = {0}, x[3] = {0};
+  rep->n_train = 0;
   for (uint32_t j = 0; j < p->n_sets; j++) {
     const atoll_inss_coloc *c = &rep->sets[j];
     if (!c->train)
@@ -282,12 +312,10 @@ static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll
           double lq = m->prof[c->slot[q].prof].l2_alpha * c->slot[q].pct / 100.0 + m->prof[c->slot[q].prof].l2_beta;
           l += lq > 0 ? lq : 0;
         }
-      double r[3] = {0}, target = c->observed_ns[k] - o_r;
-      r[c_s] = c->n * K;
-      if (c_b != UINT32_MAX)
-        r[c_b] = K;
-      if (c_c != UINT32_MAX)
-        r[c_c] = o_r * l;
+      double w = 1 / c->observed_ns[k];
+      double all[3] = {c->n * K * w, K * w, o_r * l * w}, r[3], target = (c->observed_ns[k] - o_r) * w;
+      for (uint32_t u = 0; u < cols; u++)
+        r[u] = all[idx[u]];
       for (uint32_t u = 0; u < cols; u++) {
         for (uint32_t v = 0; v < cols; v++)
           a[u][v] += r[u] * r[v];
@@ -297,10 +325,10 @@ static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll
     }
   }
   if (!solve_small(a, y, cols, x))
-    return;
-  m->alpha_s_ns = x[c_s];
-  m->beta_s_ns = c_b != UINT32_MAX ? x[c_b] : 0;
-  m->alpha_cache = c_c != UINT32_MAX ? x[c_c] : 0;
+    return false;
+  for (uint32_t u = 0; u < cols; u++)
+    out[idx[u]] = x[u];
+  return true;
 }
 
 int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_fit_report *rep) {

@@ -28,7 +28,7 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "\n"
     "With --device the runs are measured on a native device instead (every model needs `native:`):\n"
     "batches 1, 2 and 4 on every whole number of its CUs, then 16 co-location sets of models on\n"
-    "disjoint CUs at batches 1-4, 8 batches each; the cache term alpha_cache is fitted too, each\n"
+    "disjoint CUs at batches 1-4, 10 batches each; the cache term alpha_cache is fitted too, each\n"
     "model's L2 line its memory traffic alone (docs/inss.md, \"Native\"). Measured, so not repeatable.\n"
     "\n"
     "  -o MODEL.yaml      where to write the model (plain YAML); '-' for stdout\n"
@@ -37,7 +37,7 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "  --pin              pin the native device's CU workers to CPUs\n"
     "  --sets N           native: co-location sets (2-24, default 16; half of them held out)\n"
     "  --batches N        native: batches per client in each run (3-64, the first not counted;\n"
-    "                     default 8 solo, 16 co-located): fewer for a quick, rougher fit\n"
+    "                     default 6 solo, 10 co-located): fewer for a quick, rougher fit\n"
     "  --set PATH=VALUE   override a value of the scenario\n"
     "\n"
     "exit: 0 fitted; 2 bad input, or the file could not be written.\n"};

@@ -41,9 +41,9 @@ void atoll__inss_fit_native(atoll_inss_fit_plan *p, uint32_t cus, double gb_s, u
   for (uint32_t k = 0; k < n; k++)
     pcts[k] = 100 * (k + 1) / n;
   *p = (atoll_inss_fit_plan){.run = atoll__inss_native_runner, .ctx = ctx, .batches = solo_b, .n_batches = 3,
-                             .pcts = pcts, .n_pcts = n, .solo_runs = 8, .solo_gap_ns = 0, .n_sets = 16,
+                             .pcts = pcts, .n_pcts = n, .solo_runs = 6, .solo_gap_ns = 0, .n_sets = 16,
                              .min_coloc = 2, .max_coloc = n, .share_units = n, .set_batches = set_b,
-                             .n_set_batches = 4, .batches_per_run = 16, .gap_factor = 2, .median = true,
+                             .n_set_batches = 4, .batches_per_run = 10, .gap_factor = 2, .median = true,
                              .batch_timeout_ns = 2000000, .fit_cache = true,
                              .memory_gb_s = gb_s > 0 ? gb_s : 1};
 }

@@ -19,7 +19,8 @@ int atoll__inss_native_runner(const atoll_scenario *s, void *ctx, atoll_run_resu
 
 /* The native plan for a device of `cus` CUs (2-4; the shares are whole CUs): the solo grid at
  * batches 1, 2 and 4 on every whole number of CUs, then 16 co-location sets of 2 to min(cus, 4)
- * models at batches 1-4 (3 is off the solo grid), 8 batches per client, the first not counted;
+ * models at batches 1-4 (3 is off the solo grid), 6 solo and 10 co-located batches per client
+ * (the first not counted) 2x their predicted latency apart, their median;
  * the cache term fitted, each model's L2 line its memory traffic alone over gb_s (GB/s; 1 where
  * the preset gives no bandwidth). pcts must hold 4 entries. */
 void atoll__inss_fit_native(atoll_inss_fit_plan *p, uint32_t cus, double gb_s, uint32_t *pcts,
