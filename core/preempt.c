@@ -19,8 +19,10 @@
  *         that core/dkp.c selects from the BE tasks waiting at their restart points (and new BE
  *         tasks, which start this way). An op padding has partly run continues with its remaining
  *         blocks when normal mode resumes.
- *  wait   block-level wait-based preemption with lazy eviction: the stock DQ depth, synchronous
- *         reclamation, every launched BE kernel evicted through the CP, running blocks waited for. */
+ *  wait   block-level wait-based preemption with lazy eviction: the stock DQ depth, no HQ reset,
+ *         every launched BE kernel evicted through the CP, running blocks waited for, and RT work
+ *         launched once the device is synchronized (its streams drained). On a device that cannot
+ *         report the drain the HQs are reset instead, with synchronous reclamation. */
 #include "core/preempt.h"
 
 #include "core/dkp.h"
@@ -308,14 +310,21 @@ static void pause_task(atoll_core *c, uint32_t q, bool killed, int64_t now) {
 static void preempt(atoll_core *c, int64_t now, const atoll_preempt_style *st) {
   bool reset = st->reset_based;
   const atoll_policy_cfg *p = &c->s->policy;
+  /* REEF's wait-based baseline has no HQ reset (that is REEF's own API): it sets the flag and
+   * synchronizes the device, so every BE command launched so far, in the HQ or the DQ, reaches the
+   * CP and is evicted there, and RT work is launched once the BE streams have drained. A device that
+   * cannot report a drain has the HQs reset instead (synchronous reclamation), as before. */
+  bool sync = !reset && c->dev.ops->notify_drained;
   uint32_t n = 0;
   for (uint32_t q = 0; q < c->n_queues; q++) {
     if (!has_work_on_device(c, q))
       continue;
     /* Wait-based preemption reclaims synchronously; reset-based hands off to the GC thread. */
-    stop_stream(c, q, true, reset ? p->async_reclaim : false);
+    stop_stream(c, q, !sync, reset ? p->async_reclaim : false);
     n++;
   }
+  if (sync && n > 0 && c->dev.ops->notify_drained(c->dev.ctx, ATOLL_PREEMPT_DRAINED_COOKIE) == 0)
+    state(c)->draining = 1;
   /* ③ AMD's CU reset kills every running kernel, so it is skipped when any running kernel could
    * not be restored. */
   bool kill = reset && p->reset_cu && c->dev.ops->reset_cus && n > 0;
@@ -343,9 +352,10 @@ void atoll__preempt_on_queued(atoll_core *c, uint32_t q, int64_t now, const atol
       set_mode(c, ATOLL_MODE_REALTIME, now);
       preempt(c, now, st);
     }
-    /* A preemption that could not kill waits for the BE kernels still running: RT kernels never
-     * run beside BE kernels (padding, when it lands, is the one exception). */
-    if (state(c)->awaited == 0)
+    /* A preemption that could not kill waits for the BE kernels still running (and a wait-based
+     * one for the BE streams to drain): RT kernels never run beside BE kernels (padding, when it
+     * lands, is the one exception). */
+    if (state(c)->awaited == 0 && !state(c)->draining)
       run_queue(c, q, st);
   } else if (c->mode == ATOLL_MODE_NORMAL) {
     run_queue(c, q, st);
@@ -361,11 +371,23 @@ void atoll__preempt_on_op_done(atoll_core *c, uint32_t q, int64_t now, const ato
 void atoll__preempt_on_awaited_done(atoll_core *c, int64_t now, const atoll_preempt_style *st) {
   (void)now;
   atoll_preempt_state *ps = state(c);
-  if (ps->awaited > 0 && --ps->awaited == 0) {
+  if (ps->awaited > 0 && --ps->awaited == 0 && !ps->draining) {
     int32_t rtq = atoll__rt_queue(c);
     if (rtq >= 0)
       run_queue(c, (uint32_t)rtq, st);
   }
+}
+
+void atoll__preempt_on_timer(atoll_core *c, uint64_t cookie, int64_t now, const atoll_preempt_style *st) {
+  (void)now;
+  atoll_preempt_state *ps = state(c);
+  if (cookie != ATOLL_PREEMPT_DRAINED_COOKIE || !ps->draining)
+    return;
+  /* The preempted streams drained (the device synchronize returned): RT work may start. */
+  ps->draining = 0;
+  int32_t rtq = atoll__rt_queue(c);
+  if (ps->awaited == 0 && rtq >= 0)
+    run_queue(c, (uint32_t)rtq, st);
 }
 
 void atoll__preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now, const atoll_preempt_style *st) {

@@ -21,13 +21,19 @@ typedef struct atoll_preempt_state {
   atoll_pad_guard guard;  /* slack the RT client has shown, not yet spent on padding */
   uint8_t guard_known;    /* guard_cap and guard_open are set (at the first RT arrival) */
   uint8_t guard_open;     /* some RT client is open-loop: only its queue can grow */
+  uint8_t draining;       /* a wait-based preemption waits for the preempted streams to drain */
 } atoll_preempt_state;
+
+/* The timer cookie of the device's stream synchronize (notify_drained) a wait-based preemption
+ * asks for. */
+enum { ATOLL_PREEMPT_DRAINED_COOKIE = 1 };
 
 void atoll__preempt_setup_queue(const atoll_core *c, uint32_t q, atoll_stream_cfg *cfg, const atoll_preempt_style *st);
 void atoll__preempt_on_queued(atoll_core *c, uint32_t q, int64_t now, const atoll_preempt_style *st);
 void atoll__preempt_on_op_done(atoll_core *c, uint32_t q, int64_t now, const atoll_preempt_style *st);
 void atoll__preempt_on_task_done(atoll_core *c, uint32_t q, int64_t now, const atoll_preempt_style *st);
 void atoll__preempt_on_awaited_done(atoll_core *c, int64_t now, const atoll_preempt_style *st);
+void atoll__preempt_on_timer(atoll_core *c, uint64_t cookie, int64_t now, const atoll_preempt_style *st);
 
 /* The ops of a preempting policy of the given style: its file defines the style and options. */
 #define ATOLL_PREEMPT_POLICY(name, style, opts, n_opts, finish)                                                      \
@@ -42,6 +48,9 @@ void atoll__preempt_on_awaited_done(atoll_core *c, int64_t now, const atoll_pree
     atoll__preempt_on_task_done(c, q, now, &style);                                                           \
   }                                                                                                           \
   static void name##_on_awaited_done(atoll_core *c, int64_t now) { atoll__preempt_on_awaited_done(c, now, &style); } \
+  static void name##_on_timer(atoll_core *c, uint64_t cookie, int64_t now) {                                  \
+    atoll__preempt_on_timer(c, cookie, now, &style);                                                          \
+  }                                                                                                           \
   const atoll_policy_ops atoll__policy_##name = {                                                             \
       .queue_per_client = false,                                                                              \
       .state_size = sizeof(atoll_preempt_state),                                                              \
@@ -53,6 +62,7 @@ void atoll__preempt_on_awaited_done(atoll_core *c, int64_t now, const atoll_pree
       .on_op_done = name##_on_op_done,                                                                        \
       .on_task_done = name##_on_task_done,                                                                    \
       .on_awaited_done = name##_on_awaited_done,                                                              \
+      .on_timer = name##_on_timer,                                                                            \
   }
 
 /* The reset-based options (reset, reef). */

@@ -54,6 +54,9 @@ typedef struct stream {
   uint64_t part_tag;     /* hidden: the BE command it runs blocks of */
   uint32_t part_blocks;
   uint32_t to_reserve;   /* evictions to reserve once the running head leaves the stream */
+  uint8_t reset_owed;    /* flagged with nothing yet in its DQ: its first eviction pays dq_reset_ns */
+  uint64_t left;         /* commands that have left the stream (completed, evicted or killed) */
+  uint64_t drain_at;     /* a pending stream synchronize is met when `left` reaches it; 0 none */
   /* The executing kernel (the head), when busy and dispatched. */
   const atoll_kernel_timing *kt;
   uint8_t started, rt;
@@ -94,6 +97,9 @@ struct atoll_simdev {
    * dispatches wait behind them), and the marks of the current preemption for its breakdown. */
   int64_t host_free_ns, cp_evict_free_ns;
   atoll_simdev_marks marks;
+  /* A pending stream synchronize (notify_drained): streams still to drain, and the cookie. */
+  uint32_t drain_waiting;
+  uint64_t drain_cookie;
   int64_t killed_ns;  /* GPU time of killed kernels: their run time until the kill */
   uint32_t killed_kernels;
   /* Padding figures (REEF Figs. 24 and 27), over the window: CUs holding padded BE blocks and
@@ -230,7 +236,11 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
     if (st->prepaid > 0) {
       st->prepaid--;
     } else {
-      d->cp_evict_free_ns = start + d->g->costs.evicted_kernel_ns;
+      /* A command that reached the DQ after the flag (it was still on the host then) is fetched as
+       * it arrives; a stream whose DQ was empty at the flag pays its DQ reset with the first. */
+      d->cp_evict_free_ns = start + d->g->costs.evicted_kernel_ns + (st->reset_owed ? d->g->costs.dq_reset_ns : 0);
+      st->reset_owed = 0;
+      d->marks.evicted++;
       done = d->cp_evict_free_ns;
       ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_DQ_EVICT, sidx, st->name, 1, start, done);
       if (done > d->marks.evict_done_ns)
@@ -264,6 +274,7 @@ static void reserve_evictions(atoll_simdev *d, stream *st, uint32_t n) {
   if (d->cp_evict_free_ns > d->marks.evict_done_ns)
     d->marks.evict_done_ns = d->cp_evict_free_ns;
   st->prepaid += n;
+  st->reset_owed = 0;
 }
 
 /* The running head left the stream (killed or completed): the CP can now reach the flagged
@@ -272,6 +283,22 @@ static void release_waiting_evictions(atoll_simdev *d, stream *st) {
   uint32_t n = st->to_reserve;
   st->to_reserve = 0;
   reserve_evictions(d, st, n);
+}
+
+static int dev_set_timer(void *ctx, int64_t at, uint64_t cookie);
+
+/* n commands left stream st (completed, evicted, killed or dropped from the HQ): a pending device
+ * synchronize whose last stream this drains is due now. */
+static void note_left_n(atoll_simdev *d, stream *st, uint32_t n) {
+  st->left += n;
+  if (st->drain_at == 0 || st->left < st->drain_at)
+    return;
+  st->drain_at = 0;
+  if (--d->drain_waiting == 0) {
+    int rc = dev_set_timer(d, now_of(d), d->drain_cookie);
+    assert(rc == 0 && "timer allocation failed");
+    (void)rc;
+  }
 }
 
 /* The stream's head leaves the DQ without a completion (evicted or killed). */
@@ -284,6 +311,7 @@ static void drop_head(atoll_simdev *d, uint32_t sidx) {
   st->head++;
   st->count--;
   st->dq_count--;
+  note_left_n(d, st, 1);
   transmit(d, st);
   stream_kick(d, sidx);
   kick_ring(d, sidx);
@@ -367,6 +395,7 @@ static void command_done(atoll_simdev *d, uint32_t sidx, int64_t now) {
   st->head++;
   st->count--;
   st->dq_count--;
+  note_left_n(d, st, 1);
   transmit(d, st);
   if (d->core)
     atoll_core_on_cmd_done(d->core, sidx, tag, now);
@@ -775,6 +804,7 @@ static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *d
   uint32_t n = st->count - arrived;
   st->count = st->dq_count = arrived; /* the HQ part of the deque is gone */
   st->transmit_free_ns = now;
+  note_left_n(d, st, n);
   /* Reclaiming the dropped commands is host work before anything else is launched: per command
    * when synchronous, a constant hand-off to the GC thread when asynchronous (REEF Fig. 20(b));
    * nothing to reclaim costs nothing. */
@@ -806,14 +836,40 @@ static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
      * 20(b): the DQ reset is part of the preemption latency). A stream processes its queue in
      * order, so while its head runs (until killed or completed) the CP cannot reach them: their
      * CP time is reserved when the head leaves. */
-    uint32_t waiting = st->dq_count - (st->busy ? 1 : 0) - st->prepaid - st->to_reserve;
-    ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_FLAG, sid, st->name, waiting, now_of(d), now_of(d));
+    /* Only commands that have reached the DQ wait there: one still in its HQ-to-DQ transmit, or
+     * still in the HQ (no HQ reset: REEF's wait-based baseline), is fetched and evicted when it
+     * arrives (stream_kick), the first of them paying the DQ reset if nothing was waiting. */
+    int64_t now = now_of(d);
+    uint32_t arrived = st->busy ? 1 : 0;
+    while (arrived < st->dq_count && st->q[(st->head + arrived) % st->cap].ready_ns <= now)
+      arrived++;
+    uint32_t held = (st->busy ? 1 : 0) + st->prepaid + st->to_reserve;
+    uint32_t waiting = arrived > held ? arrived - held : 0;
+    if (waiting == 0 && st->count > arrived)
+      st->reset_owed = 1;
+    ATOLL_SIMDEV_HOOK(d->hooks, preempt_step, ATOLL_STEP_FLAG, sid, st->name, waiting, now, now);
     if (st->busy && !st->evicting)
       st->to_reserve += waiting;
     else
       reserve_evictions(d, st, waiting);
   }
   return 0;
+}
+
+static int dev_notify_drained(void *ctx, uint64_t cookie) {
+  atoll_simdev *d = ctx;
+  if (d->drain_waiting > 0)
+    return ATOLL_EFULL; /* one synchronize at a time */
+  d->drain_cookie = cookie;
+  /* The core's streams; padded parts leave with their launches. */
+  for (uint32_t i = 0; i < d->n_core_streams; i++) {
+    stream *st = &d->streams[i];
+    if (st->count == 0)
+      continue;
+    st->drain_at = st->left + st->count;
+    d->drain_waiting++;
+  }
+  return d->drain_waiting > 0 ? 0 : dev_set_timer(d, now_of(d), cookie);
 }
 
 static int dev_reset_cus(void *ctx) {
@@ -857,6 +913,7 @@ static const atoll_device_ops simdev_ops = {
     .set_dq_capacity = dev_set_dq_capacity,
     .set_stream_cus = dev_set_stream_cus,
     .exec_index = dev_exec_index,
+    .notify_drained = dev_notify_drained,
 };
 
 void atoll_simdev_take_marks(atoll_simdev *d, atoll_simdev_marks *out) {
@@ -1005,6 +1062,8 @@ static uint64_t stream_hash(const atoll_simdev *d, const stream *st, uint64_t h,
   h = atoll__hmix(h, ((uint64_t)st->launch_epoch << 32) | st->kill_epoch);
   h = atoll__hmix(h, ((uint64_t)st->busy << 24) | ((uint64_t)st->evicting << 16) | ((uint64_t)st->started << 8) | st->rt);
   h = atoll__hmix(h, ((uint64_t)st->prepaid << 32) | st->to_reserve);
+  if (st->drain_at || st->reset_owed) /* only the wait policy's preemptions set them */
+    h = atoll__hmix(atoll__hmix(h, st->drain_at ? st->drain_at - st->left : 0), st->reset_owed);
   h = atoll__hmix(h, ((uint64_t)st->cu_lo << 16) | st->cu_hi);
   h = pad_hash(d, st->pad, h);
   h = atoll__hmix(h, ((uint64_t)st->hidden << 32) | st->owner);
@@ -1022,6 +1081,8 @@ int atoll_simdev_hash(const atoll_simdev *d, bool with_marks, uint64_t *hp) {
   h = atoll__hmix(h, (uint64_t)(int64_t)d->cp_last);
   h = atoll__hmix_after(h, d->host_free_ns, now);
   h = atoll__hmix_after(h, d->cp_evict_free_ns, now);
+  if (d->drain_waiting)
+    h = atoll__hmix(atoll__hmix(h, d->drain_waiting), d->drain_cookie);
   /* The marks only become the breakdown of the preemption being measured. */
   if (with_marks) {
     h = atoll__hmix(h, (uint64_t)d->marks.hq_done_ns);

@@ -76,6 +76,11 @@ typedef struct atoll_device_ops {
    * shadow switch, docs/gslice.md): kernels dispatched from then on run there; one running keeps
    * its CUs. A device without it cannot re-partition at run time. */
   int (*set_stream_cus)(void *dev, uint32_t stream, const atoll_cuset *cus);
+  /* A device synchronize: asks for atoll_core_on_timer(cookie) once every command launched so far,
+   * on every stream, has left it, completed or lazily evicted (with nothing left, at once). REEF's
+   * wait-based baseline synchronizes the device this way before it launches RT work; a device
+   * without it cannot say when its streams drained (the wait policy then resets the HQs). */
+  int (*notify_drained)(void *dev, uint64_t cookie);
 } atoll_device_ops;
 
 typedef struct atoll_device {

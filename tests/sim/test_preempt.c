@@ -223,6 +223,40 @@ static void requests_complete_and_reset_beats_wait(void **state) {
   assert_cmp(mean_latency[1], >, 5 * mean_latency[0]);
 }
 
+/* Wait-based preemption as REEF's baseline does it: no HQ reset (that is REEF's own API), so every
+ * BE command launched so far, still on the host or in the DQ, reaches the CP and is evicted there,
+ * and the RT request is launched once the device is synchronized: its first kernel starts only
+ * after the last eviction. A preemption early in a resnet152 request (207 kernels, the host's
+ * transmits ~2 ms behind the launch) evicts most of the request; had the HQ been reset, those
+ * commands would have been dropped on the host and the eviction count would stay small. */
+static void wait_evicts_host_commands_and_drains_before_rt(void **state) {
+  (void)state;
+  const char *wait[] = {"policy=wait"};
+  atoll_test_scenario *l = atoll_test_load(DISB_A, wait, 1);
+  atoll_run_results res;
+  assert_int_equal(atoll_sim_run(&l->s, NULL, &res), 0);
+  assert_in_range(res.n_preemptions, 51, UINT32_MAX);
+  uint32_t most = 0;
+  for (uint32_t i = 0; i < res.n_preemptions; i++) {
+    const atoll_preemption_record *p = &res.preemptions[i];
+    assert_int_equal(p->hq_reset_ns, 0);
+    if (p->latency_ns > 0 && p->latency_ns < p->dq_evict_ns)
+      fail_msg("preemption %u: RT kernel at %lld ns before the last eviction at %lld ns", i,
+               (long long)p->latency_ns, (long long)p->dq_evict_ns);
+    most = p->evicted_kernels > most ? p->evicted_kernels : most;
+  }
+  assert_cmp(most, >, 150);
+  /* The device synchronize is reported every time: every RT request that had time to run did. */
+  const atoll_client_records *rt = &res.clients[0];
+  uint32_t done = 0;
+  for (uint32_t i = 0; i < rt->n; i++)
+    done += rt->req[i].done_ns >= 0;
+  assert_cmp(rt->n, >, 50);
+  assert_cmp(done + 1, >=, rt->n);
+  atoll_run_results_free(&res);
+  atoll_test_unload(l);
+}
+
 /* Wait-based preemption on DISB C (five BE streams) keeps serving RT requests: the RT queue once
  * waited forever for a "running" kernel that belonged to the previous task on a stream. */
 static void wait_never_starves_rt_on_disb_c(void **state) {
@@ -417,6 +451,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pad_guard_leaves_closed_loop_rt_padded),
     cmocka_unit_test(pad_guard_keeps_rt_promise_on_critical_load),
     cmocka_unit_test(wait_never_starves_rt_on_disb_c),
+    cmocka_unit_test(wait_evicts_host_commands_and_drains_before_rt),
     cmocka_unit_test(restart_points_follow_the_idempotence_metadata),
     cmocka_unit_test(non_restorable_kernel_makes_the_preemption_wait),
     cmocka_unit_test(rt_never_runs_beside_be_under_reset),
