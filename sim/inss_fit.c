@@ -12,7 +12,27 @@
 
 static const uint32_t grid_b[ATOLL_INSS_FIT_BATCHES] = {1, 2, 4, 8, 16, 32};
 static const uint32_t grid_p[ATOLL_INSS_FIT_PCTS] = {5, 10, 20, 30, 50, 70, 100};
+static const uint32_t set_b[] = {1, 2, 4, 8};
 enum { BATCHES_PER_RUN = 20 };
+
+void atoll_inss_fit_sim(atoll_inss_fit_plan *p) {
+  *p = (atoll_inss_fit_plan){.run = atoll_sim_inss_runner, .batches = grid_b, .n_batches = ATOLL_INSS_FIT_BATCHES,
+                             .pcts = grid_p, .n_pcts = ATOLL_INSS_FIT_PCTS, .solo_runs = 2,
+                             .solo_gap_ns = 10000000000, .n_sets = ATOLL_INSS_FIT_SETS, .min_coloc = 2,
+                             .max_coloc = ATOLL_INSS_FIT_MAX_COLOC, .share_units = 10, .set_batches = set_b,
+                             .n_set_batches = 4, .batches_per_run = BATCHES_PER_RUN, .gap_factor = 1.3,
+                             .batch_timeout_ns = 1};
+}
+
+int atoll_sim_inss_runner(const atoll_scenario *s, void *ctx, atoll_run_results *res) {
+  (void)ctx;
+  /* Standalone latencies only normalise the report, which the fit does not read. */
+  int64_t alone[ATOLL_INSS_MAX_MODELS * 4];
+  for (uint32_t i = 0; i < s->n_models && i < ATOLL_INSS_MAX_MODELS * 4; i++)
+    alone[i] = 1;
+  atoll_sim_opts o = {.standalone_ns = alone};
+  return atoll_sim_run(s, &o, res);
+}
 
 /* The profile index of s's model `model` in m (m's profiles follow s's models). */
 static uint32_t model_of(const atoll_inss_model *m, const atoll_scenario *s, uint32_t prof) {
@@ -22,10 +42,15 @@ static uint32_t model_of(const atoll_inss_model *m, const atoll_scenario *s, uin
   return 0;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* n slots together, `batches` batches each, the first not counted; gap_ns > 0 spaces them so
  * (else 1.3x each slot's predicted latency). */
-static int observe(const atoll_scenario *s, const atoll_inss_model *m, const atoll_inss_slot *slot, uint32_t n,
-                   uint32_t batches, int64_t gap_ns, double *observed_ns) {
+static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
+                   const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, double *observed_ns) {
   if (n == 0 || n > ATOLL_INSS_FIT_MAX_COLOC)
     return ATOLL_EINVAL;
   atoll_client cl[ATOLL_INSS_FIT_MAX_COLOC];
@@ -44,7 +69,7 @@ static int observe(const atoll_scenario *s, const atoll_inss_model *m, const ato
     uint32_t b = slot[k].batch ? slot[k].batch : 1;
     atoll_inss_slot alone = slot[k];
     double pred = atoll_inss_inf_ns(m, &alone, 1, 0);
-    int64_t period = gap_ns > 0 ? gap_ns : (int64_t)(pred * 1.3) + 1000 + (int64_t)k * 7919; /* the overlaps vary */
+    int64_t period = gap_ns > 0 ? gap_ns : (int64_t)(pred * p->gap_factor) + 1000 + (int64_t)k * 7919; /* the overlaps vary */
     int64_t *t = at + (size_t)k * batches * ATOLL_INSS_MAX_BATCH;
     for (uint32_t j = 0; j < batches; j++)
       for (uint32_t r = 0; r < b; r++)
@@ -54,7 +79,7 @@ static int observe(const atoll_scenario *s, const atoll_inss_model *m, const ato
     cl[k] = (atoll_client){.name = m->prof[slot[k].prof].name, .model = model_of(m, s, slot[k].prof),
                            .cls = ATOLL_CLASS_BE,
                            .arrival = {.kind = ATOLL_ARRIVAL_TRACE, .times_ns = t, .n_times = batches * b},
-                           .batch_max = b > 1 ? b : 0, .batch_timeout_ns = b > 1 ? 1 : 0};
+                           .batch_max = b > 1 ? b : 0, .batch_timeout_ns = b > 1 ? p->batch_timeout_ns : 0};
   }
   for (uint32_t k = 0; k < n; k++)
     cl[k].cus = atoll_gslice_layout(&one, pcts, k);
@@ -62,29 +87,34 @@ static int observe(const atoll_scenario *s, const atoll_inss_model *m, const ato
   one.duration_ns = end * 4 + 1000000000;
   one.warmup_ns = 0;
   one.expects = NULL, one.n_expects = 0;
-  int64_t alone[ATOLL_INSS_MAX_MODELS * 4];
-  for (uint32_t i = 0; i < s->n_models && i < ATOLL_INSS_MAX_MODELS * 4; i++)
-    alone[i] = 1;
-  atoll_sim_opts o = {.standalone_ns = alone};
   atoll_run_results res;
-  int rc = atoll_sim_run(&one, &o, &res);
+  int rc = p->run(&one, p->ctx, &res);
   if (rc == 0) {
     for (uint32_t k = 0; k < n; k++) {
       /* Each batch's latency: its requests arrive together; the last one done ends it. */
-      double sum = 0;
+      double sum = 0, lat[ATOLL_INSS_FIT_MAX_RUN];
       uint32_t cnt = 0, b = slot[k].batch ? slot[k].batch : 1;
       for (uint32_t j = 1; j < batches; j++) {
         int64_t last = -1, arr = 0;
+        bool all = true;
         for (uint32_t r = 0; r < b && j * b + r < res.clients[k].n; r++) {
           const atoll_request_record *q = &res.clients[k].req[j * b + r];
           if (q->done_ns > last)
             last = q->done_ns;
+          all = all && q->done_ns >= 0;
           arr = q->arrival_ns;
         }
-        if (last > 0)
+        if (p->median) {
+          if (last > 0 && all && cnt < ATOLL_INSS_FIT_MAX_RUN)
+            lat[cnt++] = (double)(last - arr);
+        } else if (last > 0)
           sum += (double)(last - arr), cnt++;
       }
-      observed_ns[k] = cnt ? sum / cnt : NAN;
+      if (p->median && cnt) {
+        qsort(lat, cnt, sizeof lat[0], cmp_double);
+        observed_ns[k] = cnt % 2 ? lat[cnt / 2] : (lat[cnt / 2 - 1] + lat[cnt / 2]) / 2;
+      } else
+        observed_ns[k] = cnt ? sum / cnt : NAN;
     }
     atoll_run_results_free(&res);
   }
@@ -94,15 +124,23 @@ static int observe(const atoll_scenario *s, const atoll_inss_model *m, const ato
 
 int atoll_sim_inss_observe(const atoll_scenario *s, const atoll_inss_model *m, const atoll_inss_slot *slot, uint32_t n,
                            double *observed_ns) {
-  return observe(s, m, slot, n, BATCHES_PER_RUN, 0, observed_ns);
+  atoll_inss_fit_plan p;
+  atoll_inss_fit_sim(&p);
+  return observe(s, &p, m, slot, n, BATCHES_PER_RUN, 0, observed_ns);
 }
 
-/* A batch of b requests alone on pct %: the second of two batches 10 s apart (the first, as in the
- * co-location runs, is not counted), so solo and co-located samples are measured alike. */
-static int solo(const atoll_scenario *s, const atoll_inss_model *m, uint32_t prof, uint32_t b, uint32_t pct,
-                double *out) {
+/* A batch of b requests alone on pct %: the mean of the plan's solo runs but the first (in the
+ * simulator the second of two batches 10 s apart), which, as in the co-location runs, is not
+ * counted, so solo and co-located samples are measured alike. */
+static int solo(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m, uint32_t prof,
+                uint32_t b, uint32_t pct, double *out) {
   atoll_inss_slot one = {.prof = prof, .pct = pct, .batch = b};
-  return observe(s, m, &one, 1, 2, 10000000000, out);
+  int64_t gap = p->solo_gap_ns;
+  if (gap <= 0) {
+    int64_t lat = s->models[model_of(m, s, prof)].model.measured_latency_ns;
+    gap = 2 * (lat > 0 ? lat : 10000000) * (int64_t)b + 1000000;
+  }
+  return observe(s, p, m, &one, 1, p->solo_runs, gap, out);
 }
 
 static double mape(const atoll_inss_fit_report *rep, bool train) {
@@ -149,8 +187,163 @@ static double loo_mape(const atoll_inss_model *m) {
   return n_loo ? 100.0 * loo / n_loo : NAN;
 }
 
+/* The bytes one request of model md reads and writes in its kernels (each op's tensors, counted
+ * per op): its memory traffic, for the L2 line of the cache term. */
+static double traffic_bytes(const atoll_model *md) {
+  double bytes = 0;
+  for (uint32_t o = 0; o < md->n_ops; o++) {
+    const atoll_op *op = &md->ops[o];
+    if (op->kind != ATOLL_OP_KERNEL)
+      continue;
+    for (uint32_t k = 0; k < op->n_reads; k++)
+      bytes += (double)md->tensors[op->reads[k]].bytes;
+    for (uint32_t k = 0; k < op->n_writes; k++)
+      bytes += (double)md->tensors[op->writes[k]].bytes;
+    for (uint32_t k = 0; k < op->n_readwrites; k++)
+      bytes += 2.0 * (double)md->tensors[op->readwrites[k]].bytes;
+  }
+  return bytes;
+}
+
+/* A model's L2 line l = l2_alpha rho + l2_beta from its batch-1 solo samples: at each share its
+ * traffic rate alone (bytes per ns = GB/s) over the memory bandwidth, by least squares in rho. */
+static void l2_line(atoll_inss_profile *p, double bytes, double gb_s) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (uint32_t k = 0; k < p->n_points; k++) {
+    if (p->pt_batch[k] != 1 || !(p->pt_ns[k] > 0))
+      continue;
+    double x = p->pt_pct[k] / 100.0, y = bytes / p->pt_ns[k] / gb_s;
+    n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  if (n == 0)
+    return;
+  double d = n * sxx - sx * sx;
+  p->l2_alpha = d > 1e-12 ? (n * sxy - sx * sy) / d : 0;
+  p->l2_beta = (sy - p->l2_alpha * sx) / n;
+}
+
+/* Solves the k x k normal equations a x = y (k <= 3) by Gaussian elimination with partial
+ * pivoting; false when singular. */
+static bool solve_small(double a[3][3], double y[3], uint32_t k, double *x) {
+  for (uint32_t c = 0; c < k; c++) {
+    uint32_t piv = c;
+    for (uint32_t r = c + 1; r < k; r++)
+      if (fabs(a[r][c]) > fabs(a[piv][c]))
+        piv = r;
+    if (fabs(a[piv][c]) <= 1e-12 * (fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]) + 1))
+      return false;
+    for (uint32_t j = 0; j < k; j++) {
+      double tmp = a[c][j];
+      a[c][j] = a[piv][j], a[piv][j] = tmp;
+    }
+    double tmp = y[c];
+    y[c] = y[piv], y[piv] = tmp;
+    for (uint32_t r = c + 1; r < k; r++) {
+      double f = a[r][c] / a[c][c];
+      for (uint32_t j = c; j < k; j++)
+        a[r][j] -= f * a[c][j];
+      y[r] -= f * y[c];
+    }
+  }
+  for (uint32_t c = k; c-- > 0;) {
+    double v = y[c];
+    for (uint32_t j = c + 1; j < k; j++)
+      v -= a[c][j] * x[j];
+    x[c] = v / a[c][c];
+  }
+  return true;
+}
+
+/* The interference coefficients over the training sets, where the plan's sets cannot use the
+ * simulator's two-term fit: they all hold the same number of models (alpha_s and beta_s are then
+ * one term: beta_s is taken as 0), or the cache term is fitted too (its regressor o_r x the
+ * co-located L2 utilisation). Measured sets are noisy and their latencies differ by 100x: the
+ * squares are of relative errors (each sample weighted 1 / observed^2, so a long model's noise
+ * does not outweigh a short one's fit, and what is minimised is close to the MAPE reported), and
+ * a coefficient the data would make negative (interference that speeds models up) is dropped and
+ * the others fitted again without it. */
+static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n,
+                        const bool *use, double *x);
+
+static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n) {
+  bool use[3] = {true, !same_n, p->fit_cache};
+  double x[3] = {0};
+  for (int pass = 0; pass < 3; pass++) {
+    if (!fit_columns(p, m, rep, same_n, use, x))
+      return;
+    /* beta_s may be negative (a fixed saving the per-model term outweighs); the others may not. */
+    int worst = -1;
+    for (int c = 0; c < 3; c += 2)
+      if (use[c] && x[c] < 0 && (worst < 0 || x[c] < x[worst]))
+        worst = c;
+    if (worst < 0)
+      break;
+    use[worst] = false, x[worst] = 0;
+  }
+  m->alpha_s_ns = use[0] ? x[0] : 0;
+  m->beta_s_ns = use[1] ? x[1] : 0;
+  m->alpha_cache = use[2] ? x[2] : 0;
+}
+
+static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n,
+                        const bool *use, double *out) {
+  (void)same_n;
+  uint32_t cols = 0, idx[3];
+  for (uint32_t c = 0; c < 3; c++)
+    if (use[c])
+      idx[cols++] = c;
+  if (cols == 0)
+    return true;
+  double a[3][3] = {{0}}, y[3] = {0}, x[3] = {0};
+  rep->n_train = 0;
+  for (uint32_t j = 0; j < p->n_sets; j++) {
+    const atoll_inss_coloc *c = &rep->sets[j];
+    if (!c->train)
+      continue;
+    for (uint32_t k = 0; k < c->n; k++) {
+      if (!(c->observed_ns[k] > 0))
+        continue;
+      const atoll_inss_profile *pr = &m->prof[c->slot[k].prof];
+      double K = pr->n_kernels;
+      double o_r = atoll_inss_run_ns(pr, m->bandwidth, c->slot[k].batch, c->slot[k].pct);
+      double l = 0;
+      for (uint32_t q = 0; q < c->n; q++)
+        if (q != k) {
+          double lq = m->prof[c->slot[q].prof].l2_alpha * c->slot[q].pct / 100.0 + m->prof[c->slot[q].prof].l2_beta;
+          l += lq > 0 ? lq : 0;
+        }
+      double w = 1 / c->observed_ns[k];
+      double all[3] = {c->n * K * w, K * w, o_r * l * w}, r[3], target = (c->observed_ns[k] - o_r) * w;
+      for (uint32_t u = 0; u < cols; u++)
+        r[u] = all[idx[u]];
+      for (uint32_t u = 0; u < cols; u++) {
+        for (uint32_t v = 0; v < cols; v++)
+          a[u][v] += r[u] * r[v];
+        y[u] += r[u] * target;
+      }
+      rep->n_train++;
+    }
+  }
+  if (!solve_small(a, y, cols, x))
+    return false;
+  for (uint32_t u = 0; u < cols; u++)
+    out[idx[u]] = x[u];
+  return true;
+}
+
 int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_fit_report *rep) {
-  if (s->n_models == 0 || s->n_models > ATOLL_INSS_MAX_MODELS)
+  atoll_inss_fit_plan p;
+  atoll_inss_fit_sim(&p);
+  return atoll_inss_fit_by(s, &p, m, rep);
+}
+
+int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll_inss_model *m,
+                      atoll_inss_fit_report *rep) {
+  if (s->n_models == 0 || s->n_models > ATOLL_INSS_MAX_MODELS || pl->n_batches * pl->n_pcts > ATOLL_INSS_MAX_POINTS ||
+      pl->n_batches * pl->n_pcts == 0 || pl->n_sets > ATOLL_INSS_FIT_SETS || pl->min_coloc < 2 ||
+      pl->max_coloc < pl->min_coloc || pl->max_coloc > ATOLL_INSS_FIT_MAX_COLOC || pl->share_units < pl->max_coloc ||
+      pl->n_set_batches == 0 || pl->solo_runs < 2 || pl->batches_per_run < 2 || pl->solo_runs > ATOLL_INSS_FIT_MAX_RUN ||
+      pl->batches_per_run > ATOLL_INSS_FIT_MAX_RUN || !(pl->gap_factor > 0) || pl->batch_timeout_ns < 1 || (pl->fit_cache && !(pl->memory_gb_s > 0)))
     return ATOLL_EINVAL;
   memset(m, 0, sizeof *m);
   memset(rep, 0, sizeof *rep);
@@ -164,15 +357,17 @@ int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_
       p->n_kernels += md->ops[o].kind == ATOLL_OP_KERNEL;
     p->mem_mb = md->weights_mb;
     p->act_mb = md->activations_mb_per_batch;
-    for (uint32_t bi = 0; bi < ATOLL_INSS_FIT_BATCHES; bi++)
-      for (uint32_t pi = 0; pi < ATOLL_INSS_FIT_PCTS; pi++) {
+    for (uint32_t bi = 0; bi < pl->n_batches; bi++)
+      for (uint32_t pi = 0; pi < pl->n_pcts; pi++) {
         double t;
-        int rc = solo(s, m, i, grid_b[bi], grid_p[pi], &t);
+        int rc = solo(s, pl, m, i, pl->batches[bi], pl->pcts[pi], &t);
         if (rc)
           return rc;
         uint32_t k = p->n_points++;
-        p->pt_batch[k] = grid_b[bi], p->pt_pct[k] = grid_p[pi], p->pt_ns[k] = t;
+        p->pt_batch[k] = pl->batches[bi], p->pt_pct[k] = pl->pcts[pi], p->pt_ns[k] = t;
       }
+    if (pl->fit_cache)
+      l2_line(p, traffic_bytes(md), pl->memory_gb_s);
   }
   /* The LWR's width: the one of a few that predicts each solo sample best from the others
    * (leave-one-out); its error is the solo MAPE reported. */
@@ -186,59 +381,67 @@ int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_
   }
   m->bandwidth = best_w;
   rep->mape_solo_pct = best;
-  /* Co-location sets: 2-4 models, shares on a 10 % grid (at least 10 % each, at most 100 in all),
-   * batches 1-8, drawn from a stream seeded by the scenario's seed; even sets train, odd test. */
+  /* Co-location sets: min_coloc..max_coloc models, shares in units (at least one each, all of
+   * them in all), batches from the plan's, drawn from a stream seeded by the scenario's seed; even
+   * sets train, odd test. (The simulator's: 2-4 models, a 10 % grid, batches 1-8.) */
   uint64_t st = s->seed * 2654435761u + 17;
-  static const uint32_t batches[] = {1, 2, 4, 8};
-  for (uint32_t j = 0; j < ATOLL_INSS_FIT_SETS; j++) {
+  uint32_t span = pl->max_coloc - pl->min_coloc + 1;
+  bool same_n = true;
+  for (uint32_t j = 0; j < pl->n_sets; j++) {
     atoll_inss_coloc *c = &rep->sets[j];
-    c->n = 2 + j / 2 % 3;
+    c->n = pl->min_coloc + j / 2 % span;
     c->train = j % 2 == 0;
-    uint32_t left = 10 - c->n; /* tenths beyond one each */
+    same_n = same_n && c->n == pl->min_coloc;
+    uint32_t left = pl->share_units - c->n; /* units beyond one each */
     for (uint32_t k = 0; k < c->n; k++) {
       uint32_t extra = k + 1 < c->n ? next_rand(&st) % (left + 1) : left;
       extra = extra > left ? left : extra;
       left -= extra;
-      c->slot[k] = (atoll_inss_slot){.prof = next_rand(&st) % m->n_models, .pct = 10 * (1 + extra),
-                                     .batch = batches[next_rand(&st) % 4]};
+      c->slot[k] = (atoll_inss_slot){.prof = next_rand(&st) % m->n_models,
+                                     .pct = 100 * (1 + extra) / pl->share_units,
+                                     .batch = pl->set_batches[next_rand(&st) % pl->n_set_batches]};
     }
-    int rc = atoll_sim_inss_observe(s, m, c->slot, c->n, c->observed_ns);
+    int rc = observe(s, pl, m, c->slot, c->n, pl->batches_per_run, 0, c->observed_ns);
     if (rc)
       return rc;
   }
-  /* Least squares for int = alpha_s x n + beta_s per kernel: the co-located time beyond the solo
-   * prediction, obs - o_r = (alpha_s n + beta_s) K, over the training sets. */
-  double a11 = 0, a12 = 0, a22 = 0, y1 = 0, y2 = 0;
-  for (uint32_t j = 0; j < ATOLL_INSS_FIT_SETS; j++) {
-    atoll_inss_coloc *c = &rep->sets[j];
-    if (!c->train)
-      continue;
-    for (uint32_t k = 0; k < c->n; k++) {
-      if (!(c->observed_ns[k] > 0))
+  if (same_n || pl->fit_cache) {
+    fit_general(pl, m, rep, same_n);
+  } else {
+    /* Least squares for int = alpha_s x n + beta_s per kernel: the co-located time beyond the solo
+     * prediction, obs - o_r = (alpha_s n + beta_s) K, over the training sets. */
+    double a11 = 0, a12 = 0, a22 = 0, y1 = 0, y2 = 0;
+    for (uint32_t j = 0; j < pl->n_sets; j++) {
+      atoll_inss_coloc *c = &rep->sets[j];
+      if (!c->train)
         continue;
-      double K = m->prof[c->slot[k].prof].n_kernels;
-      double o_r = atoll_inss_run_ns(&m->prof[c->slot[k].prof], m->bandwidth, c->slot[k].batch, c->slot[k].pct);
-      double x1 = c->n * K, x2 = K, y = c->observed_ns[k] - o_r;
-      a11 += x1 * x1, a12 += x1 * x2, a22 += x2 * x2, y1 += x1 * y, y2 += x2 * y;
-      rep->n_train++;
+      for (uint32_t k = 0; k < c->n; k++) {
+        if (!(c->observed_ns[k] > 0))
+          continue;
+        double K = m->prof[c->slot[k].prof].n_kernels;
+        double o_r = atoll_inss_run_ns(&m->prof[c->slot[k].prof], m->bandwidth, c->slot[k].batch, c->slot[k].pct);
+        double x1 = c->n * K, x2 = K, y = c->observed_ns[k] - o_r;
+        a11 += x1 * x1, a12 += x1 * x2, a22 += x2 * x2, y1 += x1 * y, y2 += x2 * y;
+        rep->n_train++;
+      }
     }
+    double det = a11 * a22 - a12 * a12;
+    if (fabs(det) > 1e-9 * (a11 * a22 + 1)) {
+      m->alpha_s_ns = (a22 * y1 - a12 * y2) / det;
+      m->beta_s_ns = (a11 * y2 - a12 * y1) / det;
+    }
+    /* No L2 utilisation in the profiles and no cache contention in the simulated GPU: the cache
+     * term stays 0 (docs/inss.md). */
+    m->alpha_cache = 0;
   }
-  double det = a11 * a22 - a12 * a12;
-  if (fabs(det) > 1e-9 * (a11 * a22 + 1)) {
-    m->alpha_s_ns = (a22 * y1 - a12 * y2) / det;
-    m->beta_s_ns = (a11 * y2 - a12 * y1) / det;
-  }
-  /* No L2 utilisation in the profiles and no cache contention in the simulated GPU: the cache term
-   * stays 0 (docs/inss.md). */
-  m->alpha_cache = 0;
-  for (uint32_t j = 0; j < ATOLL_INSS_FIT_SETS; j++) {
+  for (uint32_t j = 0; j < pl->n_sets; j++) {
     atoll_inss_coloc *c = &rep->sets[j];
     for (uint32_t k = 0; k < c->n; k++)
       c->predicted_ns[k] = atoll_inss_inf_ns(m, c->slot, c->n, k);
     if (!c->train)
       rep->n_test += c->n;
   }
-  rep->n_sets = ATOLL_INSS_FIT_SETS;
+  rep->n_sets = pl->n_sets;
   rep->mape_train_pct = mape(rep, true);
   rep->mape_test_pct = mape(rep, false);
   return 0;

@@ -11,9 +11,11 @@
 #include "atoll/inss.h"
 #include "atoll/scenario.h"
 #include "core/inss.h"
+#include "run/results.h"
 
 /* The solo grid: batches x shares (42 samples per model). */
-enum { ATOLL_INSS_FIT_BATCHES = 6, ATOLL_INSS_FIT_PCTS = 7, ATOLL_INSS_FIT_SETS = 24, ATOLL_INSS_FIT_MAX_COLOC = 4 };
+enum { ATOLL_INSS_FIT_BATCHES = 6, ATOLL_INSS_FIT_PCTS = 7, ATOLL_INSS_FIT_SETS = 24, ATOLL_INSS_FIT_MAX_COLOC = 4,
+       ATOLL_INSS_FIT_MAX_RUN = 64 /* batches per client in one run */ };
 
 /* One co-location set: up to 4 models on one GPU, their shares and batches, what the simulator
  * measured for each (mean batch latency) and what the fitted model predicts. */
@@ -33,8 +35,58 @@ typedef struct atoll_inss_fit_report {
   uint32_t n_train, n_test;
 } atoll_inss_fit_report;
 
-/* Fits m (profiles named as s's models) on s's GPU. 0 or an error code. */
+/* Fits m (profiles named as s's models) on s's simulated GPU (atoll_inss_fit_sim's plan). 0 or an
+ * error code. */
 int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_fit_report *rep);
+
+/* Runs one scenario the fit built (a solo or co-location run: its clients bound to CU sets under
+ * mps-static, trace arrivals, standalone latencies not needed) and fills res, which the fit frees.
+ * The simulator's is atoll_sim_inss_runner; a native device's is the caller's (sim/ cannot call
+ * native/: tools/atoll/inss_native.c). 0 or an error code. */
+typedef int (*atoll_inss_runner)(const atoll_scenario *s, void *ctx, atoll_run_results *res);
+int atoll_sim_inss_runner(const atoll_scenario *s, void *ctx, atoll_run_results *res);
+
+/* What the fit runs and where. */
+typedef struct atoll_inss_fit_plan {
+  atoll_inss_runner run;
+  void *ctx;
+  /* The solo grid: every batch at every share (at most ATOLL_INSS_MAX_POINTS samples). */
+  const uint32_t *batches, *pcts;
+  uint32_t n_batches, n_pcts;
+  /* Each solo sample: the mean of `solo_runs` - 1 batches (the first is not counted), solo_gap_ns
+   * apart; 0: twice the model's measured latency (its profile's) times the batch, plus 1 ms. */
+  uint32_t solo_runs;
+  int64_t solo_gap_ns;
+  /* Co-location sets: n_sets (<= ATOLL_INSS_FIT_SETS; even ones fit, odd ones held out) of
+   * min_coloc..max_coloc models, shares in units of 100 / share_units % (at least one each), batches
+   * drawn from set_batches, batches_per_run batches per client. */
+  uint32_t n_sets, min_coloc, max_coloc, share_units;
+  const uint32_t *set_batches;
+  uint32_t n_set_batches;
+  uint32_t batches_per_run;
+  /* Batches of a co-location run arrive gap_factor x their predicted latency apart (the simulator:
+   * 1.3; a noisy device: more, so that a slow batch does not queue the next ones); each client's
+   * figure is the mean of its batches' latencies, or their median (a device whose other load
+   * delays a few batches). */
+  double gap_factor;
+  bool median;
+  /* A batch's requests arrive together and launch when all have come, or after this (the
+   * simulator: 1 ns, as they come at the same instant; a native client posts them one by one). */
+  int64_t batch_timeout_ns;
+  /* Also fit alpha_cache, with each model's L2 line from its solo samples (its memory traffic
+   * alone over memory_gb_s: atoll_inss_fit_native's plan); false: alpha_cache and l2 stay 0. */
+  bool fit_cache;
+  double memory_gb_s;
+} atoll_inss_fit_plan;
+
+/* The simulated GPU's plan: 42 solo samples (batches 1-32 x shares 5-100 %), 24 sets of 2-4 models
+ * on a 10 % grid, batches 1-8, 20 batches per run 1.3x their latency apart, their mean; no cache
+ * term. */
+void atoll_inss_fit_sim(atoll_inss_fit_plan *p);
+
+/* Fits m by plan p. 0 or an error code (ATOLL_EINVAL for a plan the scenario cannot run). */
+int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *p, atoll_inss_model *m,
+                      atoll_inss_fit_report *rep);
 
 /* The mean batch latency of each of the n slots running together on one simulated GPU of s (each
  * slot's profile is s's model of the same index in m; its batches arrive periodically, spaced

@@ -81,6 +81,7 @@ struct runner {
   int failed;
   /* Stop early once client 0 completed this many requests (standalone measurement); 0: never. */
   uint32_t stop_after;
+  uint64_t expect_done, n_done; /* end_when_done: the trace's arrivals, the completions so far */
   pthread_mutex_t fin_mu;
   pthread_cond_t fin_cv;
   int finished;
@@ -289,6 +290,8 @@ static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   }
   if (r->s.clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     give_token(r, client);
+  if (r->expect_done && ++r->n_done == r->expect_done)
+    finish(r);
   if (r->stop_after && client == 0 && r->res->clients[0].n >= r->stop_after) {
     uint32_t done = 0;
     for (uint32_t i = 0; i < r->res->clients[0].n; i++)
@@ -304,6 +307,8 @@ static void on_dropped(void *ctx, uint32_t client, uint32_t slot) {
   r->reqs[client][slot] = NULL;
   if (r->s.clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     give_token(r, client);
+  if (r->expect_done && ++r->n_done == r->expect_done)
+    finish(r);
 }
 
 /* Shed or failed (run/driver.c, which counts it): the request stays a request, never completed,
@@ -320,6 +325,8 @@ static void on_ended(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   q->output = NULL;
   if (r->s.clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     give_token(r, client);
+  if (r->expect_done && ++r->n_done == r->expect_done)
+    finish(r);
 }
 
 static const atoll_run_device_hooks device_hooks = {
@@ -788,6 +795,15 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
   r.res = res;
   r.info = info;
   r.stop_after = stop_after;
+  for (uint32_t c = 0; o->end_when_done && c < s->n_clients; c++) {
+    const atoll_arrival *a = &s->clients[c].arrival;
+    if (a->kind != ATOLL_ARRIVAL_TRACE || a->repeat_ns > 0) {
+      r.expect_done = 0;
+      break;
+    }
+    for (uint32_t k = 0; k < a->n_times; k++)
+      r.expect_done += a->times_ns[k] < s->duration_ns;
+  }
   atomic_init(&r.stop_clients, 0);
   pthread_mutex_init(&r.fin_mu, NULL);
   pthread_condattr_t fin_attr; /* timed waits on the runtime's clock */

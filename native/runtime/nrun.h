@@ -48,6 +48,10 @@ typedef struct atoll_native_opts {
   /* Preemption-latency options passed to the back-end (backend.h; docs/native-gpu.md). */
   atoll_npreempt_tuning tuning;
   uint32_t rt_reserve_cus;     /* atoll's SM reserve for RT (nrt.h); 0: off */
+  /* End the run once every request has completed, where every client's arrivals are a trace
+   * without repeat_ms (a measurement: `atoll fit inss --device`); else, or when some request never
+   * completes, at the scenario's duration. */
+  bool end_when_done;
 } atoll_native_opts;
 
 /* What the run did on the device beyond the report. */

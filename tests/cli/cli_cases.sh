@@ -75,6 +75,24 @@ PY
     grep -q "^0   resnet18 " "$tmp/.stdout" || fail "predict: no resnet18 row"
     grep -q "^MAPE " "$tmp/.stdout" || fail "predict: no MAPE line"
     ;;
+  inss_fit_native)
+    # atoll fit inss --device cpu runs the solo grid and the co-location sets for real on the CPU
+    # back-end's CU workers (one small model, 4 sets of 3 batches, so that it takes seconds) and writes a model whose
+    # note says so, with a held-out error; no bound on it here (a timed figure on a shared machine:
+    # tools/inss-native-fit.sh prints it against the 15 % target).
+    cp -r "$src/scenarios/native/gpus" "$src/scenarios/native/models" "$tmp/"
+    printf '%s\n' 'gpu: cpu' 'models: {lenet: models/lenet.yaml}' \
+      'clients: [{name: a, model: lenet, class: be, arrival: {kind: closed}}]' 'policy: mps-static' 'duration_ms: 100' 'seed: 3' > "$tmp/n.yaml"
+    expect_rc 0 "$atoll" fit inss "$tmp/n.yaml" --device cpu --sets 4 --batches 3 -o "$tmp/native.yaml"
+    grep -q "^atoll_inss: 1" "$tmp/native.yaml" || fail "no model written"
+    grep -q "fitted on native cpu (2 CUs)" "$tmp/native.yaml" || fail "the model does not say it was fitted natively"
+    grep -q "on native cpu (2 CUs, 10 runs)" "$tmp/.stdout" || fail "not 6 solo and 4 co-location runs"
+    [ "$(grep -c '^[0-9]* *\(fit\|test\) *lenet *50 ' "$tmp/.stdout")" = 8 ] || fail "not 4 pairs on one CU each"
+    held=$(sed -n 's/.*held out \([0-9.]*\) %.*/\1/p' "$tmp/.stdout")
+    python3 -c "import sys; sys.exit(0 if float('$held') >= 0 else 1)" || fail "no held-out MAPE: '$held'"
+    expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --cus 2 -o "$tmp/x.yaml"
+    grep -q "give --device" "$tmp/.stderr" || fail "--cus without --device accepted"
+    ;;
   inss_places_on_gpus)
     # inss places the 6 models on the 4 GPUs itself; every GPU is used and each client's gpu is the
     # one its shares were recorded on.

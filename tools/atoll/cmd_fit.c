@@ -1,7 +1,7 @@
-/* atoll fit inss SCENARIO -o MODEL.yaml: fits InSS's interference-aware latency model for the
- * scenario's models on its simulated GPU (docs/inss.md): the solo batch x share grid, then the
- * scheduling-interference coefficients by least squares on half of the co-location sets, the other
- * half held out. */
+/* atoll fit inss SCENARIO -o MODEL.yaml [--device D]: fits InSS's interference-aware latency model
+ * for the scenario's models on its simulated GPU, or from runs on a native device (docs/inss.md):
+ * the solo batch x share grid, then the interference coefficients by least squares on half of the
+ * co-location sets, the other half held out. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +9,14 @@
 #include "atoll/error.h"
 #include "io/inss_io.h"
 #include "sim/inss_fit.h"
+#include "tools/atoll/inss_native.h"
+#include "tools/atoll/native_cli.h"
 #include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_fit_def = {
     "fit", atoll_cmd_fit, "fit InSS's interference-aware latency model",
-    "usage: atoll fit inss SCENARIO -o MODEL.yaml [--set PATH=VALUE]...\n"
+    "usage: atoll fit inss SCENARIO -o MODEL.yaml [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--pin]\n"
+    "                [--set PATH=VALUE]...\n"
     "\n"
     "Fits InSS's latency model (docs/inss.md) for the models and GPU of SCENARIO on the simulated\n"
     "GPU: each model's solo running time over batches 1-32 x shares 5-100 % (42 runs), read by\n"
@@ -23,7 +26,18 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "every set's observed and predicted latencies and the error on each half (MAPE). The\n"
     "scenario's policy is not used. The same scenario gives the same file, byte for byte.\n"
     "\n"
+    "With --device the runs are measured on a native device instead (every model needs `native:`):\n"
+    "batches 1, 2 and 4 on every whole number of its CUs, then 16 co-location sets of models on\n"
+    "disjoint CUs at batches 1-4, 10 batches each; the cache term alpha_cache is fitted too, each\n"
+    "model's L2 line its memory traffic alone (docs/inss.md, \"Native\"). Measured, so not repeatable.\n"
+    "\n"
     "  -o MODEL.yaml      where to write the model (plain YAML); '-' for stdout\n"
+    "  --device D         fit on a native device (cpu: the CPU back-end's CU workers)\n"
+    "  --cus N            the native device's CUs (2-4, default 2: one per CPU of a 2-CPU machine)\n"
+    "  --pin              pin the native device's CU workers to CPUs\n"
+    "  --sets N           native: co-location sets (2-24, default 16; half of them held out)\n"
+    "  --batches N        native: batches per client in each run (3-64, the first not counted;\n"
+    "                     default 6 solo, 10 co-located): fewer for a quick, rougher fit\n"
     "  --set PATH=VALUE   override a value of the scenario\n"
     "\n"
     "exit: 0 fitted; 2 bad input, or the file could not be written.\n"};
@@ -31,11 +45,21 @@ const atoll_subcommand atoll_cmd_fit_def = {
 int atoll_cmd_fit(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_fit_def;
   atoll_run_opts o;
-  static const char *const extra[] = {"-o"};
-  const char *vals[1] = {NULL};
+  static const char *const flags[] = {"--pin"};
+  bool pin;
+  atoll__native_flags(&argc, argv, flags, &pin, 1);
+  static const char *const extra[] = {"-o", "--device", "--cus", "--sets", "--batches"};
+  const char *vals[5] = {NULL, NULL, NULL, NULL, NULL};
   int rc;
-  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 1, true, &rc))
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 5, true, &rc))
     return rc;
+  uint32_t cus = 2, sets = 16, batches = 0;
+  if ((rc = atoll__native_uint(cmd, "--cus", vals[2], 2, 4, "CUs", &cus)) ||
+      (rc = atoll__native_uint(cmd, "--sets", vals[3], 2, ATOLL_INSS_FIT_SETS, "sets", &sets)) ||
+      (rc = atoll__native_uint(cmd, "--batches", vals[4], 3, ATOLL_INSS_FIT_MAX_RUN, "batches", &batches)))
+    return rc;
+  if ((vals[2] || vals[3] || vals[4] || pin) && !vals[1])
+    return atoll_cli_usage_error(cmd, "--cus, --sets, --batches and --pin set up a native fit: give --device");
   if (o.n_positional < 1 || strcmp(o.positional[0], "inss") != 0)
     return atoll_cli_usage_error(cmd, "expected 'inss SCENARIO' (the one model it fits)");
   if (!vals[0])
@@ -49,15 +73,44 @@ int atoll_cmd_fit(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  const atoll_nmodel **nm = NULL;
+  atoll_inss_native_ctx nctx = {0};
+  atoll_inss_fit_plan plan;
+  uint32_t pcts[4];
+  atoll_inss_fit_sim(&plan);
+  if (vals[1]) {
+    nm = calloc(s.n_models ? s.n_models : 1, sizeof *nm);
+    if (!nm || (rc = atoll__native_models(&s, nm))) {
+      free(nm);
+      atoll_arena_free(&a);
+      return nm ? rc : ATOLL_EXIT_BAD_INPUT;
+    }
+    /* The fit's runs bind clients to CU sets of the scenario's GPU: it has the device's CUs. */
+    s.gpu.cus = cus;
+    nctx.no = (atoll_native_opts){.device = vals[1], .cus = cus, .pin_threads = pin, .sched_cpu = -1, .nmodels = nm};
+    atoll__inss_fit_native(&plan, cus, s.gpu.memory_bytes_per_ns, pcts, &nctx);
+    plan.n_sets = sets;
+    if (batches)
+      plan.solo_runs = plan.batches_per_run = batches;
+  }
   atoll_inss_model *m = malloc(sizeof *m);
   atoll_inss_fit_report *rep = malloc(sizeof *rep);
-  int err = m && rep ? atoll_sim_inss_fit(&s, m, rep) : ATOLL_ENOMEM;
+  int err = m && rep ? atoll_inss_fit_by(&s, &plan, m, rep) : ATOLL_ENOMEM;
   if (err) {
-    fprintf(stderr, "atoll fit: %s\n", atoll_strerror(err));
-    rc = ATOLL_EXIT_BAD_INPUT;
+    if (vals[1] && nctx.err[0])
+      rc = atoll__native_fail("fit", err, nctx.err);
+    else {
+      fprintf(stderr, "atoll fit: %s\n", atoll_strerror(err));
+      rc = err == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : ATOLL_EXIT_BAD_INPUT;
+    }
   } else {
-    printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
-           s.path, s.gpu.name, m->alpha_s_ns, m->beta_s_ns);
+    if (vals[1])
+      printf("InSS model for %s on native %s (%" PRIu32 " CUs, %" PRIu32 " runs): alpha_s %.1f ns, beta_s %.1f ns per "
+             "kernel, alpha_cache %.4g\n",
+             s.path, vals[1], cus, nctx.runs, m->alpha_s_ns, m->beta_s_ns, m->alpha_cache);
+    else
+      printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
+             s.path, s.gpu.name, m->alpha_s_ns, m->beta_s_ns);
     printf("%-4s %-5s %-14s %5s %5s %12s %12s %8s\n", "set", "split", "model", "pct", "batch", "observed_us",
            "predicted_us", "error_%");
     for (uint32_t j = 0; j < rep->n_sets; j++) {
@@ -70,9 +123,16 @@ int atoll_cmd_fit(int argc, char **argv) {
     printf("solo LWR leave-one-out MAPE %.2f %%\n", rep->mape_solo_pct);
     printf("co-located MAPE: fit %.2f %% (%" PRIu32 " samples), held out %.2f %% (%" PRIu32 " samples)\n",
            rep->mape_train_pct, rep->n_train, rep->mape_test_pct, rep->n_test);
+    if (vals[1])
+      for (uint32_t i = 0; i < m->n_models; i++)
+        printf("L2 line of %s: l = %.4g x share + %.4g\n", m->prof[i].name, m->prof[i].l2_alpha, m->prof[i].l2_beta);
     char note[160];
-    snprintf(note, sizeof note, "fitted on the simulated %s; held-out co-located MAPE %.2f %%", s.gpu.name,
-             rep->mape_test_pct);
+    if (vals[1])
+      snprintf(note, sizeof note, "fitted on native %s (%" PRIu32 " CUs); held-out co-located MAPE %.2f %%", vals[1],
+               cus, rep->mape_test_pct);
+    else
+      snprintf(note, sizeof note, "fitted on the simulated %s; held-out co-located MAPE %.2f %%", s.gpu.name,
+               rep->mape_test_pct);
     FILE *f = strcmp(vals[0], "-") == 0 ? stdout : fopen(vals[0], "w");
     if (!f || atoll_inss_model_write(m, note, f) != 0) {
       fprintf(stderr, "atoll fit: cannot write '%s'\n", vals[0]);
@@ -85,6 +145,7 @@ int atoll_cmd_fit(int argc, char **argv) {
   }
   free(m);
   free(rep);
+  free(nm);
   atoll_arena_free(&a);
   return rc;
 }
