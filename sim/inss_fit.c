@@ -69,7 +69,8 @@ static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const 
     uint32_t b = slot[k].batch ? slot[k].batch : 1;
     atoll_inss_slot alone = slot[k];
     double pred = atoll_inss_inf_ns(m, &alone, 1, 0);
-    int64_t period = gap_ns > 0 ? gap_ns : (int64_t)(pred * p->gap_factor) + 1000 + (int64_t)k * 7919; /* the overlaps vary */
+    /* The offset per model makes the overlaps vary. */
+    int64_t period = gap_ns > 0 ? gap_ns : (int64_t)(pred * p->gap_factor) + 1000 + (int64_t)k * 7919;
     int64_t *t = at + (size_t)k * batches * ATOLL_INSS_MAX_BATCH;
     for (uint32_t j = 0; j < batches; j++)
       for (uint32_t r = 0; r < b; r++)
@@ -187,9 +188,7 @@ static double loo_mape(const atoll_inss_model *m) {
   return n_loo ? 100.0 * loo / n_loo : NAN;
 }
 
-/* The bytes one request of model md reads and writes in its kernels (each op's tensors, counted
- * per op): its memory traffic, for the L2 line of the cache term. */
-static double traffic_bytes(const atoll_model *md) {
+double atoll_inss_traffic_bytes(const atoll_model *md) {
   double bytes = 0;
   for (uint32_t o = 0; o < md->n_ops; o++) {
     const atoll_op *op = &md->ops[o];
@@ -262,8 +261,8 @@ static bool solve_small(double a[3][3], double y[3], uint32_t k, double *x) {
  * does not outweigh a short one's fit, and what is minimised is close to the MAPE reported), and
  * a coefficient the data would make negative (interference that speeds models up) is dropped and
  * the others fitted again without it. */
-static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n,
-                        const bool *use, double *x);
+static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep,
+                        bool same_n, const bool *use, double *x);
 
 static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n) {
   bool use[3] = {true, !same_n, p->fit_cache};
@@ -285,8 +284,8 @@ static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll
   m->alpha_cache = use[2] ? x[2] : 0;
 }
 
-static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n,
-                        const bool *use, double *out) {
+static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep,
+                        bool same_n, const bool *use, double *out) {
   (void)same_n;
   uint32_t cols = 0, idx[3];
   for (uint32_t c = 0; c < 3; c++)
@@ -342,8 +341,9 @@ int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, at
   if (s->n_models == 0 || s->n_models > ATOLL_INSS_MAX_MODELS || pl->n_batches * pl->n_pcts > ATOLL_INSS_MAX_POINTS ||
       pl->n_batches * pl->n_pcts == 0 || pl->n_sets > ATOLL_INSS_FIT_SETS || pl->min_coloc < 2 ||
       pl->max_coloc < pl->min_coloc || pl->max_coloc > ATOLL_INSS_FIT_MAX_COLOC || pl->share_units < pl->max_coloc ||
-      pl->n_set_batches == 0 || pl->solo_runs < 2 || pl->batches_per_run < 2 || pl->solo_runs > ATOLL_INSS_FIT_MAX_RUN ||
-      pl->batches_per_run > ATOLL_INSS_FIT_MAX_RUN || !(pl->gap_factor > 0) || pl->batch_timeout_ns < 1 || (pl->fit_cache && !(pl->memory_gb_s > 0)))
+      pl->n_set_batches == 0 || pl->solo_runs < 2 || pl->batches_per_run < 2 ||
+      pl->solo_runs > ATOLL_INSS_FIT_MAX_RUN || pl->batches_per_run > ATOLL_INSS_FIT_MAX_RUN || !(pl->gap_factor > 0) ||
+      pl->batch_timeout_ns < 1 || (pl->fit_cache && !(pl->memory_gb_s > 0)))
     return ATOLL_EINVAL;
   memset(m, 0, sizeof *m);
   memset(rep, 0, sizeof *rep);
@@ -367,7 +367,7 @@ int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, at
         p->pt_batch[k] = pl->batches[bi], p->pt_pct[k] = pl->pcts[pi], p->pt_ns[k] = t;
       }
     if (pl->fit_cache)
-      l2_line(p, traffic_bytes(md), pl->memory_gb_s);
+      l2_line(p, atoll_inss_traffic_bytes(md), pl->memory_gb_s);
   }
   /* The LWR's width: the one of a few that predicts each solo sample best from the others
    * (leave-one-out); its error is the solo MAPE reported. */

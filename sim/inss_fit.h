@@ -84,6 +84,10 @@ typedef struct atoll_inss_fit_plan {
  * term. */
 void atoll_inss_fit_sim(atoll_inss_fit_plan *p);
 
+/* The bytes one request of md reads and writes in its kernels (each kernel op's tensors, a
+ * read-write tensor twice): its memory traffic, from which the fit draws a model's L2 line. */
+double atoll_inss_traffic_bytes(const atoll_model *md);
+
 /* Fits m by plan p. 0 or an error code (ATOLL_EINVAL for a plan the scenario cannot run). */
 int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *p, atoll_inss_model *m,
                       atoll_inss_fit_report *rep);

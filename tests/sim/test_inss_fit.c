@@ -29,23 +29,6 @@ static double solo_ns(uint32_t model, uint32_t b, uint32_t cus) {
   return base[model % 3] * pow((double)b, 0.8) * (cus > 1 ? 0.6 : 1.0);
 }
 
-/* The bytes the fit counts for a model: its kernels' tensors, read and written. */
-static double traffic(const atoll_model *md) {
-  double bytes = 0;
-  for (uint32_t o = 0; o < md->n_ops; o++) {
-    const atoll_op *op = &md->ops[o];
-    if (op->kind != ATOLL_OP_KERNEL)
-      continue;
-    for (uint32_t k = 0; k < op->n_reads; k++)
-      bytes += (double)md->tensors[op->reads[k]].bytes;
-    for (uint32_t k = 0; k < op->n_writes; k++)
-      bytes += (double)md->tensors[op->writes[k]].bytes;
-    for (uint32_t k = 0; k < op->n_readwrites; k++)
-      bytes += 2.0 * (double)md->tensors[op->readwrites[k]].bytes;
-  }
-  return bytes;
-}
-
 static uint32_t kernels(const atoll_model *md) {
   uint32_t n = 0;
   for (uint32_t o = 0; o < md->n_ops; o++)
@@ -67,7 +50,8 @@ static int lawful_runner(const atoll_scenario *s, void *ctx, atoll_run_results *
     for (uint32_t q = 0; q < s->n_clients; q++)
       if (q != k) {
         const atoll_client *p = &s->clients[q];
-        l += traffic(&s->models[p->model].model) / solo_ns(p->model, 1, atoll_cuset_count(&p->cus)) / L->gb_s;
+        double alone_ns = solo_ns(p->model, 1, atoll_cuset_count(&p->cus));
+        l += atoll_inss_traffic_bytes(&s->models[p->model].model) / alone_ns / L->gb_s;
       }
     if (s->n_clients > 1)
       t += L->alpha_s_ns * (double)s->n_clients * kernels(md) + L->alpha_cache * t * l;
