@@ -262,13 +262,13 @@ static bool solve_small(double a[3][3], double y[3], uint32_t k, double *x) {
  * a coefficient the data would make negative (interference that speeds models up) is dropped and
  * the others fitted again without it. */
 static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep,
-                        bool same_n, const bool *use, double *x);
+                        const bool *use, double *x);
 
 static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll_inss_fit_report *rep, bool same_n) {
   bool use[3] = {true, !same_n, p->fit_cache};
   double x[3] = {0};
   for (int pass = 0; pass < 3; pass++) {
-    if (!fit_columns(p, m, rep, same_n, use, x))
+    if (!fit_columns(p, m, rep, use, x))
       return;
     /* beta_s may be negative (a fixed saving the per-model term outweighs); the others may not. */
     int worst = -1;
@@ -285,8 +285,7 @@ static void fit_general(const atoll_inss_fit_plan *p, atoll_inss_model *m, atoll
 }
 
 static bool fit_columns(const atoll_inss_fit_plan *p, const atoll_inss_model *m, atoll_inss_fit_report *rep,
-                        bool same_n, const bool *use, double *out) {
-  (void)same_n;
+                        const bool *use, double *out) {
   uint32_t cols = 0, idx[3];
   for (uint32_t c = 0; c < 3; c++)
     if (use[c])
