@@ -162,7 +162,7 @@ static void rounds_outvote_bursts_of_load(void **state) {
 /* Co-location triples every model's time, and the pairs' batches, spaced 2x the solo prediction,
  * come faster than they are served: counted, the queue grows along each run and the figures are
  * far above 3x solo; with queued batches left out, every run keeps fewer than half its batches, is
- * run again with them twice as far apart (6x solo: none queue), and every pair's figure is its
+ * run again with them twice as far apart (4x solo: none queue), and every pair's figure is its
  * law's 3x solo. */
 static void queued_runs_are_run_again_further_apart(void **state) {
   (void)state;
