@@ -166,17 +166,13 @@ static bool homes_overlap(const stream *a, const stream *b) {
 static bool head_evicted(const stream *st) { return st->dq_count > 0 && st->q[st->head % st->cap].epoch < st->kill_epoch; }
 
 /* Hardware queues (docs/simulator.md, "Hardware queues"): with a preset's hw_queues, the runtime
- * opens that many rings and a stream past them shares one. Rings go to streams in the order they are
- * opened; later streams join rings 1..N-1 in turn (the least used, lowest first), so the first
- * stream (the RT client's, which the core opens first) keeps its ring to itself. A ring runs its
- * packets in order (every kernel packet carries the barrier bit), whichever stream they came from. */
+ * opens that many rings and a stream past them shares one: the least used ring, the earliest opened
+ * among equals (ROCclr's pick: the first of the pool with the fewest streams), so streams go round
+ * the rings and stream i shares ring i mod hw_queues. Streams the serving process opened before its
+ * clients' only turn the round, not who shares with whom. A ring runs its packets in order (every
+ * kernel packet carries the barrier bit), whichever stream they came from. */
 enum { OWN_RING = 1u << 31 }; /* flags a ring no other stream joins */
-static uint32_t ring_of(const atoll_gpu *g, uint32_t sidx) {
-  uint32_t n = g->hw_queues;
-  if (n == 0 || sidx < n)
-    return sidx;
-  return n == 1 ? 0 : 1 + (sidx - n) % (n - 1);
-}
+static uint32_t ring_of(const atoll_gpu *g, uint32_t sidx) { return g->hw_queues ? sidx % g->hw_queues : sidx; }
 
 /* Without a pool (or with no more streams than it has rings) every ring holds one stream, so its
  * links (ring_first, ring_next) name that stream alone and the rules below change nothing. */
