@@ -69,6 +69,8 @@ typedef struct rate {
   uint32_t cover, cover_rt, cover_be, cover_pad;
   uint32_t busy, busy_rt, busy_be, busy_pad;
   int64_t advanced_at; /* every resident's progress is up to date at this time */
+  bool fresh;          /* a wave was placed since the last retime */
+  uint8_t waits;       /* who waited at the last retime (see retime) */
   /* The engine's one live event: at the earliest resident target (INT64_MAX: none pushed). A later
    * earliest target leaves it in place (it fires early and is pushed on); an earlier one pushes a new
    * event, and the old one, of an older generation, goes stale. */
@@ -230,6 +232,7 @@ static void place_job(atoll_cu_model *m, rate *r, uint32_t jid) {
     jb->rem = (int64_t)(((__int128)jb->n * jb->rem + (__int128)x * jb->dur) / (jb->n + x));
   else
     jb->dur = 0, jb->rem = 0, jb->upd = now;
+  r->fresh = true;
   if (jb->j.rt && r->unpadded_be > 0)
     m->rt_beside_be++;
   m->groups++;
@@ -276,20 +279,6 @@ static void push_event(atoll_cu_model *m, rate *r, int64_t at) {
   atoll__cu_schedule(m, at, atoll_simev(ATOLL_SIMEV_WAVE_END, r->gen, 0));
 }
 
-/* Whether a kernel other than jb waits for room jb's wave end could give: a high-priority kernel
- * with blocks still to start, when jb is not one, or a kernel of jb's level holding no room. */
-static bool others_wait(const rate *r, const rjob *jb) {
-  for (int level = 1; level >= (jb->j.high ? 1 : 0); level--)
-    for (uint32_t i = 0; i < r->n_pending[level]; i++) {
-      const rjob *o = &r->jobs[r->pending[level][i]];
-      if (o == jb || !o->live || o->unplaced == 0)
-        continue;
-      if ((level == 1 && !jb->j.high) || o->n == 0)
-        return true;
-    }
-  return false;
-}
-
 /* When jb's event should fire: its next milestone, or its wave's end while a high-priority kernel
  * waits and jb is not one. */
 static int64_t target_of(const rjob *jb, bool wait) {
@@ -300,11 +289,37 @@ static int64_t target_of(const rjob *jb, bool wait) {
 
 /* After the residents changed: every resident's wave duration at the new rates (the fraction of its
  * wave still to run is kept), and its event moved where it falls earlier. */
+/* rem * nd / dur, rounded, in 64 bits unless the product needs more. */
+static int64_t scale(int64_t rem, int64_t nd, int64_t dur) {
+  int64_t prod;
+  if (__builtin_mul_overflow(rem, nd, &prod))
+    return (int64_t)(((__int128)rem * nd + dur / 2) / dur);
+  return (prod + dur / 2) / dur;
+}
+
 static void retime(atoll_cu_model *m, rate *r) {
-  /* Progress up to date first: a target may be a wave's end, which implied ends have moved on. */
-  touch(r, m->evq->now);
   if (r->compact_due)
     compact(r);
+  /* Who waits for room a wave's end could give: a high-priority kernel with blocks still to start
+   * (for the other kernels' waves), or a kernel holding no room (for its own level's waves). */
+  bool high_wants = false, starved[2] = {false, false};
+  for (int level = 0; level < 2; level++)
+    for (uint32_t i = 0; i < r->n_pending[level]; i++) {
+      const rjob *o = &r->jobs[r->pending[level][i]];
+      if (!o->live || o->unplaced == 0)
+        continue;
+      high_wants |= level == 1;
+      starved[level] |= o->n == 0;
+    }
+  /* Nothing that sets a target changed (an arrival that found no room, beside others waiting
+   * already): the targets and the event stand. */
+  uint8_t waits = (uint8_t)(high_wants | starved[0] << 1 | starved[1] << 2);
+  if (!r->dirty && !r->fresh && waits == r->waits)
+    return;
+  r->waits = waits;
+  r->fresh = false;
+  /* Progress up to date first: a target may be a wave's end, which implied ends have moved on. */
+  touch(r, m->evq->now);
   int64_t next = INT64_MAX;
   for (uint32_t i = 0; i < r->n_resident; i++) {
     rjob *jb = &r->jobs[r->resident[i]];
@@ -313,12 +328,13 @@ static void retime(atoll_cu_model *m, rate *r) {
       if (!jb->dur) {
         jb->rem = nd;
       } else if (nd != jb->dur) {
-        int64_t rem = (int64_t)(((__int128)jb->rem * nd + jb->dur / 2) / jb->dur);
+        int64_t rem = scale(jb->rem, nd, jb->dur);
         jb->rem = rem > 0 || jb->rem == 0 ? rem : 1; /* a wave not ended stays unended */
       }
       jb->dur = nd;
     }
-    jb->target = target_of(jb, others_wait(r, jb));
+    /* jb holds room, so it is not the starved kernel of its level. */
+    jb->target = target_of(jb, (high_wants && !jb->j.high) || starved[jb->j.high != 0]);
     if (jb->target < next)
       next = jb->target;
   }
