@@ -393,6 +393,9 @@ static void rate_handle(atoll_cu_model *m, uint64_t p, int64_t now) {
   } else {
     set_resident(m, r, jid, 0);
     jb->live = 0;
+    /* Its waves may have used up its blocks without an event: its pending entry goes now, before
+     * the stream's next kernel comes with the same id. */
+    r->compact_due = true;
     if (m->trace)
       trace_kernel(m, jb, jid, now);
     m->sink.done(m->sink.ctx, jid, now);
@@ -412,6 +415,11 @@ static void rate_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
   rjob *jb = &r->jobs[job];
   *jb = (rjob){.j = *j, .unplaced = j->kt.blocks, .fit = fit_of(m, &j->kt), .slot = -1, .live = 1};
   uint32_t level = j->high != 0;
+#ifndef NDEBUG
+  for (int l = 0; l < 2; l++)
+    for (uint32_t i = 0; i < r->n_pending[l]; i++)
+      assert(r->pending[l][i] != job && "a kernel added while its id is still pending");
+#endif
   r->pending[level][r->n_pending[level]++] = job;
   if (j->kt.blocks == 0)
     r->compact_due = true;

@@ -541,6 +541,24 @@ static void test_rate_priority_at_wave_end(void **state) {
   stop(&h);
 }
 
+/* A kernel whose waves use up its blocks without an event (16 blocks at 2 per CU: two full waves)
+ * leaves the waiting list when it completes, so the stream's next kernel, with the same id, is
+ * listed once: many of them one after another each run their two waves, 2000 ns. */
+static void test_rate_same_id_again(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  harness h;
+  start(&h, ATOLL_ENGINE_RATE, &g);
+  for (int k = 0; k < 4 * MAX_JOBS; k++) {
+    h.started[0] = h.done[0] = -1;
+    int64_t t0 = h.q.now;
+    submit(&h, 0, job(&h, 16, 2, HALF, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0] - t0, 2000);
+  }
+  stop(&h);
+}
+
 static void test_engine_names(void **state) {
   (void)state;
   atoll_sim_engine e;
@@ -566,7 +584,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_rate_two_kernels_share),
       cmocka_unit_test(test_rate_corun_overlap),   cmocka_unit_test(test_rate_third_kernel),
       cmocka_unit_test(test_rate_waves_implied),   cmocka_unit_test(test_rate_priority_at_wave_end),
-      cmocka_unit_test(test_engine_names),
+      cmocka_unit_test(test_rate_same_id_again),   cmocka_unit_test(test_engine_names),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }
