@@ -361,8 +361,8 @@ static void rate_handle(atoll_cu_model *m, uint64_t p, int64_t now) {
   if (atoll_simev_gen(p) != r->gen)
     return; /* stale */
   r->ev_at = INT64_MAX;
-  /* The resident whose target is due (the first in the list when several are: the others follow,
-   * each with an event of its own at the same time). */
+  /* The resident whose target is due (the first in the list when several are: retime then pushes
+   * the engine's event again at the same time, for the next). */
   uint32_t jid = UINT32_MAX;
   int64_t first = INT64_MAX;
   for (uint32_t i = 0; i < r->n_resident; i++)
