@@ -44,6 +44,9 @@ typedef struct rjob {
   uint32_t unplaced; /* blocks not yet started */
   uint32_t n;        /* resident blocks: the room it holds, its current wave */
   uint32_t cover;    /* CUs its n blocks cover (fluid's cover_of) */
+  /* Its n blocks' demand, and the part of a wave's demand they make: their blocks per CU (rounded
+   * up) times a block's, set with n. */
+  uint64_t own, own_term;
   uint32_t fit;      /* blocks of it one CU holds, at least 1 */
   /* Its current wave: rem ns left at the rate of a wave lasting dur ns (dur 0: a wave just placed,
    * whose duration the next retime sets), brought up to date at upd. */
@@ -104,24 +107,26 @@ static void busy_update(uint32_t *cover, uint32_t *busy, uint32_t *total, uint32
   *busy = b;
 }
 
-/* Adds (sign +1) or removes (-1) n blocks of jb covering `cover` CUs to the pool's residents. */
-static void pool_residents(atoll_cu_model *m, rate *r, const rjob *jb, uint32_t n, uint32_t cover, int sign) {
+/* Changes jb's residents in the pool by dn blocks covering dcover more CUs (both may be negative:
+ * unsigned arithmetic wraps them back). One call for a whole change, since nothing reads the pool
+ * in between. */
+static void pool_change(atoll_cu_model *m, rate *r, const rjob *jb, uint32_t dn, uint32_t dcover) {
   const atoll_kernel_timing *kt = &jb->j.kt;
-  uint32_t delta = sign > 0 ? n : (uint32_t)-n, cdelta = sign > 0 ? cover : (uint32_t)-cover, cus = m->g->cus;
-  r->free_units -= sign * (int64_t)n * kt->block_units;
-  r->demand += sign > 0 ? (uint64_t)n * kt->demand : -(uint64_t)n * kt->demand;
+  uint32_t cus = m->g->cus;
+  r->free_units -= (int64_t)(int32_t)dn * kt->block_units;
+  r->demand += (uint64_t)(int64_t)(int32_t)dn * kt->demand;
   if (kt->mem)
-    m->mem_demand += sign > 0 ? (uint64_t)n * kt->mem : -(uint64_t)n * kt->mem;
-  r->blocks += delta;
-  busy_update(&r->cover, &r->busy, &m->busy_cus, cus, cdelta);
+    m->mem_demand += (uint64_t)(int64_t)(int32_t)dn * kt->mem;
+  r->blocks += dn;
+  busy_update(&r->cover, &r->busy, &m->busy_cus, cus, dcover);
   if (jb->j.rt) {
-    busy_update(&r->cover_rt, &r->busy_rt, &m->rt_cus, cus, cdelta);
+    busy_update(&r->cover_rt, &r->busy_rt, &m->rt_cus, cus, dcover);
   } else {
-    busy_update(&r->cover_be, &r->busy_be, &m->be_cus, cus, cdelta);
+    busy_update(&r->cover_be, &r->busy_be, &m->be_cus, cus, dcover);
     if (jb->j.padding)
-      busy_update(&r->cover_pad, &r->busy_pad, &m->pad_cus, cus, cdelta);
+      busy_update(&r->cover_pad, &r->busy_pad, &m->pad_cus, cus, dcover);
     else
-      r->unpadded_be += delta;
+      r->unpadded_be += dn;
   }
   r->dirty = true;
 }
@@ -130,12 +135,10 @@ static void pool_residents(atoll_cu_model *m, rate *r, const rjob *jb, uint32_t 
  * other kernels' resident demand (its own blocks are the per-CU term). */
 static int64_t wave_ns(const atoll_cu_model *m, const rate *r, const rjob *jb) {
   const atoll_kernel_timing *kt = &jb->j.kt;
-  uint32_t cus = m->g->cus, n = jb->n;
-  uint64_t per_cu = n <= cus ? 1 : (n + cus - 1) / cus;
-  uint64_t others = r->demand - (uint64_t)n * kt->demand;
+  uint64_t others = r->demand - jb->own;
   if (others && m->g->corun_overlap_ppm)
     others = atoll__corun_demand(m, others, 0);
-  uint64_t demand = others / cus + per_cu * kt->demand;
+  uint64_t demand = others / m->g->cus + jb->own_term;
   int64_t dur = kt->bt1_ns * (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
   if (kt->mem) /* the whole GPU's resident traffic, its own blocks included */
     dur = atoll_mem_stretch(kt, m->mem_demand, dur);
@@ -207,12 +210,12 @@ static uint32_t pool_room(const atoll_cu_model *m, const rate *r, const atoll_ke
 /* Changes jb's resident blocks to n (its cover and the pool's counts with them). */
 static void set_resident(atoll_cu_model *m, rate *r, uint32_t jid, uint32_t n) {
   rjob *jb = &r->jobs[jid];
-  if (jb->n)
-    pool_residents(m, r, jb, jb->n, jb->cover, -1);
+  uint32_t cus = m->g->cus, cover = cover_of(cus, jb, n);
+  pool_change(m, r, jb, n - jb->n, cover - jb->cover);
   jb->n = n;
-  jb->cover = cover_of(m->g->cus, jb, n);
-  if (n)
-    pool_residents(m, r, jb, n, jb->cover, +1);
+  jb->cover = cover;
+  jb->own = (uint64_t)n * jb->j.kt.demand;
+  jb->own_term = (uint64_t)(n <= cus ? 1 : (n + cus - 1) / cus) * jb->j.kt.demand;
   if (n && jb->slot < 0)
     resident_add(r, jid);
   else if (!n && jb->slot >= 0)
