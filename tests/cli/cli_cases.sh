@@ -599,6 +599,17 @@ import json, sys
 f, r = (json.load(open(p)) for p in sys.argv[1:])
 assert f["rt"] == r["rt"] and f["total_norm_throughput"] == r["total_norm_throughput"], (f["rt"], r["rt"])
 PY
+    # The timeline: the rate engine draws one CU span per kernel on every CU track.
+    expect_rc 0 "$atoll" sim "$src/scenarios/disb/A.yaml" --policy streams --set sim.engine=rate --duration-ms 1000 \
+      --trace "$tmp/t.json" --quiet --set 'expect=[]'
+    python3 - "$tmp/t.json" <<'PY' || fail "the rate engine's timeline"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+cu = [e for e in ev if e.get("ph") == "X" and "(rate)" in json.dumps(e.get("args", {}))]
+assert len(cu) > 100, len(cu)
+assert all(e["dur"] >= 0 for e in cu)
+PY
     ;;
   usage_errors_exit_2)
     expect_rc 2 "$atoll"

@@ -541,6 +541,29 @@ static void test_rate_priority_at_wave_end(void **state) {
   stop(&h);
 }
 
+/* Memory interference in the rate engine: A and B (4 blocks each, one per CU, u = 0.5, bt1 = 1000,
+ * each block drawing 0.4 of the bandwidth; alone each keeps 4 blocks resident, 1.6, its own cap).
+ * A alone: 1000 ns a wave. When B comes at 200 the GPU's traffic is 3.2, twice A's cap: both run at
+ * bt1 x 3.2 / 1.6 = 2000 (their CU demand, 0.5 + 0.5, would give 1000): A's 800 ns left become
+ * 1600, done at 1800; B has run 1600 of 2000, its last 400 become 200 alone: done at 2000. */
+static void test_rate_memory_interference(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  harness h;
+  atoll_cu_job a;
+  start(&h, ATOLL_ENGINE_RATE, &g);
+  a = job(&h, 4, 2, HALF, 1000);
+  a.kt.mem = ATOLL_MEM_ONE * 2 / 5;
+  submit(&h, 0, a);
+  run_until(&h, 200);
+  clock_to(&h, 200);
+  submit(&h, 1, a);
+  run_until(&h, INT64_MAX);
+  assert_int_equal(h.done[0], 1800);
+  assert_int_equal(h.done[1], 2000);
+  stop(&h);
+}
+
 /* A kernel whose waves use up its blocks without an event (16 blocks at 2 per CU: two full waves)
  * leaves the waiting list when it completes, so the stream's next kernel, with the same id, is
  * listed once: many of them one after another each run their two waves, 2000 ns. */
@@ -584,7 +607,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_rate_two_kernels_share),
       cmocka_unit_test(test_rate_corun_overlap),   cmocka_unit_test(test_rate_third_kernel),
       cmocka_unit_test(test_rate_waves_implied),   cmocka_unit_test(test_rate_priority_at_wave_end),
-      cmocka_unit_test(test_rate_same_id_again),   cmocka_unit_test(test_engine_names),
+      cmocka_unit_test(test_rate_memory_interference), cmocka_unit_test(test_rate_same_id_again),   cmocka_unit_test(test_engine_names),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }
