@@ -624,6 +624,8 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
   /* DART's policies run on nodes, in their own model. */
   if (atoll_dart_policy(s->policy.kind))
     return atoll_dart_sim_run(s, opts ? opts->trace : NULL, res);
+  if (s->engine == ATOLL_ENGINE_RATE && atoll_sim_rate_lacks(s))
+    return ATOLL_ENOTSUP;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   /* gslice starts every unbound client at its model's knee (sim/knee.h). */

@@ -155,9 +155,14 @@ static void transmit(atoll_simdev *d, stream *st) {
 /* Streams bound to disjoint CU sets are partitions, each with a command-processor pipe of its own
  * (docs/partitions.md, "Command processor"): dispatch alternating between them is not a stream
  * switch. Unbound streams span the GPU, so they overlap every stream. */
-static bool homes_overlap(const stream *a, const stream *b) {
+static bool homes_overlap(const atoll_simdev *d, const stream *a, const stream *b) {
   if (a->own_channel && b->own_channel)
     return false;
+  /* One range over every CU (an unbound stream, or one bound to all of them) meets every stream:
+   * the common case, told from the range without the set's words. */
+  if ((a->home_lo == 0 && a->home_hi == d->g->cus && !a->home_gaps) ||
+      (b->home_lo == 0 && b->home_hi == d->g->cus && !b->home_gaps))
+    return true;
   if (atoll_cuset_is_empty(&a->home) || atoll_cuset_is_empty(&b->home))
     return true;
   return atoll_cuset_intersects(&a->home, &b->home);
@@ -256,7 +261,7 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
   int64_t cost = d->g->costs.cp_dispatch_ns;
   if (d->cp_last >= 0 && d->cp_last != (int32_t)sidx) {
     const stream *last = &d->streams[d->cp_last];
-    if (last->busy && !last->evicting && homes_overlap(last, st))
+    if (last->busy && !last->evicting && homes_overlap(d, last, st))
       cost += d->g->costs.stream_switch_ns;
   }
   schedule(d, start + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, sidx));
