@@ -34,6 +34,10 @@ typedef struct atoll_client_gen {
   const double *step_rate_hz;
   uint32_t n_steps;
   uint32_t step;             /* the step the last arrival fell in */
+  /* A blocking client (atoll_arrival.blocking) while a request is in flight: its next time on the
+   * schedule, sent when the request completes if that is later (-1: none left). */
+  int64_t held_ns;
+  bool in_flight;
 } atoll_client_gen;
 
 /* rate_hz is the client's resolved rate (rate_hz, or load / standalone latency); ignored for

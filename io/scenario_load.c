@@ -253,8 +253,8 @@ static int read_steps(scen_ctx *c, const atoll_ynode *n, atoll_arrival *a) {
 }
 
 static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
-  static const char *const keys[] = {"kind", "rate_hz", "load", "times_ms", "file", "repeat_ms", "steps"};
-  enum { A_KIND, A_RATE, A_LOAD, A_TIMES, A_FILE, A_REPEAT, A_STEPS, A_N };
+  static const char *const keys[] = {"kind", "rate_hz", "load", "times_ms", "file", "repeat_ms", "steps", "blocking"};
+  enum { A_KIND, A_RATE, A_LOAD, A_TIMES, A_FILE, A_REPEAT, A_STEPS, A_BLOCKING, A_N };
   atoll_yread *r = c->r;
   const atoll_ynode *v[A_N];
   int rc = atoll_yread_map(r, n, "arrival", keys, A_N, v);
@@ -270,7 +270,10 @@ static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
   bool rated = a.kind == ATOLL_ARRIVAL_UNIFORM || a.kind == ATOLL_ARRIVAL_POISSON;
   bool traced = a.kind == ATOLL_ARRIVAL_TRACE, stepped = a.kind == ATOLL_ARRIVAL_STEP;
   for (int k = A_RATE; k < A_N; k++) {
-    bool allowed = (k == A_RATE || k == A_LOAD) ? rated : k == A_STEPS ? stepped : traced;
+    bool allowed = (k == A_RATE || k == A_LOAD) ? rated
+                   : k == A_STEPS                ? stepped
+                   : k == A_BLOCKING             ? a.kind != ATOLL_ARRIVAL_CLOSED
+                                                 : traced;
     if (v[k] && !allowed)
       return atoll_yread_error(r, v[k], "'%s' does not apply to a %s arrival", keys[k],
                                arrival_kinds[kind]);
@@ -308,6 +311,8 @@ static int read_arrival(scen_ctx *c, const atoll_ynode *n, atoll_arrival *out) {
                                         (double)a.times_ns[a.n_times - 1] / 1e6));
     }
   }
+  if (rc == 0 && v[A_BLOCKING])
+    rc = WITH_KEY(r, "blocking", atoll_yread_bool(r, v[A_BLOCKING], &a.blocking));
   if (rc == 0)
     *out = a;
   return rc;
@@ -446,6 +451,9 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
   }
   if (rc == 0 && v[8])
     rc = WITH_KEY(r, "batch", read_batch(c, v[8], cl));
+  /* A blocking client has one request in flight: nothing for a batcher to gather. */
+  if (rc == 0 && v[8] && cl->arrival.blocking && cl->batch_max > 1)
+    rc = WITH_KEY(r, "batch", atoll_yread_error(r, v[8], "a blocking client sends one request at a time, so it cannot batch"));
   return rc;
 }
 
@@ -731,7 +739,8 @@ static int read_jitter(scen_ctx *c, const atoll_ynode *n) {
 /* sim: options of the simulated device (docs/scenarios.md). */
 static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   static const char *const keys[] = {"engine", "timing_spread", "arrival_jitter_us", "launch", "memory"};
-  static const char *const engines[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
+  static const char *const engines[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid",
+                                             [ATOLL_ENGINE_RATE] = "rate"};
   static const char *const launches[] = {"device-bound", "launch-bound"};
   atoll_yread *r = c->r;
   static const char *const memories[] = {[ATOLL_MEMORY_PROFILE] = "profile", [ATOLL_MEMORY_TENSORS] = "tensors"};
@@ -753,7 +762,7 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   }
   uint32_t engine = c->s->engine;
   if (rc == 0 && v[0])
-    rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", engines, 2, &engine));
+    rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", engines, 3, &engine));
   if (rc == 0 && v[0] && engine == ATOLL_ENGINE_BLOCKS && c->s->gpu.cus > ATOLL_BLOCKS_MAX_CUS)
     rc = WITH_KEY(r, "engine", atoll_yread_error(r, v[0],
                                                  "the blocks engine simulates at most %u CUs, and GPU '%s' has %u "
@@ -955,6 +964,14 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
                                                                        "be, arrival closed) does (docs/dart.md)",
                                                     cl->name, cl->batch_max, atoll_policy_name(pk)));
   }
+  /* The node model (sim/dart_run.c) sends a uniform client's requests on its schedule only. */
+  for (uint32_t i = 0; rc == 0 && (pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU || pk == ATOLL_POLICY_BASE_CPU) &&
+                       i < c->s->n_clients;
+       i++)
+    if (c->s->clients[i].arrival.blocking)
+      rc = WITH_KEY(r, "clients", atoll_yread_error(r, v[SC_CLIENTS], "client '%s' is blocking, which policy '%s' does not "
+                                                                       "model (docs/scenarios.md, arrival kinds)",
+                                                    c->s->clients[i].name, atoll_policy_name(pk)));
   return rc;
 }
 

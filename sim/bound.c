@@ -286,6 +286,16 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
       out->clients[i].schedulable =
           wcrt != BOUND_INF && (out->clients[i].deadline_ns == 0 || wcrt <= out->clients[i].deadline_ns);
     }
+    /* A blocking client (docs/scenarios.md) sends on its schedule while each request completes within
+     * its gap, and then the bound above holds; beyond that it would send early and the bound would not. */
+    for (uint32_t i = 0; rc == 0 && i < out->n_clients; i++) {
+      const atoll_client *cl = &s->clients[out->clients[i].client];
+      if (cl->arrival.blocking && (wcrt == BOUND_INF || wcrt > out->clients[i].min_gap_ns))
+        rc = atoll__bound_fail(why, why_len,
+                               "client '%s' is blocking and its bound exceeds its inter-arrival time, so it may "
+                               "send off its schedule",
+                               cl->name);
+    }
   }
   free(task), free(gap);
   if (rc)

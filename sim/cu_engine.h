@@ -24,6 +24,7 @@ typedef struct atoll__cu_engine {
 
 extern const atoll__cu_engine atoll__cu_blocks;
 extern const atoll__cu_engine atoll__cu_fluid;
+extern const atoll__cu_engine atoll__cu_rate;
 
 enum { ATOLL__CU_GROUP_TRACKS = 15 }; /* CU tracks on the timeline: CUs drawn in this many groups */
 

@@ -8,7 +8,8 @@
 #include "sim/cu_engine.h"
 #include "sim/snapbuf.h"
 
-static const char *const engine_names[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid"};
+static const char *const engine_names[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid",
+                                            [ATOLL_ENGINE_RATE] = "rate"};
 
 const char *atoll_sim_engine_name(atoll_sim_engine e) {
   return (unsigned)e < sizeof engine_names / sizeof *engine_names ? engine_names[e] : "?";
@@ -27,7 +28,9 @@ int atoll_cu_model_create(atoll_cu_model **out, const atoll_cu_model_cfg *cfg) {
   atoll_cu_model *m = calloc(1, sizeof *m);
   if (!m)
     return ATOLL_ENOMEM;
-  m->ops = cfg->engine == ATOLL_ENGINE_FLUID ? &atoll__cu_fluid : &atoll__cu_blocks;
+  m->ops = cfg->engine == ATOLL_ENGINE_FLUID  ? &atoll__cu_fluid
+           : cfg->engine == ATOLL_ENGINE_RATE ? &atoll__cu_rate
+                                              : &atoll__cu_blocks;
   m->engine = cfg->engine;
   m->g = cfg->gpu, m->evq = cfg->evq, m->trace = cfg->trace, m->sink = cfg->sink, m->max_jobs = cfg->max_jobs;
   m->win0 = cfg->window_start_ns, m->win1 = cfg->window_end_ns;

@@ -12,7 +12,10 @@
  *    of a padded launch), so a placement is one group of blocks with one end, whatever CUs it
  *    would touch. A kernel alone runs exactly as in blocks; sharing is approximated (room is
  *    pooled, demand is the zone's average), for a few events per kernel instead of dozens.
- * Both account CU busy time (a CU is busy while any block is resident) inside a window. */
+ *  - rate (cu_rate.c): fluid's rules on the whole GPU as one pool, with a kernel's waves implied
+ *    and its rate changed as the residents change; room changes hands at arrivals, last placements,
+ *    completions and, while a kernel waits for room, wave ends. No CU-restricted kernels.
+ * All account CU busy time (a CU is busy while any block is resident) inside a window. */
 #ifndef ATOLL_SIM_CU_MODEL_H
 #define ATOLL_SIM_CU_MODEL_H
 

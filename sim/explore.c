@@ -446,6 +446,8 @@ static uint32_t pending_limit(const atoll_scenario *s, const int64_t *standalone
       n = (double)s->duration_ns / 1e9 * atoll_run_rate_hz(cl, standalone[cl->model]) + 2;
     else if (a->kind == ATOLL_ARRIVAL_CLOSED)
       n = 1;
+    if (a->blocking) /* one request in flight */
+      n = 1;
     if (n > most)
       most = n;
   }

@@ -85,20 +85,28 @@ static int64_t redo_ns(void *ctx, uint32_t client, uint64_t req, uint32_t op) {
   return atoll_kernel_alone_ns(&r->s->gpu, &t);
 }
 
-static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
-  runner *r = ctx;
-  (void)req;
-  /* A closed-loop client sends its next request as soon as one completes. */
+/* A request of client left (done, shed or failed): a closed-loop client sends its next one now; a
+ * blocking one sends the one it held, at its time on the schedule or now if that has passed. */
+static void request_left(runner *r, uint32_t client, int64_t now) {
+  atoll_client_gen *g = &r->arr.gens[client];
   if (r->s->clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
     schedule_arrival(r, client, now);
+  else if (r->s->clients[client].arrival.blocking && g->in_flight) {
+    g->in_flight = false;
+    if (g->held_ns >= 0)
+      schedule_arrival(r, client, g->held_ns > now ? g->held_ns : now);
+  }
 }
 
-/* Shed or failed (run/driver.c): a closed-loop client sends its next request. */
-static void on_ended(void *ctx, uint32_t client, uint64_t req, int64_t now) {
-  runner *r = ctx;
+static void on_done(void *ctx, uint32_t client, uint64_t req, int64_t now) {
   (void)req;
-  if (r->s->clients[client].arrival.kind == ATOLL_ARRIVAL_CLOSED)
-    schedule_arrival(r, client, now);
+  request_left(ctx, client, now);
+}
+
+/* Shed or failed (run/driver.c). */
+static void on_ended(void *ctx, uint32_t client, uint64_t req, int64_t now) {
+  (void)req;
+  request_left(ctx, client, now);
 }
 
 static const atoll_run_device_hooks device_hooks = {
@@ -110,8 +118,14 @@ static void on_arrival(runner *r, uint32_t client, int64_t now) {
     r->oom = 1;
     return;
   }
+  atoll_client_gen *g = &r->arr.gens[client];
+  if (r->s->clients[client].arrival.blocking) {
+    /* Held until this request leaves (request_left); set before the core sees it, which may end it. */
+    g->held_ns = atoll_run_next_arrival(&r->arr, client);
+    g->in_flight = true;
+  }
   atoll_core_on_arrival(&r->core, client, id, now);
-  if (r->s->clients[client].arrival.kind != ATOLL_ARRIVAL_CLOSED)
+  if (r->s->clients[client].arrival.kind != ATOLL_ARRIVAL_CLOSED && !r->s->clients[client].arrival.blocking)
     schedule_arrival(r, client, atoll_run_next_arrival(&r->arr, client));
 }
 
@@ -216,6 +230,8 @@ int atoll_sim_state_hash(const atoll_sim_state *r, atoll_sim_hash_past past, uin
     for (int i = 0; i < 4; i++)
       h = atoll__hmix(h, g->rng.s[i]);
     h = atoll__hmix(atoll__hmix(h, g->emitted), (uint64_t)g->last_ns);
+    if (s->clients[c].arrival.blocking)
+      h = atoll__hmix(atoll__hmix(h, (uint64_t)g->held_ns), g->in_flight);
     const atoll_client_records *cr = &r->res->clients[c];
     h = atoll__hmix(atoll__hmix(h, cr->n), cr->dropped);
     if (cr->shed || cr->failed) /* only when some were: states without them keep their hashes */
@@ -608,6 +624,8 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
   /* DART's policies run on nodes, in their own model. */
   if (atoll_dart_policy(s->policy.kind))
     return atoll_dart_sim_run(s, opts ? opts->trace : NULL, res);
+  if (s->engine == ATOLL_ENGINE_RATE && atoll_sim_rate_lacks(s))
+    return ATOLL_ENOTSUP;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   /* gslice starts every unbound client at its model's knee (sim/knee.h). */

@@ -86,9 +86,12 @@ uint64_t atoll_sim_snapshot_events(const atoll_sim_snapshot *sn);
  * standalone latencies, then the run. Returns 0, ATOLL_ENOTSUP for a policy the core does not
  * implement, or ATOLL_ENOMEM. */
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res);
+/* For sim.engine rate: the feature of s it does not model (a phrase for a message), or NULL when it
+ * runs s; atoll_sim_run refuses such a scenario with ATOLL_ENOTSUP before it starts. */
+const char *atoll_sim_rate_lacks(const atoll_scenario *s);
 /* Why the simulator returned ATOLL_ENOTSUP for s on that CU engine (atoll explore and --replay
  * always use blocks), as one sentence written into buf: a policy it lacks, a GPU too large for the
- * blocks engine, or what the loaders refuse first. Returns buf. */
+ * blocks engine, a feature the rate engine lacks, or what the loaders refuse first. Returns buf. */
 const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engine, char *buf, size_t size);
 /* A model's latency alone on the scenario's GPU (one request, an otherwise idle device). */
 int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out);

@@ -155,9 +155,14 @@ static void transmit(atoll_simdev *d, stream *st) {
 /* Streams bound to disjoint CU sets are partitions, each with a command-processor pipe of its own
  * (docs/partitions.md, "Command processor"): dispatch alternating between them is not a stream
  * switch. Unbound streams span the GPU, so they overlap every stream. */
-static bool homes_overlap(const stream *a, const stream *b) {
+static bool homes_overlap(const atoll_simdev *d, const stream *a, const stream *b) {
   if (a->own_channel && b->own_channel)
     return false;
+  /* One range over every CU (an unbound stream, or one bound to all of them) meets every stream:
+   * the common case, told from the range without the set's words. */
+  if ((a->home_lo == 0 && a->home_hi == d->g->cus && !a->home_gaps) ||
+      (b->home_lo == 0 && b->home_hi == d->g->cus && !b->home_gaps))
+    return true;
   if (atoll_cuset_is_empty(&a->home) || atoll_cuset_is_empty(&b->home))
     return true;
   return atoll_cuset_intersects(&a->home, &b->home);
@@ -166,17 +171,13 @@ static bool homes_overlap(const stream *a, const stream *b) {
 static bool head_evicted(const stream *st) { return st->dq_count > 0 && st->q[st->head % st->cap].epoch < st->kill_epoch; }
 
 /* Hardware queues (docs/simulator.md, "Hardware queues"): with a preset's hw_queues, the runtime
- * opens that many rings and a stream past them shares one. Rings go to streams in the order they are
- * opened; later streams join rings 1..N-1 in turn (the least used, lowest first), so the first
- * stream (the RT client's, which the core opens first) keeps its ring to itself. A ring runs its
- * packets in order (every kernel packet carries the barrier bit), whichever stream they came from. */
+ * opens that many rings and a stream past them shares one: the least used ring, the earliest opened
+ * among equals (ROCclr's pick: the first of the pool with the fewest streams), so streams go round
+ * the rings and stream i shares ring i mod hw_queues. Streams the serving process opened before its
+ * clients' only turn the round, not who shares with whom. A ring runs its packets in order (every
+ * kernel packet carries the barrier bit), whichever stream they came from. */
 enum { OWN_RING = 1u << 31 }; /* flags a ring no other stream joins */
-static uint32_t ring_of(const atoll_gpu *g, uint32_t sidx) {
-  uint32_t n = g->hw_queues;
-  if (n == 0 || sidx < n)
-    return sidx;
-  return n == 1 ? 0 : 1 + (sidx - n) % (n - 1);
-}
+static uint32_t ring_of(const atoll_gpu *g, uint32_t sidx) { return g->hw_queues ? sidx % g->hw_queues : sidx; }
 
 /* Without a pool (or with no more streams than it has rings) every ring holds one stream, so its
  * links (ring_first, ring_next) name that stream alone and the rules below change nothing. */
@@ -260,7 +261,7 @@ static void stream_kick(atoll_simdev *d, uint32_t sidx) {
   int64_t cost = d->g->costs.cp_dispatch_ns;
   if (d->cp_last >= 0 && d->cp_last != (int32_t)sidx) {
     const stream *last = &d->streams[d->cp_last];
-    if (last->busy && !last->evicting && homes_overlap(last, st))
+    if (last->busy && !last->evicting && homes_overlap(d, last, st))
       cost += d->g->costs.stream_switch_ns;
   }
   schedule(d, start + cost, ATOLL_EV_DISPATCH, atoll_simev(ATOLL_SIMEV_CP_DONE, 0, sidx));

@@ -5,6 +5,27 @@
 #include "core/policy.h"
 #include "sim/run.h"
 
+const char *atoll_sim_rate_lacks(const atoll_scenario *s) {
+  /* What makes CU-restricted kernels: padded launches' parts keep to CU ranges, and these policies
+   * bind each client's stream to a CU set (mps-default ignores the clients' sets). */
+  if (s->policy.kind == ATOLL_POLICY_REEF && s->policy.dkp)
+    return "dynamic kernel padding (reef's dkp, whose padded parts keep to CU ranges)";
+  switch (s->policy.kind) {
+  case ATOLL_POLICY_MPS_STATIC:
+  case ATOLL_POLICY_GSLICE:
+  case ATOLL_POLICY_INSS:
+  case ATOLL_POLICY_GPULET:
+    return "streams bound to CU sets (this policy partitions the CUs)";
+  default:
+    break;
+  }
+  if (s->policy.kind != ATOLL_POLICY_MPS_DEFAULT)
+    for (uint32_t i = 0; i < s->n_clients; i++)
+      if (!atoll_cuset_is_empty(&s->clients[i].cus))
+        return "streams bound to CU sets (a client's share: or cus:)";
+  return NULL;
+}
+
 const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engine, char *buf, size_t size) {
   if (!atoll__policy_ops(s->policy.kind)) {
     snprintf(buf, size, "policy '%s' is not implemented by this version of the simulator",
@@ -16,6 +37,11 @@ const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engi
              "the blocks CU engine simulates at most %u CUs, and GPU '%s' has %u (sim.engine: fluid runs it; "
              "atoll explore and --replay need blocks)",
              ATOLL_BLOCKS_MAX_CUS, s->gpu.name ? s->gpu.name : "-", s->gpu.cus);
+    return buf;
+  }
+  const char *lacks = engine == ATOLL_ENGINE_RATE ? atoll_sim_rate_lacks(s) : NULL;
+  if (lacks) {
+    snprintf(buf, size, "the rate CU engine does not model %s (sim.engine: fluid runs it)", lacks);
     return buf;
   }
   /* The loaders refuse the rest first (a CU set on a shared queue, or not one range of CUs);

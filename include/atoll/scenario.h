@@ -38,6 +38,11 @@ typedef struct atoll_arrival {
   const int64_t *step_at_ns;
   const double *step_rate_hz;
   uint32_t n_steps;
+  /* uniform (key blocking): the client waits for each request before it sends the next, as REEF's
+   * DISB harness does: a request is sent at its time on the schedule or, when the one before is
+   * still running then, as soon as that one completes; the schedule itself is kept. At most one
+   * request is in flight, and its latency counts from when it was sent. */
+  bool blocking;
 } atoll_arrival;
 
 typedef struct atoll_client {
@@ -93,8 +98,9 @@ typedef struct atoll_policy_cfg {
 } atoll_policy_cfg;
 
 /* How the simulated device runs blocks on its CUs (docs/simulator.md, "CU engines"): pooled over
- * the CUs with one completion per group of blocks (the default), or block by block on each CU. */
-typedef enum atoll_sim_engine { ATOLL_ENGINE_FLUID, ATOLL_ENGINE_BLOCKS } atoll_sim_engine;
+ * the CUs with one completion per group of blocks (the default), block by block on each CU, or
+ * pooled with events per kernel and rates that change as kernels come and go (rate). */
+typedef enum atoll_sim_engine { ATOLL_ENGINE_FLUID, ATOLL_ENGINE_BLOCKS, ATOLL_ENGINE_RATE } atoll_sim_engine;
 /* What a scenario runs with when it names no engine (the zero value, for scenarios built in code). */
 #define ATOLL_ENGINE_DEFAULT ATOLL_ENGINE_FLUID
 /* The most CUs the blocks engine simulates (it keeps per-CU arrays); fluid has no such bound. The

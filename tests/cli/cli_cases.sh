@@ -581,6 +581,38 @@ PY
     ! grep -q "not implemented" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     ATOLL_PATH=$tmp expect_rc 0 "$atoll" sim "$src/scenarios/examples/tiny.yaml" --set sim.engine=fluid --quiet \
       --set 'expect=[]' ;;
+  rate_engine_refuses_what_it_lacks)
+    # sim.engine=rate (docs/simulator.md, "CU engines") has no CU zones: padded launches and bound
+    # streams are refused before the run, naming the feature and the engine that runs it; without
+    # them it runs, and a kernel alone ends as in fluid (DISB A under rt-only: the same figures).
+    expect_rc 2 "$atoll" sim "$src/scenarios/disb/C.yaml" --set sim.engine=rate --quiet
+    grep -q "^atoll sim: the rate CU engine does not model dynamic kernel padding .*(sim.engine: fluid runs it)" \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sim "$src/scenarios/disb/C.yaml" --policy mps-static --set sim.engine=rate --quiet
+    grep -q "^atoll sim: the rate CU engine does not model streams bound to CU sets" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" sim "$src/scenarios/disb/C.yaml" --policy reef --set policy.dkp=false --set sim.engine=rate \
+      --duration-ms 1500 --quiet --set 'expect=[]'
+    for e in fluid rate; do
+      expect_rc 0 "$atoll" sim "$src/scenarios/disb/A.yaml" --policy rt-only --set sim.engine=$e --duration-ms 2000 \
+        --json "$tmp/$e.json" --quiet --set 'expect=[]'
+    done
+    python3 - "$tmp/fluid.json" "$tmp/rate.json" <<'PY' || fail "rt-only alone differs between fluid and rate"
+import json, sys
+f, r = (json.load(open(p)) for p in sys.argv[1:])
+assert f["rt"] == r["rt"] and f["total_norm_throughput"] == r["total_norm_throughput"], (f["rt"], r["rt"])
+PY
+    # The timeline: the rate engine draws one CU span per kernel on every CU track.
+    expect_rc 0 "$atoll" sim "$src/scenarios/disb/A.yaml" --policy streams --set sim.engine=rate --duration-ms 1000 \
+      --trace "$tmp/t.json" --quiet --set 'expect=[]'
+    python3 - "$tmp/t.json" <<'PY' || fail "the rate engine's timeline"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+cu = [e for e in ev if e.get("ph") == "X" and "(rate)" in json.dumps(e.get("args", {}))]
+assert len(cu) > 100, len(cu)
+assert all(e["dur"] >= 0 for e in cu)
+PY
+    ;;
   usage_errors_exit_2)
     expect_rc 2 "$atoll"
     expect_rc 2 "$atoll" frobnicate

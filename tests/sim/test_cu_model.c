@@ -91,13 +91,16 @@ static void run_until(harness *h, int64_t until) {
 
 enum { HALF = ATOLL_DEMAND_ONE / 2, THREE_QUARTERS = 3 * ATOLL_DEMAND_ONE / 4 };
 
-static const atoll_sim_engine engines[] = {ATOLL_ENGINE_BLOCKS, ATOLL_ENGINE_FLUID};
+/* The first two run every case; the rate engine (the third) runs those whose result it shares with
+ * them (a kernel alone, waiting for room, priority, a kill) and has cases of its own below. */
+static const atoll_sim_engine engines[] = {ATOLL_ENGINE_BLOCKS, ATOLL_ENGINE_FLUID, ATOLL_ENGINE_RATE};
+enum { ALL_ENGINES = 3 };
 
 /* One kernel alone, one block per CU at most: every block ends after bt1 (demand below 1). */
 static void test_one_kernel_alone(void **state) {
   (void)state;
   atoll_gpu g = small_gpu();
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < ALL_ENGINES; e++) {
     harness h;
     start(&h, engines[e], &g);
     submit(&h, 0, job(&h, 4, 2, HALF, 1000));
@@ -113,7 +116,7 @@ static void test_one_kernel_alone(void **state) {
 static void test_waves_alone(void **state) {
   (void)state;
   atoll_gpu g = small_gpu();
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < ALL_ENGINES; e++) {
     harness h;
     start(&h, engines[e], &g);
     submit(&h, 0, job(&h, 20, 2, THREE_QUARTERS, 1000));
@@ -128,7 +131,7 @@ static void test_waves_alone(void **state) {
 static void test_fewer_blocks_than_slots(void **state) {
   (void)state;
   atoll_gpu g = small_gpu();
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < ALL_ENGINES; e++) {
     harness h;
     start(&h, engines[e], &g);
     submit(&h, 0, job(&h, 3, 4, THREE_QUARTERS, 800));
@@ -143,7 +146,7 @@ static void test_fewer_blocks_than_slots(void **state) {
 static void test_busy_follows_spread(void **state) {
   (void)state;
   atoll_gpu g = small_gpu();
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < ALL_ENGINES; e++) {
     harness h;
     start(&h, engines[e], &g);
     submit(&h, 0, job(&h, 6, 2, HALF, 1000));
@@ -226,7 +229,7 @@ static void test_corun_overlap_spares_only_others(void **state) {
 static void test_waits_for_room(void **state) {
   (void)state;
   atoll_gpu g = small_gpu();
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < ALL_ENGINES; e++) {
     harness h;
     start(&h, engines[e], &g);
     submit(&h, 0, job(&h, 8, 2, HALF, 1000));
@@ -244,7 +247,7 @@ static void test_waits_for_room(void **state) {
 static void test_priority_first(void **state) {
   (void)state;
   atoll_gpu g = small_gpu();
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < ALL_ENGINES; e++) {
     harness h;
     start(&h, engines[e], &g);
     submit(&h, 0, job(&h, 8, 2, HALF, 1000));
@@ -329,7 +332,7 @@ static bool kill_all(void *ctx, uint32_t job) {
 static void test_kill(void **state) {
   (void)state;
   atoll_gpu g = small_gpu();
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < ALL_ENGINES; e++) {
     harness h;
     start(&h, engines[e], &g);
     submit(&h, 0, job(&h, 8, 2, HALF, 1000));
@@ -348,7 +351,7 @@ static void test_kill(void **state) {
   }
 }
 
-/* Every kernel of every shipped MI50 model alone, through both engines, ends when kernel_timing's
+/* Every kernel of every shipped MI50 model alone, through every engine, ends when kernel_timing's
  * emulation (what calibration solves against) says it does. */
 /* Memory interference (docs/simulator.md, "Memory interference"): A on CUs 0-1 and B on CUs 2-3
  * share no CU, 4 blocks each at one per CU (u = 1), bt1 = 1000, each block drawing 0.4 of the
@@ -410,7 +413,7 @@ static void test_shipped_kernels_alone(void **state) {
       if (kt.is_copy)
         continue;
       int64_t want = atoll_kernel_alone_ns(&g, &kt);
-      for (int e = 0; e < 2; e++) {
+      for (int e = 0; e < ALL_ENGINES; e++) {
         harness h;
         start(&h, engines[e], &g);
         atoll_cu_job j = {.kt = kt, .cu_lo = 0, .cu_hi = (uint16_t)g.cus};
@@ -428,6 +431,157 @@ static void test_shipped_kernels_alone(void **state) {
   atoll_arena_free(&a);
 }
 
+/* The rate engine's rate change (cu_rate.c): B (A's shape) arrives at 200 beside A, as in
+ * test_two_kernels_share, and both run at D = 1.5 from then on. A has 800 of its 1000 ns left, which
+ * become 1200: A ends at 1400 (fluid and blocks: 1000, its blocks keep their duration). B has then
+ * run 1200 of 1500 ns; its last 300 become 200 alone (D = 1): B ends at 1600 (fluid: 1700). */
+static void test_rate_two_kernels_share(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  harness h;
+  a_then_b_at_200(&h, 2, &g, 4);
+  assert_int_equal(h.done[0], 1400);
+  assert_int_equal(h.started[1], 200);
+  assert_int_equal(h.done[1], 1600);
+  stop(&h);
+}
+
+/* The rate engine with the co-running overlap (500000 ppm): B meets half of A's 0.75 and A half of
+ * B's, D = 1.125 for both. A's 800 ns left become 900: done at 1100; B has run 900 of 1125, its last
+ * 225 become 200 alone: done at 1300. */
+static void test_rate_corun_overlap(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  g.corun_overlap_ppm = 500000;
+  harness h;
+  a_then_b_at_200(&h, 2, &g, 4);
+  assert_int_equal(h.done[0], 1100);
+  assert_int_equal(h.done[1], 1300);
+  stop(&h);
+}
+
+/* Moves the harness's clock to t (an event of another kind, popped). */
+static void clock_to(harness *h, int64_t t) {
+  atoll_evq_push(&h->q, t, ATOLL_EV_DISPATCH, 0);
+  int64_t at;
+  uint64_t p;
+  atoll_evq_pop(&h->q, &at, &p);
+}
+
+/* A third kernel changes the others' rates, and each completion speeds up the rest: A, B and C
+ * (4 blocks each, one per CU, u = 0.75, bt1 = 1000, 4 per CU fit) arrive at 0, 200 and 600.
+ *  0-200: A alone, D = 1 (1000 ns a wave): 200 done, 800 left.
+ *  200-600: A and B at D = 1.5 (1500): A's 800 -> 1200, 400 run: A 800 left, B 1100 left.
+ *  at 600 C arrives: all at D = 2.25 (2250): A 800 -> 1200, B 1100 -> 1650, C 2250. A ends at 1800.
+ *  1800: B 450 and C 1050 left at 2250 -> 300 and 700 at 1500. B ends at 2100.
+ *  2100: C 400 left at 1500 -> 267 (rounded) at 1000 alone. C ends at 2367. */
+static void test_rate_third_kernel(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  harness h;
+  start(&h, ATOLL_ENGINE_RATE, &g);
+  submit(&h, 0, job(&h, 4, 4, THREE_QUARTERS, 1000));
+  run_until(&h, 200);
+  clock_to(&h, 200);
+  submit(&h, 1, job(&h, 4, 4, THREE_QUARTERS, 1000));
+  run_until(&h, 600);
+  clock_to(&h, 600);
+  submit(&h, 2, job(&h, 4, 4, THREE_QUARTERS, 1000));
+  run_until(&h, INT64_MAX);
+  assert_int_equal(h.started[2], 600);
+  assert_int_equal(h.done[0], 1800);
+  assert_int_equal(h.done[1], 2100);
+  assert_int_equal(h.done[2], 2367);
+  stop(&h);
+}
+
+/* A kernel's waves are implied: 20 blocks at 2 per CU alone (test_waves_alone) are 8, 8 and 4
+ * blocks, yet the rate engine takes two events (the last, smaller wave's placement and the end)
+ * where fluid takes one per wave; the result is the same. */
+static void test_rate_waves_implied(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  uint32_t events[2];
+  for (int e = 1; e < 3; e++) {
+    harness h;
+    start(&h, engines[e], &g);
+    submit(&h, 0, job(&h, 20, 2, THREE_QUARTERS, 1000));
+    uint32_t n = 0;
+    int64_t t;
+    uint64_t p;
+    while (atoll_evq_pop(&h.q, &t, &p)) {
+      atoll_cu_handle(h.m, p, t);
+      n++;
+    }
+    assert_int_equal(h.done[0], 1500 + 1500 + 1000);
+    events[e - 1] = n;
+    stop(&h);
+  }
+  assert_int_equal(events[0], 3); /* fluid: one per wave */
+  assert_int_equal(events[1], 2); /* rate: the last wave's placement, the end */
+}
+
+/* A high-priority kernel waiting for room takes the room of a normal kernel's wave as it ends (a
+ * yield), while that kernel has more waves to run: A (16 blocks at 2 per CU, u = 0.5: waves of 8
+ * blocks, D = 1, 1000 ns) fills the GPU; C (high, 8 blocks, 300 ns) comes at once and takes A's
+ * room at 1000, when A's first wave ends; A's second wave then starts at 1300. */
+static void test_rate_priority_at_wave_end(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  harness h;
+  start(&h, ATOLL_ENGINE_RATE, &g);
+  submit(&h, 0, job(&h, 16, 2, HALF, 1000));
+  atoll_cu_job c = job(&h, 8, 2, HALF, 300);
+  c.high = 1;
+  submit(&h, 2, c);
+  run_until(&h, INT64_MAX);
+  assert_int_equal(h.started[2], 1000);
+  assert_int_equal(h.done[2], 1300);
+  assert_int_equal(h.done[0], 2300);
+  stop(&h);
+}
+
+/* Memory interference in the rate engine: A and B (4 blocks each, one per CU, u = 0.5, bt1 = 1000,
+ * each block drawing 0.4 of the bandwidth; alone each keeps 4 blocks resident, 1.6, its own cap).
+ * A alone: 1000 ns a wave. When B comes at 200 the GPU's traffic is 3.2, twice A's cap: both run at
+ * bt1 x 3.2 / 1.6 = 2000 (their CU demand, 0.5 + 0.5, would give 1000): A's 800 ns left become
+ * 1600, done at 1800; B has run 1600 of 2000, its last 400 become 200 alone: done at 2000. */
+static void test_rate_memory_interference(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  harness h;
+  atoll_cu_job a;
+  start(&h, ATOLL_ENGINE_RATE, &g);
+  a = job(&h, 4, 2, HALF, 1000);
+  a.kt.mem = ATOLL_MEM_ONE * 2 / 5;
+  submit(&h, 0, a);
+  run_until(&h, 200);
+  clock_to(&h, 200);
+  submit(&h, 1, a);
+  run_until(&h, INT64_MAX);
+  assert_int_equal(h.done[0], 1800);
+  assert_int_equal(h.done[1], 2000);
+  stop(&h);
+}
+
+/* A kernel whose waves use up its blocks without an event (16 blocks at 2 per CU: two full waves)
+ * leaves the waiting list when it completes, so the stream's next kernel, with the same id, is
+ * listed once: many of them one after another each run their two waves, 2000 ns. */
+static void test_rate_same_id_again(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  harness h;
+  start(&h, ATOLL_ENGINE_RATE, &g);
+  for (int k = 0; k < 4 * MAX_JOBS; k++) {
+    h.started[0] = h.done[0] = -1;
+    int64_t t0 = h.q.now;
+    submit(&h, 0, job(&h, 16, 2, HALF, 1000));
+    run_until(&h, INT64_MAX);
+    assert_int_equal(h.done[0] - t0, 2000);
+  }
+  stop(&h);
+}
+
 static void test_engine_names(void **state) {
   (void)state;
   atoll_sim_engine e;
@@ -435,6 +589,8 @@ static void test_engine_names(void **state) {
   assert_int_equal(e, ATOLL_ENGINE_FLUID);
   assert_int_equal(atoll_sim_engine_from_name("blocks", &e), 0);
   assert_int_equal(e, ATOLL_ENGINE_BLOCKS);
+  assert_int_equal(atoll_sim_engine_from_name("rate", &e), 0);
+  assert_int_equal(e, ATOLL_ENGINE_RATE);
   assert_int_equal(atoll_sim_engine_from_name("waves", &e), ATOLL_ENOENT);
   assert_string_equal(atoll_sim_engine_name(ATOLL_ENGINE_FLUID), "fluid");
 }
@@ -448,7 +604,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_waits_for_room),       cmocka_unit_test(test_priority_first),
       cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_cu_sets_with_gaps),
       cmocka_unit_test(test_kill),                 cmocka_unit_test(test_memory_interference),
-      cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_engine_names),
+      cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_rate_two_kernels_share),
+      cmocka_unit_test(test_rate_corun_overlap),   cmocka_unit_test(test_rate_third_kernel),
+      cmocka_unit_test(test_rate_waves_implied),   cmocka_unit_test(test_rate_priority_at_wave_end),
+      cmocka_unit_test(test_rate_memory_interference), cmocka_unit_test(test_rate_same_id_again),   cmocka_unit_test(test_engine_names),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }

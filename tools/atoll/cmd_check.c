@@ -70,6 +70,8 @@ static void describe_arrival(char *buf, size_t size, const atoll_arrival *a, dou
                rate);
     else
       snprintf(buf, size, "%s, %.1f Hz", a->kind == ATOLL_ARRIVAL_UNIFORM ? "uniform" : "poisson", rate);
+    if (a->blocking) /* one request in flight (docs/scenarios.md) */
+      snprintf(buf + strlen(buf), size - strlen(buf), ", blocking");
     return;
   case ATOLL_ARRIVAL_TRACE:
     snprintf(buf, size, "trace, %u arrivals%s (%.1f Hz)", a->n_times, a->repeat_ns ? ", repeating" : "", rate);
