@@ -222,8 +222,9 @@ static void write_scenario(FILE *out, const char *json_path, double duration_ms,
   /* The file's base name only: a generated scenario must not depend on where it was made. */
   const char *base = strrchr(json_path, '/');
   fprintf(out, "# DISB workload converted by `atoll import disb` from %s.\n", base ? base + 1 : json_path);
-  fprintf(out, "# RT clients keep the file's frequency (uniform) or trace; BE clients run closed loop, as DISB\n"
-               "# runs them (the file's BE frequency is kept as a comment).\n");
+  fprintf(out, "# RT clients keep the file's frequency (uniform) or trace and block, one request in flight, as\n"
+               "# DISB's harness sends them; BE clients run closed loop, as DISB runs them (the file's BE\n"
+               "# frequency is kept as a comment).\n");
   fprintf(out, "gpu: %s\nmodels:\n", gpu);
   for (uint32_t i = 0; i < n; i++) {
     bool seen = false;
@@ -247,9 +248,9 @@ static void write_scenario(FILE *out, const char *json_path, double duration_ms,
       fprintf(out, "{kind: trace, times_ms: [");
       for (uint32_t t = 0; t < c[i].n_trace; t++)
         fprintf(out, "%s%.6f", t ? ", " : "", (double)c[i].trace_ns[t] / 1e6);
-      fprintf(out, "]}}");
+      fprintf(out, "], blocking: true}}");
     } else {
-      fprintf(out, "{kind: uniform, rate_hz: %.17g}}", c[i].frequency);
+      fprintf(out, "{kind: uniform, rate_hz: %.17g, blocking: true}}", c[i].frequency);
     }
     fputc('\n', out);
   }

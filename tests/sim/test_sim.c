@@ -344,10 +344,19 @@ static void check_conservation(const atoll_run_results *res, const char *what) {
     }
     if (cl->arrival.kind == ATOLL_ARRIVAL_CLOSED)
       assert_cmp(unfinished, <=, 1);
-    /* A uniform client's request k arrives at k / rate. */
+    /* A uniform client's request k is due at k / rate. A blocking one sends it then, or when its
+     * previous request completes if that is later: never two in flight. */
     if (cl->arrival.kind == ATOLL_ARRIVAL_UNIFORM && cl->arrival.rate_hz > 0)
-      for (uint32_t i = 0; i < cr->n; i++)
-        assert_int_equal(cr->req[i].arrival_ns, llround(i * 1e9 / cl->arrival.rate_hz));
+      for (uint32_t i = 0; i < cr->n; i++) {
+        int64_t due = llround(i * 1e9 / cl->arrival.rate_hz);
+        if (cl->arrival.blocking && i > 0) {
+          int64_t prev_done = cr->req[i - 1].done_ns;
+          if (prev_done < 0)
+            fail_msg("%s %s request %u sent while request %u is in flight", what, cl->name, i, i - 1);
+          due = prev_done > due ? prev_done : due;
+        }
+        assert_int_equal(cr->req[i].arrival_ns, due);
+      }
     assert_int_equal(cr->dropped, 0);
   }
   atoll_report_free(&rep);
