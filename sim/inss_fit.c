@@ -47,10 +47,51 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t batches, bool median,
+                             bool drop_queued, uint32_t *n_clean) {
+  /* Each batch's latency: its requests arrive together; the last one done ends it. */
+  double sum = 0, lat[ATOLL_INSS_FIT_MAX_RUN];
+  uint32_t cnt = 0;
+  b = b ? b : 1;
+  int64_t prev_done = -1; /* the last completion of the batch before (batch 0's, though not counted) */
+  for (uint32_t j = 0; j < batches; j++) {
+    int64_t last = -1, arr = 0, first = -1;
+    bool all = true;
+    for (uint32_t q = 0; q < b && j * b + q < r->n; q++) {
+      const atoll_request_record *rq = &r->req[j * b + q];
+      if (rq->done_ns > last)
+        last = rq->done_ns;
+      all = all && rq->done_ns >= 0;
+      arr = rq->arrival_ns;
+      if (first < 0 || rq->arrival_ns < first)
+        first = rq->arrival_ns;
+    }
+    /* Queued: it came while the batch before was still running (or that one never completed), so
+     * its latency holds that wait. */
+    bool queued = drop_queued && j > 0 && (prev_done < 0 || first < prev_done);
+    prev_done = all ? last : -1;
+    if (j == 0 || queued)
+      continue;
+    if (median) {
+      if (last > 0 && all && cnt < ATOLL_INSS_FIT_MAX_RUN)
+        lat[cnt++] = (double)(last - arr);
+    } else if (last > 0)
+      sum += (double)(last - arr), cnt++;
+  }
+  if (n_clean)
+    *n_clean = cnt;
+  if (median && cnt) {
+    qsort(lat, cnt, sizeof lat[0], cmp_double);
+    return cnt % 2 ? lat[cnt / 2] : (lat[cnt / 2 - 1] + lat[cnt / 2]) / 2;
+  }
+  return cnt ? sum / cnt : NAN;
+}
+
 /* n slots together, `batches` batches each, the first not counted; gap_ns > 0 spaces them so
- * (else 1.3x each slot's predicted latency). */
-static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
-                   const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, double *observed_ns) {
+ * (else 1.3x each slot's predicted latency), times `stretch`. */
+static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
+                        const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, uint32_t stretch,
+                        double *observed_ns, uint32_t *least_clean) {
   if (n == 0 || n > ATOLL_INSS_FIT_MAX_COLOC)
     return ATOLL_EINVAL;
   atoll_client cl[ATOLL_INSS_FIT_MAX_COLOC];
@@ -71,6 +112,7 @@ static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const 
     double pred = atoll_inss_inf_ns(m, &alone, 1, 0);
     /* The offset per model makes the overlaps vary. */
     int64_t period = gap_ns > 0 ? gap_ns : (int64_t)(pred * p->gap_factor) + 1000 + (int64_t)k * 7919;
+    period *= stretch;
     int64_t *t = at + (size_t)k * batches * ATOLL_INSS_MAX_BATCH;
     for (uint32_t j = 0; j < batches; j++)
       for (uint32_t r = 0; r < b; r++)
@@ -91,36 +133,31 @@ static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const 
   atoll_run_results res;
   int rc = p->run(&one, p->ctx, &res);
   if (rc == 0) {
+    *least_clean = UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
-      /* Each batch's latency: its requests arrive together; the last one done ends it. */
-      double sum = 0, lat[ATOLL_INSS_FIT_MAX_RUN];
-      uint32_t cnt = 0, b = slot[k].batch ? slot[k].batch : 1;
-      for (uint32_t j = 1; j < batches; j++) {
-        int64_t last = -1, arr = 0;
-        bool all = true;
-        for (uint32_t r = 0; r < b && j * b + r < res.clients[k].n; r++) {
-          const atoll_request_record *q = &res.clients[k].req[j * b + r];
-          if (q->done_ns > last)
-            last = q->done_ns;
-          all = all && q->done_ns >= 0;
-          arr = q->arrival_ns;
-        }
-        if (p->median) {
-          if (last > 0 && all && cnt < ATOLL_INSS_FIT_MAX_RUN)
-            lat[cnt++] = (double)(last - arr);
-        } else if (last > 0)
-          sum += (double)(last - arr), cnt++;
-      }
-      if (p->median && cnt) {
-        qsort(lat, cnt, sizeof lat[0], cmp_double);
-        observed_ns[k] = cnt % 2 ? lat[cnt / 2] : (lat[cnt / 2 - 1] + lat[cnt / 2]) / 2;
-      } else
-        observed_ns[k] = cnt ? sum / cnt : NAN;
+      uint32_t clean;
+      observed_ns[k] = atoll_inss_run_figure(&res.clients[k], slot[k].batch, batches, p->median, p->drop_queued, &clean);
+      if (clean < *least_clean)
+        *least_clean = clean;
     }
     atoll_run_results_free(&res);
   }
   free(at);
   return rc;
+}
+
+/* observe_once; where the plan drops queued batches and a client kept fewer than half of its
+ * counted ones, the run is measured again with its batches twice as far apart (at most twice),
+ * so that a figure is of the model's latency and not of a queue that the device's other load
+ * built up. */
+static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
+                   const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, double *observed_ns) {
+  uint32_t stretch = 1, clean = 0;
+  for (int attempt = 0;; attempt++, stretch *= 2) {
+    int rc = observe_once(s, p, m, slot, n, batches, gap_ns, stretch, observed_ns, &clean);
+    if (rc || !p->drop_queued || 2 * clean >= batches - 1 || attempt == 2)
+      return rc;
+  }
 }
 
 int atoll_sim_inss_observe(const atoll_scenario *s, const atoll_inss_model *m, const atoll_inss_slot *slot, uint32_t n,
@@ -335,6 +372,132 @@ int atoll_sim_inss_fit(const atoll_scenario *s, atoll_inss_model *m, atoll_inss_
   return atoll_inss_fit_by(s, &p, m, rep);
 }
 
+/* Every measurement of the fit: each solo sample's and each set's figures over the rounds and
+ * the re-measurements (at most ATOLL_INSS_FIT_MAX_SAMPLES each). */
+typedef struct samples {
+  double solo[ATOLL_INSS_MAX_MODELS][ATOLL_INSS_MAX_POINTS][ATOLL_INSS_FIT_MAX_SAMPLES];
+  uint32_t n_solo[ATOLL_INSS_MAX_MODELS][ATOLL_INSS_MAX_POINTS];
+  double set[ATOLL_INSS_FIT_SETS][ATOLL_INSS_FIT_MAX_COLOC][ATOLL_INSS_FIT_MAX_SAMPLES];
+  uint32_t n_set[ATOLL_INSS_FIT_SETS];
+} samples;
+
+double atoll_inss_median_of(const double *v, uint32_t n) {
+  double w[ATOLL_INSS_FIT_MAX_SAMPLES];
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n && k < ATOLL_INSS_FIT_MAX_SAMPLES; i++)
+    if (v[i] > 0)
+      w[k++] = v[i];
+  if (k == 0)
+    return NAN;
+  qsort(w, k, sizeof w[0], cmp_double);
+  return k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+}
+
+bool atoll_inss_disagree(const double *v, uint32_t n, double spread) {
+  double lo = INFINITY, hi = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!(v[i] > 0))
+      return true; /* a run that measured nothing (NaN): measured again */
+    lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
+  }
+  return n > 0 && hi > spread * lo;
+}
+
+/* The solo samples' figures (the median of each one's measurements), the models' L2 lines, and
+ * the LWR's width: the one of a few that predicts each solo sample best from the others
+ * (leave-one-out); its error is the solo MAPE reported. */
+static void settle_solos(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll_inss_model *m,
+                         atoll_inss_fit_report *rep, const samples *sm) {
+  for (uint32_t i = 0; i < m->n_models; i++) {
+    atoll_inss_profile *p = &m->prof[i];
+    for (uint32_t k = 0; k < p->n_points; k++)
+      p->pt_ns[k] = atoll_inss_median_of(sm->solo[i][k], sm->n_solo[i][k]);
+    if (pl->fit_cache)
+      l2_line(p, atoll_inss_traffic_bytes(&s->models[i].model), pl->memory_gb_s);
+  }
+  static const double widths[] = {0.2, 0.3, 0.4, 0.5, 0.7, 1.0};
+  double best = INFINITY, best_w = 0.5;
+  for (uint32_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+    m->bandwidth = widths[w];
+    double e = loo_mape(m);
+    if (e < best)
+      best = e, best_w = widths[w];
+  }
+  m->bandwidth = best_w;
+  rep->mape_solo_pct = best;
+}
+
+static int measure_solo(const atoll_scenario *s, const atoll_inss_fit_plan *pl, const atoll_inss_model *m,
+                        samples *sm, uint32_t i, uint32_t k) {
+  const atoll_inss_profile *p = &m->prof[i];
+  double t;
+  int rc = solo(s, pl, m, i, (uint32_t)p->pt_batch[k], (uint32_t)p->pt_pct[k], &t);
+  if (rc == 0)
+    sm->solo[i][k][sm->n_solo[i][k]++] = t;
+  return rc;
+}
+
+static int measure_set(const atoll_scenario *s, const atoll_inss_fit_plan *pl, const atoll_inss_model *m,
+                       atoll_inss_fit_report *rep, samples *sm, uint32_t j) {
+  const atoll_inss_coloc *c = &rep->sets[j];
+  double obs[ATOLL_INSS_FIT_MAX_COLOC];
+  int rc = observe(s, pl, m, c->slot, c->n, pl->batches_per_run, 0, obs);
+  if (rc == 0) {
+    for (uint32_t k = 0; k < c->n; k++)
+      sm->set[j][k][sm->n_set[j]] = obs[k];
+    sm->n_set[j]++;
+  }
+  return rc;
+}
+
+/* The solo grid and the sets, round by round: each round measures every solo sample, settles the
+ * model's solo part (the sets' batches are spaced by its predictions) and measures every set, so
+ * that a device's other load, which comes and goes, falls on solo and co-located runs alike; the
+ * figures are medians over the rounds. Then a sample whose measurements disagree (max over min
+ * above the plan's spread) is measured again, up to max_samples in all. The simulator's plan: one
+ * round, nothing measured again. */
+static int measure(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll_inss_model *m,
+                   atoll_inss_fit_report *rep, samples *sm) {
+  uint32_t rounds = pl->rounds ? pl->rounds : 1;
+  uint32_t cap = pl->max_samples > rounds ? pl->max_samples : rounds;
+  int rc;
+  for (uint32_t r = 0; r < rounds; r++) {
+    for (uint32_t i = 0; i < m->n_models; i++)
+      for (uint32_t k = 0; k < m->prof[i].n_points; k++)
+        if ((rc = measure_solo(s, pl, m, sm, i, k)))
+          return rc;
+    settle_solos(s, pl, m, rep, sm);
+    for (uint32_t j = 0; j < pl->n_sets; j++)
+      if ((rc = measure_set(s, pl, m, rep, sm, j)))
+        return rc;
+  }
+  for (bool again = pl->spread > 0; again;) {
+    again = false;
+    for (uint32_t i = 0; i < m->n_models; i++)
+      for (uint32_t k = 0; k < m->prof[i].n_points; k++)
+        if (sm->n_solo[i][k] < cap && atoll_inss_disagree(sm->solo[i][k], sm->n_solo[i][k], pl->spread)) {
+          if ((rc = measure_solo(s, pl, m, sm, i, k)))
+            return rc;
+          rep->n_remeasured++, again = true;
+        }
+    settle_solos(s, pl, m, rep, sm);
+    for (uint32_t j = 0; j < pl->n_sets; j++) {
+      bool off = false;
+      for (uint32_t k = 0; k < rep->sets[j].n; k++)
+        off = off || atoll_inss_disagree(sm->set[j][k], sm->n_set[j], pl->spread);
+      if (sm->n_set[j] < cap && off) {
+        if ((rc = measure_set(s, pl, m, rep, sm, j)))
+          return rc;
+        rep->n_remeasured++, again = true;
+      }
+    }
+  }
+  for (uint32_t j = 0; j < pl->n_sets; j++)
+    for (uint32_t k = 0; k < rep->sets[j].n; k++)
+      rep->sets[j].observed_ns[k] = atoll_inss_median_of(sm->set[j][k], sm->n_set[j]);
+  return 0;
+}
+
 int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll_inss_model *m,
                       atoll_inss_fit_report *rep) {
   if (s->n_models == 0 || s->n_models > ATOLL_INSS_MAX_MODELS || pl->n_batches * pl->n_pcts > ATOLL_INSS_MAX_POINTS ||
@@ -342,7 +505,9 @@ int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, at
       pl->max_coloc < pl->min_coloc || pl->max_coloc > ATOLL_INSS_FIT_MAX_COLOC || pl->share_units < pl->max_coloc ||
       pl->n_set_batches == 0 || pl->solo_runs < 2 || pl->batches_per_run < 2 ||
       pl->solo_runs > ATOLL_INSS_FIT_MAX_RUN || pl->batches_per_run > ATOLL_INSS_FIT_MAX_RUN || !(pl->gap_factor > 0) ||
-      pl->batch_timeout_ns < 1 || (pl->fit_cache && !(pl->memory_gb_s > 0)))
+      pl->batch_timeout_ns < 1 || (pl->fit_cache && !(pl->memory_gb_s > 0)) ||
+      pl->rounds > ATOLL_INSS_FIT_MAX_SAMPLES || pl->max_samples > ATOLL_INSS_FIT_MAX_SAMPLES ||
+      (pl->spread != 0 && !(pl->spread >= 1)))
     return ATOLL_EINVAL;
   memset(m, 0, sizeof *m);
   memset(rep, 0, sizeof *rep);
@@ -358,28 +523,10 @@ int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, at
     p->act_mb = md->activations_mb_per_batch;
     for (uint32_t bi = 0; bi < pl->n_batches; bi++)
       for (uint32_t pi = 0; pi < pl->n_pcts; pi++) {
-        double t;
-        int rc = solo(s, pl, m, i, pl->batches[bi], pl->pcts[pi], &t);
-        if (rc)
-          return rc;
         uint32_t k = p->n_points++;
-        p->pt_batch[k] = pl->batches[bi], p->pt_pct[k] = pl->pcts[pi], p->pt_ns[k] = t;
+        p->pt_batch[k] = pl->batches[bi], p->pt_pct[k] = pl->pcts[pi];
       }
-    if (pl->fit_cache)
-      l2_line(p, atoll_inss_traffic_bytes(md), pl->memory_gb_s);
   }
-  /* The LWR's width: the one of a few that predicts each solo sample best from the others
-   * (leave-one-out); its error is the solo MAPE reported. */
-  static const double widths[] = {0.2, 0.3, 0.4, 0.5, 0.7, 1.0};
-  double best = INFINITY, best_w = 0.5;
-  for (uint32_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
-    m->bandwidth = widths[w];
-    double e = loo_mape(m);
-    if (e < best)
-      best = e, best_w = widths[w];
-  }
-  m->bandwidth = best_w;
-  rep->mape_solo_pct = best;
   /* Co-location sets: min_coloc..max_coloc models, shares in units (at least one each, all of
    * them in all), batches from the plan's, drawn from a stream seeded by the scenario's seed; even
    * sets train, odd test. (The simulator's: 2-4 models, a 10 % grid, batches 1-8.) */
@@ -400,10 +547,14 @@ int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, at
                                      .pct = 100 * (1 + extra) / pl->share_units,
                                      .batch = pl->set_batches[next_rand(&st) % pl->n_set_batches]};
     }
-    int rc = observe(s, pl, m, c->slot, c->n, pl->batches_per_run, 0, c->observed_ns);
-    if (rc)
-      return rc;
   }
+  samples *sm = calloc(1, sizeof *sm);
+  if (!sm)
+    return ATOLL_ENOMEM;
+  int rc = measure(s, pl, m, rep, sm);
+  free(sm);
+  if (rc)
+    return rc;
   if (same_n || pl->fit_cache) {
     fit_general(pl, m, rep, same_n);
   } else {

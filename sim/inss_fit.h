@@ -15,7 +15,8 @@
 
 /* The solo grid: batches x shares (42 samples per model). */
 enum { ATOLL_INSS_FIT_BATCHES = 6, ATOLL_INSS_FIT_PCTS = 7, ATOLL_INSS_FIT_SETS = 24, ATOLL_INSS_FIT_MAX_COLOC = 4,
-       ATOLL_INSS_FIT_MAX_RUN = 64 /* batches per client in one run */ };
+       ATOLL_INSS_FIT_MAX_RUN = 64 /* batches per client in one run */,
+       ATOLL_INSS_FIT_MAX_SAMPLES = 8 /* measurements of one solo sample or set (rounds, re-measured) */ };
 
 /* One co-location set: up to 4 models on one GPU, their shares and batches, what the simulator
  * measured for each (mean batch latency) and what the fitted model predicts. */
@@ -33,6 +34,7 @@ typedef struct atoll_inss_fit_report {
   double mape_train_pct, mape_test_pct;   /* co-located samples (n > 1 each) */
   double mape_solo_pct;                   /* the LWR alone, leave-one-out over the solo grid */
   uint32_t n_train, n_test;
+  uint32_t n_remeasured; /* solo samples and sets measured again for disagreeing rounds (plan.spread) */
 } atoll_inss_fit_report;
 
 /* Fits m (profiles named as s's models) on s's simulated GPU (atoll_inss_fit_sim's plan). 0 or an
@@ -77,7 +79,36 @@ typedef struct atoll_inss_fit_plan {
    * alone over memory_gb_s: atoll_inss_fit_native's plan); false: alpha_cache and l2 stay 0. */
   bool fit_cache;
   double memory_gb_s;
+  /* A device whose other load comes and goes (the simulator's plan: 0, 0, 0, false: every sample
+   * measured once, every batch counted):
+   * - rounds: the solo grid and the sets are measured this many times, round by round (all solo
+   *   samples, then all sets, then again), each figure the median of its rounds, so that load that
+   *   comes and goes falls on the solo and the co-located runs alike;
+   * - a solo sample or set whose measurements disagree, the largest over the smallest above
+   *   `spread` (or one that measured nothing), is measured again, up to max_samples in all
+   *   (<= ATOLL_INSS_FIT_MAX_SAMPLES), the median of all taken;
+   * - drop_queued: a batch that arrived before the one before it had completed (it waited, and
+   *   its latency holds the wait) is not counted; a run that keeps fewer than half of its counted
+   *   batches is measured again with its batches twice, then four times, as far apart. */
+  uint32_t rounds, max_samples;
+  double spread;
+  bool drop_queued;
 } atoll_inss_fit_plan;
+
+/* One client's figure from a fit run of `batches` batches of b requests each (r's records in
+ * arrival order): the mean, or the median, of its batch latencies (a batch's first request's
+ * arrival to its last one's completion), the first batch not counted; with drop_queued, nor a
+ * batch that arrived before the one before it had completed. *n_clean (if not NULL): the batches
+ * counted. NaN when none. */
+double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t batches, bool median,
+                             bool drop_queued, uint32_t *n_clean);
+
+/* The median of the positive values of v[0..n) (NaN when none). */
+double atoll_inss_median_of(const double *v, uint32_t n);
+
+/* Whether measurements v[0..n) of one sample disagree: the largest positive over the smallest
+ * above spread, or some value not positive (a run that measured nothing). */
+bool atoll_inss_disagree(const double *v, uint32_t n, double spread);
 
 /* The simulated GPU's plan: 42 solo samples (batches 1-32 x shares 5-100 %), 24 sets of 2-4 models
  * on a 10 % grid, batches 1-8, 20 batches per run 1.3x their latency apart, their mean; no cache

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # InSS's model fitted on the native CPU device (docs/inss.md, "Native"): runs
 #   atoll fit inss SCENARIO --device cpu -o MODEL.yaml
-# REPEATS times (each a full fit: solo grid and 16 co-location pairs, measured for real), prints
+# REPEATS times (each a full fit: solo grid and 16 co-location pairs, measured for real in 3
+# rounds, about a minute on a 2-CPU machine under other load), prints
 # each fit's coefficients and held-out MAPE, the median held-out MAPE against the acceptance
 # bound (15 %), and the held-out rows of the median fit in the form of InSS's Tables 2-3
 # (predicted against measured). A timed measurement: the figure depends on the machine's other
@@ -26,7 +27,7 @@ for i in $(seq 1 "$repeats"); do
   held=$(sed -n 's/.*held out \([0-9.naif]*\) %.*/\1/p' "$tmp/out$i.txt")
   echo "$held $i" >> "$tmp/held.txt"
   printf 'fit %s: %s; solo LOO %s %%, fitted half %s %%, held out %s %%\n' "$i" \
-    "$(sed -n '1s/.*runs): //p' "$tmp/out$i.txt")" \
+    "$(sed -n '1s/.* CUs, \([0-9]*\) runs: [0-9]* rounds, \([0-9]*\) re-measured): /\1 runs, \2 re-measured; /p' "$tmp/out$i.txt")" \
     "$(sed -n 's/^solo LWR leave-one-out MAPE \([^ ]*\) %.*/\1/p' "$tmp/out$i.txt")" \
     "$(sed -n 's/.*: fit \([^ ]*\) %.*/\1/p' "$tmp/out$i.txt")" "$held"
 done

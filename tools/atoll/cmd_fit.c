@@ -27,9 +27,12 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "scenario's policy is not used. The same scenario gives the same file, byte for byte.\n"
     "\n"
     "With --device the runs are measured on a native device instead (every model needs `native:`):\n"
-    "batches 1, 2 and 4 on every whole number of its CUs, then 16 co-location sets of models on\n"
-    "disjoint CUs at batches 1-4, 10 batches each; the cache term alpha_cache is fitted too, each\n"
-    "model's L2 line its memory traffic alone (docs/inss.md, \"Native\"). Measured, so not repeatable.\n"
+    "batches 1-4 on every whole number of its CUs, then 16 co-location sets of models on disjoint\n"
+    "CUs at batches 1-4, 10 batches each, in 3 rounds (each figure the median of its rounds; one\n"
+    "whose measurements differ by over 1.25x is measured again, up to 5 measurements in all; a\n"
+    "batch that queued behind the one before is not counted); the cache term alpha_cache is fitted\n"
+    "too, each model's L2 line its memory traffic alone (docs/inss.md, \"Native\"). Measured, so not\n"
+    "repeatable.\n"
     "\n"
     "  -o MODEL.yaml      where to write the model (plain YAML); '-' for stdout\n"
     "  --device D         fit on a native device (cpu: the CPU back-end's CU workers)\n"
@@ -105,9 +108,10 @@ int atoll_cmd_fit(int argc, char **argv) {
     }
   } else {
     if (vals[1])
-      printf("InSS model for %s on native %s (%" PRIu32 " CUs, %" PRIu32 " runs): alpha_s %.1f ns, beta_s %.1f ns per "
-             "kernel, alpha_cache %.4g\n",
-             s.path, vals[1], cus, nctx.runs, m->alpha_s_ns, m->beta_s_ns, m->alpha_cache);
+      printf("InSS model for %s on native %s (%" PRIu32 " CUs, %" PRIu32 " runs: %" PRIu32 " rounds, %" PRIu32
+             " re-measured): alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache %.4g\n",
+             s.path, vals[1], cus, nctx.runs, plan.rounds, rep->n_remeasured, m->alpha_s_ns, m->beta_s_ns,
+             m->alpha_cache);
     else
       printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
              s.path, s.gpu.name, m->alpha_s_ns, m->beta_s_ns);

@@ -3,7 +3,7 @@
 
 #include "atoll/error.h"
 
-static const uint32_t solo_b[] = {1, 2, 4};
+static const uint32_t solo_b[] = {1, 2, 3, 4};
 static const uint32_t set_b[] = {1, 2, 3, 4};
 
 int atoll__inss_native_runner(const atoll_scenario *s, void *ctx, atoll_run_results *res) {
@@ -40,10 +40,11 @@ void atoll__inss_fit_native(atoll_inss_fit_plan *p, uint32_t cus, double gb_s, u
   uint32_t n = cus < 4 ? cus : 4;
   for (uint32_t k = 0; k < n; k++)
     pcts[k] = 100 * (k + 1) / n;
-  *p = (atoll_inss_fit_plan){.run = atoll__inss_native_runner, .ctx = ctx, .batches = solo_b, .n_batches = 3,
+  *p = (atoll_inss_fit_plan){.run = atoll__inss_native_runner, .ctx = ctx, .batches = solo_b, .n_batches = 4,
                              .pcts = pcts, .n_pcts = n, .solo_runs = 6, .solo_gap_ns = 0, .n_sets = 16,
                              .min_coloc = 2, .max_coloc = n, .share_units = n, .set_batches = set_b,
                              .n_set_batches = 4, .batches_per_run = 10, .gap_factor = 2, .median = true,
                              .batch_timeout_ns = 2000000, .fit_cache = true,
-                             .memory_gb_s = gb_s > 0 ? gb_s : 1};
+                             .memory_gb_s = gb_s > 0 ? gb_s : 1, .rounds = 3, .max_samples = 5, .spread = 1.25,
+                             .drop_queued = true};
 }

@@ -18,9 +18,11 @@ typedef struct atoll_inss_native_ctx {
 int atoll__inss_native_runner(const atoll_scenario *s, void *ctx, atoll_run_results *res);
 
 /* The native plan for a device of `cus` CUs (2-4; the shares are whole CUs): the solo grid at
- * batches 1, 2 and 4 on every whole number of CUs, then 16 co-location sets of 2 to min(cus, 4)
- * models at batches 1-4 (3 is off the solo grid), 6 solo and 10 co-located batches per client
- * (the first not counted) 2x their predicted latency apart, their median;
+ * batches 1-4 on every whole number of CUs, then 16 co-location sets of 2 to min(cus, 4) models at
+ * batches 1-4, 6 solo and 10 co-located batches per client (the first not counted) 2x their
+ * predicted latency apart, their median, batches that queued behind the one before not counted;
+ * all of it in 3 rounds, each figure the median of its rounds, one whose rounds disagree by over
+ * 1.25x measured again up to 5 times in all;
  * the cache term fitted, each model's L2 line its memory traffic alone over gb_s (GB/s; 1 where
  * the preset gives no bandwidth). pcts must hold 4 entries. */
 void atoll__inss_fit_native(atoll_inss_fit_plan *p, uint32_t cus, double gb_s, uint32_t *pcts,
