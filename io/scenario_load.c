@@ -453,7 +453,8 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
     rc = WITH_KEY(r, "batch", read_batch(c, v[8], cl));
   /* A blocking client has one request in flight: nothing for a batcher to gather. */
   if (rc == 0 && v[8] && cl->arrival.blocking && cl->batch_max > 1)
-    rc = WITH_KEY(r, "batch", atoll_yread_error(r, v[8], "a blocking client sends one request at a time, so it cannot batch"));
+    rc = WITH_KEY(r, "batch",
+                  atoll_yread_error(r, v[8], "a blocking client sends one request at a time, so it cannot batch"));
   return rc;
 }
 
@@ -965,13 +966,14 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
                                                     cl->name, cl->batch_max, atoll_policy_name(pk)));
   }
   /* The node model (sim/dart_run.c) sends a uniform client's requests on its schedule only. */
-  for (uint32_t i = 0; rc == 0 && (pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU || pk == ATOLL_POLICY_BASE_CPU) &&
-                       i < c->s->n_clients;
-       i++)
+  bool node_model = pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU || pk == ATOLL_POLICY_BASE_CPU;
+  for (uint32_t i = 0; rc == 0 && node_model && i < c->s->n_clients; i++)
     if (c->s->clients[i].arrival.blocking)
-      rc = WITH_KEY(r, "clients", atoll_yread_error(r, v[SC_CLIENTS], "client '%s' is blocking, which policy '%s' does not "
-                                                                       "model (docs/scenarios.md, arrival kinds)",
-                                                    c->s->clients[i].name, atoll_policy_name(pk)));
+      rc = WITH_KEY(r, "clients",
+                    atoll_yread_error(r, v[SC_CLIENTS],
+                                      "client '%s' is blocking, which policy '%s' does not model (docs/scenarios.md, "
+                                      "arrival kinds)",
+                                      c->s->clients[i].name, atoll_policy_name(pk)));
   return rc;
 }
 

@@ -136,7 +136,8 @@ static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, c
     *least_clean = UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
       uint32_t clean;
-      observed_ns[k] = atoll_inss_run_figure(&res.clients[k], slot[k].batch, batches, p->median, p->drop_queued, &clean);
+      observed_ns[k] =
+          atoll_inss_run_figure(&res.clients[k], slot[k].batch, batches, p->median, p->drop_queued, &clean);
       if (clean < *least_clean)
         *least_clean = clean;
     }

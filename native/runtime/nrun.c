@@ -758,7 +758,8 @@ int atoll_native_check(const atoll_scenario *s, const atoll_nmodel *const *nmode
    * sends a uniform client's requests on its schedule. */
   for (uint32_t c = 0; c < s->n_clients; c++)
     if (s->clients[c].arrival.blocking) {
-      snprintf(err, err_len, "client '%s': blocking arrivals are simulated only (docs/scenarios.md)", s->clients[c].name);
+      snprintf(err, err_len, "client '%s': blocking arrivals are simulated only (docs/scenarios.md)",
+               s->clients[c].name);
       return ATOLL_ENOTSUP;
     }
   /* admit_from: admission of tasks arriving at run time is the node model's (sim/dart_run.c); the

@@ -77,9 +77,9 @@ PY
     ;;
   inss_fit_native)
     # atoll fit inss --device cpu runs the solo grid and the co-location sets for real on the CPU
-    # back-end's CU workers (one small model, 4 sets of 3 batches, 3 rounds, so that it takes seconds) and writes a model whose
-    # note says so, with a held-out error; no bound on it here (a timed figure on a shared machine:
-    # tools/inss-native-fit.sh prints it against the 15 % target).
+    # back-end's CU workers (one small model, 4 sets of 3 batches, 3 rounds, so that it takes
+    # seconds) and writes a model whose note says so, with a held-out error; no bound on it here (a
+    # timed figure on a shared machine: tools/inss-native-fit.sh prints it against the 15 % target).
     cp -r "$src/scenarios/native/gpus" "$src/scenarios/native/models" "$tmp/"
     printf '%s\n' 'gpu: cpu' 'models: {lenet: models/lenet.yaml}' \
       'clients: [{name: a, model: lenet, class: be, arrival: {kind: closed}}]' 'policy: mps-static' 'duration_ms: 100' 'seed: 3' > "$tmp/n.yaml"
@@ -88,7 +88,8 @@ PY
     grep -q "fitted on native cpu (2 CUs)" "$tmp/native.yaml" || fail "the model does not say it was fitted natively"
     # 3 rounds of 8 solo samples (batches 1-4 on 1 and 2 CUs) and 4 sets, and the re-measured ones.
     runs=$(sed -n 's/.*on native cpu (2 CUs, \([0-9]*\) runs: 3 rounds, \([0-9]*\) re-measured).*/\1 \2/p' "$tmp/.stdout")
-    [ -n "$runs" ] && [ "${runs% *}" -ge $((3 * (8 + 4) + ${runs#* })) ] || fail "not 3 rounds of 8 solo and 4 co-location runs: '$runs'"
+    [ -n "$runs" ] && [ "${runs% *}" -ge $((3 * (8 + 4) + ${runs#* })) ] ||
+      fail "not 3 rounds of 8 solo and 4 co-location runs: '$runs'"
     [ "$(grep -c '^[0-9]* *\(fit\|test\) *lenet *50 ' "$tmp/.stdout")" = 8 ] || fail "not 4 pairs on one CU each"
     held=$(sed -n 's/.*held out \([0-9.]*\) %.*/\1/p' "$tmp/.stdout")
     python3 -c "import sys; sys.exit(0 if float('$held') >= 0 else 1)" || fail "no held-out MAPE: '$held'"
@@ -589,7 +590,8 @@ PY
     grep -q "^atoll sim: the rate CU engine does not model dynamic kernel padding .*(sim.engine: fluid runs it)" \
       "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" sim "$src/scenarios/disb/C.yaml" --policy mps-static --set sim.engine=rate --quiet
-    grep -q "^atoll sim: the rate CU engine does not model streams bound to CU sets" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    grep -q "^atoll sim: the rate CU engine does not model streams bound to CU sets" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     expect_rc 0 "$atoll" sim "$src/scenarios/disb/C.yaml" --policy reef --set policy.dkp=false --set sim.engine=rate \
       --duration-ms 1500 --quiet --set 'expect=[]'
     for e in fluid rate; do

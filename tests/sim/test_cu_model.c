@@ -607,7 +607,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_rate_two_kernels_share),
       cmocka_unit_test(test_rate_corun_overlap),   cmocka_unit_test(test_rate_third_kernel),
       cmocka_unit_test(test_rate_waves_implied),   cmocka_unit_test(test_rate_priority_at_wave_end),
-      cmocka_unit_test(test_rate_memory_interference), cmocka_unit_test(test_rate_same_id_again),   cmocka_unit_test(test_engine_names),
+      cmocka_unit_test(test_rate_memory_interference), cmocka_unit_test(test_rate_same_id_again),
+      cmocka_unit_test(test_engine_names),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }
