@@ -38,10 +38,10 @@ typedef struct atoll_arrival {
   const int64_t *step_at_ns;
   const double *step_rate_hz;
   uint32_t n_steps;
-  /* uniform (key blocking): the client waits for each request before it sends the next, as REEF's
-   * DISB harness does: a request is sent at its time on the schedule or, when the one before is
-   * still running then, as soon as that one completes; the schedule itself is kept. At most one
-   * request is in flight, and its latency counts from when it was sent. */
+  /* every kind but closed (key blocking): the client waits for each request before it sends the
+   * next, as REEF's DISB harness does: a request is sent at its time on the schedule or, when the
+   * one before is still running then, as soon as that one completes; the schedule itself is kept.
+   * At most one request is in flight, and its latency counts from when it was sent. */
   bool blocking;
 } atoll_arrival;
 
