@@ -265,11 +265,23 @@ PY
     # at 50 Hz on 2 CUs, 79 % RT load in a Debug build). Measured at load average 4-5 on 2 CPUs:
     # -10 to +2 %; a profile whose kernel times are doubled gave +1048 % (and, under that load,
     # -22 % once: a loaded machine can hide a 2x error; docs/hil.md).
-    expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 1 --duration-ms 4000 --set warmup_ms=0 --set 'expect=[]' \
-      --set 'clients.camera.arrival={kind: poisson, load: 0.15}' --max-error 40
-    err=$(awk '/^RT latency p50 /{print $(NF-2)}' "$tmp/.stdout")
-    [ -n "$err" ] || fail "no RT latency p50 error: $(cat "$tmp/.stdout")"
-    echo "RT latency p50 error ${err} % (bound 40 %)"; cat "$tmp/.stdout" ;;
+    #
+    # A second measurement is taken only when the first misses the bound, and both must then be
+    # printed: a wrong model or profile misses every time (doubled kernel times: +1048 %), while a
+    # burst of outside load that slows only the profiling, or only the run, made one measurement of
+    # a clean CI run miss (+44.9 %: predicted 28.2 ms, measured 19.5 ms) and the same case pass on
+    # the next five tries (-5.1 % and the like). The exit code tells the two apart: 1 is the bound
+    # missed (try again), anything else a failure at once.
+    for attempt in 1 2; do
+      "$atoll" hil "$mix" --device cpu --cus 1 --duration-ms 4000 --set warmup_ms=0 --set 'expect=[]' \
+        --set 'clients.camera.arrival={kind: poisson, load: 0.15}' --max-error 40 >"$tmp/.stdout" 2>"$tmp/.stderr"
+      rc=$?
+      err=$(awk '/^RT latency p50 /{print $(NF-2)}' "$tmp/.stdout")
+      [ -n "$err" ] || fail "no RT latency p50 error (exit $rc): $(cat "$tmp/.stdout" "$tmp/.stderr")"
+      echo "attempt $attempt: RT latency p50 error ${err} % (bound 40 %), exit $rc"; cat "$tmp/.stdout"
+      [ "$rc" -eq 0 ] && break
+      [ "$rc" -eq 1 ] && [ "$attempt" -eq 1 ] || fail "'atoll hil' exited $rc: $(cat "$tmp/.stderr")"
+    done ;;
   *)
     fail "unknown case $case_name" ;;
 esac
