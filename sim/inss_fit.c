@@ -47,6 +47,12 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The median of v[0..n), n > 0; sorts v. */
+static double median_sorting(double *v, uint32_t n) {
+  qsort(v, n, sizeof v[0], cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t batches, bool median,
                              bool drop_queued, uint32_t *n_clean) {
   /* Each batch's latency: its requests arrive together; the last one done ends it. */
@@ -80,10 +86,8 @@ double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t
   }
   if (n_clean)
     *n_clean = cnt;
-  if (median && cnt) {
-    qsort(lat, cnt, sizeof lat[0], cmp_double);
-    return cnt % 2 ? lat[cnt / 2] : (lat[cnt / 2 - 1] + lat[cnt / 2]) / 2;
-  }
+  if (median && cnt)
+    return median_sorting(lat, cnt);
   return cnt ? sum / cnt : NAN;
 }
 
@@ -388,10 +392,7 @@ double atoll_inss_median_of(const double *v, uint32_t n) {
   for (uint32_t i = 0; i < n && k < ATOLL_INSS_FIT_MAX_SAMPLES; i++)
     if (v[i] > 0)
       w[k++] = v[i];
-  if (k == 0)
-    return NAN;
-  qsort(w, k, sizeof w[0], cmp_double);
-  return k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+  return k ? median_sorting(w, k) : NAN;
 }
 
 bool atoll_inss_disagree(const double *v, uint32_t n, double spread) {
