@@ -1,5 +1,5 @@
-/* Inside the CU model (cu_model.h): the state both engines share and the table each engine fills.
- * Only cu_model.c, cu_blocks.c and cu_fluid.c include this. */
+/* Inside the CU model (cu_model.h): the state the engines share and the table each engine fills.
+ * Only cu_model.c and the engines (cu_blocks.c, cu_fluid.c, cu_rate.c) include this. */
 #ifndef ATOLL_SIM_CU_ENGINE_H
 #define ATOLL_SIM_CU_ENGINE_H
 
@@ -78,6 +78,34 @@ static inline uint64_t atoll__corun_demand(const atoll_cu_model *m, uint64_t res
   if (overlap == 0)
     return resident;
   return own + (resident - own) * (1000000u - overlap) / 1000000u;
+}
+
+/* The pooled engines' (fluid, rate) dealing of blocks onto CUs. */
+static inline uint32_t atoll__min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* The blocks of kt one CU holds at most (its registers, the CU's block slots), at least 1. */
+static inline uint32_t atoll__cu_fit(const atoll_cu_model *m, const atoll_kernel_timing *kt) {
+  uint32_t fit = kt->block_units ? m->g->registers_per_cu / kt->block_units : m->g->max_blocks_per_cu;
+  fit = atoll__min_u32(fit, m->g->max_blocks_per_cu);
+  return fit ? fit : 1;
+}
+
+/* The CUs of `cus` that n blocks cover, dealt out at most ceil(n / cus) per CU and `fit` per CU. */
+static inline uint32_t atoll__cu_cover(uint32_t cus, uint32_t fit, uint32_t n) {
+  if (n <= cus)
+    return n; /* one per CU */
+  uint32_t per_cu = atoll__min_u32((n + cus - 1) / cus, fit);
+  return atoll__min_u32(cus, (n + per_cu - 1) / per_cu);
+}
+
+/* A busy count after its covered CUs change by delta (negative deltas wrap back): at most cus of
+ * them are busy, and *total, the model's count, moves with *busy. */
+static inline void atoll__cu_busy_update(uint32_t *cover, uint32_t *busy, uint32_t *total, uint32_t cus,
+                                         uint32_t delta) {
+  uint32_t c = *cover + delta, b = atoll__min_u32(cus, c);
+  *cover = c;
+  *total += b - *busy;
+  *busy = b;
 }
 
 static inline void atoll__cu_schedule(atoll_cu_model *m, int64_t at, uint64_t payload) {

@@ -89,8 +89,6 @@ typedef struct fluid {
 
 static fluid *F(atoll_cu_model *m) { return m->impl; }
 
-static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
-
 /* Takes zone z's share out of the busy-CU counts (before the zone changes shape). */
 static void zone_forget(atoll_cu_model *m, zone *z) {
   m->busy_cus -= z->busy, m->rt_cus -= z->busy_rt, m->be_cus -= z->busy_be, m->pad_cus -= z->busy_pad;
@@ -100,26 +98,7 @@ static void zone_forget(atoll_cu_model *m, zone *z) {
 /* How many of a zone's CUs n blocks of kt placed at once cover: blocks deals at most
  * ceil(n / CUs) to a CU, as many as fit, so they cover ceil(n / that) CUs (70 blocks on 60 CUs
  * cover 35). */
-static uint32_t cover_of(const zone *z, const fjob *jb, uint32_t n) {
-  if (n <= z->cus)
-    return n; /* one per CU */
-  uint32_t per_cu = min_u32((n + z->cus - 1) / z->cus, jb->fit);
-  return min_u32(z->cus, (n + per_cu - 1) / per_cu);
-}
-
-/* fjob.fit for kt on this GPU: what cover_of's dealing stacks on one CU at most. */
-static uint32_t fit_of(const atoll_cu_model *m, const atoll_kernel_timing *kt) {
-  uint32_t fit = kt->block_units ? m->g->registers_per_cu / kt->block_units : m->g->max_blocks_per_cu;
-  fit = min_u32(fit, m->g->max_blocks_per_cu);
-  return fit ? fit : 1;
-}
-
-static void busy_update(uint32_t *cover, uint32_t *busy, uint32_t *total, uint32_t cus, uint32_t delta) {
-  uint32_t c = *cover + delta, b = min_u32(cus, c);
-  *cover = c;
-  *total += b - *busy;
-  *busy = b;
-}
+static uint32_t cover_of(const zone *z, const fjob *jb, uint32_t n) { return atoll__cu_cover(z->cus, jb->fit, n); }
 
 /* Adds (sign +1) or removes (-1) n blocks of job jb covering `cover` CUs to zone z's residents
  * and updates the busy counts: a zone's busy CUs are those its groups cover, at most all of them.
@@ -134,13 +113,13 @@ static inline void zone_residents(atoll_cu_model *m, fluid *f, zone *z, const fj
   if (kt->mem)
     m->mem_demand += sign > 0 ? (uint64_t)n * kt->mem : -(uint64_t)n * kt->mem;
   z->blocks += delta;
-  busy_update(&z->cover, &z->busy, &m->busy_cus, cus, cdelta);
+  atoll__cu_busy_update(&z->cover, &z->busy, &m->busy_cus, cus, cdelta);
   if (jb->j.rt) {
-    busy_update(&z->cover_rt, &z->busy_rt, &m->rt_cus, cus, cdelta);
+    atoll__cu_busy_update(&z->cover_rt, &z->busy_rt, &m->rt_cus, cus, cdelta);
   } else {
-    busy_update(&z->cover_be, &z->busy_be, &m->be_cus, cus, cdelta);
+    atoll__cu_busy_update(&z->cover_be, &z->busy_be, &m->be_cus, cus, cdelta);
     if (jb->j.padding) {
-      busy_update(&z->cover_pad, &z->busy_pad, &m->pad_cus, cus, cdelta);
+      atoll__cu_busy_update(&z->cover_pad, &z->busy_pad, &m->pad_cus, cus, cdelta);
     } else {
       z->unpadded_be += delta;
       f->unpadded_be += delta;
@@ -244,8 +223,8 @@ static inline __attribute__((always_inline)) void put_group(atoll_cu_model *m, f
   /* cover_of, with the blocks per CU already worked out above. */
   uint32_t cover = n;
   if (n > z->cus) {
-    uint32_t dealt = min_u32((uint32_t)per_cu, jb->fit);
-    cover = min_u32(z->cus, (n + dealt - 1) / dealt);
+    uint32_t dealt = atoll__min_u32((uint32_t)per_cu, jb->fit);
+    cover = atoll__min_u32(z->cus, (n + dealt - 1) / dealt);
   }
   f->groups[g].n += n;
   f->groups[g].cover += cover;
@@ -312,7 +291,7 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
       uint32_t room = zone_room(m, z, kt, UINT32_MAX) - take[zi];
       if (pass == 0 && (uint64_t)share * z->cus < room)
         room = share * z->cus;
-      uint32_t n = min_u32(room, remaining - placed);
+      uint32_t n = atoll__min_u32(room, remaining - placed);
       take[zi] += n, placed += n;
     }
   for (uint32_t zi = 0; zi < f->n_zones; zi++)
@@ -327,7 +306,7 @@ static void offer(atoll_cu_model *m, fluid *f) {
    * lists can be walked in place. */
   for (int level = 1; level >= 0; level--) {
     const uint32_t *who = f->pending[level];
-    uint32_t n = min_u32(f->n_pending[level], MAX_OFFER);
+    uint32_t n = atoll__min_u32(f->n_pending[level], MAX_OFFER);
     if (n == 0)
       continue;
     /* One call site, so that place_job is inlined: most calls find no room and return at once. */
@@ -496,7 +475,7 @@ static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
   jb->started = 0;
   jb->live = 1;
   jb->last = -1;
-  jb->fit = fit_of(m, &j->kt);
+  jb->fit = atoll__cu_fit(m, &j->kt);
   if (restricted(m, jb)) {
     atoll__cu_account(m, m->evq->now);
     zone_split(m, f, j->cu_lo);

@@ -43,7 +43,7 @@ typedef struct rjob {
   atoll_cu_job j;
   uint32_t unplaced; /* blocks not yet started */
   uint32_t n;        /* resident blocks: the room it holds, its current wave */
-  uint32_t cover;    /* CUs its n blocks cover (fluid's cover_of) */
+  uint32_t cover;    /* CUs its n blocks cover (atoll__cu_cover) */
   /* Its n blocks' demand, and the part of a wave's demand they make: their blocks per CU (rounded
    * up) times a block's, set with n. */
   uint64_t own, own_term;
@@ -84,29 +84,6 @@ typedef struct rate {
 
 static rate *R(atoll_cu_model *m) { return m->impl; }
 
-static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
-
-static uint32_t fit_of(const atoll_cu_model *m, const atoll_kernel_timing *kt) {
-  uint32_t fit = kt->block_units ? m->g->registers_per_cu / kt->block_units : m->g->max_blocks_per_cu;
-  fit = min_u32(fit, m->g->max_blocks_per_cu);
-  return fit ? fit : 1;
-}
-
-/* fluid's cover_of: n blocks dealt out at most ceil(n / CUs) per CU, as many as fit. */
-static uint32_t cover_of(uint32_t cus, const rjob *jb, uint32_t n) {
-  if (n <= cus)
-    return n;
-  uint32_t per_cu = min_u32((n + cus - 1) / cus, jb->fit);
-  return min_u32(cus, (n + per_cu - 1) / per_cu);
-}
-
-static void busy_update(uint32_t *cover, uint32_t *busy, uint32_t *total, uint32_t cus, uint32_t delta) {
-  uint32_t c = *cover + delta, b = min_u32(cus, c);
-  *cover = c;
-  *total += b - *busy;
-  *busy = b;
-}
-
 /* Changes jb's residents in the pool by dn blocks covering dcover more CUs (both may be negative:
  * unsigned arithmetic wraps them back). One call for a whole change, since nothing reads the pool
  * in between. */
@@ -118,13 +95,13 @@ static void pool_change(atoll_cu_model *m, rate *r, const rjob *jb, uint32_t dn,
   if (kt->mem)
     m->mem_demand += (uint64_t)(int64_t)(int32_t)dn * kt->mem;
   r->blocks += dn;
-  busy_update(&r->cover, &r->busy, &m->busy_cus, cus, dcover);
+  atoll__cu_busy_update(&r->cover, &r->busy, &m->busy_cus, cus, dcover);
   if (jb->j.rt) {
-    busy_update(&r->cover_rt, &r->busy_rt, &m->rt_cus, cus, dcover);
+    atoll__cu_busy_update(&r->cover_rt, &r->busy_rt, &m->rt_cus, cus, dcover);
   } else {
-    busy_update(&r->cover_be, &r->busy_be, &m->be_cus, cus, dcover);
+    atoll__cu_busy_update(&r->cover_be, &r->busy_be, &m->be_cus, cus, dcover);
     if (jb->j.padding)
-      busy_update(&r->cover_pad, &r->busy_pad, &m->pad_cus, cus, dcover);
+      atoll__cu_busy_update(&r->cover_pad, &r->busy_pad, &m->pad_cus, cus, dcover);
     else
       r->unpadded_be += dn;
   }
@@ -210,7 +187,7 @@ static uint32_t pool_room(const atoll_cu_model *m, const rate *r, const atoll_ke
 /* Changes jb's resident blocks to n (its cover and the pool's counts with them). */
 static void set_resident(atoll_cu_model *m, rate *r, uint32_t jid, uint32_t n) {
   rjob *jb = &r->jobs[jid];
-  uint32_t cus = m->g->cus, cover = cover_of(cus, jb, n);
+  uint32_t cus = m->g->cus, cover = atoll__cu_cover(cus, jb->fit, n);
   pool_change(m, r, jb, n - jb->n, cover - jb->cover);
   jb->n = n;
   jb->cover = cover;
@@ -254,7 +231,7 @@ static void place_job(atoll_cu_model *m, rate *r, uint32_t jid) {
 static void offer(atoll_cu_model *m, rate *r) {
   for (int level = 1; level >= 0; level--) {
     const uint32_t *who = r->pending[level];
-    uint32_t n = min_u32(r->n_pending[level], MAX_OFFER);
+    uint32_t n = atoll__min_u32(r->n_pending[level], MAX_OFFER);
     for (uint32_t j = 0, k = n <= 1 ? 0 : r->rr_offer % n; j < n; j++, k = k + 1 == n ? 0 : k + 1)
       place_job(m, r, who[k]);
   }
@@ -416,7 +393,7 @@ static void rate_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
     abort();
   }
   rjob *jb = &r->jobs[job];
-  *jb = (rjob){.j = *j, .unplaced = j->kt.blocks, .fit = fit_of(m, &j->kt), .slot = -1, .live = 1};
+  *jb = (rjob){.j = *j, .unplaced = j->kt.blocks, .fit = atoll__cu_fit(m, &j->kt), .slot = -1, .live = 1};
   uint32_t level = j->high != 0;
 #ifndef NDEBUG
   for (int l = 0; l < 2; l++)
