@@ -49,6 +49,7 @@ typedef struct zone {
   uint32_t unpadded_be;                      /* unpadded BE blocks resident */
   uint32_t cover, cover_rt, cover_be, cover_pad; /* CUs its groups cover, summed (see cover_of) */
   uint32_t busy, busy_rt, busy_be, busy_pad; /* this zone's share of the busy-CU counts */
+  uint32_t slots; /* block slots of its CUs (cus times the GPU's blocks per CU): set with cus, read per offer */
 } zone;
 
 typedef struct fjob {
@@ -61,6 +62,9 @@ typedef struct fjob {
   int32_t last; /* the job's latest group, for merging (-1 none) */
   uint32_t last_gen;
   uint8_t started, live;
+  /* It keeps to part of the GPU (restricted below): fixed per kernel, so its end asks once here
+   * instead of comparing its range and set again. */
+  uint8_t restricted;
 } fjob;
 
 typedef struct group {
@@ -153,7 +157,7 @@ static void group_release(fluid *f, uint32_t g) {
 }
 
 /* Blocks of kt that zone z has room for: register file and block slots, pooled. */
-static uint32_t zone_room(const atoll_cu_model *m, const zone *z, const atoll_kernel_timing *kt, uint32_t want) {
+static uint32_t zone_room(const zone *z, const atoll_kernel_timing *kt, uint32_t want) {
   if (z->free_units < (int64_t)kt->block_units)
     return 0;
   /* Register-file units of a zone fit in 32 bits (at most 256 CUs of 65536 units). */
@@ -162,7 +166,7 @@ static uint32_t zone_room(const atoll_cu_model *m, const zone *z, const atoll_ke
     fit = want; /* the common case needs no division */
   else
     fit = free_units / kt->block_units;
-  uint32_t slots = z->cus * m->g->max_blocks_per_cu - z->blocks;
+  uint32_t slots = z->slots - z->blocks;
   return fit < slots ? fit : slots;
 }
 
@@ -256,7 +260,7 @@ static void place_job(atoll_cu_model *m, fluid *f, uint32_t jid) {
   uint32_t remaining = kt->blocks - jb->placed;
   if (f->n_zones == 1) {
     /* One zone: the two passes take min(room, remaining) between them. */
-    uint32_t n = zone_room(m, &f->zones[0], kt, remaining);
+    uint32_t n = zone_room(&f->zones[0], kt, remaining);
     if (n == 0)
       return;
     put_group(m, f, jid, 0, n);
@@ -288,7 +292,7 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
       const zone *z = &f->zones[zi];
       if (!zone_in(z, jb))
         continue;
-      uint32_t room = zone_room(m, z, kt, UINT32_MAX) - take[zi];
+      uint32_t room = zone_room(z, kt, UINT32_MAX) - take[zi];
       if (pass == 0 && (uint64_t)share * z->cus < room)
         room = share * z->cus;
       uint32_t n = atoll__min_u32(room, remaining - placed);
@@ -301,7 +305,7 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
 
 /* Offers the free room to the waiting kernels: high-priority streams first, the others in turn,
  * one rotation step per offer (blocks' place_blocks, with the room pooled). */
-static void offer(atoll_cu_model *m, fluid *f) {
+static void offer_walk(atoll_cu_model *m, fluid *f) {
   /* Placing blocks never adds or drops pending kernels (the started callback only records), so the
    * lists can be walked in place. */
   for (int level = 1; level >= 0; level--) {
@@ -326,6 +330,16 @@ static void offer(atoll_cu_model *m, fluid *f) {
     }
     f->n_pending[level] = kept;
   }
+}
+
+/* offer_walk, with its common no-op inline: when no kernel waits and none is to be dropped (DISB C
+ * under streams: one offer in six), the walk would only step the rotation. */
+static inline void offer(atoll_cu_model *m, fluid *f) {
+  if ((f->n_pending[0] | f->n_pending[1]) == 0 && !f->compact_due) {
+    f->rr_offer++;
+    return;
+  }
+  offer_walk(m, f);
 }
 
 /* --- zones --- */
@@ -367,6 +381,7 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
   zone *left = &f->zones[zi], *right = &f->zones[zi + 1];
   *right = (zone){.lo = (uint16_t)x, .hi = left->hi, .cus = left->hi - x};
   left->hi = (uint16_t)x, left->cus = x - left->lo;
+  left->slots = left->cus * m->g->max_blocks_per_cu, right->slots = right->cus * m->g->max_blocks_per_cu;
   uint32_t total = left->cus + right->cus, n_groups = f->n_groups;
   /* The zones right of the cut move up one first: a twin made below may take a freed slot the
    * same walk would reach later, and must not be moved again (it would then name a zone past the
@@ -417,6 +432,7 @@ static void zones_coalesce(atoll_cu_model *m, fluid *f) {
     }
     f->zones[zi].hi = f->zones[zi + 1].hi;
     f->zones[zi].cus += f->zones[zi + 1].cus;
+    f->zones[zi].slots = f->zones[zi].cus * m->g->max_blocks_per_cu;
     memmove(&f->zones[zi + 1], &f->zones[zi + 2], (f->n_zones - zi - 2) * sizeof *f->zones);
     f->n_zones--;
     for (uint32_t g = 0; g < f->n_groups; g++)
@@ -460,7 +476,7 @@ static void on_group_end(atoll_cu_model *m, fluid *f, uint32_t g, uint32_t gen, 
   if (jb->done == jb->j.kt.blocks) {
     jb->live = 0;
     m->sink.done(m->sink.ctx, jid, now);
-    if (restricted(m, jb))
+    if (jb->restricted)
       zones_coalesce(m, f);
   }
   offer(m, f);
@@ -476,7 +492,8 @@ static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
   jb->live = 1;
   jb->last = -1;
   jb->fit = atoll__cu_fit(m, &j->kt);
-  if (restricted(m, jb)) {
+  jb->restricted = restricted(m, jb);
+  if (jb->restricted) {
     atoll__cu_account(m, m->evq->now);
     zone_split(m, f, j->cu_lo);
     zone_split(m, f, j->cu_hi);
@@ -506,7 +523,7 @@ static void fluid_kill(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job
     fjob *jb = &f->jobs[gr->job];
     zone_residents(m, f, &f->zones[gr->zone], jb, gr->n, gr->cover, -1);
     jb->live = 0;
-    any_restricted |= restricted(m, jb);
+    any_restricted |= jb->restricted;
     group_release(f, g);
   }
   for (int level = 0; level < 2; level++) {
@@ -514,7 +531,7 @@ static void fluid_kill(atoll_cu_model *m, bool (*victim)(void *ctx, uint32_t job
     for (uint32_t i = 0; i < f->n_pending[level]; i++)
       if (victim(ctx, pending[i])) {
         f->jobs[pending[i]].live = 0;
-        any_restricted |= restricted(m, &f->jobs[pending[i]]);
+        any_restricted |= f->jobs[pending[i]].restricted;
       } else {
         pending[kept++] = pending[i];
       }
@@ -541,6 +558,7 @@ static int fluid_create(atoll_cu_model *m) {
     return ATOLL_ENOMEM;
   f->n_zones = 1;
   f->zones[0] = (zone){.lo = 0, .hi = (uint16_t)m->g->cus, .cus = m->g->cus,
+                       .slots = m->g->cus * m->g->max_blocks_per_cu,
                        .free_units = (int64_t)m->g->cus * m->g->registers_per_cu};
   return 0;
 }

@@ -128,13 +128,21 @@ static void schedule(atoll_simdev *d, int64_t at, atoll_ev_class cls, uint64_t p
   (void)rc;
 }
 
-static entry *head_of(stream *st) { return &st->q[st->head % st->cap]; }
+/* Slot of the stream's i-th command counted from slot 0 (i wraps with the uint32_t head): the deque's
+ * capacity is a power of two (dev_launch doubles it from 64, restore rounds it up), so a mask does
+ * what % did, without the division at every look at a stream's head. */
+static inline uint32_t slot(const stream *st, uint32_t i) {
+  assert((st->cap & (st->cap - 1)) == 0 && "a stream's deque capacity is a power of two");
+  return i & (st->cap - 1);
+}
+
+static entry *head_of(stream *st) { return &st->q[slot(st, st->head)]; }
 
 /* Moves commands from the HQ into the DQ while it has room, one transmit step each. */
 static void transmit(atoll_simdev *d, stream *st) {
   int64_t now = now_of(d);
   while (st->dq_count < st->dq_cap && st->dq_count < st->count) {
-    entry *e = &st->q[(st->head + st->dq_count) % st->cap];
+    entry *e = &st->q[slot(st, st->head + st->dq_count)];
     int64_t from = st->transmit_free_ns > now ? st->transmit_free_ns : now;
     if (d->host_free_ns > from)
       from = d->host_free_ns; /* the host thread is still busy with an HQ reset */
@@ -168,7 +176,9 @@ static bool homes_overlap(const atoll_simdev *d, const stream *a, const stream *
   return atoll_cuset_intersects(&a->home, &b->home);
 }
 
-static bool head_evicted(const stream *st) { return st->dq_count > 0 && st->q[st->head % st->cap].epoch < st->kill_epoch; }
+static bool head_evicted(const stream *st) {
+  return st->dq_count > 0 && st->q[slot(st, st->head)].epoch < st->kill_epoch;
+}
 
 /* Hardware queues (docs/simulator.md, "Hardware queues"): with a preset's hw_queues, the runtime
  * opens that many rings and a stream past them shares one: the least used ring, the earliest opened
@@ -579,7 +589,7 @@ static bool killable(void *ctx, uint32_t sidx) {
   atoll_simdev *d = ctx;
   const stream *st = &d->streams[sidx];
   return !st->hidden && st->busy && !st->evicting && st->kt != NULL && !st->kt->is_copy &&
-         st->q[st->head % st->cap].epoch < st->kill_epoch;
+         st->q[slot(st, st->head)].epoch < st->kill_epoch;
 }
 
 static void on_kill(atoll_simdev *d, int64_t now) {
@@ -744,12 +754,12 @@ static int dev_launch(void *ctx, uint32_t sid, const atoll_cmd *cmds, uint32_t n
     if (!nq)
       return ATOLL_ENOMEM;
     for (uint32_t i = 0; i < st->count; i++)
-      nq[i] = st->q[(st->head + i) % st->cap];
+      nq[i] = st->q[slot(st, st->head + i)];
     free(st->q);
     st->q = nq, st->cap = cap, st->head = 0;
   }
   for (uint32_t i = 0; i < n; i++)
-    st->q[(st->head + st->count + i) % st->cap] = (entry){.cmd = cmds[i], .epoch = st->launch_epoch, .pad = -1};
+    st->q[slot(st, st->head + st->count + i)] = (entry){.cmd = cmds[i], .epoch = st->launch_epoch, .pad = -1};
   st->count += n;
   transmit(d, st);
   stream_kick(d, sid);
@@ -791,7 +801,7 @@ static int dev_launch_padded(void *ctx, uint32_t sid, const atoll_cmd *rt, uint3
   int rc = dev_launch(ctx, sid, rt, 1);
   if (rc == 0) {
     stream *st = &d->streams[sid];
-    st->q[(st->head + st->count - 1) % st->cap].pad = (int32_t)r;
+    st->q[slot(st, st->head + st->count - 1)].pad = (int32_t)r;
   }
   return rc;
 }
@@ -819,7 +829,7 @@ static int dev_reset_hq(void *ctx, uint32_t sid, bool async_reclaim, uint32_t *d
    * transmit in flight is abandoned. */
   int64_t now = now_of(d);
   uint32_t arrived = 0;
-  while (arrived < st->dq_count && (arrived == 0 && st->busy ? 1 : st->q[(st->head + arrived) % st->cap].ready_ns <= now))
+  while (arrived < st->dq_count && (arrived == 0 && st->busy ? 1 : st->q[slot(st, st->head + arrived)].ready_ns <= now))
     arrived++;
   uint32_t n = st->count - arrived;
   st->count = st->dq_count = arrived; /* the HQ part of the deque is gone */
@@ -861,7 +871,7 @@ static int dev_set_preempt_flag(void *ctx, uint32_t sid, bool on) {
      * arrives (stream_kick), the first of them paying the DQ reset if nothing was waiting. */
     int64_t now = now_of(d);
     uint32_t arrived = st->busy ? 1 : 0;
-    while (arrived < st->dq_count && st->q[(st->head + arrived) % st->cap].ready_ns <= now)
+    while (arrived < st->dq_count && st->q[slot(st, st->head + arrived)].ready_ns <= now)
       arrived++;
     uint32_t held = (st->busy ? 1 : 0) + st->prepaid + st->to_reserve;
     uint32_t waiting = arrived > held ? arrived - held : 0;
@@ -1072,7 +1082,7 @@ static uint64_t stream_hash(const atoll_simdev *d, const stream *st, uint64_t h,
   h = atoll__hmix(h, ((uint64_t)st->priority << 32) | st->dq_cap);
   h = atoll__hmix(h, ((uint64_t)st->count << 32) | st->dq_count);
   for (uint32_t i = 0; i < st->count; i++) {
-    const entry *e = &st->q[(st->head + i) % st->cap];
+    const entry *e = &st->q[slot(st, st->head + i)];
     h = cmd_hash(h, &e->cmd);
     h = i < st->dq_count ? atoll__hmix_after(h, e->ready_ns, now) : atoll__hmix(h, 0);
     h = pad_hash(d, e->pad, atoll__hmix(h, e->epoch));
@@ -1145,7 +1155,7 @@ int atoll_simdev_save(const atoll_simdev *d, atoll_snapbuf *b) {
   for (uint32_t i = 0; i < d->n_streams; i++) {
     const stream *st = &d->streams[i];
     for (uint32_t k = 0; k < st->count; k++)
-      atoll_snapbuf_put(b, &st->q[(st->head + k) % st->cap], sizeof *st->q);
+      atoll_snapbuf_put(b, &st->q[slot(st, st->head + k)], sizeof *st->q);
   }
   atoll_snapbuf_put(b, d->engine_free_ns, d->g->copy_engines * sizeof *d->engine_free_ns);
   atoll_snapbuf_put(b, d->timers, d->n_timers * sizeof *d->timers);
@@ -1181,8 +1191,10 @@ int atoll_simdev_restore(atoll_simdev *d, atoll_snapbuf *b) {
     stream *st = &d->streams[i];
     st->head = 0;
     if (rc == 0 && st->count > st->cap) {
-      uint32_t cap = st->cap;
-      rc = atoll_snapbuf_room_for((void **)&st->q, &cap, st->count, sizeof *st->q);
+      uint32_t cap = st->cap, want = 64; /* a power of two, as dev_launch grows it (slot) */
+      while (want < st->count)
+        want *= 2;
+      rc = atoll_snapbuf_room_for((void **)&st->q, &cap, want, sizeof *st->q);
       st->cap = cap;
     }
     if (rc)
