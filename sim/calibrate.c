@@ -142,6 +142,18 @@ static int predict(const atoll_gpu *g0, atoll_calib_mode mode, point p, const at
   return rc;
 }
 
+int atoll_calib_as_measured(const atoll_gpu *g0, const atoll_model *m, int64_t launch_sync_ns, int64_t cp_dispatch_ns,
+                            int64_t *out) {
+  if (launch_sync_ns < 0 || cp_dispatch_ns < 0)
+    return ATOLL_EINVAL;
+  atoll_gpu g = *g0;
+  apply(&g, ATOLL_CALIB_ISOLATED, launch_sync_ns, cp_dispatch_ns);
+  int rc = atoll_calib_standalone(&g, m, out);
+  if (rc == 0)
+    *out += isolation_overhead(&g, ATOLL_CALIB_ISOLATED);
+  return rc;
+}
+
 static void record(atoll_calib_mode mode, point p, int64_t *launch_sync, int64_t *cp_dispatch, int64_t *host_launch,
                    const atoll_gpu *g) {
   atoll_gpu a = *g;

@@ -70,5 +70,11 @@ int atoll_calib_kfold(const atoll_gpu *g, atoll_calib_model *models, uint32_t n,
 int64_t atoll_calib_measured_ns(const atoll_model *m, atoll_calib_mode mode);
 /* A model's simulated standalone latency on g (no launch_sync added). */
 int atoll_calib_standalone(const atoll_gpu *g, const atoll_model *m, int64_t *out);
+/* What the ISOLATED fit compares with measured_latency at one candidate: m's simulated standalone
+ * latency on g with launch_sync and cp_dispatch set as given, plus the isolation overhead. `atoll
+ * calibrate --grid` tabulates it so that tools/calibration-structure.py can try costs on top of the
+ * simulator's own latency. */
+int atoll_calib_as_measured(const atoll_gpu *g, const atoll_model *m, int64_t launch_sync_ns, int64_t cp_dispatch_ns,
+                            int64_t *out);
 
 #endif

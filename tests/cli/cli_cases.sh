@@ -710,6 +710,24 @@ PY
       || fail "$(cat "$tmp/cal.csv")"
     grep -q '^resnet,330,10958.0,.*,,,,1$' "$tmp/cal.csv" || fail "$(cat "$tmp/cal.csv")"
     [ "$(wc -l < "$tmp/cal.csv")" = 4 ] || fail "$(cat "$tmp/cal.csv")" ;;
+  calibrate_grid)
+    # --grid tabulates each model's simulated latency as measured over a window of the 0.1 us grid
+    # (tools/calibration-structure.py fits on it): one row per model and point, a longer dispatch
+    # gap gives a longer latency; a bad window or a mode without launch_sync is a usage error.
+    m="$src/scenarios/models"
+    expect_rc 0 "$atoll" calibrate mi50 "$m/mocked_kernel.yaml" --grid "$tmp/grid.csv" --grid-us 12:12.2:0:0.1
+    head -1 "$tmp/grid.csv" | grep -q '^model,launch_sync_us,cp_dispatch_us,simulated_us$' \
+      || fail "$(cat "$tmp/grid.csv")"
+    [ "$(grep -c '^mocked_kernel,12\.[012],0\.[01],' "$tmp/grid.csv")" = 6 ] || fail "$(cat "$tmp/grid.csv")"
+    [ "$(wc -l < "$tmp/grid.csv")" = 7 ] || fail "$(cat "$tmp/grid.csv")"
+    awk -F, 'NR > 1 { t[$2 "," $3] = $4 } END { for (l = 12.0; l <= 12.25; l += 0.1) {
+      a = t[sprintf("%.1f,0.0", l)]; b = t[sprintf("%.1f,0.1", l)]; if (!(b > a)) exit 1 } }' "$tmp/grid.csv" \
+      || fail "$(cat "$tmp/grid.csv")"
+    expect_rc 2 "$atoll" calibrate mi50 "$m/mocked_kernel.yaml" --grid "$tmp/g2.csv" --grid-us 12:11:0:1
+    grep -q "expected LS0:LS1:CP0:CP1" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" calibrate mi50 "$m/mocked_kernel.yaml" --grid "$tmp/g2.csv" --grid-us 1.05:2:0:1
+    expect_rc 2 "$atoll" calibrate h200 --device-times "$m/h200/vgg16-b1.yaml" --grid "$tmp/g2.csv"
+    grep -q "not with --device-times" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   launch_bound_mode)
     s="$src/scenarios/h200/disb-a.yaml"
     expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --json "$tmp/dev.json"

@@ -765,6 +765,39 @@ static void kfold_deals_models_and_matches_loo_with_singleton_folds(void **state
   atoll_arena_free(&a);
 }
 
+/* atoll_calib_as_measured, which `atoll calibrate --grid` tabulates, is what the fit compares with
+ * the measurement: at the fitted point it gives each model's simulated latency and error, it is the
+ * standalone latency plus launch_sync - hq_transmit, and a larger dispatch gap makes it longer. */
+static void calib_as_measured_is_what_the_fit_compares(void **state) {
+  (void)state;
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_gpu g = load_mi50(&a);
+  atoll_model mocked = load_model(&a, &g, "mocked_kernel"), resnet18 = load_model(&a, &g, "resnet18");
+  atoll_calib_model ms[2] = {{.model = &mocked}, {.model = &resnet18}};
+  atoll_calib out;
+  assert_int_equal(atoll_calibrate(&g, ms, 2, 30000, &out), 0);
+  for (int i = 0; i < 2; i++) {
+    int64_t t;
+    assert_int_equal(atoll_calib_as_measured(&g, ms[i].model, out.launch_sync_ns, out.cp_dispatch_ns, &t), 0);
+    assert_cmp(llabs(t - ms[i].simulated_ns), <=, 1);
+    double measured = (double)ms[i].model->measured_latency_ns;
+    assert_cmp(fabs(((double)t - measured) / measured - ms[i].error), <, 1e-12);
+  }
+  atoll_gpu h = g;
+  h.costs.launch_sync_ns = 12000;
+  h.costs.cp_dispatch_ns = 3400;
+  int64_t standalone, as_measured, longer;
+  assert_int_equal(atoll_calib_standalone(&h, &resnet18, &standalone), 0);
+  assert_int_equal(atoll_calib_as_measured(&g, &resnet18, 12000, 3400, &as_measured), 0);
+  assert_int_equal(as_measured, standalone + 12000 - g.costs.hq_transmit_ns);
+  assert_int_equal(atoll_calib_as_measured(&g, &resnet18, 12000, 3500, &longer), 0);
+  assert_cmp(longer, >, as_measured);
+  assert_int_equal(atoll_calib_as_measured(&g, &resnet18, -1, 3400, &longer), ATOLL_EINVAL);
+  assert_int_equal(atoll_calib_as_measured(&g, &resnet18, 12000, -1, &longer), ATOLL_EINVAL);
+  atoll_arena_free(&a);
+}
+
 /* The irreconcilable rule at its boundary, on a hand-built model: a kernel launched n times at
  * time t is irreconcilable exactly when n (t - max overhead) > measured latency. */
 static void irreconcilable_rule_boundary(void **state) {
@@ -817,6 +850,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(shipped_preset_matches_measured_latencies),
     cmocka_unit_test(calibrate_reports_resnet_irreconcilable),
     cmocka_unit_test(kfold_deals_models_and_matches_loo_with_singleton_folds),
+    cmocka_unit_test(calib_as_measured_is_what_the_fit_compares),
     cmocka_unit_test(irreconcilable_rule_boundary),
 };
 ATOLL_TEST_MAIN(tests)

@@ -11,7 +11,7 @@
 const atoll_subcommand atoll_cmd_calibrate_def = {
     "calibrate", atoll_cmd_calibrate, "fit a GPU preset's timing to measured model latencies",
     "usage: atoll calibrate GPU PROFILE.yaml... [--markdown] [--report] [--csv FILE]\n"
-    "                       [--device-times | --launch-bound]\n"
+    "                       [--device-times | --launch-bound] [--grid FILE [--grid-us LS0:LS1:CP0:CP1]]\n"
     "\n"
     "Simulates each model profile alone on GPU (a preset name or file) and fits the preset's two free\n"
     "parameters, launch_sync_us (the launch + synchronisation cost inside every isolated timing, of a\n"
@@ -31,6 +31,9 @@ const atoll_subcommand atoll_cmd_calibrate_def = {
     "                  cp_dispatch_us is fitted (docs/gpus.md)\n"
     "  --launch-bound  fit host_launch_us, the host's cost per launch that the launch-bound mode\n"
     "                  charges, to the profiles' measured_eager_latency_us; other costs as in GPU\n"
+    "  --grid FILE     also write each model's simulated latency as measured at every point of a 0.1 us\n"
+    "                  grid of launch_sync_us LS0..LS1 and cp_dispatch_us CP0..CP1 (--grid-us, in us;\n"
+    "                  default 8:18:0:10), one CSV row each, for tools/calibration-structure.py --grid\n"
     "\n"
     "exit: 0 every reconcilable model within 5% fitted and 10% leave-one-out (--device-times: 10% and\n"
     "15%; --launch-bound: 15% and 15%); 1 otherwise; 2 bad input.\n"};
@@ -157,11 +160,46 @@ static int write_csv(const char *path, const atoll_calib *c, const atoll_calib_m
   return fclose(f) == 0 ? 0 : -1;
 }
 
+/* --grid: every model at every point of the window, 0.1 us apart, as the ISOLATED fit sees it. */
+static int write_grid(const char *path, const atoll_gpu *g, const atoll_calib_model *ms, uint32_t n,
+                      const int64_t win[4]) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fprintf(f, "model,launch_sync_us,cp_dispatch_us,simulated_us\n");
+  int rc = 0;
+  for (uint32_t i = 0; rc == 0 && i < n; i++)
+    for (int64_t ls = win[0]; rc == 0 && ls <= win[1]; ls += 100)
+      for (int64_t cp = win[2]; rc == 0 && cp <= win[3]; cp += 100) {
+        int64_t t;
+        rc = atoll_calib_as_measured(g, ms[i].model, ls, cp, &t);
+        if (rc == 0)
+          fprintf(f, "%s,%.1f,%.1f,%.3f\n", ms[i].model->name, ls / 1e3, cp / 1e3, t / 1e3);
+      }
+  return fclose(f) == 0 && rc == 0 ? 0 : -1;
+}
+
+/* "LS0:LS1:CP0:CP1" in us, each a multiple of 0.1 us, 0 <= LS0 <= LS1 and 0 <= CP0 <= CP1. */
+static bool parse_window(const char *s, int64_t win[4]) {
+  double v[4];
+  char tail;
+  if (sscanf(s, "%lf:%lf:%lf:%lf%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4)
+    return false;
+  for (int i = 0; i < 4; i++) {
+    if (!(v[i] >= 0 && v[i] <= 1000))
+      return false;
+    win[i] = (int64_t)llround(v[i] * 10) * 100;
+    if (fabs(win[i] / 1e3 - v[i]) > 1e-6)
+      return false;
+  }
+  return win[0] <= win[1] && win[2] <= win[3];
+}
+
 int atoll_cmd_calibrate(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_calibrate_def;
   atoll_run_opts o;
   bool md = false, report = false;
-  const char *csv = NULL;
+  const char *csv = NULL, *grid = NULL, *grid_us = "8:18:0:10";
   atoll_calib_mode mode = ATOLL_CALIB_ISOLATED;
   int kept = 1, modes = 0;
   for (int i = 1; i < argc; i++) /* flags; the parser takes valued options only */
@@ -171,6 +209,10 @@ int atoll_cmd_calibrate(int argc, char **argv) {
       report = true;
     else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
       csv = argv[++i], report = true;
+    else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc)
+      grid = argv[++i];
+    else if (strcmp(argv[i], "--grid-us") == 0 && i + 1 < argc)
+      grid_us = argv[++i];
     else if (strcmp(argv[i], "--device-times") == 0)
       mode = ATOLL_CALIB_DEVICE, modes++;
     else if (strcmp(argv[i], "--launch-bound") == 0)
@@ -179,6 +221,13 @@ int atoll_cmd_calibrate(int argc, char **argv) {
       argv[kept++] = argv[i];
   if (modes > 1)
     return atoll_cli_usage_error(&atoll_cmd_calibrate_def, "--device-times and --launch-bound exclude each other");
+  int64_t window[4];
+  if (grid && mode != ATOLL_CALIB_ISOLATED)
+    return atoll_cli_usage_error(cmd, "--grid tabulates launch_sync_us and cp_dispatch_us: not with %s",
+                                 mode == ATOLL_CALIB_DEVICE ? "--device-times" : "--launch-bound");
+  if (!parse_window(grid_us, window))
+    return atoll_cli_usage_error(cmd, "--grid-us '%s': expected LS0:LS1:CP0:CP1 in us, multiples of 0.1, "
+                                 "0 <= LS0 <= LS1 and 0 <= CP0 <= CP1", grid_us);
   int rc = atoll_cli_parse(cmd, kept, argv, &o, NULL, NULL, 0, false);
   if (rc == ATOLL_CLI_HELP) {
     atoll_cli_print_help(cmd, stdout);
@@ -244,6 +293,11 @@ int atoll_cmd_calibrate(int argc, char **argv) {
       atoll_arena_free(&a);
       return ATOLL_EXIT_BAD_INPUT;
     }
+  }
+  if (grid && write_grid(grid, &g, cms, n, window) != 0) {
+    fprintf(stderr, "atoll calibrate: cannot write %s\n", grid);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
   }
   int exit_code = ATOLL_EXIT_OK;
   double fitted_max = mode == ATOLL_CALIB_ISOLATED ? 0.05 : mode == ATOLL_CALIB_DEVICE ? 0.10 : 0.15;
