@@ -53,7 +53,9 @@ typedef struct atoll_calib {
   int64_t max_ns;                         /* both scanned over [0, max] */
 } atoll_calib;
 
-/* Fits both parameters over [0, max_ns]: a 1 us grid, then a 0.1 us grid around the best point.
+/* Fits both parameters over [0, max_ns]: a 1 us grid, then a 0.1 us grid around every 1 us point
+ * within 10 % of the coarse best (at most 16, the best first); a model's latency at a point is
+ * simulated once per call and shared by the leave-one-out fits.
  * g's other costs are used as they are. */
 int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns, atoll_calib *out);
 /* The same for a mode; the one-parameter modes scan their parameter the same way. */

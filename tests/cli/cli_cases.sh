@@ -728,6 +728,30 @@ PY
     expect_rc 2 "$atoll" calibrate mi50 "$m/mocked_kernel.yaml" --grid "$tmp/g2.csv" --grid-us 1.05:2:0:1
     expect_rc 2 "$atoll" calibrate h200 --device-times "$m/h200/vgg16-b1.yaml" --grid "$tmp/g2.csv"
     grep -q "not with --device-times" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  calibrate_finds_grid_optimum)
+    # The fit's 0.1 us refinement reaches the optimum of the whole 0.1 us grid even off the coarse
+    # best's cell: without resnet152 the error's valley puts it at 12.6 / 3.2 us, where refining
+    # only around the best 1 us point stopped at 14.5 / 4.9 us (docs/calibration.md, "Method").
+    # The brute force is the minimax over a --grid window that holds the optimum inside its edges.
+    m="$src/scenarios/models"
+    set -- "$m/vgg.yaml" "$m/resnet18.yaml" "$m/bert.yaml" "$m/alexnet.yaml" "$m/mocked_kernel.yaml"
+    "$atoll" calibrate mi50 "$@" > "$tmp/fit.txt" # exit 1: a model misses its target, not a failure here
+    [ $? -le 1 ] || fail "calibrate: $(cat "$tmp/fit.txt")"
+    fitted=$(sed -n 's/^fitted launch_sync_us = \([0-9.]*\), cp_dispatch_us = \([0-9.]*\) .*/\1,\2/p' "$tmp/fit.txt")
+    "$atoll" calibrate mi50 "$@" --grid "$tmp/grid.csv" --grid-us 11:16:2:6 > "$tmp/grid.txt"
+    [ $? -le 1 ] || fail "calibrate --grid: $(cat "$tmp/grid.txt")"
+    for f in "$@"; do
+      printf '%s,%s\n' "$(basename "$f" .yaml)" "$(sed -n 's/^measured_latency_us: *//p' "$f")"
+    done > "$tmp/measured.csv"
+    best=$(awk -F, 'NR == FNR { meas[$1] = $2; next } FNR > 1 {
+        k = $2 "," $3; e = ($4 - meas[$1]) / meas[$1]; if (e < 0) e = -e
+        if (!(k in worst) || e > worst[k]) worst[k] = e
+        if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+      END { b = ""; for (i = 0; i < n; i++) if (b == "" || worst[order[i]] < worst[b]) b = order[i]; print b }' \
+      "$tmp/measured.csv" "$tmp/grid.csv")
+    case "$best" in 11.0,* | 16.0,* | *,2.0 | *,6.0) fail "grid optimum $best on the window's edge: widen it" ;; esac
+    [ -n "$fitted" ] && [ "$(printf '%.1f,%.1f' "${best%,*}" "${best#*,}")" = "$fitted" ] \
+      || fail "calibrate fitted '$fitted', the 0.1 us grid's optimum is '$best'" ;;
   launch_bound_mode)
     s="$src/scenarios/h200/disb-a.yaml"
     expect_rc 0 "$atoll" sim "$s" --set policy=rt-only --set warmup_ms=0 --set duration_ms=50 --json "$tmp/dev.json"
