@@ -496,6 +496,19 @@ double atoll_inss_median_of(const double *v, uint32_t n) {
   return k ? median_sorting(w, k) : NAN;
 }
 
+double atoll_inss_least_of(const double *v, uint32_t n) {
+  double least = NAN;
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] > 0 && !(v[i] >= least))
+      least = v[i];
+  return least;
+}
+
+/* A sample's figure over its measurements (the plan's least_of_rounds). */
+static double figure_of(const atoll_inss_fit_plan *pl, const double *v, uint32_t n) {
+  return pl->least_of_rounds ? atoll_inss_least_of(v, n) : atoll_inss_median_of(v, n);
+}
+
 bool atoll_inss_disagree(const double *v, uint32_t n, double spread) {
   double lo = INFINITY, hi = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -514,7 +527,7 @@ static void settle_solos(const atoll_scenario *s, const atoll_inss_fit_plan *pl,
   for (uint32_t i = 0; i < m->n_models; i++) {
     atoll_inss_profile *p = &m->prof[i];
     for (uint32_t k = 0; k < p->n_points; k++)
-      p->pt_ns[k] = atoll_inss_median_of(sm->solo[i][k], sm->n_solo[i][k]);
+      p->pt_ns[k] = figure_of(pl, sm->solo[i][k], sm->n_solo[i][k]);
     if (pl->fit_cache)
       l2_line(p, atoll_inss_traffic_bytes(&s->models[i].model), pl->memory_gb_s);
   }
@@ -553,6 +566,31 @@ static int measure_set(const atoll_scenario *s, const atoll_inss_fit_plan *pl, c
   return rc;
 }
 
+/* One round after the first with the plan's interleave: the solo samples and the sets in turn,
+ * spread evenly over the round (the sets' batches are spaced by the solo part the rounds before
+ * settled), so that load which rises or falls over the round's tens of seconds falls on both. */
+static int measure_interleaved(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll_inss_model *m,
+                               atoll_inss_fit_report *rep, samples *sm) {
+  uint32_t n_solo = 0, done_solo = 0, done_set = 0, i = 0, k = 0;
+  for (uint32_t q = 0; q < m->n_models; q++)
+    n_solo += m->prof[q].n_points;
+  int rc;
+  while (done_solo < n_solo || done_set < pl->n_sets) {
+    /* the one further behind its share of the round goes next */
+    if (done_set == pl->n_sets || (done_solo < n_solo && done_solo * pl->n_sets <= done_set * n_solo)) {
+      while (k >= m->prof[i].n_points)
+        i++, k = 0;
+      if ((rc = measure_solo(s, pl, m, rep, sm, i, k++)))
+        return rc;
+      done_solo++;
+    } else if ((rc = measure_set(s, pl, m, rep, sm, done_set++))) {
+      return rc;
+    }
+  }
+  settle_solos(s, pl, m, rep, sm);
+  return 0;
+}
+
 /* The solo grid and the sets, round by round: each round measures every solo sample, settles the
  * model's solo part (the sets' batches are spaced by its predictions) and measures every set, so
  * that a device's other load, which comes and goes, falls on solo and co-located runs alike; the
@@ -565,6 +603,11 @@ static int measure(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll
   uint32_t cap = pl->max_samples > rounds ? pl->max_samples : rounds;
   int rc;
   for (uint32_t r = 0; r < rounds; r++) {
+    if (r > 0 && pl->interleave) {
+      if ((rc = measure_interleaved(s, pl, m, rep, sm)))
+        return rc;
+      continue;
+    }
     for (uint32_t i = 0; i < m->n_models; i++)
       for (uint32_t k = 0; k < m->prof[i].n_points; k++)
         if ((rc = measure_solo(s, pl, m, rep, sm, i, k)))
@@ -597,7 +640,7 @@ static int measure(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll
   }
   for (uint32_t j = 0; j < pl->n_sets; j++)
     for (uint32_t k = 0; k < rep->sets[j].n; k++)
-      rep->sets[j].observed_ns[k] = atoll_inss_median_of(sm->set[j][k], sm->n_set[j]);
+      rep->sets[j].observed_ns[k] = figure_of(pl, sm->set[j][k], sm->n_set[j]);
   return 0;
 }
 

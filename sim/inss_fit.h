@@ -104,6 +104,13 @@ typedef struct atoll_inss_fit_plan {
    * disturbed ones where none was kept). */
   bool drop_disturbed;
   uint32_t disturbed_runs;
+  /* A sample's figure over its rounds and re-measurements: the smallest (the native plan: other
+   * processes only ever add time, and a run's figure is already its batches' median) rather than
+   * the median (false: the simulator's, which measures once). */
+  bool least_of_rounds;
+  /* Rounds after the first measure the solo samples and the sets in turn rather than all solo
+   * samples first (false: the simulator's). */
+  bool interleave;
 } atoll_inss_fit_plan;
 
 /* One client's figure from a fit run of `batches` batches of b requests each (r's records in
@@ -123,6 +130,9 @@ uint32_t atoll_inss_run_batches(const atoll_client_records *r, uint32_t b, uint3
 
 /* The median of the positive values of v[0..n) (NaN when none). */
 double atoll_inss_median_of(const double *v, uint32_t n);
+
+/* The smallest of the positive values of v[0..n) (NaN when none). */
+double atoll_inss_least_of(const double *v, uint32_t n);
 
 /* Whether measurements v[0..n) of one sample disagree: the largest positive over the smallest
  * above spread, or some value not positive (a run that measured nothing). */

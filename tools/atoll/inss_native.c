@@ -58,5 +58,6 @@ void atoll__inss_fit_native(atoll_inss_fit_plan *p, uint32_t cus, double gb_s, u
                              .n_set_batches = 4, .batches_per_run = 10, .gap_factor = 2, .median = true,
                              .batch_timeout_ns = 2000000, .fit_cache = true,
                              .memory_gb_s = gb_s > 0 ? gb_s : 1, .rounds = 3, .max_samples = 5, .spread = 1.25,
-                             .drop_queued = true, .drop_disturbed = true, .disturbed_runs = 4};
+                             .drop_queued = true, .drop_disturbed = true, .disturbed_runs = 4,
+                             .least_of_rounds = true, .interleave = true};
 }
