@@ -23,6 +23,9 @@ typedef struct atoll_request_record {
   uint8_t failed;       /* why the request failed (0: it did not; above); done_ns is -1 */
   uint32_t batch;       /* requests of the model run that served it (0: one, itself) */
   uint8_t shed;         /* the policy gave up on it; done_ns is -1 */
+  /* A native fit's run (atoll fit inss --device cpu): while it ran, a CU worker was kept off its
+   * CPU by another process (tools/atoll/inss_disturb.h); the fit leaves its batch out. 0 elsewhere. */
+  uint8_t disturbed;
 } atoll_request_record;
 
 typedef struct atoll_client_records {

@@ -53,21 +53,21 @@ static double median_sorting(double *v, uint32_t n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t batches, bool median,
-                             bool drop_queued, uint32_t *n_clean) {
+uint32_t atoll_inss_run_batches(const atoll_client_records *r, uint32_t b, uint32_t batches, bool need_all,
+                                bool drop_queued, bool drop_disturbed, double *lat, uint32_t *n_disturbed) {
   /* Each batch's latency: its requests arrive together; the last one done ends it. */
-  double sum = 0, lat[ATOLL_INSS_FIT_MAX_RUN];
   uint32_t cnt = 0;
   b = b ? b : 1;
   int64_t prev_done = -1; /* the last completion of the batch before (batch 0's, though not counted) */
   for (uint32_t j = 0; j < batches; j++) {
     int64_t last = -1, arr = 0, first = -1;
-    bool all = true;
+    bool all = true, disturbed = false;
     for (uint32_t q = 0; q < b && j * b + q < r->n; q++) {
       const atoll_request_record *rq = &r->req[j * b + q];
       if (rq->done_ns > last)
         last = rq->done_ns;
       all = all && rq->done_ns >= 0;
+      disturbed = disturbed || rq->disturbed;
       arr = rq->arrival_ns;
       if (first < 0 || rq->arrival_ns < first)
         first = rq->arrival_ns;
@@ -76,26 +76,71 @@ double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t
      * its latency holds that wait. */
     bool queued = drop_queued && j > 0 && (prev_done < 0 || first < prev_done);
     prev_done = all ? last : -1;
-    if (j == 0 || queued)
+    if (j == 0 || queued || last <= 0 || (need_all && !all))
       continue;
-    if (median) {
-      if (last > 0 && all && cnt < ATOLL_INSS_FIT_MAX_RUN)
-        lat[cnt++] = (double)(last - arr);
-    } else if (last > 0)
-      sum += (double)(last - arr), cnt++;
+    if (drop_disturbed && disturbed) {
+      if (n_disturbed)
+        (*n_disturbed)++;
+      continue;
+    }
+    lat[cnt++] = (double)(last - arr);
   }
+  return cnt;
+}
+
+double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t batches, bool median,
+                             bool drop_queued, uint32_t *n_clean) {
+  double lat[ATOLL_INSS_FIT_MAX_RUN], sum = 0;
+  batches = batches < ATOLL_INSS_FIT_MAX_RUN ? batches : ATOLL_INSS_FIT_MAX_RUN;
+  uint32_t cnt = atoll_inss_run_batches(r, b, batches, median, drop_queued, false, lat, NULL);
   if (n_clean)
     *n_clean = cnt;
   if (median && cnt)
     return median_sorting(lat, cnt);
+  for (uint32_t k = 0; k < cnt; k++)
+    sum += lat[k];
   return cnt ? sum / cnt : NAN;
 }
 
 /* n slots together, `batches` batches each, the first not counted; gap_ns > 0 spaces them so
  * (else 1.3x each slot's predicted latency), times `stretch`. */
+/* What a plan that drops disturbed batches keeps of a sample's runs: per client, the batches kept
+ * and the disturbed ones (the fallback), over the runs. */
+typedef struct pool {
+  double kept[ATOLL_INSS_FIT_MAX_COLOC][4 * ATOLL_INSS_FIT_MAX_RUN];
+  double dist[ATOLL_INSS_FIT_MAX_COLOC][4 * ATOLL_INSS_FIT_MAX_RUN];
+  uint32_t n_kept[ATOLL_INSS_FIT_MAX_COLOC], n_dist[ATOLL_INSS_FIT_MAX_COLOC];
+  uint32_t least_queued_clean; /* this run: the fewest batches a client kept, disturbed ones counted */
+} pool;
+
+static void pool_run(pool *pl, const atoll_run_results *res, const atoll_inss_slot *slot, uint32_t n,
+                     uint32_t batches, bool drop_queued) {
+  pl->least_queued_clean = UINT32_MAX;
+  for (uint32_t k = 0; k < n; k++) {
+    double all[ATOLL_INSS_FIT_MAX_RUN], kept[ATOLL_INSS_FIT_MAX_RUN];
+    uint32_t n_all = atoll_inss_run_batches(&res->clients[k], slot[k].batch, batches, true, drop_queued, false, all,
+                                            NULL);
+    uint32_t n_kept = atoll_inss_run_batches(&res->clients[k], slot[k].batch, batches, true, drop_queued, true, kept,
+                                             NULL);
+    if (n_all < pl->least_queued_clean)
+      pl->least_queued_clean = n_all;
+    for (uint32_t q = 0; q < n_kept && pl->n_kept[k] < 4 * ATOLL_INSS_FIT_MAX_RUN; q++)
+      pl->kept[k][pl->n_kept[k]++] = kept[q];
+    /* The disturbed ones: every counted batch not kept (kept is a subsequence of all). */
+    for (uint32_t q = 0, u = 0; q < n_all; q++) {
+      if (u < n_kept && kept[u] == all[q]) {
+        u++;
+        continue;
+      }
+      if (pl->n_dist[k] < 4 * ATOLL_INSS_FIT_MAX_RUN)
+        pl->dist[k][pl->n_dist[k]++] = all[q];
+    }
+  }
+}
+
 static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
                         const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, uint32_t stretch,
-                        double *observed_ns, uint32_t *least_clean) {
+                        double *observed_ns, uint32_t *least_clean, pool *pl) {
   if (n == 0 || n > ATOLL_INSS_FIT_MAX_COLOC)
     return ATOLL_EINVAL;
   atoll_client cl[ATOLL_INSS_FIT_MAX_COLOC];
@@ -136,7 +181,10 @@ static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, c
   one.expects = NULL, one.n_expects = 0;
   atoll_run_results res;
   int rc = p->run(&one, p->ctx, &res);
-  if (rc == 0) {
+  if (rc == 0 && pl) {
+    pool_run(pl, &res, slot, n, batches, p->drop_queued);
+    atoll_run_results_free(&res);
+  } else if (rc == 0) {
     *least_clean = UINT32_MAX;
     for (uint32_t k = 0; k < n; k++) {
       uint32_t clean;
@@ -155,35 +203,88 @@ static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, c
  * counted ones, the run is measured again with its batches twice as far apart (at most twice),
  * so that a figure is of the model's latency and not of a queue that the device's other load
  * built up. */
+static int observe_pooled(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
+                          const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns,
+                          double *observed_ns, atoll_inss_fit_report *rep);
+
 static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
-                   const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, double *observed_ns) {
+                   const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, double *observed_ns,
+                   atoll_inss_fit_report *rep) {
+  if (p->drop_disturbed)
+    return observe_pooled(s, p, m, slot, n, batches, gap_ns, observed_ns, rep);
   uint32_t stretch = 1, clean = 0;
   for (int attempt = 0;; attempt++, stretch *= 2) {
-    int rc = observe_once(s, p, m, slot, n, batches, gap_ns, stretch, observed_ns, &clean);
+    int rc = observe_once(s, p, m, slot, n, batches, gap_ns, stretch, observed_ns, &clean, NULL);
     if (rc || !p->drop_queued || 2 * clean >= batches - 1 || attempt == 2)
       return rc;
   }
+}
+
+/* observe for a plan that drops disturbed batches: runs until every client has kept at least half
+ * of one run's counted batches over the runs (at most disturbed_runs), each run's batches twice as
+ * far apart as the last's where a client lost more than half of them to queueing (at most 4x); the
+ * figure is the median of what was kept over the runs, or of the disturbed batches where nothing
+ * was. */
+static int observe_pooled(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
+                          const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns,
+                          double *observed_ns, atoll_inss_fit_report *rep) {
+  pool *pl = calloc(1, sizeof *pl);
+  if (!pl)
+    return ATOLL_ENOMEM;
+  /* need: half of a run's counted batches (all but its first), rounded up */
+  uint32_t stretch = 1, runs = p->disturbed_runs > 0 ? p->disturbed_runs : 1, need = batches / 2;
+  int rc = 0;
+  for (uint32_t attempt = 0; attempt < runs; attempt++) {
+    uint32_t dist_before = 0;
+    for (uint32_t k = 0; k < n; k++)
+      dist_before += pl->n_dist[k];
+    if ((rc = observe_once(s, p, m, slot, n, batches, gap_ns, stretch, observed_ns, NULL, pl)))
+      break;
+    uint32_t dist_after = 0;
+    bool enough = true;
+    for (uint32_t k = 0; k < n; k++)
+      dist_after += pl->n_dist[k], enough = enough && pl->n_kept[k] >= need;
+    if (rep)
+      rep->n_disturbed += dist_after - dist_before;
+    if (enough)
+      break;
+    if (rep && attempt + 1 < runs)
+      rep->n_disturbed_reruns++;
+    if (2 * pl->least_queued_clean < batches - 1 && stretch < 4)
+      stretch *= 2;
+  }
+  for (uint32_t k = 0; rc == 0 && k < n; k++) {
+    if (pl->n_kept[k]) {
+      observed_ns[k] = median_sorting(pl->kept[k], pl->n_kept[k]);
+    } else {
+      observed_ns[k] = pl->n_dist[k] ? median_sorting(pl->dist[k], pl->n_dist[k]) : NAN;
+      if (rep && pl->n_dist[k])
+        rep->n_disturbed_only++;
+    }
+  }
+  free(pl);
+  return rc;
 }
 
 int atoll_sim_inss_observe(const atoll_scenario *s, const atoll_inss_model *m, const atoll_inss_slot *slot, uint32_t n,
                            double *observed_ns) {
   atoll_inss_fit_plan p;
   atoll_inss_fit_sim(&p);
-  return observe(s, &p, m, slot, n, BATCHES_PER_RUN, 0, observed_ns);
+  return observe(s, &p, m, slot, n, BATCHES_PER_RUN, 0, observed_ns, NULL);
 }
 
 /* A batch of b requests alone on pct %: the mean of the plan's solo runs but the first (in the
  * simulator the second of two batches 10 s apart), which, as in the co-location runs, is not
  * counted, so solo and co-located samples are measured alike. */
 static int solo(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m, uint32_t prof,
-                uint32_t b, uint32_t pct, double *out) {
+                uint32_t b, uint32_t pct, double *out, atoll_inss_fit_report *rep) {
   atoll_inss_slot one = {.prof = prof, .pct = pct, .batch = b};
   int64_t gap = p->solo_gap_ns;
   if (gap <= 0) {
     int64_t lat = s->models[model_of(m, s, prof)].model.measured_latency_ns;
     gap = 2 * (lat > 0 ? lat : 10000000) * (int64_t)b + 1000000;
   }
-  return observe(s, p, m, &one, 1, p->solo_runs, gap, out);
+  return observe(s, p, m, &one, 1, p->solo_runs, gap, out, rep);
 }
 
 static double mape(const atoll_inss_fit_report *rep, bool train) {
@@ -395,6 +496,19 @@ double atoll_inss_median_of(const double *v, uint32_t n) {
   return k ? median_sorting(w, k) : NAN;
 }
 
+double atoll_inss_least_of(const double *v, uint32_t n) {
+  double least = NAN;
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] > 0 && !(v[i] >= least))
+      least = v[i];
+  return least;
+}
+
+/* A sample's figure over its measurements (the plan's least_of_rounds). */
+static double figure_of(const atoll_inss_fit_plan *pl, const double *v, uint32_t n) {
+  return pl->least_of_rounds ? atoll_inss_least_of(v, n) : atoll_inss_median_of(v, n);
+}
+
 bool atoll_inss_disagree(const double *v, uint32_t n, double spread) {
   double lo = INFINITY, hi = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -413,7 +527,7 @@ static void settle_solos(const atoll_scenario *s, const atoll_inss_fit_plan *pl,
   for (uint32_t i = 0; i < m->n_models; i++) {
     atoll_inss_profile *p = &m->prof[i];
     for (uint32_t k = 0; k < p->n_points; k++)
-      p->pt_ns[k] = atoll_inss_median_of(sm->solo[i][k], sm->n_solo[i][k]);
+      p->pt_ns[k] = figure_of(pl, sm->solo[i][k], sm->n_solo[i][k]);
     if (pl->fit_cache)
       l2_line(p, atoll_inss_traffic_bytes(&s->models[i].model), pl->memory_gb_s);
   }
@@ -430,10 +544,10 @@ static void settle_solos(const atoll_scenario *s, const atoll_inss_fit_plan *pl,
 }
 
 static int measure_solo(const atoll_scenario *s, const atoll_inss_fit_plan *pl, const atoll_inss_model *m,
-                        samples *sm, uint32_t i, uint32_t k) {
+                        atoll_inss_fit_report *rep, samples *sm, uint32_t i, uint32_t k) {
   const atoll_inss_profile *p = &m->prof[i];
   double t;
-  int rc = solo(s, pl, m, i, (uint32_t)p->pt_batch[k], (uint32_t)p->pt_pct[k], &t);
+  int rc = solo(s, pl, m, i, (uint32_t)p->pt_batch[k], (uint32_t)p->pt_pct[k], &t, rep);
   if (rc == 0)
     sm->solo[i][k][sm->n_solo[i][k]++] = t;
   return rc;
@@ -443,13 +557,38 @@ static int measure_set(const atoll_scenario *s, const atoll_inss_fit_plan *pl, c
                        atoll_inss_fit_report *rep, samples *sm, uint32_t j) {
   const atoll_inss_coloc *c = &rep->sets[j];
   double obs[ATOLL_INSS_FIT_MAX_COLOC];
-  int rc = observe(s, pl, m, c->slot, c->n, pl->batches_per_run, 0, obs);
+  int rc = observe(s, pl, m, c->slot, c->n, pl->batches_per_run, 0, obs, rep);
   if (rc == 0) {
     for (uint32_t k = 0; k < c->n; k++)
       sm->set[j][k][sm->n_set[j]] = obs[k];
     sm->n_set[j]++;
   }
   return rc;
+}
+
+/* One round after the first with the plan's interleave: the solo samples and the sets in turn,
+ * spread evenly over the round (the sets' batches are spaced by the solo part the rounds before
+ * settled), so that load which rises or falls over the round's tens of seconds falls on both. */
+static int measure_interleaved(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll_inss_model *m,
+                               atoll_inss_fit_report *rep, samples *sm) {
+  uint32_t n_solo = 0, done_solo = 0, done_set = 0, i = 0, k = 0;
+  for (uint32_t q = 0; q < m->n_models; q++)
+    n_solo += m->prof[q].n_points;
+  int rc;
+  while (done_solo < n_solo || done_set < pl->n_sets) {
+    /* the one further behind its share of the round goes next */
+    if (done_set == pl->n_sets || (done_solo < n_solo && done_solo * pl->n_sets <= done_set * n_solo)) {
+      while (k >= m->prof[i].n_points)
+        i++, k = 0;
+      if ((rc = measure_solo(s, pl, m, rep, sm, i, k++)))
+        return rc;
+      done_solo++;
+    } else if ((rc = measure_set(s, pl, m, rep, sm, done_set++))) {
+      return rc;
+    }
+  }
+  settle_solos(s, pl, m, rep, sm);
+  return 0;
 }
 
 /* The solo grid and the sets, round by round: each round measures every solo sample, settles the
@@ -464,9 +603,14 @@ static int measure(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll
   uint32_t cap = pl->max_samples > rounds ? pl->max_samples : rounds;
   int rc;
   for (uint32_t r = 0; r < rounds; r++) {
+    if (r > 0 && pl->interleave) {
+      if ((rc = measure_interleaved(s, pl, m, rep, sm)))
+        return rc;
+      continue;
+    }
     for (uint32_t i = 0; i < m->n_models; i++)
       for (uint32_t k = 0; k < m->prof[i].n_points; k++)
-        if ((rc = measure_solo(s, pl, m, sm, i, k)))
+        if ((rc = measure_solo(s, pl, m, rep, sm, i, k)))
           return rc;
     settle_solos(s, pl, m, rep, sm);
     for (uint32_t j = 0; j < pl->n_sets; j++)
@@ -478,7 +622,7 @@ static int measure(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll
     for (uint32_t i = 0; i < m->n_models; i++)
       for (uint32_t k = 0; k < m->prof[i].n_points; k++)
         if (sm->n_solo[i][k] < cap && atoll_inss_disagree(sm->solo[i][k], sm->n_solo[i][k], pl->spread)) {
-          if ((rc = measure_solo(s, pl, m, sm, i, k)))
+          if ((rc = measure_solo(s, pl, m, rep, sm, i, k)))
             return rc;
           rep->n_remeasured++, again = true;
         }
@@ -496,7 +640,7 @@ static int measure(const atoll_scenario *s, const atoll_inss_fit_plan *pl, atoll
   }
   for (uint32_t j = 0; j < pl->n_sets; j++)
     for (uint32_t k = 0; k < rep->sets[j].n; k++)
-      rep->sets[j].observed_ns[k] = atoll_inss_median_of(sm->set[j][k], sm->n_set[j]);
+      rep->sets[j].observed_ns[k] = figure_of(pl, sm->set[j][k], sm->n_set[j]);
   return 0;
 }
 
@@ -509,7 +653,7 @@ int atoll_inss_fit_by(const atoll_scenario *s, const atoll_inss_fit_plan *pl, at
       pl->solo_runs > ATOLL_INSS_FIT_MAX_RUN || pl->batches_per_run > ATOLL_INSS_FIT_MAX_RUN || !(pl->gap_factor > 0) ||
       pl->batch_timeout_ns < 1 || (pl->fit_cache && !(pl->memory_gb_s > 0)) ||
       pl->rounds > ATOLL_INSS_FIT_MAX_SAMPLES || pl->max_samples > ATOLL_INSS_FIT_MAX_SAMPLES ||
-      (pl->spread != 0 && !(pl->spread >= 1)))
+      (pl->spread != 0 && !(pl->spread >= 1)) || pl->disturbed_runs > 4)
     return ATOLL_EINVAL;
   memset(m, 0, sizeof *m);
   memset(rep, 0, sizeof *rep);

@@ -35,6 +35,9 @@ typedef struct atoll_inss_fit_report {
   double mape_solo_pct;                   /* the LWR alone, leave-one-out over the solo grid */
   uint32_t n_train, n_test;
   uint32_t n_remeasured; /* solo samples and sets measured again for disagreeing rounds (plan.spread) */
+  /* plan.drop_disturbed: batches left out as disturbed, runs measured again for them, and figures
+   * taken from disturbed batches because no run kept one. */
+  uint32_t n_disturbed, n_disturbed_reruns, n_disturbed_only;
 } atoll_inss_fit_report;
 
 /* Fits m (profiles named as s's models) on s's simulated GPU (atoll_inss_fit_sim's plan). 0 or an
@@ -93,6 +96,21 @@ typedef struct atoll_inss_fit_plan {
   uint32_t rounds, max_samples;
   double spread;
   bool drop_queued;
+  /* A device shared with other processes (atoll_inss_fit_native's plan; the simulator's: false, 0):
+   * a batch one of whose requests the runner marked disturbed (atoll_request_record.disturbed:
+   * another process held a CU worker's CPU while it ran) is not counted, and a run is measured
+   * again, up to disturbed_runs times in all, until each client has kept at least half of its
+   * counted batches over the runs; its figure is the median of the batches kept over them (of the
+   * disturbed ones where none was kept). */
+  bool drop_disturbed;
+  uint32_t disturbed_runs;
+  /* A sample's figure over its rounds and re-measurements: the smallest (the native plan: other
+   * processes only ever add time, and a run's figure is already its batches' median) rather than
+   * the median (false: the simulator's, which measures once). */
+  bool least_of_rounds;
+  /* Rounds after the first measure the solo samples and the sets in turn rather than all solo
+   * samples first (false: the simulator's). */
+  bool interleave;
 } atoll_inss_fit_plan;
 
 /* One client's figure from a fit run of `batches` batches of b requests each (r's records in
@@ -103,8 +121,18 @@ typedef struct atoll_inss_fit_plan {
 double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t batches, bool median,
                              bool drop_queued, uint32_t *n_clean);
 
+/* The latencies of one client's counted batches of a fit run, in arrival order, as
+ * atoll_inss_run_figure counts them (with need_all, only batches whose every request completed);
+ * with drop_disturbed, nor a batch with a request marked disturbed, which *n_disturbed (if not
+ * NULL) counts. lat holds up to `batches` values; returns how many it holds. */
+uint32_t atoll_inss_run_batches(const atoll_client_records *r, uint32_t b, uint32_t batches, bool need_all,
+                                bool drop_queued, bool drop_disturbed, double *lat, uint32_t *n_disturbed);
+
 /* The median of the positive values of v[0..n) (NaN when none). */
 double atoll_inss_median_of(const double *v, uint32_t n);
+
+/* The smallest of the positive values of v[0..n) (NaN when none). */
+double atoll_inss_least_of(const double *v, uint32_t n);
 
 /* Whether measurements v[0..n) of one sample disagree: the largest positive over the smallest
  * above spread, or some value not positive (a run that measured nothing). */

@@ -20,14 +20,18 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "# $scenario on native cpu (2 CUs), $repeats fits; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in $(seq 1 "$repeats"); do
+  t0=$(date +%s)
   if ! "$atoll" fit inss "$scenario" --device cpu -o "$tmp/m$i.yaml" > "$tmp/out$i.txt"; then
     echo "fit $i failed" >&2
     exit 2
   fi
   held=$(sed -n 's/.*held out \([0-9.naif]*\) %.*/\1/p' "$tmp/out$i.txt")
   echo "$held $i" >> "$tmp/held.txt"
-  printf 'fit %s: %s; solo LOO %s %%, fitted half %s %%, held out %s %%\n' "$i" \
+  printf 'fit %s (%s s): %s; %s solo LOO %s %%, fitted half %s %%, held out %s %%\n' "$i" "$(( $(date +%s) - t0 ))" \
     "$(sed -n '1s/.* CUs, \([0-9]*\) runs: [0-9]* rounds, \([0-9]*\) re-measured): /\1 runs, \2 re-measured; /p' "$tmp/out$i.txt")" \
+    "$(sed -n 's/^disturbed by other processes: \([0-9]*\) batches left out, \([0-9]*\) runs repeated, '\
+'\([0-9]*\) figures.*/disturbed: \1 batches left out, \2 runs repeated, \3 figures of disturbed batches only;/p' \
+      "$tmp/out$i.txt")" \
     "$(sed -n 's/^solo LWR leave-one-out MAPE \([^ ]*\) %.*/\1/p' "$tmp/out$i.txt")" \
     "$(sed -n 's/.*: fit \([^ ]*\) %.*/\1/p' "$tmp/out$i.txt")" "$held"
 done

@@ -91,6 +91,9 @@ PY
     [ -n "$runs" ] && [ "${runs% *}" -ge $((3 * (8 + 4) + ${runs#* })) ] ||
       fail "not 3 rounds of 8 solo and 4 co-location runs: '$runs'"
     [ "$(grep -c '^[0-9]* *\(fit\|test\) *lenet *50 ' "$tmp/.stdout")" = 8 ] || fail "not 4 pairs on one CU each"
+    # Every block timed for outside disturbance (tools/atoll/inss_disturb.h), the counts printed.
+    grep -q '^disturbed by other processes: [0-9]* batches left out, [0-9]* runs repeated, .* of [1-9][0-9]* blocks' \
+      "$tmp/.stdout" || fail "no count of disturbed batches and timed blocks"
     held=$(sed -n 's/.*held out \([0-9.]*\) %.*/\1/p' "$tmp/.stdout")
     python3 -c "import sys; sys.exit(0 if float('$held') >= 0 else 1)" || fail "no held-out MAPE: '$held'"
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --cus 2 -o "$tmp/x.yaml"

@@ -107,12 +107,21 @@ int atoll_cmd_fit(int argc, char **argv) {
       rc = err == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : ATOLL_EXIT_BAD_INPUT;
     }
   } else {
-    if (vals[1])
+    if (vals[1]) {
       printf("InSS model for %s on native %s (%" PRIu32 " CUs, %" PRIu32 " runs: %" PRIu32 " rounds, %" PRIu32
              " re-measured): alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache %.4g\n",
              s.path, vals[1], cus, nctx.runs, plan.rounds, rep->n_remeasured, m->alpha_s_ns, m->beta_s_ns,
              m->alpha_cache);
-    else
+      const atoll_inss_disturb_stats *d = &nctx.disturb;
+      if (plan.drop_disturbed)
+        printf("disturbed by other processes: %" PRIu32 " batches left out, %" PRIu32 " runs repeated, %" PRIu32
+               " figures of disturbed batches only; %" PRIu64 " of %" PRIu64 " blocks descheduled over %d us"
+               " (lost: < 20 us %" PRIu64 ", < 100 us %" PRIu64 ", < 300 us %" PRIu64 ", < 1 ms %" PRIu64
+               ", more %" PRIu64 ")\n",
+               rep->n_disturbed, rep->n_disturbed_reruns, rep->n_disturbed_only, d->lost_blocks, d->blocks,
+               ATOLL_INSS_LOST_NS / 1000, d->lost_hist[0], d->lost_hist[1], d->lost_hist[2], d->lost_hist[3],
+               d->lost_hist[4]);
+    } else
       printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
              s.path, s.gpu.name, m->alpha_s_ns, m->beta_s_ns);
     printf("%-4s %-5s %-14s %5s %5s %12s %12s %8s\n", "set", "split", "model", "pct", "batch", "observed_us",

@@ -29,7 +29,19 @@ int atoll__inss_native_runner(const atoll_scenario *s, void *ctx, atoll_run_resu
   run.duration_ns = end + 2000000000;
   c->runs++;
   c->err[0] = '\0';
-  int rc = atoll_native_run(&run, &o, res, NULL, c->err, sizeof c->err);
+  /* Which requests ran while another process held a CU worker's CPU (the fit leaves them out). */
+  uint32_t per_client = 0;
+  for (uint32_t k = 0; k < s->n_clients; k++)
+    if (s->clients[k].arrival.n_times > per_client)
+      per_client = s->clients[k].arrival.n_times;
+  int rc = o.tap ? 0 : atoll__inss_disturb_begin(ATOLL_INSS_LOST_NS, s->n_clients, per_client);
+  bool timed = rc == 0 && !o.tap;
+  if (timed)
+    o.tap = atoll__inss_disturb_tap();
+  if (rc == 0)
+    rc = atoll_native_run(&run, &o, res, NULL, c->err, sizeof c->err);
+  if (timed)
+    c->disturbed_requests += atoll__inss_disturb_end(rc == 0 ? res : NULL, &c->disturb);
   if (rc == 0)
     res->scenario = s; /* run is gone when the fit reads and frees res: the same clients */
   return rc;
@@ -46,5 +58,6 @@ void atoll__inss_fit_native(atoll_inss_fit_plan *p, uint32_t cus, double gb_s, u
                              .n_set_batches = 4, .batches_per_run = 10, .gap_factor = 2, .median = true,
                              .batch_timeout_ns = 2000000, .fit_cache = true,
                              .memory_gb_s = gb_s > 0 ? gb_s : 1, .rounds = 3, .max_samples = 5, .spread = 1.25,
-                             .drop_queued = true};
+                             .drop_queued = true, .drop_disturbed = true, .disturbed_runs = 4,
+                             .least_of_rounds = true, .interleave = true};
 }
