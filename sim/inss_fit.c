@@ -102,8 +102,6 @@ double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t
   return cnt ? sum / cnt : NAN;
 }
 
-/* n slots together, `batches` batches each, the first not counted; gap_ns > 0 spaces them so
- * (else 1.3x each slot's predicted latency), times `stretch`. */
 /* What a plan that drops disturbed batches keeps of a sample's runs: per client, the batches kept
  * and the disturbed ones (the fallback), over the runs. */
 typedef struct pool {
@@ -138,6 +136,9 @@ static void pool_run(pool *pl, const atoll_run_results *res, const atoll_inss_sl
   }
 }
 
+/* n slots together, `batches` batches each, the first not counted; gap_ns > 0 spaces them so
+ * (else 1.3x each slot's predicted latency), times `stretch`; with pl, the
+ * clients' batches go to the pool instead of *observed_ns. */
 static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
                         const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, uint32_t stretch,
                         double *observed_ns, uint32_t *least_clean, pool *pl) {
@@ -199,14 +200,14 @@ static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, c
   return rc;
 }
 
-/* observe_once; where the plan drops queued batches and a client kept fewer than half of its
- * counted ones, the run is measured again with its batches twice as far apart (at most twice),
- * so that a figure is of the model's latency and not of a queue that the device's other load
- * built up. */
 static int observe_pooled(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
                           const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns,
                           double *observed_ns, atoll_inss_fit_report *rep);
 
+/* observe_once (observe_pooled where the plan drops disturbed batches); where the plan drops
+ * queued batches and a client kept fewer than half of its counted ones, the run is measured again
+ * with its batches twice as far apart (at most twice), so that a figure is of the model's latency
+ * and not of a queue that the device's other load built up. */
 static int observe(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m,
                    const atoll_inss_slot *slot, uint32_t n, uint32_t batches, int64_t gap_ns, double *observed_ns,
                    atoll_inss_fit_report *rep) {
