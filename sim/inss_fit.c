@@ -54,9 +54,10 @@ static double median_sorting(double *v, uint32_t n) {
 }
 
 uint32_t atoll_inss_run_batches(const atoll_client_records *r, uint32_t b, uint32_t batches, bool need_all,
-                                bool drop_queued, bool drop_disturbed, double *lat, uint32_t *n_disturbed) {
+                                bool drop_queued, bool drop_disturbed, double *lat, uint32_t *n_disturbed,
+                                double *disturbed_lat) {
   /* Each batch's latency: its requests arrive together; the last one done ends it. */
-  uint32_t cnt = 0;
+  uint32_t cnt = 0, n_dist = 0;
   b = b ? b : 1;
   int64_t prev_done = -1; /* the last completion of the batch before (batch 0's, though not counted) */
   for (uint32_t j = 0; j < batches; j++) {
@@ -79,12 +80,15 @@ uint32_t atoll_inss_run_batches(const atoll_client_records *r, uint32_t b, uint3
     if (j == 0 || queued || last <= 0 || (need_all && !all))
       continue;
     if (drop_disturbed && disturbed) {
-      if (n_disturbed)
-        (*n_disturbed)++;
+      if (disturbed_lat)
+        disturbed_lat[n_dist] = (double)(last - arr);
+      n_dist++;
       continue;
     }
     lat[cnt++] = (double)(last - arr);
   }
+  if (n_disturbed)
+    *n_disturbed += n_dist;
   return cnt;
 }
 
@@ -92,7 +96,7 @@ double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t
                              bool drop_queued, uint32_t *n_clean) {
   double lat[ATOLL_INSS_FIT_MAX_RUN], sum = 0;
   batches = batches < ATOLL_INSS_FIT_MAX_RUN ? batches : ATOLL_INSS_FIT_MAX_RUN;
-  uint32_t cnt = atoll_inss_run_batches(r, b, batches, median, drop_queued, false, lat, NULL);
+  uint32_t cnt = atoll_inss_run_batches(r, b, batches, median, drop_queued, false, lat, NULL, NULL);
   if (n_clean)
     *n_clean = cnt;
   if (median && cnt)
@@ -115,24 +119,16 @@ static void pool_run(pool *pl, const atoll_run_results *res, const atoll_inss_sl
                      uint32_t batches, bool drop_queued) {
   pl->least_queued_clean = UINT32_MAX;
   for (uint32_t k = 0; k < n; k++) {
-    double all[ATOLL_INSS_FIT_MAX_RUN], kept[ATOLL_INSS_FIT_MAX_RUN];
-    uint32_t n_all = atoll_inss_run_batches(&res->clients[k], slot[k].batch, batches, true, drop_queued, false, all,
-                                            NULL);
+    double kept[ATOLL_INSS_FIT_MAX_RUN], dist[ATOLL_INSS_FIT_MAX_RUN];
+    uint32_t n_dist = 0;
     uint32_t n_kept = atoll_inss_run_batches(&res->clients[k], slot[k].batch, batches, true, drop_queued, true, kept,
-                                             NULL);
-    if (n_all < pl->least_queued_clean)
-      pl->least_queued_clean = n_all;
+                                             &n_dist, dist);
+    if (n_kept + n_dist < pl->least_queued_clean) /* disturbed ones counted */
+      pl->least_queued_clean = n_kept + n_dist;
     for (uint32_t q = 0; q < n_kept && pl->n_kept[k] < 4 * ATOLL_INSS_FIT_MAX_RUN; q++)
       pl->kept[k][pl->n_kept[k]++] = kept[q];
-    /* The disturbed ones: every counted batch not kept (kept is a subsequence of all). */
-    for (uint32_t q = 0, u = 0; q < n_all; q++) {
-      if (u < n_kept && kept[u] == all[q]) {
-        u++;
-        continue;
-      }
-      if (pl->n_dist[k] < 4 * ATOLL_INSS_FIT_MAX_RUN)
-        pl->dist[k][pl->n_dist[k]++] = all[q];
-    }
+    for (uint32_t q = 0; q < n_dist && pl->n_dist[k] < 4 * ATOLL_INSS_FIT_MAX_RUN; q++)
+      pl->dist[k][pl->n_dist[k]++] = dist[q];
   }
 }
 

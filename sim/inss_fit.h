@@ -123,10 +123,12 @@ double atoll_inss_run_figure(const atoll_client_records *r, uint32_t b, uint32_t
 
 /* The latencies of one client's counted batches of a fit run, in arrival order, as
  * atoll_inss_run_figure counts them (with need_all, only batches whose every request completed);
- * with drop_disturbed, nor a batch with a request marked disturbed, which *n_disturbed (if not
- * NULL) counts. lat holds up to `batches` values; returns how many it holds. */
+ * with drop_disturbed, nor a batch with a request marked disturbed: *n_disturbed (if not NULL) is
+ * increased by their number and disturbed_lat (if not NULL) gets their latencies, in arrival order.
+ * lat and disturbed_lat hold up to `batches` values; returns how many lat holds. */
 uint32_t atoll_inss_run_batches(const atoll_client_records *r, uint32_t b, uint32_t batches, bool need_all,
-                                bool drop_queued, bool drop_disturbed, double *lat, uint32_t *n_disturbed);
+                                bool drop_queued, bool drop_disturbed, double *lat, uint32_t *n_disturbed,
+                                double *disturbed_lat);
 
 /* The median of the positive values of v[0..n) (NaN when none). */
 double atoll_inss_median_of(const double *v, uint32_t n);

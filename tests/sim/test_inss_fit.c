@@ -258,10 +258,10 @@ static void disturbed_batch_latencies(void **state) {
   atoll_client_records r = {.req = req, .n = N * B, .cap = N * B};
   double lat[N];
   uint32_t dist = 0;
-  assert_int_equal(atoll_inss_run_batches(&r, B, N, true, true, true, lat, &dist), 2);
+  assert_int_equal(atoll_inss_run_batches(&r, B, N, true, true, true, lat, &dist, NULL), 2);
   assert_int_equal(dist, 3);
   assert_true(lat[0] == 4e6 && lat[1] == 4e6);
-  assert_int_equal(atoll_inss_run_batches(&r, B, N, true, true, false, lat, NULL), 5);
+  assert_int_equal(atoll_inss_run_batches(&r, B, N, true, true, false, lat, NULL, NULL), 5);
   assert_true(atoll_inss_run_figure(&r, B, N, true, true, NULL) == 9e6);
 }
 
