@@ -57,6 +57,14 @@ static int64_t isolation_overhead(const atoll_gpu *g, atoll_calib_mode mode) {
   return mode == ATOLL_CALIB_ISOLATED ? g->costs.launch_sync_ns - g->costs.hq_transmit_ns : 0;
 }
 
+/* A model's latency as its measurement saw it: simulated alone on g, plus the isolation overhead. */
+static int as_measured(const atoll_gpu *g, atoll_calib_mode mode, const atoll_model *m, int64_t *t) {
+  int rc = atoll_calib_standalone(g, m, t);
+  if (rc == 0)
+    *t += isolation_overhead(g, mode);
+  return rc;
+}
+
 /* The candidate (x, y) applied to a copy of the preset: ISOLATED (launch_sync, cp_dispatch);
  * DEVICE (-, cp_dispatch) with launch_sync 0; LAUNCH (-, host_launch) charged as hq_transmit. */
 static void apply(atoll_gpu *g, atoll_calib_mode mode, int64_t x, int64_t y) {
@@ -119,10 +127,9 @@ static int worst_error(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_mo
     if (kept && *kept != INT64_MIN) {
       t = *kept;
     } else {
-      int rc = atoll_calib_standalone(g, ms[i].model, &t);
+      int rc = as_measured(g, mode, ms[i].model, &t);
       if (rc)
         return rc;
-      t += isolation_overhead(g, mode);
       if (kept)
         *kept = t;
     }
@@ -205,9 +212,9 @@ static int predict(const atoll_gpu *g0, atoll_calib_mode mode, point p, const at
   atoll_gpu g = *g0;
   apply(&g, mode, p.x, p.y);
   int64_t t;
-  int rc = atoll_calib_standalone(&g, m, &t);
+  int rc = as_measured(&g, mode, m, &t);
   double measured = (double)atoll_calib_measured_ns(m, mode);
-  *err = ((double)(t + isolation_overhead(&g, mode)) - measured) / measured;
+  *err = ((double)t - measured) / measured;
   return rc;
 }
 
@@ -217,10 +224,7 @@ int atoll_calib_as_measured(const atoll_gpu *g0, const atoll_model *m, int64_t l
     return ATOLL_EINVAL;
   atoll_gpu g = *g0;
   apply(&g, ATOLL_CALIB_ISOLATED, launch_sync_ns, cp_dispatch_ns);
-  int rc = atoll_calib_standalone(&g, m, out);
-  if (rc == 0)
-    *out += isolation_overhead(&g, ATOLL_CALIB_ISOLATED);
-  return rc;
+  return as_measured(&g, ATOLL_CALIB_ISOLATED, m, out);
 }
 
 static void record(atoll_calib_mode mode, point p, int64_t *launch_sync, int64_t *cp_dispatch, int64_t *host_launch,
