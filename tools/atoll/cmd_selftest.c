@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "native/models/nmodel.h"
 #include "tools/atoll/cli.h"
 #include "tools/atoll/selftest.h"
 
 const atoll_subcommand atoll_cmd_selftest_def = {
     "selftest", atoll_cmd_selftest, "check a native back-end (cpu, cuda, hip) on this machine",
-    "usage: atoll selftest --device NAME [--reps N]\n"
+    "usage: atoll selftest --device NAME [--reps N] [--restore-models LIST]\n"
     "\n"
     "The first command to run on a GPU machine. Opens the back-end NAME (cpu, cuda or hip) and\n"
     "checks, through the back-end interface alone:\n"
@@ -30,6 +31,9 @@ const atoll_subcommand atoll_cmd_selftest_def = {
     "                  hip (loadable modules built with -DATOLL_CUDA=ON / -DATOLL_HIP=ON; see\n"
     "                  docs/native-gpu.md)\n"
     "  --reps N        repetitions of each timed measurement (default 5)\n"
+    "  --restore-models LIST\n"
+    "                  preempt and restore at every op of these native models only (comma-\n"
+    "                  separated catalogue names; default every model): a shorter first run\n"
     "\n"
     "environment: ATOLL_GPU_DEVICE (device number, default 0), ATOLL_GPU_CU_RESET (a patched\n"
     "driver's CU reset, docs/native-gpu.md), ATOLL_BACKEND_PATH (where the modules are).\n"
@@ -37,8 +41,25 @@ const atoll_subcommand atoll_cmd_selftest_def = {
     "exit: 0 every check passed; 1 a check failed; 2 bad usage; 4 the device or its driver is\n"
     "unavailable (the runtime's message on stderr).\n"};
 
+/* Every entry of a --restore-models list names a catalogue model, and there is at least one. */
+static bool restore_models_known(const char *list) {
+  if (!*list || list[strlen(list) - 1] == ',')
+    return false;
+  for (const char *p = list; *p;) {
+    const char *comma = strchr(p, ',');
+    const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    bool found = false; /* an empty entry (",,", a leading comma) names nothing */
+    for (uint32_t m = 0; m < atoll_nmodel_count() && !found; m++)
+      found = strlen(atoll_nmodel_at(m)->name) == len && strncmp(atoll_nmodel_at(m)->name, p, len) == 0;
+    if (!found)
+      return false;
+    p += len + (comma != NULL);
+  }
+  return true;
+}
+
 int atoll_cmd_selftest(int argc, char **argv) {
-  const char *device = NULL;
+  const char *device = NULL, *restore_models = NULL;
   long reps = 5;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -52,7 +73,18 @@ int atoll_cmd_selftest(int argc, char **argv) {
       reps = strtol(argv[++i], &end, 10);
       if (*end || reps < 1 || reps > 64)
         return atoll_cli_usage_error(&atoll_cmd_selftest_def, "--reps: expected 1..64, got '%s'", argv[i]);
-    } else if (strcmp(argv[i], "--device") == 0 || strcmp(argv[i], "--reps") == 0) {
+    } else if (strcmp(argv[i], "--restore-models") == 0 && i + 1 < argc) {
+      restore_models = argv[++i];
+      if (!restore_models_known(restore_models)) {
+        char names[256] = "";
+        for (uint32_t m = 0; m < atoll_nmodel_count(); m++)
+          snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", m ? "," : "", atoll_nmodel_at(m)->name);
+        return atoll_cli_usage_error(&atoll_cmd_selftest_def,
+                                     "--restore-models: '%s' is not a list of native models (the catalogue: %s)",
+                                     restore_models, names);
+      }
+    } else if (strcmp(argv[i], "--device") == 0 || strcmp(argv[i], "--reps") == 0 ||
+               strcmp(argv[i], "--restore-models") == 0) {
       return atoll_cli_usage_error(&atoll_cmd_selftest_def, "%s needs a value", argv[i]);
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return atoll_cli_unknown_option(&atoll_cmd_selftest_def, argv[i]);
@@ -69,6 +101,7 @@ int atoll_cmd_selftest(int argc, char **argv) {
     return ATOLL_EXIT_NO_DEVICE;
   }
   d->reps = (uint32_t)reps;
+  d->restore_models = restore_models;
   char err[512] = "";
   int rc = st_open(d, device, err, sizeof err);
   if (rc) {

@@ -43,6 +43,9 @@ typedef struct st_dev {
   uint32_t stale;              /* completions of earlier experiments seen */
 
   uint32_t failures;
+  /* The models the restore check preempts at every op: a NUL-terminated, comma-separated list of
+   * catalogue names (--restore-models), or NULL for every model. */
+  const char *restore_models;
 } st_dev;
 
 /* Opens the named back-end; on failure returns its error code with its message in err. */
@@ -85,6 +88,8 @@ void st_check_info(st_dev *d);
 void st_check_kernels(st_dev *d);
 void st_check_preemption(st_dev *d);
 void st_check_restore(st_dev *d);
+/* Whether name is an entry of the comma-separated list (every name is when list is NULL). */
+bool st_model_listed(const char *list, const char *name);
 void st_check_padding(st_dev *d);
 
 #endif

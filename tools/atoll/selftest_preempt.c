@@ -366,8 +366,28 @@ out:
   st_model_close(d, &sm);
 }
 
+/* Whether name is one of the comma-separated list's entries (NULL: every name is). */
+bool st_model_listed(const char *list, const char *name) {
+  if (!list)
+    return true;
+  const size_t n = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *comma = strchr(p, ',');
+    const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == n && strncmp(p, name, n) == 0)
+      return true;
+    p += len + (comma != NULL);
+  }
+  return false;
+}
+
 void st_check_restore(st_dev *d) {
-  printf("preemption at every op of every native model, restore, bit-exact output\n");
+  if (d->restore_models)
+    printf("preemption at every op of the native models %s (--restore-models), restore, bit-exact output\n",
+           d->restore_models);
+  else
+    printf("preemption at every op of every native model, restore, bit-exact output\n");
   for (uint32_t i = 0; i < atoll_nmodel_count(); i++)
-    restore_model(d, atoll_nmodel_at(i));
+    if (st_model_listed(d->restore_models, atoll_nmodel_at(i)->name))
+      restore_model(d, atoll_nmodel_at(i));
 }
