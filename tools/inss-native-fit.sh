@@ -7,8 +7,10 @@
 # bound (15 %), and the held-out rows of the median fit in the form of InSS's Tables 2-3
 # (predicted against measured). A timed measurement: the figure depends on the machine's other
 # load, which the script records (load average before and after).
-# usage: tools/inss-native-fit.sh [BUILD] [REPEATS] [SCENARIO]
-#   (defaults build/release, 5, scenarios/native/inss.yaml)
+# usage: [ATOLL_FIT_LOAD=N] [ATOLL_FIT_ARGS='--nice 0'] tools/inss-native-fit.sh [BUILD] [REPEATS] [SCENARIO]
+#   (defaults build/release, 5, scenarios/native/inss.yaml). ATOLL_FIT_LOAD starts N busy loops
+#   (yes > /dev/null) for the fits' duration, a load that can be reproduced; ATOLL_FIT_ARGS adds
+#   options to each `atoll fit` (--nice 0: measure at the normal priority, as before it was raised).
 # exit: 0 the median is within 15 %; 1 it is not; 2 a fit failed.
 set -eu
 build=${1:-build/release}
@@ -16,18 +18,28 @@ repeats=${2:-5}
 scenario=${3:-scenarios/native/inss.yaml}
 atoll=$build/bin/atoll
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-echo "# $scenario on native cpu (2 CUs), $repeats fits; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+loops=()
+stop_loops() { for p in "${loops[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap stop_loops EXIT
+for _ in $(seq 1 "${ATOLL_FIT_LOAD:-0}"); do
+  yes > /dev/null &
+  loops+=($!)
+done
+echo "# $scenario on native cpu (2 CUs), $repeats fits${ATOLL_FIT_ARGS:+ with ${ATOLL_FIT_ARGS}}," \
+  "${ATOLL_FIT_LOAD:-0} busy loops; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in $(seq 1 "$repeats"); do
   t0=$(date +%s)
-  if ! "$atoll" fit inss "$scenario" --device cpu -o "$tmp/m$i.yaml" > "$tmp/out$i.txt"; then
+  # shellcheck disable=SC2086 # ATOLL_FIT_ARGS is a list of options
+  if ! "$atoll" fit inss "$scenario" --device cpu ${ATOLL_FIT_ARGS:-} -o "$tmp/m$i.yaml" > "$tmp/out$i.txt"; then
     echo "fit $i failed" >&2
     exit 2
   fi
   held=$(sed -n 's/.*held out \([0-9.naif]*\) %.*/\1/p' "$tmp/out$i.txt")
   echo "$held $i" >> "$tmp/held.txt"
-  printf 'fit %s (%s s): %s; %s solo LOO %s %%, fitted half %s %%, held out %s %%\n' "$i" "$(( $(date +%s) - t0 ))" \
+  printf 'fit %s (%s s, %s): %s; %s solo LOO %s %%, fitted half %s %%, held out %s %%\n' \
+    "$i" "$(( $(date +%s) - t0 ))" \
+    "$(sed -n 's/^measured at \(nice -*[0-9]*\).*/\1/p' "$tmp/out$i.txt")" \
     "$(sed -n '1s/.* CUs, \([0-9]*\) runs: [0-9]* rounds, \([0-9]*\) re-measured): /\1 runs, \2 re-measured; /p' "$tmp/out$i.txt")" \
     "$(sed -n 's/^disturbed by other processes: \([0-9]*\) batches left out, \([0-9]*\) runs repeated, '\
 '\([0-9]*\) figures.*/disturbed: \1 batches left out, \2 runs repeated, \3 figures of disturbed batches only;/p' \

@@ -96,6 +96,18 @@ PY
       "$tmp/.stdout" || fail "no count of disturbed batches and timed blocks"
     held=$(sed -n 's/.*held out \([0-9.]*\) %.*/\1/p' "$tmp/.stdout")
     python3 -c "import sys; sys.exit(0 if float('$held') >= 0 else 1)" || fail "no held-out MAPE: '$held'"
+    # Measured at the highest priority the system allows (tools/atoll/measure_priority.h): root may
+    # take nice -20; the line and the model's note say what was in force.
+    prio=$(grep '^measured at nice ' "$tmp/.stdout") || fail "no priority line"
+    n=$(sed -n 's/^measured at nice \(-\{0,1\}[0-9]*\) (.*/\1/p' <<<"$prio")
+    [ -n "$n" ] || fail "unreadable priority line: $prio"
+    [ "$(id -u)" != 0 ] || [ "$n" = -20 ] || fail "root, yet: $prio"
+    grep -q "fitted on native cpu (2 CUs) at nice $n;" "$tmp/native.yaml" ||
+      fail "the model's note does not give the priority: $(grep fitted "$tmp/native.yaml")"
+    expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --device cpu --nice -21 -o "$tmp/x.yaml"
+    grep -q -- "--nice: expected -20..19" "$tmp/.stderr" || fail "--nice -21 accepted"
+    expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --nice 0 -o "$tmp/x.yaml"
+    grep -q "give --device" "$tmp/.stderr" || fail "--nice without --device accepted"
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --cus 2 -o "$tmp/x.yaml"
     grep -q "give --device" "$tmp/.stderr" || fail "--cus without --device accepted"
     ;;

@@ -1,0 +1,43 @@
+/* Raising a native measurement's priority (measure_priority.h). */
+#include "tools/atoll/measure_priority.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+int atoll__measure_priority_raise(int wanted, atoll_measure_priority *p) {
+  memset(p, 0, sizeof *p);
+  p->wanted = wanted;
+  errno = 0;
+  p->before = p->now = getpriority(PRIO_PROCESS, 0); /* -1 is a valid nice value: errno tells */
+  if (errno) {
+    snprintf(p->why, sizeof p->why, "getpriority: %s", strerror(errno));
+    return -1;
+  }
+  if (wanted == p->before)
+    return 0;
+  if (setpriority(PRIO_PROCESS, 0, wanted) == 0) {
+    p->now = wanted;
+    return 0;
+  }
+  const int refused = errno;
+  /* Unprivileged, RLIMIT_NICE's soft limit r allows nice values down to 20 - r. */
+  struct rlimit rl;
+  int floor_nice = p->before;
+  if (getrlimit(RLIMIT_NICE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= 40)
+    floor_nice = 20 - (int)rl.rlim_cur;
+  if (floor_nice > wanted && floor_nice < p->before && setpriority(PRIO_PROCESS, 0, floor_nice) == 0)
+    p->now = floor_nice;
+  snprintf(p->why, sizeof p->why, "%s", strerror(refused));
+  return 0;
+}
+
+void atoll__measure_priority_text(const atoll_measure_priority *p, char *out, size_t len) {
+  if (p->now == p->before && p->now == p->wanted)
+    snprintf(out, len, "nice %d (as found)", p->now);
+  else if (p->now == p->wanted)
+    snprintf(out, len, "nice %d (%s from %d)", p->now, p->now < p->before ? "raised" : "lowered", p->before);
+  else
+    snprintf(out, len, "nice %d (could not raise to %d: %s)", p->now, p->wanted, p->why[0] ? p->why : "refused");
+}
