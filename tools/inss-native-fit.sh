@@ -7,10 +7,13 @@
 # bound (15 %), and the held-out rows of the median fit in the form of InSS's Tables 2-3
 # (predicted against measured). A timed measurement: the figure depends on the machine's other
 # load, which the script records (load average before and after).
-# usage: [ATOLL_FIT_LOAD=N] [ATOLL_FIT_ARGS='--nice 0'] tools/inss-native-fit.sh [BUILD] [REPEATS] [SCENARIO]
-#   (defaults build/release, 5, scenarios/native/inss.yaml). ATOLL_FIT_LOAD starts N busy loops
-#   (yes > /dev/null) for the fits' duration, a load that can be reproduced; ATOLL_FIT_ARGS adds
-#   options to each `atoll fit` (--nice 0: measure at the normal priority, as before it was raised).
+# usage: [ATOLL_FIT_LOAD=N] [ATOLL_FIT_LOAD_CMD=CMD] [ATOLL_FIT_ARGS='--nice 0']
+#        tools/inss-native-fit.sh [BUILD] [REPEATS] [SCENARIO]
+#   (defaults build/release, 5, scenarios/native/inss.yaml). ATOLL_FIT_LOAD starts N copies of a
+#   load for the fits' duration, a load that can be reproduced: busy loops (`yes`) by default, or
+#   ATOLL_FIT_LOAD_CMD, e.g. 'dd if=/dev/zero of=/dev/null bs=64M' to stream memory. ATOLL_FIT_ARGS
+#   adds options to each `atoll fit` (--nice 0: measure at the normal priority, as before it was
+#   raised).
 # exit: 0 the median is within 15 %; 1 it is not; 2 a fit failed.
 set -eu
 build=${1:-build/release}
@@ -22,12 +25,13 @@ tmp=$(mktemp -d)
 loops=()
 stop_loops() { for p in "${loops[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap stop_loops EXIT
+load_cmd=${ATOLL_FIT_LOAD_CMD:-yes}
 for _ in $(seq 1 "${ATOLL_FIT_LOAD:-0}"); do
-  yes > /dev/null &
+  bash -c "exec $load_cmd" > /dev/null 2>&1 &
   loops+=($!)
 done
 echo "# $scenario on native cpu (2 CUs), $repeats fits${ATOLL_FIT_ARGS:+ with ${ATOLL_FIT_ARGS}}," \
-  "${ATOLL_FIT_LOAD:-0} busy loops; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "${ATOLL_FIT_LOAD:-0} x '$load_cmd' beside; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in $(seq 1 "$repeats"); do
   t0=$(date +%s)
   # shellcheck disable=SC2086 # ATOLL_FIT_ARGS is a list of options
