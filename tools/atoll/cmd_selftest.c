@@ -45,15 +45,16 @@ const atoll_subcommand atoll_cmd_selftest_def = {
 static bool restore_models_known(const char *list) {
   if (!*list || list[strlen(list) - 1] == ',')
     return false;
-  for (const char *p = list; *p;) {
-    const char *comma = strchr(p, ',');
-    const size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    bool found = false; /* an empty entry (",,", a leading comma) names nothing */
-    for (uint32_t m = 0; m < atoll_nmodel_count() && !found; m++)
-      found = strlen(atoll_nmodel_at(m)->name) == len && strncmp(atoll_nmodel_at(m)->name, p, len) == 0;
-    if (!found)
+  const char *entry;
+  size_t len;
+  while (st_list_next(&list, &entry, &len)) {
+    char name[64]; /* an empty entry (",,", a leading comma) names nothing */
+    if (len == 0 || len >= sizeof name)
       return false;
-    p += len + (comma != NULL);
+    memcpy(name, entry, len);
+    name[len] = '\0';
+    if (!atoll_nmodel_find(name))
+      return false;
   }
   return true;
 }

@@ -88,6 +88,9 @@ void st_check_info(st_dev *d);
 void st_check_kernels(st_dev *d);
 void st_check_preemption(st_dev *d);
 void st_check_restore(st_dev *d);
+/* The next entry of a comma-separated list at *p: sets entry and len (an entry may be empty) and
+ * moves *p past it and its comma; false at the list's end. */
+bool st_list_next(const char **p, const char **entry, size_t *len);
 /* Whether name is an entry of the comma-separated list (every name is when list is NULL). */
 bool st_model_listed(const char *list, const char *name);
 void st_check_padding(st_dev *d);

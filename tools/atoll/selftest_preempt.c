@@ -366,18 +366,24 @@ out:
   st_model_close(d, &sm);
 }
 
-/* Whether name is one of the comma-separated list's entries (NULL: every name is). */
+bool st_list_next(const char **p, const char **entry, size_t *len) {
+  if (!**p)
+    return false;
+  const char *comma = strchr(*p, ',');
+  *entry = *p;
+  *len = comma ? (size_t)(comma - *p) : strlen(*p);
+  *p += *len + (comma != NULL);
+  return true;
+}
+
 bool st_model_listed(const char *list, const char *name) {
   if (!list)
     return true;
-  const size_t n = strlen(name);
-  for (const char *p = list; *p;) {
-    const char *comma = strchr(p, ',');
-    const size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == n && strncmp(p, name, n) == 0)
+  const char *entry;
+  size_t len;
+  while (st_list_next(&list, &entry, &len))
+    if (len == strlen(name) && strncmp(entry, name, len) == 0)
       return true;
-    p += len + (comma != NULL);
-  }
   return false;
 }
 
