@@ -6,20 +6,20 @@
 #include <string.h>
 #include <sys/resource.h>
 
-int atoll__measure_priority_raise(int wanted, atoll_measure_priority *p) {
+void atoll__measure_priority_raise(int wanted, atoll_measure_priority *p) {
   memset(p, 0, sizeof *p);
   p->wanted = wanted;
   errno = 0;
   p->before = p->now = getpriority(PRIO_PROCESS, 0); /* -1 is a valid nice value: errno tells */
   if (errno) {
     snprintf(p->why, sizeof p->why, "getpriority: %s", strerror(errno));
-    return -1;
+    return;
   }
   if (wanted == p->before)
-    return 0;
+    return;
   if (setpriority(PRIO_PROCESS, 0, wanted) == 0) {
     p->now = wanted;
-    return 0;
+    return;
   }
   const int refused = errno;
   /* Unprivileged, RLIMIT_NICE's soft limit r allows nice values down to 20 - r. */
@@ -30,7 +30,6 @@ int atoll__measure_priority_raise(int wanted, atoll_measure_priority *p) {
   if (floor_nice > wanted && floor_nice < p->before && setpriority(PRIO_PROCESS, 0, floor_nice) == 0)
     p->now = floor_nice;
   snprintf(p->why, sizeof p->why, "%s", strerror(refused));
-  return 0;
 }
 
 void atoll__measure_priority_text(const atoll_measure_priority *p, char *out, size_t len) {

@@ -17,9 +17,9 @@ typedef struct atoll_measure_priority {
 } atoll_measure_priority;
 
 /* Sets the calling thread's nice value to `wanted` (-20..19); where the system refuses a raise
- * (no CAP_SYS_NICE), to the highest priority RLIMIT_NICE allows between the two. Fills p; 0, or -1
- * when the priority could not be read. */
-int atoll__measure_priority_raise(int wanted, atoll_measure_priority *p);
+ * (no CAP_SYS_NICE), to the highest priority RLIMIT_NICE allows between the two. Fills p, whose
+ * `why` says what failed (the text below prints it). */
+void atoll__measure_priority_raise(int wanted, atoll_measure_priority *p);
 
 /* "nice -20 (raised from 0)", "nice 0 (could not raise to -20: ...)", "nice 0 (as found)". */
 void atoll__measure_priority_text(const atoll_measure_priority *p, char *out, size_t len);
