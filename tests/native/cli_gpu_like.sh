@@ -19,7 +19,7 @@ case $case_name in
     done ;;
   hil_without_start_callbacks)
     expect_rc 0 "$atoll" hil "$mix" --device cpu-gpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
-      --set clients.camera.arrival.rate_hz=10 $sanitizer_repeats
+      --set clients.camera.arrival.rate_hz=10 $sanitizer_repeats "${tsan_light_models[@]}"
     grep -q "^RT latency p50 " "$tmp/.stdout" || fail "no 'RT latency p50' row: $(cat "$tmp/.stdout")" ;;
   verify_same_device)
     # softmax and gelu round differently from the CPU build here, as on a GPU: the reference must be

@@ -16,3 +16,11 @@ json() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $
 # at a fifth of the time. Cases that judge the measurement's accuracy keep the default.
 sanitizer_repeats=
 [ -n "${ATOLL_TEST_SANITIZER:-}" ] && sanitizer_repeats="--repeats 3"
+# `atoll hil` under ThreadSanitizer measures the CNN with LeNet as the BE model instead of
+# mix.yaml's transformer: the measurement times every kernel of each model alone, killed and on one
+# core: `atoll hil` ran 88 s with the transformer and 32 s with LeNet (repeats 3). The threads
+# and calls are the same for any model; the transformer's kernels run under TSan in the cases that
+# run mix.yaml (table_and_trace, verify_json_report). Other builds keep mix.yaml.
+tsan_light_models=()
+[ "${ATOLL_TEST_SANITIZER:-}" = thread ] &&
+  tsan_light_models=(--set 'models={cnn: models/cnn.yaml, lenet: models/lenet.yaml}' --set clients.batch.model=lenet)

@@ -251,7 +251,7 @@ PY
     expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;
   hil_compares)
     expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
-      $sanitizer_repeats
+      $sanitizer_repeats "${tsan_light_models[@]}"
     for row in "RT latency p50" "RT latency p99" "BE batch throughput"; do
       grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
     done
