@@ -22,5 +22,6 @@ sanitizer_repeats=
 # and calls are the same for any model; the transformer's kernels run under TSan in the cases that
 # run mix.yaml (table_and_trace, verify_json_report). Other builds keep mix.yaml.
 tsan_light_models=()
-[ "${ATOLL_TEST_SANITIZER:-}" = thread ] &&
+if [ "${ATOLL_TEST_SANITIZER:-}" = thread ]; then
   tsan_light_models=(--set 'models={cnn: models/cnn.yaml, lenet: models/lenet.yaml}' --set clients.batch.model=lenet)
+fi
