@@ -104,6 +104,17 @@ PY
     [ "$(id -u)" != 0 ] || [ "$n" = -20 ] || fail "root, yet: $prio"
     grep -q "fitted on native cpu (2 CUs) at nice $n;" "$tmp/native.yaml" ||
       fail "the model's note does not give the priority: $(grep fitted "$tmp/native.yaml")"
+    # With a loop per CPU at nice 19 keeping the CPUs running (tools/atoll/measure_awake.h): the
+    # line and the note give how many.
+    cpus=$(nproc)
+    grep -q "^measured at nice .*; $cpus loops\{0,1\} at nice 19 keeping the CPUs running (--keep-awake)$" "$tmp/.stdout" ||
+      fail "not $cpus keep-awake loops at nice 19: $prio"
+    grep -q "held-out co-located MAPE [0-9.]* %; $cpus keep-awake loops\{0,1\}$" "$tmp/native.yaml" ||
+      fail "the model's note does not give the loops: $(grep fitted "$tmp/native.yaml")"
+    expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --device cpu --keep-awake 257 -o "$tmp/x.yaml"
+    grep -q -- "--keep-awake wants from 0 to 256 loops" "$tmp/.stderr" || fail "--keep-awake 257 accepted"
+    expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --keep-awake 1 -o "$tmp/x.yaml"
+    grep -q "give --device" "$tmp/.stderr" || fail "--keep-awake without --device accepted"
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --device cpu --nice -21 -o "$tmp/x.yaml"
     grep -q -- "--nice: expected -20..19" "$tmp/.stderr" || fail "--nice -21 accepted"
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --nice 0 -o "$tmp/x.yaml"

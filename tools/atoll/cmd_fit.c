@@ -11,6 +11,7 @@
 #include "io/inss_io.h"
 #include "sim/inss_fit.h"
 #include "tools/atoll/inss_native.h"
+#include "tools/atoll/measure_awake.h"
 #include "tools/atoll/measure_priority.h"
 #include "tools/atoll/native_cli.h"
 #include "tools/atoll/cli.h"
@@ -18,7 +19,7 @@
 const atoll_subcommand atoll_cmd_fit_def = {
     "fit", atoll_cmd_fit, "fit InSS's interference-aware latency model",
     "usage: atoll fit inss SCENARIO -o MODEL.yaml [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--pin]\n"
-    "                [--nice N] [--set PATH=VALUE]...\n"
+    "                [--nice N] [--keep-awake N] [--set PATH=VALUE]...\n"
     "\n"
     "Fits InSS's latency model (docs/inss.md) for the models and GPU of SCENARIO on the simulated\n"
     "GPU: each model's solo running time over batches 1-32 x shares 5-100 % (42 runs), read by\n"
@@ -33,7 +34,8 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "CUs at batches 1-4, 10 batches each, in 3 rounds (each figure the least of its rounds; one\n"
     "whose measurements differ by over 1.25x is measured again, up to 5 measurements in all; a\n"
     "batch that queued behind the one before, or ran while another process held a CU worker's\n"
-    "CPU, is not counted), at nice -20 where the system allows it (--nice); the cache term\n"
+    "CPU, is not counted), at nice -20 where the system allows it (--nice), with a loop per CPU at\n"
+    "nice 19 keeping the CPUs out of their idle state (--keep-awake); the cache term\n"
     "alpha_cache is fitted too, each model's L2 line its memory traffic alone (docs/inss.md,\n"
     "\"Native\"). Measured, so not repeatable.\n"
     "\n"
@@ -47,6 +49,10 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "  --nice N           native: the measurement's nice value (-20..19, default -20, the highest\n"
     "                     priority, so that other processes' load takes less of its CPUs; where\n"
     "                     the system refuses it, the highest allowed; the output says which)\n"
+    "  --keep-awake N     native: N loops at nice 19 that keep the CPUs running while the fit\n"
+    "                     measures, so that a thread woken on an idle CPU does not wait for the\n"
+    "                     host to run it again (default: one per CPU on the cpu and cpu-gpu\n"
+    "                     devices, none on a GPU; 0: none; at most 256)\n"
     "  --set PATH=VALUE   override a value of the scenario\n"
     "\n"
     "exit: 0 fitted; 2 bad input, or the file could not be written.\n"};
@@ -62,10 +68,10 @@ int atoll_cmd_fit(int argc, char **argv) {
   static const char *const flags[] = {"--pin"};
   bool pin;
   atoll__native_flags(&argc, argv, flags, &pin, 1);
-  static const char *const extra[] = {"-o", "--device", "--cus", "--sets", "--batches", "--nice"};
-  const char *vals[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+  static const char *const extra[] = {"-o", "--device", "--cus", "--sets", "--batches", "--nice", "--keep-awake"};
+  const char *vals[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   int rc;
-  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 6, true, &rc))
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 7, true, &rc))
     return rc;
   long nice = ATOLL_FIT_NICE;
   if (vals[5]) {
@@ -74,13 +80,18 @@ int atoll_cmd_fit(int argc, char **argv) {
     if (!*vals[5] || *end || nice < -20 || nice > 19)
       return atoll_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", vals[5]);
   }
-  uint32_t cus = 2, sets = 16, batches = 0;
+  uint32_t cus = 2, sets = 16, batches = 0, awake = 0;
   if ((rc = atoll__native_uint(cmd, "--cus", vals[2], 2, 4, "CUs", &cus)) ||
+      (rc = atoll__native_uint(cmd, "--keep-awake", vals[6], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)) ||
       (rc = atoll__native_uint(cmd, "--sets", vals[3], 2, ATOLL_INSS_FIT_SETS, "sets", &sets)) ||
       (rc = atoll__native_uint(cmd, "--batches", vals[4], 3, ATOLL_INSS_FIT_MAX_RUN, "batches", &batches)))
     return rc;
-  if ((vals[2] || vals[3] || vals[4] || vals[5] || pin) && !vals[1])
-    return atoll_cli_usage_error(cmd, "--cus, --sets, --batches, --nice and --pin set up a native fit: give --device");
+  if ((vals[2] || vals[3] || vals[4] || vals[5] || vals[6] || pin) && !vals[1])
+    return atoll_cli_usage_error(cmd,
+                                 "--cus, --sets, --batches, --nice, --keep-awake and --pin set up a native fit: give --device");
+  /* The CPU back-ends' CU workers are the CPUs themselves: keep them out of the idle state. */
+  if (vals[1] && !vals[6] && (strcmp(vals[1], "cpu") == 0 || strcmp(vals[1], "cpu-gpu") == 0))
+    awake = atoll__measure_awake_cpus();
   if (o.n_positional < 1 || strcmp(o.positional[0], "inss") != 0)
     return atoll_cli_usage_error(cmd, "expected 'inss SCENARIO' (the one model it fits)");
   if (!vals[0])
@@ -97,6 +108,7 @@ int atoll_cmd_fit(int argc, char **argv) {
   const atoll_nmodel **nm = NULL;
   atoll_inss_native_ctx nctx = {0};
   atoll_measure_priority prio = {0};
+  atoll_measure_awake loops = {0};
   atoll_inss_fit_plan plan;
   uint32_t pcts[4];
   atoll_inss_fit_sim(&plan);
@@ -113,6 +125,7 @@ int atoll_cmd_fit(int argc, char **argv) {
     atoll__inss_fit_native(&plan, cus, s.gpu.memory_bytes_per_ns, pcts, &nctx);
     /* Before the first run opens the device: its threads inherit this thread's priority. */
     atoll__measure_priority_raise((int)nice, &prio);
+    atoll__measure_awake_start(awake, &loops);
     plan.n_sets = sets;
     if (batches)
       plan.solo_runs = plan.batches_per_run = batches;
@@ -120,6 +133,8 @@ int atoll_cmd_fit(int argc, char **argv) {
   atoll_inss_model *m = malloc(sizeof *m);
   atoll_inss_fit_report *rep = malloc(sizeof *rep);
   int err = m && rep ? atoll_inss_fit_by(&s, &plan, m, rep) : ATOLL_ENOMEM;
+  const uint32_t n_loops = loops.n, n_lowered = (uint32_t)loops.lowered;
+  atoll__measure_awake_stop(&loops);
   if (err) {
     if (vals[1] && nctx.err[0])
       rc = atoll__native_fail("fit", err, nctx.err);
@@ -144,7 +159,11 @@ int atoll_cmd_fit(int argc, char **argv) {
                d->lost_hist[4]);
       char ptext[160];
       atoll__measure_priority_text(&prio, ptext, sizeof ptext);
-      printf("measured at %s\n", ptext);
+      printf("measured at %s; %" PRIu32 " loop%s at nice %d keeping the CPUs running (--keep-awake)", ptext, n_loops,
+             n_loops == 1 ? "" : "s", ATOLL_MEASURE_AWAKE_NICE);
+      if (n_lowered < n_loops)
+        printf(", %" PRIu32 " of them at the caller's nice (could not lower)", n_loops - n_lowered);
+      printf("\n");
     } else
       printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
              s.path, s.gpu.name, m->alpha_s_ns, m->beta_s_ns);
@@ -163,10 +182,12 @@ int atoll_cmd_fit(int argc, char **argv) {
     if (vals[1])
       for (uint32_t i = 0; i < m->n_models; i++)
         printf("L2 line of %s: l = %.4g x share + %.4g\n", m->prof[i].name, m->prof[i].l2_alpha, m->prof[i].l2_beta);
-    char note[160];
+    char note[192];
     if (vals[1])
-      snprintf(note, sizeof note, "fitted on native %s (%" PRIu32 " CUs) at nice %d; held-out co-located MAPE %.2f %%",
-               vals[1], cus, prio.now, rep->mape_test_pct);
+      snprintf(note, sizeof note,
+               "fitted on native %s (%" PRIu32 " CUs) at nice %d; held-out co-located MAPE %.2f %%; %" PRIu32
+               " keep-awake loop%s",
+               vals[1], cus, prio.now, rep->mape_test_pct, n_loops, n_loops == 1 ? "" : "s");
     else
       snprintf(note, sizeof note, "fitted on the simulated %s; held-out co-located MAPE %.2f %%", s.gpu.name,
                rep->mape_test_pct);

@@ -1,0 +1,51 @@
+/* Loops that keep the CPUs running during a native measurement (measure_awake.h). */
+#define _GNU_SOURCE /* gettid */
+#include "tools/atoll/measure_awake.h"
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+uint32_t atoll__measure_awake_cpus(void) {
+  cpu_set_t s;
+  if (sched_getaffinity(0, sizeof s, &s) != 0)
+    return 1;
+  int n = CPU_COUNT(&s);
+  return n > 0 ? (uint32_t)n : 1;
+}
+
+static void *spin(void *arg) {
+  atoll_measure_awake *a = arg;
+  /* Linux gives each thread its own nice value: this one alone goes to the lowest priority. */
+  if (setpriority(PRIO_PROCESS, (id_t)gettid(), ATOLL_MEASURE_AWAKE_NICE) == 0)
+    __atomic_fetch_add(&a->lowered, 1, __ATOMIC_RELAXED);
+  while (!atomic_load_explicit(&a->stop, memory_order_relaxed))
+    for (int i = 0; i < 1024; i++)
+      __asm__ __volatile__("" ::: "memory"); /* a step the compiler cannot drop */
+  return NULL;
+}
+
+void atoll__measure_awake_start(uint32_t n, atoll_measure_awake *a) {
+  a->n = 0;
+  a->lowered = 0;
+  atomic_init(&a->stop, false);
+  if (n > ATOLL_MEASURE_AWAKE_MAX)
+    n = ATOLL_MEASURE_AWAKE_MAX;
+  a->threads = n ? calloc(n, sizeof *a->threads) : NULL;
+  for (uint32_t i = 0; a->threads && i < n; i++) {
+    if (pthread_create(&a->threads[a->n], NULL, spin, a) != 0)
+      break;
+    a->n++;
+  }
+}
+
+void atoll__measure_awake_stop(atoll_measure_awake *a) {
+  atomic_store(&a->stop, true);
+  for (uint32_t i = 0; i < a->n; i++)
+    pthread_join(a->threads[i], NULL);
+  free(a->threads);
+  a->threads = NULL;
+  a->n = 0;
+}
