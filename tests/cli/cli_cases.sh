@@ -107,7 +107,8 @@ PY
     # With a loop per CPU at nice 19 keeping the CPUs running (tools/atoll/measure_awake.h): the
     # line and the note give how many.
     cpus=$(nproc)
-    grep -q "^measured at nice .*; $cpus loops\{0,1\} at nice 19 keeping the CPUs running (--keep-awake)$" "$tmp/.stdout" ||
+    loops_line="; $cpus loops\{0,1\} at nice 19 keeping the CPUs running (--keep-awake)$"
+    grep -q "^measured at nice .*$loops_line" "$tmp/.stdout" ||
       fail "not $cpus keep-awake loops at nice 19: $prio"
     grep -q "held-out co-located MAPE [0-9.]* %; $cpus keep-awake loops\{0,1\}$" "$tmp/native.yaml" ||
       fail "the model's note does not give the loops: $(grep fitted "$tmp/native.yaml")"

@@ -87,8 +87,8 @@ int atoll_cmd_fit(int argc, char **argv) {
       (rc = atoll__native_uint(cmd, "--batches", vals[4], 3, ATOLL_INSS_FIT_MAX_RUN, "batches", &batches)))
     return rc;
   if ((vals[2] || vals[3] || vals[4] || vals[5] || vals[6] || pin) && !vals[1])
-    return atoll_cli_usage_error(cmd,
-                                 "--cus, --sets, --batches, --nice, --keep-awake and --pin set up a native fit: give --device");
+    return atoll_cli_usage_error(cmd, "--cus, --sets, --batches, --nice, --keep-awake and --pin set up a native fit: "
+                                      "give --device");
   /* The CPU back-ends' CU workers are the CPUs themselves: keep them out of the idle state. */
   if (vals[1] && !vals[6] && (strcmp(vals[1], "cpu") == 0 || strcmp(vals[1], "cpu-gpu") == 0))
     awake = atoll__measure_awake_cpus();
@@ -133,8 +133,8 @@ int atoll_cmd_fit(int argc, char **argv) {
   atoll_inss_model *m = malloc(sizeof *m);
   atoll_inss_fit_report *rep = malloc(sizeof *rep);
   int err = m && rep ? atoll_inss_fit_by(&s, &plan, m, rep) : ATOLL_ENOMEM;
-  const uint32_t n_loops = loops.n, n_lowered = (uint32_t)loops.lowered;
-  atoll__measure_awake_stop(&loops);
+  atoll__measure_awake_stop(&loops); /* joined: its counts are final */
+  const uint32_t n_lowered = (uint32_t)loops.lowered;
   if (err) {
     if (vals[1] && nctx.err[0])
       rc = atoll__native_fail("fit", err, nctx.err);
@@ -159,10 +159,11 @@ int atoll_cmd_fit(int argc, char **argv) {
                d->lost_hist[4]);
       char ptext[160];
       atoll__measure_priority_text(&prio, ptext, sizeof ptext);
-      printf("measured at %s; %" PRIu32 " loop%s at nice %d keeping the CPUs running (--keep-awake)", ptext, n_loops,
-             n_loops == 1 ? "" : "s", ATOLL_MEASURE_AWAKE_NICE);
-      if (n_lowered < n_loops)
-        printf(", %" PRIu32 " of them at the caller's nice (could not lower)", n_loops - n_lowered);
+      printf("measured at %s; %" PRIu32 " loop%s at nice %d keeping the CPUs running (--keep-awake)", ptext,
+             n_lowered, n_lowered == 1 ? "" : "s", ATOLL_MEASURE_AWAKE_NICE);
+      if (n_lowered < awake)
+        printf(", %" PRIu32 " more asked for did not run (no thread, or its priority could not be lowered)",
+               awake - n_lowered);
       printf("\n");
     } else
       printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
@@ -187,7 +188,7 @@ int atoll_cmd_fit(int argc, char **argv) {
       snprintf(note, sizeof note,
                "fitted on native %s (%" PRIu32 " CUs) at nice %d; held-out co-located MAPE %.2f %%; %" PRIu32
                " keep-awake loop%s",
-               vals[1], cus, prio.now, rep->mape_test_pct, n_loops, n_loops == 1 ? "" : "s");
+               vals[1], cus, prio.now, rep->mape_test_pct, n_lowered, n_lowered == 1 ? "" : "s");
     else
       snprintf(note, sizeof note, "fitted on the simulated %s; held-out co-located MAPE %.2f %%", s.gpu.name,
                rep->mape_test_pct);

@@ -18,9 +18,11 @@ uint32_t atoll__measure_awake_cpus(void) {
 
 static void *spin(void *arg) {
   atoll_measure_awake *a = arg;
-  /* Linux gives each thread its own nice value: this one alone goes to the lowest priority. */
-  if (setpriority(PRIO_PROCESS, (id_t)gettid(), ATOLL_MEASURE_AWAKE_NICE) == 0)
-    __atomic_fetch_add(&a->lowered, 1, __ATOMIC_RELAXED);
+  /* Linux gives each thread its own nice value: this one alone goes to the lowest priority. At
+   * the measurement's own priority a loop would take half a CPU from it: then it does not run. */
+  if (setpriority(PRIO_PROCESS, (id_t)gettid(), ATOLL_MEASURE_AWAKE_NICE) != 0)
+    return NULL;
+  __atomic_fetch_add(&a->lowered, 1, __ATOMIC_RELAXED);
   while (!atomic_load_explicit(&a->stop, memory_order_relaxed))
     for (int i = 0; i < 1024; i++)
       __asm__ __volatile__("" ::: "memory"); /* a step the compiler cannot drop */
@@ -46,6 +48,5 @@ void atoll__measure_awake_stop(atoll_measure_awake *a) {
   for (uint32_t i = 0; i < a->n; i++)
     pthread_join(a->threads[i], NULL);
   free(a->threads);
-  a->threads = NULL;
-  a->n = 0;
+  a->threads = NULL; /* n and lowered stay: what ran, for the report */
 }

@@ -21,17 +21,17 @@ typedef struct atoll_measure_awake {
   pthread_t *threads;
   uint32_t n;         /* loops running */
   atomic_bool stop;
-  int lowered;        /* loops that took nice 19 (the rest run at the caller's) */
+  int lowered;        /* loops that took nice 19 and ran (one that cannot lower itself stops) */
 } atoll_measure_awake;
 
 /* The CPUs this process may run on (at least 1). */
 uint32_t atoll__measure_awake_cpus(void);
 
 /* Starts n loops (at most ATOLL_MEASURE_AWAKE_MAX), each lowering its own nice value to 19 before
- * it spins; a->n says how many started (fewer only when the system refuses a thread). */
+ * it spins; a->n says how many threads started (fewer only when the system refuses a thread). */
 void atoll__measure_awake_start(uint32_t n, atoll_measure_awake *a);
 
-/* Stops and joins the loops a started (none: nothing to do). */
+/* Stops and joins the loops a started (none: nothing to do); a->n and a->lowered keep what ran. */
 void atoll__measure_awake_stop(atoll_measure_awake *a);
 
 #endif
