@@ -754,7 +754,7 @@ static void cpu_close(void *be) {
   free(d);
 }
 
-static uint32_t online_cpus(void) {
+uint32_t atoll_ncpu_online_cpus(void) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
     return (uint32_t)CPU_COUNT(&set);
@@ -782,7 +782,7 @@ static void pin(pthread_t t, uint32_t index) {
 }
 
 static int open_mode(const atoll_nbackend_cfg *cfg, void **out, char *err, size_t err_len, uint8_t gpu_like) {
-  uint32_t ncpu = online_cpus();
+  uint32_t ncpu = atoll_ncpu_online_cpus();
   /* One CPU is left to the host threads by default (scheduler, CP, transmit, clients), as a GPU's
    * host has its own CPU: with every CPU running a CU, each scheduler wake-up waits for a kernel's
    * time slice to end (milliseconds) before a preemption can even begin. */

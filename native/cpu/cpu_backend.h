@@ -48,6 +48,10 @@ const atoll_nbackend_ops *atoll_ncpu_backend(void);
  * docs/native-gpu.md lists what each mode means for a kill. */
 const atoll_nbackend_ops *atoll_ncpu_gpu_like_backend(void);
 
+/* The CPUs this process may run on (its affinity mask; the online CPUs where that cannot be read;
+ * at least 1): the default number of CUs is one fewer. */
+uint32_t atoll_ncpu_online_cpus(void);
+
 /* GPU-like mode: the lag between the device finishing a launch and its report (default 20 us;
  * <= 0 restores it). Tests lengthen it, before opening the back-end, to hold launches finished but
  * unreported. */

@@ -9,6 +9,7 @@
 
 #include "atoll/error.h"
 #include "io/inss_io.h"
+#include "native/cpu/cpu_backend.h"
 #include "sim/inss_fit.h"
 #include "tools/atoll/inss_native.h"
 #include "tools/atoll/measure_awake.h"
@@ -91,7 +92,7 @@ int atoll_cmd_fit(int argc, char **argv) {
                                       "give --device");
   /* The CPU back-ends' CU workers are the CPUs themselves: keep them out of the idle state. */
   if (vals[1] && !vals[6] && (strcmp(vals[1], "cpu") == 0 || strcmp(vals[1], "cpu-gpu") == 0))
-    awake = atoll__measure_awake_cpus();
+    awake = atoll_ncpu_online_cpus();
   if (o.n_positional < 1 || strcmp(o.positional[0], "inss") != 0)
     return atoll_cli_usage_error(cmd, "expected 'inss SCENARIO' (the one model it fits)");
   if (!vals[0])

@@ -2,19 +2,10 @@
 #define _GNU_SOURCE /* gettid */
 #include "tools/atoll/measure_awake.h"
 
-#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-uint32_t atoll__measure_awake_cpus(void) {
-  cpu_set_t s;
-  if (sched_getaffinity(0, sizeof s, &s) != 0)
-    return 1;
-  int n = CPU_COUNT(&s);
-  return n > 0 ? (uint32_t)n : 1;
-}
 
 static void *spin(void *arg) {
   atoll_measure_awake *a = arg;

@@ -24,9 +24,6 @@ typedef struct atoll_measure_awake {
   int lowered;        /* loops that took nice 19 and ran (one that cannot lower itself stops) */
 } atoll_measure_awake;
 
-/* The CPUs this process may run on (at least 1). */
-uint32_t atoll__measure_awake_cpus(void);
-
 /* Starts n loops (at most ATOLL_MEASURE_AWAKE_MAX), each lowering its own nice value to 19 before
  * it spins; a->n says how many threads started (fewer only when the system refuses a thread). */
 void atoll__measure_awake_start(uint32_t n, atoll_measure_awake *a);
