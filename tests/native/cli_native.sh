@@ -21,6 +21,21 @@ case $case_name in
     expect_rc 2 "$atoll" native "$mix" --repeats 3 --duration-ms 100
     grep -q "give it with --profile" "$tmp/.stderr" || fail "--repeats without --profile: $(cat "$tmp/.stderr")"
     [ ! -e "$tmp/out" ] || fail "a refused --profile wrote $tmp/out" ;;
+  keep_awake_loops)
+    # --keep-awake N: N loops at nice 19 run beside the device and the run says how many ran;
+    # none by default, and a count outside 0-256 is refused before anything runs.
+    for cmd in native hil; do
+      expect_rc 2 "$atoll" $cmd "$mix" --keep-awake 257
+      grep -q "keep-awake wants from 0 to 256 loops, not .257" "$tmp/.stderr" || fail "$cmd: $(cat "$tmp/.stderr")"
+    done
+    # (table_and_trace checks that a run without the option prints no such line.)
+    run=(native "$mix" --device cpu --cus 1 --duration-ms 300 --set warmup_ms=0 --set 'expect=[]'
+      "${tsan_light_models[@]}")
+    expect_rc 0 "$atoll" "${run[@]}" --keep-awake 2
+    grep -q "^2 loops at nice 19 kept the CPUs running (--keep-awake)$" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" "${run[@]}" --keep-awake 1 --json -
+    grep -q "^1 loop at nice 19 kept the CPUs running" "$tmp/.stderr" || fail "--json -: $(cat "$tmp/.stderr")"
+    json 'assert d["mode"] == "native", d["mode"]' || fail "--json - with --keep-awake: $(head -c 300 "$tmp/.stdout")" ;;
   unknown_device_exits_2)
     expect_rc 2 "$atoll" native "$mix" --device tpu
     grep -q "unknown device 'tpu'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
@@ -236,7 +251,8 @@ assert completed == 0 or rt, 'camera completed %d requests, trace has no RT kern
 assert all(x.get('dur', 0) >= 0 for x in ev if x.get('ph') == 'X'), 'a span of negative length'
 print('table and trace agree: camera %d/%d, %d preemptions, %d RT kernel spans' % (completed, issued, len(spans), len(rt)))
 PY
-    ;;
+    # No keep-awake loops unless asked for (keep_awake_loops checks the option).
+    ! grep -q "keep-awake" "$tmp/.stdout" || fail "loops without --keep-awake: $(cat "$tmp/.stdout")" ;;
   profile_writes_loadable_files)
     expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out" $sanitizer_repeats
     [ -f "$tmp/out/gpus/cpu.yaml" ] || fail "no preset"
@@ -250,11 +266,14 @@ PY
     cp "$mix" "$tmp/out/mix.yaml"
     expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;
   hil_compares)
+    # One keep-awake loop (at nice 19 it takes next to nothing from the run): hil says it ran.
     expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
-      $sanitizer_repeats "${tsan_light_models[@]}"
+      $sanitizer_repeats "${tsan_light_models[@]}" --keep-awake 1
     for row in "RT latency p50" "RT latency p99" "BE batch throughput"; do
       grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
     done
+    grep -q "^1 loop at nice 19 kept the CPUs running (--keep-awake) in the native run$" "$tmp/.stdout" ||
+      fail "no keep-awake line: $(cat "$tmp/.stdout")"
     grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
   hil_within_max_error)
     # The prediction's accuracy is enforced: RT latency p50 within 40 % of the measured. One CU,

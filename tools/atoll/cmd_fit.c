@@ -160,11 +160,8 @@ int atoll_cmd_fit(int argc, char **argv) {
                d->lost_hist[4]);
       char ptext[160];
       atoll__measure_priority_text(&prio, ptext, sizeof ptext);
-      printf("measured at %s; %" PRIu32 " loop%s at nice %d keeping the CPUs running (--keep-awake)", ptext,
-             n_lowered, n_lowered == 1 ? "" : "s", ATOLL_MEASURE_AWAKE_NICE);
-      if (n_lowered < awake)
-        printf(", %" PRIu32 " more asked for did not run (no thread, or its priority could not be lowered)",
-               awake - n_lowered);
+      printf("measured at %s; ", ptext);
+      atoll__measure_awake_print(stdout, &loops, awake, "keeping");
       printf("\n");
     } else
       printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "tools/atoll/measure_awake.h"
 #include "tools/atoll/native_cli.h"
 #include "native/runtime/nprofile.h"
 #include "run/report.h"
@@ -14,7 +15,7 @@
 const atoll_subcommand atoll_cmd_hil_def = {
     "hil", atoll_cmd_hil, "predict a scenario from device measurements, run it natively, compare",
     "usage: atoll hil SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--max-error PCT]\n"
-    "                 [--repeats N]\n"
+    "                 [--repeats N] [--keep-awake N]\n"
     "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "\n"
     "The hardware-in-the-loop check (docs/hil.md): measures the device and every native model of\n"
@@ -27,6 +28,9 @@ const atoll_subcommand atoll_cmd_hil_def = {
     "  --max-error PCT    exit 1 when the RT latency p50 error exceeds PCT percent\n"
     "  --repeats N        timed runs per op of the measurement, whose median is the op's time\n"
     "                     (default 15, 1-200)\n"
+    "  --keep-awake N     N busy loops at nice 19 (0-256, default none) keep the CPUs out of their\n"
+    "                     idle state while the device is measured and while it runs (`atoll native\n"
+    "                     --help`; docs/native.md, \"Idle CPUs\")\n"
     "\n"
     "exit: 0 compared (and within --max-error); 1 outside --max-error or a native output differed\n"
     "from its reference; 2 bad input; 4 device unavailable.\n"};
@@ -57,8 +61,8 @@ int atoll_cmd_hil(int argc, char **argv) {
   static const char *const flags[1] = {"--pin"};
   bool fl[1];
   atoll__native_flags(&argc, argv, flags, fl, 1);
-  enum { X_DEVICE, X_CUS, X_SLOTS, X_MAXERR, X_REPEATS, N_X };
-  static const char *const extra[N_X] = {"--device", "--cus", "--slots", "--max-error", "--repeats"};
+  enum { X_DEVICE, X_CUS, X_SLOTS, X_MAXERR, X_REPEATS, X_AWAKE, N_X };
+  static const char *const extra[N_X] = {"--device", "--cus", "--slots", "--max-error", "--repeats", "--keep-awake"};
   const char *vals[N_X];
   atoll_run_opts ro;
   int rc = atoll_cli_parse(cmd, argc, argv, &ro, extra, vals, N_X, true);
@@ -74,8 +78,9 @@ int atoll_cmd_hil(int argc, char **argv) {
   if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 0, 64, "CUs", &no.cus)) ||
       (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 0, 64, "slots per CU", &no.slots_per_cu)))
     return rc;
-  uint32_t repeats;
-  if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)))
+  uint32_t repeats, awake = 0;
+  if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)) ||
+      (rc = atoll__native_uint(cmd, "--keep-awake", vals[X_AWAKE], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)))
     return rc;
   if (vals[X_MAXERR]) {
     char *end;
@@ -105,6 +110,8 @@ int atoll_cmd_hil(int argc, char **argv) {
   h.clients = atoll_arena_calloc(&a, s.n_clients, sizeof *h.clients);
   int64_t *alone = atoll_arena_calloc(&a, s.n_models, sizeof *alone);
   rc = h.models && h.clients && alone ? 0 : ATOLL_ENOMEM;
+  atoll_measure_awake loops = {0};
+  atoll__measure_awake_start(rc == 0 ? awake : 0, &loops);
   if (rc == 0)
     rc = atoll_native_measure_device(&no, "hil", nm, s.n_models, &a, &g, &note, err, sizeof err);
   for (uint32_t m = 0; rc == 0 && m < s.n_models; m++) {
@@ -112,6 +119,7 @@ int atoll_cmd_hil(int argc, char **argv) {
     rc = atoll_native_measure_model(&no, nm[m], &g, repeats, &a, &h.models[m].model, err, sizeof err);
     alone[m] = h.models[m].model.measured_latency_ns;
   }
+  atoll__measure_awake_stop(&loops);
   if (rc) {
     int code = atoll__native_fail("hil", rc, err);
     free(nm);
@@ -146,7 +154,9 @@ int atoll_cmd_hil(int argc, char **argv) {
   no.standalone_ns = alone;
   no.verify = true;
   atoll_native_info info;
+  atoll__measure_awake_start(awake, &loops);
   rc = atoll_native_run(&h.s, &no, &meas, &info, err, sizeof err);
+  atoll__measure_awake_stop(&loops); /* joined: its counts are final */
   if (rc) {
     int code = atoll__native_fail("hil", rc, err);
     atoll_run_results_free(&pred);
@@ -180,6 +190,10 @@ int atoll_cmd_hil(int argc, char **argv) {
       row("preemptions", rp.preemption_count, rm.preemption_count, "");
     }
     printf("native outputs verified: %u, mismatches %u\n", meas.verify_requests, meas.verify_mismatches);
+    if (awake) {
+      atoll__measure_awake_print(stdout, &loops, awake, "kept");
+      printf(" in the native run\n");
+    }
     double e50 = err_pct(rp.rt_latency_us.p50, rm.rt_latency_us.p50);
     if (meas.verify_mismatches > 0)
       exit_code = ATOLL_EXIT_VIOLATED;

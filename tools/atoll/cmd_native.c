@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "atoll/error.h"
+#include "tools/atoll/measure_awake.h"
 #include "tools/atoll/native_cli.h"
 #include "tools/atoll/report_out.h"
 #include "io/suggest.h"
@@ -13,8 +14,9 @@ const atoll_subcommand atoll_cmd_native_def = {
     "native", atoll_cmd_native, "run a scenario for real on a native device (cpu, cuda, hip)",
     "usage: atoll native SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--verify]\n"
     "                    [--json FILE|-] [--csv FILE] [--trace FILE] [--latency-opts LIST]\n"
-    "                    [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
+    "                    [--keep-awake N] [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "       atoll native --profile SCENARIO [--device D] [--cus N] [--slots N] [--pin] [--repeats N] [-o DIR]\n"
+    "                    [--keep-awake N]\n"
     "\n"
     "Runs SCENARIO on a real device: client threads send requests at the scenario's arrival times,\n"
     "the scheduler core (the same code `atoll sim` runs) decides, the native runtime (docs/native.md)\n"
@@ -45,6 +47,10 @@ const atoll_subcommand atoll_cmd_native_def = {
     "                     (-o, default .); see docs/hil.md\n"
     "  --repeats N        timed runs per op of --profile, whose median is the op's time (default 15,\n"
     "                     1-200): fewer for a quick, rougher profile\n"
+    "  --keep-awake N     N busy loops at nice 19 (0-256, default none) keep the CPUs out of their\n"
+    "                     idle state while the device runs, as `atoll fit inss --device cpu` does: on\n"
+    "                     a virtual machine a thread woken on an idle CPU waits for the host\n"
+    "                     (docs/native.md, \"Idle CPUs\")\n"
     "\n"
     "exit: 0 every bound holds (and --verify found no mismatch); 1 a bound is violated or an output\n"
     "differs, or a request failed without --inject; 2 bad input (including a model without a native\n"
@@ -120,8 +126,14 @@ int atoll__native_fail(const char *what, int rc, const char *err) {
   return rc == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : rc == ATOLL_EIO ? ATOLL_EXIT_VIOLATED : ATOLL_EXIT_BAD_INPUT;
 }
 
-enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, X_LATENCY, X_REPEATS, N_X };
+enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, X_LATENCY, X_REPEATS, X_AWAKE, N_X };
 enum { F_VERIFY, F_PIN, F_PROFILE, N_F };
+
+/* What --keep-awake ran, a line (measure_awake.h). */
+static void print_awake(FILE *out, const atoll_measure_awake *a, uint32_t asked) {
+  atoll__measure_awake_print(out, a, asked, "kept");
+  fprintf(out, "\n");
+}
 
 int atoll_cmd_native(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_native_def;
@@ -129,7 +141,7 @@ int atoll_cmd_native(int argc, char **argv) {
   bool fl[N_F];
   atoll__native_flags(&argc, argv, flags, fl, N_F);
   static const char *const extra[N_X] = {"--json", "--csv", "--trace", "--device", "--cus", "--slots", "-o",
-                                         "--inject", "--latency-opts", "--repeats"};
+                                         "--inject", "--latency-opts", "--repeats", "--keep-awake"};
   const char *vals[N_X];
   atoll_run_opts o;
   int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, N_X, true);
@@ -144,8 +156,9 @@ int atoll_cmd_native(int argc, char **argv) {
   if ((rc = atoll__native_uint(cmd, "--cus", vals[X_CUS], 0, 64, "CUs", &no.cus)) ||
       (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 0, 64, "slots per CU", &no.slots_per_cu)))
     return rc;
-  uint32_t repeats;
-  if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)))
+  uint32_t repeats, awake = 0;
+  if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)) ||
+      (rc = atoll__native_uint(cmd, "--keep-awake", vals[X_AWAKE], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)))
     return rc;
   if (vals[X_REPEATS] && !fl[F_PROFILE])
     return atoll_cli_usage_error(cmd, "--repeats sets the timed runs of --profile; give it with --profile");
@@ -171,8 +184,13 @@ int atoll_cmd_native(int argc, char **argv) {
     return nm ? rc : ATOLL_EXIT_BAD_INPUT;
   }
   no.nmodels = nm;
+  atoll_measure_awake loops = {0};
   if (fl[F_PROFILE]) {
+    atoll__measure_awake_start(awake, &loops);
     rc = atoll__native_profile(&s, &no, vals[X_OUT] ? vals[X_OUT] : ".", repeats, stdout);
+    atoll__measure_awake_stop(&loops);
+    if (awake)
+      print_awake(stdout, &loops, awake);
     free(nm);
     atoll_arena_free(&a);
     return rc;
@@ -189,7 +207,9 @@ int atoll_cmd_native(int argc, char **argv) {
   atoll_run_results res;
   atoll_native_info info;
   char err[256];
+  atoll__measure_awake_start(awake, &loops);
   rc = atoll_native_run(&s, &no, &res, &info, err, sizeof err);
+  atoll__measure_awake_stop(&loops); /* joined: its counts are final */
   if (tracing && atoll_trace_close(&trace) != 0 && rc == 0) {
     fprintf(stderr, "atoll native: writing %s failed\n", vals[X_TRACE]);
     rc = ATOLL_EIO;
@@ -213,10 +233,14 @@ int atoll_cmd_native(int argc, char **argv) {
              info.device, (unsigned long long)info.stats.launches, (unsigned long long)info.stats.evicted,
              (unsigned long long)info.stats.killed, (unsigned long long)info.stats.cu_resets,
              info.stats.cu_resets ? (double)info.stats.reset_cus_ns_total / 1e3 / (double)info.stats.cu_resets : 0.0);
+      if (awake)
+        print_awake(stdout, &loops, awake);
       if (info.stats.queue_moves)
         printf("device %s: %llu queue moves to re-provisioned CU sets (docs/gslice.md, \"Native\")\n", info.device,
                (unsigned long long)info.stats.queue_moves);
     }
+    if (json_stdout && awake)
+      print_awake(stderr, &loops, awake);
     if (vals[X_JSON] && (rc = atoll_cli_write_report(cmd, vals[X_JSON], &rep, atoll_report_write_json)))
       exit_code = rc;
     if (vals[X_CSV] && (rc = atoll_cli_write_report(cmd, vals[X_CSV], &rep, atoll_report_write_csv)))

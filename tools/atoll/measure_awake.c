@@ -34,6 +34,14 @@ void atoll__measure_awake_start(uint32_t n, atoll_measure_awake *a) {
   }
 }
 
+void atoll__measure_awake_print(FILE *out, const atoll_measure_awake *a, uint32_t asked, const char *verb) {
+  const uint32_t ran = (uint32_t)a->lowered;
+  fprintf(out, "%u loop%s at nice %d %s the CPUs running (--keep-awake)", ran, ran == 1 ? "" : "s",
+          ATOLL_MEASURE_AWAKE_NICE, verb);
+  if (ran < asked)
+    fprintf(out, ", %u more asked for did not run (no thread, or its priority could not be lowered)", asked - ran);
+}
+
 void atoll__measure_awake_stop(atoll_measure_awake *a) {
   atomic_store(&a->stop, true);
   for (uint32_t i = 0; i < a->n; i++)

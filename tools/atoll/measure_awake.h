@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum { ATOLL_MEASURE_AWAKE_MAX = 256, ATOLL_MEASURE_AWAKE_NICE = 19 };
 
@@ -30,5 +31,9 @@ void atoll__measure_awake_start(uint32_t n, atoll_measure_awake *a);
 
 /* Stops and joins the loops a started (none: nothing to do); a->n and a->lowered keep what ran. */
 void atoll__measure_awake_stop(atoll_measure_awake *a);
+
+/* Writes what ran, after a stop, without a newline: "N loops at nice 19 VERB the CPUs running
+ * (--keep-awake)", and how many of the `asked` did not run. */
+void atoll__measure_awake_print(FILE *out, const atoll_measure_awake *a, uint32_t asked, const char *verb);
 
 #endif
