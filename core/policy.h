@@ -49,6 +49,10 @@ typedef struct atoll_policy_ops {
   /* Before a run of several GPUs: places the clients whose gpu: was not given (clients: a copy of
    * s's to change); true when it moved one. NULL: the scenario's placement stands. */
   bool (*place)(const atoll_scenario *s, atoll_client *clients);
+  /* Why a client's batch: cannot apply under the policy (it sizes its batches itself, or runs one
+   * request at a time), for the loader's error at that client's batch:; NULL: the scenario's
+   * batcher works in front of it. */
+  const char *own_batches;
 } atoll_policy_ops;
 
 const atoll_policy_ops *atoll__policy_ops(atoll_policy_kind kind);

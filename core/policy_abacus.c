@@ -72,15 +72,6 @@ static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *b
     *bad = UINT32_MAX;
     return "abacus serves at most 16 clients";
   }
-  /* Its groups overlap operators of queries of different models, one query each, and never ask
-   * the scenario's batcher: a client's batch: would be ignored (the report showed batches of 1),
-   * so it is refused rather than dropped without a word. */
-  for (uint32_t i = 0; i < s->n_clients; i++)
-    if (s->clients[i].batch_max > 1) {
-      *bad = UINT32_MAX;
-      return "abacus runs each query alone (it groups operators of different models, not requests): a "
-             "client's batch: is for the other policies";
-    }
   return NULL;
 }
 
@@ -380,6 +371,9 @@ const atoll_policy_ops atoll__policy_abacus = {
     .options = options,
     .n_options = sizeof options / sizeof options[0],
     .finish_options = finish_options,
+    /* Its groups overlap operators of queries of different models, one query each, and never ask
+     * the scenario's batcher: a client's batch: would be ignored (the report showed batches of 1). */
+    .own_batches = "abacus runs each query alone (it groups operators of different models, not requests)",
     .init = init,
     .on_queued = on_queued,
     .on_op_done = on_op_done,

@@ -36,11 +36,6 @@ static const atoll_policy_option options[OPT_N] = {
 
 static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *bad) {
   (void)given;
-  for (uint32_t i = 0; i < s->n_clients; i++)
-    if (s->clients[i].batch_max > 1) {
-      *bad = OPT_MAX_BATCH;
-      return "gpulet decides its batches itself: a client's batch: is for the other policies";
-    }
   if (s->n_clients > MAX_Q) {
     *bad = OPT_MODEL;
     return "gpulet serves at most 16 clients";
@@ -174,6 +169,7 @@ const atoll_policy_ops atoll__policy_gpulet = {
     .options = options,
     .n_options = OPT_N,
     .finish_options = finish_options,
+    .own_batches = "gpulet decides its batches itself (option max_batch)",
     .setup_queue = setup_queue,
     .init = init,
     .on_queued = run_queue,

@@ -89,11 +89,6 @@ static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *b
     *bad = UINT32_MAX;
     return "gslice serves at most 16 clients (IFs)";
   }
-  for (uint32_t i = 0; i < s->n_clients; i++)
-    if (s->clients[i].batch_max > 1) {
-      *bad = OPT_BATCHING;
-      return "gslice forms its batches itself (option batching): a client's batch: is for the other policies";
-    }
   return NULL;
 }
 
@@ -451,4 +446,5 @@ const atoll_policy_ops atoll__policy_gslice = {
     .on_timer = on_timer,
     .state_valid = state_valid,
     .batch_limit = batch_limit,
+    .own_batches = "gslice forms its batches itself (option batching)",
 };

@@ -67,11 +67,6 @@ static double miss(const atoll_core *c) { return (double)opt(c, OPT_MISS) / 1000
 
 static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *bad) {
   (void)given;
-  for (uint32_t i = 0; i < s->n_clients; i++)
-    if (s->clients[i].batch_max > 1) {
-      *bad = OPT_MAX_BATCH;
-      return "inss decides its batches itself (BDA): a client's batch: is for the other policies";
-    }
   if (s->n_clients > MAX_Q) {
     *bad = OPT_MODEL;
     return "inss serves at most 16 clients";
@@ -370,6 +365,7 @@ const atoll_policy_ops atoll__policy_inss = {
     .n_options = OPT_N,
     .finish_options = finish_options,
     .place = place,
+    .own_batches = "inss decides its batches itself (BDA, option max_batch)",
     .setup_queue = setup_queue,
     .init = init,
     .on_queued = on_queued,

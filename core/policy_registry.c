@@ -23,6 +23,11 @@ bool atoll_policy_place(const atoll_scenario *s, atoll_client *clients) {
   return p && p->place && p->place(s, clients);
 }
 
+const char *atoll_policy_own_batches(atoll_policy_kind k) {
+  const atoll_policy_ops *p = atoll__policy_ops(k);
+  return p ? p->own_batches : NULL;
+}
+
 bool atoll_policy_queue_per_client(atoll_policy_kind kind) {
   const atoll_policy_ops *p = atoll__policy_ops(kind);
   return p && p->queue_per_client;

@@ -830,6 +830,31 @@ static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
   return 0;
 }
 
+/* A client's batch: under a policy that sizes its batches itself or runs one request at a time
+ * (atoll_policy_own_batches) would be ignored: it is refused at that client's batch:, where the
+ * fix goes. */
+static int check_own_batches(scen_ctx *c, const atoll_ynode *clients) {
+  const char *why = atoll_policy_own_batches(c->s->policy.kind);
+  for (uint32_t i = 0; why && i < c->s->n_clients; i++) {
+    const atoll_client *cl = &c->s->clients[i];
+    if (cl->batch_max <= 1)
+      continue;
+    const atoll_ynode *item = clients->items[i];
+    const atoll_ynode *at = item->kind == ATOLL_Y_MAP ? atoll_ymap_get(item, "batch") : NULL;
+    atoll_yread_push_index(c->r, i);
+    atoll_yread_push_key(c->r, "batch");
+    int rc = atoll_yread_error(c->r, at ? at : item,
+                               "client '%s' batches (batch: max %u), but %s: a client's batch: is for the other "
+                               "policies (remove it, or choose a policy that runs the scenario's batcher, e.g. "
+                               "streams)",
+                               cl->name, cl->batch_max, why);
+    atoll_yread_pop(c->r);
+    atoll_yread_pop(c->r);
+    return rc;
+  }
+  return 0;
+}
+
 /* nodes: DART's processing nodes (docs/scenarios.md, docs/dart.md): `{kind: cpu, cores: N}` (optionally
  * `gflops_per_core`) or `{kind: gpu}` (the scenario's GPU and the one core that feeds it). */
 enum { MAX_NODES = 16, MAX_NODE_CORES = 256 };
@@ -930,6 +955,8 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
     rc = WITH_KEY(r, "policy", read_policy(c, v[SC_POLICY]));
   if (rc == 0)
     rc = WITH_KEY(r, "policy", check_bindings(c, v[SC_POLICY]));
+  if (rc == 0)
+    rc = WITH_KEY(r, "clients", check_own_batches(c, v[SC_CLIENTS]));
   if (rc == 0)
     rc = WITH_KEY(r, "duration_ms", atoll_yread_time_ns(r, v[SC_DURATION], 1e6, false, &c->s->duration_ns));
   if (rc == 0 && v[SC_WARMUP]) {

@@ -53,6 +53,9 @@ const char *atoll_policy_finish_options(atoll_scenario *s, uint64_t given, uint3
  * client's batch: maximum, or the larger batch the policy forms itself (gslice's SLAB and AIMD up to
  * its max_batch); at least 1. A device sizes a client's per-request buffers by it. */
 uint32_t atoll_policy_batch_limit(const atoll_scenario *s, uint32_t client);
+/* Why a client's batch: does not apply under policy k (gslice, inss and gpulet size their batches
+ * themselves, abacus runs one query at a time), or NULL where the scenario's batcher works. */
+const char *atoll_policy_own_batches(atoll_policy_kind k);
 /* Before a run of several GPUs: the policy's own placement of the clients whose gpu: was not
  * given (inss), into clients (a copy of s's). true when a client moved. */
 bool atoll_policy_place(const atoll_scenario *s, atoll_client *clients);

@@ -1007,18 +1007,20 @@ for c in d["clients"]:
       fail "message: $(cat "$tmp/.stderr")" ;;
   batch_refused_where_ignored)
     # The policies that size their own batches (gslice, inss, gpulet) or run each query alone
-    # (abacus) refuse a client's batch: when the scenario loads, naming the policy and the reason,
-    # rather than run without it; a policy that uses the scenario's batcher (streams) takes it.
+    # (abacus) refuse a client's batch: when the scenario loads, naming the client, the policy and
+    # the reason, at the client's batch: (where the fix goes), rather than run without it; a policy
+    # that uses the scenario's batcher (streams) takes it.
     six="$src/scenarios/seeds/inss/6models-4gpu.yaml" batch='clients.0.batch={max: 4, timeout_ms: 1}'
     for p in gslice inss gpulet; do
       # inss and gpulet keep the file's model: option; gslice replaces the policy section.
       how=(--set "policy.name=$p"); [ $p = gslice ] && how=(--policy gslice)
       expect_rc 2 "$atoll" check "$six" "${how[@]}" --set "$batch"
-      grep -q "$p .* a client's batch: is for the other policies" "$tmp/.stderr" || fail "$p: $(cat "$tmp/.stderr")"
+      grep -q "client 'resnet152' batches (batch: max 4), but $p .* a client's batch: is for the other policies" \
+        "$tmp/.stderr" && grep -qF "at: clients[0].batch" "$tmp/.stderr" || fail "$p: $(cat "$tmp/.stderr")"
     done
     expect_rc 2 "$atoll" check "$src/scenarios/seeds/abacus/pair-low.yaml" --set "$batch"
-    grep -q "abacus runs each query alone .* a client's batch: is for the other policies" "$tmp/.stderr" ||
-      fail "abacus: $(cat "$tmp/.stderr")"
+    grep -q "client 'bert_base' batches (batch: max 4), but abacus runs each query alone" "$tmp/.stderr" &&
+      grep -qF "at: clients[0].batch" "$tmp/.stderr" || fail "abacus: $(cat "$tmp/.stderr")"
     expect_rc 0 "$atoll" check "$src/scenarios/seeds/abacus/pair-low.yaml" --policy streams --set "$batch" ;;
   *) fail "unknown case $case_name" ;;
 esac
