@@ -830,9 +830,9 @@ static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
   return 0;
 }
 
-/* A client's batch: under a policy that sizes its batches itself or runs one request at a time
- * (atoll_policy_own_batches) would be ignored: it is refused at that client's batch:, where the
- * fix goes. */
+/* A client's batch: cannot apply under a policy that sizes its batches itself or runs one request
+ * at a time (atoll_policy_own_batches): it is refused at that client's batch:, where the fix goes,
+ * rather than ignored or fought over. */
 static int check_own_batches(scen_ctx *c, const atoll_ynode *clients) {
   const char *why = atoll_policy_own_batches(c->s->policy.kind);
   for (uint32_t i = 0; why && i < c->s->n_clients; i++) {
