@@ -830,6 +830,29 @@ static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
   return 0;
 }
 
+/* An error about client i that points where its fix goes: at clients[i].key (clients[i].key.sub when
+ * sub is set), the deepest of those nodes the file holds (a key left to its default points at the
+ * client). msg is the whole message. */
+static int client_error(scen_ctx *c, const atoll_ynode *clients, uint32_t i, const char *key, const char *sub,
+                        const char *msg) {
+  const atoll_ynode *item = clients->items[i];
+  const atoll_ynode *at = item, *v = item->kind == ATOLL_Y_MAP ? atoll_ymap_get(item, key) : NULL;
+  if (v)
+    at = v;
+  if (v && sub && v->kind == ATOLL_Y_MAP && atoll_ymap_get(v, sub))
+    at = atoll_ymap_get(v, sub);
+  atoll_yread_push_index(c->r, i);
+  atoll_yread_push_key(c->r, key);
+  if (sub)
+    atoll_yread_push_key(c->r, sub);
+  int rc = atoll_yread_error(c->r, at, "%s", msg);
+  if (sub)
+    atoll_yread_pop(c->r);
+  atoll_yread_pop(c->r);
+  atoll_yread_pop(c->r);
+  return rc;
+}
+
 /* A client's batch: cannot apply under a policy that sizes its batches itself or runs one request
  * at a time (atoll_policy_own_batches): it is refused at that client's batch:, where the fix goes,
  * rather than ignored or fought over. */
@@ -839,18 +862,45 @@ static int check_own_batches(scen_ctx *c, const atoll_ynode *clients) {
     const atoll_client *cl = &c->s->clients[i];
     if (cl->batch_max <= 1)
       continue;
-    const atoll_ynode *item = clients->items[i];
-    const atoll_ynode *at = item->kind == ATOLL_Y_MAP ? atoll_ymap_get(item, "batch") : NULL;
-    atoll_yread_push_index(c->r, i);
-    atoll_yread_push_key(c->r, "batch");
-    int rc = atoll_yread_error(c->r, at ? at : item,
-                               "client '%s' batches (batch: max %u), but %s: a client's batch: is for the other "
-                               "policies (remove it, or choose a policy that runs the scenario's batcher, e.g. "
-                               "streams)",
-                               cl->name, cl->batch_max, why);
-    atoll_yread_pop(c->r);
-    atoll_yread_pop(c->r);
-    return rc;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "client '%s' batches (batch: max %u), but %s: a client's batch: is for the other policies (remove it, "
+             "or choose a policy that runs the scenario's batcher, e.g. streams)",
+             cl->name, cl->batch_max, why);
+    return client_error(c, clients, i, "batch", NULL, msg);
+  }
+  return 0;
+}
+
+/* The node model of dart, base-gpu and base-cpu (sim/dart_run.c) sends a uniform client's requests
+ * on its schedule only, so a blocking client is refused; and under dart and base-gpu a client's
+ * batch: is the batch its back-to-back BE jobs run at (docs/dart.md), as the policy's be_batch is
+ * for every BE client: the node model has no batcher waiting for arrivals, so an RT or open-arrival
+ * client's batch: is refused. Each refusal points at the client's key. */
+static int check_node_model_clients(scen_ctx *c, const atoll_ynode *clients) {
+  atoll_policy_kind pk = c->s->policy.kind;
+  bool batches = pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU;
+  if (!batches && pk != ATOLL_POLICY_BASE_CPU)
+    return 0;
+  char msg[512];
+  for (uint32_t i = 0; i < c->s->n_clients; i++) {
+    const atoll_client *cl = &c->s->clients[i];
+    if (batches && cl->batch_max > 1 && (cl->cls != ATOLL_CLASS_BE || cl->arrival.kind != ATOLL_ARRIVAL_CLOSED)) {
+      snprintf(msg, sizeof msg,
+               "client '%s' batches (batch: max %u), but under policy '%s' only a back-to-back BE client (class be, "
+               "arrival closed) does (docs/dart.md)",
+               cl->name, cl->batch_max, atoll_policy_name(pk));
+      return client_error(c, clients, i, "batch", NULL, msg);
+    }
+  }
+  for (uint32_t i = 0; i < c->s->n_clients; i++) {
+    const atoll_client *cl = &c->s->clients[i];
+    if (cl->arrival.blocking) {
+      snprintf(msg, sizeof msg,
+               "client '%s' is blocking, which policy '%s' does not model (docs/scenarios.md, arrival kinds)",
+               cl->name, atoll_policy_name(pk));
+      return client_error(c, clients, i, "arrival", "blocking", msg);
+    }
   }
   return 0;
 }
@@ -981,26 +1031,8 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
                                                                    "cpu and gpu nodes, or {search_cores: N}; "
                                                                    "docs/scenarios.md)",
                                                   atoll_policy_name(pk)));
-  /* DART's BE batching (docs/dart.md): under dart and base-gpu a client's batch: is the batch its
-   * back-to-back BE jobs run at, as the policy's be_batch is for every BE client; the node model
-   * has no batcher waiting for arrivals, so an RT or open-arrival client's batch: is refused. */
-  for (uint32_t i = 0; rc == 0 && (pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU) && i < c->s->n_clients; i++) {
-    const atoll_client *cl = &c->s->clients[i];
-    if (cl->batch_max > 1 && (cl->cls != ATOLL_CLASS_BE || cl->arrival.kind != ATOLL_ARRIVAL_CLOSED))
-      rc = WITH_KEY(r, "clients", atoll_yread_error(r, v[SC_CLIENTS], "client '%s' batches (batch: max %u), but under "
-                                                                       "policy '%s' only a back-to-back BE client (class "
-                                                                       "be, arrival closed) does (docs/dart.md)",
-                                                    cl->name, cl->batch_max, atoll_policy_name(pk)));
-  }
-  /* The node model (sim/dart_run.c) sends a uniform client's requests on its schedule only. */
-  bool node_model = pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU || pk == ATOLL_POLICY_BASE_CPU;
-  for (uint32_t i = 0; rc == 0 && node_model && i < c->s->n_clients; i++)
-    if (c->s->clients[i].arrival.blocking)
-      rc = WITH_KEY(r, "clients",
-                    atoll_yread_error(r, v[SC_CLIENTS],
-                                      "client '%s' is blocking, which policy '%s' does not model (docs/scenarios.md, "
-                                      "arrival kinds)",
-                                      c->s->clients[i].name, atoll_policy_name(pk)));
+  if (rc == 0)
+    rc = WITH_KEY(r, "clients", check_node_model_clients(c, v[SC_CLIENTS]));
   return rc;
 }
 

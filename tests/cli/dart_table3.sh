@@ -6,7 +6,8 @@
 #     with the overrun as the stage's WCET, the task recovers; when it does not, it stays demoted;
 #     the demotion and the recovery are drawn on the trace;
 #   - be_batch is an alias: batch: {max: 16} on each BE client gives dart16's report (and the
-#     batch on one client alone batches that client alone); an RT client's batch: is refused.
+#     batch on one client alone batches that client alone); an RT client's batch: is refused, and so
+#     is a blocking client, each at its key.
 # usage: dart_table3.sh ATOLL
 set -euo pipefail
 atoll=$1
@@ -30,10 +31,19 @@ b16='{max: 16, timeout_ms: 1}'
 run client16 --set policy.be_batch=1 --set "clients.pilot_be_1.batch=$b16" --set "clients.alexnet_be_1.batch=$b16" \
   --set "clients.lenet_be_1.batch=$b16"
 run lenet16 --set policy.be_batch=1 --set "clients.lenet_be_1.batch=$b16"
-if "$atoll" sim "$s" --quiet --set "clients.pilot_rt_1.batch=$b16" >"$tmp/rt.out" 2>&1; then
-  echo "an RT client's batch: was accepted under dart"; exit 1
-fi
-grep -q "only a back-to-back BE client" "$tmp/rt.out" || { cat "$tmp/rt.out"; exit 1; }
+# Refusals exit 2 and point at the client's key, where the fix goes.
+refused() { # WHAT LOCATION ARGS...: atoll sim exits 2 with WHAT in its message, at LOCATION
+  local what=$1 at=$2 rc=0
+  shift 2
+  "$atoll" sim "$s" --quiet "$@" >"$tmp/refused.out" 2>&1 || rc=$?
+  { [ $rc = 2 ] && grep -q "$what" "$tmp/refused.out" && grep -qF "at: $at" "$tmp/refused.out"; } ||
+    { echo "expected exit 2, '$what' at $at; got $rc:"; cat "$tmp/refused.out"; exit 1; }
+}
+refused "client 'pilot_rt_1' batches (batch: max 16), but under policy 'dart' only a back-to-back BE client" \
+  "clients[0].batch" --set "clients.pilot_rt_1.batch=$b16"
+# The node model sends requests on each client's schedule: a blocking client is refused.
+refused "client 'pilot_rt_1' is blocking, which policy 'base-gpu' does not model" "clients[0].arrival.blocking" \
+  --policy base-gpu --set clients.pilot_rt_1.arrival.blocking=true
 
 python3 - "$tmp" <<'PY'
 import json, sys
