@@ -458,6 +458,29 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
   return rc;
 }
 
+/* An error about client i that points where its fix goes: at clients[i].key (clients[i].key.sub when
+ * sub is set), the deepest of those nodes the file holds (a key left to its default points at the
+ * client). msg is the whole message. */
+static int client_error(scen_ctx *c, const atoll_ynode *clients, uint32_t i, const char *key, const char *sub,
+                        const char *msg) {
+  const atoll_ynode *item = clients->items[i];
+  const atoll_ynode *at = item, *v = item->kind == ATOLL_Y_MAP ? atoll_ymap_get(item, key) : NULL;
+  if (v)
+    at = v;
+  if (v && sub && v->kind == ATOLL_Y_MAP && atoll_ymap_get(v, sub))
+    at = atoll_ymap_get(v, sub);
+  atoll_yread_push_index(c->r, i);
+  atoll_yread_push_key(c->r, key);
+  if (sub)
+    atoll_yread_push_key(c->r, sub);
+  int rc = atoll_yread_error(c->r, at, "%s", msg);
+  if (sub)
+    atoll_yread_pop(c->r);
+  atoll_yread_pop(c->r);
+  atoll_yread_pop(c->r);
+  return rc;
+}
+
 /* gpu_count: N devices of the preset; every client's gpu: names one of them. Clients without one
  * are placed (atoll_scenario_place_clients). Runs after the clients are read. */
 static int read_gpu_count(scen_ctx *c, const atoll_ynode *n, const atoll_ynode *clients) {
@@ -466,10 +489,12 @@ static int read_gpu_count(scen_ctx *c, const atoll_ynode *n, const atoll_ynode *
   int rc = n ? WITH_KEY(r, "gpu_count", atoll_yread_u32(r, n, 1, ATOLL_MAX_GPUS, &c->s->gpu_count)) : 0;
   atoll_client *cl = (atoll_client *)c->s->clients;
   for (uint32_t i = 0; i < c->s->n_clients && rc == 0; i++)
-    if (cl[i].gpu_given && cl[i].gpu >= c->s->gpu_count)
-      rc = WITH_KEY(r, "clients", atoll_yread_error(r, clients, "client '%s' is on gpu %u, but the scenario has %u "
-                                                                "(gpu_count: %u; GPUs count from 0)",
-                                                    cl[i].name, cl[i].gpu, c->s->gpu_count, c->s->gpu_count));
+    if (cl[i].gpu_given && cl[i].gpu >= c->s->gpu_count) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "client '%s' is on gpu %u, but the scenario has %u (gpu_count: %u; GPUs count from 0)",
+               cl[i].name, cl[i].gpu, c->s->gpu_count, c->s->gpu_count);
+      rc = WITH_KEY(r, "clients", client_error(c, clients, i, "gpu", NULL, msg));
+    }
   if (rc == 0)
     atoll_scenario_place_clients(c->s, cl);
   return rc;
@@ -828,29 +853,6 @@ static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
                                              "gives every client its own stream (streams, edf); '%s' does not",
                                c->s->clients[i].name, atoll_policy_name(c->s->policy.kind));
   return 0;
-}
-
-/* An error about client i that points where its fix goes: at clients[i].key (clients[i].key.sub when
- * sub is set), the deepest of those nodes the file holds (a key left to its default points at the
- * client). msg is the whole message. */
-static int client_error(scen_ctx *c, const atoll_ynode *clients, uint32_t i, const char *key, const char *sub,
-                        const char *msg) {
-  const atoll_ynode *item = clients->items[i];
-  const atoll_ynode *at = item, *v = item->kind == ATOLL_Y_MAP ? atoll_ymap_get(item, key) : NULL;
-  if (v)
-    at = v;
-  if (v && sub && v->kind == ATOLL_Y_MAP && atoll_ymap_get(v, sub))
-    at = atoll_ymap_get(v, sub);
-  atoll_yread_push_index(c->r, i);
-  atoll_yread_push_key(c->r, key);
-  if (sub)
-    atoll_yread_push_key(c->r, sub);
-  int rc = atoll_yread_error(c->r, at, "%s", msg);
-  if (sub)
-    atoll_yread_pop(c->r);
-  atoll_yread_pop(c->r);
-  atoll_yread_pop(c->r);
-  return rc;
 }
 
 /* A client's batch: cannot apply under a policy that sizes its batches itself or runs one request

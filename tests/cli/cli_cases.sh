@@ -478,10 +478,11 @@ for name in ("cam", "lidar"):
         print(name, k, a, b)
         assert abs(b - a) <= 0.01 * a, (name, k, a, b)
 PY
-    # A client on a GPU the scenario does not have is refused.
+    # A client on a GPU the scenario does not have is refused, at its gpu:.
     sed 's/gpu: 1}/gpu: 2}/' "$ex/two-gpus.yaml" | sed "s|\.\./models/|$src/scenarios/models/|" >"$tmp/bad.yaml"
     expect_rc 2 "$atoll" check "$tmp/bad.yaml"
-    grep -q "client 'lidar' is on gpu 2, but the scenario has 2" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
+    grep -q "client 'lidar' is on gpu 2, but the scenario has 2" "$tmp/.stderr" &&
+      grep -qF "at: clients[1].gpu" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
     # The explorer and the bound cover one GPU and say so.
     expect_rc 2 "$atoll" explore "$ex/two-gpus.yaml"
     grep -q "gpu_count 2: the explorer covers one GPU" "$tmp/.stderr" || fail "explore: $(cat "$tmp/.stderr")"
