@@ -1,4 +1,4 @@
-/* Scenario invariants and the policy name table. */
+/* Scenario invariants and the name tables of policies and simulator engines. */
 #include <string.h>
 
 #include "atoll/error.h"
@@ -22,6 +22,22 @@ int atoll_policy_from_name(const char *name, atoll_policy_kind *out) {
       return ATOLL_OK;
     }
   }
+  return ATOLL_ENOENT;
+}
+
+const char *const atoll_sim_engine_names[ATOLL_ENGINE_COUNT] = {
+    [ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid", [ATOLL_ENGINE_RATE] = "rate"};
+
+const char *atoll_sim_engine_name(atoll_sim_engine e) {
+  return (unsigned)e < ATOLL_ENGINE_COUNT ? atoll_sim_engine_names[e] : "?";
+}
+
+int atoll_sim_engine_from_name(const char *name, atoll_sim_engine *out) {
+  for (unsigned i = 0; i < ATOLL_ENGINE_COUNT; i++)
+    if (strcmp(name, atoll_sim_engine_names[i]) == 0) {
+      *out = (atoll_sim_engine)i;
+      return ATOLL_OK;
+    }
   return ATOLL_ENOENT;
 }
 

@@ -765,8 +765,6 @@ static int read_jitter(scen_ctx *c, const atoll_ynode *n) {
 /* sim: options of the simulated device (docs/scenarios.md). */
 static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   static const char *const keys[] = {"engine", "timing_spread", "arrival_jitter_us", "launch", "memory"};
-  static const char *const engines[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid",
-                                             [ATOLL_ENGINE_RATE] = "rate"};
   static const char *const launches[] = {"device-bound", "launch-bound"};
   atoll_yread *r = c->r;
   static const char *const memories[] = {[ATOLL_MEMORY_PROFILE] = "profile", [ATOLL_MEMORY_TENSORS] = "tensors"};
@@ -788,7 +786,8 @@ static int read_sim(scen_ctx *c, const atoll_ynode *n) {
   }
   uint32_t engine = c->s->engine;
   if (rc == 0 && v[0])
-    rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", engines, 3, &engine));
+    rc = WITH_KEY(r, "engine", atoll_yread_enum(r, v[0], "sim engine", atoll_sim_engine_names, ATOLL_ENGINE_COUNT,
+                                                          &engine));
   if (rc == 0 && v[0] && engine == ATOLL_ENGINE_BLOCKS && c->s->gpu.cus > ATOLL_BLOCKS_MAX_CUS)
     rc = WITH_KEY(r, "engine", atoll_yread_error(r, v[0],
                                                  "the blocks engine simulates at most %u CUs, and GPU '%s' has %u "

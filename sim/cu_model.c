@@ -1,5 +1,5 @@
-/* The CU model's front (cu_model.h): picks the engine, names the CU tracks, keeps the busy-time
- * books both engines share. */
+/* The CU model's front (cu_model.h): picks the engine (core/scenario.c names them), names the CU
+ * tracks, keeps the busy-time books both engines share. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,22 +7,6 @@
 #include "atoll/error.h"
 #include "sim/cu_engine.h"
 #include "sim/snapbuf.h"
-
-static const char *const engine_names[] = {[ATOLL_ENGINE_BLOCKS] = "blocks", [ATOLL_ENGINE_FLUID] = "fluid",
-                                            [ATOLL_ENGINE_RATE] = "rate"};
-
-const char *atoll_sim_engine_name(atoll_sim_engine e) {
-  return (unsigned)e < sizeof engine_names / sizeof *engine_names ? engine_names[e] : "?";
-}
-
-int atoll_sim_engine_from_name(const char *name, atoll_sim_engine *out) {
-  for (unsigned i = 0; i < sizeof engine_names / sizeof *engine_names; i++)
-    if (strcmp(name, engine_names[i]) == 0) {
-      *out = (atoll_sim_engine)i;
-      return 0;
-    }
-  return ATOLL_ENOENT;
-}
 
 int atoll_cu_model_create(atoll_cu_model **out, const atoll_cu_model_cfg *cfg) {
   atoll_cu_model *m = calloc(1, sizeof *m);

@@ -69,9 +69,6 @@ typedef struct atoll_cu_model_cfg {
 
 int atoll_cu_model_create(atoll_cu_model **out, const atoll_cu_model_cfg *cfg);
 void atoll_cu_model_destroy(atoll_cu_model *m);
-const char *atoll_sim_engine_name(atoll_sim_engine e);
-/* Returns 0 and sets *out, or ATOLL_ENOENT for an unknown name. */
-int atoll_sim_engine_from_name(const char *name, atoll_sim_engine *out);
 
 /* Job `job` (not running) joins the kernels waiting for room; atoll_cu_place offers it room. */
 void atoll_cu_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j);

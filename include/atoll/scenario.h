@@ -101,6 +101,13 @@ typedef struct atoll_policy_cfg {
  * the CUs with one completion per group of blocks (the default), block by block on each CU, or
  * pooled with events per kernel and rates that change as kernels come and go (rate). */
 typedef enum atoll_sim_engine { ATOLL_ENGINE_FLUID, ATOLL_ENGINE_BLOCKS, ATOLL_ENGINE_RATE } atoll_sim_engine;
+enum { ATOLL_ENGINE_COUNT = 3 };
+/* The engines' names as a scenario's sim.engine spells them, indexed by atoll_sim_engine: the one
+ * list the loader reads and the simulator prints. */
+extern const char *const atoll_sim_engine_names[ATOLL_ENGINE_COUNT];
+const char *atoll_sim_engine_name(atoll_sim_engine e);
+/* Returns 0 and sets *out, or ATOLL_ENOENT for an unknown name. */
+int atoll_sim_engine_from_name(const char *name, atoll_sim_engine *out);
 /* What a scenario runs with when it names no engine (the zero value, for scenarios built in code). */
 #define ATOLL_ENGINE_DEFAULT ATOLL_ENGINE_FLUID
 /* The most CUs the blocks engine simulates (it keeps per-CU arrays); fluid has no such bound. The
