@@ -84,19 +84,22 @@ static void apply(atoll_gpu *g, atoll_calib_mode mode, int64_t x, int64_t y) {
   }
 }
 
-/* Every fit of one call (the whole set, each leave-one-out, each fold) scans the same grid points
- * with the same models, so each model's simulated latency at a 0.1 us point is simulated once and
- * kept: the fits then differ only in which models they take the worst error over. */
-typedef struct memo {
+/* Every fit (the whole set, each leave-one-out, each fold) scans the same grid points with the
+ * same models, so each model's simulated latency at a 0.1 us point is simulated once and kept: the
+ * fits then differ only in which models they take the worst error over. A memo a caller passes
+ * keeps the points across calls (the fit, its folds, --grid's table). */
+struct atoll_calib_memo {
+  atoll_calib_mode mode;
   int64_t max_ns;
   uint32_t side_x, side_y, n; /* points per axis at the 0.1 us step; models */
   int64_t *t;                 /* [model][x][y] simulated as measured; INT64_MIN: not yet */
-} memo;
+};
+typedef struct atoll_calib_memo memo;
 
 enum { MEMO_STEP_NS = 100, MEMO_MAX_ENTRIES = 8u << 20 }; /* 64 MB: beyond it each point is simulated anew */
 
 static void memo_init(memo *mm, atoll_calib_mode mode, uint32_t n, int64_t max_ns) {
-  *mm = (memo){.max_ns = max_ns, .n = n};
+  *mm = (memo){.mode = mode, .max_ns = max_ns, .n = n};
   mm->side_x = mode == ATOLL_CALIB_ISOLATED ? (uint32_t)(max_ns / MEMO_STEP_NS) + 1 : 1;
   mm->side_y = (uint32_t)(max_ns / MEMO_STEP_NS) + 1;
   uint64_t entries = (uint64_t)mm->side_x * mm->side_y * n;
@@ -104,6 +107,39 @@ static void memo_init(memo *mm, atoll_calib_mode mode, uint32_t n, int64_t max_n
     return; /* no memo: correct, only slower */
   for (uint64_t i = 0; i < entries; i++)
     mm->t[i] = INT64_MIN;
+}
+
+atoll_calib_memo *atoll_calib_memo_create(atoll_calib_mode mode, uint32_t n, int64_t max_ns) {
+  if (n == 0 || n > ATOLL_CALIB_MAX_MODELS || max_ns <= 0)
+    return NULL;
+  memo *mm = malloc(sizeof *mm);
+  if (mm)
+    memo_init(mm, mode, n, max_ns);
+  return mm;
+}
+
+void atoll_calib_memo_destroy(atoll_calib_memo *mm) {
+  if (mm)
+    free(mm->t);
+  free(mm);
+}
+
+/* The memo a call uses: the caller's, when it was made for this call's mode, models and scan (else
+ * the call is refused), or *own, made for the call and freed by memo_done. */
+static int memo_for(atoll_calib_memo *given, memo *own, atoll_calib_mode mode, uint32_t n, int64_t max_ns,
+                    memo **out) {
+  if (given) {
+    *out = given;
+    return given->mode == mode && given->n == n && given->max_ns == max_ns ? 0 : ATOLL_EINVAL;
+  }
+  memo_init(own, mode, n, max_ns);
+  *out = own;
+  return 0;
+}
+
+static void memo_done(const memo *used, memo *own) {
+  if (used == own)
+    free(own->t);
 }
 
 static int64_t *memo_slot(const memo *mm, uint32_t model, int64_t x, int64_t y) {
@@ -115,6 +151,20 @@ static int64_t *memo_slot(const memo *mm, uint32_t model, int64_t x, int64_t y) 
   return &mm->t[((uint64_t)model * mm->side_x + ix) * mm->side_y + iy];
 }
 
+/* Model i's latency as measured at (x, y), which g has applied: from the memo, or simulated and kept. */
+static int kept_as_measured(const atoll_gpu *g, atoll_calib_mode mode, const memo *mm, uint32_t i,
+                            const atoll_model *m, int64_t x, int64_t y, int64_t *t) {
+  int64_t *kept = memo_slot(mm, i, x, y);
+  if (kept && *kept != INT64_MIN) {
+    *t = *kept;
+    return 0;
+  }
+  int rc = as_measured(g, mode, m, t);
+  if (rc == 0 && kept)
+    *kept = *t;
+  return rc;
+}
+
 /* Largest |relative error| over reconcilable models not held out (skip[i] set; skip NULL: none
  * held out), at gpu g, which has (x, y) applied. */
 static int worst_error(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_model *ms, uint32_t n,
@@ -123,16 +173,10 @@ static int worst_error(const atoll_gpu *g, atoll_calib_mode mode, atoll_calib_mo
   for (uint32_t i = 0; i < n; i++) {
     if (ms[i].irreconcilable || (skip && skip[i]))
       continue;
-    int64_t *kept = memo_slot(mm, i, x, y), t;
-    if (kept && *kept != INT64_MIN) {
-      t = *kept;
-    } else {
-      int rc = as_measured(g, mode, ms[i].model, &t);
-      if (rc)
-        return rc;
-      if (kept)
-        *kept = t;
-    }
+    int64_t t;
+    int rc = kept_as_measured(g, mode, mm, i, ms[i].model, x, y, &t);
+    if (rc)
+      return rc;
     double measured = (double)atoll_calib_measured_ns(ms[i].model, mode);
     double e = fabs((double)t - measured) / measured;
     if (e > *worst)
@@ -227,6 +271,15 @@ int atoll_calib_as_measured(const atoll_gpu *g0, const atoll_model *m, int64_t l
   return as_measured(&g, ATOLL_CALIB_ISOLATED, m, out);
 }
 
+int atoll_calib_as_measured_kept(const atoll_gpu *g0, atoll_calib_memo *mm, uint32_t i, const atoll_model *m,
+                                 int64_t launch_sync_ns, int64_t cp_dispatch_ns, int64_t *out) {
+  if (launch_sync_ns < 0 || cp_dispatch_ns < 0 || mm->mode != ATOLL_CALIB_ISOLATED || i >= mm->n)
+    return ATOLL_EINVAL;
+  atoll_gpu g = *g0;
+  apply(&g, ATOLL_CALIB_ISOLATED, launch_sync_ns, cp_dispatch_ns);
+  return kept_as_measured(&g, ATOLL_CALIB_ISOLATED, mm, i, m, launch_sync_ns, cp_dispatch_ns, out);
+}
+
 static void record(atoll_calib_mode mode, point p, int64_t *launch_sync, int64_t *cp_dispatch, int64_t *host_launch,
                    const atoll_gpu *g) {
   atoll_gpu a = *g;
@@ -237,7 +290,7 @@ static void record(atoll_calib_mode mode, point p, int64_t *launch_sync, int64_t
 }
 
 int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib_mode mode,
-                         atoll_calib *out) {
+                         atoll_calib_memo *kept, atoll_calib *out) {
   if (n == 0 || n > ATOLL_CALIB_MAX_MODELS || max_ns <= 0)
     return ATOLL_EINVAL;
   for (uint32_t i = 0; i < n; i++) {
@@ -246,9 +299,10 @@ int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, 
     check_reconcilable(&ms[i], mode == ATOLL_CALIB_ISOLATED ? max_ns : 0, mode);
   }
   point best;
-  memo mm;
-  memo_init(&mm, mode, n, max_ns);
-  int rc = fit(g, mode, ms, n, NULL, &mm, max_ns, &best);
+  memo own, *mm;
+  if (memo_for(kept, &own, mode, n, max_ns, &mm))
+    return ATOLL_EINVAL;
+  int rc = fit(g, mode, ms, n, NULL, mm, max_ns, &best);
   *out = (atoll_calib){.mode = mode, .max_abs_error = best.err, .max_ns = max_ns};
   record(mode, best, &out->launch_sync_ns, &out->cp_dispatch_ns, &out->host_launch_ns, g);
   for (uint32_t i = 0; rc == 0 && i < n; i++) {
@@ -262,17 +316,17 @@ int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, 
     point loo;
     uint8_t held[ATOLL_CALIB_MAX_MODELS] = {0};
     held[i] = 1;
-    rc = fit(g, mode, ms, n, held, &mm, max_ns, &loo);
+    rc = fit(g, mode, ms, n, held, mm, max_ns, &loo);
     record(mode, loo, &ms[i].loo_launch_sync_ns, &ms[i].loo_cp_dispatch_ns, &ms[i].loo_host_launch_ns, g);
     if (rc == 0)
       rc = predict(g, mode, loo, ms[i].model, &ms[i].loo_error);
   }
-  free(mm.t);
+  memo_done(mm, &own);
   return rc;
 }
 
 int atoll_calib_kfold(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib_mode mode,
-                      uint32_t k, uint32_t *folds) {
+                      uint32_t k, atoll_calib_memo *kept, uint32_t *folds) {
   if (n == 0 || n > ATOLL_CALIB_MAX_MODELS || max_ns <= 0 || k < 2)
     return ATOLL_EINVAL;
   uint32_t reconcilable = 0;
@@ -283,23 +337,24 @@ int atoll_calib_kfold(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int
   *folds = reconcilable < k ? reconcilable : k;
   if (reconcilable < 2)
     return 0; /* nothing can be fitted without the model it predicts */
-  memo mm;
-  memo_init(&mm, mode, n, max_ns);
+  memo own, *mm;
+  if (memo_for(kept, &own, mode, n, max_ns, &mm))
+    return ATOLL_EINVAL;
   int rc = 0;
   for (uint32_t f = 0; rc == 0 && f < *folds; f++) {
     uint8_t held[ATOLL_CALIB_MAX_MODELS] = {0};
     for (uint32_t i = 0; i < n; i++)
       held[i] = ms[i].fold == f;
     point p;
-    rc = fit(g, mode, ms, n, held, &mm, max_ns, &p);
+    rc = fit(g, mode, ms, n, held, mm, max_ns, &p);
     for (uint32_t i = 0; rc == 0 && i < n; i++)
       if (held[i])
         rc = predict(g, mode, p, ms[i].model, &ms[i].kfold_error);
   }
-  free(mm.t);
+  memo_done(mm, &own);
   return rc;
 }
 
 int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, int64_t max_ns, atoll_calib *out) {
-  return atoll_calibrate_mode(g, ms, n, max_ns, ATOLL_CALIB_ISOLATED, out);
+  return atoll_calibrate_mode(g, ms, n, max_ns, ATOLL_CALIB_ISOLATED, NULL, out);
 }

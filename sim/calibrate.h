@@ -53,21 +53,34 @@ typedef struct atoll_calib {
   int64_t max_ns;                         /* both scanned over [0, max] */
 } atoll_calib;
 
+/* Each model's simulated latency at the 0.1 us points a fit scans, kept across the calls below that
+ * take it: a fit, its cross-validation and `atoll calibrate --grid`'s table then simulate each point
+ * once. One memo serves one GPU preset, one list of models (in the same order) and one mode, with
+ * the same max_ns; a call given a memo made for another mode, count or max_ns is refused
+ * (ATOLL_EINVAL), and one on another preset or list would read its latencies: the caller keeps them
+ * the same. Beyond 64 MB of points the memo keeps none (every point is simulated anew). */
+typedef struct atoll_calib_memo atoll_calib_memo;
+/* NULL when n or max_ns is out of range or memory is short. */
+atoll_calib_memo *atoll_calib_memo_create(atoll_calib_mode mode, uint32_t n, int64_t max_ns);
+void atoll_calib_memo_destroy(atoll_calib_memo *memo);
+
 /* Fits both parameters over [0, max_ns]: a 1 us grid, then a 0.1 us grid around every 1 us point
  * within 10 % of the coarse best (at most 16, the best first); a model's latency at a point is
  * simulated once per call and shared by the leave-one-out fits.
  * g's other costs are used as they are. */
 int atoll_calibrate(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns, atoll_calib *out);
-/* The same for a mode; the one-parameter modes scan their parameter the same way. */
+/* The same for a mode; the one-parameter modes scan their parameter the same way. memo (NULL: one
+ * for this call alone) keeps the simulated points for later calls. */
 int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns,
-                         atoll_calib_mode mode, atoll_calib *out);
+                         atoll_calib_mode mode, atoll_calib_memo *memo, atoll_calib *out);
 /* k-fold cross-validation (after atoll_calibrate_mode, which finds the irreconcilable models): the
  * reconcilable models are dealt in turn into k folds (the i-th into fold i mod k, in the order
  * given); each fold is held out, the parameters are refitted on the rest with the same scan, and
  * each held-out model is predicted (kfold_error). *folds is the number of folds used (fewer than k
- * when there are fewer reconcilable models). */
+ * when there are fewer reconcilable models). memo as in atoll_calibrate_mode (the fit's, to reuse its
+ * points). */
 int atoll_calib_kfold(const atoll_gpu *g, atoll_calib_model *models, uint32_t n, int64_t max_ns,
-                      atoll_calib_mode mode, uint32_t k, uint32_t *folds);
+                      atoll_calib_mode mode, uint32_t k, atoll_calib_memo *memo, uint32_t *folds);
 /* The latency a mode compares with: measured_eager_latency for LAUNCH, else measured_latency. */
 int64_t atoll_calib_measured_ns(const atoll_model *m, atoll_calib_mode mode);
 /* A model's simulated standalone latency on g (no launch_sync added). */
@@ -78,5 +91,8 @@ int atoll_calib_standalone(const atoll_gpu *g, const atoll_model *m, int64_t *ou
  * simulator's own latency. */
 int atoll_calib_as_measured(const atoll_gpu *g, const atoll_model *m, int64_t launch_sync_ns, int64_t cp_dispatch_ns,
                             int64_t *out);
+/* The same for models[i] of an ISOLATED memo's list (m), looked up in the memo and kept there. */
+int atoll_calib_as_measured_kept(const atoll_gpu *g, atoll_calib_memo *memo, uint32_t i, const atoll_model *m,
+                                 int64_t launch_sync_ns, int64_t cp_dispatch_ns, int64_t *out);
 
 #endif

@@ -747,7 +747,7 @@ static void kfold_deals_models_and_matches_loo_with_singleton_folds(void **state
   atoll_calib out;
   assert_int_equal(atoll_calibrate(&g, ms, 4, 30000, &out), 0);
   uint32_t folds = 0;
-  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 3, &folds), 0);
+  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 3, NULL, &folds), 0);
   assert_int_equal(folds, 3);
   assert_int_equal(ms[0].fold, 0);
   assert_int_equal(ms[1].fold, UINT32_MAX);
@@ -757,11 +757,66 @@ static void kfold_deals_models_and_matches_loo_with_singleton_folds(void **state
   for (int i = 0; i < 4; i += 1 + (i == 0))
     assert_cmp(fabs(ms[i].kfold_error - ms[i].loo_error), <, 1e-12);
   /* Two folds: mocked_kernel and resnet18 share one, so they are predicted by the same refit. */
-  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 2, &folds), 0);
+  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 2, NULL, &folds), 0);
   assert_int_equal(folds, 2);
   assert_int_equal(ms[3].fold, 0);
   assert_false(isnan(ms[3].kfold_error));
-  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 1, &folds), ATOLL_EINVAL);
+  assert_int_equal(atoll_calib_kfold(&g, ms, 4, 30000, ATOLL_CALIB_ISOLATED, 1, NULL, &folds), ATOLL_EINVAL);
+  atoll_arena_free(&a);
+}
+
+/* A memo shared by the fit, its folds and the grid's points changes no figure: every result equals
+ * the one each call computes with a memo of its own, also when the memo is used twice; a memo made
+ * for another mode, count of models or scan is refused. */
+static void calib_memo_changes_no_figure(void **state) {
+  (void)state;
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_gpu g = load_mi50(&a);
+  atoll_model mocked = load_model(&a, &g, "mocked_kernel"), alexnet = load_model(&a, &g, "alexnet");
+  atoll_calib_model own[2] = {{.model = &mocked}, {.model = &alexnet}}, kept[2];
+  memcpy(kept, own, sizeof own);
+  atoll_calib out_own, out_kept;
+  uint32_t folds_own, folds_kept;
+  assert_int_equal(atoll_calibrate_mode(&g, own, 2, 15000, ATOLL_CALIB_ISOLATED, NULL, &out_own), 0);
+  assert_int_equal(atoll_calib_kfold(&g, own, 2, 15000, ATOLL_CALIB_ISOLATED, 2, NULL, &folds_own), 0);
+  atoll_calib_memo *memo = atoll_calib_memo_create(ATOLL_CALIB_ISOLATED, 2, 15000);
+  assert_non_null(memo);
+  for (int pass = 0; pass < 2; pass++) {
+    assert_int_equal(atoll_calibrate_mode(&g, kept, 2, 15000, ATOLL_CALIB_ISOLATED, memo, &out_kept), 0);
+    assert_int_equal(atoll_calib_kfold(&g, kept, 2, 15000, ATOLL_CALIB_ISOLATED, 2, memo, &folds_kept), 0);
+    assert_int_equal(out_kept.launch_sync_ns, out_own.launch_sync_ns);
+    assert_int_equal(out_kept.cp_dispatch_ns, out_own.cp_dispatch_ns);
+    assert_true(out_kept.max_abs_error == out_own.max_abs_error);
+    assert_int_equal(folds_kept, folds_own);
+    for (int i = 0; i < 2; i++) {
+      assert_true(kept[i].error == own[i].error && kept[i].loo_error == own[i].loo_error);
+      assert_true(kept[i].kfold_error == own[i].kfold_error);
+      assert_int_equal(kept[i].simulated_ns, own[i].simulated_ns);
+    }
+  }
+  /* The grid's points, inside the scan (kept) and beyond it (simulated anew), as without a memo. */
+  int64_t points[][2] = {{out_own.launch_sync_ns, out_own.cp_dispatch_ns}, {12300, 4100}, {25000, 100}};
+  for (int i = 0; i < 2; i++)
+    for (size_t p = 0; p < sizeof points / sizeof points[0]; p++) {
+      int64_t fresh, from_memo;
+      assert_int_equal(atoll_calib_as_measured(&g, kept[i].model, points[p][0], points[p][1], &fresh), 0);
+      assert_int_equal(atoll_calib_as_measured_kept(&g, memo, (uint32_t)i, kept[i].model, points[p][0],
+                                                    points[p][1], &from_memo), 0);
+      assert_int_equal(from_memo, fresh);
+    }
+  int64_t t;
+  assert_int_equal(atoll_calib_as_measured_kept(&g, memo, 2, &mocked, 12000, 3400, &t), ATOLL_EINVAL);
+  assert_int_equal(atoll_calibrate_mode(&g, kept, 1, 15000, ATOLL_CALIB_ISOLATED, memo, &out_kept), ATOLL_EINVAL);
+  assert_int_equal(atoll_calibrate_mode(&g, kept, 2, 10000, ATOLL_CALIB_ISOLATED, memo, &out_kept), ATOLL_EINVAL);
+  assert_int_equal(atoll_calib_kfold(&g, kept, 2, 15000, ATOLL_CALIB_DEVICE, 2, memo, &folds_kept), ATOLL_EINVAL);
+  atoll_calib_memo_destroy(memo);
+  atoll_calib_memo *device = atoll_calib_memo_create(ATOLL_CALIB_DEVICE, 2, 15000);
+  assert_non_null(device);
+  assert_int_equal(atoll_calib_as_measured_kept(&g, device, 0, &mocked, 12000, 3400, &t), ATOLL_EINVAL);
+  atoll_calib_memo_destroy(device);
+  assert_null(atoll_calib_memo_create(ATOLL_CALIB_ISOLATED, 0, 15000));
+  assert_null(atoll_calib_memo_create(ATOLL_CALIB_ISOLATED, 2, 0));
   atoll_arena_free(&a);
 }
 
@@ -850,6 +905,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(shipped_preset_matches_measured_latencies),
     cmocka_unit_test(calibrate_reports_resnet_irreconcilable),
     cmocka_unit_test(kfold_deals_models_and_matches_loo_with_singleton_folds),
+    cmocka_unit_test(calib_memo_changes_no_figure),
     cmocka_unit_test(calib_as_measured_is_what_the_fit_compares),
     cmocka_unit_test(irreconcilable_rule_boundary),
 };

@@ -162,7 +162,7 @@ static int write_csv(const char *path, const atoll_calib *c, const atoll_calib_m
 
 /* --grid: every model at every point of the window, 0.1 us apart, as the ISOLATED fit sees it. */
 static int write_grid(const char *path, const atoll_gpu *g, const atoll_calib_model *ms, uint32_t n,
-                      const int64_t win[4]) {
+                      const int64_t win[4], atoll_calib_memo *memo) {
   FILE *f = fopen(path, "w");
   if (!f)
     return -1;
@@ -172,7 +172,7 @@ static int write_grid(const char *path, const atoll_gpu *g, const atoll_calib_mo
     for (int64_t ls = win[0]; rc == 0 && ls <= win[1]; ls += 100)
       for (int64_t cp = win[2]; rc == 0 && cp <= win[3]; cp += 100) {
         int64_t t;
-        rc = atoll_calib_as_measured(g, ms[i].model, ls, cp, &t);
+        rc = atoll_calib_as_measured_kept(g, memo, i, ms[i].model, ls, cp, &t);
         if (rc == 0)
           fprintf(f, "%s,%.1f,%.1f,%.3f\n", ms[i].model->name, ls / 1e3, cp / 1e3, t / 1e3);
       }
@@ -272,33 +272,33 @@ int atoll_cmd_calibrate(int argc, char **argv) {
   }
   atoll_calib c;
   /* Eager host costs reach tens of us per launch (docs/gpus.md): a wider scan for them. */
-  rc = atoll_calibrate_mode(&g, cms, n, mode == ATOLL_CALIB_LAUNCH ? 100000 : 30000, mode, &c);
+  int64_t max_ns = mode == ATOLL_CALIB_LAUNCH ? 100000 : 30000;
+  /* One memo for the fit, its folds and the grid: each point of a model is simulated once. */
+  atoll_calib_memo *memo = atoll_calib_memo_create(mode, n, max_ns);
+  rc = memo ? atoll_calibrate_mode(&g, cms, n, max_ns, mode, memo, &c) : ATOLL_ENOMEM;
   if (rc) {
     fprintf(stderr, "atoll calibrate: %s\n", atoll_strerror(rc));
-    atoll_arena_free(&a);
-    return ATOLL_EXIT_BAD_INPUT;
+    goto bad;
   }
   print_table(&c, cms, n, md);
   if (report) {
     uint32_t folds = 0;
-    rc = atoll_calib_kfold(&g, cms, n, mode == ATOLL_CALIB_LAUNCH ? 100000 : 30000, mode, KFOLD, &folds);
+    rc = atoll_calib_kfold(&g, cms, n, max_ns, mode, KFOLD, memo, &folds);
     if (rc) {
       fprintf(stderr, "atoll calibrate: cross-validation: %s\n", atoll_strerror(rc));
-      atoll_arena_free(&a);
-      return ATOLL_EXIT_BAD_INPUT;
+      goto bad;
     }
     print_report(cms, n, folds, md);
     if (csv && write_csv(csv, &c, cms, n) != 0) {
       fprintf(stderr, "atoll calibrate: cannot write %s\n", csv);
-      atoll_arena_free(&a);
-      return ATOLL_EXIT_BAD_INPUT;
+      goto bad;
     }
   }
-  if (grid && write_grid(grid, &g, cms, n, window) != 0) {
+  if (grid && write_grid(grid, &g, cms, n, window, memo) != 0) {
     fprintf(stderr, "atoll calibrate: cannot write %s\n", grid);
-    atoll_arena_free(&a);
-    return ATOLL_EXIT_BAD_INPUT;
+    goto bad;
   }
+  atoll_calib_memo_destroy(memo);
   int exit_code = ATOLL_EXIT_OK;
   double fitted_max = mode == ATOLL_CALIB_ISOLATED ? 0.05 : mode == ATOLL_CALIB_DEVICE ? 0.10 : 0.15;
   double loo_max = mode == ATOLL_CALIB_ISOLATED ? 0.10 : 0.15;
@@ -307,4 +307,8 @@ int atoll_cmd_calibrate(int argc, char **argv) {
       exit_code = ATOLL_EXIT_VIOLATED;
   atoll_arena_free(&a);
   return exit_code;
+bad:
+  atoll_calib_memo_destroy(memo);
+  atoll_arena_free(&a);
+  return ATOLL_EXIT_BAD_INPUT;
 }
