@@ -179,14 +179,14 @@ int atoll_csv_trace_import_source(atoll_arena *a, const atoll_source *src, atoll
   atoll_csv c;
   atoll_csv_init(&c, src);
   char **f;
-  uint32_t n, line, header_n = 0;
+  uint32_t n, line, header_n = 0, header_line = 1;
   int rc = atoll_csv_next(&c, &scratch, &f, &n, &line, d);
   if (rc == 0)
     rc = err_line(&r, 1, "empty file: expected a %s%s", format, " header");
   else if (rc == 1)
     rc = kind == ATOLL_CSV_NSYS ? find_columns(&r, nsys_cols, N_COLS, f, n, format)
                                 : find_columns(&r, rocprof_cols, R_COLS, f, n, format);
-  header_n = n;
+  header_n = n, header_line = line;
   uint32_t cap = 1024, count = 0;
   atoll__gpu_event *ev = rc == 0 ? malloc(cap * sizeof *ev) : NULL;
   if (rc == 0 && !ev)
@@ -220,6 +220,9 @@ int atoll_csv_trace_import_source(atoll_arena *a, const atoll_source *src, atoll
     rc = kind == ATOLL_CSV_NSYS ? nsys_row(&r, f, line, &ev[count]) : rocprof_row(&r, f, line, &ev[count]);
     count++;
   }
+  /* A header and nothing after it (a trace of no GPU work, or a file cut after its first line). */
+  if (rc == 0 && count == 0)
+    rc = err_line(&r, header_line, "the %s has a header and no rows: no GPU operations to import%s", format, "");
   if (rc == 0)
     rc = atoll__gpu_events_import(a, src, format, gpu, o, ev, count, out, info, d);
   free(ev);

@@ -865,6 +865,11 @@ PY
     { head -n 1 "$d/rocprof/results.csv"; printf '0,"a'; } > "$tmp/quote.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/quote.csv" -o "$tmp/bad.yaml"
     grep -q 'quote.csv:2:1: unterminated quoted field' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # A header and no rows is refused at the header (found by the trace_import fuzz target).
+    head -n 1 "$d/rocprof/results.csv" > "$tmp/header.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/header.csv" -o "$tmp/bad.yaml"
+    grep -q 'header.csv:1:1: the rocprof kernel-trace CSV has a header and no rows' "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     [ ! -e "$tmp/bad.yaml" ] || fail "a failed import left a file" ;;
   nsys_sqlite_fixture)
     # The hand-written SQL stands in for an export; Python's sqlite3 builds the database.
