@@ -9,6 +9,7 @@
 #include "atoll/error.h"
 #include "atoll/limits.h"
 #include "io/gpu_trace.h"
+#include "io/yquote.h"
 
 bool atoll_is_sqlite_file(const char *path) {
   char head[16];
@@ -85,6 +86,15 @@ static int read_rows(sqlite3 *db, const char *path, const char *sql, int what, e
       const unsigned char *name = sqlite3_column_text(st, 3);
       ev->kind = ATOLL_OP_KERNEL;
       ev->name = atoll_arena_strdup(e->names, name ? (const char *)name : "(unnamed kernel)");
+      size_t bad;
+      /* The name goes into the profile's YAML, which is UTF-8: it must read back as imported. */
+      if (ev->name && !atoll_utf8_valid(ev->name, strlen(ev->name), &bad)) {
+        atoll_source src = {.name = path};
+        atoll_diag_set(d, &src, 0, 0, NULL, "kernel at %.0f ns: its name is not valid UTF-8 (byte 0x%02x at %zu)",
+                       start, (unsigned char)ev->name[bad], bad);
+        rc = ATOLL_EPARSE;
+        break;
+      }
       int64_t dims[6];
       for (int i = 0; i < 6; i++) {
         dims[i] = sqlite3_column_int64(st, 4 + i);

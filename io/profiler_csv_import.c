@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "atoll/limits.h"
 #include "io/csv.h"
 #include "io/gpu_trace.h"
+#include "io/yquote.h"
 #include "io/ytree.h"
 
 /* A column the importer reads: the names it goes by in the formats' versions, the scale that turns
@@ -86,6 +88,18 @@ static int find_columns(reader *r, const column *cols, int ncols, char **hdr, ui
 
 static const char *field(reader *r, char **f, int col) { return r->idx[col] >= 0 ? f[r->idx[col]] : ""; }
 
+/* The name column: it goes into the profile's YAML, which is UTF-8, so it must be valid UTF-8 to
+ * read back as it was imported. */
+static int name(reader *r, char **f, int col, const column *cols, uint32_t line, const char **out) {
+  *out = field(r, f, col);
+  size_t bad;
+  if (atoll_utf8_valid(*out, strlen(*out), &bad))
+    return 0;
+  char byte[8];
+  snprintf(byte, sizeof byte, "0x%02x", (unsigned char)(*out)[bad]);
+  return err_line(r, line, "column '%s': the name is not valid UTF-8 (byte %s)", cols[col].names[0], byte);
+}
+
 /* The column's value scaled to the importer's unit; an empty optional field reads as *out = 0. */
 static int value(reader *r, char **f, int col, const column *cols, uint32_t line, double *out) {
   const char *s = field(r, f, col);
@@ -113,10 +127,12 @@ static int dim(reader *r, char **f, int col, uint32_t line, uint32_t *out) {
 
 static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
   double start, dur, v;
+  const char *op;
   int rc;
-  if ((rc = value(r, f, N_START, nsys_cols, line, &start)) || (rc = value(r, f, N_DUR, nsys_cols, line, &dur)))
+  if ((rc = value(r, f, N_START, nsys_cols, line, &start)) || (rc = value(r, f, N_DUR, nsys_cols, line, &dur)) ||
+      (rc = name(r, f, N_NAME, nsys_cols, line, &op)))
     return rc;
-  *e = (atoll__gpu_event){.name = field(r, f, N_NAME), .ts = start / 1e3, .dur = dur / 1e3, .stream = -1,
+  *e = (atoll__gpu_event){.name = op, .ts = start / 1e3, .dur = dur / 1e3, .stream = -1,
                           .correlation = -1, .ext_id = -1};
   e->launch_ts = e->ts;
   if ((rc = value(r, f, N_STREAM, nsys_cols, line, &v)))
@@ -148,11 +164,12 @@ static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
 
 static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
   double begin, end, grid, wg, lds, vgpr, queue;
+  const char *op;
   int rc;
   if ((rc = value(r, f, R_BEGIN, rocprof_cols, line, &begin)) || (rc = value(r, f, R_END, rocprof_cols, line, &end)) ||
       (rc = value(r, f, R_GRID, rocprof_cols, line, &grid)) || (rc = value(r, f, R_WG, rocprof_cols, line, &wg)) ||
       (rc = value(r, f, R_LDS, rocprof_cols, line, &lds)) || (rc = value(r, f, R_VGPR, rocprof_cols, line, &vgpr)) ||
-      (rc = value(r, f, R_QUEUE, rocprof_cols, line, &queue)))
+      (rc = value(r, f, R_QUEUE, rocprof_cols, line, &queue)) || (rc = name(r, f, R_NAME, rocprof_cols, line, &op)))
     return rc;
   if (end < begin)
     return err_line(r, line, "the kernel ends (%s) before it begins (%s)", field(r, f, R_END), field(r, f, R_BEGIN));
@@ -161,7 +178,7 @@ static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) 
                     field(r, f, R_WG));
   /* rocprof gives sizes in work-items: the grid in blocks is the grid over the workgroup. */
   double blocks = ceil(grid / wg);
-  *e = (atoll__gpu_event){.kind = ATOLL_OP_KERNEL, .name = field(r, f, R_NAME), .ts = begin / 1e3,
+  *e = (atoll__gpu_event){.kind = ATOLL_OP_KERNEL, .name = op, .ts = begin / 1e3,
                           .dur = (end - begin) / 1e3, .stream = (int64_t)queue, .correlation = -1, .ext_id = -1,
                           .grid = {(uint32_t)fmin(blocks, UINT32_MAX), 1, 1}, .block = {(uint32_t)wg, 1, 1},
                           .regs = (uint32_t)fmin(vgpr, 65536), .shared = (uint32_t)fmin(lds, 1 << 24)};

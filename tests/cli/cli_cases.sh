@@ -865,6 +865,11 @@ PY
     { head -n 1 "$d/rocprof/results.csv"; printf '0,"a'; } > "$tmp/quote.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/quote.csv" -o "$tmp/bad.yaml"
     grep -q 'quote.csv:2:1: unterminated quoted field' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # A name that is not UTF-8 is refused at its row (found by the trace_import fuzz target).
+    sed '3s/"fused_nn_relu/"\xe9fused_nn_relu/' "$d/rocprof/results.csv" > "$tmp/latin1.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/latin1.csv" -o "$tmp/bad.yaml"
+    grep -q "latin1.csv:3:1: column 'KernelName': the name is not valid UTF-8 (byte 0xe9)" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     # A header and no rows is refused at the header (found by the trace_import fuzz target).
     head -n 1 "$d/rocprof/results.csv" > "$tmp/header.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/header.csv" -o "$tmp/bad.yaml"
@@ -884,6 +889,14 @@ PY
     [ "$(grep -c '^  - memcpy: h2d$' "$tmp/e.yaml")" = 1 ] && [ "$(grep -c '^  - memcpy: d2h$' "$tmp/e.yaml")" = 1 ] \
       && [ "$(grep -c '^  - memset: ' "$tmp/e.yaml")" = 1 ] || fail "copy kinds"
     [ "$(grep '^    occupancy:' "$tmp/e.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    # A kernel name that is not UTF-8 is refused: it could not be written into the profile as it is.
+    cp "$tmp/export.sqlite" "$tmp/latin1.sqlite"
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE StringIds SET value = CAST(? AS TEXT) WHERE id = 11", (b"relu\xff",))
+c.commit()' "$tmp/latin1.sqlite"
+    expect_rc 2 "$atoll" import nsys "$tmp/latin1.sqlite" -o "$tmp/bad.yaml"
+    grep -q 'latin1.sqlite: kernel at [0-9]* ns: its name is not valid UTF-8 (byte 0xff at 4)' "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE StringIds"); c.commit()' \
       "$tmp/export.sqlite"
     expect_rc 2 "$atoll" import nsys "$tmp/export.sqlite" -o "$tmp/bad.yaml"
