@@ -108,6 +108,7 @@ typedef struct id_name {
 
 typedef struct span {
   double ts, end;
+  const atoll_ynode *node; /* the marker's event, for errors about the steps */
 } span;
 
 typedef atoll__gpu_event dev_event;
@@ -294,7 +295,7 @@ static int read_events(importer *im, const atoll_ynode *root) {
     } else if (name && strncmp(name, "ProfilerStep#", 13) == 0) {
       double ts, dur;
       if (num(atoll_ymap_get(e, "ts"), &ts) && num(atoll_ymap_get(e, "dur"), &dur))
-        im->steps[im->n_steps++] = (span){ts, ts + dur};
+        im->steps[im->n_steps++] = (span){ts, ts + dur, e};
     } else if (strcmp(cat, "cpu_op") == 0) {
       int64_t id;
       if (name && int_in(arg(e, "External id"), 0, 1e15, &id))
@@ -372,7 +373,8 @@ static int split(importer *im, atoll_torch_split *how, uint32_t **first, uint32_
       }
     }
     if (*count == 0)
-      return err_at(im, NULL, "no GPU work was launched inside the trace's ProfilerStep %s", "markers");
+      return err_at(im, im->steps[0].node, "no GPU work was launched inside the trace's ProfilerStep %s (the first "
+                                           "is here): ops launched outside every step are left out", "markers");
     return 0;
   }
   uint32_t p = period(im->ev, im->n_ev);

@@ -701,6 +701,15 @@ PY
     grep -q 'unknown' "$tmp/.stdout" || fail "idempotence should be unknown"
     expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --iteration 2
     grep -q 'iteration 2 asked for, but the trace holds 2' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # Steps that launched no GPU work: refused at the first marker (found by the trace_import fuzz target).
+    python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))
+t["traceEvents"] = [e for e in t["traceEvents"] if "ProfilerStep" in e.get("name", "") or e.get("cat") == "kernel"]
+for e in t["traceEvents"]:
+    if e.get("cat") == "kernel": e["ts"] += 100000
+json.dump(t, open(sys.argv[2], "w"), indent=1)' "$d/steps.json" "$tmp/idle.json" || fail "writing idle.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/idle.json" -o "$tmp/x.yaml"
+    grep -q "idle.json:[0-9]*:[0-9]*: no GPU work was launched inside the trace's ProfilerStep markers (the first is here)" \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     # no markers: the period of the op sequence; gzip is read as well as plain JSON
     gzip -c "$d/repeat.json" > "$tmp/repeat.json.gz"
     expect_rc 0 "$atoll" import torch-trace "$tmp/repeat.json.gz" -o "$tmp/r.yaml" --iteration 1
