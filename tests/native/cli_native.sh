@@ -33,9 +33,31 @@ case $case_name in
       "${tsan_light_models[@]}")
     expect_rc 0 "$atoll" "${run[@]}" --keep-awake 2
     grep -q "^2 loops at nice 19 kept the CPUs running (--keep-awake)$" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
-    expect_rc 0 "$atoll" "${run[@]}" --keep-awake 1 --json -
+    # With --json - the lines go to stderr: this one's and --nice's (nice_option checks that option).
+    expect_rc 0 "$atoll" "${run[@]}" --keep-awake 1 --json - --nice 5
     grep -q "^1 loop at nice 19 kept the CPUs running" "$tmp/.stderr" || fail "--json -: $(cat "$tmp/.stderr")"
+    grep -qE '^ran at nice 5 \((lowered from -?[0-9]+|as found)\) \(--nice\)$' "$tmp/.stderr" ||
+      fail "--json - with --nice: $(cat "$tmp/.stderr")"
     json 'assert d["mode"] == "native", d["mode"]' || fail "--json - with --keep-awake: $(head -c 300 "$tmp/.stdout")" ;;
+  nice_option)
+    # --nice N: the device's threads run at nice N and the run says where they ran; a value outside
+    # -20..19 is refused before anything runs. Lowering the priority needs no privilege, so nice 5
+    # is reached wherever the test runs (or found, when the test already runs at 5).
+    for cmd in native hil; do
+      for bad in 20 -21 x ""; do
+        expect_rc 2 "$atoll" $cmd "$mix" --nice "$bad"
+        grep -q "nice wants a nice value from -20 to 19, not '$bad'" "$tmp/.stderr" ||
+          fail "$cmd: $(cat "$tmp/.stderr")"
+      done
+    done
+    at5='at nice 5 \((lowered from -?[0-9]+|as found)\) \(--nice\)$'
+    run=(native "$mix" --device cpu --cus 1 --duration-ms 300 --set warmup_ms=0 --set 'expect=[]'
+      "${tsan_light_models[@]}")
+    expect_rc 0 "$atoll" "${run[@]}" --nice 5
+    grep -qE "^ran $at5" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    # (keep_awake_loops checks the line on stderr with --json -, profile_writes_loadable_files
+    # after --profile, hil_compares after hil: each a run those cases make anyway.)
+    ;;
   unknown_device_exits_2)
     expect_rc 2 "$atoll" native "$mix" --device tpu
     grep -q "unknown device 'tpu'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
@@ -251,10 +273,14 @@ assert completed == 0 or rt, 'camera completed %d requests, trace has no RT kern
 assert all(x.get('dur', 0) >= 0 for x in ev if x.get('ph') == 'X'), 'a span of negative length'
 print('table and trace agree: camera %d/%d, %d preemptions, %d RT kernel spans' % (completed, issued, len(spans), len(rt)))
 PY
-    # No keep-awake loops unless asked for (keep_awake_loops checks the option).
-    ! grep -q "keep-awake" "$tmp/.stdout" || fail "loops without --keep-awake: $(cat "$tmp/.stdout")" ;;
+    # No keep-awake loops unless asked for (keep_awake_loops checks the option), nor a priority.
+    ! grep -q "keep-awake" "$tmp/.stdout" || fail "loops without --keep-awake: $(cat "$tmp/.stdout")"
+    ! grep -q "(--nice)" "$tmp/.stdout" || fail "a priority line without --nice: $(cat "$tmp/.stdout")" ;;
   profile_writes_loadable_files)
-    expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out" $sanitizer_repeats
+    # At nice 5 (needs no privilege): the profile says where it was measured (nice_option).
+    expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out" $sanitizer_repeats --nice 5
+    grep -qE '^measured at nice 5 \((lowered from -?[0-9]+|as found)\) \(--nice\)$' "$tmp/.stdout" ||
+      fail "--profile --nice: $(cat "$tmp/.stdout")"
     [ -f "$tmp/out/gpus/cpu.yaml" ] || fail "no preset"
     for m in cnn transformer; do
       [ -f "$tmp/out/models/$m.yaml" ] || fail "no profile of $m"
@@ -266,14 +292,17 @@ PY
     cp "$mix" "$tmp/out/mix.yaml"
     expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;
   hil_compares)
-    # One keep-awake loop (at nice 19 it takes next to nothing from the run): hil says it ran.
+    # One keep-awake loop (at nice 19 it takes next to nothing from the run) and a priority (nice 5
+    # needs no privilege; this case checks no accuracy): hil says where both left the run.
     expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
-      $sanitizer_repeats "${tsan_light_models[@]}" --keep-awake 1
+      $sanitizer_repeats "${tsan_light_models[@]}" --keep-awake 1 --nice 5
     for row in "RT latency p50" "RT latency p99" "BE batch throughput"; do
       grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
     done
     grep -q "^1 loop at nice 19 kept the CPUs running (--keep-awake) in the native run$" "$tmp/.stdout" ||
       fail "no keep-awake line: $(cat "$tmp/.stdout")"
+    grep -qE '^measured and ran at nice 5 \((lowered from -?[0-9]+|as found)\) \(--nice\)$' "$tmp/.stdout" ||
+      fail "no priority line: $(cat "$tmp/.stdout")"
     grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
   hil_within_max_error)
     # The prediction's accuracy is enforced: RT latency p50 within 40 % of the measured. One CU,

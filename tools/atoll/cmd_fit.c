@@ -74,13 +74,9 @@ int atoll_cmd_fit(int argc, char **argv) {
   int rc;
   if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 7, true, &rc))
     return rc;
-  long nice = ATOLL_FIT_NICE;
-  if (vals[5]) {
-    char *end = NULL;
-    nice = strtol(vals[5], &end, 10);
-    if (!*vals[5] || *end || nice < -20 || nice > 19)
-      return atoll_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", vals[5]);
-  }
+  int nice = ATOLL_FIT_NICE;
+  if (vals[5] && !atoll__measure_nice_parse(vals[5], &nice))
+    return atoll_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", vals[5]);
   uint32_t cus = 2, sets = 16, batches = 0, awake = 0;
   if ((rc = atoll__native_uint(cmd, "--cus", vals[2], 2, 4, "CUs", &cus)) ||
       (rc = atoll__native_uint(cmd, "--keep-awake", vals[6], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)) ||
@@ -125,7 +121,7 @@ int atoll_cmd_fit(int argc, char **argv) {
     nctx.no = (atoll_native_opts){.device = vals[1], .cus = cus, .pin_threads = pin, .sched_cpu = -1, .nmodels = nm};
     atoll__inss_fit_native(&plan, cus, s.gpu.memory_bytes_per_ns, pcts, &nctx);
     /* Before the first run opens the device: its threads inherit this thread's priority. */
-    atoll__measure_priority_raise((int)nice, &prio);
+    atoll__measure_priority_raise(nice, &prio);
     atoll__measure_awake_start(awake, &loops);
     plan.n_sets = sets;
     if (batches)

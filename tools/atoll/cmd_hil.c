@@ -6,6 +6,7 @@
 
 #include "atoll/error.h"
 #include "tools/atoll/measure_awake.h"
+#include "tools/atoll/measure_priority.h"
 #include "tools/atoll/native_cli.h"
 #include "native/runtime/nprofile.h"
 #include "run/report.h"
@@ -15,7 +16,7 @@
 const atoll_subcommand atoll_cmd_hil_def = {
     "hil", atoll_cmd_hil, "predict a scenario from device measurements, run it natively, compare",
     "usage: atoll hil SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--max-error PCT]\n"
-    "                 [--repeats N] [--keep-awake N]\n"
+    "                 [--repeats N] [--keep-awake N] [--nice N]\n"
     "                 [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
     "\n"
     "The hardware-in-the-loop check (docs/hil.md): measures the device and every native model of\n"
@@ -31,6 +32,8 @@ const atoll_subcommand atoll_cmd_hil_def = {
     "  --keep-awake N     N busy loops at nice 19 (0-256, default none) keep the CPUs out of their\n"
     "                     idle state while the device is measured and while it runs (`atoll native\n"
     "                     --help`; docs/native.md, \"Idle CPUs\")\n"
+    "  --nice N           measure and run the device's threads at nice N (-20..19, default: as found;\n"
+    "                     `atoll native --help`; docs/native.md, \"Priority\")\n"
     "\n"
     "exit: 0 compared (and within --max-error); 1 outside --max-error or a native output differed\n"
     "from its reference; 2 bad input; 4 device unavailable.\n"};
@@ -61,8 +64,9 @@ int atoll_cmd_hil(int argc, char **argv) {
   static const char *const flags[1] = {"--pin"};
   bool fl[1];
   atoll__native_flags(&argc, argv, flags, fl, 1);
-  enum { X_DEVICE, X_CUS, X_SLOTS, X_MAXERR, X_REPEATS, X_AWAKE, N_X };
-  static const char *const extra[N_X] = {"--device", "--cus", "--slots", "--max-error", "--repeats", "--keep-awake"};
+  enum { X_DEVICE, X_CUS, X_SLOTS, X_MAXERR, X_REPEATS, X_AWAKE, X_NICE, N_X };
+  static const char *const extra[N_X] = {"--device",  "--cus",        "--slots", "--max-error",
+                                         "--repeats", "--keep-awake", "--nice"};
   const char *vals[N_X];
   atoll_run_opts ro;
   int rc = atoll_cli_parse(cmd, argc, argv, &ro, extra, vals, N_X, true);
@@ -79,8 +83,10 @@ int atoll_cmd_hil(int argc, char **argv) {
       (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 0, 64, "slots per CU", &no.slots_per_cu)))
     return rc;
   uint32_t repeats, awake = 0;
+  int nice = 0;
   if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)) ||
-      (rc = atoll__native_uint(cmd, "--keep-awake", vals[X_AWAKE], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)))
+      (rc = atoll__native_uint(cmd, "--keep-awake", vals[X_AWAKE], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)) ||
+      (rc = atoll__native_nice(cmd, vals[X_NICE], &nice)))
     return rc;
   if (vals[X_MAXERR]) {
     char *end;
@@ -110,6 +116,10 @@ int atoll_cmd_hil(int argc, char **argv) {
   h.clients = atoll_arena_calloc(&a, s.n_clients, sizeof *h.clients);
   int64_t *alone = atoll_arena_calloc(&a, s.n_models, sizeof *alone);
   rc = h.models && h.clients && alone ? 0 : ATOLL_ENOMEM;
+  /* Before the device opens: the threads it starts inherit this thread's priority. */
+  atoll_measure_priority prio = {0};
+  if (rc == 0 && vals[X_NICE])
+    atoll__measure_priority_raise(nice, &prio);
   atoll_measure_awake loops = {0};
   atoll__measure_awake_start(rc == 0 ? awake : 0, &loops);
   if (rc == 0)
@@ -194,6 +204,8 @@ int atoll_cmd_hil(int argc, char **argv) {
       atoll__measure_awake_print(stdout, &loops, awake, "kept");
       printf(" in the native run\n");
     }
+    if (vals[X_NICE])
+      atoll__native_print_nice(stdout, &prio, "measured and ran");
     double e50 = err_pct(rp.rt_latency_us.p50, rm.rt_latency_us.p50);
     if (meas.verify_mismatches > 0)
       exit_code = ATOLL_EXIT_VIOLATED;

@@ -5,6 +5,7 @@
 
 #include "atoll/error.h"
 #include "tools/atoll/measure_awake.h"
+#include "tools/atoll/measure_priority.h"
 #include "tools/atoll/native_cli.h"
 #include "tools/atoll/report_out.h"
 #include "io/suggest.h"
@@ -14,9 +15,10 @@ const atoll_subcommand atoll_cmd_native_def = {
     "native", atoll_cmd_native, "run a scenario for real on a native device (cpu, cuda, hip)",
     "usage: atoll native SCENARIO [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--slots N] [--pin] [--verify]\n"
     "                    [--json FILE|-] [--csv FILE] [--trace FILE] [--latency-opts LIST]\n"
-    "                    [--keep-awake N] [--set PATH=VALUE]... [--policy NAME] [--seed N] [--duration-ms N]\n"
+    "                    [--keep-awake N] [--nice N] [--set PATH=VALUE]... [--policy NAME] [--seed N]\n"
+    "                    [--duration-ms N]\n"
     "       atoll native --profile SCENARIO [--device D] [--cus N] [--slots N] [--pin] [--repeats N] [-o DIR]\n"
-    "                    [--keep-awake N]\n"
+    "                    [--keep-awake N] [--nice N]\n"
     "\n"
     "Runs SCENARIO on a real device: client threads send requests at the scenario's arrival times,\n"
     "the scheduler core (the same code `atoll sim` runs) decides, the native runtime (docs/native.md)\n"
@@ -51,6 +53,9 @@ const atoll_subcommand atoll_cmd_native_def = {
     "                     idle state while the device runs, as `atoll fit inss --device cpu` does: on\n"
     "                     a virtual machine a thread woken on an idle CPU waits for the host\n"
     "                     (docs/native.md, \"Idle CPUs\")\n"
+    "  --nice N           run the device's threads at nice N (-20..19, default: as found), e.g. -20\n"
+    "                     to keep their CPUs against other load; a raise the system refuses goes as\n"
+    "                     far as it allows, and the run says where it ran (docs/native.md, \"Priority\")\n"
     "\n"
     "exit: 0 every bound holds (and --verify found no mismatch); 1 a bound is violated or an output\n"
     "differs, or a request failed without --inject; 2 bad input (including a model without a native\n"
@@ -126,7 +131,7 @@ int atoll__native_fail(const char *what, int rc, const char *err) {
   return rc == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : rc == ATOLL_EIO ? ATOLL_EXIT_VIOLATED : ATOLL_EXIT_BAD_INPUT;
 }
 
-enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, X_LATENCY, X_REPEATS, X_AWAKE, N_X };
+enum { X_JSON, X_CSV, X_TRACE, X_DEVICE, X_CUS, X_SLOTS, X_OUT, X_INJECT, X_LATENCY, X_REPEATS, X_AWAKE, X_NICE, N_X };
 enum { F_VERIFY, F_PIN, F_PROFILE, N_F };
 
 /* What --keep-awake ran, a line (measure_awake.h). */
@@ -135,13 +140,26 @@ static void print_awake(FILE *out, const atoll_measure_awake *a, uint32_t asked)
   fprintf(out, "\n");
 }
 
+/* Where --nice left the device's threads, a line (measure_priority.h). */
+void atoll__native_print_nice(FILE *out, const atoll_measure_priority *p, const char *what) {
+  char text[160];
+  atoll__measure_priority_text(p, text, sizeof text);
+  fprintf(out, "%s at %s (--nice)\n", what, text);
+}
+
+int atoll__native_nice(const atoll_subcommand *cmd, const char *text, int *out) {
+  if (text && !atoll__measure_nice_parse(text, out))
+    return atoll_cli_usage_error(cmd, "--nice wants a nice value from -20 to 19, not '%s'", text);
+  return 0;
+}
+
 int atoll_cmd_native(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_native_def;
   static const char *const flags[N_F] = {"--verify", "--pin", "--profile"};
   bool fl[N_F];
   atoll__native_flags(&argc, argv, flags, fl, N_F);
   static const char *const extra[N_X] = {"--json", "--csv", "--trace", "--device", "--cus", "--slots", "-o",
-                                         "--inject", "--latency-opts", "--repeats", "--keep-awake"};
+                                         "--inject", "--latency-opts", "--repeats", "--keep-awake", "--nice"};
   const char *vals[N_X];
   atoll_run_opts o;
   int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, N_X, true);
@@ -157,8 +175,10 @@ int atoll_cmd_native(int argc, char **argv) {
       (rc = atoll__native_uint(cmd, "--slots", vals[X_SLOTS], 0, 64, "slots per CU", &no.slots_per_cu)))
     return rc;
   uint32_t repeats, awake = 0;
+  int nice = 0;
   if ((rc = atoll__native_repeats(cmd, vals[X_REPEATS], &repeats)) ||
-      (rc = atoll__native_uint(cmd, "--keep-awake", vals[X_AWAKE], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)))
+      (rc = atoll__native_uint(cmd, "--keep-awake", vals[X_AWAKE], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)) ||
+      (rc = atoll__native_nice(cmd, vals[X_NICE], &nice)))
     return rc;
   if (vals[X_REPEATS] && !fl[F_PROFILE])
     return atoll_cli_usage_error(cmd, "--repeats sets the timed runs of --profile; give it with --profile");
@@ -185,12 +205,18 @@ int atoll_cmd_native(int argc, char **argv) {
   }
   no.nmodels = nm;
   atoll_measure_awake loops = {0};
+  /* Before the device opens: the threads it starts inherit this thread's priority. */
+  atoll_measure_priority prio = {0};
+  if (vals[X_NICE])
+    atoll__measure_priority_raise(nice, &prio);
   if (fl[F_PROFILE]) {
     atoll__measure_awake_start(awake, &loops);
     rc = atoll__native_profile(&s, &no, vals[X_OUT] ? vals[X_OUT] : ".", repeats, stdout);
     atoll__measure_awake_stop(&loops);
     if (awake)
       print_awake(stdout, &loops, awake);
+    if (vals[X_NICE])
+      atoll__native_print_nice(stdout, &prio, "measured");
     free(nm);
     atoll_arena_free(&a);
     return rc;
@@ -235,12 +261,16 @@ int atoll_cmd_native(int argc, char **argv) {
              info.stats.cu_resets ? (double)info.stats.reset_cus_ns_total / 1e3 / (double)info.stats.cu_resets : 0.0);
       if (awake)
         print_awake(stdout, &loops, awake);
+      if (vals[X_NICE])
+        atoll__native_print_nice(stdout, &prio, "ran");
       if (info.stats.queue_moves)
         printf("device %s: %llu queue moves to re-provisioned CU sets (docs/gslice.md, \"Native\")\n", info.device,
                (unsigned long long)info.stats.queue_moves);
     }
     if (json_stdout && awake)
       print_awake(stderr, &loops, awake);
+    if (json_stdout && vals[X_NICE])
+      atoll__native_print_nice(stderr, &prio, "ran");
     if (vals[X_JSON] && (rc = atoll_cli_write_report(cmd, vals[X_JSON], &rep, atoll_report_write_json)))
       exit_code = rc;
     if (vals[X_CSV] && (rc = atoll_cli_write_report(cmd, vals[X_CSV], &rep, atoll_report_write_csv)))

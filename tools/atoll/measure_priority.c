@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -39,4 +40,14 @@ void atoll__measure_priority_text(const atoll_measure_priority *p, char *out, si
     snprintf(out, len, "nice %d (%s from %d)", p->now, p->now < p->before ? "raised" : "lowered", p->before);
   else
     snprintf(out, len, "nice %d (could not raise to %d: %s)", p->now, p->wanted, p->why[0] ? p->why : "refused");
+}
+
+bool atoll__measure_nice_parse(const char *text, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (!*text || *end || errno || v < -20 || v > 19)
+    return false;
+  *out = (int)v;
+  return true;
 }

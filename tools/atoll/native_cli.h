@@ -22,6 +22,11 @@ int atoll__native_models(const atoll_scenario *s, const atoll_nmodel **out);
  * range in `unit`s ("--cus wants from 0 to 64 CUs"), whose exit code it returns, or 0. */
 int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char *text, uint32_t min, uint32_t max,
                        const char *unit, uint32_t *out);
+/* Parses --nice (NULL text: leaves *out); a usage error's exit code, or 0. */
+int atoll__native_nice(const atoll_subcommand *cmd, const char *text, int *out);
+/* "WHAT at nice -20 (raised from 0) (--nice)": where --nice left the device's threads. */
+struct atoll_measure_priority;
+void atoll__native_print_nice(FILE *out, const struct atoll_measure_priority *p, const char *what);
 /* Prints a failed native run's error; returns its exit code (4 for an unavailable device). */
 int atoll__native_fail(const char *what, int rc, const char *err);
 /* `atoll native --profile`: measures and writes the device preset and the models' profiles to
