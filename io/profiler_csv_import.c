@@ -116,12 +116,26 @@ static int value(reader *r, char **f, int col, const column *cols, uint32_t line
   return 0;
 }
 
+/* A stream or queue id: a whole number (as the profilers print them), at most 1e15 so that it
+ * converts to int64_t. */
+static int stream_id(reader *r, char **f, int col, const column *cols, uint32_t line, int64_t *out) {
+  double v;
+  int rc = value(r, f, col, cols, line, &v);
+  if (rc == 0 && (v > 1e15 || v != floor(v)))
+    rc = err_line(r, line, "column '%s': '%s' is not a stream id (a whole number up to 1e15)", cols[col].names[0],
+                  field(r, f, col));
+  if (rc == 0)
+    *out = (int64_t)v;
+  return rc;
+}
+
 static int dim(reader *r, char **f, int col, uint32_t line, uint32_t *out) {
   double v;
   int rc = value(r, f, col, nsys_cols, line, &v);
   if (rc == 0 && (v < 1 || v > UINT32_MAX || v != floor(v)))
     rc = err_line(r, line, "column '%s': '%s' is not a positive whole number", nsys_cols[col].names[0], field(r, f, col));
-  *out = (uint32_t)v;
+  if (rc == 0) /* converted only in range: a larger double's conversion is undefined */
+    *out = (uint32_t)v;
   return rc;
 }
 
@@ -135,9 +149,8 @@ static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
   *e = (atoll__gpu_event){.name = op, .ts = start / 1e3, .dur = dur / 1e3, .stream = -1,
                           .correlation = -1, .ext_id = -1};
   e->launch_ts = e->ts;
-  if ((rc = value(r, f, N_STREAM, nsys_cols, line, &v)))
+  if ((rc = stream_id(r, f, N_STREAM, nsys_cols, line, &e->stream)))
     return rc;
-  e->stream = (int64_t)v;
   if (!*field(r, f, N_GX)) {
     /* Copies and memsets have no grid: "[CUDA memcpy Host-to-Device]", "[CUDA memset]". */
     if ((rc = value(r, f, N_BYTES, nsys_cols, line, &v)))
@@ -158,18 +171,19 @@ static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
       (rc = value(r, f, N_DSMEM, nsys_cols, line, &ds)))
     return rc;
   e->regs = (uint32_t)fmin(regs, 65536);
-  e->shared = (uint32_t)fmin(llround(ss + ds), 1 << 24);
+  e->shared = (uint32_t)llround(fmin(ss + ds, 1 << 24)); /* bounded first: llround of a huge value is not defined */
   return 0;
 }
 
 static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
-  double begin, end, grid, wg, lds, vgpr, queue;
+  double begin, end, grid, wg, lds, vgpr;
+  int64_t queue;
   const char *op;
   int rc;
   if ((rc = value(r, f, R_BEGIN, rocprof_cols, line, &begin)) || (rc = value(r, f, R_END, rocprof_cols, line, &end)) ||
       (rc = value(r, f, R_GRID, rocprof_cols, line, &grid)) || (rc = value(r, f, R_WG, rocprof_cols, line, &wg)) ||
       (rc = value(r, f, R_LDS, rocprof_cols, line, &lds)) || (rc = value(r, f, R_VGPR, rocprof_cols, line, &vgpr)) ||
-      (rc = value(r, f, R_QUEUE, rocprof_cols, line, &queue)) || (rc = name(r, f, R_NAME, rocprof_cols, line, &op)))
+      (rc = stream_id(r, f, R_QUEUE, rocprof_cols, line, &queue)) || (rc = name(r, f, R_NAME, rocprof_cols, line, &op)))
     return rc;
   if (end < begin)
     return err_line(r, line, "the kernel ends (%s) before it begins (%s)", field(r, f, R_END), field(r, f, R_BEGIN));
@@ -179,7 +193,7 @@ static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) 
   /* rocprof gives sizes in work-items: the grid in blocks is the grid over the workgroup. */
   double blocks = ceil(grid / wg);
   *e = (atoll__gpu_event){.kind = ATOLL_OP_KERNEL, .name = op, .ts = begin / 1e3,
-                          .dur = (end - begin) / 1e3, .stream = (int64_t)queue, .correlation = -1, .ext_id = -1,
+                          .dur = (end - begin) / 1e3, .stream = queue, .correlation = -1, .ext_id = -1,
                           .grid = {(uint32_t)fmin(blocks, UINT32_MAX), 1, 1}, .block = {(uint32_t)wg, 1, 1},
                           .regs = (uint32_t)fmin(vgpr, 65536), .shared = (uint32_t)fmin(lds, 1 << 24)};
   e->launch_ts = e->ts;

@@ -874,6 +874,20 @@ PY
     { head -n 1 "$d/rocprof/results.csv"; printf '0,"a'; } > "$tmp/quote.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/quote.csv" -o "$tmp/bad.yaml"
     grep -q 'quote.csv:2:1: unterminated quoted field' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # Numbers beyond what their field holds are refused at their row (the fuzz target found a grid
+    # dimension of 1.2e18 converted to 32 bits, which is undefined behaviour; a stream id likewise).
+    sed '3s/^1004000,20500,102,264,1,/1004000,20500,102,264,1222222222222222222,/' "$d/nsys/cuda_gpu_trace.csv" \
+      > "$tmp/big.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/big.csv" -o "$tmp/bad.yaml"
+    grep -q "big.csv:3:1: column 'GrdY': '1222222222222222222' is not a positive whole number" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    sed '3s/,1,,7,"void/,1,,7e18,"void/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/strm.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/strm.csv" -o "$tmp/bad.yaml"
+    grep -q "strm.csv:3:1: column 'Strm': '7e18' is not a stream id (a whole number up to 1e15)" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    sed '3s/kernel0 \[clone .kd\]",0,0,1,/kernel0 [clone .kd]",0,9e18,1,/' "$d/rocprof/results.csv" > "$tmp/queue.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/queue.csv" -o "$tmp/bad.yaml"
+    grep -q "queue.csv:3:1: column 'queue-id': '9e18' is not a stream id" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     # A name that is not UTF-8 is refused at its row (found by the trace_import fuzz target).
     sed '3s/"fused_nn_relu/"\xe9fused_nn_relu/' "$d/rocprof/results.csv" > "$tmp/latin1.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/latin1.csv" -o "$tmp/bad.yaml"
