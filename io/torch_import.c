@@ -515,8 +515,10 @@ int atoll_torch_import_source(atoll_arena *a, const atoll_source *src, const ato
   atoll_arena_init(&im.scratch);
   atoll_ynode *root = NULL;
   int rc = atoll_ytree_parse(&im.scratch, src, 0, &root, d);
-  if (rc == 0 && !root)
-    rc = err_at(&im, NULL, "empty %s", "trace");
+  if (rc == 0 && !root) { /* located at 1:1, as every other refusal of the file is located */
+    atoll_diag_set(d, src, 1, 1, NULL, "empty trace: expected a %s", "PyTorch profiler (Kineto) JSON object");
+    rc = ATOLL_EPARSE;
+  }
   if (rc == 0) {
     read_device_limits(&im, root);
     rc = read_events(&im, root);

@@ -701,6 +701,11 @@ PY
     grep -q 'unknown' "$tmp/.stdout" || fail "idempotence should be unknown"
     expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --iteration 2
     grep -q 'iteration 2 asked for, but the trace holds 2' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # An empty file is refused at 1:1 (found by the trace_import fuzz target).
+    : > "$tmp/empty.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/empty.json" -o "$tmp/x.yaml"
+    grep -q "empty.json:1:1: empty trace: expected a PyTorch profiler (Kineto) JSON object" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     # Steps that launched no GPU work: refused at the first marker (found by the trace_import fuzz target).
     python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))
 t["traceEvents"] = [e for e in t["traceEvents"] if "ProfilerStep" in e.get("name", "") or e.get("cat") == "kernel"]
