@@ -61,6 +61,8 @@ bool atoll_kernel_shape_is_valid(const atoll_kernel_shape *s) {
   uint64_t xy = (uint64_t)s->grid.x * s->grid.y;
   if (s->occupancy > 65535 || xy >= UINT32_MAX || xy * s->grid.z >= UINT32_MAX)
     return false;
+  if (s->registers > ATOLL_MAX_REGISTERS_PER_THREAD)
+    return false;
   if (s->n_time_per_occupancy > s->occupancy || (s->n_time_per_occupancy > 0 && !s->time_per_occupancy_ns))
     return false;
   for (uint32_t i = 0; i < s->n_time_per_occupancy; i++)

@@ -150,7 +150,7 @@ static int read_shape(model_ctx *c, const atoll_ynode *map, const atoll_ynode *c
   if (rc == 0 && v[S_BT])
     rc = WITH_KEY(r, "block_time_us", atoll_yread_time_ns(r, v[S_BT], 1000.0, false, &s->block_time_ns));
   if (rc == 0 && v[S_REGS])
-    rc = WITH_KEY(r, "registers", atoll_yread_u32(r, v[S_REGS], 0, 1024, &s->registers));
+    rc = WITH_KEY(r, "registers", atoll_yread_u32(r, v[S_REGS], 0, ATOLL_MAX_REGISTERS_PER_THREAD, &s->registers));
   if (rc)
     return rc;
   /* Omitted fields are derived with the documented formulas, from the GPU the profile names. */

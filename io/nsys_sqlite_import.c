@@ -108,6 +108,14 @@ static int read_rows(sqlite3 *db, const char *path, const char *sql, int what, e
       if (rc)
         break;
       ev->grid = (atoll_dim3){(uint32_t)dims[0], (uint32_t)dims[1], (uint32_t)dims[2]};
+      /* A profile holds fewer than 2^32 - 1 blocks (atoll_kernel_shape_is_valid). */
+      if ((double)ev->grid.x * ev->grid.y * ev->grid.z >= UINT32_MAX) {
+        atoll_source src = {.name = path};
+        atoll_diag_set(d, &src, 0, 0, NULL, "kernel '%s' at %.0f ns has a grid of 2^32 - 1 blocks or more", ev->name,
+                       start);
+        rc = ATOLL_EPARSE;
+        break;
+      }
       ev->block = (atoll_dim3){(uint32_t)dims[3], (uint32_t)dims[4], (uint32_t)dims[5]};
       if ((uint64_t)dims[3] * (uint64_t)dims[4] * (uint64_t)dims[5] > 4096) {
         atoll_source src = {.name = path};
@@ -116,7 +124,14 @@ static int read_rows(sqlite3 *db, const char *path, const char *sql, int what, e
         break;
       }
       int64_t regs = sqlite3_column_int64(st, 10), shared = sqlite3_column_int64(st, 11) + sqlite3_column_int64(st, 12);
-      ev->regs = (uint32_t)(regs < 0 ? 0 : regs > 65536 ? 65536 : regs);
+      if (regs > ATOLL_MAX_REGISTERS_PER_THREAD) {
+        atoll_source src = {.name = path};
+        atoll_diag_set(d, &src, 0, 0, NULL, "kernel '%s' at %.0f ns: %lld registers per thread, more than a profile "
+                       "holds (%d)", ev->name, start, (long long)regs, ATOLL_MAX_REGISTERS_PER_THREAD);
+        rc = ATOLL_EPARSE;
+        break;
+      }
+      ev->regs = (uint32_t)(regs < 0 ? 0 : regs);
       ev->shared = (uint32_t)(shared < 0 ? 0 : shared > (1 << 24) ? (1 << 24) : shared);
       if (!ev->name) {
         rc = ATOLL_ENOMEM;

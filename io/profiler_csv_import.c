@@ -129,6 +129,22 @@ static int stream_id(reader *r, char **f, int col, const column *cols, uint32_t 
   return rc;
 }
 
+/* Registers per thread: at most what a profile holds (ATOLL_MAX_REGISTERS_PER_THREAD), refused
+ * here rather than written into a profile that would not load. */
+static int registers(reader *r, char **f, int col, const column *cols, uint32_t line, uint32_t *out) {
+  double v;
+  int rc = value(r, f, col, cols, line, &v);
+  if (rc == 0 && v > ATOLL_MAX_REGISTERS_PER_THREAD) {
+    char most[16];
+    snprintf(most, sizeof most, "%d", ATOLL_MAX_REGISTERS_PER_THREAD);
+    return err_line(r, line, "column '%s': more registers per thread than a profile holds (%s)", cols[col].names[0],
+                    most);
+  }
+  if (rc == 0)
+    *out = (uint32_t)v;
+  return rc;
+}
+
 static int dim(reader *r, char **f, int col, uint32_t line, uint32_t *out) {
   double v;
   int rc = value(r, f, col, nsys_cols, line, &v);
@@ -166,23 +182,26 @@ static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
       (rc = dim(r, f, N_GZ, line, &e->grid.z)) || (rc = dim(r, f, N_BX, line, &e->block.x)) ||
       (rc = dim(r, f, N_BY, line, &e->block.y)) || (rc = dim(r, f, N_BZ, line, &e->block.z)))
     return rc;
-  double regs, ss, ds;
-  if ((rc = value(r, f, N_REGS, nsys_cols, line, &regs)) || (rc = value(r, f, N_SSMEM, nsys_cols, line, &ss)) ||
+  /* A profile holds fewer than 2^32 - 1 blocks (atoll_kernel_shape_is_valid). */
+  if ((double)e->grid.x * e->grid.y * e->grid.z >= UINT32_MAX)
+    return err_line(r, line, "a grid of %s blocks or more%s", "2^32 - 1", "");
+  double ss, ds;
+  if ((rc = registers(r, f, N_REGS, nsys_cols, line, &e->regs)) || (rc = value(r, f, N_SSMEM, nsys_cols, line, &ss)) ||
       (rc = value(r, f, N_DSMEM, nsys_cols, line, &ds)))
     return rc;
-  e->regs = (uint32_t)fmin(regs, 65536);
   e->shared = (uint32_t)llround(fmin(ss + ds, 1 << 24)); /* bounded first: llround of a huge value is not defined */
   return 0;
 }
 
 static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
-  double begin, end, grid, wg, lds, vgpr;
+  double begin, end, grid, wg, lds;
+  uint32_t vgpr;
   int64_t queue;
   const char *op;
   int rc;
   if ((rc = value(r, f, R_BEGIN, rocprof_cols, line, &begin)) || (rc = value(r, f, R_END, rocprof_cols, line, &end)) ||
       (rc = value(r, f, R_GRID, rocprof_cols, line, &grid)) || (rc = value(r, f, R_WG, rocprof_cols, line, &wg)) ||
-      (rc = value(r, f, R_LDS, rocprof_cols, line, &lds)) || (rc = value(r, f, R_VGPR, rocprof_cols, line, &vgpr)) ||
+      (rc = value(r, f, R_LDS, rocprof_cols, line, &lds)) || (rc = registers(r, f, R_VGPR, rocprof_cols, line, &vgpr)) ||
       (rc = stream_id(r, f, R_QUEUE, rocprof_cols, line, &queue)) || (rc = name(r, f, R_NAME, rocprof_cols, line, &op)))
     return rc;
   if (end < begin)
@@ -190,12 +209,16 @@ static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) 
   if (wg < 1 || wg > 4096 || grid < 1 || grid > 1e15)
     return err_line(r, line, "grid size '%s' / workgroup size '%s' out of range", field(r, f, R_GRID),
                     field(r, f, R_WG));
-  /* rocprof gives sizes in work-items: the grid in blocks is the grid over the workgroup. */
+  /* rocprof gives sizes in work-items: the grid in blocks is the grid over the workgroup, fewer
+   * than 2^32 - 1 blocks as a profile holds (atoll_kernel_shape_is_valid). */
   double blocks = ceil(grid / wg);
+  if (blocks >= UINT32_MAX)
+    return err_line(r, line, "grid size '%s' / workgroup size '%s': 2^32 - 1 blocks or more", field(r, f, R_GRID),
+                    field(r, f, R_WG));
   *e = (atoll__gpu_event){.kind = ATOLL_OP_KERNEL, .name = op, .ts = begin / 1e3,
                           .dur = (end - begin) / 1e3, .stream = queue, .correlation = -1, .ext_id = -1,
-                          .grid = {(uint32_t)fmin(blocks, UINT32_MAX), 1, 1}, .block = {(uint32_t)wg, 1, 1},
-                          .regs = (uint32_t)fmin(vgpr, 65536), .shared = (uint32_t)fmin(lds, 1 << 24)};
+                          .grid = {(uint32_t)blocks, 1, 1}, .block = {(uint32_t)wg, 1, 1}, .regs = vgpr,
+                          .shared = (uint32_t)fmin(lds, 1 << 24)};
   e->launch_ts = e->ts;
   return 0;
 }

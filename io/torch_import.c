@@ -211,7 +211,11 @@ static int read_device_event(importer *im, const atoll_ynode *e, const char *cat
       return rc;
     if ((uint64_t)out->block.x * out->block.y * out->block.z > MAX_BLOCK_THREADS)
       return err_at(im, arg(e, "block"), "a block of more than %s threads", "4096");
-    if ((rc = need_int(im, e, arg(e, "registers per thread"), "args.registers per thread", 0, 65536, &regs)) ||
+    /* A profile holds fewer than 2^32 - 1 blocks (atoll_kernel_shape_is_valid). */
+    if ((double)out->grid.x * out->grid.y * out->grid.z >= UINT32_MAX)
+      return err_at(im, arg(e, "grid"), "a grid of %s blocks or more", "2^32 - 1");
+    if ((rc = need_int(im, e, arg(e, "registers per thread"), "args.registers per thread", 0,
+                          ATOLL_MAX_REGISTERS_PER_THREAD, &regs)) ||
         (rc = need_int(im, e, arg(e, "shared memory"), "args.shared memory", 0, 1 << 24, &shared)))
       return rc;
     out->regs = (uint32_t)regs, out->shared = (uint32_t)shared;

@@ -52,6 +52,11 @@ typedef enum atoll_idem {
   ATOLL_IDEM_NONE         /* no group restores it: it must not be killed (preemption waits) */
 } atoll_idem;
 
+/* The most registers per thread a profile holds: above every GPU's own bound (255 on NVIDIA's,
+ * 512 VGPRs on AMD's), so that a value past it is a wrong field, not a kernel. The loader and the
+ * trace importers refuse more. */
+enum { ATOLL_MAX_REGISTERS_PER_THREAD = 1024 };
+
 /* Launch geometry and timing of one implementation of a kernel. The kernel itself is its
  * default version; `versions` lists alternatives for multi-version selection (REEF §5). */
 typedef struct atoll_kernel_shape {
@@ -61,7 +66,7 @@ typedef struct atoll_kernel_shape {
   int64_t block_time_ns;    /* one block's run time at occupancy 1 */
   const int64_t *time_per_occupancy_ns; /* [i] = time at i+1 blocks/CU, persistent form; may be NULL */
   uint32_t n_time_per_occupancy;
-  uint32_t registers;       /* per thread */
+  uint32_t registers;       /* per thread, at most ATOLL_MAX_REGISTERS_PER_THREAD */
   uint32_t shared_bytes;    /* static LDS / shared memory per block */
   uint32_t derived;         /* enum atoll_derived bits */
 } atoll_kernel_shape;

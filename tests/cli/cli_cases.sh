@@ -701,6 +701,13 @@ PY
     grep -q 'unknown' "$tmp/.stdout" || fail "idempotence should be unknown"
     expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --iteration 2
     grep -q 'iteration 2 asked for, but the trace holds 2' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '13s/"grid": \[264, 1, 1\]/"grid": [65536, 65536, 2]/' "$d/steps.json" > "$tmp/grid.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/grid.json" -o "$tmp/x.yaml"
+    grep -q "grid.json:13:[0-9]*: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed 's/"registers per thread": 64/"registers per thread": 2000/' "$d/steps.json" > "$tmp/regs.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/regs.json" -o "$tmp/x.yaml"
+    grep -q "regs.json:[0-9]*:[0-9]*: 'args.registers per thread' is not a whole number in range" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     # An empty file is refused at 1:1 (found by the trace_import fuzz target).
     : > "$tmp/empty.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/empty.json" -o "$tmp/x.yaml"
@@ -893,6 +900,19 @@ PY
     sed '3s/kernel0 \[clone .kd\]",0,0,1,/kernel0 [clone .kd]",0,9e18,1,/' "$d/rocprof/results.csv" > "$tmp/queue.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/queue.csv" -o "$tmp/bad.yaml"
     grep -q "queue.csv:3:1: column 'queue-id': '9e18' is not a stream id" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # Fields a profile cannot hold are refused at their row, not written into a profile that would
+    # not load (the fuzz target found 32246 registers per thread imported).
+    sed '3s/,264,1,1,256,1,1,64,/,65536,65536,2,256,1,1,64,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/grid.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/grid.csv" -o "$tmp/bad.yaml"
+    grep -q "grid.csv:3:1: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,1,2000,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/regs.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/regs.csv" -o "$tmp/bad.yaml"
+    grep -q "regs.csv:3:1: column 'Reg/Trd': more registers per thread than a profile holds (1024)" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    sed '3s/,16384,64,0,0,8,0,/,16384,64,0,0,1025,0,/' "$d/rocprof/results.csv" > "$tmp/vgpr.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/vgpr.csv" -o "$tmp/bad.yaml"
+    grep -q "vgpr.csv:3:1: column 'arch_vgpr': more registers per thread than a profile holds" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     # A name that is not UTF-8 is refused at its row (found by the trace_import fuzz target).
     sed '3s/"fused_nn_relu/"\xe9fused_nn_relu/' "$d/rocprof/results.csv" > "$tmp/latin1.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/latin1.csv" -o "$tmp/bad.yaml"
@@ -917,6 +937,16 @@ PY
     [ "$(grep -c '^  - memcpy: h2d$' "$tmp/e.yaml")" = 1 ] && [ "$(grep -c '^  - memcpy: d2h$' "$tmp/e.yaml")" = 1 ] \
       && [ "$(grep -c '^  - memset: ' "$tmp/e.yaml")" = 1 ] || fail "copy kinds"
     [ "$(grep '^    occupancy:' "$tmp/e.yaml" | tr -d ' ' | tr '\n' ,)" = "occupancy:4,occupancy:2," ] || fail "occupancy"
+    # Registers and grids a profile cannot hold are refused, naming the kernel and its start.
+    for change in "registersPerThread = 2000" "gridX = 65536, gridY = 65536, gridZ = 2"; do
+      cp "$tmp/export.sqlite" "$tmp/big.sqlite"
+      python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET %s WHERE start = 1004000" % sys.argv[2]); c.commit()' \
+        "$tmp/big.sqlite" "$change"
+      expect_rc 2 "$atoll" import nsys "$tmp/big.sqlite" -o "$tmp/bad.yaml"
+      grep -qE "big.sqlite: kernel 'void conv_kernel<float, 3>\(float const\*, float\*\)' at 1004000 ns(: 2000 registers per \
+thread, more than a profile holds \(1024\)| has a grid of 2\^32 - 1 blocks or more)" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    done
     # A kernel name that is not UTF-8 is refused: it could not be written into the profile as it is.
     cp "$tmp/export.sqlite" "$tmp/latin1.sqlite"
     python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
