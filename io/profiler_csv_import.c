@@ -201,7 +201,8 @@ static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) 
   int rc;
   if ((rc = value(r, f, R_BEGIN, rocprof_cols, line, &begin)) || (rc = value(r, f, R_END, rocprof_cols, line, &end)) ||
       (rc = value(r, f, R_GRID, rocprof_cols, line, &grid)) || (rc = value(r, f, R_WG, rocprof_cols, line, &wg)) ||
-      (rc = value(r, f, R_LDS, rocprof_cols, line, &lds)) || (rc = registers(r, f, R_VGPR, rocprof_cols, line, &vgpr)) ||
+      (rc = value(r, f, R_LDS, rocprof_cols, line, &lds)) ||
+      (rc = registers(r, f, R_VGPR, rocprof_cols, line, &vgpr)) ||
       (rc = stream_id(r, f, R_QUEUE, rocprof_cols, line, &queue)) || (rc = name(r, f, R_NAME, rocprof_cols, line, &op)))
     return rc;
   if (end < begin)

@@ -944,8 +944,9 @@ PY
 c.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET %s WHERE start = 1004000" % sys.argv[2]); c.commit()' \
         "$tmp/big.sqlite" "$change"
       expect_rc 2 "$atoll" import nsys "$tmp/big.sqlite" -o "$tmp/bad.yaml"
-      grep -qE "big.sqlite: kernel 'void conv_kernel<float, 3>\(float const\*, float\*\)' at 1004000 ns(: 2000 registers per \
-thread, more than a profile holds \(1024\)| has a grid of 2\^32 - 1 blocks or more)" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+      what="(: 2000 registers per thread, more than a profile holds \(1024\)| has a grid of 2\^32 - 1 blocks or more)"
+      grep -qE "big.sqlite: kernel 'void conv_kernel<float, 3>\(float const\*, float\*\)' at 1004000 ns$what" \
+        "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     done
     # A kernel name that is not UTF-8 is refused: it could not be written into the profile as it is.
     cp "$tmp/export.sqlite" "$tmp/latin1.sqlite"
