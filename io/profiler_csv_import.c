@@ -185,6 +185,8 @@ static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
   /* A profile holds fewer than 2^32 - 1 blocks (atoll_kernel_shape_is_valid). */
   if ((double)e->grid.x * e->grid.y * e->grid.z >= UINT32_MAX)
     return err_line(r, line, "a grid of %s blocks or more%s", "2^32 - 1", "");
+  if ((double)e->block.x * e->block.y * e->block.z > 4096) /* as a profile's block (io/model_load.c) */
+    return err_line(r, line, "a block of more than %s threads%s", "4096", "");
   double ss, ds;
   if ((rc = registers(r, f, N_REGS, nsys_cols, line, &e->regs)) || (rc = value(r, f, N_SSMEM, nsys_cols, line, &ss)) ||
       (rc = value(r, f, N_DSMEM, nsys_cols, line, &ds)))

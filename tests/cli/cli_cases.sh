@@ -905,6 +905,9 @@ PY
     sed '3s/,264,1,1,256,1,1,64,/,65536,65536,2,256,1,1,64,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/grid.csv"
     expect_rc 2 "$atoll" import nsys "$tmp/grid.csv" -o "$tmp/bad.yaml"
     grep -q "grid.csv:3:1: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,32,64,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/block.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/block.csv" -o "$tmp/bad.yaml"
+    grep -q "block.csv:3:1: a block of more than 4096 threads" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     sed '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,1,2000,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/regs.csv"
     expect_rc 2 "$atoll" import nsys "$tmp/regs.csv" -o "$tmp/bad.yaml"
     grep -q "regs.csv:3:1: column 'Reg/Trd': more registers per thread than a profile holds (1024)" "$tmp/.stderr" ||
