@@ -85,7 +85,8 @@ static int read_rows(sqlite3 *db, const char *path, const char *sql, int what, e
     if (what == ROWS_KERNELS) {
       const unsigned char *name = sqlite3_column_text(st, 3);
       ev->kind = ATOLL_OP_KERNEL;
-      ev->name = atoll_arena_strdup(e->names, name ? (const char *)name : "(unnamed kernel)");
+      /* A profile names every kernel: a missing or empty name gets one. */
+      ev->name = atoll_arena_strdup(e->names, name && *name ? (const char *)name : "(unnamed kernel)");
       size_t bad;
       /* The name goes into the profile's YAML, which is UTF-8: it must read back as imported. */
       if (ev->name && !atoll_utf8_valid(ev->name, strlen(ev->name), &bad)) {

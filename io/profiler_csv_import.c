@@ -88,10 +88,12 @@ static int find_columns(reader *r, const column *cols, int ncols, char **hdr, ui
 
 static const char *field(reader *r, char **f, int col) { return r->idx[col] >= 0 ? f[r->idx[col]] : ""; }
 
-/* The name column: it goes into the profile's YAML, which is UTF-8, so it must be valid UTF-8 to
- * read back as it was imported. */
+/* The name column: it goes into the profile's YAML, which is UTF-8 and names every kernel, so it
+ * must be valid UTF-8 (to read back as it was imported) and not empty. */
 static int name(reader *r, char **f, int col, const column *cols, uint32_t line, const char **out) {
   *out = field(r, f, col);
+  if (!**out)
+    return err_line(r, line, "column '%s': the name is empty%s", cols[col].names[0], "");
   size_t bad;
   if (atoll_utf8_valid(*out, strlen(*out), &bad))
     return 0;

@@ -195,6 +195,8 @@ static int read_device_event(importer *im, const atoll_ynode *e, const char *cat
   out->name = str_of(atoll_ymap_get(e, "name"));
   if (!out->name)
     return err_at(im, e, "GPU event without a '%s'", "name");
+  if (!*out->name) /* a profile names every kernel */
+    return err_at(im, atoll_ymap_get(e, "name"), "a GPU event's '%s' is empty", "name");
   int rc = need_num(im, e, atoll_ymap_get(e, "ts"), "ts", -INFINITY, &out->ts);
   if (rc == 0)
     rc = need_num(im, e, atoll_ymap_get(e, "dur"), "dur", 0, &out->dur);

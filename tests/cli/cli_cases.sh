@@ -704,6 +704,9 @@ PY
     sed '13s/"grid": \[264, 1, 1\]/"grid": [65536, 65536, 2]/' "$d/steps.json" > "$tmp/grid.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/grid.json" -o "$tmp/x.yaml"
     grep -q "grid.json:13:[0-9]*: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '13s/"name": "conv_kernel"/"name": ""/' "$d/steps.json" > "$tmp/noname.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/noname.json" -o "$tmp/x.yaml"
+    grep -q "noname.json:13:[0-9]*: a GPU event's 'name' is empty" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     sed 's/"registers per thread": 64/"registers per thread": 2000/' "$d/steps.json" > "$tmp/regs.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/regs.json" -o "$tmp/x.yaml"
     grep -q "regs.json:[0-9]*:[0-9]*: 'args.registers per thread' is not a whole number in range" "$tmp/.stderr" ||
@@ -916,6 +919,10 @@ PY
     expect_rc 2 "$atoll" import rocprof "$tmp/vgpr.csv" -o "$tmp/bad.yaml"
     grep -q "vgpr.csv:3:1: column 'arch_vgpr': more registers per thread than a profile holds" "$tmp/.stderr" ||
       fail "$(cat "$tmp/.stderr")"
+    # So is an empty name: a profile names every kernel (found by the trace_import fuzz target).
+    sed '3s/"fused_nn_relu_kernel0 \[clone .kd\]"/""/' "$d/rocprof/results.csv" > "$tmp/noname.csv"
+    expect_rc 2 "$atoll" import rocprof "$tmp/noname.csv" -o "$tmp/bad.yaml"
+    grep -q "noname.csv:3:1: column 'KernelName': the name is empty" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     # A name that is not UTF-8 is refused at its row (found by the trace_import fuzz target).
     sed '3s/"fused_nn_relu/"\xe9fused_nn_relu/' "$d/rocprof/results.csv" > "$tmp/latin1.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/latin1.csv" -o "$tmp/bad.yaml"
@@ -951,6 +958,13 @@ c.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET %s WHERE start = 1004000" % sys
       grep -qE "big.sqlite: kernel 'void conv_kernel<float, 3>\(float const\*, float\*\)' at 1004000 ns$what" \
         "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     done
+    # A kernel with an empty name gets one: a profile names every kernel.
+    cp "$tmp/export.sqlite" "$tmp/noname.sqlite"
+    python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE StringIds SET value = '"''"' WHERE id = 11"); c.commit()' "$tmp/noname.sqlite"
+    expect_rc 0 "$atoll" import nsys "$tmp/noname.sqlite" -o "$tmp/noname.yaml"
+    grep -q '^  - kernel: "(unnamed kernel)"$' "$tmp/noname.yaml" || fail "$(cat "$tmp/noname.yaml")"
+    expect_rc 0 "$atoll" model info "$tmp/noname.yaml"
     # A kernel name that is not UTF-8 is refused: it could not be written into the profile as it is.
     cp "$tmp/export.sqlite" "$tmp/latin1.sqlite"
     python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
