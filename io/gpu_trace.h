@@ -24,6 +24,7 @@ typedef struct atoll__gpu_event {
   uint32_t regs, shared;
   double launch_ts; /* host launch time (us), or ts when unknown: assigns the op to a ProfilerStep */
   uint32_t step;
+  uint32_t line; /* CSV rows: the row's line, for errors (0: none, as for Kineto events and SQLite rows) */
 } atoll__gpu_event;
 
 /* Cuts events (any order; sorted here by start) into iterations by the period of their sequence and

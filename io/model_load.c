@@ -373,7 +373,7 @@ static int read_tensors(model_ctx *c, const atoll_ynode *n) {
     else if (added == 1)
       rc = atoll_yread_error(r, v[0], "duplicate tensor name '%s' (also tensors[%u])", t->name, j);
     if (rc == 0)
-      rc = WITH_KEY(r, "bytes", atoll_yread_u64(r, v[1], 1, UINT64_C(1) << 48, &t->bytes));
+      rc = WITH_KEY(r, "bytes", atoll_yread_u64(r, v[1], 1, ATOLL_MAX_TENSOR_BYTES, &t->bytes));
     if (rc == 0)
       rc = WITH_KEY(r, "kind", atoll_yread_enum(r, v[2], "tensor kind", kinds, 4, &kind));
     t->kind = (atoll_tensor_kind)kind;

@@ -140,6 +140,13 @@ static int read_rows(sqlite3 *db, const char *path, const char *sql, int what, e
       }
     } else {
       int64_t bytes = sqlite3_column_int64(st, 3), copy_kind = sqlite3_column_int64(st, 4);
+      if (bytes > 0 && (uint64_t)bytes > ATOLL_MAX_TENSOR_BYTES) { /* a profile holds no larger copy */
+        atoll_source src = {.name = path};
+        atoll_diag_set(d, &src, 0, 0, NULL, "a copy at %.0f ns of %lld bytes, more than a profile holds (2^48)", start,
+                       (long long)bytes);
+        rc = ATOLL_EPARSE;
+        break;
+      }
       ev->bytes = bytes > 0 ? (uint64_t)bytes : 1;
       /* CUPTI's copyKind: 1 host-to-device; 2 device-to-host; others (device, array, peer) run on a
        * copy engine for their measured time, recorded as d2h. A memset has no kind (0 here). */

@@ -165,7 +165,7 @@ static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
       (rc = name(r, f, N_NAME, nsys_cols, line, &op)))
     return rc;
   *e = (atoll__gpu_event){.name = op, .ts = start / 1e3, .dur = dur / 1e3, .stream = -1,
-                          .correlation = -1, .ext_id = -1};
+                          .correlation = -1, .ext_id = -1, .line = line};
   e->launch_ts = e->ts;
   if ((rc = stream_id(r, f, N_STREAM, nsys_cols, line, &e->stream)))
     return rc;
@@ -173,6 +173,9 @@ static int nsys_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) {
     /* Copies and memsets have no grid: "[CUDA memcpy Host-to-Device]", "[CUDA memset]". */
     if ((rc = value(r, f, N_BYTES, nsys_cols, line, &v)))
       return rc;
+    if (v > (double)ATOLL_MAX_TENSOR_BYTES) /* a profile holds no larger copy */
+      return err_line(r, line, "column '%s': more bytes than a profile's copy holds (%s)", nsys_cols[N_BYTES].names[0],
+                      "2^48");
     e->bytes = v >= 1 ? (uint64_t)llround(v) : 1;
     e->kind = strstr(e->name, "memset")                                     ? ATOLL_OP_MEMSET
               : strstr(e->name, "Host-to-Device") || strstr(e->name, "HtoD") ? ATOLL_OP_MEMCPY_H2D
@@ -223,7 +226,7 @@ static int rocprof_row(reader *r, char **f, uint32_t line, atoll__gpu_event *e) 
   *e = (atoll__gpu_event){.kind = ATOLL_OP_KERNEL, .name = op, .ts = begin / 1e3,
                           .dur = (end - begin) / 1e3, .stream = queue, .correlation = -1, .ext_id = -1,
                           .grid = {(uint32_t)blocks, 1, 1}, .block = {(uint32_t)wg, 1, 1}, .regs = vgpr,
-                          .shared = (uint32_t)fmin(lds, 1 << 24)};
+                          .shared = (uint32_t)fmin(lds, 1 << 24), .line = line};
   e->launch_ts = e->ts;
   return 0;
 }

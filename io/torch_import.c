@@ -16,6 +16,7 @@
 #include "atoll/error.h"
 #include "atoll/limits.h"
 #include "io/gpu_trace.h"
+#include "io/yread.h"
 #include "io/ytree.h"
 
 enum { MAX_BLOCK_THREADS = 4096 };
@@ -132,6 +133,15 @@ static int err_at(importer *im, const atoll_ynode *n, const char *fmt, const cha
   return ATOLL_EPARSE;
 }
 
+/* An error about one device event, where the file has it: its JSON node (Kineto), its row (CSV), or
+ * no place (an SQLite row). */
+static int err_event(importer *im, const dev_event *e, const char *fmt, const char *what) {
+  if (e->node || !e->line)
+    return err_at(im, e->node, fmt, what);
+  atoll_diag_set(im->d, im->src, e->line, 1, NULL, fmt, what);
+  return ATOLL_EPARSE;
+}
+
 static const atoll_ynode *arg(const atoll_ynode *ev, const char *key) {
   return atoll_ymap_get(atoll_ymap_get(ev, "args"), key);
 }
@@ -225,7 +235,7 @@ static int read_device_event(importer *im, const atoll_ynode *e, const char *cat
   }
   int64_t bytes = 1;
   const atoll_ynode *b = arg(e, "bytes");
-  if (b && !int_in(b, 0, 1e15, &bytes))
+  if (b && !int_in(b, 0, (double)ATOLL_MAX_TENSOR_BYTES, &bytes)) /* a profile holds no larger copy */
     return err_at(im, b, "'%s' is not a whole number in range", "args.bytes");
   out->bytes = bytes > 0 ? (uint64_t)bytes : 1;
   if (strcmp(cat, "gpu_memset") == 0)
@@ -427,6 +437,12 @@ static int build(importer *im, atoll_arena *a, const atoll_gpu *gpu, const atoll
     atoll_op *op = &ops[i];
     op->kind = e->kind;
     op->operator_name = e->op_name ? atoll_arena_strdup(a, e->op_name) : NULL;
+    /* A profile holds times up to a year (ATOLL_YREAD_MAX_TIME_NS). */
+    if (e->dur * 1e3 > ATOLL_YREAD_MAX_TIME_NS)
+      return err_event(im, e, "an operation of more than a year: a profile holds %s", "no longer time");
+    if ((e->ts + e->dur - start) * 1e3 > ATOLL_YREAD_MAX_TIME_NS)
+      return err_event(im, e, "the iteration spans more than a year by this operation's end: a profile holds %s",
+                       "no longer latency");
     /* A zero duration (sub-resolution) still took time: the profile format needs it positive. */
     int64_t t = us_to_ns(e->dur);
     if (t < 1)

@@ -225,8 +225,7 @@ int atoll_yread_double(atoll_yread *r, const atoll_ynode *n, double min, double 
 }
 
 int atoll_yread_time_ns(atoll_yread *r, const atoll_ynode *n, double scale_ns, bool allow_zero, int64_t *out) {
-  /* One year bounds every time atoll reads: far beyond any run, far inside int64 nanoseconds. */
-  const double max_ns = 365.0 * 24 * 3600 * 1e9;
+  const double max_ns = ATOLL_YREAD_MAX_TIME_NS;
   double v = 0;
   int rc = atoll_yread_double(r, n, 0.0, max_ns / scale_ns, !allow_zero, &v);
   if (rc)

@@ -53,7 +53,11 @@ int atoll_yread_u32(atoll_yread *r, const atoll_ynode *n, uint32_t min, uint32_t
 /* A finite number in [min, max]; min_exclusive makes the lower bound strict. */
 int atoll_yread_double(atoll_yread *r, const atoll_ynode *n, double min, double max, bool min_exclusive,
                        double *out);
-/* A time in the unit scale_ns (1000 for _us, 1e6 for _ms), rounded to whole nanoseconds. */
+/* One year bounds every time atoll reads (atoll_yread_time_ns): far beyond any run, far inside
+ * int64 nanoseconds. The trace importers hold what they write to it. */
+#define ATOLL_YREAD_MAX_TIME_NS (365.0 * 24 * 3600 * 1e9)
+/* A time in the unit scale_ns (1000 for _us, 1e6 for _ms), rounded to whole nanoseconds, at most
+ * ATOLL_YREAD_MAX_TIME_NS. */
 int atoll_yread_time_ns(atoll_yread *r, const atoll_ynode *n, double scale_ns, bool allow_zero, int64_t *out);
 /* One of names[0..count): *out is the index. what names the field ("policy", "arrival kind"). */
 int atoll_yread_enum(atoll_yread *r, const atoll_ynode *n, const char *what, const char *const *names,

@@ -56,6 +56,9 @@ typedef enum atoll_idem {
  * 512 VGPRs on AMD's), so that a value past it is a wrong field, not a kernel. The loader and the
  * trace importers refuse more. */
 enum { ATOLL_MAX_REGISTERS_PER_THREAD = 1024 };
+/* The largest tensor (or copy) a profile holds, 256 TiB: above any GPU's memory. The loader and the
+ * trace importers refuse more. */
+#define ATOLL_MAX_TENSOR_BYTES (UINT64_C(1) << 48)
 
 /* Launch geometry and timing of one implementation of a kernel. The kernel itself is its
  * default version; `versions` lists alternatives for multi-version selection (REEF §5). */

@@ -704,6 +704,9 @@ PY
     sed '13s/"grid": \[264, 1, 1\]/"grid": [65536, 65536, 2]/' "$d/steps.json" > "$tmp/grid.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/grid.json" -o "$tmp/x.yaml"
     grep -q "grid.json:13:[0-9]*: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '13s/"dur": 20.5/"dur": 4e13/' "$d/steps.json" > "$tmp/long.json"
+    expect_rc 2 "$atoll" import torch-trace "$tmp/long.json" -o "$tmp/x.yaml" --iteration 0
+    grep -q "long.json:13:[0-9]*: an operation of more than a year" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     sed '13s/"name": "conv_kernel"/"name": ""/' "$d/steps.json" > "$tmp/noname.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/noname.json" -o "$tmp/x.yaml"
     grep -q "noname.json:13:[0-9]*: a GPU event's 'name' is empty" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
@@ -908,6 +911,15 @@ PY
     sed '3s/,264,1,1,256,1,1,64,/,65536,65536,2,256,1,1,64,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/grid.csv"
     expect_rc 2 "$atoll" import nsys "$tmp/grid.csv" -o "$tmp/bad.yaml"
     grep -q "grid.csv:3:1: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    sed '3s/^1004000,20500,/1004000,40000000000000000,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/long.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/long.csv" -o "$tmp/bad.yaml" --iteration 0
+    grep -q "long.csv:3:1: an operation of more than a year: a profile holds no longer time" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    { sed -n 1,3p "$d/nsys/cuda_gpu_trace.csv"
+      sed -n '4s/^1025000,/40000000001025000,/p' "$d/nsys/cuda_gpu_trace.csv"; } > "$tmp/span.csv"
+    expect_rc 2 "$atoll" import nsys "$tmp/span.csv" -o "$tmp/bad.yaml"
+    grep -q "span.csv:4:1: the iteration spans more than a year by this operation's end" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     sed '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,32,64,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/block.csv"
     expect_rc 2 "$atoll" import nsys "$tmp/block.csv" -o "$tmp/bad.yaml"
     grep -q "block.csv:3:1: a block of more than 4096 threads" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
