@@ -314,7 +314,8 @@ static int read_events(importer *im, const atoll_ynode *root) {
         im->steps[im->n_steps++] = (span){ts, ts + dur, e};
     } else if (strcmp(cat, "cpu_op") == 0) {
       int64_t id;
-      if (name && int_in(arg(e, "External id"), 0, 1e15, &id))
+      /* An empty name names no operator: a profile's operator: is a non-empty string. */
+      if (name && *name && int_in(arg(e, "External id"), 0, 1e15, &id))
         im->ops[im->n_ops++] = (id_name){id, 0, name};
     } else if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) {
       int64_t id;

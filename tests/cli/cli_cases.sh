@@ -704,6 +704,12 @@ PY
     sed '13s/"grid": \[264, 1, 1\]/"grid": [65536, 65536, 2]/' "$d/steps.json" > "$tmp/grid.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/grid.json" -o "$tmp/x.yaml"
     grep -q "grid.json:13:[0-9]*: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # An operator with an empty name names none (found by the trace_import fuzz target).
+    sed '7s/"name": "aten::relu_"/"name": ""/' "$d/steps.json" > "$tmp/noop.json"
+    expect_rc 0 "$atoll" import torch-trace "$tmp/noop.json" -o "$tmp/noop.yaml" --iteration 0
+    ! grep -q 'operator: ""' "$tmp/noop.yaml" && grep -q 'operator: "aten::conv2d"' "$tmp/noop.yaml" ||
+      fail "$(cat "$tmp/noop.yaml")"
+    expect_rc 0 "$atoll" model info "$tmp/noop.yaml"
     sed '13s/"dur": 20.5/"dur": 4e13/' "$d/steps.json" > "$tmp/long.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/long.json" -o "$tmp/x.yaml" --iteration 0
     grep -q "long.json:13:[0-9]*: an operation of more than a year" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
