@@ -898,54 +898,44 @@ PY
     { head -n 1 "$d/rocprof/results.csv"; printf '0,"a'; } > "$tmp/quote.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/quote.csv" -o "$tmp/bad.yaml"
     grep -q 'quote.csv:2:1: unterminated quoted field' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # refused FORMAT SRC NAME EDIT TEXT [ARG...]: `atoll import FORMAT` of SRC edited by the sed
+    # script EDIT (written to NAME) exits 2, writes nothing, and its message holds NAME:TEXT.
+    refused() {
+      local format=$1 from=$2 name=$3 edit=$4 text=$5
+      shift 5
+      sed "$edit" "$from" > "$tmp/$name"
+      expect_rc 2 "$atoll" import "$format" "$tmp/$name" -o "$tmp/bad.yaml" "$@"
+      grep -qF -- "$name:$text" "$tmp/.stderr" || fail "$name: $(cat "$tmp/.stderr")"
+    }
+    nsys=$d/nsys/cuda_gpu_trace.csv rocprof=$d/rocprof/results.csv
     # Numbers beyond what their field holds are refused at their row (the fuzz target found a grid
     # dimension of 1.2e18 converted to 32 bits, which is undefined behaviour; a stream id likewise).
-    sed '3s/^1004000,20500,102,264,1,/1004000,20500,102,264,1222222222222222222,/' "$d/nsys/cuda_gpu_trace.csv" \
-      > "$tmp/big.csv"
-    expect_rc 2 "$atoll" import nsys "$tmp/big.csv" -o "$tmp/bad.yaml"
-    grep -q "big.csv:3:1: column 'GrdY': '1222222222222222222' is not a positive whole number" "$tmp/.stderr" ||
-      fail "$(cat "$tmp/.stderr")"
-    sed '3s/,1,,7,"void/,1,,7e18,"void/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/strm.csv"
-    expect_rc 2 "$atoll" import nsys "$tmp/strm.csv" -o "$tmp/bad.yaml"
-    grep -q "strm.csv:3:1: column 'Strm': '7e18' is not a stream id (a whole number up to 1e15)" "$tmp/.stderr" ||
-      fail "$(cat "$tmp/.stderr")"
-    sed '3s/kernel0 \[clone .kd\]",0,0,1,/kernel0 [clone .kd]",0,9e18,1,/' "$d/rocprof/results.csv" > "$tmp/queue.csv"
-    expect_rc 2 "$atoll" import rocprof "$tmp/queue.csv" -o "$tmp/bad.yaml"
-    grep -q "queue.csv:3:1: column 'queue-id': '9e18' is not a stream id" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    refused nsys "$nsys" big.csv '3s/^1004000,20500,102,264,1,/1004000,20500,102,264,1222222222222222222,/' \
+      "3:1: column 'GrdY': '1222222222222222222' is not a positive whole number"
+    refused nsys "$nsys" strm.csv '3s/,1,,7,"void/,1,,7e18,"void/' \
+      "3:1: column 'Strm': '7e18' is not a stream id (a whole number up to 1e15)"
+    refused rocprof "$rocprof" queue.csv '3s/kernel0 \[clone .kd\]",0,0,1,/kernel0 [clone .kd]",0,9e18,1,/' \
+      "3:1: column 'queue-id': '9e18' is not a stream id"
     # Fields a profile cannot hold are refused at their row, not written into a profile that would
     # not load (the fuzz target found 32246 registers per thread imported).
-    sed '3s/,264,1,1,256,1,1,64,/,65536,65536,2,256,1,1,64,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/grid.csv"
-    expect_rc 2 "$atoll" import nsys "$tmp/grid.csv" -o "$tmp/bad.yaml"
-    grep -q "grid.csv:3:1: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
-    sed '3s/^1004000,20500,/1004000,40000000000000000,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/long.csv"
-    expect_rc 2 "$atoll" import nsys "$tmp/long.csv" -o "$tmp/bad.yaml" --iteration 0
-    grep -q "long.csv:3:1: an operation of more than a year: a profile holds no longer time" "$tmp/.stderr" ||
-      fail "$(cat "$tmp/.stderr")"
-    { sed -n 1,3p "$d/nsys/cuda_gpu_trace.csv"
-      sed -n '4s/^1025000,/40000000001025000,/p' "$d/nsys/cuda_gpu_trace.csv"; } > "$tmp/span.csv"
-    expect_rc 2 "$atoll" import nsys "$tmp/span.csv" -o "$tmp/bad.yaml"
-    grep -q "span.csv:4:1: the iteration spans more than a year by this operation's end" "$tmp/.stderr" ||
-      fail "$(cat "$tmp/.stderr")"
-    sed '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,32,64,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/block.csv"
-    expect_rc 2 "$atoll" import nsys "$tmp/block.csv" -o "$tmp/bad.yaml"
-    grep -q "block.csv:3:1: a block of more than 4096 threads" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
-    sed '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,1,2000,/' "$d/nsys/cuda_gpu_trace.csv" > "$tmp/regs.csv"
-    expect_rc 2 "$atoll" import nsys "$tmp/regs.csv" -o "$tmp/bad.yaml"
-    grep -q "regs.csv:3:1: column 'Reg/Trd': more registers per thread than a profile holds (1024)" "$tmp/.stderr" ||
-      fail "$(cat "$tmp/.stderr")"
-    sed '3s/,16384,64,0,0,8,0,/,16384,64,0,0,1025,0,/' "$d/rocprof/results.csv" > "$tmp/vgpr.csv"
-    expect_rc 2 "$atoll" import rocprof "$tmp/vgpr.csv" -o "$tmp/bad.yaml"
-    grep -q "vgpr.csv:3:1: column 'arch_vgpr': more registers per thread than a profile holds" "$tmp/.stderr" ||
-      fail "$(cat "$tmp/.stderr")"
+    refused nsys "$nsys" grid.csv '3s/,264,1,1,256,1,1,64,/,65536,65536,2,256,1,1,64,/' \
+      "3:1: a grid of 2^32 - 1 blocks or more"
+    refused nsys "$nsys" long.csv '3s/^1004000,20500,/1004000,40000000000000000,/' \
+      "3:1: an operation of more than a year: a profile holds no longer time" --iteration 0
+    refused nsys "$nsys" span.csv '4s/^1025000,/40000000001025000,/;5,$d' \
+      "4:1: the iteration spans more than a year by this operation's end"
+    refused nsys "$nsys" block.csv '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,32,64,/' \
+      "3:1: a block of more than 4096 threads"
+    refused nsys "$nsys" regs.csv '3s/,264,1,1,256,1,1,64,/,264,1,1,256,1,1,2000,/' \
+      "3:1: column 'Reg/Trd': more registers per thread than a profile holds (1024)"
+    refused rocprof "$rocprof" vgpr.csv '3s/,16384,64,0,0,8,0,/,16384,64,0,0,1025,0,/' \
+      "3:1: column 'arch_vgpr': more registers per thread than a profile holds"
     # So is an empty name: a profile names every kernel (found by the trace_import fuzz target).
-    sed '3s/"fused_nn_relu_kernel0 \[clone .kd\]"/""/' "$d/rocprof/results.csv" > "$tmp/noname.csv"
-    expect_rc 2 "$atoll" import rocprof "$tmp/noname.csv" -o "$tmp/bad.yaml"
-    grep -q "noname.csv:3:1: column 'KernelName': the name is empty" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    refused rocprof "$rocprof" noname.csv '3s/"fused_nn_relu_kernel0 \[clone .kd\]"/""/' \
+      "3:1: column 'KernelName': the name is empty"
     # A name that is not UTF-8 is refused at its row (found by the trace_import fuzz target).
-    sed '3s/"fused_nn_relu/"\xe9fused_nn_relu/' "$d/rocprof/results.csv" > "$tmp/latin1.csv"
-    expect_rc 2 "$atoll" import rocprof "$tmp/latin1.csv" -o "$tmp/bad.yaml"
-    grep -q "latin1.csv:3:1: column 'KernelName': the name is not valid UTF-8 (byte 0xe9)" "$tmp/.stderr" ||
-      fail "$(cat "$tmp/.stderr")"
+    refused rocprof "$rocprof" latin1.csv '3s/"fused_nn_relu/"\xe9fused_nn_relu/' \
+      "3:1: column 'KernelName': the name is not valid UTF-8 (byte 0xe9)"
     # A header and no rows is refused at the header (found by the trace_import fuzz target).
     head -n 1 "$d/rocprof/results.csv" > "$tmp/header.csv"
     expect_rc 2 "$atoll" import rocprof "$tmp/header.csv" -o "$tmp/bad.yaml"
