@@ -292,16 +292,18 @@ PY
     cp "$mix" "$tmp/out/mix.yaml"
     expect_rc 0 "$atoll" check "$tmp/out/mix.yaml" ;;
   hil_compares)
-    # One keep-awake loop (at nice 19 it takes next to nothing from the run) and a priority (nice 5
-    # needs no privilege; this case checks no accuracy): hil says where both left the run.
+    # One keep-awake loop (at nice 19 it takes next to nothing from the run) and --nice 0, which
+    # leaves the run's priority as it was (at nice 5 this case took 44.6 s under TSan in one CI run,
+    # 33.9 s in the run before without it; nice_option checks the value reached): hil says where
+    # both left the run.
     expect_rc 0 "$atoll" hil "$mix" --device cpu --cus 2 --duration-ms 1500 --set warmup_ms=0 --set 'expect=[]' \
-      $sanitizer_repeats "${tsan_light_models[@]}" --keep-awake 1 --nice 5
+      $sanitizer_repeats "${tsan_light_models[@]}" --keep-awake 1 --nice 0
     for row in "RT latency p50" "RT latency p99" "BE batch throughput"; do
       grep -q "^$row " "$tmp/.stdout" || fail "no '$row' row: $(cat "$tmp/.stdout")"
     done
     grep -q "^1 loop at nice 19 kept the CPUs running (--keep-awake) in the native run$" "$tmp/.stdout" ||
       fail "no keep-awake line: $(cat "$tmp/.stdout")"
-    grep -qE '^measured and ran at nice 5 \((lowered from -?[0-9]+|as found)\) \(--nice\)$' "$tmp/.stdout" ||
+    grep -qE '^measured and ran at nice -?[0-9]+ \(.+\) \(--nice\)$' "$tmp/.stdout" ||
       fail "no priority line: $(cat "$tmp/.stdout")"
     grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
   hil_within_max_error)
