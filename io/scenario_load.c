@@ -1,6 +1,7 @@
 /* Scenario loading (docs/scenarios.md): the YAML tree, --set overrides grafted onto it, then a
  * strict read into an atoll_scenario. Files a scenario names are relative to its folder. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,9 +461,16 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
 
 /* An error about client i that points where its fix goes: at clients[i].key (clients[i].key.sub when
  * sub is set), the deepest of those nodes the file holds (a key left to its default points at the
- * client). msg is the whole message. */
+ * client). The message is printf's fmt with its arguments. */
 static int client_error(scen_ctx *c, const atoll_ynode *clients, uint32_t i, const char *key, const char *sub,
-                        const char *msg) {
+                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int client_error(scen_ctx *c, const atoll_ynode *clients, uint32_t i, const char *key, const char *sub,
+                        const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
   const atoll_ynode *item = clients->items[i];
   const atoll_ynode *at = item, *v = item->kind == ATOLL_Y_MAP ? atoll_ymap_get(item, key) : NULL;
   if (v)
@@ -489,12 +497,11 @@ static int read_gpu_count(scen_ctx *c, const atoll_ynode *n, const atoll_ynode *
   int rc = n ? WITH_KEY(r, "gpu_count", atoll_yread_u32(r, n, 1, ATOLL_MAX_GPUS, &c->s->gpu_count)) : 0;
   atoll_client *cl = (atoll_client *)c->s->clients;
   for (uint32_t i = 0; i < c->s->n_clients && rc == 0; i++)
-    if (cl[i].gpu_given && cl[i].gpu >= c->s->gpu_count) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "client '%s' is on gpu %u, but the scenario has %u (gpu_count: %u; GPUs count from 0)",
-               cl[i].name, cl[i].gpu, c->s->gpu_count, c->s->gpu_count);
-      rc = WITH_KEY(r, "clients", client_error(c, clients, i, "gpu", NULL, msg));
-    }
+    if (cl[i].gpu_given && cl[i].gpu >= c->s->gpu_count)
+      rc = WITH_KEY(r, "clients",
+                    client_error(c, clients, i, "gpu", NULL,
+                                 "client '%s' is on gpu %u, but the scenario has %u (gpu_count: %u; GPUs count from 0)",
+                                 cl[i].name, cl[i].gpu, c->s->gpu_count, c->s->gpu_count));
   if (rc == 0)
     atoll_scenario_place_clients(c->s, cl);
   return rc;
@@ -863,12 +870,10 @@ static int check_own_batches(scen_ctx *c, const atoll_ynode *clients) {
     const atoll_client *cl = &c->s->clients[i];
     if (cl->batch_max <= 1)
       continue;
-    char msg[512];
-    snprintf(msg, sizeof msg,
-             "client '%s' batches (batch: max %u), but %s: a client's batch: is for the other policies (remove it, "
-             "or choose a policy that runs the scenario's batcher, e.g. streams)",
-             cl->name, cl->batch_max, why);
-    return client_error(c, clients, i, "batch", NULL, msg);
+    return client_error(c, clients, i, "batch", NULL,
+                        "client '%s' batches (batch: max %u), but %s: a client's batch: is for the other policies "
+                        "(remove it, or choose a policy that runs the scenario's batcher, e.g. streams)",
+                        cl->name, cl->batch_max, why);
   }
   return 0;
 }
@@ -883,25 +888,21 @@ static int check_node_model_clients(scen_ctx *c, const atoll_ynode *clients) {
   bool batches = pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU;
   if (!batches && pk != ATOLL_POLICY_BASE_CPU)
     return 0;
-  char msg[512];
   for (uint32_t i = 0; i < c->s->n_clients; i++) {
     const atoll_client *cl = &c->s->clients[i];
-    if (batches && cl->batch_max > 1 && (cl->cls != ATOLL_CLASS_BE || cl->arrival.kind != ATOLL_ARRIVAL_CLOSED)) {
-      snprintf(msg, sizeof msg,
-               "client '%s' batches (batch: max %u), but under policy '%s' only a back-to-back BE client (class be, "
-               "arrival closed) does (docs/dart.md)",
-               cl->name, cl->batch_max, atoll_policy_name(pk));
-      return client_error(c, clients, i, "batch", NULL, msg);
-    }
+    if (batches && cl->batch_max > 1 && (cl->cls != ATOLL_CLASS_BE || cl->arrival.kind != ATOLL_ARRIVAL_CLOSED))
+      return client_error(c, clients, i, "batch", NULL,
+                          "client '%s' batches (batch: max %u), but under policy '%s' only a back-to-back BE client "
+                          "(class be, arrival closed) does (docs/dart.md)",
+                          cl->name, cl->batch_max, atoll_policy_name(pk));
   }
   for (uint32_t i = 0; i < c->s->n_clients; i++) {
     const atoll_client *cl = &c->s->clients[i];
-    if (cl->arrival.blocking) {
-      snprintf(msg, sizeof msg,
-               "client '%s' is blocking, which policy '%s' does not model (docs/scenarios.md, arrival kinds)",
-               cl->name, atoll_policy_name(pk));
-      return client_error(c, clients, i, "arrival", "blocking", msg);
-    }
+    if (cl->arrival.blocking)
+      return client_error(c, clients, i, "arrival", "blocking",
+                          "client '%s' is blocking, which policy '%s' does not model (docs/scenarios.md, arrival "
+                          "kinds)",
+                          cl->name, atoll_policy_name(pk));
   }
   return 0;
 }
