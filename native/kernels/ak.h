@@ -124,7 +124,23 @@ typedef enum ak_kernel_id { AK_K_NONE = 0, AK_KERNEL_LIST(AK_ENUM_ENTRY_) AK_K_C
        ak_e_ += blockDim.x)
 #else
 #define AK_GPU 0
+#if defined(__SANITIZE_THREAD__)
+#define AK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define AK_TSAN 1
+#endif
+#endif
+#if defined(AK_TSAN)
+/* Under ThreadSanitizer the kernel bodies are not instrumented access by access: AK_LD and AK_ST
+ * (below) report each global-memory access to TSan themselves, and ak_run_block reports the block's
+ * arguments and context, which is all a block shares with other threads. What TSan no longer sees
+ * is the block's scratch (AK_SHARED below: an array on the worker thread's own stack) and its
+ * locals. Those were most of its work: a convolution adds every tap of every output in scratch. */
+#define AK_DEVICE __attribute__((no_sanitize("thread")))
+#else
 #define AK_DEVICE
+#endif
 #define AK_SHARED
 #define AK_RESTRICT restrict
 #define AK_FOR_THREADS(t) for (uint32_t t = 0; t < (c)->threads; t++)
@@ -276,20 +292,80 @@ static inline AK_DEVICE uint32_t ak_poll_step(const ak_ctx *c, uint32_t step) {
       AK_PREEMPT_POINT(c);                                                                                 \
   } while (0)
 
-/* Traced global-memory accesses. `p` is evaluated twice: pass a side-effect-free pointer
- * expression. Shared-memory scratch is not traced (it lives only while the block runs, so
- * re-running the block rebuilds it — like NVBit's skipped LDS/STS). The kernel's context must be
- * named `c` (as for AK_FOR_THREADS). */
+/* ThreadSanitizer builds (AK_TSAN, above): the kernel bodies are not instrumented, so AK_LD and
+ * AK_ST tell TSan of each global-memory access themselves, through the entry points its
+ * instrumentation calls (for 1, 2, 4 or 8 bytes, or a range). Inlined into the body, each call's
+ * return address is the access's place, so a report names the kernel's line as before. */
+#if defined(AK_TSAN)
+void __tsan_read1(void *p);
+void __tsan_read2(void *p);
+void __tsan_read4(void *p);
+void __tsan_read8(void *p);
+void __tsan_read_range(void *p, unsigned long bytes);
+void __tsan_write1(void *p);
+void __tsan_write2(void *p);
+void __tsan_write4(void *p);
+void __tsan_write8(void *p);
+void __tsan_write_range(void *p, unsigned long bytes);
+static inline AK_DEVICE __attribute__((always_inline)) void ak_tsan_read(const void *p, size_t bytes) {
+  void *q = (void *)(uintptr_t)p;
+  switch (bytes) {
+  case 1:
+    __tsan_read1(q);
+    break;
+  case 2:
+    __tsan_read2(q);
+    break;
+  case 4:
+    __tsan_read4(q);
+    break;
+  case 8:
+    __tsan_read8(q);
+    break;
+  default:
+    __tsan_read_range(q, bytes);
+  }
+}
+static inline AK_DEVICE __attribute__((always_inline)) void ak_tsan_write(void *p, size_t bytes) {
+  switch (bytes) {
+  case 1:
+    __tsan_write1(p);
+    break;
+  case 2:
+    __tsan_write2(p);
+    break;
+  case 4:
+    __tsan_write4(p);
+    break;
+  case 8:
+    __tsan_write8(p);
+    break;
+  default:
+    __tsan_write_range(p, bytes);
+  }
+}
+#define AK_TSAN_LD_(p) ak_tsan_read((const void *)(p), sizeof *(p)),
+#define AK_TSAN_ST_(p) ak_tsan_write((void *)(p), sizeof *(p)),
+#else
+#define AK_TSAN_LD_(p)
+#define AK_TSAN_ST_(p)
+#endif
+
+/* Traced global-memory accesses. `p` is evaluated twice (three times under TSan): pass a
+ * side-effect-free pointer expression. Shared-memory scratch is not traced (it lives only while the
+ * block runs, so re-running the block rebuilds it — like NVBit's skipped LDS/STS). The kernel's
+ * context must be named `c` (as for AK_FOR_THREADS). */
 #if defined(AK_TRACE) && !AK_GPU
 void ak_trace_access(void *trace, const void *p, size_t bytes, int write);
-#define AK_LD(p) (ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 0), *(p))
+#define AK_LD(p) (AK_TSAN_LD_(p) ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 0), *(p))
 /* The store is recorded after it is made, so the loads inside `v` come first in the trace (an
  * in-place update reads, then writes). */
-#define AK_ST(p, v) ((void)(*(p) = (v)), ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 1))
+#define AK_ST(p, v)                                                                                        \
+  (AK_TSAN_ST_(p)(void)(*(p) = (v)), ak_trace_access((c)->trace, (const void *)(p), sizeof *(p), 1))
 #define ak_run_block ak_run_block_trace
 #else
-#define AK_LD(p) (*(p))
-#define AK_ST(p, v) ((void)(*(p) = (v)))
+#define AK_LD(p) (AK_TSAN_LD_(p) *(p))
+#define AK_ST(p, v) (AK_TSAN_ST_(p)(void)(*(p) = (v)))
 #endif
 
 /* Runs block c->block of kernel `kernel` with arguments a (all threads of the block call it on

@@ -17,6 +17,11 @@ AK_DEVICE int ak_run_block(uint32_t kernel, const ak_args *a, const ak_ctx *c) {
   /* One scratch buffer for every kernel (ak.h, AK_SMEM_FLOATS). Every kernel writes the part it
    * uses before reading it. */
   AK_SHARED float smem[AK_SMEM_FLOATS];
+#if defined(AK_TSAN)
+  /* The bodies read their arguments and context unreported (ak.h, AK_TSAN): report them here, whole. */
+  ak_tsan_read(a, sizeof *a);
+  ak_tsan_read(c, sizeof *c);
+#endif
   switch (kernel) {
 #define AK_CASE_(ID, name)                                                                                 \
   case AK_K_##ID:                                                                                          \
