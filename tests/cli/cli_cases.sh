@@ -117,7 +117,7 @@ PY
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --keep-awake 1 -o "$tmp/x.yaml"
     grep -q "give --device" "$tmp/.stderr" || fail "--keep-awake without --device accepted"
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --device cpu --nice -21 -o "$tmp/x.yaml"
-    grep -q -- "--nice: expected -20..19" "$tmp/.stderr" || fail "--nice -21 accepted"
+    grep -q -- "--nice wants a nice value from -20 to 19, not '-21'" "$tmp/.stderr" || fail "--nice -21 accepted"
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --nice 0 -o "$tmp/x.yaml"
     grep -q "give --device" "$tmp/.stderr" || fail "--nice without --device accepted"
     expect_rc 2 "$atoll" fit inss "$tmp/n.yaml" --cus 2 -o "$tmp/x.yaml"

@@ -75,10 +75,9 @@ int atoll_cmd_fit(int argc, char **argv) {
   if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 7, true, &rc))
     return rc;
   int nice = ATOLL_FIT_NICE;
-  if (vals[5] && !atoll__measure_nice_parse(vals[5], &nice))
-    return atoll_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", vals[5]);
   uint32_t cus = 2, sets = 16, batches = 0, awake = 0;
-  if ((rc = atoll__native_uint(cmd, "--cus", vals[2], 2, 4, "CUs", &cus)) ||
+  if ((rc = atoll__native_nice(cmd, vals[5], &nice)) ||
+      (rc = atoll__native_uint(cmd, "--cus", vals[2], 2, 4, "CUs", &cus)) ||
       (rc = atoll__native_uint(cmd, "--keep-awake", vals[6], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)) ||
       (rc = atoll__native_uint(cmd, "--sets", vals[3], 2, ATOLL_INSS_FIT_SETS, "sets", &sets)) ||
       (rc = atoll__native_uint(cmd, "--batches", vals[4], 3, ATOLL_INSS_FIT_MAX_RUN, "batches", &batches)))
