@@ -222,12 +222,8 @@ int atoll_cmd_bound(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"--json", "--spread", "--analysis"};
   const char *vals[3];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 3, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 3, true, &rc))
     return rc;
   atoll_bound_opts bo = {0};
   if (vals[2] && strcmp(vals[2], "dart") != 0 && strcmp(vals[2], "rt-queue") != 0)

@@ -228,12 +228,8 @@ int atoll_cmd_calibrate(int argc, char **argv) {
   if (!parse_window(grid_us, window))
     return atoll_cli_usage_error(cmd, "--grid-us '%s': expected LS0:LS1:CP0:CP1 in us, multiples of 0.1, "
                                  "0 <= LS0 <= LS1 and 0 <= CP0 <= CP1", grid_us);
-  int rc = atoll_cli_parse(cmd, kept, argv, &o, NULL, NULL, 0, false);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, kept, argv, &o, NULL, NULL, 0, false, &rc))
     return rc;
   if (o.n_positional < 2)
     return atoll_cli_usage_error(cmd, "expected a GPU and at least one PROFILE.yaml");

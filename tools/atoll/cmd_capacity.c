@@ -124,12 +124,8 @@ int atoll_cmd_capacity(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"--miss", "--json", "--min-requests", "--warmup-ms"};
   const char *vals[4];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 4, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 4, true, &rc))
     return rc;
   double miss = 0.01;
   if (vals[0]) {

@@ -260,12 +260,8 @@ int atoll_cmd_compare(int argc, char **argv) {
   static atoll_run_opts o;
   static const char *const extra[] = {"--jobs"};
   const char *vals[1];
-  int rc = atoll_cli_parse(cmp.cmd, n_args, args, &o, extra, vals, 1, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmp.cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmp.cmd, n_args, args, &o, extra, vals, 1, true, &rc))
     return rc;
   if (o.n_positional != 1)
     return atoll_cli_usage_error(cmp.cmd, "expected one SCENARIO file");

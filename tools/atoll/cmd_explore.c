@@ -238,12 +238,8 @@ int atoll_cmd_explore(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"--max-states", "--json", "--witness", "--trace", "--max-seconds", "--threads"};
   const char *vals[6];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 6, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 6, true, &rc))
     return rc;
   atoll_explore_opts eo = {.max_states = 2000000};
   if (vals[0]) {

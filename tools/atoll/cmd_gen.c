@@ -122,12 +122,8 @@ int atoll_cmd_gen(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"--out", "--seed", "--heavy-ratio", "--tasks", "--sets", "--models", "--duration-ms"};
   const char *v[7];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, v, 7, false);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, v, 7, false, &rc))
     return rc;
   if (o.n_positional != 1 || strcmp(o.positional[0], "dart-tasksets") != 0)
     return atoll_cli_usage_error(cmd, "want one generator, dart-tasksets");

@@ -69,12 +69,8 @@ int atoll_cmd_hil(int argc, char **argv) {
                                          "--repeats", "--keep-awake", "--nice"};
   const char *vals[N_X];
   atoll_run_opts ro;
-  int rc = atoll_cli_parse(cmd, argc, argv, &ro, extra, vals, N_X, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &ro, extra, vals, N_X, true, &rc))
     return rc;
   atoll_native_opts no = {.device = vals[X_DEVICE] ? vals[X_DEVICE] : "cpu", .pin_threads = fl[0],
                           .sched_cpu = fl[0] ? 0 : -1};

@@ -274,12 +274,8 @@ int atoll_cmd_import(int argc, char **argv) {
   static const char *const extra[] = {"-o",          "--gpu",        "--models",          "--idem",
                                       "--iteration", "--latency-us", "--eager-latency-us", "--duration-ms"};
   const char *vals[8];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 8, false);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 8, false, &rc))
     return rc;
   if (o.n_positional < 1)
     return atoll_cli_usage_error(cmd, "expected 'reef-model', 'disb', 'torch-trace', 'nsys' or 'rocprof'");

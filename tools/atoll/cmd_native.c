@@ -162,12 +162,8 @@ int atoll_cmd_native(int argc, char **argv) {
                                          "--inject", "--latency-opts", "--repeats", "--keep-awake", "--nice"};
   const char *vals[N_X];
   atoll_run_opts o;
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, N_X, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, N_X, true, &rc))
     return rc;
   atoll_native_opts no = {.device = vals[X_DEVICE] ? vals[X_DEVICE] : "cpu", .pin_threads = fl[F_PIN],
                           .sched_cpu = fl[F_PIN] ? 0 : -1, .verify = fl[F_VERIFY]};

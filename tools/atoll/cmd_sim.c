@@ -54,12 +54,8 @@ int atoll_cmd_sim(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"--json", "--csv", "--trace", "--trace-window", "--replay"};
   const char *vals[5];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 5, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 5, true, &rc))
     return rc;
   double window_ms[2] = {0, 0};
   if (vals[3] && (!vals[2] || !parse_window(vals[3], window_ms)))

@@ -271,12 +271,8 @@ int atoll_cmd_sweep(int argc, char **argv) {
       return atoll_sweep_merge(cmd, argc, argv);
   static const char *const extra[] = {"--csv", "--jobs", "--shard"};
   const char *vals[3];
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 3, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 3, true, &rc))
     return rc;
   if (o.n_positional != 1)
     return atoll_cli_usage_error(cmd, "expected one SCENARIO file");

@@ -53,12 +53,8 @@ int atoll_cmd_train_predictor(int argc, char **argv) {
   atoll_run_opts o;
   static const char *const extra[] = {"-o", "--samples", "--epochs", "--device", "--repeats"};
   const char *vals[5] = {NULL};
-  int rc = atoll_cli_parse(cmd, argc, argv, &o, extra, vals, 5, true);
-  if (rc == ATOLL_CLI_HELP) {
-    atoll_cli_print_help(cmd, stdout);
-    return ATOLL_EXIT_OK;
-  }
-  if (rc)
+  int rc;
+  if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 5, true, &rc))
     return rc;
   if (!vals[0])
     return atoll_cli_usage_error(cmd, "-o PRED.yaml is required");
