@@ -22,7 +22,9 @@
 #include "io/diag.h"
 #include "io/load.h"
 #include "io/model_write.h"
+#include "io/model_write_checked.h"
 #include "io/reef_import.h"
+#include "io/yread.h"
 #include "io/ytree.h"
 
 #define REEF_MODELS ATOLL_REEF_DATA "/models"
@@ -209,6 +211,69 @@ static void round_trip(const atoll_model *m) {
   assert_true(atoll_model_is_valid(&back));
   assert_models_equal(m, &back);
   atoll_arena_free(&a);
+  free(text);
+}
+
+/* atoll_model_write_checked (what `atoll import` writes through): a model that reads back is
+ * written byte for byte as atoll_model_write_yaml writes it; a difference in any compared field is
+ * named; and a profile that does not load (below: a kernel longer than a profile may give) is
+ * refused with nothing written. */
+static void checked_writer(const atoll_model *m, const char *expected) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  atoll_gpu gpu = mi50();
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  assert_rc(atoll_model_write_checked(f, m, NULL, ".", &gpu, &d), 0, &d);
+  assert_int_equal(fclose(f), 0);
+  assert_string_equal(text, expected);
+  free(text);
+
+  char why[400];
+  assert_false(atoll_model_first_difference(m, m, why, sizeof why));
+  atoll_op ops[8];
+  atoll_tensor tensors[8];
+  assert_true(m->n_ops <= 8 && m->n_tensors <= 8);
+  atoll_model b = *m;
+  memcpy(ops, m->ops, m->n_ops * sizeof ops[0]);
+  memcpy(tensors, m->tensors, m->n_tensors * sizeof tensors[0]);
+  b.ops = ops;
+  b.tensors = tensors;
+  /* The hand model: op 1 is a kernel, op 3 a memset. */
+  assert_true(m->ops[1].kind == ATOLL_OP_KERNEL && m->ops[3].kind == ATOLL_OP_MEMSET);
+  ops[1].shape.time_ns++;
+  assert_true(atoll_model_first_difference(m, &b, why, sizeof why));
+  char want[200];
+  snprintf(want, sizeof want, "op 1 (%s): time (ns) %lld, read back %lld", m->ops[1].name,
+           (long long)m->ops[1].shape.time_ns, (long long)ops[1].shape.time_ns);
+  assert_string_equal(why, want);
+  ops[1] = m->ops[1];
+  ops[3].copy_time_ns = 1;
+  assert_true(atoll_model_first_difference(m, &b, why, sizeof why));
+  assert_string_equal(why, "op 3 ((none)): copy time (ns) 2000, read back 1");
+  ops[3] = m->ops[3];
+  tensors[1].bytes++;
+  assert_true(atoll_model_first_difference(m, &b, why, sizeof why));
+  assert_non_null(strstr(why, "tensor 1 '"));
+  tensors[1] = m->tensors[1];
+  b.n_ops--;
+  assert_true(atoll_model_first_difference(m, &b, why, sizeof why));
+  assert_non_null(strstr(why, "ops and"));
+
+  /* A kernel longer than the longest time a profile may give (io/yread.h, ATOLL_YREAD_MAX_TIME_NS):
+   * a valid model, written, that the loader refuses. An importer that let it through would have
+   * written a profile nothing can use. */
+  ops[1].shape.time_ns = ops[1].shape.block_time_ns = (int64_t)ATOLL_YREAD_MAX_TIME_NS + 1000000000;
+  assert_true(atoll_model_is_valid(&b));
+  f = open_memstream(&text, &len);
+  assert_non_null(f);
+  atoll_diag_clear(&d);
+  assert_rc(atoll_model_write_checked(f, &b, NULL, ".", &gpu, &d), ATOLL_EINVAL, NULL);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(len, 0);
+  assert_non_null(strstr(d.msg, "does not read back as the model imported, so nothing was written: it does not load"));
   free(text);
 }
 
@@ -889,6 +954,7 @@ static void writer_hand_model(void **state) {
   assert_string_equal(text, hand_yaml);
   free(text);
   round_trip(&m);
+  checked_writer(&m, hand_yaml);
 
   /* An invalid model is refused rather than written with dangling tensor names. */
   atoll_model bad = m;

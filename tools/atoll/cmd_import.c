@@ -13,7 +13,7 @@
 #include "io/disb_import.h"
 #include "io/suggest.h"
 #include "io/idem_meta.h"
-#include "io/model_write.h"
+#include "io/model_write_checked.h"
 #include "io/nsys_sqlite_import.h"
 #include "io/profiler_csv_import.h"
 #include "io/reef_import.h"
@@ -107,6 +107,18 @@ static const char *out_dir_of(atoll_arena *a, const char *path) {
   return strcmp(path, "-") == 0 ? "." : atoll_path_dir(a, path);
 }
 
+/* Writes the profile through atoll_model_write_checked, so a profile that would not read back as
+ * the model imported is reported and nothing is written; then commits or discards the output. */
+static int write_profile(out_file *f, const atoll_model *m, const char *header, const char *dir, const atoll_gpu *gpu,
+                         atoll_diag *d) {
+  atoll_diag_clear(d);
+  const int wrc = atoll_model_write_checked(f->f, m, header, dir, gpu, d);
+  if (wrc != 0 && !d->set)
+    perror(f->path);
+  const int rc = out_close(f, wrc == 0);
+  return wrc != 0 && d->set ? atoll_cli_report(d) : rc;
+}
+
 static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *gpu_name,
                              const char *idem_path) {
   if (o->n_positional != 2)
@@ -144,8 +156,7 @@ static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *
              "Licence: Apache License 2.0, (c) the REEF authors, Shanghai Jiao Tong University IPADS.\n"
              "Block time and registers are derived (docs/models.md, \"Derived fields\").",
              m.name, m.name, m.name);
-    int wrc = atoll_model_write_yaml(f.f, &m, header);
-    rc = out_close(&f, wrc == 0);
+    rc = write_profile(&f, &m, header, out_dir_of(&a, out_path), &gpu, &d);
   }
   atoll_arena_free(&a);
   return rc;
@@ -261,8 +272,7 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
              "and shared memory against %s's limits; block time is derived (docs/models.md). The trace records no\n"
              "memory addresses: tensors are the copies' own buffers and idempotence is unknown unless --idem gave it.",
              kind, o->positional[1], gpu.name);
-    int wrc = atoll_model_write_yaml(f.f, &m, header);
-    rc = out_close(&f, wrc == 0);
+    rc = write_profile(&f, &m, header, out_dir_of(&a, out_path), &gpu, &d);
   }
   atoll_arena_free(&a);
   return rc;

@@ -1,0 +1,113 @@
+/* model_write_checked.c — a profile is written only once its text reads back as the same model
+ * (model_write_checked.h says why). */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include "io/model_write_checked.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atoll/error.h"
+#include "io/arena.h"
+#include "io/load.h"
+#include "io/model_write.h"
+
+/* Two optional strings agree when both are absent or both hold the same text. */
+static bool same_text(const char *a, const char *b) {
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static const char *shown(const char *s) {
+  return s ? s : "(none)";
+}
+
+bool atoll_model_first_difference(const atoll_model *a, const atoll_model *b, char *buf, size_t size) {
+  if (!same_text(a->name, b->name)) {
+    snprintf(buf, size, "name '%s', read back '%s'", shown(a->name), shown(b->name));
+    return true;
+  }
+  if (!same_text(a->source, b->source)) {
+    snprintf(buf, size, "source differs");
+    return true;
+  }
+  if (a->n_ops != b->n_ops || a->n_tensors != b->n_tensors) {
+    snprintf(buf, size, "%" PRIu32 " ops and %" PRIu32 " tensors, read back %" PRIu32 " and %" PRIu32, a->n_ops,
+             a->n_tensors, b->n_ops, b->n_tensors);
+    return true;
+  }
+  for (uint32_t i = 0; i < a->n_ops; i++) {
+    const atoll_op *x = &a->ops[i], *y = &b->ops[i];
+    const char *what = NULL;
+    int64_t was = 0, now = 0;
+    if (x->kind != y->kind)
+      what = "kind", was = x->kind, now = y->kind;
+    else if (!same_text(x->name, y->name))
+      what = "name";
+    else if (x->operator_name && !same_text(x->operator_name, y->operator_name))
+      what = "operator";
+    else if (x->kind == ATOLL_OP_KERNEL && x->shape.time_ns != y->shape.time_ns)
+      what = "time (ns)", was = x->shape.time_ns, now = y->shape.time_ns;
+    else if (x->kind == ATOLL_OP_KERNEL && x->shape.occupancy != y->shape.occupancy)
+      what = "occupancy", was = x->shape.occupancy, now = y->shape.occupancy;
+    else if (x->kind != ATOLL_OP_KERNEL && x->copy_time_ns != y->copy_time_ns)
+      what = "copy time (ns)", was = x->copy_time_ns, now = y->copy_time_ns;
+    if (what) {
+      snprintf(buf, size, "op %" PRIu32 " (%s): %s %" PRId64 ", read back %" PRId64, i, shown(x->name), what, was,
+               now);
+      return true;
+    }
+  }
+  for (uint32_t i = 0; i < a->n_tensors; i++) {
+    const atoll_tensor *x = &a->tensors[i], *y = &b->tensors[i];
+    if (!same_text(x->name, y->name) || x->bytes != y->bytes) {
+      snprintf(buf, size, "tensor %" PRIu32 " '%s' (%" PRIu64 " bytes), read back '%s' (%" PRIu64 " bytes)", i,
+               shown(x->name), x->bytes, shown(y->name), y->bytes);
+      return true;
+    }
+  }
+  return false;
+}
+
+int atoll_model_write_checked(FILE *out, const atoll_model *m, const char *header_comment, const char *dir,
+                              const atoll_gpu *gpu, atoll_diag *d) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem) {
+    atoll_diag_set(d, NULL, 0, 0, NULL, "profile of model '%s': no memory to write it in", shown(m->name));
+    return ATOLL_EIO;
+  }
+  const int wrc = atoll_model_write_yaml(mem, m, header_comment);
+  if (fclose(mem) != 0 || wrc != 0) {
+    atoll_diag_set(d, NULL, 0, 0, NULL, "profile of model '%s': %s", shown(m->name),
+                   wrc == ATOLL_EINVAL ? "the imported model is not valid (an importer bug: please report it)"
+                                       : "could not be written in memory");
+    free(text);
+    return wrc == ATOLL_EINVAL ? ATOLL_EINVAL : ATOLL_EIO;
+  }
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_diag back_d;
+  atoll_diag_clear(&back_d);
+  const atoll_source src = {.name = "(the profile being written)", .text = text, .len = len};
+  atoll_model back;
+  char diff[640] = "";
+  int rc = atoll_model_load_source(&a, &src, dir, gpu, &back, &back_d);
+  if (rc != 0)
+    snprintf(diff, sizeof diff, "it does not load (line %" PRIu32 ", column %" PRIu32 ": %s)", back_d.line,
+             back_d.col, back_d.msg);
+  else if (atoll_model_first_difference(m, &back, diff, sizeof diff))
+    rc = ATOLL_EINVAL;
+  atoll_arena_free(&a);
+  if (rc != 0) {
+    atoll_diag_set(d, NULL, 0, 0, NULL,
+                   "the profile of model '%s' does not read back as the model imported, so nothing was written: %s "
+                   "(an importer bug: please report it with the input)",
+                   shown(m->name), diff);
+    free(text);
+    return ATOLL_EINVAL;
+  }
+  rc = fwrite(text, 1, len, out) == len ? 0 : ATOLL_EIO;
+  free(text);
+  return rc;
+}
