@@ -11,6 +11,7 @@
 
 #include "atoll/error.h"
 #include "io/model_write.h"
+#include "io/model_write_checked.h"
 #include "tools/atoll/native_cli.h"
 #include "native/runtime/nprofile.h"
 
@@ -109,9 +110,10 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
           g.name, g.cus, g.max_blocks_per_cu, g.costs.launch_sync_ns / 1e3, g.costs.cp_dispatch_ns / 1e3,
           g.costs.hq_transmit_ns / 1e3, g.costs.cu_reset_ns / 1e3, note.kill_kernels, note.kill_max_ns / 1e3,
           g.costs.evicted_kernel_ns / 1e3, path);
-  snprintf(path, sizeof path, "%s/models", dir);
-  if (mkdir_p(path) != 0) {
-    perror(path);
+  char models_dir[sizeof path];
+  snprintf(models_dir, sizeof models_dir, "%s/models", dir);
+  if (mkdir_p(models_dir) != 0) {
+    perror(models_dir);
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
@@ -126,9 +128,20 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
     char what[200];
     snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k]->name, g.name);
     header(head, sizeof head, what, o, s->path);
+    /* Written only once it reads back as the model measured (model_write_checked.h). */
+    atoll_diag d;
+    atoll_diag_clear(&d);
     f = fopen(path, "w");
-    if (!f || atoll_model_write_yaml(f, &m, head) != 0 || fclose(f) != 0) {
-      perror(path);
+    int wrc = f ? atoll_model_write_checked(f, &m, head, models_dir, &g, &d) : ATOLL_EIO;
+    if (f && fclose(f) != 0 && wrc == 0)
+      wrc = ATOLL_EIO;
+    if (wrc != 0) {
+      if (d.set)
+        atoll_diag_print(&d, stderr);
+      else
+        perror(path);
+      if (f)
+        remove(path);
       atoll_arena_free(&a);
       return ATOLL_EXIT_BAD_INPUT;
     }
