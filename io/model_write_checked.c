@@ -80,7 +80,7 @@ int atoll_model_write_checked(FILE *out, const atoll_model *m, const char *heade
   const int wrc = atoll_model_write_yaml(mem, m, header_comment);
   if (fclose(mem) != 0 || wrc != 0) {
     atoll_diag_set(d, NULL, 0, 0, NULL, "profile of model '%s': %s", shown(m->name),
-                   wrc == ATOLL_EINVAL ? "the imported model is not valid (an importer bug: please report it)"
+                   wrc == ATOLL_EINVAL ? "the model is not valid (a bug in atoll: please report it)"
                                        : "could not be written in memory");
     free(text);
     return wrc == ATOLL_EINVAL ? ATOLL_EINVAL : ATOLL_EIO;
@@ -101,8 +101,8 @@ int atoll_model_write_checked(FILE *out, const atoll_model *m, const char *heade
   atoll_arena_free(&a);
   if (rc != 0) {
     atoll_diag_set(d, NULL, 0, 0, NULL,
-                   "the profile of model '%s' does not read back as the model imported, so nothing was written: %s "
-                   "(an importer bug: please report it with the input)",
+                   "the profile of model '%s' does not read back as the model it was made from, so nothing was "
+                   "written: %s (a bug in atoll: please report it with the input)",
                    shown(m->name), diff);
     free(text);
     return ATOLL_EINVAL;

@@ -1,8 +1,9 @@
-/* Writing a converted profile only once it is known to read back.
+/* Writing a profile only once it is known to read back.
  *
- * The importers turn someone else's data (REEF's files, profiler traces) into atoll profiles. A
- * profile that atoll then cannot read, or reads as another model, would be a silent loss found
- * only when a scenario names it; this writer finds it at once, before anything is written. */
+ * The importers turn someone else's data (REEF's files, profiler traces) into atoll profiles, and
+ * `atoll native --profile` writes the models it measured. A profile that atoll then cannot read,
+ * or reads as another model, would be a silent loss found only when a scenario names it; this
+ * writer finds it at once, before anything is written. */
 #ifndef ATOLL_IO_MODEL_WRITE_CHECKED_H
 #define ATOLL_IO_MODEL_WRITE_CHECKED_H
 
@@ -20,7 +21,7 @@
  * operator, time and occupancy or copy time, and every tensor's name and size. Returns 0 once
  * written. Otherwise nothing reaches out and d says why: the model is not valid or the text could
  * not be made (ATOLL_EINVAL, ATOLL_EIO), or the text does not read back as m (ATOLL_EINVAL, with
- * the loader's error or the first field that differs, named as an importer bug). A write error on
+ * the loader's error or the first field that differs, named as a bug in atoll). A write error on
  * out itself returns ATOLL_EIO. */
 int atoll_model_write_checked(FILE *out, const atoll_model *m, const char *header_comment, const char *dir,
                               const atoll_gpu *gpu, atoll_diag *d);

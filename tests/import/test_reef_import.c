@@ -273,7 +273,8 @@ static void checked_writer(const atoll_model *m, const char *expected) {
   assert_rc(atoll_model_write_checked(f, &b, NULL, ".", &gpu, &d), ATOLL_EINVAL, NULL);
   assert_int_equal(fclose(f), 0);
   assert_int_equal(len, 0);
-  assert_non_null(strstr(d.msg, "does not read back as the model imported, so nothing was written: it does not load"));
+  assert_non_null(
+      strstr(d.msg, "does not read back as the model it was made from, so nothing was written: it does not load"));
   free(text);
 }
 
