@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "io/model_write.h"
 #include "io/model_write_checked.h"
 #include "tools/atoll/native_cli.h"
 #include "native/runtime/nprofile.h"
