@@ -37,15 +37,21 @@ bool atoll_model_first_difference(const atoll_model *a, const atoll_model *b, ch
   }
   for (uint32_t i = 0; i < a->n_ops; i++) {
     const atoll_op *x = &a->ops[i], *y = &b->ops[i];
-    const char *what = NULL;
-    int64_t was = 0, now = 0;
+    /* Texts first (the kind by its name), then numbers. */
+    const char *what = NULL, *was_text = NULL, *now_text = NULL;
     if (x->kind != y->kind)
-      what = "kind", was = x->kind, now = y->kind;
+      what = "kind", was_text = atoll_op_kind_name(x->kind), now_text = atoll_op_kind_name(y->kind);
     else if (!same_text(x->name, y->name))
-      what = "name";
+      what = "name", was_text = x->name, now_text = y->name;
     else if (x->operator_name && !same_text(x->operator_name, y->operator_name))
-      what = "operator";
-    else if (x->kind == ATOLL_OP_KERNEL && x->shape.time_ns != y->shape.time_ns)
+      what = "operator", was_text = x->operator_name, now_text = y->operator_name;
+    if (what) {
+      snprintf(buf, size, "op %" PRIu32 " (%s): %s '%s', read back '%s'", i, shown(x->name), what, shown(was_text),
+               shown(now_text));
+      return true;
+    }
+    int64_t was = 0, now = 0;
+    if (x->kind == ATOLL_OP_KERNEL && x->shape.time_ns != y->shape.time_ns)
       what = "time (ns)", was = x->shape.time_ns, now = y->shape.time_ns;
     else if (x->kind == ATOLL_OP_KERNEL && x->shape.occupancy != y->shape.occupancy)
       what = "occupancy", was = x->shape.occupancy, now = y->shape.occupancy;

@@ -250,6 +250,11 @@ static void checked_writer(const atoll_model *m, const char *expected) {
            (long long)m->ops[1].shape.time_ns, (long long)ops[1].shape.time_ns);
   assert_string_equal(why, want);
   ops[1] = m->ops[1];
+  ops[1].name = "renamed";
+  assert_true(atoll_model_first_difference(m, &b, why, sizeof why));
+  snprintf(want, sizeof want, "op 1 (%s): name '%s', read back 'renamed'", m->ops[1].name, m->ops[1].name);
+  assert_string_equal(why, want);
+  ops[1] = m->ops[1];
   ops[3].copy_time_ns = 1;
   assert_true(atoll_model_first_difference(m, &b, why, sizeof why));
   assert_string_equal(why, "op 3 ((none)): copy time (ns) 2000, read back 1");
