@@ -13,8 +13,6 @@
 #ifndef ATOLL_NATIVE_NPROFILE_H
 #define ATOLL_NATIVE_NPROFILE_H
 
-#include <stdio.h>
-
 #include "io/arena.h"
 #include "atoll/gpu.h"
 #include "atoll/model.h"
@@ -40,9 +38,5 @@ int atoll_native_measure_device(const atoll_native_opts *o, const char *name, co
  * The whole model's standalone latency is measured through the native runtime. */
 int atoll_native_measure_model(const atoll_native_opts *o, const atoll_nmodel *nm, const atoll_gpu *g, uint32_t repeats,
                                atoll_arena *a, atoll_model *out, char *err, size_t err_len);
-
-/* Writes a GPU preset in the format io/gpu_load.c reads (docs/gpus.md), with a header comment and
- * one comment per cost (notes[i] for cost i in the order of atoll_gpu_costs; may be NULL). */
-int atoll_gpu_write_yaml(FILE *out, const atoll_gpu *g, const char *header_comment, const char *const *notes);
 
 #endif

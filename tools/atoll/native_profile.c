@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
+#include "io/gpu_write.h"
+#include "io/gpu_write_checked.h"
 #include "io/model_write_checked.h"
 #include "tools/atoll/native_cli.h"
 #include "native/runtime/nprofile.h"
@@ -29,7 +31,7 @@ static int mkdir_p(const char *path) {
 }
 
 /* Where each preset cost comes from, in the order of atoll_gpu_costs (nprofile.c measures). */
-static const char *const cost_notes[13] = {
+static const char *const cost_notes[ATOLL_GPU_WRITTEN_COSTS] = {
     "measured: launch through the runtime (HQ, DQ bound, transmit) to completion, less launch_sync",
     "measured: per kernel, empty kernels back to back on one queue",
     "the CPU CP serves queues independently: no switch cost",
@@ -41,7 +43,7 @@ static const char *const cost_notes[13] = {
     "no fixed cost: the flag is a word the prologue reads",
     "measured: one padding selection (core/dkp.c), two BE candidates",
     "measured: a 64-byte copy, submit to completion",
-    "measured: a 16 MiB copy less the 64-byte one",
+    "measured: a 4 MiB copy less the 64-byte one",
     "a padded launch is its block ranges: no proxy kernel"};
 
 static void header(char *buf, size_t size, const char *what, const atoll_native_opts *o, const char *scenario) {
@@ -98,9 +100,20 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
   }
   snprintf(path, sizeof path, "%s/gpus/%s.yaml", dir, g.name);
   header(head, sizeof head, "A native device measured by atoll (docs/hil.md, docs/native.md).", o, s->path);
+  /* Written only once it reads back as the device measured (gpu_write_checked.h). */
+  atoll_diag gd;
+  atoll_diag_clear(&gd);
   FILE *f = fopen(path, "w");
-  if (!f || atoll_gpu_write_yaml(f, &g, head, cost_notes) != 0 || fclose(f) != 0) {
-    perror(path);
+  int grc = f ? atoll_gpu_write_checked(f, &g, head, cost_notes, &gd) : ATOLL_EIO;
+  if (f && fclose(f) != 0 && grc == 0)
+    grc = ATOLL_EIO;
+  if (grc != 0) {
+    if (gd.set)
+      atoll_diag_print(&gd, stderr);
+    else
+      perror(path);
+    if (f)
+      remove(path);
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
