@@ -6,6 +6,7 @@
 
 #include "atoll/error.h"
 #include "io/model_write.h"
+#include "io/yquote.h"
 
 static void us(FILE *f, const char *key, int64_t ns, const char *note) {
   char buf[32];
@@ -23,7 +24,12 @@ int atoll_gpu_write_yaml(FILE *out, const atoll_gpu *g, const char *header_comme
       fprintf(out, "# %.*s\n", (int)len, p);
       p += len + (nl ? 1 : 0);
     }
-  fprintf(out, "atoll_gpu: 1\nname: %s\nvendor: %s\n", g->name, g->vendor);
+  /* Quoted where a plain scalar would not read back as the same string ("null", "-x", "8xA100"). */
+  fputs("atoll_gpu: 1\nname: ", out);
+  atoll_yaml_write_str(out, g->name);
+  fputs("\nvendor: ", out);
+  atoll_yaml_write_str(out, g->vendor);
+  fputc('\n', out);
   fprintf(out, "cus: %u\nmax_blocks_per_cu: %u\nmax_threads_per_cu: %u\nregisters_per_cu: %u\n", g->cus,
           g->max_blocks_per_cu, g->max_threads_per_cu, g->registers_per_cu);
   fprintf(out, "shared_bytes_per_cu: %u\ndq_capacity: %u\ncopy_engines: %u\ncosts:\n", g->shared_bytes_per_cu,

@@ -26,44 +26,6 @@ char *atoll_format_us(int64_t ns, char *buf, size_t size) {
   return buf;
 }
 
-/* YAML 1.1 readers take these plain words as booleans or null; a name spelled so is quoted. */
-static bool is_reserved_word(const char *s) {
-  static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"};
-  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-    size_t len = strlen(words[i]);
-    bool same = strlen(s) == len;
-    for (size_t j = 0; same && j < len; j++)
-      same = (s[j] | 0x20) == words[i][j];
-    if (same)
-      return true;
-  }
-  return false;
-}
-
-/* A conservative test for text that YAML reads back unchanged as a plain string: an identifier
- * that starts with a letter or '_' cannot be a number, and excluding ':', '#', spaces, quotes and
- * flow indicators means it cannot end a key or a flow collection early. */
-static bool is_plain_safe(const char *s) {
-  char c = s[0];
-  if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
-    return false;
-  for (const char *p = s; *p; p++) {
-    c = *p;
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-          c == '.'))
-      return false;
-  }
-  return !is_reserved_word(s);
-}
-
-
-static void write_str(FILE *f, const char *s) {
-  if (is_plain_safe(s))
-    fputs(s, f);
-  else
-    atoll_yaml_write_quoted(f, s);
-}
-
 static void write_header(FILE *f, const char *text) {
   if (!text)
     return;
@@ -159,7 +121,7 @@ static void write_tensor_list(emitter *e, const atoll_model *m, const char *k, c
   fputc('[', e->f);
   for (uint32_t i = 0; i < n; i++) {
     fputs(i ? ", " : "", e->f);
-    write_str(e->f, m->tensors[idx[i]].name);
+    atoll_yaml_write_str(e->f, m->tensors[idx[i]].name);
   }
   fputc(']', e->f);
 }
@@ -180,7 +142,7 @@ static void write_versions(FILE *f, const atoll_op *op) {
 static void write_kernel(FILE *f, const atoll_model *m, const atoll_op *op, int64_t cpu_ns, uint64_t bytes_per_block) {
   emitter e = {.f = f, .flow = false, .first = true};
   fputs("  - kernel: ", f);
-  write_str(f, op->name);
+  atoll_yaml_write_str(f, op->name);
   write_shape(&e, &op->shape);
   write_tensor_list(&e, m, "reads", op->reads, op->n_reads);
   write_tensor_list(&e, m, "writes", op->writes, op->n_writes);
@@ -219,10 +181,10 @@ static void write_copy(FILE *f, const atoll_model *m, const atoll_op *op) {
   const atoll_tensor *t = &m->tensors[op->tensor];
   if (op->kind == ATOLL_OP_MEMSET) {
     fputs("  - memset: ", f);
-    write_str(f, t->name);
+    atoll_yaml_write_str(f, t->name);
   } else {
     fprintf(f, "  - memcpy: %s\n    tensor: ", op->kind == ATOLL_OP_MEMCPY_H2D ? "h2d" : "d2h");
-    write_str(f, t->name);
+    atoll_yaml_write_str(f, t->name);
   }
   fputc('\n', f);
   /* bytes defaults to the tensor's size and time_us to "derive from the GPU's copy costs". */
@@ -249,11 +211,11 @@ static void write_tensors(FILE *f, const atoll_model *m) {
   for (uint32_t i = 0; i < m->n_tensors; i++) {
     const atoll_tensor *t = &m->tensors[i];
     fputs("  - {name: ", f);
-    write_str(f, t->name);
+    atoll_yaml_write_str(f, t->name);
     fprintf(f, ", bytes: %llu, kind: %s", (unsigned long long)t->bytes, atoll_tensor_kind_name(t->kind));
     if (t->dtype) {
       fputs(", dtype: ", f);
-      write_str(f, t->dtype);
+      atoll_yaml_write_str(f, t->dtype);
     }
     fputs("}\n", f);
   }
@@ -265,9 +227,9 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
     return ATOLL_EINVAL;
   write_header(out, header_comment);
   fputs("atoll_model: 1\nname: ", out);
-  write_str(out, m->name);
+  atoll_yaml_write_str(out, m->name);
   fputs("\ngpu: ", out);
-  write_str(out, m->gpu);
+  atoll_yaml_write_str(out, m->gpu);
   fputc('\n', out);
   if (m->source) {
     fputs("source: ", out);
@@ -276,7 +238,7 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
   }
   if (m->native) {
     fputs("native: ", out);
-    write_str(out, m->native);
+    atoll_yaml_write_str(out, m->native);
     fputc('\n', out);
   }
   if (m->measured_latency_ns > 0) {

@@ -89,3 +89,40 @@ void atoll_yaml_write_quoted(FILE *f, const char *s) {
   }
   fputc('"', f);
 }
+
+/* YAML 1.1 readers take these plain words as booleans or null; a name spelled so is quoted. */
+static bool is_reserved_word(const char *s) {
+  static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+    size_t len = strlen(words[i]);
+    bool same = strlen(s) == len;
+    for (size_t j = 0; same && j < len; j++)
+      same = (s[j] | 0x20) == words[i][j];
+    if (same)
+      return true;
+  }
+  return false;
+}
+
+/* A conservative test for text that YAML reads back unchanged as a plain string: an identifier
+ * that starts with a letter or '_' cannot be a number, and excluding ':', '#', spaces, quotes and
+ * flow indicators means it cannot end a key or a flow collection early. */
+static bool is_plain_safe(const char *s) {
+  char c = s[0];
+  if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
+    return false;
+  for (const char *p = s; *p; p++) {
+    c = *p;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+          c == '.'))
+      return false;
+  }
+  return !is_reserved_word(s);
+}
+
+void atoll_yaml_write_str(FILE *f, const char *s) {
+  if (is_plain_safe(s))
+    fputs(s, f);
+  else
+    atoll_yaml_write_quoted(f, s);
+}

@@ -17,5 +17,9 @@ bool atoll_utf8_valid(const char *s, size_t len, size_t *bad);
 /* Writes s as a YAML double-quoted scalar. Bytes that are not valid UTF-8 are written as U+FFFD
  * (the one case that does not read back unchanged). */
 void atoll_yaml_write_quoted(FILE *f, const char *s);
+/* Writes s as a plain scalar when YAML reads it back unchanged as a string (an identifier that
+ * starts with a letter or '_' and is no reserved word such as null or yes), else as
+ * atoll_yaml_write_quoted does: the names of written profiles and presets stay plain where they can. */
+void atoll_yaml_write_str(FILE *f, const char *s);
 
 #endif

@@ -1,8 +1,10 @@
 /* Fuzz target: the GPU preset loader (io/gpu_load.c). A failed load must leave the output
- * untouched. */
+ * untouched; a preset that loads must write (io/gpu_write.c) and load back with every field the
+ * writer writes unchanged (io/gpu_write_checked.c), as `atoll native --profile` needs. */
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
+#include "io/gpu_write_checked.h"
 #include "io/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -19,8 +21,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_check_diag(&d, rc, true);
   if (rc != 0)
     FUZZ_CHECK(memcmp(&g, &untouched, sizeof g) == 0);
-  else
+  else {
     FUZZ_CHECK(atoll_gpu_is_valid(&g));
+    static FILE *sink; /* opened once: what is written is not kept, only whether it checks */
+    if (!sink)
+      sink = fopen("/dev/null", "w");
+    FUZZ_CHECK(sink != NULL);
+    atoll_diag_clear(&d);
+    const int wrc = atoll_gpu_write_checked(sink, &g, "fuzz", NULL, &d);
+    if (wrc != 0)
+      fprintf(stderr, "%s\n", d.msg);
+    FUZZ_CHECK(wrc == 0);
+  }
   atoll_arena_free(&a);
   free(text);
   return 0;

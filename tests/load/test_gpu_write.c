@@ -83,6 +83,24 @@ static void measured_device_reads_back(void **state) {
   free(text);
 }
 
+/* Names the loader accepts but YAML would not read back from a plain scalar are quoted. */
+static void yaml_words_are_quoted(void **state) {
+  (void)state;
+  static const char *const names[] = {"null", "yes", "-x", "8xA100", "1e3", ".5"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    atoll_gpu g = measured();
+    g.name = names[i];
+    int rc;
+    atoll_diag d;
+    char *text = write_checked(&g, NULL, &rc, &d);
+    assert_int_equal(rc, 0);
+    char want[64];
+    snprintf(want, sizeof want, "\nname: \"%s\"\n", names[i]);
+    assert_non_null(strstr(text, want));
+    free(text);
+  }
+}
+
 static void unloadable_preset_is_not_written(void **state) {
   (void)state;
   atoll_gpu g = measured();
@@ -136,6 +154,7 @@ static void first_difference_names_the_field(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(measured_device_reads_back),
+    cmocka_unit_test(yaml_words_are_quoted),
     cmocka_unit_test(unloadable_preset_is_not_written),
     cmocka_unit_test(first_difference_names_the_field),
 };
