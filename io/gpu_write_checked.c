@@ -1,17 +1,17 @@
 /* gpu_write_checked.c — a preset is written only once its text loads back as the same device
  * (gpu_write_checked.h says why). */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "io/gpu_write_checked.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 #include "io/arena.h"
 #include "io/gpu_write.h"
 #include "io/load.h"
 #include "io/model_write.h"
+#include "io/write_checked.h"
 
 static const char *shown(const char *s) {
   return s ? s : "(none)";
@@ -67,44 +67,41 @@ bool atoll_gpu_first_difference(const atoll_gpu *a, const atoll_gpu *b, char *bu
          count_differs("costs.dkp_overhead_ppm", x->dkp_overhead_ppm, y->dkp_overhead_ppm, buf, size);
 }
 
-int atoll_gpu_write_checked(FILE *out, const atoll_gpu *g, const char *header_comment, const char *const *notes,
-                            atoll_diag *d) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (!mem) {
-    atoll_diag_set(d, NULL, 0, 0, NULL, "preset of device '%s': no memory to write it in", shown(g->name));
-    return ATOLL_EIO;
-  }
-  const int wrc = atoll_gpu_write_yaml(mem, g, header_comment, notes);
-  if (fclose(mem) != 0 || wrc != 0) {
-    atoll_diag_set(d, NULL, 0, 0, NULL, "preset of device '%s': could not be written in memory", shown(g->name));
-    free(text);
-    return ATOLL_EIO;
-  }
+/* The preset and its comments, for the callbacks of atoll__write_checked. */
+typedef struct gpu_job {
+  const atoll_gpu *g;
+  const char *header_comment;
+  const char *const *notes;
+} gpu_job;
+
+static int write_gpu(FILE *out, const void *obj) {
+  const gpu_job *j = obj;
+  return atoll_gpu_write_yaml(out, j->g, j->header_comment, j->notes);
+}
+
+static int check_gpu(const atoll_source *src, const void *obj, atoll_diag *d, char *diff, size_t size) {
+  const gpu_job *j = obj;
   atoll_arena a;
   atoll_arena_init(&a);
-  atoll_diag back_d;
-  atoll_diag_clear(&back_d);
-  const atoll_source src = {.name = "(the preset being written)", .text = text, .len = len};
   atoll_gpu back;
-  char diff[1024] = "";
-  int rc = atoll_gpu_load_source(&a, &src, &back, &back_d);
-  if (rc != 0)
-    snprintf(diff, sizeof diff, "it does not load (line %" PRIu32 ", column %" PRIu32 "%s%s: %s)", back_d.line,
-             back_d.col, back_d.path[0] ? ", at " : "", back_d.path, back_d.msg);
-  else if (atoll_gpu_first_difference(g, &back, diff, sizeof diff))
+  int rc = atoll_gpu_load_source(&a, src, &back, d);
+  if (rc == 0 && atoll_gpu_first_difference(j->g, &back, diff, size))
     rc = ATOLL_EINVAL;
   atoll_arena_free(&a);
-  if (rc != 0) {
-    atoll_diag_set(d, NULL, 0, 0, NULL,
-                   "the preset of device '%s' does not read back as the device measured, so nothing was written: "
-                   "%s (a bug in atoll: please report it with the command)",
-                   shown(g->name), diff);
-    free(text);
-    return ATOLL_EINVAL;
-  }
-  rc = fwrite(text, 1, len, out) == len ? 0 : ATOLL_EIO;
-  free(text);
   return rc;
+}
+
+int atoll_gpu_write_checked(FILE *out, const atoll_gpu *g, const char *header_comment, const char *const *notes,
+                            atoll_diag *d) {
+  const gpu_job job = {.g = g, .header_comment = header_comment, .notes = notes};
+  char subject[ATOLL_MAX_NAME_BYTES + 32];
+  snprintf(subject, sizeof subject, "preset of device '%s'", shown(g->name));
+  const atoll__checked_write w = {.subject = subject,
+                                  .what = "the device",
+                                  .made_from = "the device measured",
+                                  .report = "the command",
+                                  .obj = &job,
+                                  .write = write_gpu,
+                                  .check = check_gpu};
+  return atoll__write_checked(out, &w, d);
 }

@@ -1,16 +1,16 @@
 /* model_write_checked.c — a profile is written only once its text reads back as the same model
  * (model_write_checked.h says why). */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "io/model_write_checked.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "atoll/error.h"
+#include "atoll/limits.h"
 #include "io/arena.h"
 #include "io/load.h"
 #include "io/model_write.h"
+#include "io/write_checked.h"
 
 /* Two optional strings agree when both are absent or both hold the same text. */
 static bool same_text(const char *a, const char *b) {
@@ -74,46 +74,41 @@ bool atoll_model_first_difference(const atoll_model *a, const atoll_model *b, ch
   return false;
 }
 
-int atoll_model_write_checked(FILE *out, const atoll_model *m, const char *header_comment, const char *dir,
-                              const atoll_gpu *gpu, atoll_diag *d) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (!mem) {
-    atoll_diag_set(d, NULL, 0, 0, NULL, "profile of model '%s': no memory to write it in", shown(m->name));
-    return ATOLL_EIO;
-  }
-  const int wrc = atoll_model_write_yaml(mem, m, header_comment);
-  if (fclose(mem) != 0 || wrc != 0) {
-    atoll_diag_set(d, NULL, 0, 0, NULL, "profile of model '%s': %s", shown(m->name),
-                   wrc == ATOLL_EINVAL ? "the model is not valid (a bug in atoll: please report it)"
-                                       : "could not be written in memory");
-    free(text);
-    return wrc == ATOLL_EINVAL ? ATOLL_EINVAL : ATOLL_EIO;
-  }
+/* The model and what its loader needs, for the callbacks of atoll__write_checked. */
+typedef struct model_job {
+  const atoll_model *m;
+  const char *header_comment, *dir;
+  const atoll_gpu *gpu;
+} model_job;
+
+static int write_model(FILE *out, const void *obj) {
+  const model_job *j = obj;
+  return atoll_model_write_yaml(out, j->m, j->header_comment);
+}
+
+static int check_model(const atoll_source *src, const void *obj, atoll_diag *d, char *diff, size_t size) {
+  const model_job *j = obj;
   atoll_arena a;
   atoll_arena_init(&a);
-  atoll_diag back_d;
-  atoll_diag_clear(&back_d);
-  const atoll_source src = {.name = "(the profile being written)", .text = text, .len = len};
   atoll_model back;
-  char diff[640] = "";
-  int rc = atoll_model_load_source(&a, &src, dir, gpu, &back, &back_d);
-  if (rc != 0)
-    snprintf(diff, sizeof diff, "it does not load (line %" PRIu32 ", column %" PRIu32 ": %s)", back_d.line,
-             back_d.col, back_d.msg);
-  else if (atoll_model_first_difference(m, &back, diff, sizeof diff))
+  int rc = atoll_model_load_source(&a, src, j->dir, j->gpu, &back, d);
+  if (rc == 0 && atoll_model_first_difference(j->m, &back, diff, size))
     rc = ATOLL_EINVAL;
   atoll_arena_free(&a);
-  if (rc != 0) {
-    atoll_diag_set(d, NULL, 0, 0, NULL,
-                   "the profile of model '%s' does not read back as the model it was made from, so nothing was "
-                   "written: %s (a bug in atoll: please report it with the input)",
-                   shown(m->name), diff);
-    free(text);
-    return ATOLL_EINVAL;
-  }
-  rc = fwrite(text, 1, len, out) == len ? 0 : ATOLL_EIO;
-  free(text);
   return rc;
+}
+
+int atoll_model_write_checked(FILE *out, const atoll_model *m, const char *header_comment, const char *dir,
+                              const atoll_gpu *gpu, atoll_diag *d) {
+  const model_job job = {.m = m, .header_comment = header_comment, .dir = dir, .gpu = gpu};
+  char subject[ATOLL_MAX_NAME_BYTES + 32];
+  snprintf(subject, sizeof subject, "profile of model '%s'", shown(m->name));
+  const atoll__checked_write w = {.subject = subject,
+                                  .what = "the model",
+                                  .made_from = "the model it was made from",
+                                  .report = "the input",
+                                  .obj = &job,
+                                  .write = write_model,
+                                  .check = check_model};
+  return atoll__write_checked(out, &w, d);
 }

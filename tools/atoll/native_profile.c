@@ -69,6 +69,30 @@ static void header(char *buf, size_t size, const char *what, const atoll_native_
            what, cmd, host, sysconf(_SC_NPROCESSORS_ONLN), when);
 }
 
+/* Writes path: the model m's profile, or the device g's preset when m is NULL, each only once its
+ * text reads back as what was measured (model_write_checked.h, gpu_write_checked.h; models_dir and
+ * g are what the profile loads with). Returns 0; otherwise says why on stderr and leaves no file. */
+static int save_checked(const char *path, const atoll_gpu *g, const atoll_model *m, const char *head,
+                        const char *models_dir) {
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  FILE *f = fopen(path, "w");
+  int rc = !f ? ATOLL_EIO
+         : m  ? atoll_model_write_checked(f, m, head, models_dir, g, &d)
+              : atoll_gpu_write_checked(f, g, head, cost_notes, &d);
+  if (f && fclose(f) != 0 && rc == 0)
+    rc = ATOLL_EIO;
+  if (rc == 0)
+    return 0;
+  if (d.set)
+    atoll_diag_print(&d, stderr);
+  else
+    perror(path);
+  if (f)
+    remove(path);
+  return rc;
+}
+
 int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, uint32_t repeats,
                           FILE *out) {
   atoll_arena a;
@@ -100,20 +124,7 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
   }
   snprintf(path, sizeof path, "%s/gpus/%s.yaml", dir, g.name);
   header(head, sizeof head, "A native device measured by atoll (docs/hil.md, docs/native.md).", o, s->path);
-  /* Written only once it reads back as the device measured (gpu_write_checked.h). */
-  atoll_diag gd;
-  atoll_diag_clear(&gd);
-  FILE *f = fopen(path, "w");
-  int grc = f ? atoll_gpu_write_checked(f, &g, head, cost_notes, &gd) : ATOLL_EIO;
-  if (f && fclose(f) != 0 && grc == 0)
-    grc = ATOLL_EIO;
-  if (grc != 0) {
-    if (gd.set)
-      atoll_diag_print(&gd, stderr);
-    else
-      perror(path);
-    if (f)
-      remove(path);
+  if (save_checked(path, &g, NULL, head, NULL) != 0) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
@@ -140,20 +151,7 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
     char what[200];
     snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k]->name, g.name);
     header(head, sizeof head, what, o, s->path);
-    /* Written only once it reads back as the model measured (model_write_checked.h). */
-    atoll_diag d;
-    atoll_diag_clear(&d);
-    f = fopen(path, "w");
-    int wrc = f ? atoll_model_write_checked(f, &m, head, models_dir, &g, &d) : ATOLL_EIO;
-    if (f && fclose(f) != 0 && wrc == 0)
-      wrc = ATOLL_EIO;
-    if (wrc != 0) {
-      if (d.set)
-        atoll_diag_print(&d, stderr);
-      else
-        perror(path);
-      if (f)
-        remove(path);
+    if (save_checked(path, &g, &m, head, models_dir) != 0) {
       atoll_arena_free(&a);
       return ATOLL_EXIT_BAD_INPUT;
     }
