@@ -280,6 +280,7 @@ static void checked_writer(const atoll_model *m, const char *expected) {
   assert_int_equal(len, 0);
   assert_non_null(
       strstr(d.msg, "does not read back as the model it was made from, so nothing was written: it does not load"));
+  assert_non_null(strstr(d.msg, ", at ops[1].time_us: ")); /* the loader's key path, to find the field */
   free(text);
 }
 
