@@ -29,18 +29,14 @@ static const atoll_gpu *mi50(void) {
 }
 
 static void check_round_trip(const atoll_model *m) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  FUZZ_CHECK(f != NULL);
   atoll_diag d;
   atoll_diag_clear(&d);
-  const int rc = atoll_model_write_checked(f, m, "fuzz", ATOLL_SOURCE_DIR "/scenarios/models", mi50(), &d);
+  /* The checked writer loads the text back before it writes; what it writes is not kept. */
+  const int rc =
+      atoll_model_write_checked(fuzz_null_stream(), m, "fuzz", ATOLL_SOURCE_DIR "/scenarios/models", mi50(), &d);
   if (rc != 0)
     atoll_diag_print(&d, stderr);
   FUZZ_CHECK(rc == 0);
-  FUZZ_CHECK(fclose(f) == 0);
-  free(buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -31,18 +31,14 @@ static const atoll_gpu *preset(const char *name) {
 }
 
 static void check_round_trip(const atoll_model *m, const atoll_gpu *g) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  FUZZ_CHECK(f != NULL);
   atoll_diag d;
   atoll_diag_clear(&d);
-  const int rc = atoll_model_write_checked(f, m, "fuzz", ATOLL_SOURCE_DIR "/scenarios/models", g, &d);
+  /* The checked writer loads the text back before it writes; what it writes is not kept. */
+  const int rc =
+      atoll_model_write_checked(fuzz_null_stream(), m, "fuzz", ATOLL_SOURCE_DIR "/scenarios/models", g, &d);
   if (rc != 0)
     atoll_diag_print(&d, stderr);
   FUZZ_CHECK(rc == 0);
-  FUZZ_CHECK(fclose(f) == 0);
-  free(buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
