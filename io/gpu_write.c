@@ -2,8 +2,6 @@
  * measured preset reads like a hand-written one. */
 #include "io/gpu_write.h"
 
-#include <string.h>
-
 #include "atoll/error.h"
 #include "io/model_write.h"
 #include "io/yquote.h"
@@ -17,13 +15,7 @@ static void us(FILE *f, const char *key, int64_t ns, const char *note) {
 }
 
 int atoll_gpu_write_yaml(FILE *out, const atoll_gpu *g, const char *header_comment, const char *const *notes) {
-  if (header_comment)
-    for (const char *p = header_comment; *p;) {
-      const char *nl = strchr(p, '\n');
-      size_t len = nl ? (size_t)(nl - p) : strlen(p);
-      fprintf(out, "# %.*s\n", (int)len, p);
-      p += len + (nl ? 1 : 0);
-    }
+  atoll_write_comment_lines(out, header_comment);
   /* Quoted where a plain scalar would not read back as the same string ("null", "-x", "8xA100"). */
   fputs("atoll_gpu: 1\nname: ", out);
   atoll_yaml_write_str(out, g->name);

@@ -26,7 +26,7 @@ char *atoll_format_us(int64_t ns, char *buf, size_t size) {
   return buf;
 }
 
-static void write_header(FILE *f, const char *text) {
+void atoll_write_comment_lines(FILE *f, const char *text) {
   if (!text)
     return;
   const char *p = text;
@@ -225,7 +225,7 @@ int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_c
   /* A valid model has every tensor index in range, so the writer can name tensors blindly. */
   if (!out || !atoll_model_is_valid(m))
     return ATOLL_EINVAL;
-  write_header(out, header_comment);
+  atoll_write_comment_lines(out, header_comment);
   fputs("atoll_model: 1\nname: ", out);
   atoll_yaml_write_str(out, m->name);
   fputs("\ngpu: ", out);

@@ -17,6 +17,10 @@
  * stream reports an error. */
 int atoll_model_write_yaml(FILE *out, const atoll_model *m, const char *header_comment);
 
+/* Writes text (may be NULL) as YAML comment lines, "# " and each of its lines ("#" for an empty
+ * one, a trailing CR dropped): the provenance header of a written profile or preset. */
+void atoll_write_comment_lines(FILE *f, const char *text);
+
 /* Formats a time in ns as microseconds, "240", "12.5", "0.001": integer part, then up to three
  * decimals with trailing zeros trimmed. buf needs 32 bytes. Returns buf. */
 char *atoll_format_us(int64_t ns, char *buf, size_t size);
