@@ -9,7 +9,9 @@ The base latency is the simulator's own: `atoll calibrate GPU PROFILES... --grid
 model's simulated latency as measured at every point of a 0.1 us grid of (launch_sync, cp_dispatch),
 and a candidate adds x * F, F the model's total of the candidate feature, as an extra per-kernel
 cost would. The fit minimizes the largest relative error over the grid points and, at each, x >= 0
-exactly (x is a cost; the run-time fraction may be negative). Candidates:
+exactly (x is a cost; the run-time fraction may be negative), as `atoll calibrate` does; --objective
+squares (the mean squared relative error) or abs (the mean absolute one) fits the same way with that
+objective instead, to show what the choice of objective does to the held-out errors. Candidates:
     grid        workgroups launched (thousands): the dispatcher starts workgroups at a finite rate
     waves       waves of the kernel at its occupancy on 60 CUs: a cost per wave of workgroups
     weight_mb   MB of weight tensors the kernel reads: cold in L2 in a model run, warm when the
@@ -19,8 +21,8 @@ exactly (x is a cost; the run-time fraction may be negative). Candidates:
     distinct    distinct kernel codes: the first launch of a code in a run pays a cold instruction
                 cache, later launches of the same code do not (REEF's profile keeps one time per name)
 
-  tools/calibration-structure.py ATOLL [--gpu PRESET] [--ls-max US[,US...]] [PROFILE.yaml...]
-                                 [--outside PROFILE.yaml...]
+  tools/calibration-structure.py ATOLL [--gpu PRESET] [--ls-max US[,US...]] [--objective max|squares|abs]
+                                 [PROFILE.yaml...] [--outside PROFILE.yaml...]
 PROFILE.yaml: the fitted profiles (default: the reconcilable shipped REEF models); --outside: more
 profiles, predicted by the fit on all the fitted ones (docs/calibration.md, "Structure", says how
 REEF's other MI50 models are imported). launch_sync is scanned over 0..US (default 20; a list
@@ -41,6 +43,8 @@ CUS = 60
 CP_MAX = 12.0
 FEATURES = ['grid', 'waves', 'weight_mb', 'run_us', 'distinct']
 SIGNED = {'run_us'}
+OBJECTIVES = {'max': 'largest relative error (atoll calibrate\'s objective)',
+              'squares': 'mean squared relative error', 'abs': 'mean absolute relative error'}
 
 
 class Model:
@@ -81,15 +85,41 @@ def load_grid(path, models, ls_max):
     return ls, cp
 
 
-def fit(models, extra, ls, cp):
-    """Minimax relative error over the grid points; at each, x exactly. Returns (err, i, j, x)."""
+def fit(models, extra, ls, cp, objective='max'):
+    """Best grid point and x for the objective; at each point, x exactly. Returns (objective, i, j, x)."""
     y = np.array([m.measured for m in models])
     a = np.stack([m.base for m in models], axis=-1) / y - 1            # [ls, cp, model]
     b = np.stack([m.f(extra, ls) for m in models], axis=-1) / y          # [ls, model]
     b = np.broadcast_to(b[:, None, :], a.shape)
+    if objective == 'max':
+        return fit_max(a, b, extra)
+    if extra is None:
+        x = np.zeros(a.shape[:2])
+    elif objective == 'squares':  # the least-squares x at each point: -sum(ab) / sum(b^2)
+        den = (b * b).sum(axis=-1)
+        x = np.where(den > 0, -(a * b).sum(axis=-1) / np.where(den > 0, den, 1), 0)
+    else:  # abs: the median of -a/b weighted by |b| minimizes sum |a + b x| in x
+        with np.errstate(divide='ignore', invalid='ignore'):
+            r = np.where(b != 0, -a / b, 0)
+        order = np.argsort(r, axis=-1)
+        rs, ws = np.take_along_axis(r, order, axis=-1), np.take_along_axis(np.abs(b), order, axis=-1)
+        cum = ws.cumsum(axis=-1)
+        k = (cum < cum[..., -1:] / 2).sum(axis=-1, keepdims=True).clip(max=a.shape[-1] - 1)
+        x = np.take_along_axis(rs, k, axis=-1)[..., 0]
+    if extra is not None and extra not in SIGNED:
+        x = np.maximum(x, 0)  # the objective is convex in x: the best cost >= 0 is the clamped optimum
+    e = a + b * x[..., None]
+    err = (e * e).mean(axis=-1) if objective == 'squares' else np.abs(e).mean(axis=-1)
+    i, j = np.unravel_index(err.argmin(), err.shape)
+    return err[i, j], i, j, x[i, j]
+
+
+def fit_max(a, b, extra):
+    """Minimax relative error: at each grid point the best x is where two models' errors meet
+    (equal or opposite) or one model's is zero, so every such candidate is tried."""
     cand = [np.zeros(a.shape[:2])]
     if extra is not None:
-        k = len(models)
+        k = a.shape[-1]
         for i in range(k):
             for j in range(i + 1, k):
                 with np.errstate(divide='ignore', invalid='ignore'):
@@ -113,12 +143,13 @@ def rel(m, fitted, extra, ls):
     return (m.base[i, j] + x * m.f(extra, ls)[i]) / m.measured - 1
 
 
-def evaluate(models, outside, extra, ls, cp):
-    fitted = fit(models, extra, ls, cp)
-    loo = {m.name: rel(m, fit(models[:i] + models[i + 1:], extra, ls, cp), extra, ls) for i, m in enumerate(models)}
+def evaluate(models, outside, extra, ls, cp, objective):
+    fitted = fit(models, extra, ls, cp, objective)
+    loo = {m.name: rel(m, fit(models[:i] + models[i + 1:], extra, ls, cp, objective), extra, ls)
+           for i, m in enumerate(models)}
     kfold = {}
     for fold in range(3):
-        train = fit([m for i, m in enumerate(models) if i % 3 != fold], extra, ls, cp)
+        train = fit([m for i, m in enumerate(models) if i % 3 != fold], extra, ls, cp, objective)
         for i, m in enumerate(models):
             if i % 3 == fold:
                 kfold[m.name] = rel(m, train, extra, ls)
@@ -134,10 +165,20 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     atoll, gpu, bounds, paths, outside_paths, i = argv[0], 'mi50', [20.0], [], [], 1
+    objective = 'max'
     while i < len(argv):
-        if argv[i] in ('--ls-max', '--gpu'):
+        if argv[i] in ('--ls-max', '--gpu', '--objective'):
+            if i + 1 == len(argv):
+                print('calibration-structure: %s needs a value' % argv[i], file=sys.stderr)
+                return 2
             if argv[i] == '--gpu':
                 gpu = argv[i + 1]
+            elif argv[i] == '--objective':
+                objective = argv[i + 1]
+                if objective not in OBJECTIVES:
+                    print('calibration-structure: --objective takes %s, not %r' % ('|'.join(OBJECTIVES), objective),
+                          file=sys.stderr)
+                    return 2
             else:
                 bounds = [float(b) for b in argv[i + 1].split(',')]
             i += 2
@@ -158,7 +199,7 @@ def main(argv):
             return 2
         load_grid(grid, models + outside, ls_max)
     print('cp_dispatch scanned 0..%g us by 0.1 us on the simulator (atoll calibrate --grid); 3-fold: models dealt '
-          'in turn into folds\n' % CP_MAX)
+          'in turn into folds; fitted to the %s\n' % (CP_MAX, OBJECTIVES[objective]))
     print('| model | kernels | distinct | grid (k blocks) | waves | weights (MB) '
           '| sum of times - measured, per kernel |')
     print('|---|---:|---:|---:|---:|---:|---:|')
@@ -177,7 +218,9 @@ def main(argv):
               'leave-one-out per model | outside (fitted on all) |')
         print('|---|---:|---:|---:|---|---|---|')
         for extra in [None] + FEATURES:
-            (err, i, j, x), loo, kfold, out = evaluate(models, outside, extra, ls, cp)
+            fitted, loo, kfold, out = evaluate(models, outside, extra, ls, cp, objective)
+            _, i, j, x = fitted
+            err = max(abs(rel(m, fitted, extra, ls)) for m in models)  # the largest fitted error, any objective
             label = 'launch_sync + cp_dispatch (the preset)' if extra is None else '+ cost per ' + extra
             print('| %s | %.2f%% | %.2f%% (%.2f%%) | %.2f%% | %.1f, %.1f%s | %s | %s |' % (
                 label, err * 100, max(abs(v) for v in loo.values()) * 100,
