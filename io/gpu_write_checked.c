@@ -13,14 +13,10 @@
 #include "io/model_write.h"
 #include "io/write_checked.h"
 
-static const char *shown(const char *s) {
-  return s ? s : "(none)";
-}
-
 static bool text_differs(const char *key, const char *a, const char *b, char *buf, size_t size) {
   if (a == b || (a && b && strcmp(a, b) == 0))
     return false;
-  snprintf(buf, size, "%s '%s', read back '%s'", key, shown(a), shown(b));
+  snprintf(buf, size, "%s '%s', read back '%s'", key, atoll__shown(a), atoll__shown(b));
   return true;
 }
 
@@ -95,7 +91,7 @@ int atoll_gpu_write_checked(FILE *out, const atoll_gpu *g, const char *header_co
                             atoll_diag *d) {
   const gpu_job job = {.g = g, .header_comment = header_comment, .notes = notes};
   char subject[ATOLL_MAX_NAME_BYTES + 32];
-  snprintf(subject, sizeof subject, "preset of device '%s'", shown(g->name));
+  snprintf(subject, sizeof subject, "preset of device '%s'", atoll__shown(g->name));
   const atoll__checked_write w = {.subject = subject,
                                   .what = "the device",
                                   .made_from = "the device measured",

@@ -17,13 +17,9 @@ static bool same_text(const char *a, const char *b) {
   return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static const char *shown(const char *s) {
-  return s ? s : "(none)";
-}
-
 bool atoll_model_first_difference(const atoll_model *a, const atoll_model *b, char *buf, size_t size) {
   if (!same_text(a->name, b->name)) {
-    snprintf(buf, size, "name '%s', read back '%s'", shown(a->name), shown(b->name));
+    snprintf(buf, size, "name '%s', read back '%s'", atoll__shown(a->name), atoll__shown(b->name));
     return true;
   }
   if (!same_text(a->source, b->source)) {
@@ -46,8 +42,8 @@ bool atoll_model_first_difference(const atoll_model *a, const atoll_model *b, ch
     else if (x->operator_name && !same_text(x->operator_name, y->operator_name))
       what = "operator", was_text = x->operator_name, now_text = y->operator_name;
     if (what) {
-      snprintf(buf, size, "op %" PRIu32 " (%s): %s '%s', read back '%s'", i, shown(x->name), what, shown(was_text),
-               shown(now_text));
+      snprintf(buf, size, "op %" PRIu32 " (%s): %s '%s', read back '%s'", i, atoll__shown(x->name), what,
+               atoll__shown(was_text), atoll__shown(now_text));
       return true;
     }
     int64_t was = 0, now = 0;
@@ -58,8 +54,8 @@ bool atoll_model_first_difference(const atoll_model *a, const atoll_model *b, ch
     else if (x->kind != ATOLL_OP_KERNEL && x->copy_time_ns != y->copy_time_ns)
       what = "copy time (ns)", was = x->copy_time_ns, now = y->copy_time_ns;
     if (what) {
-      snprintf(buf, size, "op %" PRIu32 " (%s): %s %" PRId64 ", read back %" PRId64, i, shown(x->name), what, was,
-               now);
+      snprintf(buf, size, "op %" PRIu32 " (%s): %s %" PRId64 ", read back %" PRId64, i, atoll__shown(x->name), what,
+               was, now);
       return true;
     }
   }
@@ -67,7 +63,7 @@ bool atoll_model_first_difference(const atoll_model *a, const atoll_model *b, ch
     const atoll_tensor *x = &a->tensors[i], *y = &b->tensors[i];
     if (!same_text(x->name, y->name) || x->bytes != y->bytes) {
       snprintf(buf, size, "tensor %" PRIu32 " '%s' (%" PRIu64 " bytes), read back '%s' (%" PRIu64 " bytes)", i,
-               shown(x->name), x->bytes, shown(y->name), y->bytes);
+               atoll__shown(x->name), x->bytes, atoll__shown(y->name), y->bytes);
       return true;
     }
   }
@@ -102,7 +98,7 @@ int atoll_model_write_checked(FILE *out, const atoll_model *m, const char *heade
                               const atoll_gpu *gpu, atoll_diag *d) {
   const model_job job = {.m = m, .header_comment = header_comment, .dir = dir, .gpu = gpu};
   char subject[ATOLL_MAX_NAME_BYTES + 32];
-  snprintf(subject, sizeof subject, "profile of model '%s'", shown(m->name));
+  snprintf(subject, sizeof subject, "profile of model '%s'", atoll__shown(m->name));
   const atoll__checked_write w = {.subject = subject,
                                   .what = "the model",
                                   .made_from = "the model it was made from",

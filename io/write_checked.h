@@ -26,4 +26,9 @@ typedef struct atoll__checked_write {
  * why (nothing reaches out then). */
 int atoll__write_checked(FILE *out, const atoll__checked_write *w, atoll_diag *d);
 
+/* A text field as the checked writers' messages show it: a missing one as "(none)". */
+static inline const char *atoll__shown(const char *s) {
+  return s ? s : "(none)";
+}
+
 #endif
