@@ -8,6 +8,7 @@
 
 #include "atoll/error.h"
 #include "sim/cu_model.h"
+#include "sim/shape_memo.h"
 #include "sim/snapbuf.h"
 #include "sim/state_hash.h"
 
@@ -486,6 +487,7 @@ static uint64_t op_bytes_per_block(const atoll_scenario *s, const atoll_model *m
 /* The timing a dispatched command runs with: its op's, or its own copy for a version, a block
  * range or a batch. */
 static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *cmd, atoll_kernel_timing *local) {
+  assert(d->timing[cmd->model] && "a model no client sends has no timing (prepare_timings)");
   const atoll_kernel_timing *kt = d->timing[cmd->model] + cmd->op;
   if (cmd->version == 0 && cmd->block_n == 0 && cmd->batch <= 1)
     return kt;
@@ -965,7 +967,42 @@ atoll_device atoll_simdev_device(atoll_simdev *d) { return (atoll_device){.ops =
 void atoll_simdev_attach(atoll_simdev *d, atoll_core *core) { d->core = core; }
 
 const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t model, uint32_t op) {
+  assert(d->timing[model] && "a model no client sends has no timing (prepare_timings)");
   return &d->timing[model][op];
+}
+
+/* Every op's timing of the models the clients send (a model no client sends is never dispatched,
+ * and is left NULL: a standalone run's device holds one client, and preparing the whole scenario for
+ * each made its setup six times the work on DISB C), each distinct kernel shape prepared once. */
+static int prepare_timings(atoll_simdev *d, const atoll_scenario *s) {
+  uint32_t kernels = 0;
+  for (uint32_t m = 0; m < s->n_models; m++)
+    kernels += s->models[m].model.n_ops;
+  atoll_shape_memo memo;
+  if (atoll_shape_memo_init(&memo, d->tg, kernels) != 0)
+    return ATOLL_ENOMEM;
+  int rc = 0;
+  for (uint32_t m = 0; m < s->n_models && rc == 0; m++) {
+    bool sent = false;
+    for (uint32_t c = 0; c < s->n_clients && !sent; c++)
+      sent = s->clients[c].model == m;
+    if (!sent)
+      continue;
+    const atoll_model *md = &s->models[m].model;
+    d->timing[m] = calloc(md->n_ops, sizeof **d->timing);
+    d->alone_ns[m] = calloc(md->n_ops, sizeof **d->alone_ns);
+    if (!d->timing[m] || !d->alone_ns[m]) {
+      rc = ATOLL_ENOMEM;
+      break;
+    }
+    for (uint32_t i = 0; i < md->n_ops; i++) {
+      atoll_shape_memo_prepare(&memo, md, i, &d->timing[m][i]);
+      if (s->memory_estimate == ATOLL_MEMORY_TENSORS && !atoll_op_bytes_per_block(md, i))
+        atoll_kernel_timing_memory(d->tg, op_bytes_per_block(s, md, i), &d->timing[m][i]);
+    }
+  }
+  atoll_shape_memo_free(&memo);
+  return rc;
 }
 
 int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
@@ -987,19 +1024,9 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
     atoll_simdev_destroy(d);
     return ATOLL_ENOMEM;
   }
-  for (uint32_t m = 0; m < s->n_models; m++) {
-    const atoll_model *md = &s->models[m].model;
-    d->timing[m] = calloc(md->n_ops, sizeof **d->timing);
-    d->alone_ns[m] = calloc(md->n_ops, sizeof **d->alone_ns);
-    if (!d->timing[m] || !d->alone_ns[m]) {
-      atoll_simdev_destroy(d);
-      return ATOLL_ENOMEM;
-    }
-    for (uint32_t i = 0; i < md->n_ops; i++) {
-      atoll_kernel_timing_prepare(d->tg, md, i, &d->timing[m][i]);
-      if (s->memory_estimate == ATOLL_MEMORY_TENSORS && !atoll_op_bytes_per_block(md, i))
-        atoll_kernel_timing_memory(d->tg, op_bytes_per_block(s, md, i), &d->timing[m][i]);
-    }
+  if (prepare_timings(d, s) != 0) {
+    atoll_simdev_destroy(d);
+    return ATOLL_ENOMEM;
   }
   atoll_cu_model_cfg ccfg = {.engine = s->engine, .gpu = &s->gpu, .max_jobs = d->cap_streams, .evq = d->evq,
                              .trace = d->trace, .sink = {.ctx = d, .started = cu_started, .done = kernel_done,
