@@ -191,7 +191,7 @@ void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_sh
 /* Keep these two to the fields prepare_shape above reads: a field it starts to read belongs here too,
  * or the shape memo would hand one shape's timing to another. */
 bool atoll_kernel_shape_times_alike(const atoll_kernel_shape *a, const atoll_kernel_shape *b) {
-  if (a->grid.x != b->grid.x || a->grid.y != b->grid.y || a->grid.z != b->grid.z || a->occupancy != b->occupancy ||
+  if (atoll_dim3_count(a->grid) != atoll_dim3_count(b->grid) || a->occupancy != b->occupancy ||
       a->time_ns != b->time_ns || a->n_time_per_occupancy != b->n_time_per_occupancy)
     return false;
   for (uint32_t k = 0; k < a->n_time_per_occupancy; k++)
@@ -204,7 +204,7 @@ static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * UINT64_C(0x100000
 
 uint64_t atoll_kernel_shape_timing_hash(const atoll_kernel_shape *s) {
   uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a's basis and prime, a word at a time */
-  h = mix(h, s->grid.x), h = mix(h, s->grid.y), h = mix(h, s->grid.z), h = mix(h, s->occupancy);
+  h = mix(h, atoll_dim3_count(s->grid)), h = mix(h, s->occupancy);
   h = mix(h, (uint64_t)s->time_ns), h = mix(h, s->n_time_per_occupancy);
   for (uint32_t k = 0; k < s->n_time_per_occupancy; k++)
     h = mix(h, (uint64_t)s->time_per_occupancy_ns[k]);

@@ -54,9 +54,9 @@ typedef struct atoll_kernel_timing {
 void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint32_t op, atoll_kernel_timing *out);
 /* The same for one kernel shape (a version of a multi-version kernel). */
 void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_shape *s, atoll_kernel_timing *out);
-/* Whether a and b agree in every field atoll_kernel_timing_prepare_shape reads (grid, occupancy,
- * time, per-occupancy list), so that on one GPU they get the same timing; and a hash of those
- * fields, equal for such shapes (sim/shape_memo.h). */
+/* Whether a and b agree in every field atoll_kernel_timing_prepare_shape reads (the grid's size,
+ * occupancy, time, per-occupancy list), so that on one GPU they get the same timing; and a hash of
+ * those fields, equal for such shapes (sim/shape_memo.h). */
 bool atoll_kernel_shape_times_alike(const atoll_kernel_shape *a, const atoll_kernel_shape *b);
 uint64_t atoll_kernel_shape_timing_hash(const atoll_kernel_shape *s);
 /* Turns a BE kernel's timing (version `version` of op) into that of its blocks inside a padded launch at k blocks per CU:

@@ -10,6 +10,7 @@
 #include "tests/atoll_test.h"
 #include "core/dkp.h"
 #include "io/load.h"
+#include "sim/kernel_timing.h"
 
 #define SRC(path) ATOLL_SOURCE_DIR "/" path
 
@@ -65,16 +66,6 @@ static void multi_version_defaults_to_on_when_versions_exist(void **state) {
   unload(l);
 }
 
-static bool same_shape(const atoll_kernel_shape *a, const atoll_kernel_shape *b) {
-  if (atoll_dim3_count(a->grid) != atoll_dim3_count(b->grid) || a->occupancy != b->occupancy ||
-      a->time_ns != b->time_ns || a->n_time_per_occupancy != b->n_time_per_occupancy)
-    return false;
-  for (uint32_t k = 0; k < a->n_time_per_occupancy; k++)
-    if (a->time_per_occupancy_ns[k] != b->time_per_occupancy_ns[k])
-      return false;
-  return true;
-}
-
 static void synthetic_versions_load_and_none_is_pruned(void **state) {
   (void)state;
   static const char *const models[] = {"vgg", "resnet152", "bert", "yolov3", "gpt2"};
@@ -100,7 +91,7 @@ static void synthetic_versions_load_and_none_is_pruned(void **state) {
       const atoll_op *op = &a->ops[o];
       if (op->kind != ATOLL_OP_KERNEL)
         continue;
-      if (!same_shape(&op->shape, &b->ops[o].shape))
+      if (!atoll_kernel_shape_times_alike(&op->shape, &b->ops[o].shape))
         fail_msg("%s op %u: the default shape differs from the plain profile's", models[i], o);
       assert_cmp(op->n_versions, <=, 3);
       versions += op->n_versions;

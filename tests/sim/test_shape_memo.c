@@ -38,7 +38,7 @@ static atoll_kernel_shape base_shape(uint32_t op) {
                               .time_per_occupancy_ns = lists[op], .n_time_per_occupancy = N_LISTS, .registers = 32};
 }
 
-/* Ops 0-5 repeat the base shape (one of them with other fields the timing does not read), 6-12
+/* Ops 0-5 repeat the base shape (two of them with other fields the timing does not read), 6-12
  * each change one field it reads, 13-14 repeat two of those, 15 is a copy, the rest repeat. */
 static void make_ops(atoll_op *ops, uint64_t *bytes) {
   for (uint32_t i = 0; i < N_OPS; i++) {
@@ -46,6 +46,7 @@ static void make_ops(atoll_op *ops, uint64_t *bytes) {
     bytes[i] = 256 * (i % 5); /* memory traffic is the op's own, never the memo's */
   }
   ops[3].shape.block = (atoll_dim3){256, 1, 1}, ops[3].shape.registers = 96, ops[3].shape.shared_bytes = 4096;
+  ops[4].shape.grid = (atoll_dim3){600, 2, 1}; /* the same number of blocks */
   ops[6].shape.grid.x = 1201;
   ops[7].shape.grid.y = 2;
   ops[8].shape.grid.z = 3;
