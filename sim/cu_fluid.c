@@ -278,26 +278,35 @@ static void place_job(atoll_cu_model *m, fluid *f, uint32_t jid) {
 static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t remaining) {
   fjob *jb = &f->jobs[jid];
   const atoll_kernel_timing *kt = &jb->j.kt;
-  uint32_t eligible = 0, take[MAX_ZONES];
-  for (uint32_t zi = 0; zi < f->n_zones; zi++) {
-    take[zi] = 0;
-    if (zone_in(&f->zones[zi], jb))
-      eligible += f->zones[zi].cus;
-  }
-  if (eligible == 0 || remaining == 0)
+  if (remaining == 0)
+    return;
+  /* The zones cover the GPU, so a job that may use all of it is in every one. */
+  uint32_t eligible = 0, take[MAX_ZONES], room[MAX_ZONES];
+  if (!jb->restricted)
+    eligible = m->g->cus;
+  else
+    for (uint32_t zi = 0; zi < f->n_zones; zi++)
+      if (zone_in(&f->zones[zi], jb))
+        eligible += f->zones[zi].cus;
+  if (eligible == 0)
     return;
   uint32_t share = (remaining + eligible - 1) / eligible, placed = 0;
-  for (int pass = 0; pass < 2 && placed < remaining; pass++)
-    for (uint32_t zi = 0; zi < f->n_zones && placed < remaining; zi++) {
-      const zone *z = &f->zones[zi];
-      if (!zone_in(z, jb))
-        continue;
-      uint32_t room = zone_room(z, kt, UINT32_MAX) - take[zi];
-      if (pass == 0 && (uint64_t)share * z->cus < room)
-        room = share * z->cus;
-      uint32_t n = atoll__min_u32(room, remaining - placed);
-      take[zi] += n, placed += n;
-    }
+  for (uint32_t zi = 0; zi < f->n_zones; zi++) {
+    const zone *z = &f->zones[zi];
+    take[zi] = room[zi] = 0;
+    if (placed == remaining || (jb->restricted && !zone_in(z, jb)))
+      continue;
+    room[zi] = zone_room(z, kt, UINT32_MAX); /* nothing is put before the passes end */
+    uint32_t n = atoll__min_u32((uint64_t)share * z->cus < room[zi] ? share * z->cus : room[zi], remaining - placed);
+    take[zi] = n, placed += n;
+  }
+  /* A zone with room takes at least one block in the first pass: none took any, none has room. */
+  if (placed == 0)
+    return;
+  for (uint32_t zi = 0; zi < f->n_zones && placed < remaining; zi++) {
+    uint32_t n = atoll__min_u32(room[zi] - take[zi], remaining - placed);
+    take[zi] += n, placed += n;
+  }
   for (uint32_t zi = 0; zi < f->n_zones; zi++)
     if (take[zi])
       put_group(m, f, jid, zi, take[zi]);
