@@ -67,6 +67,15 @@ typedef struct fjob {
   uint8_t restricted;
 } fjob;
 
+/* A job's zones while the zones are those of generation zgen (fluid.zone_gen): [zlo, zhi), holding
+ * `eligible` CUs. Zones are cut at the ends of its range, so those inside it are consecutive; a
+ * kernel bound to a CU set (j.only) asks each zone instead. Kept apart from fjob, which the
+ * one-zone path reads at every event, because only a GPU cut into zones needs it. */
+typedef struct job_zones {
+  uint32_t zgen, eligible;
+  uint16_t zlo, zhi;
+} job_zones;
+
 typedef struct group {
   uint32_t job, n, gen, zone;
   uint32_t cover; /* CUs its blocks cover (summed over the placements merged into it) */
@@ -78,6 +87,7 @@ typedef struct group {
 
 typedef struct fluid {
   fjob *jobs;
+  job_zones *jzones; /* per job */
   /* Kernels with blocks still to place, by level ([1]: high-priority streams, [0]: the others),
    * each in the order they came: offer walks them as they stand, with no sorting per offer. */
   uint32_t *pending[2];
@@ -85,6 +95,7 @@ typedef struct fluid {
   bool compact_due; /* a pending kernel has no blocks left to place: offer drops it */
   zone zones[MAX_ZONES];
   uint32_t n_zones;
+  uint32_t zone_gen; /* counts the changes of the zones' layout, from 1 (a job's zgen 0 is stale) */
   uint32_t unpadded_be; /* unpadded BE blocks resident anywhere */
   group *groups;
   uint32_t n_groups, cap_groups;
@@ -275,26 +286,44 @@ static void place_job(atoll_cu_model *m, fluid *f, uint32_t jid) {
     f->compact_due = true;
 }
 
+/* Job jid's zones in the current layout. */
+static const job_zones *zones_of(const atoll_cu_model *m, const fluid *f, uint32_t jid) {
+  job_zones *jz = &f->jzones[jid];
+  if (jz->zgen == f->zone_gen)
+    return jz;
+  const fjob *jb = &f->jobs[jid];
+  jz->zgen = f->zone_gen;
+  if (!jb->restricted) {
+    jz->zlo = 0, jz->zhi = (uint16_t)f->n_zones, jz->eligible = m->g->cus; /* the zones cover the GPU */
+    return jz;
+  }
+  uint32_t lo = f->n_zones, hi = 0;
+  jz->eligible = 0;
+  for (uint32_t zi = 0; zi < f->n_zones; zi++)
+    if (zone_in(&f->zones[zi], jb)) {
+      jz->eligible += f->zones[zi].cus;
+      lo = zi < lo ? zi : lo, hi = zi + 1;
+    }
+  jz->zlo = (uint16_t)(lo < hi ? lo : 0), jz->zhi = (uint16_t)hi;
+  return jz;
+}
+
 static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t remaining) {
   fjob *jb = &f->jobs[jid];
   const atoll_kernel_timing *kt = &jb->j.kt;
   if (remaining == 0)
     return;
-  /* The zones cover the GPU, so a job that may use all of it is in every one. */
-  uint32_t eligible = 0, take[MAX_ZONES], room[MAX_ZONES];
-  if (!jb->restricted)
-    eligible = m->g->cus;
-  else
-    for (uint32_t zi = 0; zi < f->n_zones; zi++)
-      if (zone_in(&f->zones[zi], jb))
-        eligible += f->zones[zi].cus;
-  if (eligible == 0)
+  const job_zones *jz = zones_of(m, f, jid);
+  if (jz->eligible == 0)
     return;
-  uint32_t share = (remaining + eligible - 1) / eligible, placed = 0;
-  for (uint32_t zi = 0; zi < f->n_zones; zi++) {
+  /* Between zlo and zhi every zone is the job's, unless a CU set leaves some out. */
+  uint32_t take[MAX_ZONES], room[MAX_ZONES], lo = jz->zlo, hi = jz->zhi;
+  bool ask = jb->j.only != NULL;
+  uint32_t share = (remaining + jz->eligible - 1) / jz->eligible, placed = 0;
+  for (uint32_t zi = lo; zi < hi; zi++) {
     const zone *z = &f->zones[zi];
     take[zi] = room[zi] = 0;
-    if (placed == remaining || (jb->restricted && !zone_in(z, jb)))
+    if (placed == remaining || (ask && !zone_in(z, jb)))
       continue;
     room[zi] = zone_room(z, kt, UINT32_MAX); /* nothing is put before the passes end */
     uint32_t n = atoll__min_u32((uint64_t)share * z->cus < room[zi] ? share * z->cus : room[zi], remaining - placed);
@@ -303,11 +332,11 @@ static void place_zones(atoll_cu_model *m, fluid *f, uint32_t jid, uint32_t rema
   /* A zone with room takes at least one block in the first pass: none took any, none has room. */
   if (placed == 0)
     return;
-  for (uint32_t zi = 0; zi < f->n_zones && placed < remaining; zi++) {
+  for (uint32_t zi = lo; zi < hi && placed < remaining; zi++) {
     uint32_t n = atoll__min_u32(room[zi] - take[zi], remaining - placed);
     take[zi] += n, placed += n;
   }
-  for (uint32_t zi = 0; zi < f->n_zones; zi++)
+  for (uint32_t zi = lo; zi < hi; zi++)
     if (take[zi])
       put_group(m, f, jid, zi, take[zi]);
 }
@@ -387,6 +416,7 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
   assert(f->n_zones < MAX_ZONES && "more CU zones than padded launches and CU sets make");
   memmove(&f->zones[zi + 2], &f->zones[zi + 1], (f->n_zones - zi - 1) * sizeof *f->zones);
   f->n_zones++;
+  f->zone_gen++;
   zone *left = &f->zones[zi], *right = &f->zones[zi + 1];
   *right = (zone){.lo = (uint16_t)x, .hi = left->hi, .cus = left->hi - x};
   left->hi = (uint16_t)x, left->cus = x - left->lo;
@@ -444,6 +474,7 @@ static void zones_coalesce(atoll_cu_model *m, fluid *f) {
     f->zones[zi].slots = f->zones[zi].cus * m->g->max_blocks_per_cu;
     memmove(&f->zones[zi + 1], &f->zones[zi + 2], (f->n_zones - zi - 2) * sizeof *f->zones);
     f->n_zones--;
+    f->zone_gen++;
     for (uint32_t g = 0; g < f->n_groups; g++)
       if (f->groups[g].live && f->groups[g].zone > zi)
         f->groups[g].zone--;
@@ -500,6 +531,7 @@ static void fluid_add(atoll_cu_model *m, uint32_t job, const atoll_cu_job *j) {
   jb->started = 0;
   jb->live = 1;
   jb->last = -1;
+  f->jzones[job].zgen = 0;
   jb->fit = atoll__cu_fit(m, &j->kt);
   jb->restricted = restricted(m, jb);
   if (jb->restricted) {
@@ -561,11 +593,13 @@ static int fluid_create(atoll_cu_model *m) {
   m->impl = f;
   f->free_group = -1;
   f->jobs = calloc(m->max_jobs, sizeof *f->jobs);
+  f->jzones = calloc(m->max_jobs, sizeof *f->jzones);
   f->pending[0] = calloc(m->max_jobs, sizeof *f->pending[0]);
   f->pending[1] = calloc(m->max_jobs, sizeof *f->pending[1]);
-  if (!f->jobs || !f->pending[0] || !f->pending[1])
+  if (!f->jobs || !f->jzones || !f->pending[0] || !f->pending[1])
     return ATOLL_ENOMEM;
   f->n_zones = 1;
+  f->zone_gen = 1;
   f->zones[0] = (zone){.lo = 0, .hi = (uint16_t)m->g->cus, .cus = m->g->cus,
                        .slots = m->g->cus * m->g->max_blocks_per_cu,
                        .free_units = (int64_t)m->g->cus * m->g->registers_per_cu};
@@ -577,6 +611,7 @@ static void fluid_destroy(atoll_cu_model *m) {
   if (!f)
     return;
   free(f->jobs);
+  free(f->jzones);
   free(f->pending[0]);
   free(f->pending[1]);
   free(f->groups);
