@@ -450,34 +450,52 @@ static void zone_split(atoll_cu_model *m, fluid *f, uint32_t x) {
   zones_recount(m, f);
 }
 
-/* Joins neighbouring zones whose boundary no live job needs any more. */
+/* Marks in `needed` (one bit per CU edge, 0..cus) the zone boundaries that job j needs: the ends of
+ * its range, and for a CU set the boundaries where the set starts or stops (edge_of). */
+static void mark_edges(const fluid *f, const atoll_cu_job *j, uint64_t *needed) {
+  needed[j->cu_lo / 64] |= UINT64_C(1) << (j->cu_lo % 64);
+  needed[j->cu_hi / 64] |= UINT64_C(1) << (j->cu_hi % 64);
+  if (!j->only)
+    return;
+  for (uint32_t zi = 0; zi + 1 < f->n_zones; zi++) {
+    uint32_t x = f->zones[zi].hi;
+    if (edge_of(j, x))
+      needed[x / 64] |= UINT64_C(1) << (x % 64);
+  }
+}
+
+/* Joins neighbouring zones whose boundary no live job needs any more: the boundaries that pending
+ * kernels and live groups need are marked once, then the zones are joined in one walk. */
 static void zones_coalesce(atoll_cu_model *m, fluid *f) {
   for (uint32_t zi = 0; zi < f->n_zones; zi++)
     zone_forget(m, &f->zones[zi]); /* the counts are rebuilt below */
-  for (uint32_t zi = 0; zi + 1 < f->n_zones;) {
-    uint32_t x = f->zones[zi].hi;
-    bool needed = false;
-    for (int level = 0; level < 2 && !needed; level++)
-      for (uint32_t i = 0; i < f->n_pending[level] && !needed; i++) {
-        const fjob *jb = &f->jobs[f->pending[level][i]];
-        needed = edge_of(&jb->j, x);
-      }
-    for (uint32_t g = 0; g < f->n_groups && !needed; g++)
-      if (f->groups[g].live)
-        needed = edge_of(&f->jobs[f->groups[g].job].j, x);
-    if (needed) {
-      zi++;
-      continue;
+  uint64_t needed[ATOLL_CUSET_WORDS + 1] = {0};
+  for (int level = 0; level < 2; level++)
+    for (uint32_t i = 0; i < f->n_pending[level]; i++)
+      mark_edges(f, &f->jobs[f->pending[level][i]].j, needed);
+  for (uint32_t g = 0; g < f->n_groups; g++)
+    if (f->groups[g].live)
+      mark_edges(f, &f->jobs[f->groups[g].job].j, needed);
+  uint32_t kept = 1, to[MAX_ZONES];
+  to[0] = 0;
+  for (uint32_t zi = 1; zi < f->n_zones; zi++) {
+    uint32_t x = f->zones[zi].lo;
+    if (needed[x / 64] >> (x % 64) & 1) {
+      f->zones[kept++] = f->zones[zi];
+    } else {
+      zone *left = &f->zones[kept - 1];
+      left->hi = f->zones[zi].hi;
+      left->cus += f->zones[zi].cus;
+      left->slots = left->cus * m->g->max_blocks_per_cu;
     }
-    f->zones[zi].hi = f->zones[zi + 1].hi;
-    f->zones[zi].cus += f->zones[zi + 1].cus;
-    f->zones[zi].slots = f->zones[zi].cus * m->g->max_blocks_per_cu;
-    memmove(&f->zones[zi + 1], &f->zones[zi + 2], (f->n_zones - zi - 2) * sizeof *f->zones);
-    f->n_zones--;
+    to[zi] = kept - 1;
+  }
+  if (kept < f->n_zones) {
+    f->n_zones = kept;
     f->zone_gen++;
     for (uint32_t g = 0; g < f->n_groups; g++)
-      if (f->groups[g].live && f->groups[g].zone > zi)
-        f->groups[g].zone--;
+      if (f->groups[g].live)
+        f->groups[g].zone = to[f->groups[g].zone];
   }
   zones_recount(m, f);
 }
