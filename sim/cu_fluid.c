@@ -72,7 +72,8 @@ typedef struct fjob {
  * kernel bound to a CU set (j.only) asks each zone instead. Kept apart from fjob, which the
  * one-zone path reads at every event, because only a GPU cut into zones needs it. */
 typedef struct job_zones {
-  uint32_t zgen, eligible;
+  uint64_t zgen;
+  uint32_t eligible;
   uint16_t zlo, zhi;
 } job_zones;
 
@@ -95,7 +96,9 @@ typedef struct fluid {
   bool compact_due; /* a pending kernel has no blocks left to place: offer drops it */
   zone zones[MAX_ZONES];
   uint32_t n_zones;
-  uint32_t zone_gen; /* counts the changes of the zones' layout, from 1 (a job's zgen 0 is stale) */
+  uint64_t zone_gen; /* counts the changes of the zones' layout, from 1 (a job's zgen 0 is stale) */
+  /* One bit per CU edge 0..cus: the boundaries zones_coalesce must keep (cus / 64 + 1 words). */
+  uint64_t *edges;
   uint32_t unpadded_be; /* unpadded BE blocks resident anywhere */
   group *groups;
   uint32_t n_groups, cap_groups;
@@ -469,7 +472,8 @@ static void mark_edges(const fluid *f, const atoll_cu_job *j, uint64_t *needed) 
 static void zones_coalesce(atoll_cu_model *m, fluid *f) {
   for (uint32_t zi = 0; zi < f->n_zones; zi++)
     zone_forget(m, &f->zones[zi]); /* the counts are rebuilt below */
-  uint64_t needed[ATOLL_CUSET_WORDS + 1] = {0};
+  uint64_t *needed = f->edges;
+  memset(needed, 0, (m->g->cus / 64 + 1) * sizeof *needed);
   for (int level = 0; level < 2; level++)
     for (uint32_t i = 0; i < f->n_pending[level]; i++)
       mark_edges(f, &f->jobs[f->pending[level][i]].j, needed);
@@ -612,9 +616,10 @@ static int fluid_create(atoll_cu_model *m) {
   f->free_group = -1;
   f->jobs = calloc(m->max_jobs, sizeof *f->jobs);
   f->jzones = calloc(m->max_jobs, sizeof *f->jzones);
+  f->edges = calloc(m->g->cus / 64 + 1, sizeof *f->edges);
   f->pending[0] = calloc(m->max_jobs, sizeof *f->pending[0]);
   f->pending[1] = calloc(m->max_jobs, sizeof *f->pending[1]);
-  if (!f->jobs || !f->jzones || !f->pending[0] || !f->pending[1])
+  if (!f->jobs || !f->jzones || !f->edges || !f->pending[0] || !f->pending[1])
     return ATOLL_ENOMEM;
   f->n_zones = 1;
   f->zone_gen = 1;
@@ -630,6 +635,7 @@ static void fluid_destroy(atoll_cu_model *m) {
     return;
   free(f->jobs);
   free(f->jzones);
+  free(f->edges);
   free(f->pending[0]);
   free(f->pending[1]);
   free(f->groups);
