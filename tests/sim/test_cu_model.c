@@ -291,6 +291,34 @@ static void test_cu_ranges(void **state) {
   }
 }
 
+/* Ranges on a GPU larger than a CU set can name (400 CUs, as a preset may have): the fluid engine
+ * cuts its zones at CU 330 and joins them again when the ranged kernels end, and an unranged
+ * kernel then has the whole GPU (two blocks a CU at 0.75 each: 1500 ns). The boundary marks are
+ * per CU edge of this GPU; a fixed CU-set-sized array overflowed here (ASan). */
+static void test_ranges_on_a_large_gpu(void **state) {
+  (void)state;
+  atoll_gpu g = small_gpu();
+  g.cus = 400;
+  harness h;
+  start(&h, ATOLL_ENGINE_FLUID, &g);
+  atoll_cu_job rt = job(&h, 330, 1, THREE_QUARTERS, 1000), part = job(&h, 70, 1, THREE_QUARTERS, 1000);
+  rt.cu_hi = 330, rt.rt = 1;
+  part.cu_lo = 330, part.padding = 1;
+  atoll_cu_add(h.m, 0, &rt);
+  atoll_cu_add(h.m, 1, &part);
+  atoll_cu_place(h.m);
+  run_until(&h, 1000);
+  assert_int_equal(h.done[0], 1000);
+  assert_int_equal(h.done[1], 1000);
+  submit(&h, 2, job(&h, 800, 2, THREE_QUARTERS, 1000));
+  run_until(&h, INT64_MAX);
+  assert_int_equal(h.done[2], 2500);
+  int64_t busy, rt_busy, be_busy;
+  atoll_cu_busy(h.m, 2500, &busy, &rt_busy, &be_busy);
+  assert_int_equal(busy, 400 * 1000 + 400 * 1500);
+  stop(&h);
+}
+
 /* A CU set with a gap (a stream bound to "0,3" beside one bound to "1-2"): each kernel keeps to its
  * two CUs, so 4 blocks of each stack 2 per CU (D = 2 x 0.75: 1500 ns) and neither meets the other's
  * demand. Kept only to its range [0, 4), the first would spread one block per CU (1000 ns) and the
@@ -602,7 +630,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_two_kernels_share),
       cmocka_unit_test(test_corun_overlap),        cmocka_unit_test(test_corun_overlap_spares_only_others),
       cmocka_unit_test(test_waits_for_room),       cmocka_unit_test(test_priority_first),
-      cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_cu_sets_with_gaps),
+      cmocka_unit_test(test_cu_ranges),            cmocka_unit_test(test_ranges_on_a_large_gpu),
+      cmocka_unit_test(test_cu_sets_with_gaps),
       cmocka_unit_test(test_kill),                 cmocka_unit_test(test_memory_interference),
       cmocka_unit_test(test_shipped_kernels_alone), cmocka_unit_test(test_rate_two_kernels_share),
       cmocka_unit_test(test_rate_corun_overlap),   cmocka_unit_test(test_rate_third_kernel),
