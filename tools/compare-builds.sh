@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Runs every scenario under scenarios/ (the refused examples of scenarios/bad/, and the model
-# profiles and GPU presets of every models/ and gpus/ folder, aside) with two atoll binaries and compares what they print: the JSON report
-# and any error, with the wall-clock fields taken out. For a change that should leave every result
-# as it was, beside tools/check-refs.sh (whose references cover DISB A-E under the baselines):
-# this also covers partitions, GSLICE, InSS, Abacus and the examples.
+# profiles and GPU presets of every models/ and gpus/ folder, aside) with two atoll binaries and
+# compares what they print: the JSON report and any error, with the wall-clock fields taken out.
+# For a change that should leave every result as it was, beside tools/check-refs.sh (whose
+# references cover DISB A-E under the baselines): this also covers partitions, GSLICE, InSS,
+# Abacus, DART and the examples.
 #   tools/compare-builds.sh ATOLL_BEFORE ATOLL_AFTER [POLICY...]
 # Each scenario runs with its own policy, then once with --policy P for each POLICY given. Prints
 # each run that differs, then "compare-builds: N same, M differ"; exits 1 when any differs.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 before=$1 after=$2
 shift 2
 for b in "$before" "$after"; do

@@ -264,6 +264,15 @@ static void test_priority_first(void **state) {
   }
 }
 
+/* Starts an RT kernel (job 0) on CUs [0, split) beside a padded BE part (job 1) on [split, CUs). */
+static void rt_beside_padding(harness *h, atoll_cu_job rt, atoll_cu_job part, uint16_t split) {
+  rt.cu_hi = split, rt.rt = 1;
+  part.cu_lo = split, part.padding = 1;
+  atoll_cu_add(h->m, 0, &rt);
+  atoll_cu_add(h->m, 1, &part);
+  atoll_cu_place(h->m);
+}
+
 /* Padded-launch layout: a job kept to CUs [0, 1) and one kept to [1, 4) run side by side, each
  * spread over its own CUs only: 2 blocks on one CU (D = 2 x 0.75) and 3 blocks on three CUs. */
 static void test_cu_ranges(void **state) {
@@ -272,12 +281,7 @@ static void test_cu_ranges(void **state) {
   for (int e = 0; e < 2; e++) {
     harness h;
     start(&h, engines[e], &g);
-    atoll_cu_job rt = job(&h, 2, 2, THREE_QUARTERS, 1000), part = job(&h, 3, 2, THREE_QUARTERS, 400);
-    rt.cu_hi = 1, rt.rt = 1;
-    part.cu_lo = 1, part.padding = 1;
-    atoll_cu_add(h.m, 0, &rt);
-    atoll_cu_add(h.m, 1, &part);
-    atoll_cu_place(h.m);
+    rt_beside_padding(&h, job(&h, 2, 2, THREE_QUARTERS, 1000), job(&h, 3, 2, THREE_QUARTERS, 400), 1);
     run_until(&h, INT64_MAX);
     assert_int_equal(h.done[0], 1500);
     assert_int_equal(h.done[1], 400);
@@ -301,12 +305,7 @@ static void test_ranges_on_a_large_gpu(void **state) {
   g.cus = 400;
   harness h;
   start(&h, ATOLL_ENGINE_FLUID, &g);
-  atoll_cu_job rt = job(&h, 330, 1, THREE_QUARTERS, 1000), part = job(&h, 70, 1, THREE_QUARTERS, 1000);
-  rt.cu_hi = 330, rt.rt = 1;
-  part.cu_lo = 330, part.padding = 1;
-  atoll_cu_add(h.m, 0, &rt);
-  atoll_cu_add(h.m, 1, &part);
-  atoll_cu_place(h.m);
+  rt_beside_padding(&h, job(&h, 330, 1, THREE_QUARTERS, 1000), job(&h, 70, 1, THREE_QUARTERS, 1000), 330);
   run_until(&h, 1000);
   assert_int_equal(h.done[0], 1000);
   assert_int_equal(h.done[1], 1000);
