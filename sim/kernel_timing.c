@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/dkp.h"
+#include "sim/state_hash.h"
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -200,15 +201,12 @@ bool atoll_kernel_shape_times_alike(const atoll_kernel_shape *a, const atoll_ker
   return true;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * UINT64_C(0x100000001b3); }
-
 uint64_t atoll_kernel_shape_timing_hash(const atoll_kernel_shape *s) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a's basis and prime, a word at a time */
-  h = mix(h, atoll_dim3_count(s->grid)), h = mix(h, s->occupancy);
-  h = mix(h, (uint64_t)s->time_ns), h = mix(h, s->n_time_per_occupancy);
+  uint64_t h = atoll__hmix(atoll_dim3_count(s->grid), s->occupancy);
+  h = atoll__hmix(h, (uint64_t)s->time_ns), h = atoll__hmix(h, s->n_time_per_occupancy);
   for (uint32_t k = 0; k < s->n_time_per_occupancy; k++)
-    h = mix(h, (uint64_t)s->time_per_occupancy_ns[k]);
-  return h ^ (h >> 29);
+    h = atoll__hmix(h, (uint64_t)s->time_per_occupancy_ns[k]);
+  return h;
 }
 
 void atoll_kernel_timing_padded(const atoll_gpu *g, const atoll_op *op, uint32_t version, uint32_t k,

@@ -1,4 +1,5 @@
-/* Mixing values into a 64-bit state hash, for the explorer's visited-state set (explore.h).
+/* Mixing values into a 64-bit state hash, for the explorer's visited-state set (explore.h); the shape
+ * memo keys kernel shapes with the same mixer (kernel_timing.c).
  *
  * The simulated device, its CUs and the runner each fold the parts of their state that decide
  * what happens next into one running hash; statistics that only describe the past are left out.
