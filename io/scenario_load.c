@@ -29,10 +29,69 @@ typedef struct scen_ctx {
   uint32_t next_share_cu; /* GPU% shares take consecutive CUs, in client order, from here */
 } scen_ctx;
 
+/* The value of key in map, by the key's text and length (keys grafted by --set included). */
+static atoll_ynode *map_value(const atoll_ynode *map, const atoll_ynode *key) {
+  for (uint32_t i = 0; i < map->n; i++) {
+    const atoll_ynode *k = map->items[2 * i];
+    if (k->kind == ATOLL_Y_SCALAR && k->len == key->len && memcmp(k->str, key->str, key->len) == 0)
+      return map->items[2 * i + 1];
+  }
+  return NULL;
+}
+
+/* Puts every key of over into base; where both values are mappings, key by key, so that one cost
+ * of a preset can change and the others stay. */
+static int overlay_map(atoll_arena *a, atoll_ynode *base, const atoll_ynode *over) {
+  for (uint32_t i = 0; i < over->n; i++) {
+    atoll_ynode *key = over->items[2 * i], *value = over->items[2 * i + 1];
+    atoll_ynode *old = map_value(base, key);
+    int rc = old && old->kind == ATOLL_Y_MAP && value && value->kind == ATOLL_Y_MAP ? overlay_map(a, old, value)
+                                                                                  : atoll_ymap_put(a, base, key, value);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+/* A GPU mapping without `atoll_gpu:` whose `name:` is a preset: that preset with the mapping's other
+ * keys over it. `--set gpu.cus=400` on `gpu: mi50` makes {name: mi50, cus: 400} (set_override.c),
+ * the MI50 with 400 CUs; the name stays the preset's, so its models still load (docs/scenarios.md,
+ * "Top-level keys"). Returns 1 when n is not such a mapping. */
+static int read_gpu_preset_with_changes(scen_ctx *c, const atoll_ynode *n) {
+  atoll_yread *r = c->r;
+  const atoll_ynode *name = atoll_ymap_get(n, "name");
+  if (atoll_ymap_get(n, "atoll_gpu") || !name || name->kind != ATOLL_Y_SCALAR)
+    return 1;
+  const char *preset;
+  atoll_yread_push_key(r, "name"); /* a name that could not be a file's, refused as in a preset */
+  int rc = atoll_yread_name(r, name, &preset);
+  atoll_yread_pop(r);
+  const char *path = rc == 0 ? atoll_gpu_find_preset(c->a, preset, c->dir) : NULL;
+  if (rc || !path)
+    return rc ? rc : 1;
+  atoll_source *src;
+  atoll_ynode *root;
+  rc = atoll_ytree_load_file(c->a, path, &src, &root, r->diag);
+  if (rc == 0 && (!root || root->kind != ATOLL_Y_MAP))
+    return atoll_gpu_load_file(c->a, path, &c->s->gpu, r->diag) ? ATOLL_EPARSE : 0; /* its own error */
+  if (rc == 0) {
+    atoll_ynode changes = *n; /* every key but the name, which must stay the preset's */
+    changes.items = NULL, changes.n = 0;
+    for (uint32_t i = 0; rc == 0 && i < n->n; i++)
+      if (n->items[2 * i + 1] != name)
+        rc = atoll_ymap_put(c->a, &changes, n->items[2 * i], n->items[2 * i + 1]);
+    if (rc == 0)
+      rc = overlay_map(c->a, root, &changes);
+  }
+  return rc ? rc : atoll_gpu_from_node(r, root, &c->s->gpu);
+}
+
 static int read_gpu(scen_ctx *c, const atoll_ynode *n) {
   atoll_yread *r = c->r;
-  if (n && n->kind == ATOLL_Y_MAP)
-    return atoll_gpu_from_node(r, n, &c->s->gpu);
+  if (n && n->kind == ATOLL_Y_MAP) {
+    int rc = read_gpu_preset_with_changes(c, n);
+    return rc == 1 ? atoll_gpu_from_node(r, n, &c->s->gpu) : rc;
+  }
   const char *name;
   int rc = atoll_yread_name(r, n, &name);
   if (rc)

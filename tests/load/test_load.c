@@ -129,6 +129,44 @@ static void set_policy_replaces_and_scalar_policy_keeps_its_name(void **state) {
   unload(l);
 }
 
+/* --set gpu.KEY on a scenario whose gpu is a preset name changes that value of the preset and keeps
+ * the rest, costs key by key; a GPU mapping whose name is no preset still needs atoll_gpu:. */
+static void set_changes_one_value_of_a_gpu_preset(void **state) {
+  (void)state;
+  loaded *base = load(SRC("scenarios/examples/tiny.yaml"), NULL, 0);
+  assert_int_equal(base->rc, 0);
+  const atoll_gpu *g0 = &base->s.gpu;
+  const char *sets[] = {"gpu.cus=120", "gpu.costs.cu_reset_us=9"};
+  loaded *l = load(SRC("scenarios/examples/tiny.yaml"), sets, 2);
+  if (l->rc)
+    fail_msg("%s:%u:%u: %s", l->diag.file, l->diag.line, l->diag.col, l->diag.msg);
+  const atoll_gpu *g = &l->s.gpu;
+  assert_string_equal(g->name, g0->name);
+  assert_int_equal(g->cus, 120);
+  assert_int_not_equal(g0->cus, 120);
+  assert_int_equal(g->costs.cu_reset_ns, 9000);
+  assert_int_not_equal(g0->costs.cu_reset_ns, 9000);
+  assert_int_equal(g->max_blocks_per_cu, g0->max_blocks_per_cu);
+  assert_int_equal(g->registers_per_cu, g0->registers_per_cu);
+  assert_int_equal(g->dq_capacity, g0->dq_capacity);
+  assert_int_equal(g->costs.hq_transmit_ns, g0->costs.hq_transmit_ns);
+  assert_int_equal(g->costs.evicted_kernel_ns, g0->costs.evicted_kernel_ns);
+  assert_int_equal(g->costs.dkp_overhead_ppm, g0->costs.dkp_overhead_ppm);
+  unload(l);
+  /* A changed value is checked like one in the preset, and its error points into the argument. */
+  const char *zero[] = {"gpu.cus=0"};
+  l = load(SRC("scenarios/examples/tiny.yaml"), zero, 1);
+  assert_int_equal(l->rc, ATOLL_EPARSE);
+  assert_string_equal(l->diag.file, "--set");
+  unload(l);
+  const char *inline_gpu[] = {"gpu={name: nosuch, cus: 4}"};
+  l = load(SRC("scenarios/examples/tiny.yaml"), inline_gpu, 1);
+  assert_int_equal(l->rc, ATOLL_EPARSE);
+  assert_non_null(strstr(l->diag.msg, "atoll_gpu"));
+  unload(l);
+  unload(base);
+}
+
 static void set_errors_point_into_the_argument(void **state) {
   (void)state;
   /* rate_hz and load together: the error names the arrival, located in the file. */
@@ -266,6 +304,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(derived_fields_follow_the_documented_formulas),
     cmocka_unit_test(set_overrides_values_by_name_and_index),
     cmocka_unit_test(set_policy_replaces_and_scalar_policy_keeps_its_name),
+    cmocka_unit_test(set_changes_one_value_of_a_gpu_preset),
     cmocka_unit_test(set_errors_point_into_the_argument),
     cmocka_unit_test(failed_load_leaves_output_untouched),
     cmocka_unit_test(presets_load_and_are_valid),
