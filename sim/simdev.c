@@ -117,6 +117,8 @@ struct atoll_simdev {
   uint32_t n_pads, cap_pads;
   int32_t hidden_free[MAX_HIDDEN];
   uint32_t n_hidden_free, n_core_streams;
+  /* per model, per op: every version's timing, from the op's first versioned dispatch (timing_for) */
+  atoll_kernel_timing ***version_timing;
 };
 
 /* --- helpers --- */
@@ -486,6 +488,34 @@ static uint64_t op_bytes_per_block(const atoll_scenario *s, const atoll_model *m
 
 /* The timing a dispatched command runs with: its op's, or its own copy for a version, a block
  * range or a batch. */
+/* Version v (from 1) of op's kernel, as timing_for runs it before a batch or block range. */
+static void prepare_version(const atoll_simdev *d, uint32_t model, uint32_t op_index, uint32_t v,
+                            atoll_kernel_timing *out) {
+  const atoll_model *md = &d->s->models[model].model;
+  const atoll_op *op = &md->ops[op_index];
+  const atoll_kernel_shape *shape = &op->versions[v - 1];
+  atoll_kernel_timing_prepare_shape(d->tg, shape, out);
+  /* A version moves the kernel's bytes over its own grid. */
+  uint64_t vb = atoll_dim3_count(shape->grid), b0 = atoll_dim3_count(op->shape.grid);
+  atoll_kernel_timing_memory(d->tg, vb ? op_bytes_per_block(d->s, md, op_index) * b0 / vb : 0, out);
+}
+
+/* Every version of op's kernel, prepared at the op's first versioned dispatch and kept: preparing
+ * one again at each dispatch (demand fit and block-time solve) was a quarter of a multi-version
+ * run's work. NULL when out of memory; the caller then prepares the one version it needs. */
+static const atoll_kernel_timing *version_timings(atoll_simdev *d, uint32_t model, uint32_t op) {
+  const atoll_model *md = &d->s->models[model].model;
+  if (!d->version_timing && !(d->version_timing = calloc(d->s->n_models, sizeof *d->version_timing)))
+    return NULL;
+  if (!d->version_timing[model] && !(d->version_timing[model] = calloc(md->n_ops, sizeof **d->version_timing)))
+    return NULL;
+  atoll_kernel_timing **slot = &d->version_timing[model][op];
+  if (!*slot && (*slot = malloc(md->ops[op].n_versions * sizeof **slot)))
+    for (uint32_t v = 1; v <= md->ops[op].n_versions; v++)
+      prepare_version(d, model, op, v, &(*slot)[v - 1]);
+  return *slot;
+}
+
 static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *cmd, atoll_kernel_timing *local) {
   assert(d->timing[cmd->model] && "a model no client sends has no timing (prepare_timings)");
   const atoll_kernel_timing *kt = d->timing[cmd->model] + cmd->op;
@@ -494,11 +524,11 @@ static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *c
   const atoll_model *md = &d->s->models[cmd->model].model;
   const atoll_op *op = &md->ops[cmd->op];
   if (cmd->version > 0) {
-    const atoll_kernel_shape *v = &op->versions[cmd->version - 1];
-    atoll_kernel_timing_prepare_shape(d->tg, v, local);
-    /* A version moves the kernel's bytes over its own grid. */
-    uint64_t vb = atoll_dim3_count(v->grid), b0 = atoll_dim3_count(op->shape.grid);
-    atoll_kernel_timing_memory(d->tg, vb ? op_bytes_per_block(d->s, md, cmd->op) * b0 / vb : 0, local);
+    const atoll_kernel_timing *versions = version_timings(d, cmd->model, cmd->op);
+    if (versions)
+      *local = versions[cmd->version - 1];
+    else
+      prepare_version(d, cmd->model, cmd->op, cmd->version, local);
   } else
     *local = *kt;
   atoll_kernel_timing_batch(d->tg, op, cmd->batch, local); /* a batch's run (docs/simulator.md) */
@@ -1064,6 +1094,13 @@ void atoll_simdev_destroy(atoll_simdev *d) {
     for (uint32_t m = 0; m < d->s->n_models; m++)
       free(d->alone_ns[m]);
   free(d->alone_ns);
+  if (d->version_timing)
+    for (uint32_t m = 0; m < d->s->n_models; m++) {
+      for (uint32_t i = 0; d->version_timing[m] && i < d->s->models[m].model.n_ops; i++)
+        free(d->version_timing[m][i]);
+      free(d->version_timing[m]);
+    }
+  free(d->version_timing);
   free(d->pad_samples);
   free(d->timing);
   free(d->streams);
@@ -1197,6 +1234,7 @@ int atoll_simdev_restore(atoll_simdev *d, atoll_snapbuf *b) {
   atoll_snapbuf_get(b, d, sizeof *d);
   d->s = keep.s, d->g = keep.g, d->evq = keep.evq, d->trace = keep.trace, d->hooks = keep.hooks;
   d->core = keep.core, d->timing = keep.timing, d->tg = keep.tg, d->cu = keep.cu, d->alone_ns = keep.alone_ns;
+  d->version_timing = keep.version_timing;
   d->streams = keep.streams, d->cap_streams = keep.cap_streams, d->engine_free_ns = keep.engine_free_ns;
   d->timers = keep.timers, d->cap_timers = keep.cap_timers;
   d->pad_samples = keep.pad_samples, d->cap_pad_samples = keep.cap_pad_samples;
