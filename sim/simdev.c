@@ -486,8 +486,6 @@ static uint64_t op_bytes_per_block(const atoll_scenario *s, const atoll_model *m
   return blocks ? (bytes + blocks - 1) / blocks : 0;
 }
 
-/* The timing a dispatched command runs with: its op's, or its own copy for a version, a block
- * range or a batch. */
 /* Version v (from 1) of op's kernel, as timing_for runs it before a batch or block range. */
 static void prepare_version(const atoll_simdev *d, uint32_t model, uint32_t op_index, uint32_t v,
                             atoll_kernel_timing *out) {
@@ -516,6 +514,8 @@ static const atoll_kernel_timing *version_timings(atoll_simdev *d, uint32_t mode
   return *slot;
 }
 
+/* The timing a dispatched command runs with: its op's, or its own copy for a version, a block
+ * range or a batch. */
 static const atoll_kernel_timing *timing_for(atoll_simdev *d, const atoll_cmd *cmd, atoll_kernel_timing *local) {
   assert(d->timing[cmd->model] && "a model no client sends has no timing (prepare_timings)");
   const atoll_kernel_timing *kt = d->timing[cmd->model] + cmd->op;
