@@ -528,15 +528,15 @@ PY
   set_gpu_value_of_a_preset)
     # --set gpu.KEY on a scenario whose gpu: names a preset runs that preset with the one value
     # changed (docs/scenarios.md): a what-if on GPU size, through sim and sweep alike.
-    expect_rc 0 "$atoll" sim "$src/scenarios/examples/tiny.yaml" --set 'expect=[]' --json "$tmp/60.json"
-    expect_rc 0 "$atoll" sim "$src/scenarios/examples/tiny.yaml" --set 'expect=[]' --set gpu.cus=30 --json "$tmp/30.json"
+    tiny=("$src/scenarios/examples/tiny.yaml" --set 'expect=[]')
+    expect_rc 0 "$atoll" sim "${tiny[@]}" --json "$tmp/60.json"
+    expect_rc 0 "$atoll" sim "${tiny[@]}" --set gpu.cus=30 --json "$tmp/30.json"
     python3 - "$tmp/60.json" "$tmp/30.json" <<'PY' || fail "30 CUs did not change the run"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a["gpu"]["cu_busy_frac"] < b["gpu"]["cu_busy_frac"], (a["gpu"], b["gpu"])
 PY
-    expect_rc 0 "$atoll" sweep "$src/scenarios/examples/tiny.yaml" --set 'expect=[]' --set 'gpu.cus=30,60' --csv "$tmp/s.csv" \
-      --quiet
+    expect_rc 0 "$atoll" sweep "${tiny[@]}" --set 'gpu.cus=30,60' --csv "$tmp/s.csv" --quiet
     [ "$(cut -d, -f1 "$tmp/s.csv" | tr '\n' ' ')" = "gpu.cus 30 60 " ] || fail "sweep: $(cat "$tmp/s.csv")"
     expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --set gpu.cus=0
     grep -q '^--set:1:9: 0 is below the minimum 1$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;

@@ -129,6 +129,19 @@ static void set_policy_replaces_and_scalar_policy_keeps_its_name(void **state) {
   unload(l);
 }
 
+/* The example scenario with one --set refused: the load fails, the message names msg_part, and the
+ * error is located in `file` when given. */
+static void assert_refused(const char *set, const char *file, const char *msg_part) {
+  const char *sets[] = {set};
+  loaded *l = load(SRC("scenarios/examples/tiny.yaml"), sets, 1);
+  assert_int_equal(l->rc, ATOLL_EPARSE);
+  if (file)
+    assert_string_equal(l->diag.file, file);
+  if (!strstr(l->diag.msg, msg_part))
+    fail_msg("--set %s: '%s' does not say '%s'", set, l->diag.msg, msg_part);
+  unload(l);
+}
+
 /* --set gpu.KEY on a scenario whose gpu is a preset name changes that value of the preset and keeps
  * the rest, costs key by key; a GPU mapping whose name is no preset still needs atoll_gpu:. */
 static void set_changes_one_value_of_a_gpu_preset(void **state) {
@@ -154,29 +167,17 @@ static void set_changes_one_value_of_a_gpu_preset(void **state) {
   assert_int_equal(g->costs.dkp_overhead_ppm, g0->costs.dkp_overhead_ppm);
   unload(l);
   /* A changed value is checked like one in the preset, and its error points into the argument. */
-  const char *zero[] = {"gpu.cus=0"};
-  l = load(SRC("scenarios/examples/tiny.yaml"), zero, 1);
-  assert_int_equal(l->rc, ATOLL_EPARSE);
-  assert_string_equal(l->diag.file, "--set");
-  unload(l);
-  const char *inline_gpu[] = {"gpu={name: nosuch, cus: 4}"};
-  l = load(SRC("scenarios/examples/tiny.yaml"), inline_gpu, 1);
-  assert_int_equal(l->rc, ATOLL_EPARSE);
-  assert_non_null(strstr(l->diag.msg, "atoll_gpu"));
-  unload(l);
+  assert_refused("gpu.cus=0", "--set", "below the minimum");
+  assert_refused("gpu={name: nosuch, cus: 4}", "--set", "atoll_gpu");
   unload(base);
 }
 
 static void set_errors_point_into_the_argument(void **state) {
   (void)state;
   /* rate_hz and load together: the error names the arrival, located in the file. */
-  const char *both[] = {"clients.cam.arrival.load=0.5"};
-  loaded *l = load(SRC("scenarios/examples/tiny.yaml"), both, 1);
-  assert_int_equal(l->rc, ATOLL_EPARSE);
-  assert_non_null(strstr(l->diag.msg, "exactly one of rate_hz and load"));
-  unload(l);
+  assert_refused("clients.cam.arrival.load=0.5", NULL, "exactly one of rate_hz and load");
   const char *bad[] = {"policy.dq_capacity=-3"};
-  l = load(SRC("scenarios/examples/tiny.yaml"), bad, 1);
+  loaded *l = load(SRC("scenarios/examples/tiny.yaml"), bad, 1);
   assert_int_equal(l->rc, ATOLL_EPARSE);
   assert_string_equal(l->diag.file, "--set");
   assert_int_equal(l->diag.line, 1);
@@ -184,11 +185,7 @@ static void set_errors_point_into_the_argument(void **state) {
   assert_string_equal(l->diag.line_text, "policy.dq_capacity=-3");
   assert_string_equal(l->diag.path, "policy.dq_capacity");
   unload(l);
-  const char *noeq[] = {"policy"};
-  l = load(SRC("scenarios/examples/tiny.yaml"), noeq, 1);
-  assert_int_equal(l->rc, ATOLL_EPARSE);
-  assert_non_null(strstr(l->diag.msg, "PATH=VALUE"));
-  unload(l);
+  assert_refused("policy", NULL, "PATH=VALUE");
 }
 
 static void failed_load_leaves_output_untouched(void **state) {
