@@ -29,22 +29,12 @@ typedef struct scen_ctx {
   uint32_t next_share_cu; /* GPU% shares take consecutive CUs, in client order, from here */
 } scen_ctx;
 
-/* The value of key in map, by the key's text and length (keys grafted by --set included). */
-static atoll_ynode *map_value(const atoll_ynode *map, const atoll_ynode *key) {
-  for (uint32_t i = 0; i < map->n; i++) {
-    const atoll_ynode *k = map->items[2 * i];
-    if (k->kind == ATOLL_Y_SCALAR && k->len == key->len && memcmp(k->str, key->str, key->len) == 0)
-      return map->items[2 * i + 1];
-  }
-  return NULL;
-}
-
 /* Puts every key of over into base; where both values are mappings, key by key, so that one cost
  * of a preset can change and the others stay. */
 static int overlay_map(atoll_arena *a, atoll_ynode *base, const atoll_ynode *over) {
   for (uint32_t i = 0; i < over->n; i++) {
     atoll_ynode *key = over->items[2 * i], *value = over->items[2 * i + 1];
-    atoll_ynode *old = map_value(base, key);
+    atoll_ynode *old = (atoll_ynode *)atoll_ymap_get(base, key->str);
     int rc = old && old->kind == ATOLL_Y_MAP && value && value->kind == ATOLL_Y_MAP ? overlay_map(a, old, value)
                                                                                   : atoll_ymap_put(a, base, key, value);
     if (rc)
