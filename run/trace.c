@@ -58,11 +58,16 @@ static void put_us(atoll_trace *t, const char *key, int64_t ns) {
   putf(t, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
 }
 
-/* Starts an event line: the separator, then {"ph":PH,"pid":G,"tid":I. */
+/* The process a group of the current GPU is drawn as. */
+static uint64_t pid_of(const atoll_trace *t, atoll_track_group g) {
+  return (uint64_t)t->gpu * ATOLL_TRACE_PIDS_PER_GPU + (unsigned)g;
+}
+
+/* Starts an event line: the separator, then {"ph":PH,"pid":P,"tid":I. */
 static void event_begin(atoll_trace *t, const char *ph, atoll_track_group g, uint32_t index) {
   put(t, t->first ? "\n" : ",\n");
   t->first = 0;
-  putf(t, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%" PRIu32, ph, (unsigned)g, index);
+  putf(t, "{\"ph\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu32, ph, pid_of(t, g), index);
 }
 
 static const char *group_name(atoll_track_group g) {
@@ -81,23 +86,84 @@ static const char *group_name(atoll_track_group g) {
   return NULL;
 }
 
-/* Writes the group's process_name once. Groups outside the enum are named "group N"; groups of
- * 32 and above are not remembered and get their name again on each use, which is still valid. */
+/* Whether the process_name of pid p is to be written now, and remembers it written. Pids of 64
+ * and above (groups outside the enum, GPUs past the eighth) are not remembered and get their name
+ * again on each use, which is still valid. */
+static bool first_naming(atoll_trace *t, uint64_t p) {
+  if (p < 32) {
+    uint32_t bit = 1u << p;
+    bool first = !(t->named_groups & bit);
+    t->named_groups |= bit;
+    return first;
+  }
+  if (p < 64) {
+    uint64_t bit = (uint64_t)1 << p;
+    bool first = !(t->named_pids & bit);
+    t->named_pids |= bit;
+    return first;
+  }
+  return true;
+}
+
+/* Writes the group's process_name once per GPU. Groups outside the enum are named "group N"; a
+ * run of several GPUs names the GPU first ("GPU 1: CUs"). */
 static void name_group(atoll_trace *t, atoll_track_group g) {
-  uint32_t bit = (unsigned)g < 32 ? 1u << (unsigned)g : 0;
-  if (bit && (t->named_groups & bit))
+  if (!first_naming(t, pid_of(t, g)))
     return;
-  t->named_groups |= bit;
-  char fallback[32];
+  char fallback[32], labelled[64];
   const char *name = group_name(g);
   if (!name) {
     snprintf(fallback, sizeof fallback, "group %u", (unsigned)g);
     name = fallback;
   }
+  if (t->several_gpus) {
+    snprintf(labelled, sizeof labelled, "GPU %" PRIu32 ": %s", t->gpu, name);
+    name = labelled;
+  }
   event_begin(t, "M", g, 0);
   put(t, ",\"name\":\"process_name\",\"args\":{\"name\":");
   put_string(t, name);
   put(t, "}}");
+}
+
+void atoll_trace_set_gpu(atoll_trace *t, uint32_t gpu, int of_several) {
+  if (t)
+    t->gpu = gpu, t->several_gpus = of_several != 0;
+}
+
+int atoll_trace_open_part(atoll_trace *part, const atoll_trace *whole) {
+  memset(part, 0, sizeof *part);
+  if (!is_open(whole))
+    return ATOLL_OK;
+  part->f = tmpfile();
+  if (!part->f)
+    return ATOLL_EIO;
+  part->owns_file = 1;
+  part->first = 1;
+  part->from_ns = whole->from_ns, part->to_ns = whole->to_ns;
+  return ATOLL_OK;
+}
+
+int atoll_trace_append_part(atoll_trace *whole, atoll_trace *part) {
+  if (!is_open(part))
+    return ATOLL_OK;
+  int rc = part->failed || fflush(part->f) == EOF || fseek(part->f, 0, SEEK_SET) != 0 ? ATOLL_EIO : ATOLL_OK;
+  if (rc == ATOLL_OK && is_open(whole) && !part->first) {
+    /* The part's first event starts with a line break and no comma: it had no event before it. */
+    if (!whole->first)
+      put(whole, ",");
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, part->f)) > 0)
+      if (fwrite(buf, 1, n, whole->f) != n)
+        whole->failed = 1;
+    if (ferror(part->f))
+      rc = ATOLL_EIO;
+    whole->first = 0;
+  }
+  fclose(part->f);
+  part->f = NULL;
+  return rc ? rc : whole && whole->failed ? ATOLL_EIO : ATOLL_OK;
 }
 
 int atoll_trace_open(atoll_trace *t, const char *path) {

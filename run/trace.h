@@ -23,13 +23,20 @@ typedef enum atoll_track_group {
   ATOLL_TRACK_QUEUES = 5  /* host and device queue depths (counters), per stream */
 } atoll_track_group;
 
+/* A run of several GPUs draws each GPU's groups as processes of their own: GPU n's group g is
+ * pid n * ATOLL_TRACE_PIDS_PER_GPU + g, so GPU 0's pids are the groups themselves. */
+#define ATOLL_TRACE_PIDS_PER_GPU 8u
+
 typedef struct atoll_trace {
   FILE *f;
   int first;   /* no event written yet (comma handling) */
   int owns_file;
-  uint32_t named_groups; /* bit g: the process_name of group g has been written */
+  uint32_t named_groups; /* bit g: the process_name of group g has been written (GPU 0's pids) */
   int failed;            /* a write failed; atoll_trace_close reports ATOLL_EIO */
   int64_t from_ns, to_ns; /* the window (atoll_trace_set_window); to_ns <= from_ns: everything */
+  uint32_t gpu;           /* the GPU whose run is drawn now (atoll_trace_set_gpu) */
+  int several_gpus;       /* process names carry the GPU: "GPU 1: CUs" */
+  uint64_t named_pids;    /* bit p: the process_name of pid p (32 <= p < 64) has been written */
 } atoll_trace;
 
 /* path "-" writes to stdout. Returns 0 or ATOLL_EIO. A trace that is not open (zero-initialised,
@@ -66,6 +73,15 @@ int atoll_trace_wants(const atoll_trace *t, int64_t start_ns, int64_t end_ns);
  * counter samples inside it. to_ns <= from_ns keeps everything (the default). Traces of long runs
  * are large (DISB A's 10 s make ~150 MB): a window keeps a readable part. */
 void atoll_trace_set_window(atoll_trace *t, int64_t from_ns, int64_t to_ns);
+/* The events written from now on belong to GPU `gpu` of a run of several (of_several != 0): its
+ * groups get pids of their own and names that say the GPU. (0, 0), the default, is one GPU. */
+void atoll_trace_set_gpu(atoll_trace *t, uint32_t gpu, int of_several);
+/* A part of `whole` that another thread writes at the same time (one GPU of a native run of
+ * several): a temporary file with whole's window, appended to whole by atoll_trace_append_part.
+ * A whole that is not open gives a part that is not open. Returns 0 or ATOLL_EIO. */
+int atoll_trace_open_part(atoll_trace *part, const atoll_trace *whole);
+/* Moves part's events into whole, after whole's own, and closes part. 0 or ATOLL_EIO. */
+int atoll_trace_append_part(atoll_trace *whole, atoll_trace *part);
 /* Finishes the JSON; returns 0 or ATOLL_EIO if any write failed. */
 int atoll_trace_close(atoll_trace *t);
 

@@ -609,11 +609,14 @@ static int device_standalone(void *ctx, const atoll_scenario *s, uint32_t m, int
 
 static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
   const atoll_sim_opts *const *opts = ctx;
-  /* Several GPUs run one after another (run/driver.c): the trace draws GPU 0's run only. */
-  if (*opts && (*opts)->trace && s->run_gpu != 0) {
-    atoll_sim_opts without = **opts;
-    without.trace = NULL;
-    return run_with(s, &without, res);
+  /* Several GPUs run one after another (run/driver.c), each drawn on the trace as processes of
+   * its own. */
+  atoll_trace *trace = *opts ? (*opts)->trace : NULL;
+  if (trace && atoll_scenario_gpus(s) > 1) {
+    atoll_trace_set_gpu(trace, s->run_gpu, 1);
+    int rc = run_with(s, *opts, res);
+    atoll_trace_set_gpu(trace, 0, 0);
+    return rc;
   }
   return run_with(s, *opts, res);
 }

@@ -1073,8 +1073,10 @@ static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res
 }
 
 /* Several GPUs at once: one runner, runtime and back-end instance per device, each in a thread of
- * its own, with its own error text and device information (GPU 0's is the run's). A trace or tap
- * has one writer, so several devices run without them. */
+ * its own, with its own error text and device information (GPU 0's is the run's). A trace has one
+ * writer per thread: each GPU draws on a part of its own (a temporary file), and the parts join
+ * the trace in GPU order once every run is over. A tap is one caller's callback, not made for
+ * several threads at once, so several devices run without it. */
 typedef struct gpu_run {
   pthread_t th;
   const atoll_scenario *s;
@@ -1083,6 +1085,7 @@ typedef struct gpu_run {
   atoll_native_info info;
   char err[256];
   int rc;
+  atoll_trace part; /* this GPU's part of the trace; not open without a trace */
 } gpu_run;
 
 static void *gpu_main(void *arg) {
@@ -1100,7 +1103,17 @@ static int device_run_gpus(void *ctx, const atoll_scenario *gpus, atoll_run_resu
   int rc = 0;
   for (uint32_t i = 0; i < n; i++) {
     g[i] = (gpu_run){.s = &gpus[i], .o = *nc->o, .res = &res[i]};
-    g[i].o.trace = NULL, g[i].o.tap = NULL;
+    g[i].o.tap = NULL;
+    g[i].o.trace = NULL;
+    if (nc->o->trace) {
+      if (atoll_trace_open_part(&g[i].part, nc->o->trace) != 0) {
+        rc = ATOLL_EIO;
+        snprintf(nc->err, nc->err_len, "gpu %u: cannot open a temporary file for its part of the trace", i);
+        break;
+      }
+      atoll_trace_set_gpu(&g[i].part, i, 1);
+      g[i].o.trace = &g[i].part;
+    }
     if (pthread_create(&g[i].th, NULL, gpu_main, &g[i]) != 0) {
       rc = ATOLL_ENOMEM;
       break;
@@ -1112,6 +1125,16 @@ static int device_run_gpus(void *ctx, const atoll_scenario *gpus, atoll_run_resu
     if (rc == 0 && g[i].rc) {
       rc = g[i].rc;
       snprintf(nc->err, nc->err_len, "gpu %u: %s", i, g[i].err);
+    }
+  }
+  /* Every part is closed, joined to the trace when every run succeeded. */
+  for (uint32_t i = 0; i < n; i++) {
+    if (rc == 0) {
+      rc = atoll_trace_append_part(nc->o->trace, &g[i].part);
+      if (rc)
+        snprintf(nc->err, nc->err_len, "gpu %u: its part of the trace could not be written", i);
+    } else {
+      atoll_trace_append_part(NULL, &g[i].part);
     }
   }
   if (rc == 0 && nc->info) {

@@ -478,6 +478,9 @@ for name in ("cam", "lidar"):
         print(name, k, a, b)
         assert abs(b - a) <= 0.01 * a, (name, k, a, b)
 PY
+    # The trace draws both GPUs, each as processes of its own (GPU n's pids: 8n + group).
+    expect_rc 0 "$atoll" sim "$ex/two-gpus.yaml" --quiet --duration-ms 300 --trace "$tmp/two-trace.json"
+    python3 "$src/tests/cli/trace_gpus.py" "$tmp/two-trace.json" 2 || fail "trace of two GPUs"
     # A client on a GPU the scenario does not have is refused, at its gpu:.
     sed 's/gpu: 1}/gpu: 2}/' "$ex/two-gpus.yaml" | sed "s|\.\./models/|$src/scenarios/models/|" >"$tmp/bad.yaml"
     expect_rc 2 "$atoll" check "$tmp/bad.yaml"

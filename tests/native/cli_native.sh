@@ -105,7 +105,9 @@ assert cp is None or (0 < cp["count"] <= p["count"] and min(cp[k] for k in ("fla
     ms=2000
     [ -n "${ATOLL_TEST_SANITIZER:-}" ] && ms=5000
     expect_rc 0 "$atoll" native "$src/scenarios/native/two-devices.yaml" --device cpu --verify --json - \
-      --duration-ms $ms --set warmup_ms=0
+      --duration-ms $ms --set warmup_ms=0 --trace "$tmp/two-trace.json"
+    # Each device draws its part of the trace in a thread of its own; the parts join the one file.
+    python3 "$src/tests/cli/trace_gpus.py" "$tmp/two-trace.json" 2 || fail "trace of two devices"
     json 'v = d["verify"]
 assert v["requests"] > 0 and v["mismatches"] == 0, v
 assert len(d["gpus"]) == 2 and all(g["cu_busy_frac"] > 0 for g in d["gpus"]), d["gpus"]

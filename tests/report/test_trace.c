@@ -1,5 +1,5 @@
 /* The timeline trace writer: valid Chrome trace-event JSON, lazy process names, exact
- * microsecond timestamps, escaping, and write-failure reporting. */
+ * microsecond timestamps, escaping, write-failure reporting, and the GPUs of a run of several. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,6 +53,20 @@ static long count(const char *text, const char *needle) {
   return n;
 }
 
+/* The string at a JSON path of the trace is `want`. */
+static void assert_string_at(const char *text, const char *path, const char *want) {
+  char s[64];
+  if (!json_string_at(text, path, s, sizeof s))
+    fail_msg("no string at %s", path);
+  assert_string_equal(s, want);
+}
+
+/* Each {path, want} of a table: the string at the path is want. */
+static void assert_strings_at(const char *text, const char *const (*table)[2], size_t n) {
+  for (size_t i = 0; i < n; i++)
+    assert_string_at(text, table[i][0], table[i][1]);
+}
+
 static void fill_timeline(atoll_trace *t) {
   atoll_trace_name_track(t, ATOLL_TRACK_CU, 0, "CU 0");
   atoll_trace_name_track(t, ATOLL_TRACK_CU, 1, "CU 1");
@@ -65,21 +79,15 @@ static void fill_timeline(atoll_trace *t) {
 static void timeline_is_valid_trace_json(void **state) {
   (void)state;
   char *text = write_trace(fill_timeline);
-  char s[64];
-  assert_true(json_string_at(text, "displayTimeUnit", s, sizeof s));
-  assert_string_equal(s, "ns");
+  assert_string_at(text, "displayTimeUnit", "ns");
   /* Three thread names, three process names (CU, stream, scheduler) and three events. */
   assert_int_equal(json_count_at(text, "traceEvents"), 9);
-  assert_true(json_string_at(text, "traceEvents.0.name", s, sizeof s));
-  assert_string_equal(s, "process_name");
-  assert_true(json_string_at(text, "traceEvents.0.args.name", s, sizeof s));
-  assert_string_equal(s, "CUs");
-  assert_true(json_string_at(text, "traceEvents.1.name", s, sizeof s));
-  assert_string_equal(s, "thread_name");
-  assert_true(json_string_at(text, "traceEvents.1.args.name", s, sizeof s));
-  assert_string_equal(s, "CU 0");
-  assert_true(json_string_at(text, "traceEvents.3.args.name", s, sizeof s));
-  assert_string_equal(s, "streams");
+  static const char *const names[][2] = {{"traceEvents.0.name", "process_name"},
+                                         {"traceEvents.0.args.name", "CUs"},
+                                         {"traceEvents.1.name", "thread_name"},
+                                         {"traceEvents.1.args.name", "CU 0"},
+                                         {"traceEvents.3.args.name", "streams"}};
+  assert_strings_at(text, names, sizeof names / sizeof names[0]);
   double v = 0;
   assert_true(json_number_at(text, "traceEvents.4.pid", &v));
   assert_cmp(v, ==, ATOLL_TRACK_STREAM);
@@ -211,6 +219,75 @@ static void close_reports_a_failed_write(void **state) {
   assert_int_equal(atoll_trace_close(&t), ATOLL_EIO);
 }
 
+/* Two GPUs of one run: GPU 1's groups are processes of their own, and both say their GPU. */
+static void fill_two_gpus(atoll_trace *t) {
+  atoll_trace_set_gpu(t, 0, 1);
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "k0", NULL, 0, 1000, NULL);
+  atoll_trace_set_gpu(t, 1, 1);
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "k1", NULL, 0, 1000, NULL);
+  atoll_trace_instant(t, ATOLL_TRACK_SCHED, 0, "preempt", NULL, 500, NULL);
+  atoll_trace_set_gpu(t, 0, 0);
+}
+
+static void each_gpu_is_drawn_apart(void **state) {
+  (void)state;
+  char *text = write_trace(fill_two_gpus);
+  double v = 0;
+  /* 0: GPU 0's CUs name, 1: k0, 2: GPU 1's CUs name, 3: k1, 4: GPU 1's scheduler name, 5: the instant. */
+  assert_int_equal(json_count_at(text, "traceEvents"), 6);
+  assert_string_at(text, "traceEvents.0.args.name", "GPU 0: CUs");
+  assert_true(json_number_at(text, "traceEvents.1.pid", &v));
+  assert_cmp(v, ==, ATOLL_TRACK_CU);
+  assert_string_at(text, "traceEvents.2.args.name", "GPU 1: CUs");
+  assert_true(json_number_at(text, "traceEvents.3.pid", &v));
+  assert_cmp(v, ==, ATOLL_TRACE_PIDS_PER_GPU + ATOLL_TRACK_CU);
+  assert_string_at(text, "traceEvents.4.args.name", "GPU 1: scheduler");
+  assert_true(json_number_at(text, "traceEvents.5.pid", &v));
+  assert_cmp(v, ==, ATOLL_TRACE_PIDS_PER_GPU + ATOLL_TRACK_SCHED);
+  free(text);
+}
+
+/* A part written on its own (another thread's GPU) joins the trace after the trace's own events. */
+static void fill_with_parts(atoll_trace *t) {
+  atoll_trace empty, one, two;
+  assert_int_equal(atoll_trace_open_part(&empty, t), ATOLL_OK);
+  assert_int_equal(atoll_trace_open_part(&one, t), ATOLL_OK);
+  assert_int_equal(atoll_trace_open_part(&two, t), ATOLL_OK);
+  atoll_trace_set_gpu(&one, 1, 1);
+  atoll_trace_span(&one, ATOLL_TRACK_CU, 0, "k1", NULL, 0, 1000, NULL);
+  atoll_trace_set_gpu(&two, 2, 1);
+  atoll_trace_span(&two, ATOLL_TRACK_CU, 0, "k2", NULL, 0, 1000, NULL);
+  /* Joined before the trace has an event of its own, then after. */
+  assert_int_equal(atoll_trace_append_part(t, &empty), ATOLL_OK);
+  assert_int_equal(atoll_trace_append_part(t, &one), ATOLL_OK);
+  assert_null(one.f);
+  atoll_trace_span(t, ATOLL_TRACK_CU, 0, "k0", NULL, 0, 1000, NULL);
+  assert_int_equal(atoll_trace_append_part(t, &two), ATOLL_OK);
+}
+
+static void parts_join_the_trace_in_order(void **state) {
+  (void)state;
+  char *text = write_trace(fill_with_parts);
+  assert_int_equal(json_count_at(text, "traceEvents"), 6);
+  /* 0-1: part one (GPU 1's CUs, k1), 2-3: the trace's own (CUs, k0), 4-5: part two (GPU 2's). */
+  static const char *const order[][2] = {{"traceEvents.0.args.name", "GPU 1: CUs"},
+                                         {"traceEvents.1.name", "k1"},
+                                         {"traceEvents.3.name", "k0"},
+                                         {"traceEvents.4.args.name", "GPU 2: CUs"},
+                                         {"traceEvents.5.name", "k2"}};
+  assert_strings_at(text, order, sizeof order / sizeof order[0]);
+  free(text);
+}
+
+static void parts_of_no_trace_are_not_open(void **state) {
+  (void)state;
+  atoll_trace none = {0}, part;
+  assert_int_equal(atoll_trace_open_part(&part, &none), ATOLL_OK);
+  assert_null(part.f);
+  atoll_trace_span(&part, ATOLL_TRACK_CU, 0, "k", NULL, 0, 1, NULL);
+  assert_int_equal(atoll_trace_append_part(&none, &part), ATOLL_OK);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(timeline_is_valid_trace_json),
     cmocka_unit_test(process_names_are_written_once_per_used_group),
@@ -221,5 +298,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(unopened_trace_ignores_calls),
     cmocka_unit_test(open_fails_on_a_bad_path),
     cmocka_unit_test(close_reports_a_failed_write),
+    cmocka_unit_test(each_gpu_is_drawn_apart),
+    cmocka_unit_test(parts_join_the_trace_in_order),
+    cmocka_unit_test(parts_of_no_trace_are_not_open),
 };
 ATOLL_TEST_MAIN(tests)
