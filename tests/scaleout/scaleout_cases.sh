@@ -134,11 +134,11 @@ assert d['threads'] == int(sys.argv[2]) and d['ranks'] == 1" "$tmp/$t.json" $t >
     mpi_env
     keep='{k: d[k] for k in ("complete", "violated", "states", "worst_rt_latency_us", "nominal_rt_latency_us",
            "all_min_rt_latency_us", "all_max_rt_latency_us", "bounds", "witness", "choice_points", "mode")}'
-    # Under a sanitizer, two of the four files: with ASan each file's six runs took 34-37 s and
-    # about 60 s of CPU on the 2-core machine (ASan's allocator maps, unmaps and clears the
-    # explorer's large buffers for every handed state: 3 ranks 17.5 s, one process 2.0 s, on
-    # rt-vs-be.yaml). The sanitizer checks the same MPI code on tiny (both rank layouts) and the
-    # largest search; the other builds check every file.
+    # Under a sanitizer, two of the four files: with ASan each file's runs took 34-37 s and about
+    # 60 s of CPU on the 2-core machine (rt-vs-be.yaml: 3 ranks 17.5 s, one process 2.0 s; a perf
+    # profile put most of it in large memory copies and in the kernel's page handling for ASan's
+    # allocator: madvise, munmap, page faults). The sanitizer checks the same MPI code on tiny
+    # (both rank layouts) and on the largest search; the other builds check every file.
     files="tiny rt-vs-be jitter same-instant"
     [ -n "${ATOLL_TEST_SANITIZER:-}" ] && files="tiny rt-vs-be"
     for f in ${SCENARIOS:-$files}; do
