@@ -276,6 +276,9 @@ static void inplace_needs_its_group_entry(void **state) {
     run(&bad, 1, &o);
     wrong += o.mismatches;
 #endif
+    if (getenv("NATIVE_TEST_DEBUG"))
+      fprintf(stderr, "seed %llu at %lld ms: %u group restores, %u mismatches so far without the entry\n",
+              (unsigned long long)seed, (long long)(wall_ms() - until + BUDGET_MS), right_groups, wrong);
     fx_free(&good);
     fx_free(&bad);
   }
