@@ -16,11 +16,12 @@ expect_rc() { # expect_rc WANT CMD...
 v=$src/scenarios/verify
 # mpirun as root (CI's containers), more ranks than cores, and under ASan no leak report at exit:
 # Open MPI keeps allocations until the process ends, which LeakSanitizer reports as leaks.
-# HWLOC_COMPONENTS=-pci: with more ranks than cores, each rank's MPI_Init had hwloc list the PCI
-# devices, and libpciaccess read their names from pci.ids into an array grown by realloc. Under
-# ASan every realloc copies: mpirun -n 3 on tiny.yaml took 15.5 s against 1.0 s without the PCI
-# list (perf: asan_realloc under libpciaccess, 60 % of the ranks' time). atoll uses no PCI
-# information from MPI, so the search and what the tests compare are the same.
+# HWLOC_COMPONENTS=-pci: under mpirun -n 3 on the 2-CPU machine each rank's MPI_Init had hwloc
+# list the PCI devices, and libpciaccess read their names from pci.ids into an array grown by
+# realloc. Under ASan every realloc copies: the ASan build's mpirun -n 3 on tiny.yaml took 15.5 s,
+# and 1.0 s without the PCI list (perf: asan_realloc under libpciaccess, 60 % of the ranks' time;
+# -n 2 took as long with the PCI list as without). atoll uses no PCI information from MPI, so the
+# search and what the tests compare are the same.
 mpi_env() {
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
   export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 HWLOC_COMPONENTS=-pci
