@@ -35,9 +35,9 @@ enum { MAX_STREAMS = 64, MAX_CUS = 8 };
 #endif
 /* The RT rate too: its RT worker runs SCHED_FIFO where permitted (docs/dart.md), so an RT client
  * that keeps one CPU busy (2 Hz of 1.6-1.9 s stages) starves everything else there. Under ASan 5 s
- * at 1 Hz is enough: in three runs of each case the RT client completed its 5 requests, and the
- * injected overrun gave 3-4 demotions and as many recoveries (10 s took about 19 s a case, most of
- * the rest verifying the BE client's 400-600 outputs; 5 s takes about 10 s). */
+ * at 1 Hz is enough: each case passed three runs, and in the injected overrun's the RT client
+ * completed its 5 requests with 3-4 demotions and as many recoveries each time (10 s took about
+ * 19 s a case, most of the rest verifying the BE client's 400-600 outputs; 5 s takes about 10 s). */
 #if defined(SLOW) && SLOW == 2
 #define RUN_MS "10000"
 #define DEADLINE_MS "60000"
