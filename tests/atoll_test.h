@@ -17,6 +17,21 @@
 
 #define ATOLL_TEST_SKIP 77
 
+/* The sanitizer this binary is built with, for tests that size their runs by it (a sanitizer
+ * makes every kernel several times longer). GCC defines __SANITIZE_*__; Clang answers
+ * __has_feature. */
+#if defined(__SANITIZE_THREAD__)
+#define ATOLL_TEST_UNDER_TSAN 1
+#elif defined(__SANITIZE_ADDRESS__)
+#define ATOLL_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ATOLL_TEST_UNDER_TSAN 1
+#elif __has_feature(address_sanitizer)
+#define ATOLL_TEST_UNDER_ASAN 1
+#endif
+#endif
+
 /* Ends the process with the skip status. Running one case per process (as ctest does), only that
  * case is skipped; a run of the whole binary stops here, and says so. */
 #define ATOLL_SKIP(reason)                                                       \

@@ -19,30 +19,19 @@
 enum { MAX_STREAMS = 64, MAX_CUS = 8 };
 
 /* A sanitizer makes pilotnet ten times longer (289 ms alone under ASan; under TSan on a loaded
- * machine one stage took 1.6-1.9 s): the run is longer there, so that the RT client still completes
- * several requests, and its deadline too, so that the response-time test can pass after an overrun
- * raised a WCET to what a stage took there. SLOW is 2 under TSan, 1 under ASan. */
-#if defined(__SANITIZE_THREAD__)
-#define SLOW 2
-#elif defined(__SANITIZE_ADDRESS__)
-#define SLOW 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SLOW 2
-#elif __has_feature(address_sanitizer)
-#define SLOW 1
-#endif
-#endif
-/* The RT rate too: its RT worker runs SCHED_FIFO where permitted (docs/dart.md), so an RT client
- * that keeps one CPU busy (2 Hz of 1.6-1.9 s stages) starves everything else there. Under ASan 5 s
- * at 1 Hz is enough: each case passed three runs, and in the injected overrun's the RT client
- * completed its 5 requests with 3-4 demotions and as many recoveries each time (10 s took about
- * 19 s a case, most of the rest verifying the BE client's 400-600 outputs; 5 s takes about 10 s). */
-#if defined(SLOW) && SLOW == 2
+ * machine one stage took 1.6-1.9 s): the run is longer there, so that the RT client still
+ * completes several requests, and its deadline too, so that the response-time test can pass after
+ * an overrun raised a WCET to what a stage took there. The RT rate too: its RT worker runs
+ * SCHED_FIFO where permitted (docs/dart.md), so an RT client that keeps one CPU busy (2 Hz of
+ * 1.6-1.9 s stages) starves everything else there. Under ASan 5 s at 1 Hz is enough: each case
+ * passed three runs, and in the injected overrun's the RT client completed its 5 requests with 3-4
+ * demotions and as many recoveries each time (10 s took about 19 s a case, most of the rest
+ * verifying the BE client's 400-600 outputs; 5 s takes about 10 s). */
+#if defined(ATOLL_TEST_UNDER_TSAN)
 #define RUN_MS "10000"
 #define DEADLINE_MS "60000"
 #define RATE_HZ "1"
-#elif defined(SLOW)
+#elif defined(ATOLL_TEST_UNDER_ASAN)
 #define RUN_MS "5000"
 #define DEADLINE_MS "60000"
 #define RATE_HZ "1"

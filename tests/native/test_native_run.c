@@ -51,33 +51,17 @@ static void run_once(fx_scenario *f, uint32_t cus, outcome *o) {
   atoll_run_results_free(&res);
 }
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
 static int64_t wall_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 /* The BE chain: under a sanitizer, whose slowdown makes every kernel long, the small one. A BE
  * kernel longer than the time between RT arrivals never completes under reset-based preemption
  * (it is killed and restarts each time), and the task would never reach its in-place kernels. */
 static const atoll_nmodel *be_chain(void) {
-#if defined(UNDER_TSAN) || defined(UNDER_ASAN)
+#if defined(ATOLL_TEST_UNDER_TSAN) || defined(ATOLL_TEST_UNDER_ASAN)
   return fx_chain_be_small();
 #else
   return fx_chain_be();
@@ -85,7 +69,7 @@ static const atoll_nmodel *be_chain(void) {
 }
 
 /* Time budgets per test: ThreadSanitizer runs everything about ten times slower. */
-#ifdef UNDER_TSAN
+#ifdef ATOLL_TEST_UNDER_TSAN
 static const int64_t BUDGET_MS = 400000;
 #else
 static const int64_t BUDGET_MS = 300000;
@@ -230,7 +214,7 @@ static void reef_with_padding_outputs_match(void **state) {
  * slows the models too much for it (the other cases run the same code under it): skipped there. */
 static void ten_thousand_preemptions_without_a_mismatch(void **state) {
   (void)state;
-#ifdef UNDER_TSAN
+#ifdef ATOLL_TEST_UNDER_TSAN
   ATOLL_SKIP("10,000 preemptions take too long under ThreadSanitizer (the other cases run this code under it)");
 #endif
   const atoll_nmodel *m[2] = {fx_tiny_rt(), fx_chain_be_small()};
@@ -273,7 +257,7 @@ static void inplace_needs_its_group_entry(void **state) {
     run(&good, 1, &o);
     right += o.mismatches;
     right_groups += o.info.group_restores;
-#ifdef UNDER_TSAN
+#ifdef ATOLL_TEST_UNDER_TSAN
     wrong = 1; /* the broken profile's half is for the release and ASan builds: too slow here */
 #else
     run(&bad, 1, &o);
