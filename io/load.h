@@ -56,6 +56,17 @@ int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_o
  * (profiles, presets, arrival traces) are resolved against dir. src must live as long as the arena. */
 int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const char *dir,
                                const atoll_set_override *sets, uint32_t n_sets, atoll_scenario *out, atoll_diag *d);
+/* Profiles loaded before, for loads of the same scenario to take instead of reading them again:
+ * `atoll sweep` loads its scenario once per run, and parsing the profiles' YAML was most of a load
+ * (DISB C: 135 M of 136 M instructions). A profile whose resolved path is one of `models` is taken
+ * from there (the struct copied, its arrays shared); any other is loaded as usual. The loads only
+ * read it, so threads share it; the models stay in the arena of the load that filled it. */
+typedef struct atoll_model_memo {
+  const atoll_scenario_model *models;
+  uint32_t n;
+} atoll_model_memo;
+int atoll_scenario_load_file_memo(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
+                                  const atoll_model_memo *memo, atoll_scenario *out, atoll_diag *d);
 
 /* --- Paths --- */
 /* atoll's data folders, in search order: each $ATOLL_PATH entry (colon-separated), then

@@ -27,6 +27,7 @@ typedef struct scen_ctx {
   const char *dir;
   atoll_scenario *s;
   uint32_t next_share_cu; /* GPU% shares take consecutive CUs, in client order, from here */
+  const atoll_model_memo *memo; /* profiles loaded before (NULL: none) */
 } scen_ctx;
 
 /* Puts every key of over into base; where both values are mappings, key by key, so that one cost
@@ -121,6 +122,14 @@ static int check_model_fits_gpu(scen_ctx *c, const atoll_ynode *at, const atoll_
   return 0;
 }
 
+/* The memo's profile loaded from path, or NULL. */
+static const atoll_model *memo_find(const atoll_model_memo *memo, const char *path) {
+  for (uint32_t i = 0; memo && i < memo->n; i++)
+    if (strcmp(memo->models[i].path, path) == 0)
+      return &memo->models[i].model;
+  return NULL;
+}
+
 static int read_models(scen_ctx *c, const atoll_ynode *n) {
   atoll_yread *r = c->r;
   if (!n || n->kind != ATOLL_Y_MAP || n->n == 0)
@@ -142,7 +151,10 @@ static int read_models(scen_ctx *c, const atoll_ynode *n) {
       ms[i].path = atoll_path_join(c->a, c->dir, rel);
       atoll_diag inner;
       atoll_diag_clear(&inner);
-      if (atoll_model_load_file(c->a, ms[i].path, NULL, &ms[i].model, &inner) != 0) {
+      const atoll_model *known = memo_find(c->memo, ms[i].path);
+      if (known) {
+        ms[i].model = *known;
+      } else if (atoll_model_load_file(c->a, ms[i].path, NULL, &ms[i].model, &inner) != 0) {
         /* A missing file is the scenario's error; a bad profile is reported where it is bad. */
         if (inner.line == 0)
           rc = atoll_yread_error(r, val, "cannot load model profile '%s': %s", ms[i].path, inner.msg);
@@ -1087,15 +1099,28 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
   return rc;
 }
 
-int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
-                             atoll_scenario *out, atoll_diag *d) {
+static int load_source(atoll_arena *a, const atoll_source *src, const char *dir, const atoll_set_override *sets,
+                       uint32_t n_sets, const atoll_model_memo *memo, atoll_scenario *out, atoll_diag *d);
+
+int atoll_scenario_load_file_memo(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
+                                  const atoll_model_memo *memo, atoll_scenario *out, atoll_diag *d) {
   atoll_source *src;
   int rc = atoll_source_load_file(a, path, &src, d);
-  return rc ? rc : atoll_scenario_load_source(a, src, atoll_path_dir(a, path), sets, n_sets, out, d);
+  return rc ? rc : load_source(a, src, atoll_path_dir(a, path), sets, n_sets, memo, out, d);
+}
+
+int atoll_scenario_load_file(atoll_arena *a, const char *path, const atoll_set_override *sets, uint32_t n_sets,
+                             atoll_scenario *out, atoll_diag *d) {
+  return atoll_scenario_load_file_memo(a, path, sets, n_sets, NULL, out, d);
 }
 
 int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const char *dir,
                                const atoll_set_override *sets, uint32_t n_sets, atoll_scenario *out, atoll_diag *d) {
+  return load_source(a, src, dir, sets, n_sets, NULL, out, d);
+}
+
+static int load_source(atoll_arena *a, const atoll_source *src, const char *dir, const atoll_set_override *sets,
+                       uint32_t n_sets, const atoll_model_memo *memo, atoll_scenario *out, atoll_diag *d) {
   atoll_ynode *root;
   int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
@@ -1110,7 +1135,7 @@ int atoll_scenario_load_source(atoll_arena *a, const atoll_source *src, const ch
   atoll_yread r;
   atoll_yread_init(&r, a, d);
   atoll_scenario s = {.path = atoll_arena_strdup(a, src->name)};
-  scen_ctx c = {.r = &r, .a = a, .dir = dir, .s = &s};
+  scen_ctx c = {.r = &r, .a = a, .dir = dir, .s = &s, .memo = memo};
   rc = read_scenario(&c, root);
   if (rc == ATOLL_ENOMEM)
     atoll_diag_set(d, src, 0, 0, NULL, "%s", atoll_arena_failure(a));

@@ -543,6 +543,30 @@ PY
     [ "$(cut -d, -f1 "$tmp/s.csv" | tr '\n' ' ')" = "gpu.cus 30 60 " ] || fail "sweep: $(cat "$tmp/s.csv")"
     expect_rc 2 "$atoll" check "$src/scenarios/examples/tiny.yaml" --set gpu.cus=0
     grep -q '^--set:1:9: 0 is below the minimum 1$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  sweep_runs_match_sim)
+    # A sweep parses its scenario's profiles once and hands them to every run (io/load.h,
+    # atoll_model_memo); a run whose --set names another profile loads that one. Each row must be
+    # what `atoll sim` gives for the same options, to the CSV's 6 digits, and the swept profile must
+    # change the run (resnet18 in place of vgg).
+    a=("$src/scenarios/disb/A.yaml" --policy reef --duration-ms 600 --set warmup_ms=100 --set 'expect=[]')
+    expect_rc 0 "$atoll" sweep "${a[@]}" --set 'models.vgg=../models/vgg.yaml,../models/resnet18.yaml' \
+      --csv "$tmp/s.csv" --jobs 2 --quiet
+    i=0
+    for m in vgg resnet18; do
+      i=$((i + 1))
+      "$atoll" sim "${a[@]}" --set "models.vgg=../models/$m.yaml" --quiet --json "$tmp/$m.json" >/dev/null 2>&1
+      python3 - "$tmp/s.csv" $i "$tmp/$m.json" <<'PY' || fail "row $i ($m) is not what atoll sim gives"
+import csv, json, sys
+row = list(csv.DictReader(open(sys.argv[1])))[int(sys.argv[2]) - 1]
+d = json.load(open(sys.argv[3]))
+want = {"rt_norm_mean": d["rt"]["norm_latency"]["mean"], "rt_norm_p99": d["rt"]["norm_latency"]["p99"],
+        "total_norm_throughput": d["total_norm_throughput"]}
+for k, v in want.items():
+    assert row[k] == "%.6g" % v, (k, row[k], v)
+PY
+    done
+    [ "$(sed -n 2p "$tmp/s.csv" | cut -d, -f4-)" != "$(sed -n 3p "$tmp/s.csv" | cut -d, -f4-)" ] ||
+      fail "resnet18 in place of vgg changed nothing: $(cat "$tmp/s.csv")" ;;
   readme_lists_every_command)
     # The README's command table has a row for every command 'atoll --help' lists.
     expect_rc 0 "$atoll" --help

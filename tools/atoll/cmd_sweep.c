@@ -58,6 +58,9 @@ typedef struct sweep {
   uint32_t next, finished;
   atoll_progress progress; /* runs finished; updated under lock */
   pthread_mutex_t lock;
+  /* The scenario's profiles as the fixed --set options leave it, loaded once: each run takes them
+   * instead of parsing their YAML again (io/load.h). Read-only while the runs use it. */
+  atoll_model_memo memo;
 } sweep;
 
 /* Splits "PATH=a,b,[c,d]" into an axis; commas nested in brackets or braces stay in the value. */
@@ -187,7 +190,7 @@ static void do_run(sweep *sw, uint32_t run) {
   size_t len = 0;
   FILE *out = open_memstream(&line, &len);
   int status = ATOLL_EXIT_BAD_INPUT;
-  if (atoll_scenario_load_file(&arena, sw->scenario, sets, n, &s, &d) != 0) {
+  if (atoll_scenario_load_file_memo(&arena, sw->scenario, sets, n, &sw->memo, &s, &d) != 0) {
     atoll_diag_print(&d, out);
   } else {
     atoll_run_results res;
@@ -236,31 +239,26 @@ static void *worker(void *arg) {
 
 static void mpi_run_one(void *ctx, uint32_t run) { do_run(ctx, run); }
 
-static void write_header(const sweep *sw, FILE *f, const char *scenario_path) {
-  /* Client names come from the scenario as loaded without overrides (sweeps never rename them). */
-  atoll_arena a;
-  atoll_arena_init(&a);
-  atoll_diag d;
-  atoll_diag_clear(&d);
-  atoll_scenario s;
+/* base: the scenario with the fixed --set options only, or NULL when it did not load. */
+static void write_header(const sweep *sw, FILE *f, const atoll_scenario *base) {
+  /* Client names come from the scenario as loaded without the swept overrides (sweeps never rename
+   * them). */
   for (uint32_t i = 0; i < sw->n_axes; i++)
     fprintf(f, "%s%s", i ? "," : "", sw->axes[i].path);
   if (!policy_is_axis(sw))
     fprintf(f, "%spolicy", sw->n_axes ? "," : "");
   fprintf(f, ",rt_norm_mean,rt_norm_p50,rt_norm_p95,rt_norm_p99,rt_norm_max,total_norm_throughput");
-  bool loaded = atoll_scenario_load_file(&a, scenario_path, sw->fixed, sw->n_fixed, &s, &d) == 0;
-  if (loaded)
-    for (uint32_t c = 0; c < s.n_clients; c++)
-      fprintf(f, ",%s.norm_mean,%s.norm_p99,%s.norm_throughput", s.clients[c].name, s.clients[c].name,
-              s.clients[c].name);
+  if (base)
+    for (uint32_t c = 0; c < base->n_clients; c++)
+      fprintf(f, ",%s.norm_mean,%s.norm_p99,%s.norm_throughput", base->clients[c].name, base->clients[c].name,
+              base->clients[c].name);
   fprintf(f, ",preemptions,preemption_p99_us,cu_busy,cu_busy_rt,cu_busy_be,bounds_hold");
   fprintf(f, ",rt_lat_mean_us,rt_lat_p99_us,preemption_mean_us,preemption_p50_us");
-  if (loaded)
-    for (uint32_t c = 0; c < s.n_clients; c++)
-      fprintf(f, ",%s.lat_mean_us,%s.lat_p99_us,%s.throughput_rps", s.clients[c].name, s.clients[c].name,
-              s.clients[c].name);
+  if (base)
+    for (uint32_t c = 0; c < base->n_clients; c++)
+      fprintf(f, ",%s.lat_mean_us,%s.lat_p99_us,%s.throughput_rps", base->clients[c].name, base->clients[c].name,
+              base->clients[c].name);
   fputc('\n', f);
-  atoll_arena_free(&a);
 }
 
 int atoll_cmd_sweep(int argc, char **argv) {
@@ -314,6 +312,19 @@ int atoll_cmd_sweep(int argc, char **argv) {
       return atoll_cli_usage_error(cmd, "--shard wants K/N with 1 <= K <= N, not '%s'", vals[2]);
     sw.shard = k - 1, sw.n_shards = n;
   }
+  /* Its client names head the CSV's columns, and its profiles serve every run. A scenario that
+   * loads only with a swept value gives neither: each run then loads on its own and says why it
+   * fails, as before. */
+  atoll_arena base_arena;
+  atoll_arena_init(&base_arena);
+  atoll_scenario base_s;
+  atoll_diag base_d;
+  atoll_diag_clear(&base_d);
+  const atoll_scenario *base = NULL;
+  if (atoll_scenario_load_file(&base_arena, sw.scenario, sw.fixed, sw.n_fixed, &base_s, &base_d) == 0) {
+    base = &base_s;
+    sw.memo = (atoll_model_memo){.models = base_s.models, .n = base_s.n_models};
+  }
   sw.rows = calloc(sw.n_runs, sizeof *sw.rows);
   sw.summary = calloc(sw.n_runs, sizeof *sw.summary);
   sw.status = calloc(sw.n_runs, sizeof *sw.status);
@@ -325,6 +336,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
                      ? atoll_mpi_sweep(&sw, mpi_run_one, sw.shard, sw.n_shards, sw.n_runs, sw.rows, sw.summary, sw.status)
                      : -1;
     free(sw.rows), free(sw.summary), free(sw.status);
+    atoll_arena_free(&base_arena);
     atoll_mpi_finish();
     return failed ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
   }
@@ -333,6 +345,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
     if (!csv)
       perror(vals[0]);
     free(sw.rows), free(sw.summary), free(sw.status);
+    atoll_arena_free(&base_arena);
     if (ranks > 1) /* the other ranks wait for runs: end the whole job */
       atoll_mpi_abort(ATOLL_EXIT_BAD_INPUT);
     return ATOLL_EXIT_BAD_INPUT;
@@ -359,7 +372,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
   bool sharded = vals[2] != NULL;
   if (sharded)
     atoll_sweep_shard_begin(csv, sw.shard, sw.n_shards, sw.n_runs);
-  write_header(&sw, csv, sw.scenario);
+  write_header(&sw, csv, base);
   int exit_code = ATOLL_EXIT_OK;
   for (uint32_t r = sw.shard; r < sw.n_runs; r += sw.n_shards) {
     if (sw.summary[r])
@@ -380,6 +393,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
     exit_code = ATOLL_EXIT_BAD_INPUT;
   }
   free(sw.rows), free(sw.summary), free(sw.status);
+  atoll_arena_free(&base_arena);
   atoll_mpi_finish();
   return exit_code;
 }
