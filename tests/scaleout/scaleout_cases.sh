@@ -72,6 +72,17 @@ case $case_name in
     for bad in 0/3 4/3 3 a/b 1/0; do
       expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --shard "$bad" --csv "$tmp/x.csv"
     done ;;
+  sweep_threads_small)
+    # A sweep's worker threads share the profiles it loads once (atoll_model_memo, io/load.h), and
+    # a run whose --set names another profile loads its own: small enough for ThreadSanitizer
+    # (.ci/run, label threads). Two threads write the one-thread sweep's CSV.
+    swap=("$v/rt-vs-be.yaml" --policy reef,seq --set 'models.be5=models/be5.yaml,models/rt5.yaml' --quiet)
+    expect_rc 1 "$atoll" sweep "${swap[@]}" --csv "$tmp/one.csv" --jobs 1
+    expect_rc 1 "$atoll" sweep "${swap[@]}" --csv "$tmp/two.csv" --jobs 2
+    [ "$(wc -l <"$tmp/one.csv")" -eq 5 ] || fail "one-thread sweep: $(cat "$tmp/one.csv")"
+    cmp "$tmp/one.csv" "$tmp/two.csv" || fail "two threads: $(diff "$tmp/one.csv" "$tmp/two.csv")"
+    [ "$(sed -n 2p "$tmp/one.csv" | cut -d, -f3-)" != "$(sed -n 3p "$tmp/one.csv" | cut -d, -f3-)" ] ||
+      fail "rt5 in place of be5 changed nothing: $(cat "$tmp/one.csv")" ;;
   explore_threads_small)
     # The same check on tiny.yaml alone: small enough for ThreadSanitizer (.ci/run, label threads).
     SCENARIOS=tiny bash "$0" explore_threads_match_sequential "$atoll" "$src"; exit $? ;;
