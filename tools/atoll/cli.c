@@ -26,12 +26,17 @@ int atoll_cli_report(const atoll_diag *d) {
 }
 
 int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o, atoll_arena *a, atoll_scenario *s) {
+  return atoll_cli_load_scenario_memo(cmd, o, NULL, a, s);
+}
+
+int atoll_cli_load_scenario_memo(const atoll_subcommand *cmd, const atoll_run_opts *o, const atoll_model_memo *memo,
+                                 atoll_arena *a, atoll_scenario *s) {
   if (o->n_positional != 1)
     return atoll_cli_usage_error(cmd, "expected one SCENARIO file");
   atoll_arena_init(a);
   atoll_diag d;
   atoll_diag_clear(&d);
-  if (atoll_scenario_load_file(a, o->positional[0], o->sets, o->n_sets, s, &d) != 0) {
+  if (atoll_scenario_load_file_memo(a, o->positional[0], o->sets, o->n_sets, memo, s, &d) != 0) {
     atoll_arena_free(a);
     return atoll_cli_report(&d);
   }

@@ -51,6 +51,10 @@ int atoll_cli_report(const atoll_diag *d);
  * Returns 0, or an exit code after printing the usage error or the located input error (the
  * arena is then freed). */
 int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o, atoll_arena *a, atoll_scenario *s);
+/* The same, taking the profiles memo holds instead of loading them again (io/load.h; NULL: none):
+ * for commands that load one scenario several times (compare, one load per policy). */
+int atoll_cli_load_scenario_memo(const atoll_subcommand *cmd, const atoll_run_opts *o, const atoll_model_memo *memo,
+                                 atoll_arena *a, atoll_scenario *s);
 /* InSS's latency model for a scenario whose policy uses one (inss, gpulet; any policy when
  * `always`) and names no model: file: fitted at start on the simulated GPU (atoll fit inss) into
  * the arena, with a note on stderr. Returns 0, or an exit code (the arena then freed). */

@@ -56,6 +56,8 @@ typedef struct comparison {
   char set_text[MAX_POLICIES + 1][96];
   figures fig[MAX_POLICIES + 1];
   int status[MAX_POLICIES + 1]; /* 0 ok, else an exit code */
+  /* The scenario's profiles, loaded once for every policy's run (io/load.h); read-only meanwhile. */
+  atoll_model_memo memo;
   uint32_t n, next, finished;
   atoll_progress progress;
   pthread_mutex_t lock;
@@ -92,7 +94,7 @@ static void run_one(comparison *cmp, uint32_t i) {
   }
   atoll_arena a;
   atoll_scenario s;
-  if (atoll_cli_load_scenario(cmp->cmd, &o, &a, &s) == 0) {
+  if (atoll_cli_load_scenario_memo(cmp->cmd, &o, &cmp->memo, &a, &s) == 0) {
     atoll_run_results res;
     int rc = atoll_sim_run(&s, NULL, &res);
     atoll_report rep;
@@ -282,6 +284,15 @@ int atoll_cmd_compare(int argc, char **argv) {
     cmp.policy[cmp.n++] = "rt-only";
   }
   cmp.base = &o;
+  /* The scenario with the options but no policy, for its profiles. Silent: where it does not load,
+   * each run loads on its own and says why, as without it. */
+  atoll_arena base_arena;
+  atoll_arena_init(&base_arena);
+  atoll_scenario base;
+  atoll_diag base_d;
+  atoll_diag_clear(&base_d);
+  if (atoll_scenario_load_file(&base_arena, o.positional[0], o.sets, o.n_sets, &base, &base_d) == 0)
+    cmp.memo = (atoll_model_memo){.models = base.models, .n = base.n_models};
   pthread_mutex_init(&cmp.lock, NULL);
   atoll_progress_start(&cmp.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "compare", "runs", cmp.n);
   pthread_t th[64];
@@ -295,6 +306,7 @@ int atoll_cmd_compare(int argc, char **argv) {
     pthread_join(th[i], NULL);
   atoll_progress_end(&cmp.progress);
   pthread_mutex_destroy(&cmp.lock);
+  atoll_arena_free(&base_arena);
   for (uint32_t i = 0; i < cmp.n; i++)
     if (cmp.status[i])
       return cmp.status[i];
