@@ -43,6 +43,18 @@ int atoll_cli_load_scenario_memo(const atoll_subcommand *cmd, const atoll_run_op
   return atoll_cli_inss_model(a, s, false);
 }
 
+const atoll_scenario *atoll_cli_load_memo(const char *path, const atoll_set_override *sets, uint32_t n_sets,
+                                          atoll_arena *a, atoll_scenario *s, atoll_model_memo *memo) {
+  atoll_arena_init(a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  *memo = (atoll_model_memo){0};
+  if (atoll_scenario_load_file(a, path, sets, n_sets, s, &d) != 0)
+    return NULL;
+  *memo = (atoll_model_memo){.models = s->models, .n = s->n_models};
+  return s;
+}
+
 int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always) {
   bool uses = s->policy.kind == ATOLL_POLICY_INSS || s->policy.kind == ATOLL_POLICY_GPULET;
   if (s->inss || !(uses || always))

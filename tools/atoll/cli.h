@@ -55,6 +55,12 @@ int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o
  * for commands that load one scenario several times (compare, one load per policy). */
 int atoll_cli_load_scenario_memo(const atoll_subcommand *cmd, const atoll_run_opts *o, const atoll_model_memo *memo,
                                  atoll_arena *a, atoll_scenario *s);
+/* The scenario at path with sets, loaded once (into a, which this initialises and the caller frees)
+ * for its profiles to serve a command's several runs: fills memo from it and returns it, or leaves
+ * memo empty and returns NULL when it does not load. Silent: each run then loads on its own and
+ * says why. */
+const atoll_scenario *atoll_cli_load_memo(const char *path, const atoll_set_override *sets, uint32_t n_sets,
+                                          atoll_arena *a, atoll_scenario *s, atoll_model_memo *memo);
 /* InSS's latency model for a scenario whose policy uses one (inss, gpulet; any policy when
  * `always`) and names no model: file: fitted at start on the simulated GPU (atoll fit inss) into
  * the arena, with a note on stderr. Returns 0, or an exit code (the arena then freed). */

@@ -284,15 +284,10 @@ int atoll_cmd_compare(int argc, char **argv) {
     cmp.policy[cmp.n++] = "rt-only";
   }
   cmp.base = &o;
-  /* The scenario with the options but no policy, for its profiles. Silent: where it does not load,
-   * each run loads on its own and says why, as without it. */
+  /* The scenario with the options but no policy, for its profiles. */
   atoll_arena base_arena;
-  atoll_arena_init(&base_arena);
   atoll_scenario base;
-  atoll_diag base_d;
-  atoll_diag_clear(&base_d);
-  if (atoll_scenario_load_file(&base_arena, o.positional[0], o.sets, o.n_sets, &base, &base_d) == 0)
-    cmp.memo = (atoll_model_memo){.models = base.models, .n = base.n_models};
+  atoll_cli_load_memo(o.positional[0], o.sets, o.n_sets, &base_arena, &base, &cmp.memo);
   pthread_mutex_init(&cmp.lock, NULL);
   atoll_progress_start(&cmp.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "compare", "runs", cmp.n);
   pthread_t th[64];

@@ -316,15 +316,8 @@ int atoll_cmd_sweep(int argc, char **argv) {
    * loads only with a swept value gives neither: each run then loads on its own and says why it
    * fails, as before. */
   atoll_arena base_arena;
-  atoll_arena_init(&base_arena);
   atoll_scenario base_s;
-  atoll_diag base_d;
-  atoll_diag_clear(&base_d);
-  const atoll_scenario *base = NULL;
-  if (atoll_scenario_load_file(&base_arena, sw.scenario, sw.fixed, sw.n_fixed, &base_s, &base_d) == 0) {
-    base = &base_s;
-    sw.memo = (atoll_model_memo){.models = base_s.models, .n = base_s.n_models};
-  }
+  const atoll_scenario *base = atoll_cli_load_memo(sw.scenario, sw.fixed, sw.n_fixed, &base_arena, &base_s, &sw.memo);
   sw.rows = calloc(sw.n_runs, sizeof *sw.rows);
   sw.summary = calloc(sw.n_runs, sizeof *sw.summary);
   sw.status = calloc(sw.n_runs, sizeof *sw.status);
