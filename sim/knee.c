@@ -8,6 +8,7 @@
 #include "atoll/policy.h"
 #include "core/gslice.h"
 #include "sim/run.h"
+#include "sim/shape_memo.h"
 
 uint32_t atoll_knee_of(const atoll_knee_point *curve, uint32_t n) {
   double best = 0;
@@ -20,8 +21,11 @@ uint32_t atoll_knee_of(const atoll_knee_point *curve, uint32_t n) {
   return n ? curve[n - 1].pct : 100;
 }
 
-/* One batch of b requests at time 0 on `pct` % of the GPU (a bound MPS client): its latency. */
-static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint32_t b, uint32_t pct, int64_t *out) {
+/* One batch of b requests at time 0 on `pct` % of the GPU (a bound MPS client): its latency. The
+ * kernels are timed on *gpu itself, whose values the run's GPU copies, so that every run of a sweep
+ * takes the timings the first prepared from `memo` (sim/shape_memo.h; NULL: each prepares its own). */
+static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint32_t b, uint32_t pct,
+                     atoll_shape_memo *memo, int64_t *out) {
   int64_t *at = calloc(b, sizeof *at);
   if (!at)
     return ATOLL_ENOMEM;
@@ -35,7 +39,10 @@ static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint3
                       .seed = 1, .gpu_count = 1};
   atoll_run_results res;
   int64_t alone = 1; /* any: the knee reads no normalized figure, and a given value skips measuring it */
-  atoll_sim_opts o = {.standalone_ns = &alone};
+  /* The core holds room for the b requests the run has, not the default 1024 a client may have
+   * waiting: setting that up was a third of a knee run's work. */
+  atoll_core_limits limits = {.pending_per_client = b};
+  atoll_sim_opts o = {.standalone_ns = &alone, .core_limits = &limits, .timing_gpu = gpu, .shape_memo = memo};
   if (rc == 0)
     rc = atoll_sim_run(&s, &o, &res);
   if (rc == 0) {
@@ -52,15 +59,16 @@ static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint3
   return rc;
 }
 
-int atoll_sim_knee(const atoll_gpu *gpu, const char *name, const atoll_model *m, uint32_t batch,
-                   atoll_knee_point curve[ATOLL_KNEE_POINTS], uint32_t *knee_pct) {
+/* atoll_sim_knee, its runs' kernel timings taken from `memo` (NULL: each run prepares its own). */
+static int knee_sweep(const atoll_gpu *gpu, const char *name, const atoll_model *m, uint32_t batch,
+                      atoll_shape_memo *memo, atoll_knee_point curve[ATOLL_KNEE_POINTS], uint32_t *knee_pct) {
   if (batch == 0 || batch > ATOLL_MAX_BATCH)
     return ATOLL_EINVAL;
   atoll_scenario_model sm = {.name = name, .path = name, .model = *m};
   for (uint32_t i = 0; i < ATOLL_KNEE_POINTS; i++) {
     uint32_t pct = ATOLL_KNEE_FIRST + i * ATOLL_KNEE_STEP;
     int64_t lat;
-    int rc = one_share(gpu, &sm, batch, pct, &lat);
+    int rc = one_share(gpu, &sm, batch, pct, memo, &lat);
     if (rc)
       return rc;
     curve[i] = (atoll_knee_point){.pct = pct, .latency_us = (double)lat / 1e3,
@@ -68,6 +76,18 @@ int atoll_sim_knee(const atoll_gpu *gpu, const char *name, const atoll_model *m,
   }
   *knee_pct = atoll_knee_of(curve, ATOLL_KNEE_POINTS);
   return 0;
+}
+
+int atoll_sim_knee(const atoll_gpu *gpu, const char *name, const atoll_model *m, uint32_t batch,
+                   atoll_knee_point curve[ATOLL_KNEE_POINTS], uint32_t *knee_pct) {
+  /* The sweep's runs time the same kernels on the same GPU: prepared once, for all of them. Without
+   * the memo (out of memory) each run prepares its own, the same timings. */
+  atoll_shape_memo memo;
+  bool shared = atoll_shape_memo_init(&memo, gpu, m->n_ops) == 0;
+  int rc = knee_sweep(gpu, name, m, batch, shared ? &memo : NULL, curve, knee_pct);
+  if (shared)
+    atoll_shape_memo_free(&memo);
+  return rc;
 }
 
 int atoll_sim_gslice_start(const atoll_scenario *s, atoll_client *clients) {

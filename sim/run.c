@@ -298,7 +298,7 @@ static int runner_setup(runner *r, const atoll_scenario *s, const atoll_sim_opts
   atoll_trace_hooks_init(&r->hooks, &r->rec.tl, s);
   atoll_simdev_cfg dcfg = {.scenario = s, .timing_gpu = opts ? opts->timing_gpu : NULL, .evq = &r->evq, .trace = trace, .hooks = trace ? &r->hooks.hooks : NULL,
                            .window_start_ns = s->warmup_ns, .window_end_ns = s->duration_ns,
-                           .chooser = r->chooser};
+                           .chooser = r->chooser, .shape_memo = opts ? opts->shape_memo : NULL};
   if (rc == 0)
     rc = atoll_simdev_create(&r->dev, &dcfg);
   size_t size = rc == 0 ? atoll_core_size(s, opts ? opts->core_limits : NULL) : 0;

@@ -44,6 +44,8 @@ typedef struct atoll_sim_opts {
   const atoll_core_limits *core_limits;
   /* NULL, or the GPU the kernels' timing is fitted on (atoll_simdev_cfg.timing_gpu). */
   const atoll_gpu *timing_gpu;
+  /* NULL, or kernel timings prepared before, shared by runs (atoll_simdev_cfg.shape_memo). */
+  struct atoll_shape_memo *shape_memo;
 } atoll_sim_opts;
 
 /* What the state hash covers besides the state that decides the future: nothing of the past, the

@@ -1003,13 +1003,14 @@ const atoll_kernel_timing *atoll_simdev_timing(const atoll_simdev *d, uint32_t m
 
 /* Every op's timing of the models the clients send (a model no client sends is never dispatched,
  * and is left NULL: a standalone run's device holds one client, and preparing the whole scenario for
- * each made its setup six times the work on DISB C), each distinct kernel shape prepared once. */
-static int prepare_timings(atoll_simdev *d, const atoll_scenario *s) {
+ * each made its setup six times the work on DISB C), each distinct kernel shape prepared once, or
+ * taken from the memo earlier runs filled (atoll_simdev_cfg.shape_memo). */
+static int prepare_timings(atoll_simdev *d, const atoll_scenario *s, atoll_shape_memo *shared) {
   uint32_t kernels = 0;
   for (uint32_t m = 0; m < s->n_models; m++)
     kernels += s->models[m].model.n_ops;
-  atoll_shape_memo memo;
-  if (atoll_shape_memo_init(&memo, d->tg, kernels) != 0)
+  atoll_shape_memo own, *memo = shared && shared->g == d->tg ? shared : &own;
+  if (memo == &own && atoll_shape_memo_init(&own, d->tg, kernels) != 0)
     return ATOLL_ENOMEM;
   int rc = 0;
   for (uint32_t m = 0; m < s->n_models && rc == 0; m++) {
@@ -1026,12 +1027,13 @@ static int prepare_timings(atoll_simdev *d, const atoll_scenario *s) {
       break;
     }
     for (uint32_t i = 0; i < md->n_ops; i++) {
-      atoll_shape_memo_prepare(&memo, md, i, &d->timing[m][i]);
+      atoll_shape_memo_prepare(memo, md, i, &d->timing[m][i]);
       if (s->memory_estimate == ATOLL_MEMORY_TENSORS && !atoll_op_bytes_per_block(md, i))
         atoll_kernel_timing_memory(d->tg, op_bytes_per_block(s, md, i), &d->timing[m][i]);
     }
   }
-  atoll_shape_memo_free(&memo);
+  if (memo == &own)
+    atoll_shape_memo_free(&own);
   return rc;
 }
 
@@ -1054,7 +1056,7 @@ int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg) {
     atoll_simdev_destroy(d);
     return ATOLL_ENOMEM;
   }
-  if (prepare_timings(d, s) != 0) {
+  if (prepare_timings(d, s, cfg->shape_memo) != 0) {
     atoll_simdev_destroy(d);
     return ATOLL_ENOMEM;
   }

@@ -77,6 +77,13 @@ typedef struct atoll_simdev_cfg {
    * it (fewer CUs): each block then keeps the time it takes on the full GPU. The reference for a
    * partition (docs/partitions.md); NULL fits the timing on the scenario's own GPU. */
   const atoll_gpu *timing_gpu;
+  /* NULL, or kernel timings prepared by earlier runs (sim/shape_memo.h), for runs that time the same
+   * kernels many times (a knee sweep: one run per share). It serves a device whose timing GPU is the
+   * memo's GPU, the same object (timing_gpu, or the scenario's GPU): equal inputs, so the device
+   * gets the timings it would prepare itself; any other device prepares its own. The device adds
+   * the shapes it prepares. The caller keeps the memo, and the models it has seen, alive, and hands
+   * it to one device at a time. */
+  struct atoll_shape_memo *shape_memo;
 } atoll_simdev_cfg;
 
 int atoll_simdev_create(atoll_simdev **out, const atoll_simdev_cfg *cfg);
