@@ -9,6 +9,7 @@
 #include "run/driver.h"
 #include "run/report.h"
 #include "sim/run.h"
+#include "sim/shape_memo.h"
 #include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_capacity_def = {
@@ -45,6 +46,10 @@ typedef struct probe_cfg {
   uint32_t min_requests;
   const int64_t *standalone_ns;
   int64_t duration_ns; /* the last probe's */
+  /* Every probe runs the same models on the same GPU: the standalone latencies above, measured once,
+   * and the kernels' timings, prepared by the first probe (they are timed on the loaded scenario's
+   * GPU, which each probe's copy of the scenario copies: sim/shape_memo.h). */
+  atoll_sim_opts opts;
 } probe_cfg;
 
 /* The duration of a probe at scaled rates: the scenario's, or longer, so that the slowest client
@@ -76,7 +81,7 @@ static int probe(const atoll_scenario *s, atoll_client *scaled, double x, probe_
   atoll_scenario one = *s;
   one.clients = scaled;
   one.duration_ns = pc->duration_ns = probe_duration_ns(s, scaled, pc);
-  int rc = atoll_sim_run(&one, NULL, res);
+  int rc = atoll_sim_run(&one, &pc->opts, res);
   if (rc)
     return rc;
   /* The results name the scenario they ran: the caller's, whose clients outlive this call. */
@@ -177,8 +182,12 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   pc.standalone_ns = standalone;
   rc = 0;
-  for (uint32_t m = 0; pc.min_requests > 0 && rc == 0 && m < s.n_models; m++)
+  for (uint32_t m = 0; rc == 0 && m < s.n_models; m++)
     rc = atoll_sim_standalone_ns(&s, m, &standalone[m]);
+  /* Without the memo (out of memory) each probe prepares its own timings, the same ones. */
+  atoll_shape_memo memo;
+  bool shared = atoll_shape_memo_init(&memo, &s.gpu, 0) == 0;
+  pc.opts = (atoll_sim_opts){.standalone_ns = standalone, .timing_gpu = &s.gpu, .shape_memo = shared ? &memo : NULL};
   double lo = 0, hi = 0, x = 1, worst = 0;
   /* Bracket: double while it holds, halve while it fails. */
   if (rc == 0)
@@ -247,6 +256,8 @@ int atoll_cmd_capacity(int argc, char **argv) {
     atoll_report_free(&rep);
     atoll_run_results_free(&res);
   }
+  if (shared)
+    atoll_shape_memo_free(&memo);
   free(scaled);
   free(standalone);
   atoll_arena_free(&a);
