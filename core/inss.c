@@ -73,12 +73,33 @@ static double l2_of(const atoll_inss_profile *p, uint32_t pct) {
   return l > 0 ? l : 0;
 }
 
-double atoll_inss_inf_ns(const atoll_inss_model *m, const atoll_inss_slot *gpu, uint32_t n, uint32_t i) {
+void atoll_inss_run_memo_clear(atoll_inss_run_memo *memo) { memset(memo->key, 0, sizeof memo->key); }
+
+/* atoll_inss_run_ns of profile prof at batch b on pct %, from memo when it holds it (NULL: none). */
+static double run_of(const atoll_inss_model *m, atoll_inss_run_memo *memo, uint32_t prof, uint32_t b,
+                     uint32_t pct) {
+  const atoll_inss_profile *p = &m->prof[prof];
+  /* A key holds the profile in 4 bits, the batch in 6 and the share in 7 (each within its range:
+   * ATOLL_INSS_MAX_MODELS, ATOLL_INSS_MAX_BATCH, 100 %); anything else is worked out directly. */
+  if (!memo || prof >= 16 || b >= 64 || pct >= 128)
+    return atoll_inss_run_ns(p, m->bandwidth, (double)b, (double)pct);
+  _Static_assert(ATOLL_INSS_RUN_MEMO_SLOTS == 1u << 12, "the hash below picks one of 2^12 slots");
+  uint32_t key = 1 + (prof | b << 4 | pct << 10), slot = (key * 2654435761u) >> 20;
+  if (memo->key[slot] != key) {
+    memo->ns[slot] = atoll_inss_run_ns(p, m->bandwidth, (double)b, (double)pct);
+    memo->key[slot] = key;
+  }
+  return memo->ns[slot];
+}
+
+/* atoll_inss_inf_ns, its solo running time from memo (NULL: none). */
+static double inf_with(const atoll_inss_model *m, atoll_inss_run_memo *memo, const atoll_inss_slot *gpu,
+                       uint32_t n, uint32_t i) {
   if (!m || i >= n || gpu[i].prof >= m->n_models)
     return 0;
   const atoll_inss_profile *p = &m->prof[gpu[i].prof];
   uint32_t b = gpu[i].batch ? gpu[i].batch : 1;
-  double o_r = atoll_inss_run_ns(p, m->bandwidth, (double)b, (double)gpu[i].pct);
+  double o_r = run_of(m, memo, gpu[i].prof, b, gpu[i].pct);
   double l = 0;
   for (uint32_t j = 0; j < n; j++)
     if (j != i && gpu[j].prof < m->n_models)
@@ -88,6 +109,10 @@ double atoll_inss_inf_ns(const atoll_inss_model *m, const atoll_inss_slot *gpu, 
     intf = 0;
   double cache = 1 + m->alpha_cache * l;
   return p->t_d_ns * (double)b + intf * (double)p->n_kernels + o_r * (cache > 0 ? cache : 0);
+}
+
+double atoll_inss_inf_ns(const atoll_inss_model *m, const atoll_inss_slot *gpu, uint32_t n, uint32_t i) {
+  return inf_with(m, NULL, gpu, n, i);
 }
 
 double atoll_inss_task_ns(double inf_ns, uint32_t b, double lambda) {
@@ -128,9 +153,10 @@ double atoll_inss_tail(double inf_ns, uint32_t b, double lambda, double slo_ns) 
 
 static double mem_of(const atoll_inss_profile *p, uint32_t b) { return p->mem_mb + p->act_mb * (double)b; }
 
-atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot *gpu, uint32_t n, uint32_t i,
-                                     double lambda, double slo_ns, double mem_room_mb, uint32_t max_batch,
-                                     double miss, uint32_t *batch) {
+/* atoll_inss_bda, its solo running times from memo (NULL: none). */
+static atoll_inss_bda_status bda_with(const atoll_inss_model *m, atoll_inss_run_memo *memo,
+                                      atoll_inss_slot *gpu, uint32_t n, uint32_t i, double lambda, double slo_ns,
+                                      double mem_room_mb, uint32_t max_batch, double miss, uint32_t *batch) {
   const atoll_inss_profile *p = &m->prof[gpu[i].prof];
   if (max_batch == 0 || max_batch > ATOLL_INSS_MAX_BATCH)
     max_batch = ATOLL_INSS_MAX_BATCH;
@@ -140,7 +166,7 @@ atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot 
     uint32_t mid = lo + (hi - lo) / 2;
     gpu[i].batch = mid;
     bool mem_ok = mem_room_mb <= 0 || mem_of(p, mid) <= mem_room_mb;
-    double inf = mem_ok ? atoll_inss_inf_ns(m, gpu, n, i) : 0;
+    double inf = mem_ok ? inf_with(m, memo, gpu, n, i) : 0;
     /* With the tail bound, the policy's batcher: its timeout bounds the fill (core/inss.h). */
     double task = miss > 0 ? 2 * inf : atoll_inss_task_ns(inf, mid, lambda);
     if (!mem_ok || task > slo_ns) {
@@ -163,7 +189,7 @@ atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot 
     double low = INFINITY, inf1 = 0;
     for (uint32_t b = 1; b <= best; b++) {
       gpu[i].batch = b;
-      double inf = atoll_inss_inf_ns(m, gpu, n, i);
+      double inf = inf_with(m, memo, gpu, n, i);
       if (b == 1)
         inf1 = inf;
       double t = atoll_inss_tail_batched(inf1, inf, b, lambda, slo_ns);
@@ -176,8 +202,14 @@ atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot 
     return low <= miss ? ATOLL_INSS_BDA_OK : ATOLL_INSS_BDA_THROUGHPUT;
   }
   gpu[i].batch = *batch = best;
-  double inf = atoll_inss_inf_ns(m, gpu, n, i);
+  double inf = inf_with(m, memo, gpu, n, i);
   return inf > 0 && (double)best * 1e9 / inf >= lambda ? ATOLL_INSS_BDA_OK : ATOLL_INSS_BDA_THROUGHPUT;
+}
+
+atoll_inss_bda_status atoll_inss_bda(const atoll_inss_model *m, atoll_inss_slot *gpu, uint32_t n, uint32_t i,
+                                     double lambda, double slo_ns, double mem_room_mb, uint32_t max_batch,
+                                     double miss, uint32_t *batch) {
+  return bda_with(m, NULL, gpu, n, i, lambda, slo_ns, mem_room_mb, max_batch, miss, batch);
 }
 
 /* Memory left for slot k: the GPU's less the other instances at their batches. */
@@ -194,15 +226,15 @@ static double room_for(const atoll_inss_model *m, const atoll_inss_slot *s, uint
 
 /* How close slot k is to failing at the batch BDA found: its queueing tail when BDA bounds it,
  * else its utilisation lambda t_inf / b. */
-static double risk(const atoll_inss_model *m, atoll_inss_slot *s, uint32_t n, uint32_t k, double lambda, double slo,
-                   double miss) {
+static double risk(const atoll_inss_model *m, atoll_inss_run_memo *memo, atoll_inss_slot *s, uint32_t n,
+                   uint32_t k, double lambda, double slo, double miss) {
   if (lambda <= 0)
     return 0;
-  double inf = atoll_inss_inf_ns(m, s, n, k);
+  double inf = inf_with(m, memo, s, n, k);
   if (miss > 0) {
     uint32_t b = s[k].batch;
     s[k].batch = 1;
-    double inf1 = atoll_inss_inf_ns(m, s, n, k);
+    double inf1 = inf_with(m, memo, s, n, k);
     s[k].batch = b;
     return atoll_inss_tail_batched(inf1, inf, b, lambda, slo);
   }
@@ -223,7 +255,7 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
     while (lo < hi) {
       uint32_t mid = (lo + hi) / 2;
       atoll_inss_slot one = {.prof = dk->prof, .pct = mid * step, .batch = 1};
-      if (atoll_inss_bda(m, &one, 1, 0, dk->lambda * scale, dk->slo_ns, 0, cfg->max_batch, cfg->miss, &b) ==
+      if (bda_with(m, cfg->memo, &one, 1, 0, dk->lambda * scale, dk->slo_ns, 0, cfg->max_batch, cfg->miss, &b) ==
           ATOLL_INSS_BDA_OK)
         hi = mid;
       else
@@ -241,7 +273,7 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
     for (uint32_t k = 0; k < n; k++) {
       const atoll_inss_demand *dk = &d[members[k]];
       uint32_t b;
-      atoll_inss_bda_status st = atoll_inss_bda(m, s, n, k, dk->lambda * scale, dk->slo_ns,
+      atoll_inss_bda_status st = bda_with(m, cfg->memo, s, n, k, dk->lambda * scale, dk->slo_ns,
                                                 room_for(m, s, n, k, cfg->mem_mb), cfg->max_batch, cfg->miss, &b);
       if (st == ATOLL_INSS_BDA_MEMORY)
         return false; /* more share brings no memory */
@@ -263,14 +295,14 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
       uint32_t high = 0;
       double high_risk = -1;
       for (uint32_t k = 0; k < n; k++) {
-        double r = risk(m, s, n, k, d[members[k]].lambda * scale, d[members[k]].slo_ns, cfg->miss);
+        double r = risk(m, cfg->memo, s, n, k, d[members[k]].lambda * scale, d[members[k]].slo_ns, cfg->miss);
         if (r > high_risk)
           high_risk = r, high = k;
       }
       s[high].pct += step, sum += step;
       for (uint32_t k = 0; k < n; k++) {
         uint32_t b;
-        atoll_inss_bda(m, s, n, k, d[members[k]].lambda * scale, d[members[k]].slo_ns,
+        bda_with(m, cfg->memo, s, n, k, d[members[k]].lambda * scale, d[members[k]].slo_ns,
                        room_for(m, s, n, k, cfg->mem_mb), cfg->max_batch, cfg->miss, &b);
       }
     }
@@ -278,7 +310,7 @@ bool atoll_inss_fit_gpu(const atoll_inss_model *m, const atoll_inss_demand *d, c
   /* The batches for the rates as they are (scale 1). */
   for (uint32_t k = 0; k < n; k++) {
     uint32_t b;
-    atoll_inss_bda(m, s, n, k, d[members[k]].lambda, d[members[k]].slo_ns, room_for(m, s, n, k, cfg->mem_mb),
+    bda_with(m, cfg->memo, s, n, k, d[members[k]].lambda, d[members[k]].slo_ns, room_for(m, s, n, k, cfg->mem_mb),
                    cfg->max_batch, cfg->miss, &b);
   }
   for (uint32_t k = 0; k < n; k++) {
@@ -380,6 +412,11 @@ void atoll_inss_decide(const atoll_inss_model *m, const atoll_inss_demand *d, ui
                        const atoll_inss_plan_cfg *cfg_in, atoll_inss_plan *out) {
   memset(out, 0, sizeof *out);
   atoll_inss_plan_cfg cfg = *cfg_in;
+  atoll_inss_run_memo memo;
+  if (!cfg.memo) {
+    atoll_inss_run_memo_clear(&memo);
+    cfg.memo = &memo;
+  }
   if (cfg.gpus == 0)
     cfg.gpus = 1;
   if (cfg.gpus > ATOLL_MAX_GPUS_INSS)

@@ -76,12 +76,30 @@ typedef struct atoll_inss_demand {
   int32_t gpu;        /* a GPU it must stay on, or -1 */
 } atoll_inss_demand;
 
+/* The solo running times one search has worked out, by (profile, batch, share), direct-mapped: a
+ * search asks for the same few hundred again and again (the 8-model scenario's first decision,
+ * millions of times), and each costs a locally weighted regression over the profile's samples,
+ * with a logarithm and an exponential per sample. A slot keeps its key, so a collision only
+ * recomputes. atoll_inss_decide keeps one for its search. */
+enum { ATOLL_INSS_RUN_MEMO_SLOTS = 4096 };
+typedef struct atoll_inss_run_memo {
+  uint32_t key[ATOLL_INSS_RUN_MEMO_SLOTS]; /* 0: empty */
+  double ns[ATOLL_INSS_RUN_MEMO_SLOTS];
+} atoll_inss_run_memo;
+
+/* Empties a memo (before a search on another model). */
+void atoll_inss_run_memo_clear(atoll_inss_run_memo *memo);
+
 typedef struct atoll_inss_plan_cfg {
   uint32_t gpus;        /* GPUs to place on */
   uint32_t step_pct;    /* the share grid (5) */
   double mem_mb;        /* each GPU's memory; <= 0: unbounded */
   uint32_t max_batch;   /* <= ATOLL_INSS_MAX_BATCH */
   double miss;          /* BDA's queueing-tail bound (0: InSS's constraints only) */
+  /* NULL, or solo running times already worked out for the model the search runs on, by profile,
+   * batch and share: atoll_inss_run_ns is a pure function of them, so a time taken from here is
+   * the one it would give. atoll_inss_decide sets its own; atoll_inss_fit_gpu reads and fills it. */
+  atoll_inss_run_memo *memo;
 } atoll_inss_plan_cfg;
 
 /* A decision: each demand's GPU, share and batch, and the highest common scale of the rates at

@@ -344,6 +344,62 @@ static void decide_matches_every_placement(void **state) {
   }
 }
 
+/* A search's memo of solo running times (atoll_inss_plan_cfg.memo) changes no fit: the same
+ * shares, batches and outcome as without it, over member sets, scales, and shares on 1 % and 5 %
+ * grids. The memo is kept across all of them, as a search keeps it, and fills 1,728 of its 4,096
+ * slots: about 2,200 keys hashed into them, hundreds sharing a slot, so overwritten slots are
+ * asked again too. The profiles' samples are not a power law here, so each
+ * regression is its own. */
+static void memo_changes_no_fit(void **state) {
+  (void)state;
+  atoll_inss_model m;
+  memset(&m, 0, sizeof m);
+  m.bandwidth = 0.7;
+  m.n_models = 4;
+  m.alpha_cache = 0.1;
+  m.alpha_s_ns = 2000, m.beta_s_ns = 1000;
+  static const char *const names[] = {"a", "b", "c", "d"};
+  uint64_t st = 777;
+  for (uint32_t p = 0; p < 4; p++) {
+    power_law(&m.prof[p], names[p], 0.5 + p);
+    m.prof[p].l2_alpha = 0.3, m.prof[p].l2_beta = 0.05 * p;
+    for (uint32_t k = 0; k < m.prof[p].n_points; k++)
+      m.prof[p].pt_ns[k] *= 0.8 + 0.4 * (double)atoll_test_rnd(&st, 1000) / 1000.0;
+  }
+  atoll_inss_demand d[6];
+  for (uint32_t i = 0; i < 6; i++)
+    d[i] = (atoll_inss_demand){.prof = i % 4, .lambda = 20 + (double)atoll_test_rnd(&st, 300), .slo_ns = 30e6,
+                               .gpu = -1};
+  atoll_inss_run_memo memo;
+  atoll_inss_run_memo_clear(&memo);
+  uint32_t fits = 0;
+  for (uint32_t step = 1; step <= 5; step += 4)
+    for (int miss = 0; miss < 2; miss++)
+      for (uint32_t set = 1; set < 64; set++)
+        for (double scale = 0.5; scale <= 2; scale *= 4) {
+          uint32_t members[6], k = 0;
+          for (uint32_t i = 0; i < 6; i++)
+            if (set & (1u << i))
+              members[k++] = i;
+          atoll_inss_plan_cfg plain = {.gpus = 1, .step_pct = step, .max_batch = 32, .miss = miss ? 0.01 : 0};
+          atoll_inss_plan_cfg memoed = plain;
+          memoed.memo = &memo;
+          uint32_t pct_a[6] = {0}, b_a[6] = {0}, pct_b[6] = {0}, b_b[6] = {0};
+          bool a = atoll_inss_fit_gpu(&m, d, members, k, scale, &plain, set % 3 == 0, pct_a, b_a);
+          bool b = atoll_inss_fit_gpu(&m, d, members, k, scale, &memoed, set % 3 == 0, pct_b, b_b);
+          assert_int_equal(a, b);
+          assert_memory_equal(pct_a, pct_b, sizeof pct_a);
+          assert_memory_equal(b_a, b_b, sizeof b_a);
+          fits += a;
+        }
+  uint32_t used = 0;
+  for (uint32_t i = 0; i < ATOLL_INSS_RUN_MEMO_SLOTS; i++)
+    used += memo.key[i] != 0;
+  print_message("%u of the fits succeed; the memo holds %u of %u slots\n", fits, used, ATOLL_INSS_RUN_MEMO_SLOTS);
+  assert_true(fits > 0);
+  assert_true(used > ATOLL_INSS_RUN_MEMO_SLOTS / 4);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lwr_interpolates_the_grid),
@@ -358,6 +414,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(decide_separates_two_heavy_models),
       cmocka_unit_test(decide_keeps_a_given_gpu),
       cmocka_unit_test(decide_matches_every_placement),
+      cmocka_unit_test(memo_changes_no_fit),
   };
   return ATOLL_TEST_RUN(tests, argc, argv);
 }
