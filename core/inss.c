@@ -73,7 +73,35 @@ static double l2_of(const atoll_inss_profile *p, uint32_t pct) {
   return l > 0 ? l : 0;
 }
 
-void atoll_inss_run_memo_clear(atoll_inss_run_memo *memo) { memset(memo->key, 0, sizeof memo->key); }
+void atoll_inss_run_memo_clear(atoll_inss_run_memo *memo) {
+  memset(memo->key, 0, sizeof memo->key);
+  for (uint32_t i = 0; i < ATOLL_INSS_TAIL_MEMO_SLOTS; i++)
+    memo->tail[i].b = 0;
+}
+
+static uint64_t bits_of(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/* atoll_inss_tail_batched, from memo when it holds the same arguments bit for bit (NULL: none):
+ * the function is pure, so a tail taken from here is the one it would give. */
+static double tail_of(atoll_inss_run_memo *memo, double inf1_ns, double infb_ns, uint32_t b, double lambda,
+                      double slo_ns) {
+  if (!memo || b == 0)
+    return atoll_inss_tail_batched(inf1_ns, infb_ns, b, lambda, slo_ns);
+  uint64_t k1 = bits_of(inf1_ns), kb = bits_of(infb_ns), kl = bits_of(lambda), ks = bits_of(slo_ns);
+  uint64_t h = (k1 ^ kb * 0x9e3779b97f4a7c15u ^ kl * 0xc2b2ae3d27d4eb4fu ^ ks * 0x165667b19e3779f9u) + b;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9u;
+  _Static_assert((ATOLL_INSS_TAIL_MEMO_SLOTS & (ATOLL_INSS_TAIL_MEMO_SLOTS - 1)) == 0, "a mask picks the slot");
+  atoll_inss_tail_slot *t = &memo->tail[(h >> 32) & (ATOLL_INSS_TAIL_MEMO_SLOTS - 1)];
+  if (t->b != b || t->inf1_bits != k1 || t->infb_bits != kb || t->lambda_bits != kl || t->slo_bits != ks)
+    *t = (atoll_inss_tail_slot){.inf1_bits = k1, .infb_bits = kb, .lambda_bits = kl, .slo_bits = ks, .b = b,
+                                .tail = atoll_inss_tail_batched(inf1_ns, infb_ns, b, lambda, slo_ns)};
+  return t->tail;
+}
 
 /* atoll_inss_run_ns of profile prof at batch b on pct %, from memo when it holds it (NULL: none). */
 static double run_of(const atoll_inss_model *m, atoll_inss_run_memo *memo, uint32_t prof, uint32_t b,
@@ -192,7 +220,7 @@ static atoll_inss_bda_status bda_with(const atoll_inss_model *m, atoll_inss_run_
       double inf = inf_with(m, memo, gpu, n, i);
       if (b == 1)
         inf1 = inf;
-      double t = atoll_inss_tail_batched(inf1, inf, b, lambda, slo_ns);
+      double t = tail_of(memo, inf1, inf, b, lambda, slo_ns);
       if (t < low)
         low = t, pick = b;
       else if (t > low && low < 1)
@@ -236,7 +264,7 @@ static double risk(const atoll_inss_model *m, atoll_inss_run_memo *memo, atoll_i
     s[k].batch = 1;
     double inf1 = inf_with(m, memo, s, n, k);
     s[k].batch = b;
-    return atoll_inss_tail_batched(inf1, inf, b, lambda, slo);
+    return tail_of(memo, inf1, inf, b, lambda, slo);
   }
   return inf > 0 ? lambda * inf / 1e9 / s[k].batch : 1e18;
 }

@@ -80,11 +80,20 @@ typedef struct atoll_inss_demand {
  * search asks for the same few hundred again and again (the 8-model scenario's first decision,
  * millions of times), and each costs a locally weighted regression over the profile's samples,
  * with a logarithm and an exponential per sample. A slot keeps its key, so a collision only
- * recomputes. atoll_inss_decide keeps one for its search. */
-enum { ATOLL_INSS_RUN_MEMO_SLOTS = 4096 };
+ * recomputes. atoll_inss_decide keeps one for its search.
+ * With the tail bound, the queueing tails too (atoll_inss_tail_batched), by their exact arguments
+ * (the doubles' bits): a search asks for a few hundred, each about a million times over a 3 s run
+ * of scenarios/experiments/fig20-be8.yaml, and each sums Kummer series of hundreds of terms. */
+enum { ATOLL_INSS_RUN_MEMO_SLOTS = 4096, ATOLL_INSS_TAIL_MEMO_SLOTS = 1024 };
+typedef struct atoll_inss_tail_slot {
+  uint64_t inf1_bits, infb_bits, lambda_bits, slo_bits;
+  uint32_t b; /* 0: empty (the function is asked with b >= 1 only) */
+  double tail;
+} atoll_inss_tail_slot;
 typedef struct atoll_inss_run_memo {
   uint32_t key[ATOLL_INSS_RUN_MEMO_SLOTS]; /* 0: empty */
   double ns[ATOLL_INSS_RUN_MEMO_SLOTS];
+  atoll_inss_tail_slot tail[ATOLL_INSS_TAIL_MEMO_SLOTS];
 } atoll_inss_run_memo;
 
 /* Empties a memo (before a search on another model). */

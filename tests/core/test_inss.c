@@ -392,12 +392,16 @@ static void memo_changes_no_fit(void **state) {
           assert_memory_equal(b_a, b_b, sizeof b_a);
           fits += a;
         }
-  uint32_t used = 0;
+  uint32_t used = 0, tails = 0;
   for (uint32_t i = 0; i < ATOLL_INSS_RUN_MEMO_SLOTS; i++)
     used += memo.key[i] != 0;
-  print_message("%u of the fits succeed; the memo holds %u of %u slots\n", fits, used, ATOLL_INSS_RUN_MEMO_SLOTS);
+  for (uint32_t i = 0; i < ATOLL_INSS_TAIL_MEMO_SLOTS; i++)
+    tails += memo.tail[i].b != 0;
+  print_message("%u of the fits succeed; the memo holds %u of %u run slots, %u of %u tail slots\n", fits, used,
+                ATOLL_INSS_RUN_MEMO_SLOTS, tails, ATOLL_INSS_TAIL_MEMO_SLOTS);
   assert_true(fits > 0);
   assert_true(used > ATOLL_INSS_RUN_MEMO_SLOTS / 4);
+  assert_true(tails > ATOLL_INSS_TAIL_MEMO_SLOTS / 4);
 }
 
 int main(int argc, char **argv) {
