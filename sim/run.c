@@ -635,7 +635,7 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
   atoll_scenario started;
   const atoll_scenario *given = s;
   atoll_client *clients = NULL;
-  if (s->policy.kind == ATOLL_POLICY_GSLICE) {
+  if (s->policy.kind == ATOLL_POLICY_GSLICE && !(opts && opts->gslice_started)) {
     clients = malloc(s->n_clients * sizeof *clients);
     if (!clients)
       return ATOLL_ENOMEM;

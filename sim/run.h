@@ -46,6 +46,11 @@ typedef struct atoll_sim_opts {
   const atoll_gpu *timing_gpu;
   /* NULL, or kernel timings prepared before, shared by runs (atoll_simdev_cfg.shape_memo). */
   struct atoll_shape_memo *shape_memo;
+  /* Under gslice: the clients already carry the starting shares and floors that
+   * atoll_sim_gslice_start gives them (sim/knee.h), so the run does not sweep the knees again.
+   * atoll capacity computes them once for all its probes: they depend on the GPU, the models, the
+   * deadlines and the given shares, not on the rates a probe scales. */
+  bool gslice_started;
 } atoll_sim_opts;
 
 /* What the state hash covers besides the state that decides the future: nothing of the past, the

@@ -8,6 +8,7 @@
 #include "io/json_out.h"
 #include "run/driver.h"
 #include "run/report.h"
+#include "sim/knee.h"
 #include "sim/run.h"
 #include "sim/shape_memo.h"
 #include "tools/atoll/cli.h"
@@ -50,6 +51,8 @@ typedef struct probe_cfg {
    * and the kernels' timings, prepared by the first probe (they are timed on the loaded scenario's
    * GPU, which each probe's copy of the scenario copies: sim/shape_memo.h). */
   atoll_sim_opts opts;
+  /* NULL, or under gslice the clients with their starting shares, worked out once (opts says so). */
+  const atoll_client *started;
 } probe_cfg;
 
 /* The duration of a probe at scaled rates: the scenario's, or longer, so that the slowest client
@@ -74,7 +77,7 @@ static int64_t probe_duration_ns(const atoll_scenario *s, const atoll_client *sc
 static int probe(const atoll_scenario *s, atoll_client *scaled, double x, probe_cfg *pc, double *worst,
                  atoll_run_results *res, atoll_report *rep, bool keep) {
   for (uint32_t i = 0; i < s->n_clients; i++) {
-    scaled[i] = s->clients[i];
+    scaled[i] = pc->started ? pc->started[i] : s->clients[i];
     scaled[i].arrival.rate_hz *= x;
     scaled[i].arrival.load *= x;
   }
@@ -188,6 +191,21 @@ int atoll_cmd_capacity(int argc, char **argv) {
   atoll_shape_memo memo;
   bool shared = atoll_shape_memo_init(&memo, &s.gpu, 0) == 0;
   pc.opts = (atoll_sim_opts){.standalone_ns = standalone, .timing_gpu = &s.gpu, .shape_memo = shared ? &memo : NULL};
+  /* gslice's starting shares come from knee sweeps (19 runs a model) that no probe's rates change:
+   * once here, not at every probe. Where a run would refuse the scenario before sweeping (an engine
+   * that lacks what it needs), the probes go on refusing it as they did. */
+  atoll_client *started = NULL;
+  if (rc == 0 && s.policy.kind == ATOLL_POLICY_GSLICE && !(s.engine == ATOLL_ENGINE_RATE && atoll_sim_rate_lacks(&s))) {
+    started = malloc((s.n_clients ? s.n_clients : 1) * sizeof *started);
+    if (!started)
+      rc = ATOLL_ENOMEM;
+    else {
+      memcpy(started, s.clients, s.n_clients * sizeof *started);
+      rc = atoll_sim_gslice_start(&s, started);
+      pc.started = started;
+      pc.opts.gslice_started = true;
+    }
+  }
   double lo = 0, hi = 0, x = 1, worst = 0;
   /* Bracket: double while it holds, halve while it fails. */
   if (rc == 0)
@@ -258,6 +276,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   if (shared)
     atoll_shape_memo_free(&memo);
+  free(started);
   free(scaled);
   free(standalone);
   atoll_arena_free(&a);
