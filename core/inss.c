@@ -109,6 +109,7 @@ static double run_of(const atoll_inss_model *m, atoll_inss_run_memo *memo, uint3
   const atoll_inss_profile *p = &m->prof[prof];
   /* A key holds the profile in 4 bits, the batch in 6 and the share in 7 (each within its range:
    * ATOLL_INSS_MAX_MODELS, ATOLL_INSS_MAX_BATCH, 100 %); anything else is worked out directly. */
+  _Static_assert(ATOLL_INSS_MAX_MODELS <= 16 && ATOLL_INSS_MAX_BATCH < 64, "a key's fields hold every profile, batch");
   if (!memo || prof >= 16 || b >= 64 || pct >= 128)
     return atoll_inss_run_ns(p, m->bandwidth, (double)b, (double)pct);
   _Static_assert(ATOLL_INSS_RUN_MEMO_SLOTS == 1u << 12, "the hash below picks one of 2^12 slots");

@@ -70,6 +70,12 @@ static void fill_mgf(const batcher *q, double theta, double *out) {
   }
 }
 
+double atoll_inss_wait_mgf_ratio(uint32_t k, double x) {
+  if (!(x > 0))
+    return (double)k; /* no timeout: nothing waits, each place's e^0 = 1 */
+  return 1 + (double)(k - 1) * (-expm1(-x) / x);
+}
+
 double atoll_inss_tail_batched(double inf1_ns, double infb_ns, uint32_t b, double lambda, double slo_ns) {
   if (lambda <= 0)
     return 0;
@@ -154,6 +160,15 @@ double atoll_inss_tail_batched(double inf1_ns, double infb_ns, uint32_t b, doubl
   for (uint32_t k = 1; k < b; k++) {
     if (q.pk[k] < 1e-12)
       continue;
+    /* Place j's term grows with k - j + 1, to c e^(-theta (SLO - t(k))) e^x at j = 1 (1F1(k; k; x)
+     * = e^x): when that one stays under the cap of 1, none reaches it and the k terms add up in
+     * closed form, taken in logarithms so that no e^x overflows. Else each is summed on its own
+     * and capped. */
+    double ln_first = log(c) - theta * (slo - q.t[k]) + x;
+    if (ln_first <= 0) {
+      sum += q.pk[k] * (exp(ln_first) * atoll_inss_wait_mgf_ratio(k, x));
+      continue;
+    }
     for (uint32_t j = 1; j <= k; j++) {
       double a = (double)(k - j + 1), term = 1, f = 1;
       for (int i = 0; i < 400 && term > 1e-12 * f; i++) {

@@ -199,6 +199,32 @@ static double batcher_misses(double t1, uint32_t b, double lambda, double slo, i
   return (double)miss / n;
 }
 
+/* The closed form of the batch's wait sum (times e^x) against its k Kummer series, each summed
+ * term by term in long double until the terms stop counting (at x = 1500, 1,887 terms for e^x;
+ * e^x overflows a double past 709). */
+static void wait_mgf_sum_is_the_series(void **state) {
+  (void)state;
+  static const double xs[] = {0, 1e-9, 0.03, 0.5, 3, 20, 98.6, 132.3, 300, 600, 908.1, 1500};
+  double worst = 0;
+  for (uint32_t k = 1; k <= ATOLL_INSS_MAX_BATCH; k++)
+    for (size_t n = 0; n < sizeof xs / sizeof xs[0]; n++) {
+      long double x = xs[n], want = 0;
+      for (uint32_t j = 1; j <= k; j++) {
+        long double a = k - j + 1, term = 1, f = 1;
+        for (int i = 0; i < 100000 && term > 1e-22L * f; i++) {
+          term *= (a + i) / ((long double)k + i) * x / (i + 1);
+          f += term;
+        }
+        want += f;
+      }
+      long double got = expl(x) * atoll_inss_wait_mgf_ratio(k, xs[n]);
+      double rel = fabs((double)((got - want) / want));
+      worst = rel > worst ? rel : worst;
+      assert_true(rel < 1e-12);
+    }
+  print_message("largest relative difference %.2e\n", worst);
+}
+
 /* The timeout batcher's tail (core/inss_batcher.c) against the batcher simulated, at the loads
  * where 0.05-5 % miss, for a 10 ms model with a 50 ms SLO and a 2 ms one with an 8.3 ms SLO
  * (ResNet-18's in the InSS scenarios): within 25 % at b = 1, where it is the M/D/1 tail with the
@@ -414,6 +440,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(bda_throughput_bound),
       cmocka_unit_test(bda_matches_exhaustive_search),
       cmocka_unit_test(tail_of_the_queue),
+      cmocka_unit_test(wait_mgf_sum_is_the_series),
       cmocka_unit_test(batched_tail_matches_the_batcher),
       cmocka_unit_test(decide_separates_two_heavy_models),
       cmocka_unit_test(decide_keeps_a_given_gpu),
