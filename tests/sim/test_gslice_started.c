@@ -2,29 +2,15 @@
  * atoll capacity gives its probes): worked out once with atoll_sim_gslice_start, they give the
  * figures of a run that works them out itself; and the run takes the clients as given, without
  * sweeping the knees again. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "tests/atoll_test.h"
-#include "run/report.h"
 #include "sim/knee.h"
 #include "sim/run.h"
+#include "tests/sim/run_figures.h"
 #include "tests/test_scenario.h"
 
 enum { MAX_CLIENTS = 8 };
-
-/* A run's mean latency per client and its event count. */
-static void run_figures(const atoll_scenario *s, const atoll_sim_opts *o, double *mean_us, uint64_t *events) {
-  atoll_run_results res;
-  assert_int_equal(atoll_sim_run(s, o, &res), 0);
-  atoll_report rep;
-  assert_int_equal(atoll_report_compute(&res, &rep), 0);
-  for (uint32_t c = 0; c < s->n_clients; c++)
-    mean_us[c] = rep.clients[c].latency_us.mean;
-  *events = res.events;
-  atoll_report_free(&rep);
-  atoll_run_results_free(&res);
-}
 
 static void started_once_runs_as_started_by_the_run(void **state) {
   (void)state;
@@ -34,7 +20,7 @@ static void started_once_runs_as_started_by_the_run(void **state) {
   assert_true(s->n_clients <= MAX_CLIENTS);
   double want[MAX_CLIENTS], got[MAX_CLIENTS];
   uint64_t want_events, got_events;
-  run_figures(s, NULL, want, &want_events);
+  atoll_test_run_figures(s, NULL, want, &want_events);
 
   atoll_client started[MAX_CLIENTS];
   memcpy(started, s->clients, s->n_clients * sizeof *started);
@@ -46,12 +32,12 @@ static void started_once_runs_as_started_by_the_run(void **state) {
   atoll_scenario copy = *s;
   copy.clients = started;
   atoll_sim_opts o = {.gslice_started = true};
-  run_figures(&copy, &o, got, &got_events);
+  atoll_test_run_figures(&copy, &o, got, &got_events);
   assert_int_equal(got_events, want_events);
   assert_memory_equal(got, want, s->n_clients * sizeof *got);
 
   /* Given the scenario's own clients, unshared, the run keeps them so: other figures. */
-  run_figures(s, &o, got, &got_events);
+  atoll_test_run_figures(s, &o, got, &got_events);
   assert_true(got_events != want_events || memcmp(got, want, s->n_clients * sizeof *got) != 0);
   atoll_test_unload(l);
 }

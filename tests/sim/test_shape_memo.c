@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "tests/atoll_test.h"
-#include "run/report.h"
 #include "sim/run.h"
 #include "sim/shape_memo.h"
+#include "tests/sim/run_figures.h"
 #include "tests/test_scenario.h"
 
 static atoll_gpu mi50(void) {
@@ -104,19 +104,6 @@ static void alike_exactly_in_the_fields_timing_reads(void **state) {
   assert_true(atoll_kernel_shape_times_alike(&ops[12].shape, &ops[14].shape));
 }
 
-/* A run's figures that its kernels' timings decide (the report's, by value). */
-static void run_figures(const atoll_scenario *s, const atoll_sim_opts *o, double *mean_us, uint64_t *events) {
-  atoll_run_results res;
-  assert_int_equal(atoll_sim_run(s, o, &res), 0);
-  atoll_report rep;
-  assert_int_equal(atoll_report_compute(&res, &rep), 0);
-  for (uint32_t c = 0; c < s->n_clients; c++)
-    mean_us[c] = rep.clients[c].latency_us.mean;
-  *events = res.events;
-  atoll_report_free(&rep);
-  atoll_run_results_free(&res);
-}
-
 static void runs_share_a_memo_on_their_timing_gpu(void **state) {
   (void)state;
   const char *sets[] = {"policy=streams", "duration_ms=400", "warmup_ms=0"};
@@ -125,14 +112,14 @@ static void runs_share_a_memo_on_their_timing_gpu(void **state) {
   assert_true(s->n_clients <= 8);
   double want[8], got[8];
   uint64_t want_events, got_events;
-  run_figures(s, NULL, want, &want_events);
+  atoll_test_run_figures(s, NULL, want, &want_events);
   atoll_shape_memo memo;
   assert_int_equal(atoll_shape_memo_init(&memo, &s->gpu, 1), 0);
   /* Timed on the memo's GPU object: the first run fills the memo, the second prepares nothing new. */
   atoll_sim_opts o = {.timing_gpu = &s->gpu, .shape_memo = &memo};
   for (int run = 0; run < 2; run++) {
     uint32_t before = memo.n;
-    run_figures(s, &o, got, &got_events);
+    atoll_test_run_figures(s, &o, got, &got_events);
     assert_int_equal(got_events, want_events);
     assert_memory_equal(got, want, s->n_clients * sizeof *got);
     if (run == 0)
@@ -145,7 +132,7 @@ static void runs_share_a_memo_on_their_timing_gpu(void **state) {
   atoll_shape_memo other;
   assert_int_equal(atoll_shape_memo_init(&other, &copy, 1), 0);
   atoll_sim_opts o2 = {.shape_memo = &other};
-  run_figures(s, &o2, got, &got_events);
+  atoll_test_run_figures(s, &o2, got, &got_events);
   assert_int_equal(other.n, 0);
   assert_memory_equal(got, want, s->n_clients * sizeof *got);
   atoll_shape_memo_free(&other);
