@@ -567,6 +567,30 @@ PY
     done
     [ "$(sed -n 2p "$tmp/s.csv" | cut -d, -f3-)" != "$(sed -n 3p "$tmp/s.csv" | cut -d, -f3-)" ] ||
       fail "resnet18 in place of vgg changed nothing: $(cat "$tmp/s.csv")" ;;
+  sweep_inss_fits_as_sim)
+    # Under inss and gpulet a scenario that names no InSS model gets one fitted, in atoll sim and in
+    # each of a sweep's runs alike (atoll_cli_fit_inss), so each row is what atoll sim gives; a
+    # sweep that skipped the fit ran the policies without their model and printed other figures.
+    a=("$src/scenarios/examples/tiny.yaml" --duration-ms 300 --set 'expect=[]')
+    expect_rc 0 "$atoll" sweep "${a[@]}" --policy inss,gpulet --csv "$tmp/s.csv" --jobs 2 --quiet
+    for r in 0 1; do
+      grep -q "^atoll: run $r: .*tiny.yaml has no InSS model (policy model:); fitted one on the simulated mi50" \
+        "$tmp/.stderr" || fail "run $r's fit is not reported: $(cat "$tmp/.stderr")"
+    done
+    i=0
+    for p in inss gpulet; do
+      i=$((i + 1))
+      "$atoll" sim "${a[@]}" --policy $p --quiet --json "$tmp/$p.json" >/dev/null 2>&1
+      python3 - "$tmp/s.csv" $i "$tmp/$p.json" <<'PY' || fail "row $i ($p) is not what atoll sim gives"
+import csv, json, sys
+row = list(csv.DictReader(open(sys.argv[1])))[int(sys.argv[2]) - 1]
+d = json.load(open(sys.argv[3]))
+want = {"rt_norm_mean": d["rt"]["norm_latency"]["mean"], "rt_norm_p99": d["rt"]["norm_latency"]["p99"],
+        "total_norm_throughput": d["total_norm_throughput"]}
+for k, v in want.items():
+    assert row[k] == "%.6g" % v, (k, row[k], v)
+PY
+    done ;;
   readme_lists_every_command)
     # The README's command table has a row for every command 'atoll --help' lists.
     expect_rc 0 "$atoll" --help

@@ -55,23 +55,35 @@ const atoll_scenario *atoll_cli_load_memo(const char *path, const atoll_set_over
   return s;
 }
 
-int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always) {
+int atoll_cli_fit_inss(atoll_arena *a, atoll_scenario *s, bool always, bool *fitted, double *mape_pct) {
+  *fitted = false;
   bool uses = s->policy.kind == ATOLL_POLICY_INSS || s->policy.kind == ATOLL_POLICY_GPULET;
   if (s->inss || !(uses || always))
     return 0;
   atoll_inss_model *m = atoll_arena_calloc(a, 1, sizeof *m);
   atoll_inss_fit_report *rep = malloc(sizeof *rep);
   int rc = m && rep ? atoll_sim_inss_fit(s, m, rep) : ATOLL_ENOMEM;
-  if (rc == 0)
-    fprintf(stderr, "atoll: %s has no InSS model (policy model:); fitted one on the simulated %s, held-out MAPE %.2f %%\n",
-            s->path, s->gpu.name, rep->mape_test_pct);
+  if (rc == 0) {
+    *fitted = true;
+    *mape_pct = rep->mape_test_pct;
+    s->inss = m;
+  }
   free(rep);
+  return rc;
+}
+
+int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always) {
+  bool fitted;
+  double mape = 0;
+  int rc = atoll_cli_fit_inss(a, s, always, &fitted, &mape);
   if (rc) {
     fprintf(stderr, "atoll: fitting InSS's model for %s: %s\n", s->path, atoll_strerror(rc));
     atoll_arena_free(a);
     return ATOLL_EXIT_BAD_INPUT;
   }
-  s->inss = m;
+  if (fitted)
+    fprintf(stderr, "atoll: %s has no InSS model (policy model:); fitted one on the simulated %s, held-out MAPE "
+                    "%.2f %%\n", s->path, s->gpu.name, mape);
   return 0;
 }
 

@@ -65,6 +65,10 @@ const atoll_scenario *atoll_cli_load_memo(const char *path, const atoll_set_over
  * `always`) and names no model: file: fitted at start on the simulated GPU (atoll fit inss) into
  * the arena, with a note on stderr. Returns 0, or an exit code (the arena then freed). */
 int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always);
+/* The same fit, silent, for callers that report for themselves (atoll sweep's runs): 0, with
+ * *fitted whether it fitted one and *mape_pct the fit's held-out error, or an error code; the arena
+ * stays the caller's. */
+int atoll_cli_fit_inss(atoll_arena *a, atoll_scenario *s, bool always, bool *fitted, double *mape_pct);
 
 int atoll_cmd_check(int argc, char **argv);
 int atoll_cmd_import(int argc, char **argv);

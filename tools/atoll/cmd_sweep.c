@@ -190,9 +190,20 @@ static void do_run(sweep *sw, uint32_t run) {
   size_t len = 0;
   FILE *out = open_memstream(&line, &len);
   int status = ATOLL_EXIT_BAD_INPUT;
+  bool fitted = false;
+  double mape = 0;
+  int fit_rc = 0;
   if (atoll_scenario_load_file_memo(&arena, sw->scenario, sets, n, &sw->memo, &s, &d) != 0) {
     atoll_diag_print(&d, out);
+  } else if ((fit_rc = atoll_cli_fit_inss(&arena, &s, false, &fitted, &mape)) != 0) {
+    /* Under inss or gpulet a run without an InSS model fits one, as atoll sim does for the same
+     * options (the fit simulates on the run's GPU, its models and its options, seed included). */
+    fprintf(out, "run %u: fitting InSS's model: %s (policy %s)\n", run, atoll_strerror(fit_rc),
+            atoll_policy_name(s.policy.kind));
   } else {
+    if (fitted)
+      fprintf(stderr, "atoll: run %u: %s has no InSS model (policy model:); fitted one on the simulated %s, held-out MAPE "
+                      "%.2f %%\n", run, s.path, s.gpu.name, mape);
     atoll_run_results res;
     int rc = atoll_sim_run(&s, NULL, &res);
     atoll_report rep;
