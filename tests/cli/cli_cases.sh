@@ -12,6 +12,18 @@ expect_rc() { # expect_rc WANT CMD...
   "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
   [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
 }
+row_is_sim() { # row_is_sim CSV N JSON: the sweep CSV's row N has the RT and throughput figures of
+  # atoll sim's JSON report, to the CSV's 6 digits
+  python3 - "$@" <<'PY'
+import csv, json, sys
+row = list(csv.DictReader(open(sys.argv[1])))[int(sys.argv[2]) - 1]
+d = json.load(open(sys.argv[3]))
+want = {"rt_norm_mean": d["rt"]["norm_latency"]["mean"], "rt_norm_p99": d["rt"]["norm_latency"]["p99"],
+        "total_norm_throughput": d["total_norm_throughput"]}
+for k, v in want.items():
+    assert row[k] == "%.6g" % v, (k, row[k], v)
+PY
+}
 # REEF's data is vendored (tests/data/reef): its absence is a broken checkout, not a reason to skip.
 need_reef() { [ -d "$reef/models" ] || { echo "FAIL: REEF data absent at $reef (tests/data/reef)"; exit 1; }; }
 
@@ -555,15 +567,7 @@ PY
     for m in vgg resnet18; do
       i=$((i + 1))
       "$atoll" sim "${a[@]}" --set "models.vgg=../models/$m.yaml" --quiet --json "$tmp/$m.json" >/dev/null 2>&1
-      python3 - "$tmp/s.csv" $i "$tmp/$m.json" <<'PY' || fail "row $i ($m) is not what atoll sim gives"
-import csv, json, sys
-row = list(csv.DictReader(open(sys.argv[1])))[int(sys.argv[2]) - 1]
-d = json.load(open(sys.argv[3]))
-want = {"rt_norm_mean": d["rt"]["norm_latency"]["mean"], "rt_norm_p99": d["rt"]["norm_latency"]["p99"],
-        "total_norm_throughput": d["total_norm_throughput"]}
-for k, v in want.items():
-    assert row[k] == "%.6g" % v, (k, row[k], v)
-PY
+      row_is_sim "$tmp/s.csv" $i "$tmp/$m.json" || fail "row $i ($m) is not what atoll sim gives"
     done
     [ "$(sed -n 2p "$tmp/s.csv" | cut -d, -f3-)" != "$(sed -n 3p "$tmp/s.csv" | cut -d, -f3-)" ] ||
       fail "resnet18 in place of vgg changed nothing: $(cat "$tmp/s.csv")" ;;
@@ -581,15 +585,7 @@ PY
     for p in inss gpulet; do
       i=$((i + 1))
       "$atoll" sim "${a[@]}" --policy $p --quiet --json "$tmp/$p.json" >/dev/null 2>&1
-      python3 - "$tmp/s.csv" $i "$tmp/$p.json" <<'PY' || fail "row $i ($p) is not what atoll sim gives"
-import csv, json, sys
-row = list(csv.DictReader(open(sys.argv[1])))[int(sys.argv[2]) - 1]
-d = json.load(open(sys.argv[3]))
-want = {"rt_norm_mean": d["rt"]["norm_latency"]["mean"], "rt_norm_p99": d["rt"]["norm_latency"]["p99"],
-        "total_norm_throughput": d["total_norm_throughput"]}
-for k, v in want.items():
-    assert row[k] == "%.6g" % v, (k, row[k], v)
-PY
+      row_is_sim "$tmp/s.csv" $i "$tmp/$p.json" || fail "row $i ($p) is not what atoll sim gives"
     done ;;
   readme_lists_every_command)
     # The README's command table has a row for every command 'atoll --help' lists.
