@@ -49,7 +49,7 @@ typedef struct atoll_sim_opts {
   /* Under gslice: the clients already carry the starting shares and floors that
    * atoll_sim_gslice_start gives them (sim/knee.h), so the run does not sweep the knees again.
    * atoll capacity computes them once for all its probes: they depend on the GPU, the models, the
-   * deadlines and the given shares, not on the rates a probe scales. */
+   * deadlines, the given shares and the policy's options, not on the rates a probe scales. */
   bool gslice_started;
 } atoll_sim_opts;
 
