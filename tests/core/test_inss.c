@@ -21,14 +21,22 @@ static void power_law(atoll_inss_profile *p, const char *name, double ms_at_b1_f
     }
 }
 
-static atoll_inss_model model1(void) {
+/* A model of n power-law profiles named a, b, c, ..., profile i taking ms[i] ms at batch 1 on the
+ * whole GPU; no interference terms. */
+static atoll_inss_model power_law_model(uint32_t n, const double *ms) {
+  static const char *const names[] = {"a", "b", "c", "d"};
   atoll_inss_model m;
   memset(&m, 0, sizeof m);
   m.bandwidth = 0.7;
-  m.n_models = 2;
-  power_law(&m.prof[0], "a", 1.0);
-  power_law(&m.prof[1], "b", 1.0);
+  m.n_models = n;
+  for (uint32_t i = 0; i < n && i < 4; i++)
+    power_law(&m.prof[i], names[i], ms[i]);
   return m;
+}
+
+static atoll_inss_model model1(void) {
+  static const double ms[] = {1.0, 1.0};
+  return power_law_model(2, ms);
 }
 
 static bool near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
@@ -328,14 +336,8 @@ static double brute_gpu_scale(const atoll_inss_model *m, const atoll_inss_demand
  * these draws. */
 static void decide_matches_every_placement(void **state) {
   (void)state;
-  atoll_inss_model m;
-  memset(&m, 0, sizeof m);
-  m.bandwidth = 0.7;
-  m.n_models = 4;
-  power_law(&m.prof[0], "a", 1.0);
-  power_law(&m.prof[1], "b", 2.0);
-  power_law(&m.prof[2], "c", 0.5);
-  power_law(&m.prof[3], "d", 3.0);
+  static const double ms[] = {1.0, 2.0, 0.5, 3.0};
+  atoll_inss_model m = power_law_model(4, ms);
   uint64_t st = 12345;
   for (int round = 0; round < 4; round++) {
     enum { N = 6 };
@@ -378,16 +380,12 @@ static void decide_matches_every_placement(void **state) {
  * regression is its own. */
 static void memo_changes_no_fit(void **state) {
   (void)state;
-  atoll_inss_model m;
-  memset(&m, 0, sizeof m);
-  m.bandwidth = 0.7;
-  m.n_models = 4;
+  static const double ms[] = {0.5, 1.5, 2.5, 3.5};
+  atoll_inss_model m = power_law_model(4, ms);
   m.alpha_cache = 0.1;
   m.alpha_s_ns = 2000, m.beta_s_ns = 1000;
-  static const char *const names[] = {"a", "b", "c", "d"};
   uint64_t st = 777;
   for (uint32_t p = 0; p < 4; p++) {
-    power_law(&m.prof[p], names[p], 0.5 + p);
     m.prof[p].l2_alpha = 0.3, m.prof[p].l2_beta = 0.05 * p;
     for (uint32_t k = 0; k < m.prof[p].n_points; k++)
       m.prof[p].pt_ns[k] *= 0.8 + 0.4 * (double)atoll_test_rnd(&st, 1000) / 1000.0;
