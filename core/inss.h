@@ -65,6 +65,17 @@ double atoll_inss_tail_batched(double inf1_ns, double infb_ns, uint32_t b, doubl
  * reaches its cap of 1. */
 double atoll_inss_wait_mgf_ratio(uint32_t k, double x);
 
+/* ln of one place's term of that sum, e^-x 1F1(k - j + 1; k; x) for place j = 1 .. k of a batch of
+ * k, at x >= 0: 0 at j = 1. Exact for any x (no series cut short, no overflow): the tail takes it
+ * for each place where a place's term reaches its cap. */
+double atoll_inss_place_wait_ln(uint32_t k, uint32_t j, double x);
+
+/* The fill waits of a full batch, scaled by e^-x so that nothing overflows: out[k] for k = 0 .. n - 1
+ * is E[e^(-x (1 - min(G_k, 1)))], G_k the k-th arrival of a Poisson process of rate y over a unit
+ * time (G_0 = 0), that is e^(-theta T) E[e^(theta min(S_k, T))] with x = theta T and y = lambda T.
+ * n <= ATOLL_INSS_MAX_BATCH + 1. */
+void atoll_inss_fill_wait(uint32_t n, double y, double x, double *out);
+
 /* BDA for slot i of a GPU (InSS Alg. 1): a binary search over b in 1..max_batch for the largest
  * batch whose memory m(b) <= mem_room_mb (<= 0: unbounded) and task latency <= slo_ns, then
  * whether its throughput b / t_inf reaches lambda. When miss > 0 it models policy inss's batcher

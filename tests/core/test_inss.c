@@ -233,6 +233,94 @@ static void wait_mgf_sum_is_the_series(void **state) {
   print_message("largest relative difference %.2e\n", worst);
 }
 
+/* Each place's term of that sum (the capped path's) against its Poisson form, e^-x 1F1(k - j + 1;
+ * k; x) = E[(k - j + 1)_N / (k)_N] for N ~ Poisson(x), summed from N = 0 in long double; and, where
+ * that sum is too long to take here, the places' terms against the closed form of their sum. Both
+ * reaches of the function are covered: the sum from its peak (x < k^2) and the ending asymptotic
+ * expansion (x >= k^2 and 100). */
+static void place_wait_is_its_series(void **state) {
+  (void)state;
+  static const double xs[] = {0, 0.5, 7, 99, 150, 300, 458, 585, 1024, 3000};
+  double worst = 0;
+  for (uint32_t k = 1; k <= ATOLL_INSS_MAX_BATCH; k++)
+    for (size_t n = 0; n < sizeof xs / sizeof xs[0]; n++)
+      for (uint32_t j = 1; j <= k; j++) {
+        long double x = xs[n], a = k - j + 1, ln_p = -x, ln_g = 0, want = 0;
+        for (long i = 0;; i++) {
+          long double t = expl(ln_p + ln_g);
+          want += t;
+          if (i > x && t < 1e-22L * want)
+            break;
+          ln_p += logl(x) - logl((long double)i + 1);
+          ln_g += logl((a + i) / ((long double)k + i));
+        }
+        double rel = fabs((double)((expl((long double)atoll_inss_place_wait_ln(k, j, xs[n])) - want) / want));
+        worst = rel > worst ? rel : worst;
+        assert_true(rel < 1e-11);
+      }
+  print_message("largest relative difference from the series %.2e\n", worst);
+  static const double far[] = {1e4, 123530, 1e7};
+  for (uint32_t k = 1; k <= ATOLL_INSS_MAX_BATCH; k++)
+    for (size_t n = 0; n < sizeof far / sizeof far[0]; n++) {
+      double sum = 0;
+      for (uint32_t j = 1; j <= k; j++)
+        sum += exp(atoll_inss_place_wait_ln(k, j, far[n]));
+      assert_true(near(sum, atoll_inss_wait_mgf_ratio(k, far[n]), 1e-13));
+    }
+}
+
+/* The full batch's scaled fill waits against their integral, taken in long double over panels that
+ * shrink towards the timeout, where e^(-x (1 - g)) peaks (the old 8-point quadrature of the unscaled
+ * integrand was 20 % off there and infinite past x = 709). Every regime: arrivals slower and faster
+ * than the decay, fills short and long against the timeout. */
+static void fill_wait_is_its_integral(void **state) {
+  (void)state;
+  static const double ys[] = {0.02, 0.7, 5, 31.5, 100, 2688};
+  static const double xs[] = {0, 0.3, 4, 30, 31.5, 99, 800, 1e5};
+  enum { N = ATOLL_INSS_MAX_BATCH };
+  double worst = 0;
+  for (size_t iy = 0; iy < sizeof ys / sizeof ys[0]; iy++)
+    for (size_t ix = 0; ix < sizeof xs / sizeof xs[0]; ix++) {
+      long double y = ys[iy], x = xs[ix], want[N];
+      want[0] = expl(-x);
+      for (uint32_t k = 1; k < N; k++) { /* the k-th arrival after the timeout: P(Poisson(y) < k) */
+        long double p = expl(-y);
+        want[k] = 0;
+        for (uint32_t i = 0; i < k; i++, p *= y / i)
+          want[k] += p;
+      }
+      long double v0 = 0, w = fminl(1.0L / 4096, 1 / (64 * (x + y + 1)));
+      while (v0 < 1) { /* v = 1 - g, the time from the k-th arrival to the timeout */
+        long double v1 = fminl(1, v0 + w);
+        for (int i = 0; i < 8; i++) {
+          static const double gx[8] = {-0.9602898564975363, -0.7966664774136267, -0.5255324099163290,
+                                       -0.1834346424956498, 0.1834346424956498,  0.5255324099163290,
+                                       0.7966664774136267,  0.9602898564975363};
+          static const double gw[8] = {0.1012285362903763, 0.2223810344533745, 0.3137066458778873,
+                                       0.3626837833783620, 0.3626837833783620, 0.3137066458778873,
+                                       0.2223810344533745, 0.1012285362903763};
+          long double v = v0 + 0.5L * (v1 - v0) * (gx[i] + 1), g = 1 - v;
+          long double dens = y * expl(-y * g) * 0.5L * (v1 - v0) * gw[i] * expl(-x * v);
+          for (uint32_t k = 1; k < N; k++, dens *= y * g / (k - 1)) /* Gamma(k, y)'s density at g */
+            want[k] += dens;
+        }
+        v0 = v1, w = fminl(1.0L / 4096, w * 1.05L);
+      }
+      double got[N];
+      atoll_inss_fill_wait(N, ys[iy], xs[ix], got);
+      for (uint32_t k = 0; k < N; k++) {
+        if (want[k] < 1e-290L) { /* below a double's range: only check it is as small */
+          assert_true(got[k] < 1e-280);
+          continue;
+        }
+        double rel = fabs((double)((got[k] - want[k]) / want[k]));
+        worst = rel > worst ? rel : worst;
+        assert_true(rel < 1e-11);
+      }
+    }
+  print_message("largest relative difference from the integral %.2e\n", worst);
+}
+
 /* The timeout batcher's tail (core/inss_batcher.c) against the batcher simulated, at the loads
  * where 0.05-5 % miss, for a 10 ms model with a 50 ms SLO and a 2 ms one with an 8.3 ms SLO
  * (ResNet-18's in the InSS scenarios): within 25 % at b = 1, where it is the M/D/1 tail with the
@@ -266,6 +354,18 @@ static void batched_tail_matches_the_batcher(void **state) {
   /* A load at or past 1, or a batch that alone takes the SLO, always misses. */
   assert_true(atoll_inss_tail_batched(10e6, 14e6, 2, 200, 50e6) >= 1.0);
   assert_true(atoll_inss_tail_batched(10e6, 60e6, 2, 10, 50e6) >= 1.0);
+}
+
+/* A light load with a 1 s SLO and batches of well under a millisecond cannot miss. With a timeout of
+ * nearly the SLO, x = theta T is 10^4-10^5, and the fill waits overflowed: every place but the last
+ * counted as a miss, (b - 1) / b. The arguments are ones policy inss asked for in
+ * scenarios/experiments/fig20-be8.yaml. */
+static void batched_tail_takes_long_timeouts(void **state) {
+  (void)state;
+  assert_true(atoll_inss_tail_batched(148667.84293521757, 196568.97409172851, 2, 42, 1e9) < 1e-20);
+  assert_true(atoll_inss_tail_batched(191048.3637492276, 291030.85308337881, 2, 0.78125, 1e9) < 1e-12);
+  assert_true(atoll_inss_tail_batched(14457234.225624636, 30238105.744509704, 11, 102.6538375755956, 1e9) < 1e-20);
+  assert_true(atoll_inss_tail_batched(148667.84293521757, 196568.97409172851, 2, 3200, 1e9) < 1e-20);
 }
 
 /* Two models that each need more than half a GPU go to different GPUs; with one GPU the search
@@ -439,7 +539,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(bda_matches_exhaustive_search),
       cmocka_unit_test(tail_of_the_queue),
       cmocka_unit_test(wait_mgf_sum_is_the_series),
+      cmocka_unit_test(place_wait_is_its_series),
+      cmocka_unit_test(fill_wait_is_its_integral),
       cmocka_unit_test(batched_tail_matches_the_batcher),
+      cmocka_unit_test(batched_tail_takes_long_timeouts),
       cmocka_unit_test(decide_separates_two_heavy_models),
       cmocka_unit_test(decide_keeps_a_given_gpu),
       cmocka_unit_test(decide_matches_every_placement),
