@@ -221,27 +221,31 @@ double atoll_inss_tail_batched(double inf1_ns, double infb_ns, uint32_t b, doubl
   }
   double theta = u / tb;
   /* Out of backlogs the timeout launches partial batches, each taking t(K) for fewer requests:
-   * the renewal process of launches (lundberg) can decay more slowly; the slower decay rules. */
-  double lo = 0, flo = es - q.mean_k / lambda, hi = 1 / tb, fhi = lundberg(&q, hi) / hi;
-  for (int i = 0; fhi <= 0 && i < 60; i++)
-    lo = hi, flo = fhi, hi *= 2, fhi = lundberg(&q, hi) / hi;
-  int side = 0;
-  for (int it = 0; it < 60 && hi - lo > 1e-7 * hi; it++) {
-    double x = (lo * fhi - hi * flo) / (fhi - flo), fx = lundberg(&q, x) / x;
-    if (fx > 0) {
-      hi = x, fhi = fx;
-      if (side == -1)
-        flo *= 0.5;
-      side = -1;
-    } else {
-      lo = x, flo = fx;
-      if (side == 1)
-        fhi *= 0.5;
-      side = 1;
+   * the renewal process of launches (lundberg) can decay more slowly; the slower decay rules.
+   * lundberg is negative only below its root, so where it is not positive at the backlog's rate,
+   * that rate is the slower and the root is not looked for. */
+  if (lundberg(&q, theta) > 0) {
+    double lo = 0, flo = es - q.mean_k / lambda, hi = 1 / tb, fhi = lundberg(&q, hi) / hi;
+    for (int i = 0; fhi <= 0 && i < 60; i++)
+      lo = hi, flo = fhi, hi *= 2, fhi = lundberg(&q, hi) / hi;
+    int side = 0;
+    for (int it = 0; it < 60 && hi - lo > 1e-7 * hi; it++) {
+      double x = (lo * fhi - hi * flo) / (fhi - flo), fx = lundberg(&q, x) / x;
+      if (fx > 0) {
+        hi = x, fhi = fx;
+        if (side == -1)
+          flo *= 0.5;
+        side = -1;
+      } else {
+        lo = x, flo = fx;
+        if (side == 1)
+          fhi *= 0.5;
+        side = 1;
+      }
     }
+    if (0.5 * (lo + hi) < theta)
+      theta = 0.5 * (lo + hi);
   }
-  if (0.5 * (lo + hi) < theta)
-    theta = 0.5 * (lo + hi);
   /* The prefactor of the M/D/1 tail at the same load and decay (exact for b = 1). */
   double c = (1 - rho_b) / (rho_b * exp(u) - 1);
   if (!(c > 0) || c > 1)
