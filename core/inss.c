@@ -37,16 +37,29 @@ static bool solve3(double a[3][3], double y[3], double x[3]) {
   return true;
 }
 
-double atoll_inss_run_ns(const atoll_inss_profile *p, double bw, double b, double pct) {
-  if (!p || p->n_points == 0 || b <= 0 || pct <= 0)
+/* Whether sample i of p enters the regression: none of its fields is 0 or below. */
+static bool sample_ok(const atoll_inss_profile *p, uint32_t i) {
+  return !(p->pt_ns[i] <= 0 || p->pt_batch[i] <= 0 || p->pt_pct[i] <= 0);
+}
+
+static void sample_logs(const atoll_inss_profile *p, atoll_inss_sample_logs *l) {
+  for (uint32_t i = 0; i < p->n_points && i < ATOLL_INSS_MAX_POINTS; i++)
+    if (sample_ok(p, i))
+      l->batch[i] = log(p->pt_batch[i]), l->pct[i] = log(p->pt_pct[i]), l->ns[i] = log(p->pt_ns[i]);
+}
+
+/* atoll_inss_run_ns with the samples' logarithms given. */
+static double run_ns_logs(const atoll_inss_profile *p, const atoll_inss_sample_logs *l, double bw, double b,
+                          double pct) {
+  if (p->n_points == 0 || b <= 0 || pct <= 0)
     return 0;
   if (bw <= 0)
     bw = 0.7;
   double lb = log(b), lp = log(pct), a[3][3] = {{0}}, y[3] = {0}, wsum = 0, wy = 0;
   for (uint32_t i = 0; i < p->n_points && i < ATOLL_INSS_MAX_POINTS; i++) {
-    if (p->pt_ns[i] <= 0 || p->pt_batch[i] <= 0 || p->pt_pct[i] <= 0)
+    if (!sample_ok(p, i))
       continue;
-    double xb = log(p->pt_batch[i]) - lb, xp = log(p->pt_pct[i]) - lp, t = log(p->pt_ns[i]);
+    double xb = l->batch[i] - lb, xp = l->pct[i] - lp, t = l->ns[i];
     double w = exp(-(xb * xb + xp * xp) / (2 * bw * bw));
     /* Centred on the query, so the intercept is the prediction. */
     double f[3] = {1, xb, xp};
@@ -68,6 +81,14 @@ double atoll_inss_run_ns(const atoll_inss_profile *p, double bw, double b, doubl
   return exp(x[0]);
 }
 
+double atoll_inss_run_ns(const atoll_inss_profile *p, double bw, double b, double pct) {
+  if (!p)
+    return 0;
+  atoll_inss_sample_logs l;
+  sample_logs(p, &l);
+  return run_ns_logs(p, &l, bw, b, pct);
+}
+
 static double l2_of(const atoll_inss_profile *p, uint32_t pct) {
   double l = p->l2_alpha * ((double)pct / 100.0) + p->l2_beta;
   return l > 0 ? l : 0;
@@ -77,6 +98,7 @@ void atoll_inss_run_memo_clear(atoll_inss_run_memo *memo) {
   memset(memo->key, 0, sizeof memo->key);
   for (uint32_t i = 0; i < ATOLL_INSS_TAIL_MEMO_SLOTS; i++)
     memo->tail[i].b = 0;
+  memo->logs_ready = 0;
 }
 
 static uint64_t bits_of(double x) {
@@ -115,7 +137,11 @@ static double run_of(const atoll_inss_model *m, atoll_inss_run_memo *memo, uint3
   _Static_assert(ATOLL_INSS_RUN_MEMO_SLOTS == 1u << 12, "the hash below picks one of 2^12 slots");
   uint32_t key = 1 + (prof | b << 4 | pct << 10), slot = (key * 2654435761u) >> 20;
   if (memo->key[slot] != key) {
-    memo->ns[slot] = atoll_inss_run_ns(p, m->bandwidth, (double)b, (double)pct);
+    if (!(memo->logs_ready & 1u << prof)) {
+      sample_logs(p, &memo->logs[prof]);
+      memo->logs_ready |= 1u << prof;
+    }
+    memo->ns[slot] = run_ns_logs(p, &memo->logs[prof], m->bandwidth, (double)b, (double)pct);
     memo->key[slot] = key;
   }
   return memo->ns[slot];

@@ -99,8 +99,8 @@ typedef struct atoll_inss_demand {
 /* The solo running times one search has worked out, by (profile, batch, share), direct-mapped: a
  * search asks for the same few hundred again and again (the 8-model scenario's first decision,
  * millions of times), and each costs a locally weighted regression over the profile's samples,
- * with a logarithm and an exponential per sample. A slot keeps its key, so a collision only
- * recomputes. atoll_inss_decide keeps one for its search.
+ * with an exponential per sample (the samples' logarithms are kept too, once per profile). A slot
+ * keeps its key, so a collision only recomputes. atoll_inss_decide keeps one for its search.
  * With the tail bound, the queueing tails too (atoll_inss_tail_batched), by their exact arguments
  * (the doubles' bits): a 3 s run of scenarios/experiments/fig20-be8.yaml asks 1.2 million times
  * for 2,089 different ones, and each finds two decay rates by iteration. */
@@ -110,10 +110,17 @@ typedef struct atoll_inss_tail_slot {
   uint32_t b; /* 0: empty (the function is asked with b >= 1 only) */
   double tail;
 } atoll_inss_tail_slot;
+/* A profile's samples in logarithms, as the regression takes them: three logarithms a sample that
+ * every time worked out again would recompute (a third of a 5 s run of fig20-be8.yaml under inss). */
+typedef struct atoll_inss_sample_logs {
+  double batch[ATOLL_INSS_MAX_POINTS], pct[ATOLL_INSS_MAX_POINTS], ns[ATOLL_INSS_MAX_POINTS];
+} atoll_inss_sample_logs;
 typedef struct atoll_inss_run_memo {
   uint32_t key[ATOLL_INSS_RUN_MEMO_SLOTS]; /* 0: empty */
   double ns[ATOLL_INSS_RUN_MEMO_SLOTS];
   atoll_inss_tail_slot tail[ATOLL_INSS_TAIL_MEMO_SLOTS];
+  uint32_t logs_ready; /* bit i: logs[i] holds profile i's samples */
+  atoll_inss_sample_logs logs[ATOLL_INSS_MAX_MODELS];
 } atoll_inss_run_memo;
 
 /* Empties a memo (before a search on another model). */
