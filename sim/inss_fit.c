@@ -21,7 +21,7 @@ void atoll_inss_fit_sim(atoll_inss_fit_plan *p) {
                              .solo_gap_ns = 10000000000, .n_sets = ATOLL_INSS_FIT_SETS, .min_coloc = 2,
                              .max_coloc = ATOLL_INSS_FIT_MAX_COLOC, .share_units = 10, .set_batches = set_b,
                              .n_set_batches = 4, .batches_per_run = BATCHES_PER_RUN, .gap_factor = 1.3,
-                             .batch_timeout_ns = 1};
+                             .batch_timeout_ns = 1, .solo_unqueued = true};
 }
 
 int atoll_sim_inss_runner(const atoll_scenario *s, void *ctx, atoll_run_results *res) {
@@ -156,6 +156,8 @@ static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, c
     uint32_t b = slot[k].batch ? slot[k].batch : 1;
     atoll_inss_slot alone = slot[k];
     double pred = atoll_inss_inf_ns(m, &alone, 1, 0);
+    if (!(pred >= 0 && pred < 1e15)) /* no figure (a sample that measured nothing): no spacing of its own */
+      pred = 0;
     /* The offset per model makes the overlaps vary. */
     int64_t period = gap_ns > 0 ? gap_ns : (int64_t)(pred * p->gap_factor) + 1000 + (int64_t)k * 7919;
     period *= stretch;
@@ -272,7 +274,14 @@ int atoll_sim_inss_observe(const atoll_scenario *s, const atoll_inss_model *m, c
 
 /* A batch of b requests alone on pct %: the mean of the plan's solo runs but the first (in the
  * simulator the second of two batches 10 s apart), which, as in the co-location runs, is not
- * counted, so solo and co-located samples are measured alike. */
+ * counted, so solo and co-located samples are measured alike.
+ * In the simulator's plan a batch that queued behind the first is not counted (solo_unqueued):
+ * a batch of 16 taking 32 s alone was measured 54 s, 22 s of them the first batch's. And a sample
+ * that measured nothing (its counted batch had not completed when the run ended: a batch of 32
+ * taking 64 s) was NaN, which made every prediction of the model NaN. Such a sample is measured
+ * again with the gap 4x as long, at most SOLO_RETRIES times, queued batches dropped so that the
+ * figure is of a batch alone. */
+enum { SOLO_RETRIES = 4 };
 static int solo(const atoll_scenario *s, const atoll_inss_fit_plan *p, const atoll_inss_model *m, uint32_t prof,
                 uint32_t b, uint32_t pct, double *out, atoll_inss_fit_report *rep) {
   atoll_inss_slot one = {.prof = prof, .pct = pct, .batch = b};
@@ -281,7 +290,14 @@ static int solo(const atoll_scenario *s, const atoll_inss_fit_plan *p, const ato
     int64_t lat = s->models[model_of(m, s, prof)].model.measured_latency_ns;
     gap = 2 * (lat > 0 ? lat : 10000000) * (int64_t)b + 1000000;
   }
-  return observe(s, p, m, &one, 1, p->solo_runs, gap, out, rep);
+  atoll_inss_fit_plan unqueued = *p;
+  unqueued.drop_queued = true;
+  int rc = observe(s, p->solo_unqueued ? &unqueued : p, m, &one, 1, p->solo_runs, gap, out, rep);
+  for (int retry = 0; rc == 0 && !(*out > 0) && retry < SOLO_RETRIES && gap <= INT64_MAX / 4; retry++) {
+    gap *= 4;
+    rc = observe(s, &unqueued, m, &one, 1, p->solo_runs, gap, out, rep);
+  }
+  return rc;
 }
 
 static double mape(const atoll_inss_fit_report *rep, bool train) {

@@ -111,6 +111,10 @@ typedef struct atoll_inss_fit_plan {
   /* Rounds after the first measure the solo samples and the sets in turn rather than all solo
    * samples first (false: the simulator's). */
   bool interleave;
+  /* Solo samples drop a batch that queued behind the one before, whatever drop_queued says, and run
+   * again further apart (the simulator's plan: nothing else loads its GPU, so a queued solo batch
+   * only means that the gap was shorter than the batch, and its figure would hold the wait). */
+  bool solo_unqueued;
 } atoll_inss_fit_plan;
 
 /* One client's figure from a fit run of `batches` batches of b requests each (r's records in

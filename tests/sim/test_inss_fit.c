@@ -299,6 +299,67 @@ static void queued_runs_are_run_again_further_apart(void **state) {
   free(rep);
 }
 
+/* A runner like the simulator for slow models: each client's batches served in turn (FIFO), each
+ * slow_ns() long, and a request not done when the run's duration ends never completes. */
+static double slow_ns(uint32_t b, uint32_t cus) { return 3.75e9 * (double)b * (cus > 1 ? 1 : 2); }
+
+static int fifo_runner(const atoll_scenario *s, void *ctx, atoll_run_results *res) {
+  (void)ctx;
+  int rc = atoll_run_results_init(res, s, "sim");
+  for (uint32_t k = 0; rc == 0 && k < s->n_clients; k++) {
+    const atoll_client *c = &s->clients[k];
+    uint32_t b = c->batch_max ? c->batch_max : 1;
+    double t = slow_ns(b, atoll_cuset_count(&c->cus)) * (s->n_clients > 1 ? 1.2 : 1);
+    atoll_client_records *r = &res->clients[k];
+    if (!(r->req = calloc(c->arrival.n_times, sizeof *r->req)))
+      return ATOLL_ENOMEM;
+    int64_t free_at = 0, done = 0;
+    for (uint32_t j = 0; j < c->arrival.n_times; j++) {
+      int64_t arr = c->arrival.times_ns[j];
+      if (j % b == 0)
+        free_at = done = (arr > free_at ? arr : free_at) + (int64_t)t;
+      r->req[j] = (atoll_request_record){.id = j, .arrival_ns = arr, .done_ns = done <= s->duration_ns ? done : -1};
+    }
+    r->n = r->cap = c->arrival.n_times;
+  }
+  return rc;
+}
+
+/* Solo samples 5 s apart of a model that takes 7.5-30 s a batch: the counted batch of the slowest
+ * (30 s) had not completed when its run ended (41 s) and measured nothing, and a NaN sample made
+ * every prediction NaN; the others queued behind the first batch, and their figures held the wait
+ * (batch 2 on one CU: 25 s, not 15). Every sample now has a figure: the slowest is measured again
+ * further apart, and with the simulator's solo_unqueued every figure is a batch alone. */
+static void slow_solo_samples_are_measured_alone(void **state) {
+  (void)state;
+  atoll_inss_model *m = calloc(1, sizeof *m);
+  atoll_inss_fit_report *rep = calloc(1, sizeof *rep);
+  atoll_test_scenario *t = atoll_test_load(SRC("scenarios/native/inss.yaml"), NULL, 0);
+  t->s.gpu.cus = 2;
+  for (int unqueued = 0; unqueued < 2; unqueued++) {
+    atoll_inss_fit_plan p = {.run = fifo_runner, .batches = solo_b, .n_batches = 3, .pcts = pcts, .n_pcts = 2,
+                             .solo_runs = 2, .solo_gap_ns = 5000000000, .n_sets = 4, .min_coloc = 2,
+                             .max_coloc = 2, .share_units = 2, .set_batches = set_b, .n_set_batches = 4,
+                             .batches_per_run = 4, .gap_factor = 1.3, .batch_timeout_ns = 1,
+                             .solo_unqueued = unqueued};
+    assert_int_equal(atoll_inss_fit_by(&t->s, &p, m, rep), 0);
+    for (uint32_t i = 0; i < m->n_models; i++)
+      for (uint32_t k = 0; k < m->prof[i].n_points; k++) {
+        const atoll_inss_profile *pr = &m->prof[i];
+        double want = slow_ns((uint32_t)pr->pt_batch[k], pr->pt_pct[k] < 100 ? 1 : 2), got = pr->pt_ns[k];
+        assert_true(got > 0);
+        if (unqueued || want > 20e9) /* measured again, far enough apart */
+          assert_true(fabs(got / want - 1) < 1e-9);
+        else if (want > 5e9) /* queued behind the first batch, the wait counted */
+          assert_true(fabs(got - (2 * want - 5e9)) < 1e3);
+      }
+    assert_true(isfinite(rep->mape_test_pct));
+  }
+  atoll_test_unload(t);
+  free(m);
+  free(rep);
+}
+
 /* A client's figure from made-up records: batches of 2 requests 10 ms apart, the first not
  * counted, served in turn (FIFO) in 5 ms, but batch 2 in 35 ms: batches 3-7 arrive while the one
  * before still runs and wait (latencies 30, 25, 20, 15 and 10 ms, the queue draining). All
@@ -353,6 +414,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(disturbed_batch_latencies),
     cmocka_unit_test(least_of_rounds_sees_past_unmarked_load),
     cmocka_unit_test(queued_runs_are_run_again_further_apart),
+    cmocka_unit_test(slow_solo_samples_are_measured_alone),
     cmocka_unit_test(medians_and_disagreement),
     cmocka_unit_test(recovers_scheduling_and_cache_terms),
     cmocka_unit_test(speed_up_leaves_no_negative_cache_term),
