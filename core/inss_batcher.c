@@ -139,8 +139,8 @@ double atoll_inss_place_wait_ln(uint32_t k, uint32_t j, double x) {
   if (x >= fmax(kk * kk, 100)) {
     /* For whole a and k the asymptotic expansion ends: e^-x 1F1(a; k; x) = Gamma(k) / Gamma(a)
      * x^-m sum_(s < a) (m)_s (1 - a)_s / s! x^-s, plus a part below e^-x x^(k - 2a) Gamma(k) /
-     * Gamma(m), which this x makes smaller than the rounding. Here the terms alternate and shrink
-     * by (k / 2)^2 / x <= 1/4 or more, so their sum keeps its digits. */
+     * Gamma(m), which this x makes smaller than the rounding. Here the terms alternate, each at most
+     * (k / 2)^2 / x <= 1/4 of the one before, so their sum keeps its digits. */
     double term = 1, sum = 1;
     for (double s = 0; s + 1 < a; s++) {
       term *= (m + s) * (s + 1 - a) / ((s + 1) * x);
