@@ -623,6 +623,23 @@ static int device_run(void *ctx, const atoll_scenario *s, atoll_run_results *res
 
 static const atoll_run_device sim_device = {.mode = "sim", .standalone_ns = device_standalone, .run = device_run};
 
+int atoll_sim_gslice_clients(const atoll_scenario *s, atoll_client **out) {
+  *out = NULL;
+  if (s->policy.kind != ATOLL_POLICY_GSLICE || atoll_dart_policy(s->policy.kind) ||
+      (s->engine == ATOLL_ENGINE_RATE && atoll_sim_rate_lacks(s)))
+    return 0;
+  atoll_client *clients = malloc((s->n_clients ? s->n_clients : 1) * sizeof *clients);
+  if (!clients)
+    return ATOLL_ENOMEM;
+  memcpy(clients, s->clients, s->n_clients * sizeof *clients);
+  int rc = atoll_sim_gslice_start(s, clients);
+  if (rc)
+    free(clients);
+  else
+    *out = clients;
+  return rc;
+}
+
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res) {
   /* DART's policies run on nodes, in their own model. */
   if (atoll_dart_policy(s->policy.kind))
@@ -635,16 +652,10 @@ int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run
   atoll_scenario started;
   const atoll_scenario *given = s;
   atoll_client *clients = NULL;
-  if (s->policy.kind == ATOLL_POLICY_GSLICE && !(opts && opts->gslice_started)) {
-    clients = malloc(s->n_clients * sizeof *clients);
-    if (!clients)
-      return ATOLL_ENOMEM;
-    memcpy(clients, s->clients, s->n_clients * sizeof *clients);
-    int krc = atoll_sim_gslice_start(s, clients);
-    if (krc) {
-      free(clients);
-      return krc;
-    }
+  int krc = opts && opts->gslice_started ? 0 : atoll_sim_gslice_clients(s, &clients);
+  if (krc)
+    return krc;
+  if (clients) {
     started = *s;
     started.clients = clients;
     s = &started;

@@ -93,6 +93,12 @@ uint64_t atoll_sim_snapshot_events(const atoll_sim_snapshot *sn);
  * standalone latencies, then the run. Returns 0, ATOLL_ENOTSUP for a policy the core does not
  * implement, or ATOLL_ENOMEM. */
 int atoll_sim_run(const atoll_scenario *s, const atoll_sim_opts *opts, atoll_run_results *res);
+/* The clients a run of s starts with under gslice, each unbound one at its model's knee
+ * (atoll_sim_gslice_start, sim/knee.h): *out gets a copy to free, or NULL where a run starts none
+ * (another policy) or refuses s before it would (a DART policy; the rate engine lacking what s
+ * needs). atoll capacity computes them once for its probes (atoll_sim_opts.gslice_started).
+ * 0, ATOLL_ENOMEM, or the sweep's error. */
+int atoll_sim_gslice_clients(const atoll_scenario *s, atoll_client **out);
 /* For sim.engine rate: the feature of s it does not model (a phrase for a message), or NULL when it
  * runs s; atoll_sim_run refuses such a scenario with ATOLL_ENOTSUP before it starts. */
 const char *atoll_sim_rate_lacks(const atoll_scenario *s);

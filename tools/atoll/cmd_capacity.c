@@ -8,7 +8,6 @@
 #include "io/json_out.h"
 #include "run/driver.h"
 #include "run/report.h"
-#include "sim/knee.h"
 #include "sim/run.h"
 #include "sim/shape_memo.h"
 #include "tools/atoll/cli.h"
@@ -193,18 +192,11 @@ int atoll_cmd_capacity(int argc, char **argv) {
   pc.opts = (atoll_sim_opts){.standalone_ns = standalone, .timing_gpu = &s.gpu, .shape_memo = shared ? &memo : NULL};
   /* gslice's starting shares come from knee sweeps (19 runs a model) that no probe's rates change:
    * once here, not at every probe. Where a run would refuse the scenario before sweeping (an engine
-   * that lacks what it needs), the probes go on refusing it as they did. */
+   * that lacks what it needs), there are none, and the probes go on refusing it as they did. */
   atoll_client *started = NULL;
-  if (rc == 0 && s.policy.kind == ATOLL_POLICY_GSLICE && !(s.engine == ATOLL_ENGINE_RATE && atoll_sim_rate_lacks(&s))) {
-    started = malloc((s.n_clients ? s.n_clients : 1) * sizeof *started);
-    if (!started)
-      rc = ATOLL_ENOMEM;
-    else {
-      memcpy(started, s.clients, s.n_clients * sizeof *started);
-      rc = atoll_sim_gslice_start(&s, started);
-      pc.started = started;
-      pc.opts.gslice_started = true;
-    }
+  if (rc == 0 && (rc = atoll_sim_gslice_clients(&s, &started)) == 0 && started) {
+    pc.started = started;
+    pc.opts.gslice_started = true;
   }
   double lo = 0, hi = 0, x = 1, worst = 0;
   /* Bracket: double while it holds, halve while it fails. */
