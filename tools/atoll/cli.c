@@ -82,9 +82,14 @@ int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always) {
     return ATOLL_EXIT_BAD_INPUT;
   }
   if (fitted)
-    fprintf(stderr, "atoll: %s has no InSS model (policy model:); fitted one on the simulated %s, held-out MAPE "
-                    "%.2f %%\n", s->path, s->gpu.name, mape);
+    atoll_cli_fit_note(s, "", mape);
   return 0;
+}
+
+void atoll_cli_fit_note(const atoll_scenario *s, const char *run, double mape_pct) {
+  fprintf(stderr,
+          "atoll: %s%s has no InSS model (policy model:); fitted one on the simulated %s, held-out MAPE %.2f %%\n",
+          run, s->path, s->gpu.name, mape_pct);
 }
 
 static int add_set(const atoll_subcommand *cmd, atoll_run_opts *o, const char *text) {

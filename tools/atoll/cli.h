@@ -69,6 +69,8 @@ int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always);
  * *fitted whether it fitted one and *mape_pct the fit's held-out error, or an error code; the arena
  * stays the caller's. */
 int atoll_cli_fit_inss(atoll_arena *a, atoll_scenario *s, bool always, bool *fitted, double *mape_pct);
+/* The note on stderr that a model was fitted for s, after "atoll: " and `run` ("" or "run N: "). */
+void atoll_cli_fit_note(const atoll_scenario *s, const char *run, double mape_pct);
 
 int atoll_cmd_check(int argc, char **argv);
 int atoll_cmd_import(int argc, char **argv);

@@ -201,9 +201,11 @@ static void do_run(sweep *sw, uint32_t run) {
     fprintf(out, "run %u: fitting InSS's model: %s (policy %s)\n", run, atoll_strerror(fit_rc),
             atoll_policy_name(s.policy.kind));
   } else {
-    if (fitted)
-      fprintf(stderr, "atoll: run %u: %s has no InSS model (policy model:); fitted one on the simulated %s, held-out MAPE "
-                      "%.2f %%\n", run, s.path, s.gpu.name, mape);
+    if (fitted) {
+      char who[32];
+      snprintf(who, sizeof who, "run %u: ", run);
+      atoll_cli_fit_note(&s, who, mape);
+    }
     atoll_run_results res;
     int rc = atoll_sim_run(&s, NULL, &res);
     atoll_report rep;
