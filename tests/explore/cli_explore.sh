@@ -29,7 +29,13 @@ case $case_name in
   state_limit_exits_3)
     expect_rc 3 "$atoll" explore "$v/rt-vs-be.yaml" --max-states 100
     grep -q "^INCOMPLETE" "$tmp/.stdout" || fail "no INCOMPLETE line"
-    grep -q "state limit" "$tmp/.stdout" || fail "no reason given" ;;
+    grep -q "state limit" "$tmp/.stdout" || fail "no reason given"
+    grep -q "^  ok .*worst [0-9]" "$tmp/.stdout" || fail "the bound is not reported over the schedules run"
+    # Stopped before any schedule reached the end, no bound was checked: none may read as a pass.
+    expect_rc 3 "$atoll" explore "$v/rt-vs-be.yaml" --max-states 3 --json "$tmp/e.json"
+    grep -q "unchecked: no schedule ran to the end" "$tmp/.stdout" || fail "a bound not checked is not said to be"
+    grep -q "^  ok" "$tmp/.stdout" && fail "a bound no schedule checked reads as ok"
+    grep -q '"holds":null' "$tmp/e.json" || fail "JSON holds is not null for an unchecked bound" ;;
   bad_input_exits_2)
     expect_rc 2 "$atoll" explore "$v/tiny.yaml" --max-states 0
     expect_rc 2 "$atoll" explore "$v/tiny.yaml" --max-seconds -1
