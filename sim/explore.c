@@ -194,7 +194,8 @@ static int keep_witness(search *x, int32_t expect) {
   if (!w)
     return ATOLL_ENOMEM;
   uint32_t n = x->pos < x->len ? x->pos : x->len;
-  memcpy(w, x->path, n * sizeof *w);
+  if (n) /* a schedule without choices has no path yet (NULL), which memcpy may not take */
+    memcpy(w, x->path, n * sizeof *w);
   free(out->witness);
   out->witness = w;
   out->n_witness = n;

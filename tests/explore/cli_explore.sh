@@ -26,6 +26,16 @@ case $case_name in
     expect_rc 1 "$atoll" sim "$v/rt-vs-be.yaml" --policy seq --replay "$tmp/w.txt" --json "$tmp/s.json"
     got=$(/usr/bin/python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["clients"][0]["latency_us"]["max"])' "$tmp/s.json")
     [ "$got" = "$worst" ] || fail "replay gives $got us, explorer's worst $worst us" ;;
+  violated_without_choices)
+    # No choice point at all: the violating schedule is the nominal one, its witness empty, and
+    # replaying it fails the same bound.
+    no_choices=(--set sim.timing_spread=0 --set 'sim.arrival_jitter_us=[0]'
+      --set 'expect=["clients.cam.latency_us.max <= 1"]')
+    expect_rc 1 "$atoll" explore "$v/tiny.yaml" "${no_choices[@]}" --witness "$tmp/w.txt"
+    grep -q "longest schedule 0 choices" "$tmp/.stdout" || fail "the scenario has choice points"
+    [ -f "$tmp/w.txt" ] && ! grep -qv '^#' "$tmp/w.txt" || fail "the witness is not an empty schedule"
+    expect_rc 1 "$atoll" sim "$v/tiny.yaml" "${no_choices[@]}" --replay "$tmp/w.txt"
+    grep -q "clients.cam.latency_us.max <= 1" "$tmp/.stderr" || fail "the replay does not fail the bound" ;;
   state_limit_exits_3)
     expect_rc 3 "$atoll" explore "$v/rt-vs-be.yaml" --max-states 100
     grep -q "^INCOMPLETE" "$tmp/.stdout" || fail "no INCOMPLETE line"
