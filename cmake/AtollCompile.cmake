@@ -6,7 +6,8 @@ target_compile_options(atoll_options INTERFACE -Wall -Wextra -Wshadow -Wstrict-p
 if(ATOLL_WERROR)
   target_compile_options(atoll_options INTERFACE -Werror)
 endif()
-# _XOPEN_SOURCE 700 (POSIX 2008 + XSI: realpath, strdup) for io/ and tools/; core/ uses only ISO C.
+# _XOPEN_SOURCE 700 (POSIX 2008 + XSI: realpath, strdup) for io/ and tools/; core/ uses only ISO C,
+# but for lgamma_r (core/inss_batcher.c, which asks for it with _DEFAULT_SOURCE).
 target_compile_definitions(atoll_options INTERFACE _XOPEN_SOURCE=700)
 # Includes name their folder from the repository root ("core/sched.h", "run/report.h"); the public
 # headers are "atoll/x.h" under include/. No folder of sources is itself on the path, so core/sched.h

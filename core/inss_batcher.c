@@ -10,9 +10,20 @@
  * wait W has the GI/G/1 tail P(W > x) ~ C exp(-theta x), theta the positive root of
  * E[e^(theta S)] E[e^(-theta A)] = 1 (Cramer-Lundberg). A request at place j of its batch waits
  * for the rest to fill at most min(S_{b-j}, T) before W; it misses when fill + W + t(b) > SLO. */
+/* lgamma_r (below) is declared under the default feature set, which the build's _XOPEN_SOURCE
+ * alone turns off. */
+#define _DEFAULT_SOURCE
 #include <math.h>
 
 #include "core/inss.h"
+
+/* ln Gamma(x) for x > 0. C's lgamma stores the sign of Gamma in the global signgam: a write that
+ * races where several runs decide their batches at once (atoll sweep and compare run them in
+ * threads). lgamma_r returns the same value and keeps the sign in the caller's variable. */
+static double ln_gamma(double x) {
+  int sign;
+  return lgamma_r(x, &sign);
+}
 
 /* P(Poisson(mu) < k). */
 static double pois_below(double mu, uint32_t k) {
@@ -42,7 +53,7 @@ static double lundberg(const batcher *q, double theta) {
 }
 
 /* ln P(Poisson(mu) = k), mu > 0. */
-static double ln_pois(double mu, uint32_t k) { return -mu + (double)k * log(mu) - lgamma((double)k + 1); }
+static double ln_pois(double mu, uint32_t k) { return -mu + (double)k * log(mu) - ln_gamma((double)k + 1); }
 
 /* P(Poisson(y) = k) for k = 0 .. top into pmf[k], y > 0: upwards from e^-y while that is a normal
  * double, else downwards from the top one (the smaller ones then vanish, as they should). */
@@ -87,7 +98,7 @@ static void fill_before_timeout(uint32_t top, double y, double x, const double *
         term *= g / (double)(top + i);
         series += term;
       }
-      ln_top = -y + (double)top * log(y) - lgamma((double)top + 1) + log(series);
+      ln_top = -y + (double)top * log(y) - ln_gamma((double)top + 1) + log(series);
     }
     in[top] = exp(ln_top);
     for (uint32_t k = top - 1; k >= 1; k--)
@@ -146,14 +157,15 @@ double atoll_inss_place_wait_ln(uint32_t k, uint32_t j, double x) {
       term *= (m + s) * (s + 1 - a) / ((s + 1) * x);
       sum += term;
     }
-    return lgamma(kk) - lgamma(a) - m * log(x) + log(sum);
+    return ln_gamma(kk) - ln_gamma(a) - m * log(x) + log(sum);
   }
   /* e^-x 1F1(a; k; x) = E[(a)_N / (k)_N], N ~ Poisson(x): positive terms, summed outwards from
    * the largest, where x (a + n) = (n + 1)(k + n). */
   double disc = (x - kk - 1) * (x - kk - 1) + 4 * (a * x - kk), n0 = 0;
   if (disc >= 0 && x - kk - 1 + sqrt(disc) > 0)
     n0 = floor(0.5 * (x - kk - 1 + sqrt(disc)));
-  double ln_w0 = -x + n0 * log(x) - lgamma(n0 + 1) + lgamma(a + n0) - lgamma(a) - lgamma(kk + n0) + lgamma(kk);
+  double ln_w0 =
+      -x + n0 * log(x) - ln_gamma(n0 + 1) + ln_gamma(a + n0) - ln_gamma(a) - ln_gamma(kk + n0) + ln_gamma(kk);
   double sum = 1, w = 1;
   for (double n = n0; w > 1e-17 * sum; n++) {
     w *= x / (n + 1) * (a + n) / (kk + n);

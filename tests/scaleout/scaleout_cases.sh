@@ -83,6 +83,25 @@ case $case_name in
     cmp "$tmp/one.csv" "$tmp/two.csv" || fail "two threads: $(diff "$tmp/one.csv" "$tmp/two.csv")"
     [ "$(sed -n 2p "$tmp/one.csv" | cut -d, -f3-)" != "$(sed -n 3p "$tmp/one.csv" | cut -d, -f3-)" ] ||
       fail "rt5 in place of be5 changed nothing: $(cat "$tmp/one.csv")" ;;
+  sweep_threads_every_policy)
+    # Every policy's decisions in two worker threads at once, two seeds of each side by side: DISB
+    # A under all but DART's three (which refuse its blocking RT client), then those on DART's case
+    # study. A policy that writes shared state races here, which ThreadSanitizer (.ci/run, label
+    # threads) reports: InSS's batcher once wrote libm's signgam through lgamma. Two threads write
+    # the one-thread CSV.
+    pols=rt-only,seq,streams,wait,orion,reef,reset,edf,fcfs,sjf,abacus,mps-default,mps-static,gslice,inss,gpulet
+    for run in "disb/A.yaml $pols" "seeds/dart/table3.yaml dart,base-gpu,base-cpu"; do
+      file=$src/scenarios/${run% *} policies=${run#* }
+      for jobs in 1 2; do
+        "$atoll" sweep "$file" --policy "$policies" --set seed=1,2 --duration-ms 1000 --jobs "$jobs" \
+          --csv "$tmp/$jobs.csv" --quiet >"$tmp/.stdout" 2>"$tmp/.stderr"
+        rc=$?
+        [ "$rc" -le 1 ] || { cat "$tmp/.stderr" >&2; fail "sweep $file under $policies, --jobs $jobs: exit $rc"; }
+      done
+      [ "$(wc -l <"$tmp/1.csv")" -eq $((2 * ($(tr -cd , <<<"$policies" | wc -c) + 1) + 1)) ] ||
+        fail "$file: not one row per policy and seed: $(cat "$tmp/1.csv")"
+      cmp "$tmp/1.csv" "$tmp/2.csv" || fail "$file: two threads: $(diff "$tmp/1.csv" "$tmp/2.csv")"
+    done ;;
   explore_threads_small)
     # The same check on tiny.yaml alone: small enough for ThreadSanitizer (.ci/run, label threads).
     SCENARIOS=tiny bash "$0" explore_threads_match_sequential "$atoll" "$src"; exit $? ;;
