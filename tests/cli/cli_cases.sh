@@ -357,6 +357,30 @@ PY
     grep -q "had [0-9]* requests at the scale found, fewer than 10 / 0.05" "$tmp/.stderr" || fail "no coarse note"
     expect_rc 2 "$atoll" capacity "$scen" --policy seq --min-requests -3
     expect_rc 2 "$atoll" capacity "$scen" --policy seq --warmup-ms x ;;
+  capacity_unmeasured_and_capped)
+    # A client with no request in the window has no violation ratio: not counted, said so, null in
+    # the JSON; with none measured there is nothing to find. A scale that still holds at the
+    # doubling's limit is only known to be at least that: never bisected towards an unprobed end.
+    scen=$src/scenarios/seeds/gslice/three-ifs.yaml
+    expect_rc 0 "$atoll" capacity "$scen" --policy rt-only --set clients.mobilenet.class=rt --miss 0.05 \
+      --duration-ms 600 --json "$tmp/c.json"
+    grep -q "client 'bert' had no request in the window" "$tmp/.stderr" || fail "unmeasured client not named"
+    python3 - "$tmp/c.json" <<'PY' || fail "capacity JSON with unmeasured clients: $(cat "$tmp/c.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = {x["name"]: x for x in r["clients"]}
+assert c["bert"]["requests"] == 0 and c["bert"]["violation_ratio"] is None and c["bert"]["gue"] is None, r
+assert c["mobilenet"]["requests"] > 0 and r["violations"] == c["mobilenet"]["violation_ratio"] <= 0.05, r
+assert r["capped"] is False, r
+PY
+    expect_rc 2 "$atoll" capacity "$scen" --policy rt-only --duration-ms 600
+    grep -q "no client had a request in the measured window" "$tmp/.stderr" || fail "nothing measured, not refused"
+    low=()
+    for c in mobilenet bert vit; do low+=(--set "clients.$c.deadline_ms=1e7" --set "clients.$c.arrival.load=0.0002"); done
+    expect_rc 0 "$atoll" capacity "$scen" --policy mps-static --duration-ms 2000 "${low[@]}" --json "$tmp/h.json"
+    grep -q "^capacity scale >= 1024 " "$tmp/.stdout" || fail "capped scale not said: $(cat "$tmp/.stdout")"
+    python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r["scale"] == 1024 and r["capped"], r' \
+      "$tmp/h.json" || fail "capped JSON: $(cat "$tmp/h.json")" ;;
   capacity_and_knee_json)
     # The Interface of docs/gslice.md: atoll capacity writes {"scale", "violations"} with the worst
     # client's ratio within --miss; the scale doubled misses it. atoll model knee writes the 19-point

@@ -22,7 +22,10 @@ const atoll_subcommand atoll_cmd_capacity_def = {
     "client's violation ratio is (requests of the window completed after their deadline_ms, shed or\n"
     "failed, plus the dropped ones) / (its requests plus the dropped ones): the report's\n"
     "violation_ratio. s doubles from 1 while it holds (up to 1024) or halves while it fails (down to\n"
-    "1/1024), then 12 bisection steps narrow it; prints s with each client's figures at s.\n"
+    "1/1024), then 12 bisection steps narrow it; prints s with each client's figures at s. Where it\n"
+    "still holds at 1024, s is at least 1024 and no higher scale was probed. A client with no request\n"
+    "in the window (a class the policy does not serve, as BE under rt-only) has no ratio and is not\n"
+    "counted; where no client has one there is nothing to measure, which is bad input.\n"
     "\n"
     "  --policy P         the policy to run (a --set shorthand)\n"
     "  --miss R           the violation ratio allowed, in [0, 1) (default 0.01)\n"
@@ -33,8 +36,9 @@ const atoll_subcommand atoll_cmd_capacity_def = {
     "                     first re-partitions): each probe runs N ms plus the scenario's measured window\n"
     "                     (duration_ms - warmup_ms), or longer per --min-requests\n"
     "  --json FILE|-      write {\"scale\", \"violations\" (the worst client's ratio at scale), \"policy\",\n"
-    "                     \"miss\", \"duration_ms\" (the last probe's), \"clients\": [{\"name\", \"requests\",\n"
-    "                     \"violation_ratio\", \"throughput_rps\", \"goodput_rps\", \"gue\"}]}\n"
+    "                     \"miss\", \"duration_ms\" (the last probe's), \"capped\" (true: s is at least scale),\n"
+    "                     \"clients\": [{\"name\", \"requests\", \"violation_ratio\" and \"gue\" (null without\n"
+    "                     requests), \"throughput_rps\", \"goodput_rps\"}]}\n"
     "\n"
     "exit: 0 a scale was found; 1 the scenario misses R even at 1/1024 of its load; 2 bad input.\n"};
 
@@ -103,6 +107,14 @@ static int probe(const atoll_scenario *s, atoll_client *scaled, double x, probe_
   return 0;
 }
 
+/* The clients with a violation ratio: those with requests in the window. */
+static uint32_t measured_clients(const atoll_scenario *s, const atoll_report *rep) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < s->n_clients; i++)
+    n += !isnan(rep->clients[i].violation_ratio);
+  return n;
+}
+
 /* A probe whose figures are not kept. */
 static int try_scale(const atoll_scenario *s, atoll_client *scaled, double x, probe_cfg *pc, double *worst) {
   atoll_run_results res;
@@ -110,17 +122,29 @@ static int try_scale(const atoll_scenario *s, atoll_client *scaled, double x, pr
   return probe(s, scaled, x, pc, worst, &res, &rep, false);
 }
 
-static int write_json(FILE *f, const atoll_scenario *s, double scale, double worst, double miss, int64_t duration_ns,
-                      const atoll_report *rep) {
-  fprintf(f, "{\"scale\": %.6g, \"violations\": %.6g, \"policy\": \"%s\", \"miss\": %.6g, \"duration_ms\": %.6g, \"clients\": [",
+/* A figure, or null where it is undefined (a ratio over no requests). */
+static void json_figure(FILE *f, const char *key, double v) {
+  if (isnan(v))
+    fprintf(f, ", \"%s\": null", key);
+  else
+    fprintf(f, ", \"%s\": %.6g", key, v);
+}
+
+static int write_json(FILE *f, const atoll_scenario *s, double scale, bool capped, double worst, double miss,
+                      int64_t duration_ns, const atoll_report *rep) {
+  fprintf(f, "{\"scale\": %.6g, \"violations\": %.6g, \"policy\": \"%s\", \"miss\": %.6g, \"duration_ms\": %.6g, ",
           scale, worst, atoll_policy_name(s->policy.kind), miss, (double)duration_ns / 1e6);
+  fprintf(f, "\"capped\": %s, \"clients\": [", capped ? "true" : "false");
   for (uint32_t i = 0; i < s->n_clients; i++) {
     const atoll_client_report *c = &rep->clients[i];
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
     atoll_json_write_string(f, s->clients[i].name);
-    fprintf(f, ", \"requests\": %u, \"violation_ratio\": %.6g, \"throughput_rps\": %.6g, \"goodput_rps\": %.6g, \"gue\": %.6g}",
-            c->requests, isnan(c->violation_ratio) ? 0 : c->violation_ratio, isnan(c->throughput_rps) ? 0 : c->throughput_rps,
-            isnan(c->goodput_rps) ? 0 : c->goodput_rps, isnan(c->gue) ? 0 : c->gue);
+    fprintf(f, ", \"requests\": %u", c->requests);
+    json_figure(f, "violation_ratio", c->violation_ratio);
+    fprintf(f, ", \"throughput_rps\": %.6g, \"goodput_rps\": %.6g", isnan(c->throughput_rps) ? 0 : c->throughput_rps,
+            isnan(c->goodput_rps) ? 0 : c->goodput_rps);
+    json_figure(f, "gue", c->gue);
+    fputc('}', f);
   }
   fprintf(f, "]}\n");
   return ferror(f) ? ATOLL_EIO : 0;
@@ -202,11 +226,15 @@ int atoll_cmd_capacity(int argc, char **argv) {
   /* Bracket: double while it holds, halve while it fails. */
   if (rc == 0)
     rc = try_scale(&s, scaled, x, &pc, &worst);
+  bool capped = false;
   if (rc == 0 && worst <= miss) {
     lo = x;
     while (rc == 0 && lo < 1024 && (rc = try_scale(&s, scaled, 2 * lo, &pc, &worst)) == 0 && worst <= miss)
       lo *= 2;
     hi = 2 * lo;
+    /* It held at every scale up to the limit: 2 * lo was never probed, so there is no failing end
+     * to bisect towards, and the capacity is only known to be at least lo. */
+    capped = rc == 0 && worst <= miss;
   } else {
     hi = x;
     while (rc == 0 && hi > 1.0 / 1024 && (rc = try_scale(&s, scaled, hi / 2, &pc, &worst)) == 0 &&
@@ -216,7 +244,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
     if (rc == 0 && worst > miss)
       lo = 0; /* fails at 1/1024 too */
   }
-  for (int i = 0; rc == 0 && lo > 0 && i < STEPS; i++) {
+  for (int i = 0; rc == 0 && lo > 0 && !capped && i < STEPS; i++) {
     double mid = (lo + hi) / 2;
     if ((rc = try_scale(&s, scaled, mid, &pc, &worst)) == 0) {
       if (worst <= miss)
@@ -237,29 +265,49 @@ int atoll_cmd_capacity(int argc, char **argv) {
     fprintf(stderr, "atoll capacity: every client's violation ratio stays above %g only at 1/1024 of the load or "
                     "below; no scale holds\n", miss);
     exit_code = ATOLL_EXIT_VIOLATED;
+  } else if (measured_clients(&s, &rep) == 0) {
+    fprintf(stderr, "atoll capacity: no client had a request in the measured window at scale %.4g under policy %s, "
+                    "so no violation ratio was measured (a policy that serves none of the clients' classes, as "
+                    "rt-only with BE clients only, or rates too low for the window: --min-requests)\n",
+            lo, atoll_policy_name(s.policy.kind));
+    exit_code = ATOLL_EXIT_BAD_INPUT;
+    atoll_report_free(&rep);
+    atoll_run_results_free(&res);
   } else {
     bool json_stdout = vals[1] && strcmp(vals[1], "-") == 0;
     if (!json_stdout) {
       printf("scenario %s  policy %s  miss <= %g\n", s.path, atoll_policy_name(s.policy.kind), miss);
-      printf("capacity scale %.4g (the worst client's violation ratio %.4f)\n", lo, worst);
+      if (capped)
+        printf("capacity scale >= %.4g (every client holds there, the largest scale probed; the worst client's "
+               "violation ratio %.4f)\n", lo, worst);
+      else
+        printf("capacity scale %.4g (the worst client's violation ratio %.4f)\n", lo, worst);
       printf("%-16s %10s %10s %12s %12s %10s\n", "client", "requests", "violations", "req/s", "goodput/s", "GUE");
       for (uint32_t i = 0; i < s.n_clients; i++) {
         const atoll_client_report *c = &rep.clients[i];
-        printf("%-16s %10u %10.4f %12.1f %12.1f %10.1f\n", s.clients[i].name, c->requests, c->violation_ratio,
-               c->throughput_rps, c->goodput_rps, c->gue);
+        if (isnan(c->violation_ratio)) /* no request: neither ratio is defined */
+          printf("%-16s %10u %10s %12.1f %12.1f %10s\n", s.clients[i].name, c->requests, "n/a", c->throughput_rps,
+                 c->goodput_rps, "n/a");
+        else
+          printf("%-16s %10u %10.4f %12.1f %12.1f %10.1f\n", s.clients[i].name, c->requests, c->violation_ratio,
+                 c->throughput_rps, c->goodput_rps, c->gue);
       }
     }
     if (vals[1]) {
       FILE *f = json_stdout ? stdout : fopen(vals[1], "w");
-      if (!f || write_json(f, &s, lo, worst, miss, pc.duration_ns, &rep) != 0 || (!json_stdout && fclose(f) != 0)) {
+      if (!f || write_json(f, &s, lo, capped, worst, miss, pc.duration_ns, &rep) != 0 ||
+          (!json_stdout && fclose(f) != 0)) {
         fprintf(stderr, "atoll capacity: writing %s failed\n", vals[1]);
         exit_code = ATOLL_EXIT_BAD_INPUT;
       }
     }
     /* A ratio over fewer than 10 / R requests moves by more than R / 10 with each late request:
      * too coarse to hold it to R. */
-    for (uint32_t i = 0; miss > 0 && i < s.n_clients; i++)
-      if ((double)rep.clients[i].requests < 10.0 / miss)
+    for (uint32_t i = 0; i < s.n_clients; i++)
+      if (isnan(rep.clients[i].violation_ratio))
+        fprintf(stderr, "atoll capacity: note: client '%s' had no request in the window at the scale found: it has no "
+                        "violation ratio and is not counted\n", s.clients[i].name);
+      else if (miss > 0 && (double)rep.clients[i].requests < 10.0 / miss)
         fprintf(stderr, "atoll capacity: note: client '%s' had %u requests at the scale found, fewer than 10 / %g: its "
                         "ratio is coarse (--min-requests %u runs longer)\n",
                 s.clients[i].name, rep.clients[i].requests, miss, (unsigned)ceil(10.0 / miss));
