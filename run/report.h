@@ -37,8 +37,9 @@ typedef struct atoll_client_report {
    * runs that served the window's completed requests; NaN and 0 when none completed. */
   double batch_mean;
   uint32_t batch_max;
-  /* QoS violations (Abacus §7): requests of the window completed late, shed or failed, plus the
-   * dropped ones; violation_ratio divides them by the requests (window) plus the dropped ones. */
+  /* QoS violations (Abacus §7): requests of the window completed late, shed or failed, or overdue
+   * (below), plus the dropped ones; violation_ratio divides them by the requests (window) plus the
+   * dropped ones. */
   uint32_t lost; /* requests of the window shed or failed */
   uint32_t qos_violations;
   double violation_ratio;
@@ -46,6 +47,9 @@ typedef struct atoll_client_report {
   /* GSLICE's GPU utilisation efficacy (GUE): throughput_rps / the mean latency in ms; NaN when
    * nothing completed (docs/report.md). */
   double gue;
+  /* Requests of the window still queued or running at its end, neither shed nor failed, whose
+   * deadline had passed by then: late whenever they complete, so QoS violations too. */
+  uint32_t overdue;
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {

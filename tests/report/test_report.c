@@ -312,9 +312,12 @@ static void outcomes_shed_failed_and_goodput(void **state) {
   assert_near(r.clients[1].goodput_rps, 1 / 0.9);
   assert_near(r.clients[2].goodput_rps, 1 / 0.9);
   /* QoS violations: late + shed + failed in the window, + dropped. cam 1 late + 2 shed (its third
-   * shed request arrived before warmup), lidar 1 late, bg 3 dropped + 1 failed. */
+   * shed request arrived before warmup), lidar 1 late + 1 overdue (uncompleted at 995 ms, its
+   * deadline at the end: late whenever it completes), bg 3 dropped + 1 failed. */
   assert_int_equal(r.clients[0].qos_violations, 3);
-  assert_int_equal(r.clients[1].qos_violations, 1);
+  assert_int_equal(r.clients[1].overdue, 1);
+  assert_int_equal(r.clients[1].qos_violations, 2);
+  assert_int_equal(r.clients[0].overdue, 0); /* its uncompleted ones are shed, counted once */
   assert_int_equal(r.clients[2].qos_violations, 4);
   assert_near(r.clients[2].violation_ratio, 4.0 / (r.clients[2].requests + 3));
   char *json = capture_json(&r, false);
@@ -330,7 +333,7 @@ static void outcomes_shed_failed_and_goodput(void **state) {
   assert_null(strstr(json, "\"shares\""));
   free(json);
   char *t = capture_print(&r, atoll_report_print_table);
-  assert_non_null(strstr(t, "outcomes                     dropped 3, shed 3, failed 1; goodput 4.4 req/s; QoS violations 8 ("));
+  assert_non_null(strstr(t, "outcomes                     dropped 3, shed 3, failed 1; goodput 4.4 req/s; QoS violations 9 ("));
   /* Each client's row has its own: requests, completed, dropped, shed, failed, in that order
    * under the header's names; the pooled row sums the RT clients'. */
   static const char *const rows[] = {
