@@ -50,6 +50,11 @@ typedef struct atoll_client_report {
   /* Requests of the window still queued or running at its end, neither shed nor failed, whose
    * deadline had passed by then: late whenever they complete, so QoS violations too. */
   uint32_t overdue;
+  /* The longest waits of the window's requests still unfinished (neither completed, shed nor
+   * failed) when the run ended, in us and over the standalone latency: only n and max and the
+   * request that set it, NaN and -1 when none. Such a request's latency is at least its wait, so a
+   * bound on latency's max is judged on the larger of the two maxima (docs/report.md). */
+  atoll_stats unfinished_us, unfinished_norm;
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {
@@ -60,6 +65,7 @@ typedef struct atoll_expect_verdict {
   int32_t client;
   uint64_t request;
   int64_t arrival_ns;
+  bool unfinished; /* the request that set the max had not finished when the run ended */
 } atoll_expect_verdict;
 
 typedef struct atoll_report {
@@ -96,6 +102,7 @@ typedef struct atoll_report {
    * path_count > 0, so simulated reports do not change. */
   uint32_t path_count;
   double path_us[4];
+  atoll_stats rt_unfinished_us, rt_unfinished_norm; /* the RT clients' unfinished waits, pooled */
 } atoll_report;
 
 /* Computes every statistic and verdict; allocates with malloc (atoll_report_free). 0 or ATOLL_ENOMEM. */

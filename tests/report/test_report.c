@@ -84,7 +84,10 @@ static void fixture_scenario(void) {
 }
 
 /* cam: one request before warmup (10 ms, must not count), 2/4/2 ms, one uncompleted whose 3 ms
- * deadline passes before the end (990 ms) and one whose deadline does not (998 ms).
+ * deadline passes before the end (996 ms) and one whose deadline does not (998 ms). The unfinished
+ * requests wait no longer than their clients' (and the RT pool's) longest completed ones, so the
+ * max verdicts below come from completed requests (unfinished_wait_bounds_the_max has the other
+ * case).
  * lidar: 5 ms (exactly its deadline: no miss), 6 ms (miss), uncompleted at 995 ms (deadline at
  * exactly the end: miss) and at 996 ms (no miss). bg: one 4 ms request and one uncompleted. */
 static void fixture_requests(void) {
@@ -93,7 +96,7 @@ static void fixture_requests(void) {
   add_req(0, 200000, 4000);
   add_req(0, 300000, 2000);
   add_req(0, 998000, -1);
-  add_req(0, 990000, -1);
+  add_req(0, 996000, -1);
   add_req(1, 150000, 5000);
   add_req(1, 160000, 6000);
   add_req(1, 996000, -1);
@@ -382,7 +385,7 @@ static void deadline_misses_with_explicit_deadline(void **state) {
   fixture_init();
   atoll_report r;
   compute(&r);
-  /* 4 ms > 3 ms, and the request at 990 ms that never completed. */
+  /* 4 ms > 3 ms, and the request at 996 ms that never completed. */
   assert_int_equal(r.clients[0].deadline_misses, 2);
   atoll_report_free(&r);
 }
@@ -645,6 +648,51 @@ static void max_verdict_carries_the_request(void **state) {
   assert_int_equal(v[1].arrival_ns, 300 * MS);
   assert_true(v[2].holds);
   assert_false(v[2].has_request);
+  atoll_report_free(&r);
+}
+
+/* A request still waiting when the run ends has a latency of at least its wait: a max bound is
+ * judged on that where it is longer than every completed request's, and the request is named. A
+ * shed request has no latency to bound. */
+static void unfinished_wait_bounds_the_max(void **state) {
+  (void)state;
+  fixture_init();
+  add_req(0, 980000, -1); /* cam: request 6, waiting 20 ms when the window ends at 1000 ms */
+  add_expect("clients.cam.latency_us.max <= 5000", "clients.cam.latency_us.max", ATOLL_CMP_LE, 5000);
+  add_expect("rt.norm_latency.max <= 4", "rt.norm_latency.max", ATOLL_CMP_LE, 4);
+  add_expect("clients.cam.latency_us.p99 <= 5000", "clients.cam.latency_us.p99", ATOLL_CMP_LE, 5000);
+  atoll_report r;
+  compute(&r);
+  const atoll_expect_verdict *v = r.verdicts;
+  assert_near(r.clients[0].latency_us.max, 4000); /* the statistic stays the completed requests' */
+  assert_int_equal(r.clients[0].unfinished_us.n, 3);
+  assert_near(r.clients[0].unfinished_us.max, 20000);
+  assert_false(v[0].holds);
+  assert_near(v[0].value, 20000);
+  assert_near(v[0].margin, -15000);
+  assert_true(v[0].unfinished);
+  assert_int_equal(v[0].client, 0);
+  assert_int_equal(v[0].request, 6);
+  assert_int_equal(v[0].arrival_ns, 980 * MS);
+  assert_false(v[1].holds); /* pooled over RT: 20 ms over cam's 2 ms standalone */
+  assert_near(v[1].value, 10);
+  assert_true(v[1].unfinished);
+  assert_true(v[2].holds); /* percentiles are the completed requests' */
+  assert_false(v[2].unfinished);
+  char *t = capture_print(&r, atoll_report_print_violations);
+  assert_string_equal(t, "expect FAILED: clients.cam.latency_us.max <= 5000: value 20000, bound 5000, margin -15000 "
+                         "(set by request 6 of client cam, arrived at 980.000 ms, unfinished when the run ended: its "
+                         "wait so far, a lower bound)\n"
+                         "expect FAILED: rt.norm_latency.max <= 4: value 10, bound 4, margin -6 (set by request 6 of "
+                         "client cam, arrived at 980.000 ms, unfinished when the run ended: its wait so far, a lower "
+                         "bound)\n");
+  free(t);
+  atoll_report_free(&r);
+  fx.req[0][6].shed = 1; /* shed: an outcome, not a wait */
+  compute(&r);
+  assert_true(r.verdicts[0].holds);
+  assert_near(r.verdicts[0].value, 4000);
+  assert_false(r.verdicts[0].unfinished);
   atoll_report_free(&r);
 }
 
@@ -1061,6 +1109,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(unknown_fields_return_enoent),
     cmocka_unit_test(verdicts_and_margins_for_each_comparison),
     cmocka_unit_test(max_verdict_carries_the_request),
+    cmocka_unit_test(unfinished_wait_bounds_the_max),
     cmocka_unit_test(bounds_over_no_samples),
     cmocka_unit_test(json_has_the_documented_shape),
     cmocka_unit_test(batches_and_gpus),
