@@ -102,6 +102,9 @@ case $case_name in
         fail "$file: not one row per policy and seed: $(cat "$tmp/1.csv")"
       cmp "$tmp/1.csv" "$tmp/2.csv" || fail "$file: two threads: $(diff "$tmp/1.csv" "$tmp/2.csv")"
     done ;;
+  explore_mpirun_small)
+    # The same check on tiny.yaml alone: what CI's ASan stage runs in place of the whole matrix.
+    SCENARIOS=tiny bash "$0" explore_mpirun_matches_sequential "$atoll" "$src"; exit $? ;;
   explore_threads_small)
     # The same check on tiny.yaml alone: small enough for ThreadSanitizer (.ci/run, label threads).
     SCENARIOS=tiny bash "$0" explore_threads_match_sequential "$atoll" "$src"; exit $? ;;
