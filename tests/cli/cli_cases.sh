@@ -376,7 +376,9 @@ PY
     expect_rc 2 "$atoll" capacity "$scen" --policy rt-only --duration-ms 600
     grep -q "no client had a request in the measured window" "$tmp/.stderr" || fail "nothing measured, not refused"
     low=()
-    for c in mobilenet bert vit; do low+=(--set "clients.$c.deadline_ms=1e7" --set "clients.$c.arrival.load=0.0002"); done
+    for c in mobilenet bert vit; do
+      low+=(--set "clients.$c.deadline_ms=1e7" --set "clients.$c.arrival.load=0.0002")
+    done
     expect_rc 0 "$atoll" capacity "$scen" --policy mps-static --duration-ms 2000 "${low[@]}" --json "$tmp/h.json"
     grep -q "^capacity scale >= 1024 " "$tmp/.stdout" || fail "capped scale not said: $(cat "$tmp/.stdout")"
     python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); assert r["scale"] == 1024 and r["capped"], r' \
