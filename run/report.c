@@ -97,9 +97,11 @@ static bool client_deadline(const atoll_run_results *res, uint32_t c, double *de
   return *deadline_ns > 0;
 }
 
-/* Where one client's latency samples go: its own sets and, for an RT client, the pooled ones. */
+/* Where one client's latency samples and unfinished waits go: its own and, for an RT client, the
+ * pooled ones. */
 typedef struct client_sinks {
   sample_set *lat, *norm, *rt_lat, *rt_norm;
+  atoll_stats *unf_us, *unf_norm, *rt_unf_us, *rt_unf_norm;
 } client_sinks;
 
 static void add_completed(const atoll_run_results *res, uint32_t c, const atoll_request_record *q,
@@ -118,15 +120,32 @@ static void add_completed(const atoll_run_results *res, uint32_t c, const atoll_
     set_add(k->rt_norm, norm, (int32_t)c, q->id, q->arrival_ns);
 }
 
-/* Keeps the longest wait in an unfinished-waits record (atoll_stats with only n and max set). */
+/* Keeps the longest wait in an unfinished-waits record (atoll_stats with only n and max set).
+ * Strictly longer, as set_add: among equal waits the first request seen is the one reported. */
 static void unfinished_add(atoll_stats *u, double wait, int32_t client, const atoll_request_record *q) {
-  u->n++;
-  if (isnan(u->max) || wait > u->max) {
+  if (u->n++ == 0 || wait > u->max) {
     u->max = wait;
     u->max_client = client;
     u->max_request = q->id;
     u->max_arrival_ns = q->arrival_ns;
   }
+}
+
+/* A request of the window still unfinished at the end: its wait so far, as add_completed's latency. */
+static void add_unfinished(const atoll_run_results *res, uint32_t c, const atoll_request_record *q, int64_t end,
+                           const client_sinks *k) {
+  int64_t wait_ns = end > q->arrival_ns ? end - q->arrival_ns : 0;
+  double wait_us = (double)wait_ns / 1000.0;
+  unfinished_add(k->unf_us, wait_us, (int32_t)c, q);
+  if (k->rt_unf_us)
+    unfinished_add(k->rt_unf_us, wait_us, (int32_t)c, q);
+  int64_t alone = standalone_ns(res, res->scenario->clients[c].model);
+  if (alone <= 0)
+    return;
+  double norm = (double)wait_ns / (double)alone;
+  unfinished_add(k->unf_norm, norm, (int32_t)c, q);
+  if (k->rt_unf_norm)
+    unfinished_add(k->rt_unf_norm, norm, (int32_t)c, q);
 }
 
 /* Counts, deadline misses and latency samples of client c over its requests that arrived at or
@@ -145,9 +164,6 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
   cr->failure = recs->failed ? recs->failure : NULL;
   cr->refusal = recs->refusal[0] ? recs->refusal : NULL;
   double runs = 0; /* each request of a batch of b is 1/b of a model run */
-  int64_t alone = standalone_ns(res, res->scenario->clients[c].model);
-  stats_empty(&cr->unfinished_us);
-  stats_empty(&cr->unfinished_norm);
   for (uint32_t i = 0; i < recs->n; i++) {
     const atoll_request_record *q = &recs->req[i];
     if (q->arrival_ns < warmup)
@@ -166,16 +182,11 @@ static void client_collect(const atoll_run_results *res, uint32_t c, const clien
       else
         cr->completed_in_deadline++;
     } else {
-      if (has_deadline && (double)(end - q->arrival_ns) >= deadline) {
-        cr->deadline_misses++;
-        if (!q->shed && !q->failed)
-          cr->overdue++;
-      }
-      if (!q->shed && !q->failed) {
-        int64_t wait_ns = end > q->arrival_ns ? end - q->arrival_ns : 0;
-        unfinished_add(&cr->unfinished_us, (double)wait_ns / 1000.0, (int32_t)c, q);
-        if (alone > 0)
-          unfinished_add(&cr->unfinished_norm, (double)wait_ns / (double)alone, (int32_t)c, q);
+      bool missed = has_deadline && (double)(end - q->arrival_ns) >= deadline;
+      cr->deadline_misses += missed;
+      if (!q->shed && !q->failed) { /* still waiting: shed and failed ones are lost, above */
+        cr->overdue += missed;
+        add_unfinished(res, c, q, end, k);
       }
     }
   }
@@ -306,14 +317,16 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static int stat_ref(const atoll_stats *s, const char *stat, bool population_empty, field_ref *ref) {
+/* `unfinished`: for a latency statistic, the unfinished requests' waits (verdict_compute); else NULL. */
+static int stat_ref(const atoll_stats *s, const char *stat, bool population_empty, const atoll_stats *unfinished,
+                    field_ref *ref) {
   const struct {
     const char *name;
     double value;
   } table[] = {{"mean", s->mean}, {"p50", s->p50}, {"p95", s->p95}, {"p99", s->p99}, {"max", s->max}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     if (strcmp(stat, table[i].name) == 0) {
-      *ref = (field_ref){table[i].value, s, population_empty && s->n == 0, ref->unfinished};
+      *ref = (field_ref){table[i].value, s, population_empty && s->n == 0, unfinished};
       return ATOLL_OK;
     }
   }
@@ -338,14 +351,11 @@ static int scalar_ref(const named_value *table, size_t n, const char *name, fiel
 }
 
 static int client_ref(const atoll_client_report *cr, const char *rest, field_ref *ref) {
-  if (starts_with(rest, "latency_us.")) {
-    ref->unfinished = &cr->unfinished_us;
-    return stat_ref(&cr->latency_us, rest + strlen("latency_us."), cr->requests == 0, ref);
-  }
-  if (starts_with(rest, "norm_latency.")) {
-    ref->unfinished = &cr->unfinished_norm;
-    return stat_ref(&cr->norm_latency, rest + strlen("norm_latency."), cr->requests == 0, ref);
-  }
+  if (starts_with(rest, "latency_us."))
+    return stat_ref(&cr->latency_us, rest + strlen("latency_us."), cr->requests == 0, &cr->unfinished_us, ref);
+  if (starts_with(rest, "norm_latency."))
+    return stat_ref(&cr->norm_latency, rest + strlen("norm_latency."), cr->requests == 0, &cr->unfinished_norm,
+                    ref);
   const named_value table[] = {
       {"requests", cr->requests, false},          {"completed", cr->completed, false},
       {"dropped", cr->dropped, false},            {"deadline_misses", cr->deadline_misses, false},
@@ -370,21 +380,17 @@ static uint32_t rt_requests(const atoll_report *r) {
 
 static int rt_ref(const atoll_report *r, const char *rest, field_ref *ref) {
   bool empty = rt_requests(r) == 0;
-  if (starts_with(rest, "latency_us.")) {
-    ref->unfinished = &r->rt_unfinished_us;
-    return stat_ref(&r->rt_latency_us, rest + strlen("latency_us."), empty, ref);
-  }
-  if (starts_with(rest, "norm_latency.")) {
-    ref->unfinished = &r->rt_unfinished_norm;
-    return stat_ref(&r->rt_norm_latency, rest + strlen("norm_latency."), empty, ref);
-  }
+  if (starts_with(rest, "latency_us."))
+    return stat_ref(&r->rt_latency_us, rest + strlen("latency_us."), empty, &r->rt_unfinished_us, ref);
+  if (starts_with(rest, "norm_latency."))
+    return stat_ref(&r->rt_norm_latency, rest + strlen("norm_latency."), empty, &r->rt_unfinished_norm, ref);
   return ATOLL_ENOENT;
 }
 
 static int preemption_ref(const atoll_report *r, const char *rest, field_ref *ref) {
   bool none = r->preemption_count == 0;
   if (starts_with(rest, "latency_us."))
-    return stat_ref(&r->preemption_latency_us, rest + strlen("latency_us."), none, ref);
+    return stat_ref(&r->preemption_latency_us, rest + strlen("latency_us."), none, NULL, ref);
   const named_value table[] = {
       {"count", r->preemption_count, false},
       {"restored_kernels", (double)r->restored_kernels, false},
@@ -482,7 +488,7 @@ static int field_resolve(const atoll_report *r, const char *field, field_ref *re
 }
 
 int atoll_report_field(const atoll_report *r, const char *field, double *value) {
-  field_ref ref = {0};
+  field_ref ref;
   int rc = field_resolve(r, field, &ref);
   if (rc == ATOLL_OK)
     *value = ref.value;
@@ -496,7 +502,7 @@ int atoll_report_field(const atoll_report *r, const char *field, double *value) 
  * requests but completed none fails, since starvation must not pass as "within bounds". */
 static void verdict_compute(const atoll_report *r, const atoll_expect *e, atoll_expect_verdict *v) {
   *v = (atoll_expect_verdict){.value = NAN, .margin = NAN, .client = -1};
-  field_ref ref = {0};
+  field_ref ref;
   if (!e->field || field_resolve(r, e->field, &ref) != ATOLL_OK)
     return;
   v->value = ref.value;
@@ -556,12 +562,23 @@ static int scratch_alloc(const atoll_run_results *res, scratch *sc) {
 static void clients_compute(const atoll_run_results *res, const scratch *sc, atoll_report *r) {
   const atoll_scenario *s = res->scenario;
   sample_set rt_lat = set_over(sc->rt_lat), rt_norm = set_over(sc->rt_norm);
+  stats_empty(&r->rt_unfinished_us);
+  stats_empty(&r->rt_unfinished_norm);
   r->total_norm_throughput = 0;
   for (uint32_t c = 0; c < s->n_clients; c++) {
     sample_set lat = set_over(sc->lat), norm = set_over(sc->norm);
     bool rt = s->clients[c].cls == ATOLL_CLASS_RT;
-    client_sinks k = {&lat, &norm, rt ? &rt_lat : NULL, rt ? &rt_norm : NULL};
     atoll_client_report *cr = &r->clients[c];
+    stats_empty(&cr->unfinished_us);
+    stats_empty(&cr->unfinished_norm);
+    client_sinks k = {&lat,
+                      &norm,
+                      rt ? &rt_lat : NULL,
+                      rt ? &rt_norm : NULL,
+                      &cr->unfinished_us,
+                      &cr->unfinished_norm,
+                      rt ? &r->rt_unfinished_us : NULL,
+                      rt ? &r->rt_unfinished_norm : NULL};
     client_collect(res, c, &k, cr);
     stats_finish(&lat, &cr->latency_us);
     stats_finish(&norm, &cr->norm_latency);
@@ -573,22 +590,6 @@ static void clients_compute(const atoll_run_results *res, const scratch *sc, ato
   }
   stats_finish(&rt_lat, &r->rt_latency_us);
   stats_finish(&rt_norm, &r->rt_norm_latency);
-  stats_empty(&r->rt_unfinished_us);
-  stats_empty(&r->rt_unfinished_norm);
-  for (uint32_t c = 0; c < s->n_clients; c++) {
-    if (s->clients[c].cls != ATOLL_CLASS_RT)
-      continue;
-    const atoll_stats *u[2] = {&r->clients[c].unfinished_us, &r->clients[c].unfinished_norm};
-    atoll_stats *pool[2] = {&r->rt_unfinished_us, &r->rt_unfinished_norm};
-    for (int i = 0; i < 2; i++) {
-      if (u[i]->n == 0)
-        continue;
-      uint32_t n = pool[i]->n + u[i]->n;
-      if (isnan(pool[i]->max) || u[i]->max > pool[i]->max)
-        *pool[i] = *u[i];
-      pool[i]->n = n;
-    }
-  }
 }
 
 /* Each GPU's busy fraction (GPU 0's is cu_busy_frac) and the memory its clients need. */
