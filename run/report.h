@@ -55,6 +55,12 @@ typedef struct atoll_client_report {
    * request that set it, NaN and -1 when none. Such a request's latency is at least its wait, so a
    * bound on latency's max is judged on the larger of the two maxima (docs/report.md). */
   atoll_stats unfinished_us, unfinished_norm;
+  /* The statistics over the window's completed requests and its unfinished ones (as above), each
+   * unfinished one at its wait so far: since its latency is at least that wait, each is a lower
+   * bound on the statistic over every request of the window. A bound on a mean or percentile is
+   * judged on it where it is the larger (docs/report.md); equal to latency_us and norm_latency
+   * when nothing is unfinished. */
+  atoll_stats latency_lower_us, norm_latency_lower;
 } atoll_client_report;
 
 typedef struct atoll_expect_verdict {
@@ -66,6 +72,9 @@ typedef struct atoll_expect_verdict {
   uint64_t request;
   int64_t arrival_ns;
   bool unfinished; /* the request that set the max had not finished when the run ended */
+  /* A mean or percentile judged on its lower bound with the unfinished requests' waits
+   * (atoll_client_report's latency_lower_us), which was larger than the completed requests'. */
+  bool lower_bound;
 } atoll_expect_verdict;
 
 typedef struct atoll_report {
@@ -103,6 +112,7 @@ typedef struct atoll_report {
   uint32_t path_count;
   double path_us[4];
   atoll_stats rt_unfinished_us, rt_unfinished_norm; /* the RT clients' unfinished waits, pooled */
+  atoll_stats rt_latency_lower_us, rt_norm_latency_lower; /* latency_lower_us's pooled over RT clients */
 } atoll_report;
 
 /* Computes every statistic and verdict; allocates with malloc (atoll_report_free). 0 or ATOLL_ENOMEM. */

@@ -677,15 +677,22 @@ static void unfinished_wait_bounds_the_max(void **state) {
   assert_false(v[1].holds); /* pooled over RT: 20 ms over cam's 2 ms standalone */
   assert_near(v[1].value, 10);
   assert_true(v[1].unfinished);
-  assert_true(v[2].holds); /* percentiles are the completed requests' */
+  /* The p99 too: of 2, 4, 2 ms completed and 2, 4, 20 ms waited (unfinished_waits_bound_the_mean
+   * has the rest of this rule). */
+  assert_false(v[2].holds);
+  assert_near(v[2].value, 20000);
+  assert_near(r.clients[0].latency_us.p99, 4000);
   assert_false(v[2].unfinished);
+  assert_true(v[2].lower_bound);
   char *t = capture_print(&r, atoll_report_print_violations);
   assert_string_equal(t, "expect FAILED: clients.cam.latency_us.max <= 5000: value 20000, bound 5000, margin -15000 "
                          "(set by request 6 of client cam, arrived at 980.000 ms, unfinished when the run ended: its "
                          "wait so far, a lower bound)\n"
                          "expect FAILED: rt.norm_latency.max <= 4: value 10, bound 4, margin -6 (set by request 6 of "
                          "client cam, arrived at 980.000 ms, unfinished when the run ended: its wait so far, a lower "
-                         "bound)\n");
+                         "bound)\n"
+                         "expect FAILED: clients.cam.latency_us.p99 <= 5000: value 20000, bound 5000, margin -15000 "
+                         "(a lower bound: the requests unfinished when the run ended counted at their wait so far)\n");
   free(t);
   atoll_report_free(&r);
   fx.req[0][6].shed = 1; /* shed: an outcome, not a wait */
@@ -693,6 +700,53 @@ static void unfinished_wait_bounds_the_max(void **state) {
   assert_true(r.verdicts[0].holds);
   assert_near(r.verdicts[0].value, 4000);
   assert_false(r.verdicts[0].unfinished);
+  assert_true(r.verdicts[2].holds);
+  assert_false(r.verdicts[2].lower_bound);
+  atoll_report_free(&r);
+}
+
+/* A mean or percentile bound is judged on the statistic over the completed requests and the
+ * unfinished ones at their wait so far where that is larger, and on the completed requests' where
+ * it is not (a short wait would pull the mean down, and the request's latency is unknown). */
+static void unfinished_waits_bound_the_mean(void **state) {
+  (void)state;
+  fixture_init(); /* cam: 2, 4, 2 ms completed, waits of 2 and 4 ms at the end (1000 ms) */
+  add_expect("clients.cam.latency_us.mean <= 3000", "clients.cam.latency_us.mean", ATOLL_CMP_LE, 3000);
+  add_expect("clients.cam.latency_us.p50 <= 3000", "clients.cam.latency_us.p50", ATOLL_CMP_LE, 3000);
+  add_expect("rt.latency_us.mean <= 4000", "rt.latency_us.mean", ATOLL_CMP_LE, 4000);
+  atoll_report r;
+  compute(&r);
+  /* (2 + 4 + 2 + 2 + 4) / 5 = 2.8 ms, above the completed 8 / 3 ms */
+  assert_near(r.clients[0].latency_lower_us.mean, 2800);
+  assert_int_equal(r.clients[0].latency_lower_us.n, 5);
+  assert_true(r.verdicts[0].holds);
+  assert_near(r.verdicts[0].value, 2800);
+  assert_true(r.verdicts[0].lower_bound);
+  assert_near(r.verdicts[1].value, 2000); /* p50 of 2, 2, 2, 4, 4: the completed requests' 2 ms */
+  assert_false(r.verdicts[1].lower_bound);
+  atoll_report_free(&r);
+  add_req(0, 999000, -1); /* a 1 ms wait: 15 / 6 ms, below the completed requests' mean */
+  compute(&r);
+  assert_near(r.clients[0].latency_lower_us.mean, 2500);
+  assert_near(r.verdicts[0].value, 8000.0 / 3);
+  assert_false(r.verdicts[0].lower_bound);
+  atoll_report_free(&r);
+  add_req(0, 960000, -1); /* 40 ms: 55 / 7 ms; the RT pool's with lidar's 5, 6 and its 4, 5 ms waits */
+  compute(&r);
+  assert_false(r.verdicts[0].holds);
+  assert_near(r.verdicts[0].value, 55000.0 / 7);
+  assert_near(r.rt_latency_us.mean, 3800);
+  assert_near(r.rt_latency_lower_us.mean, 75000.0 / 11);
+  assert_false(r.verdicts[2].holds);
+  assert_true(r.verdicts[2].lower_bound);
+  char *t = capture_print(&r, atoll_report_print_table);
+  assert_non_null(strstr(t, "FAIL  clients.cam.latency_us.mean <= 3000  value 7857.14 us"));
+  assert_non_null(strstr(t, "(a lower bound: unfinished requests counted at their wait so far)\n"));
+  free(t);
+  t = capture_json(&r, false);
+  assert_non_null(strstr(t, "\"expr\": \"clients.cam.latency_us.mean <= 3000\""));
+  assert_non_null(strstr(t, "\"lower_bound\": true"));
+  free(t);
   atoll_report_free(&r);
 }
 
@@ -1110,6 +1164,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(verdicts_and_margins_for_each_comparison),
     cmocka_unit_test(max_verdict_carries_the_request),
     cmocka_unit_test(unfinished_wait_bounds_the_max),
+    cmocka_unit_test(unfinished_waits_bound_the_mean),
     cmocka_unit_test(bounds_over_no_samples),
     cmocka_unit_test(json_has_the_documented_shape),
     cmocka_unit_test(batches_and_gpus),
