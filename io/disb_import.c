@@ -88,10 +88,13 @@ static int read_clients(atoll_yread *r, const atoll_ynode *n, const char *key, i
   return rc;
 }
 
-/* Splits an absolute path into its components, in place. */
+/* Splits an absolute path into its components, in place. strtok_r, not strtok, which keeps its
+ * place in a static: only `atoll import` calls this today, from one thread, but io/ is a library
+ * whose other parsers run in atoll sweep's worker threads, and this one should be as safe. */
 static int split_path(char *p, char **parts, int max) {
   int n = 0;
-  for (char *tok = strtok(p, "/"); tok && n < max; tok = strtok(NULL, "/"))
+  char *save = NULL;
+  for (char *tok = strtok_r(p, "/", &save); tok && n < max; tok = strtok_r(NULL, "/", &save))
     parts[n++] = tok;
   return n;
 }
