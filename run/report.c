@@ -1392,8 +1392,10 @@ bool atoll_report_client_overloaded(const atoll_report *r, uint32_t c) {
   if (cl->arrival.kind == ATOLL_ARRIVAL_CLOSED)
     return false; /* it offers one request at a time: never more than it is served */
   /* Requests still in flight when the run ends are not completed either: a tenth of the window's
-   * requests is the margin that leaves them out of the verdict. */
-  return cr->dropped > 0 || cr->shed > 0 || (double)cr->completed < 0.9 * (double)cr->requests;
+   * requests, and at least one, is the margin that leaves them out of the verdict (in a short run,
+   * one request of two still in flight is no overload). */
+  return cr->dropped > 0 || cr->shed > 0 ||
+         ((double)cr->completed < 0.9 * (double)cr->requests && cr->requests - cr->completed > 1);
 }
 
 uint32_t atoll_report_warn_overload(const atoll_report *r, const char *tool, FILE *out) {
