@@ -347,6 +347,12 @@ static void on_timer(atoll_core *c, uint64_t cookie, int64_t now) {
   }
 }
 
+/* Its own batches: up to max_batch requests (the device holds room for them, as for gslice's). */
+static uint32_t batch_limit(const atoll_scenario *s, uint32_t client) {
+  (void)client;
+  return (uint32_t)s->policy.param[OPT_MAX_BATCH];
+}
+
 static bool state_valid(const atoll_core *c) {
   const inss_state *st = atoll__policy_state_c(c);
   if (st->n < 0 || st->n > MAX_Q)
@@ -366,6 +372,7 @@ const atoll_policy_ops atoll__policy_inss = {
     .finish_options = finish_options,
     .place = place,
     .own_batches = "inss decides its batches itself (BDA, option max_batch)",
+    .batch_limit = batch_limit,
     .setup_queue = setup_queue,
     .init = init,
     .on_queued = on_queued,

@@ -421,6 +421,11 @@ static void *payload(void *ctx, const atoll_cmd *cmd) {
     q->set = atoll_core_task_set(&r->core, task);
     q->set_known = 1;
   }
+  /* A batch larger than the room the client's device tensors were given (a policy that forms its
+   * own batches without saying how large, atoll_policy_batch_limit) is refused, and its requests
+   * fail, rather than copied past the end of the tensors. */
+  if (q && cmd->batch > client_instances(r, q->client))
+    return NULL;
   if (q && cmd->batch > 1 && !q->batch && !make_batch(r, task, q))
     return NULL;
   return q;

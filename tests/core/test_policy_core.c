@@ -52,6 +52,33 @@ static void option_defaults(void **state) {
   assert_int_equal(n, 1);
 }
 
+/* A policy that forms its own batches up to an option max_batch (gslice, inss, gpulet) says so
+ * through atoll_policy_batch_limit, which a native device sizes each client's tensors by: inss and
+ * gpulet did not, and a native gpulet run copied a batch of 17 inputs into room for one (a
+ * heap-buffer-overflow under ASan, a segfault in a release build). A policy without the option
+ * goes by the client's batch:. */
+static void own_batches_have_room(void **state) {
+  (void)state;
+  for (int k = 0; k < ATOLL_POLICY_COUNT; k++) {
+    fk_scenario((atoll_policy_kind)k);
+    sc.policy = atoll_policy_defaults((atoll_policy_kind)k);
+    uint32_t n = 0;
+    const atoll_policy_option *o = atoll_policy_options((atoll_policy_kind)k, &n);
+    const atoll_policy_option *max_batch = NULL;
+    for (uint32_t i = 0; i < n; i++)
+      if (strcmp(o[i].key, "max_batch") == 0)
+        max_batch = &o[i];
+    if (!max_batch) {
+      assert_int_equal(atoll_policy_batch_limit(&sc, BE0), 1);
+      continue;
+    }
+    assert_non_null(atoll_policy_own_batches((atoll_policy_kind)k));
+    assert_int_equal(atoll_policy_batch_limit(&sc, BE0), max_batch->def);
+    atoll_policy_option_set(&sc.policy, max_batch, 5);
+    assert_int_equal(atoll_policy_batch_limit(&sc, BE0), 5);
+  }
+}
+
 /* reef's rule across options: multi_version needs dkp; its default follows dkp. */
 static void reef_finish_options(void **state) {
   (void)state;
@@ -233,6 +260,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(registry_covers_every_policy, fk_teardown),
       cmocka_unit_test_teardown(option_defaults, fk_teardown),
       cmocka_unit_test_teardown(reef_finish_options, fk_teardown),
+      cmocka_unit_test_teardown(own_batches_have_room, fk_teardown),
       cmocka_unit_test_teardown(policy_state_is_copied_hashed_and_checked, fk_teardown),
       cmocka_unit_test_teardown(setup_queue_sets_dq_depth, fk_teardown),
       cmocka_unit_test_teardown(reset_based_priority_marks_rt_queues, fk_teardown),
