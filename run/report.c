@@ -326,8 +326,8 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* The latency statistics a set of them holds, and the lower bounds including unfinished waits (for
- * verdict_compute): all NULL for other statistics. */
+/* For a latency statistic (verdict_compute): the unfinished requests' waits, and the statistics
+ * with them counted at those waits (lower bounds). Both NULL for other statistics. */
 typedef struct latency_refs {
   const atoll_stats *unfinished, *lower;
 } latency_refs;
