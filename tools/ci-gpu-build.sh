@@ -3,6 +3,8 @@
 # compiler warning, and runs the gpu-build tests (device code for the configured architectures, the
 # modules' exports, an atoll that links no GPU runtime, `atoll selftest` exiting 4 without a GPU).
 # CUDA needs NVIDIA's toolkit in /usr/local/cuda (nvcc); without it only HIP is built, loudly.
+# The compiler settings are the asan preset's (CMakePresets.json), so that CI, which passes
+# build/asan, builds atoll's objects once for this stage and its ASan stage.
 #   tools/ci-gpu-build.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: tools/ci-gpu-build.sh BUILD_DIR}
@@ -17,8 +19,8 @@ else
   cuda=OFF
 fi
 mkdir -p "$build"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DATOLL_SANITIZE=address,undefined -DATOLL_CUDA=$cuda \
-  -DATOLL_HIP=ON >"$build/gpu-configure.log" 2>&1 || { cat "$build/gpu-configure.log"; exit 1; }
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+  -DATOLL_SANITIZE=address,undefined,float-cast-overflow -DATOLL_CUDA=$cuda -DATOLL_HIP=ON >"$build/gpu-configure.log" 2>&1 || { cat "$build/gpu-configure.log"; exit 1; }
 log="$build/gpu-build.log"
 if ! cmake --build "$build" -j2 --target "${targets[@]}" >"$log" 2>&1; then
   cat "$log"
