@@ -20,7 +20,8 @@ else
 fi
 mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
-  -DATOLL_SANITIZE=address,undefined,float-cast-overflow -DATOLL_CUDA=$cuda -DATOLL_HIP=ON >"$build/gpu-configure.log" 2>&1 || { cat "$build/gpu-configure.log"; exit 1; }
+  -DATOLL_SANITIZE=address,undefined,float-cast-overflow -DATOLL_CUDA=$cuda -DATOLL_HIP=ON \
+  >"$build/gpu-configure.log" 2>&1 || { cat "$build/gpu-configure.log"; exit 1; }
 log="$build/gpu-build.log"
 if ! cmake --build "$build" -j2 --target "${targets[@]}" >"$log" 2>&1; then
   cat "$log"

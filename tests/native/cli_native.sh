@@ -136,11 +136,12 @@ assert c["batch"]["batch"]["max"] >= 2 and c["batch"]["batch"]["mean"] > 1, c["b
       || fail "report: $(head -c 600 "$tmp/.stdout")" ;;
   own_batches_verify)
     # gpulet forms its own batches (up to its max_batch, 32): the device must hold room for them
-    # (atoll_policy_batch_limit). It did not, and a batch of 17 inputs was copied into room for one:
-    # a heap-buffer-overflow under ASan, a segfault in a release build. The camera's 400 ms deadline
-    # at 80 Hz makes gpulet wait up to 200 ms to fill its batches (under ASan its batches took
-    # longer than the run, and the other clients' batches of 2-3 ran instead); every completed
-    # output must match the uninterrupted reference, and batches of more than one must have run.
+    # (atoll_policy_batch_limit). It did not, and batches were copied into room for one request:
+    # a heap-buffer-overflow under ASan (3 inputs), a segfault in a release build. The camera's
+    # 400 ms deadline at 80 Hz makes gpulet wait up to 200 ms to fill its batches (under ASan its
+    # batches took longer than the run, and the other clients' batches of 2-3 ran instead); every
+    # completed output must match the uninterrupted reference, and batches of more than one must
+    # have run.
     expect_rc 0 "$atoll" native "$src/scenarios/native/inss.yaml" --device cpu --verify --json - --duration-ms 1000 \
       --policy gpulet --set clients.camera.arrival.rate_hz=80 --set clients.camera.deadline_ms=400
     json 'v = d["verify"]
