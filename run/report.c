@@ -98,10 +98,10 @@ static bool client_deadline(const atoll_run_results *res, uint32_t c, double *de
 }
 
 /* Where one client's latency samples and unfinished waits go: its own and, for an RT client, the
- * pooled ones. The lower-bound sets (low_*) take both: completed latencies and unfinished waits. */
+ * pooled ones. The lower-bound sets (low_*) take both: completed latencies and unfinished waits,
+ * so that their n less the completed sets' is the number unfinished. */
 typedef struct client_sinks {
   sample_set *lat, *norm, *rt_lat, *rt_norm;
-  atoll_stats *unf_us, *unf_norm, *rt_unf_us, *rt_unf_norm;
   sample_set *low_lat, *low_norm, *rt_low_lat, *rt_low_norm;
 } client_sinks;
 
@@ -126,33 +126,16 @@ static void add_completed(const atoll_run_results *res, uint32_t c, const atoll_
   add_pair(k->low_norm, k->rt_low_norm, norm, c, q);
 }
 
-/* Keeps the longest wait in an unfinished-waits record (atoll_stats with only n and max set).
- * Strictly longer, as set_add: among equal waits the first request seen is the one reported. */
-static void unfinished_add(atoll_stats *u, double wait, int32_t client, const atoll_request_record *q) {
-  if (u->n++ == 0 || wait > u->max) {
-    u->max = wait;
-    u->max_client = client;
-    u->max_request = q->id;
-    u->max_arrival_ns = q->arrival_ns;
-  }
-}
-
 /* A request of the window still unfinished at the end: its wait so far, as add_completed's latency. */
 static void add_unfinished(const atoll_run_results *res, uint32_t c, const atoll_request_record *q, int64_t end,
                            const client_sinks *k) {
   int64_t wait_ns = end > q->arrival_ns ? end - q->arrival_ns : 0;
   double wait_us = (double)wait_ns / 1000.0;
-  unfinished_add(k->unf_us, wait_us, (int32_t)c, q);
-  if (k->rt_unf_us)
-    unfinished_add(k->rt_unf_us, wait_us, (int32_t)c, q);
   add_pair(k->low_lat, k->rt_low_lat, wait_us, c, q);
   int64_t alone = standalone_ns(res, res->scenario->clients[c].model);
   if (alone <= 0)
     return;
   double norm = (double)wait_ns / (double)alone;
-  unfinished_add(k->unf_norm, norm, (int32_t)c, q);
-  if (k->rt_unf_norm)
-    unfinished_add(k->rt_unf_norm, norm, (int32_t)c, q);
   add_pair(k->low_norm, k->rt_low_norm, norm, c, q);
 }
 
@@ -315,8 +298,11 @@ typedef struct field_ref {
   double value;
   const atoll_stats *stats; /* for a statistic: the set it came from */
   bool empty;
-  const atoll_stats *unfinished; /* for a latency statistic: the unfinished requests' waits */
-  double lower; /* for a latency statistic: its lower bound with the unfinished waits; else NaN */
+  /* For a latency statistic: the statistics with the unfinished requests counted at their waits
+   * (lower bounds on the statistics over every request), and the one looked up of them; else NULL
+   * and NaN. */
+  const atoll_stats *lower_stats;
+  double lower;
 } field_ref;
 
 static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
@@ -326,22 +312,18 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* For a latency statistic (verdict_compute): the unfinished requests' waits, and the statistics
- * with them counted at those waits (lower bounds). Both NULL for other statistics. */
-typedef struct latency_refs {
-  const atoll_stats *unfinished, *lower;
-} latency_refs;
-
-static int stat_ref(const atoll_stats *s, const char *stat, bool population_empty, latency_refs lat,
+/* Looks up one statistic of s; lower: s with the unfinished waits counted (verdict_compute), NULL
+ * for statistics other than latencies. */
+static int stat_ref(const atoll_stats *s, const char *stat, bool population_empty, const atoll_stats *lower,
                     field_ref *ref) {
   static const char *const names[] = {"mean", "p50", "p95", "p99", "max"};
-  const atoll_stats *lo = lat.lower;
+  const atoll_stats *lo = lower;
   const double values[] = {s->mean, s->p50, s->p95, s->p99, s->max};
-  const double lower[] = {lo ? lo->mean : NAN, lo ? lo->p50 : NAN, lo ? lo->p95 : NAN, lo ? lo->p99 : NAN,
-                          lo ? lo->max : NAN};
+  const double lowers[] = {lo ? lo->mean : NAN, lo ? lo->p50 : NAN, lo ? lo->p95 : NAN, lo ? lo->p99 : NAN,
+                           lo ? lo->max : NAN};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     if (strcmp(stat, names[i]) == 0) {
-      *ref = (field_ref){values[i], s, population_empty && s->n == 0, lat.unfinished, lower[i]};
+      *ref = (field_ref){values[i], s, population_empty && s->n == 0, lower, lowers[i]};
       return ATOLL_OK;
     }
   }
@@ -368,10 +350,10 @@ static int scalar_ref(const named_value *table, size_t n, const char *name, fiel
 static int client_ref(const atoll_client_report *cr, const char *rest, field_ref *ref) {
   if (starts_with(rest, "latency_us."))
     return stat_ref(&cr->latency_us, rest + strlen("latency_us."), cr->requests == 0,
-                    (latency_refs){&cr->unfinished_us, &cr->latency_lower_us}, ref);
+                    &cr->latency_lower_us, ref);
   if (starts_with(rest, "norm_latency."))
     return stat_ref(&cr->norm_latency, rest + strlen("norm_latency."), cr->requests == 0,
-                    (latency_refs){&cr->unfinished_norm, &cr->norm_latency_lower}, ref);
+                    &cr->norm_latency_lower, ref);
   const named_value table[] = {
       {"requests", cr->requests, false},          {"completed", cr->completed, false},
       {"dropped", cr->dropped, false},            {"deadline_misses", cr->deadline_misses, false},
@@ -398,17 +380,17 @@ static int rt_ref(const atoll_report *r, const char *rest, field_ref *ref) {
   bool empty = rt_requests(r) == 0;
   if (starts_with(rest, "latency_us."))
     return stat_ref(&r->rt_latency_us, rest + strlen("latency_us."), empty,
-                    (latency_refs){&r->rt_unfinished_us, &r->rt_latency_lower_us}, ref);
+                    &r->rt_latency_lower_us, ref);
   if (starts_with(rest, "norm_latency."))
     return stat_ref(&r->rt_norm_latency, rest + strlen("norm_latency."), empty,
-                    (latency_refs){&r->rt_unfinished_norm, &r->rt_norm_latency_lower}, ref);
+                    &r->rt_norm_latency_lower, ref);
   return ATOLL_ENOENT;
 }
 
 static int preemption_ref(const atoll_report *r, const char *rest, field_ref *ref) {
   bool none = r->preemption_count == 0;
   if (starts_with(rest, "latency_us."))
-    return stat_ref(&r->preemption_latency_us, rest + strlen("latency_us."), none, (latency_refs){NULL, NULL}, ref);
+    return stat_ref(&r->preemption_latency_us, rest + strlen("latency_us."), none, NULL, ref);
   const named_value table[] = {
       {"count", r->preemption_count, false},
       {"restored_kernels", (double)r->restored_kernels, false},
@@ -536,17 +518,18 @@ static void verdict_compute(const atoll_report *r, const atoll_expect *e, atoll_
     /* A request unfinished at the end has a latency of at least its wait: where that wait is
      * longer, the max is at least the wait, and the bound is judged on it (an RT request stuck
      * behind a long kernel when the run ends must not pass a bound it has already broken). Where
-     * nothing completed the verdict stays the starvation failure above. */
-    const atoll_stats *u = ref.unfinished;
-    if (u && u->n > 0 && u->max > ref.value) {
-      v->value = u->max;
-      v->holds = atoll_expect_holds(e->cmp, e->value, u->max, &v->margin) != 0;
-      v->client = u->max_client;
-      v->request = u->max_request;
-      v->arrival_ns = u->max_arrival_ns;
+     * nothing completed the verdict stays the starvation failure above. The lower-bound set's
+     * max is then an unfinished request's, the first of the longest waits (set_add). */
+    const atoll_stats *lo = ref.lower_stats;
+    if (lo && lo->n > ref.stats->n && lo->max > ref.value) {
+      v->value = lo->max;
+      v->holds = atoll_expect_holds(e->cmp, e->value, lo->max, &v->margin) != 0;
+      v->client = lo->max_client;
+      v->request = lo->max_request;
+      v->arrival_ns = lo->max_arrival_ns;
       v->unfinished = true;
     }
-  } else if (!isnan(ref.value) && ref.unfinished && ref.unfinished->n > 0 && ref.lower > ref.value) {
+  } else if (!isnan(ref.value) && ref.lower_stats && ref.lower_stats->n > ref.stats->n && ref.lower > ref.value) {
     /* The same for a mean or percentile: counting each unfinished request at its wait so far
      * gives a lower bound on the statistic over every request of the window (a percentile only
      * rises as any sample rises), and where that is larger the bound is judged on it. */
@@ -593,24 +576,16 @@ static void clients_compute(const atoll_run_results *res, const scratch *sc, ato
   const atoll_scenario *s = res->scenario;
   sample_set rt_lat = set_over(sc->rt_lat), rt_norm = set_over(sc->rt_norm);
   sample_set rt_low_lat = set_over(sc->rt_low_lat), rt_low_norm = set_over(sc->rt_low_norm);
-  stats_empty(&r->rt_unfinished_us);
-  stats_empty(&r->rt_unfinished_norm);
   r->total_norm_throughput = 0;
   for (uint32_t c = 0; c < s->n_clients; c++) {
     sample_set lat = set_over(sc->lat), norm = set_over(sc->norm);
     sample_set low_lat = set_over(sc->low_lat), low_norm = set_over(sc->low_norm);
     bool rt = s->clients[c].cls == ATOLL_CLASS_RT;
     atoll_client_report *cr = &r->clients[c];
-    stats_empty(&cr->unfinished_us);
-    stats_empty(&cr->unfinished_norm);
     client_sinks k = {&lat,
                       &norm,
                       rt ? &rt_lat : NULL,
                       rt ? &rt_norm : NULL,
-                      &cr->unfinished_us,
-                      &cr->unfinished_norm,
-                      rt ? &r->rt_unfinished_us : NULL,
-                      rt ? &r->rt_unfinished_norm : NULL,
                       &low_lat,
                       &low_norm,
                       rt ? &rt_low_lat : NULL,

@@ -50,16 +50,12 @@ typedef struct atoll_client_report {
   /* Requests of the window still queued or running at its end, neither shed nor failed, whose
    * deadline had passed by then: late whenever they complete, so QoS violations too. */
   uint32_t overdue;
-  /* The longest waits of the window's requests still unfinished (neither completed, shed nor
-   * failed) when the run ended, in us and over the standalone latency: only n and max and the
-   * request that set it, NaN and -1 when none. Such a request's latency is at least its wait, so a
-   * bound on latency's max is judged on the larger of the two maxima (docs/report.md). */
-  atoll_stats unfinished_us, unfinished_norm;
-  /* The statistics over the window's completed requests and its unfinished ones (as above), each
-   * unfinished one at its wait so far: since its latency is at least that wait, each is a lower
-   * bound on the statistic over every request of the window. A bound on a mean or percentile is
-   * judged on it where it is the larger (docs/report.md); equal to latency_us and norm_latency
-   * when nothing is unfinished. */
+  /* The statistics over the window's completed requests and its unfinished ones (neither
+   * completed, shed nor failed when the run ended), each unfinished one at its wait so far: since
+   * its latency is at least that wait, each is a lower bound on the statistic over every request
+   * of the window. A bound on latency is judged on it where it is the larger (docs/report.md); its
+   * max then names the unfinished request. Equal to latency_us and norm_latency when nothing is
+   * unfinished; n less theirs is the number unfinished. */
   atoll_stats latency_lower_us, norm_latency_lower;
 } atoll_client_report;
 
@@ -111,7 +107,6 @@ typedef struct atoll_report {
    * path_count > 0, so simulated reports do not change. */
   uint32_t path_count;
   double path_us[4];
-  atoll_stats rt_unfinished_us, rt_unfinished_norm; /* the RT clients' unfinished waits, pooled */
   atoll_stats rt_latency_lower_us, rt_norm_latency_lower; /* latency_lower_us's pooled over RT clients */
 } atoll_report;
 
