@@ -6,6 +6,9 @@
 #   tools/batch-curve.sh [ATOLL_BINARY] [MODEL_YAML] [GPU] [BATCHES...]
 #     defaults: build/release/bin/atoll, scenarios/models/resnet152.yaml, mi50, 1 4 16 32
 set -euo pipefail
+# Debian's python3, which tools/install-deps.sh installs: one first on PATH may be another
+# interpreter, or a version manager's shim that takes 0.45 s to start one.
+python3() { /usr/bin/python3 "$@"; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 atoll=${1:-$here/build/release/bin/atoll}
 model=$(cd "$(dirname "${2:-$here/scenarios/models/resnet152.yaml}")" && pwd)/$(basename "${2:-resnet152.yaml}")

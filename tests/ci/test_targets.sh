@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/test-targets.py on this build tree: `test_targets.sh SCRIPT BUILD_DIR`. Exit 0 pass, 1 fail.
 set -u
+. "$(dirname "$0")/../python3.sh"
 script=$1 build=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # The cmocka cases labelled native name their own executable; the command-line cases name atoll.

@@ -2,6 +2,7 @@
 # Command-line contract cases, one per ctest test: `cli_cases.sh CASE ATOLL SOURCE_DIR REEF_DATA`.
 # Exit 0 pass, 1 fail (with both values printed), 77 skipped (data absent).
 set -u
+. "$(dirname "$0")/../python3.sh"
 case_name=$1 atoll=$2 src=$3 reef=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,6 +1,7 @@
 #!/bin/bash
 # atoll bound --analysis dart, atoll check's admission and atoll gen dart-tasksets (docs/dart.md).
 set -euo pipefail
+. "$(dirname "$0")/../python3.sh"
 atoll=$1
 root=$2
 tmp=$(mktemp -d)

@@ -10,6 +10,7 @@
 #     is a blocking client, each at its key.
 # usage: dart_table3.sh ATOLL
 set -euo pipefail
+. "$(dirname "$0")/../python3.sh"
 atoll=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 s=$root/scenarios/seeds/dart/table3.yaml

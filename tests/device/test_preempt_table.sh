@@ -5,6 +5,7 @@
 # acceptance lines come out as the files say.
 #   test_preempt_table.sh SOURCE_DIR
 set -u
+. "$(dirname "$0")/../python3.sh"
 src=$1
 out=$(python3 "$src/tools/device/preempt-table.py" "$src/tests/device/preempt-out") || { echo "the script failed"; exit 1; }
 fail() { echo "FAIL: $*"; echo "$out"; exit 1; }

@@ -3,6 +3,7 @@
 #   cli_native.sh CASE ATOLL SOURCE_DIR
 # Exit 0 pass, 1 fail (with what was seen).
 set -u
+. "$(dirname "$0")/../python3.sh"
 case_name=$1 atoll=$2 src=$3
 . "$(dirname "$0")/cli_lib.sh"
 

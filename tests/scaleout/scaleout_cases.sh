@@ -2,6 +2,7 @@
 # Scale-out contract, one ctest test per case: `scaleout_cases.sh CASE ATOLL SOURCE_DIR`.
 # Exit 0 pass, 1 fail (with both values printed).
 set -u
+. "$(dirname "$0")/../python3.sh"
 case_name=$1 atoll=$2 src=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
