@@ -441,6 +441,18 @@ static void results_save(const atoll_run_results *res, uint32_t n_clients, atoll
     atoll_snapbuf_put(b, res->clients[c].req, res->clients[c].n * sizeof *res->clients[c].req);
   atoll_snapbuf_put(b, res->preemptions, res->n_preemptions * sizeof *res->preemptions);
   atoll_snapbuf_put(b, res->groups, res->n_groups * sizeof *res->groups);
+  atoll_snapbuf_put(b, res->shares, res->n_shares * sizeof *res->shares);
+  atoll_snapbuf_put(b, res->partitions, res->n_partitions * sizeof *res->partitions);
+}
+
+/* Refills one record array the run grows (driver.c's room_for_one) from the snapshot: the live
+ * array is kept, grown if the snapshot holds more, since the snapshot's pointer may have been
+ * freed by a realloc since the save. */
+static int records_restore(atoll_snapbuf *b, void **arr, uint32_t *cap, uint32_t n, size_t size) {
+  int rc = atoll_snapbuf_room_for(arr, cap, n, size);
+  if (rc == 0)
+    atoll_snapbuf_get(b, *arr, n * size);
+  return rc;
 }
 
 static int results_restore(atoll_run_results *res, uint32_t n_clients, atoll_snapbuf *b) {
@@ -451,6 +463,9 @@ static int results_restore(atoll_run_results *res, uint32_t n_clients, atoll_sna
   res->clients = keep.clients, res->gpu_cu_busy_ns = keep.gpu_cu_busy_ns;
   res->preemptions = keep.preemptions, res->cap_preemptions = keep.cap_preemptions;
   res->groups = keep.groups, res->cap_groups = keep.cap_groups;
+  res->shares = keep.shares, res->cap_shares = keep.cap_shares;
+  res->partitions = keep.partitions, res->cap_partitions = keep.cap_partitions;
+  res->client_gpu = keep.client_gpu; /* set before the run starts and unchanged by it */
   res->pad_samples = NULL, res->n_pad_samples = 0;
   int rc = 0;
   for (uint32_t c = 0; c < n_clients; c++) {
@@ -465,12 +480,16 @@ static int results_restore(atoll_run_results *res, uint32_t n_clients, atoll_sna
     if ((rc = atoll_snapbuf_room_for((void **)&cr->req, &cr->cap, cr->n, sizeof *cr->req)) == 0)
       atoll_snapbuf_get(b, cr->req, cr->n * sizeof *cr->req);
   }
-  if (rc == 0 && (rc = atoll_snapbuf_room_for((void **)&res->preemptions, &res->cap_preemptions,
-                                               res->n_preemptions, sizeof *res->preemptions)) == 0)
-    atoll_snapbuf_get(b, res->preemptions, res->n_preemptions * sizeof *res->preemptions);
-  if (rc == 0 && (rc = atoll_snapbuf_room_for((void **)&res->groups, &res->cap_groups, res->n_groups,
-                                               sizeof *res->groups)) == 0)
-    atoll_snapbuf_get(b, res->groups, res->n_groups * sizeof *res->groups);
+  if (rc == 0)
+    rc = records_restore(b, (void **)&res->preemptions, &res->cap_preemptions, res->n_preemptions,
+                         sizeof *res->preemptions);
+  if (rc == 0)
+    rc = records_restore(b, (void **)&res->groups, &res->cap_groups, res->n_groups, sizeof *res->groups);
+  if (rc == 0)
+    rc = records_restore(b, (void **)&res->shares, &res->cap_shares, res->n_shares, sizeof *res->shares);
+  if (rc == 0)
+    rc = records_restore(b, (void **)&res->partitions, &res->cap_partitions, res->n_partitions,
+                         sizeof *res->partitions);
   return rc;
 }
 
