@@ -70,9 +70,26 @@ case $case_name in
     [ ! -e "$tmp/m.csv" ] || fail "a refused merge wrote its CSV"
     expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv"
     grep -q -- "--csv FILE is required" "$tmp/.stderr" || fail "no --csv: $(cat "$tmp/.stderr")"
-    for bad in 0/3 4/3 3 a/b 1/0; do
+    for bad in 0/3 4/3 3 a/b 1/0 -1/4294967295 1/-3 1/3x 1/4294967296; do
       expect_rc 2 "$atoll" sweep "${SWEEP[@]}" --shard "$bad" --csv "$tmp/x.csv"
     done ;;
+  sweep_refuses_what_it_cannot_run)
+    # Inputs a sweep once ran wrongly with exit 0: a --set longer than its text buffer (cut, it ran
+    # cut values), more runs than 32 bits count (16^8 wrapped to 0 runs), a shard index past 32 bits
+    # (it ran another shard's run) and --jobs with a tail.
+    long=$(seq -s, 1000000000000000000 1000000000000000059)
+    expect_rc 2 "$atoll" sweep "$v/tiny.yaml" --set "seed=$long" --csv "$tmp/x.csv"
+    grep -q "a --set of 1204 characters; at most 1023" "$tmp/.stderr" || fail "long --set: $(cat "$tmp/.stderr")"
+    sets=(); for i in 1 2 3 4 5 6 7 8; do sets+=(--set "seed=$(seq -s, 1 16)"); done
+    expect_rc 2 "$atoll" sweep "$v/tiny.yaml" "${sets[@]}" --csv "$tmp/x.csv"
+    grep -q "more than 1000000 runs" "$tmp/.stderr" || fail "16^8 runs: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sweep "$v/tiny.yaml" --set seed=1,2 --jobs 2abc --csv "$tmp/x.csv"
+    # Shard 5 of 4294967295 holds no run of 4; shard 1 of 2147483649 only run 0.
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --set seed=1,2,3,4 --shard 5/4294967295 --jobs 2 --quiet --csv "$tmp/s.csv"
+    [ "$(grep -vc '^#' "$tmp/s.csv")" -eq 1 ] || fail "shard 5/4294967295 wrote rows: $(cat "$tmp/s.csv")"
+    expect_rc 0 "$atoll" sweep "$v/tiny.yaml" --set seed=1,2,3,4 --shard 1/2147483649 --jobs 4 --quiet --csv "$tmp/s.csv"
+    [ "$(grep -vc '^#' "$tmp/s.csv")" -eq 2 ] || fail "shard 1/2147483649: $(cat "$tmp/s.csv")"
+    grep -q '^1,' "$tmp/s.csv" || fail "shard 1/2147483649 did not run seed 1" ;;
   sweep_threads_small)
     # A sweep's worker threads share the profiles it loads once (atoll_model_memo, io/load.h), and
     # a run whose --set names another profile loads its own: small enough for ThreadSanitizer

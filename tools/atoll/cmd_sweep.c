@@ -1,7 +1,9 @@
 /* atoll sweep: run a scenario over the cross product of --set value lists and policies, one CSV
  * row per run. Runs are independent, so they are spread over worker threads (one per core by
  * default); rows are written in cross-product order whatever order the runs finish in. */
+#include <ctype.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,7 +38,9 @@ const atoll_subcommand atoll_cmd_sweep_def = {
     "\n"
     "exit: 0 every run's bounds hold; 1 a bound was violated in some run; 2 bad input.\n"};
 
-enum { MAX_AXES = 8, MAX_VALUES = 64 };
+/* MAX_RUNS: the product of the swept lists' lengths (docs/limits.md); a sweep keeps a row and a
+ * line per run in memory. SET_TEXT: the longest --set text, so that one axis's PATH=VALUE fits. */
+enum { MAX_AXES = 8, MAX_VALUES = 64, MAX_RUNS = 1000000, SET_TEXT = 1024 };
 
 typedef struct axis {
   char path[256];
@@ -173,7 +177,7 @@ static void do_run(sweep *sw, uint32_t run) {
   uint32_t pick[MAX_AXES];
   run_index_to_values(sw, run, pick);
   atoll_set_override sets[64 + MAX_AXES];
-  char texts[MAX_AXES][512];
+  char texts[MAX_AXES][SET_TEXT]; /* PATH=VALUE, no longer than the --set text it comes from */
   uint32_t n = 0;
   for (uint32_t i = 0; i < sw->n_fixed; i++)
     sets[n++] = sw->fixed[i];
@@ -239,11 +243,11 @@ static void *worker(void *arg) {
   sweep *sw = arg;
   for (;;) {
     pthread_mutex_lock(&sw->lock);
-    uint32_t run = sw->shard + sw->next++ * sw->n_shards;
+    uint64_t run = sw->shard + (uint64_t)sw->next++ * sw->n_shards; /* N up to UINT32_MAX */
     pthread_mutex_unlock(&sw->lock);
     if (run >= sw->n_runs)
       return NULL;
-    do_run(sw, run);
+    do_run(sw, (uint32_t)run);
     pthread_mutex_lock(&sw->lock);
     atoll_progress_update(&sw->progress, ++sw->finished);
     pthread_mutex_unlock(&sw->lock);
@@ -293,12 +297,15 @@ int atoll_cmd_sweep(int argc, char **argv) {
   memset(&sw, 0, sizeof sw);
   sw.scenario = o.positional[0];
   atoll_set_override fixed[64];
-  static char texts[64][1024];
+  static char texts[64][SET_TEXT];
   /* A --set whose value has a top-level comma, or a --policy list, is an axis; others are fixed. */
   for (uint32_t i = 0; i < o.n_sets; i++) {
+    if (strlen(o.sets[i].text) >= sizeof texts[i])
+      return atoll_cli_usage_error(cmd, "a --set of %zu characters; at most %d", strlen(o.sets[i].text),
+                                   SET_TEXT - 1);
     snprintf(texts[i], sizeof texts[i], "%s", o.sets[i].text);
     axis ax;
-    char probe[1024];
+    char probe[SET_TEXT];
     memcpy(probe, texts[i], sizeof probe);
     if (split_axis(probe, &ax) == 0 && ax.n > 1) {
       if (sw.n_axes == MAX_AXES)
@@ -311,19 +318,25 @@ int atoll_cmd_sweep(int argc, char **argv) {
     }
   }
   sw.fixed = fixed;
-  sw.n_runs = 1;
+  uint64_t runs = 1;
   for (uint32_t a = 0; a < sw.n_axes; a++)
-    sw.n_runs *= sw.axes[a].n;
-  long jobs = vals[1] ? strtol(vals[1], NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-  if (jobs < 1 || jobs > 256)
+    if ((runs *= sw.axes[a].n) > MAX_RUNS) /* each factor is at most MAX_VALUES: no overflow */
+      return atoll_cli_usage_error(cmd, "the swept lists make more than %d runs", MAX_RUNS);
+  sw.n_runs = (uint32_t)runs;
+  char *end = NULL;
+  long jobs = vals[1] ? strtol(vals[1], &end, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  if (jobs < 1 || jobs > 256 || (vals[1] && (end == vals[1] || *end)))
     return atoll_cli_usage_error(cmd, "--jobs takes a number from 1 to 256");
   sw.n_shards = 1;
   if (vals[2]) {
-    unsigned k, n;
-    char tail;
-    if (sscanf(vals[2], "%u/%u%c", &k, &n, &tail) != 2 || k < 1 || n < 1 || k > n)
+    unsigned long k = 0, n = 0;
+    char *slash = NULL, *tail = NULL;
+    /* Digits only: strtoul would take "-1" as ULONG_MAX. */
+    bool digits = isdigit((unsigned char)vals[2][0]) && (k = strtoul(vals[2], &slash, 10), *slash == '/') &&
+                  isdigit((unsigned char)slash[1]) && (n = strtoul(slash + 1, &tail, 10), *tail == '\0');
+    if (!digits || k < 1 || n < 1 || k > n || n > UINT32_MAX)
       return atoll_cli_usage_error(cmd, "--shard wants K/N with 1 <= K <= N, not '%s'", vals[2]);
-    sw.shard = k - 1, sw.n_shards = n;
+    sw.shard = (uint32_t)(k - 1), sw.n_shards = (uint32_t)n;
   }
   /* Its client names head the CSV's columns, and its profiles serve every run. A scenario that
    * loads only with a swept value gives neither: each run then loads on its own and says why it
@@ -380,13 +393,13 @@ int atoll_cmd_sweep(int argc, char **argv) {
     atoll_sweep_shard_begin(csv, sw.shard, sw.n_shards, sw.n_runs);
   write_header(&sw, csv, base);
   int exit_code = ATOLL_EXIT_OK;
-  for (uint32_t r = sw.shard; r < sw.n_runs; r += sw.n_shards) {
+  for (uint64_t r = sw.shard; r < sw.n_runs; r += sw.n_shards) { /* 64 bits: N up to UINT32_MAX */
     if (sw.summary[r])
       fputs(sw.summary[r], sw.status[r] == ATOLL_EXIT_BAD_INPUT ? stderr : stdout);
     if (sw.rows[r])
       fputs(sw.rows[r], csv);
     else if (sharded)
-      atoll_sweep_shard_no_row(csv, r);
+      atoll_sweep_shard_no_row(csv, (uint32_t)r);
     if (sw.status[r] > exit_code)
       exit_code = sw.status[r];
     free(sw.rows[r]);
