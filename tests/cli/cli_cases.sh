@@ -1214,6 +1214,24 @@ for c in d["clients"]:
     grep -q "client 'bert_base' batches (batch: max 4), but abacus runs each query alone" "$tmp/.stderr" &&
       grep -qF "at: clients[0].batch" "$tmp/.stderr" || fail "abacus: $(cat "$tmp/.stderr")"
     expect_rc 0 "$atoll" check "$src/scenarios/seeds/abacus/pair-low.yaml" --policy streams --set "$batch" ;;
+  dart_sim_says_why_no_plan)
+    # A dart run whose node search finds no configuration said only "invalid argument" (a VGG at
+    # 100 Hz with a 1 ms deadline); the reason and the way out now, and nothing on stdout.
+    cat >"$tmp/d.yaml" <<EOF
+gpu: mi50
+models:
+  vgg: $src/scenarios/models/vgg.yaml
+clients:
+  - {name: cam, model: vgg, class: rt, arrival: {kind: uniform, rate_hz: 100}, deadline_ms: 1}
+policy: dart
+nodes: {search_cores: 4}
+duration_ms: 20
+EOF
+    expect_rc 2 "$atoll" sim "$tmp/d.yaml" --quiet
+    grep -qF "no configuration of the 4 searched cores passes dart's response-time test" "$tmp/.stderr" ||
+      fail "no plan: $(cat "$tmp/.stderr")"
+    ! grep -q "invalid argument" "$tmp/.stderr" || fail "no plan: $(cat "$tmp/.stderr")"
+    [ ! -s "$tmp/.stdout" ] || fail "no plan printed a report: $(cat "$tmp/.stdout")" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0
