@@ -1232,6 +1232,21 @@ EOF
       fail "no plan: $(cat "$tmp/.stderr")"
     ! grep -q "invalid argument" "$tmp/.stderr" || fail "no plan: $(cat "$tmp/.stderr")"
     [ ! -s "$tmp/.stdout" ] || fail "no plan printed a report: $(cat "$tmp/.stdout")" ;;
+  capacity_no_scale_holds)
+    # An RT deadline of 1 us misses at every load: exit 1 and a message that says so.
+    cat >"$tmp/c.yaml" <<EOF
+gpu: mi50
+models:
+  tiny: $src/scenarios/examples/tiny-model.yaml
+clients:
+  - {name: cam, model: tiny, class: rt, arrival: {kind: uniform, rate_hz: 1000}, deadline_ms: 0.001}
+  - {name: ev, model: tiny, class: be, arrival: {kind: poisson, load: 0.1}}
+policy: reef
+duration_ms: 20
+EOF
+    expect_rc 1 "$atoll" capacity "$tmp/c.yaml"
+    grep -qF "a client's violation ratio stays above 0.01 even at 1/1024 of the load (1 there): no scale holds" \
+      "$tmp/.stderr" || fail "no scale: $(cat "$tmp/.stderr")" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

@@ -263,8 +263,9 @@ int atoll_cmd_capacity(int argc, char **argv) {
     fprintf(stderr, "atoll capacity: %s\n", atoll_strerror(rc));
     exit_code = ATOLL_EXIT_BAD_INPUT;
   } else if (lo == 0) {
-    fprintf(stderr, "atoll capacity: every client's violation ratio stays above %g only at 1/1024 of the load or "
-                    "below; no scale holds\n", miss);
+    /* The last probe was at 1/1024 (the bracket stops there), so worst is its worst ratio. */
+    fprintf(stderr, "atoll capacity: a client's violation ratio stays above %g even at 1/1024 of the load (%.3g "
+                    "there): no scale holds\n", miss, worst);
     exit_code = ATOLL_EXIT_VIOLATED;
   } else if (measured_clients(&s, &rep) == 0) {
     fprintf(stderr, "atoll capacity: no client had a request in the measured window at scale %.4g under policy %s, "
