@@ -305,11 +305,16 @@ int atoll_calibrate_mode(const atoll_gpu *g, atoll_calib_model *ms, uint32_t n, 
   int rc = fit(g, mode, ms, n, NULL, mm, max_ns, &best);
   *out = (atoll_calib){.mode = mode, .max_abs_error = best.err, .max_ns = max_ns};
   record(mode, best, &out->launch_sync_ns, &out->cp_dispatch_ns, &out->host_launch_ns, g);
+  uint32_t reconcilable = 0;
+  for (uint32_t i = 0; i < n; i++)
+    reconcilable += !ms[i].irreconcilable;
   for (uint32_t i = 0; rc == 0 && i < n; i++) {
     rc = predict(g, mode, best, ms[i].model, &ms[i].error);
     ms[i].simulated_ns =
         (int64_t)((1 + ms[i].error) * (double)atoll_calib_measured_ns(ms[i].model, mode) + 0.5);
-    if (rc || ms[i].irreconcilable) {
+    /* Held out alone, a model leaves nothing to fit on: no leave-one-out error (NaN), not the
+     * prediction of a fit to no data. */
+    if (rc || ms[i].irreconcilable || reconcilable < 2) {
       ms[i].loo_error = NAN;
       continue;
     }

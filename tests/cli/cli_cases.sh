@@ -1247,6 +1247,11 @@ EOF
     expect_rc 1 "$atoll" capacity "$tmp/c.yaml"
     grep -qF "a client's violation ratio stays above 0.01 even at 1/1024 of the load (1 there): no scale holds" \
       "$tmp/.stderr" || fail "no scale: $(cat "$tmp/.stderr")" ;;
+  calibrate_one_profile)
+    # One profile leaves leave-one-out nothing to refit on: no error is made up for it (it was a
+    # fit to no data, +20.6% and exit 1).
+    expect_rc 0 "$atoll" calibrate mi50 "$src/scenarios/models/resnet18.yaml"
+    grep -qF "none (no other model to refit on)" "$tmp/.stdout" || fail "one profile: $(cat "$tmp/.stdout")" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

@@ -76,6 +76,8 @@ static void print_table(const atoll_calib *c, const atoll_calib_model *ms, uint3
     char loo[96];
     if (m->irreconcilable)
       snprintf(loo, sizeof loo, "excepted");
+    else if (isnan(m->loo_error))
+      snprintf(loo, sizeof loo, "none (no other model to refit on)");
     else
       refit_text(c, m, loo, sizeof loo);
     double measured = atoll_calib_measured_ns(m->model, c->mode) / 1e3;
