@@ -139,6 +139,12 @@ static void refusals_name_the_reason(void **state) {
       {SRC("scenarios/examples/preempt.yaml"), "policy=reset", "client 'rt': poisson arrivals"},
       {SRC("scenarios/disb/A.yaml"), "policy=seq", "policy 'seq'"},
       {SRC("scenarios/disb/A.yaml"), "policy.rt_queue=edf", "FIFO RT queue"},
+      /* Both were said to be two arrivals at the same instant. */
+      {SRC("scenarios/examples/tiny.yaml"), "sim.arrival_jitter_us=[0, 30000]",
+       "client 'cam': sim.arrival_jitter_us's largest offset (30000.000 us) is not shorter than its minimum "
+       "inter-arrival time (999.999 us)"},
+      {SRC("scenarios/examples/tiny.yaml"), "clients.cam.arrival.rate_hz=1e9",
+       "client 'cam': at 1e+09 Hz, arrivals rounded to whole nanoseconds may coincide"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char *sets[] = {cases[i].set};
