@@ -57,6 +57,17 @@ cmp "$tmp/g1/set-0001.yaml" "$tmp/g2/set-0001.yaml"
 [ "$(grep -cE 'model: (vgg|alexnet),' "$tmp/g1/set-0000.yaml")" = 3 ]
 [ "$(grep -c 'class: rt' "$tmp/g1/set-0000.yaml")" = 10 ]
 "$atoll" check "$tmp/g1/set-0000.yaml" >/dev/null
+# Profiles in a folder whose name YAML would read otherwise ('#' starts a comment) load; a folder
+# without the four profiles, and an --out that is a file, are refused before anything is written.
+mkdir "$tmp/m #1" && cp "$root"/scenarios/models/{vgg,alexnet,pilotnet,lenet}.yaml "$tmp/m #1/"
+"$atoll" gen dart-tasksets --out "$tmp/g3" --tasks 3 --models "$tmp/m #1"
+"$atoll" check "$tmp/g3/set-0000.yaml" >/dev/null
+set +e
+"$atoll" gen dart-tasksets --out "$tmp/g4" --models "$tmp" 2>"$tmp/gen.err"; grc=$?
+"$atoll" gen dart-tasksets --out "$tmp/g3/set-0000.yaml" 2>>"$tmp/gen.err"; frc=$?
+set -e
+[ "$grc" = 2 ] && [ ! -e "$tmp/g4" ] && grep -q "no such profile" "$tmp/gen.err" || { cat "$tmp/gen.err"; exit 1; }
+[ "$frc" = 2 ] && grep -q "exists and is not a folder" "$tmp/gen.err" || { cat "$tmp/gen.err"; exit 1; }
 
 # eps^cp only where a BE client has a stage: 0 on every node of a set without BE clients, 10 us on
 # Table III's; enforcement's WCET follows, so a 4 % overrun of lenet's first stage (about 6 us,

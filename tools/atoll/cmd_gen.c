@@ -12,6 +12,7 @@
 #include "core/workload.h"
 #include "io/arena.h"
 #include "io/load.h"
+#include "io/yquote.h"
 #include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_gen_def = {
@@ -87,8 +88,16 @@ static int write_set(const char *path, const char *models, uint64_t seed, uint32
   fprintf(f, "# DART schedulability task set (atoll gen dart-tasksets --seed %llu --heavy-ratio %g --tasks %u), set %u\n",
           (unsigned long long)seed, ratio, n, k);
   fprintf(f, "description: DART bi-modal task set, %u RT tasks, heavy ratio %g\ngpu: mi50\nmodels:\n", n, ratio);
+  /* Quoted: a folder's name may hold what YAML reads otherwise ("#" starts a comment). */
   for (int m = 0; m < 2; m++)
-    fprintf(f, "  %s: %s/%s.yaml\n  %s: %s/%s.yaml\n", heavy[m], models, heavy[m], light[m], models, light[m]);
+    for (int h = 0; h < 2; h++) {
+      const char *name = h ? light[m] : heavy[m];
+      char file[PATH_MAX + 64];
+      snprintf(file, sizeof file, "%s/%s.yaml", models, name);
+      fprintf(f, "  %s: ", name);
+      atoll_yaml_write_quoted(f, file);
+      fputc('\n', f);
+    }
   fprintf(f, "nodes: {search_cores: 8}\nclients:\n");
   for (uint32_t i = 0; i < n; i++) {
     const char *model = is_heavy[i] ? heavy[atoll_rng_unit(&rng) < 0.5 ? 0 : 1] : light[atoll_rng_unit(&rng) < 0.5 ? 0 : 1];
@@ -154,8 +163,18 @@ int atoll_cmd_gen(int argc, char **argv) {
     return ATOLL_EXIT_BAD_INPUT;
   }
   atoll_arena_free(&a);
-  if (mkdir(v[0], 0777) != 0 && errno != EEXIST) {
-    perror(v[0]);
+  for (int m = 0; m < 4; m++) { /* the profiles the sets name, before any set is written */
+    char file[PATH_MAX + 64];
+    snprintf(file, sizeof file, "%s/%s.yaml", models, m < 2 ? heavy[m] : light[m - 2]);
+    if (!file_exists(file)) {
+      fprintf(stderr, "atoll gen: %s: no such profile; --models DIR must hold %s, %s, %s and %s.yaml\n", file,
+              heavy[0], heavy[1], light[0], light[1]);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+  }
+  struct stat st;
+  if (mkdir(v[0], 0777) != 0 && (errno != EEXIST || stat(v[0], &st) != 0 || !S_ISDIR(st.st_mode))) {
+    fprintf(stderr, "atoll gen: --out %s: %s\n", v[0], errno == EEXIST ? "exists and is not a folder" : strerror(errno));
     return ATOLL_EXIT_BAD_INPUT;
   }
   for (unsigned long long k = 0; k < sets; k++) {
