@@ -174,7 +174,8 @@ int atoll_cmd_gen(int argc, char **argv) {
   }
   struct stat st;
   if (mkdir(v[0], 0777) != 0 && (errno != EEXIST || stat(v[0], &st) != 0 || !S_ISDIR(st.st_mode))) {
-    fprintf(stderr, "atoll gen: --out %s: %s\n", v[0], errno == EEXIST ? "exists and is not a folder" : strerror(errno));
+    const char *why = errno == EEXIST ? "exists and is not a folder" : strerror(errno);
+    fprintf(stderr, "atoll gen: --out %s: %s\n", v[0], why);
     return ATOLL_EXIT_BAD_INPUT;
   }
   for (unsigned long long k = 0; k < sets; k++) {
