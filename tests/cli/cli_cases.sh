@@ -709,6 +709,10 @@ PY
     expect_rc 2 "$atoll" sim "$src/scenarios/disb/C.yaml" --policy mps-static --set sim.engine=rate --quiet
     grep -q "^atoll sim: the rate CU engine does not model streams bound to CU sets" "$tmp/.stderr" ||
       fail "$(cat "$tmp/.stderr")"
+    # InSS's fit runs on bound streams too: it says so (it said "operation not supported by this device").
+    expect_rc 2 "$atoll" sim "$src/scenarios/verify/tiny.yaml" --policy inss --set sim.engine=rate --quiet
+    grep -qF "the fit runs the models on static partitions (streams bound to CU sets), which sim.engine=rate" \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 0 "$atoll" sim "$src/scenarios/disb/C.yaml" --policy reef --set policy.dkp=false --set sim.engine=rate \
       --duration-ms 1500 --quiet --set 'expect=[]'
     for e in fluid rate; do

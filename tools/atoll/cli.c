@@ -72,12 +72,20 @@ int atoll_cli_fit_inss(atoll_arena *a, atoll_scenario *s, bool always, bool *fit
   return rc;
 }
 
+const char *atoll_cli_fit_why(const atoll_scenario *s, int rc) {
+  /* The fit's runs bind each model to its CUs (sim/inss_fit.c), which the rate engine lacks. */
+  if (rc == ATOLL_ENOTSUP && s->engine == ATOLL_ENGINE_RATE)
+    return "the fit runs the models on static partitions (streams bound to CU sets), which sim.engine=rate "
+           "does not model; fit on fluid or blocks (atoll fit inss) and give the model as the policy's model:";
+  return atoll_strerror(rc);
+}
+
 int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always) {
   bool fitted;
   double mape = 0;
   int rc = atoll_cli_fit_inss(a, s, always, &fitted, &mape);
   if (rc) {
-    fprintf(stderr, "atoll: fitting InSS's model for %s: %s\n", s->path, atoll_strerror(rc));
+    fprintf(stderr, "atoll: fitting InSS's model for %s: %s\n", s->path, atoll_cli_fit_why(s, rc));
     atoll_arena_free(a);
     return ATOLL_EXIT_BAD_INPUT;
   }

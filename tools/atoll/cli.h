@@ -71,6 +71,8 @@ int atoll_cli_inss_model(atoll_arena *a, atoll_scenario *s, bool always);
 int atoll_cli_fit_inss(atoll_arena *a, atoll_scenario *s, bool always, bool *fitted, double *mape_pct);
 /* The note on stderr that a model was fitted for s, after "atoll: " and `run` ("" or "run N: "). */
 void atoll_cli_fit_note(const atoll_scenario *s, const char *run, double mape_pct);
+/* Why atoll_cli_fit_inss failed with rc for s, as a phrase for a message. */
+const char *atoll_cli_fit_why(const atoll_scenario *s, int rc);
 
 int atoll_cmd_check(int argc, char **argv);
 int atoll_cmd_import(int argc, char **argv);

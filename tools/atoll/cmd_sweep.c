@@ -202,7 +202,7 @@ static void do_run(sweep *sw, uint32_t run) {
   } else if ((fit_rc = atoll_cli_fit_inss(&arena, &s, false, &fitted, &mape)) != 0) {
     /* Under inss or gpulet a run without an InSS model fits one, as atoll sim does for the same
      * options (the fit simulates on the run's GPU, its models and its options, seed included). */
-    fprintf(out, "run %u: fitting InSS's model: %s (policy %s)\n", run, atoll_strerror(fit_rc),
+    fprintf(out, "run %u: fitting InSS's model: %s (policy %s)\n", run, atoll_cli_fit_why(&s, fit_rc),
             atoll_policy_name(s.policy.kind));
   } else {
     if (fitted) {
