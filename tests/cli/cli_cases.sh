@@ -87,6 +87,11 @@ PY
     expect_rc 0 "$atoll" predict "$tmp/rising.yaml"
     grep -q "^0   resnet18 " "$tmp/.stdout" || fail "predict: no resnet18 row"
     grep -q "^MAPE " "$tmp/.stdout" || fail "predict: no MAPE line"
+    # Eight clients on one GPU are more than the fit's co-location sets: nothing compared, exit 2
+    # (it printed "MAPE nan % over 0 clients" and exit 0).
+    expect_rc 2 "$atoll" predict "$src/scenarios/seeds/inss/8models.yaml" --set gpu_count=1
+    grep -q "no client compared: every GPU with clients has more than 4" "$tmp/.stderr" ||
+      fail "predict, 8 clients on a GPU: $(cat "$tmp/.stderr")"
     ;;
   inss_fit_native)
     # atoll fit inss --device cpu runs the solo grid and the co-location sets for real on the CPU

@@ -1,4 +1,5 @@
 /* atoll explore SCENARIO: check the scenario's bounds on every schedule of its declared choices. */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -252,8 +253,9 @@ int atoll_cmd_explore(int argc, char **argv) {
   atoll_explore_opts eo = {.max_states = 2000000};
   if (vals[0]) {
     char *end;
+    errno = 0;
     unsigned long long n = strtoull(vals[0], &end, 10);
-    if (*end || end == vals[0] || vals[0][0] == '-' || n == 0)
+    if (*end || end == vals[0] || vals[0][0] == '-' || n == 0 || errno == ERANGE)
       return atoll_cli_usage_error(cmd, "--max-states wants a positive count, not '%s'", vals[0]);
     eo.max_states = n;
   }
@@ -327,11 +329,14 @@ int atoll_cmd_explore(int argc, char **argv) {
     }
   }
   if (r.violated && r.witness_expect >= 0) {
+    /* Written first, so that the line says "written to" only for a file that was. */
+    int wrc = vals[2] ? write_witness(&s, &r, vals[2]) : 0;
     fprintf(stderr, "expect FAILED on some schedule: %s: worst %.3f; witness schedule of %u choices%s%s\n",
             s.expects[r.witness_expect].text, r.bounds[r.witness_expect].worst, r.n_witness,
-            vals[2] ? " written to " : " (--witness FILE writes it)", vals[2] ? vals[2] : "");
-    if (vals[2] && (rc = write_witness(&s, &r, vals[2])))
-      exit_code = rc;
+            !vals[2] ? " (--witness FILE writes it)" : wrc ? ", not written to " : " written to ",
+            vals[2] ? vals[2] : "");
+    if (wrc)
+      exit_code = wrc;
     if (vals[3] && (rc = trace_witness(&s, &r, vals[3])))
       exit_code = rc;
   }

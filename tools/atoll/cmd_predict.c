@@ -89,7 +89,7 @@ int atoll_cmd_predict(int argc, char **argv) {
   printf("%-3s %-14s %-14s %5s %5s %10s %13s %13s %8s\n", "gpu", "client", "model", "share", "batch", "co-located",
          "predicted_us", "simulated_us", "error_%");
   double sum = 0;
-  uint32_t cnt = 0;
+  uint32_t cnt = 0, crowded = 0; /* crowded: GPUs with too many clients to simulate */
   for (uint32_t g = 0; g < atoll_scenario_gpus(&s) && rc == 0; g++) {
     atoll_inss_slot slot[ATOLL_INSS_MAX_MODELS];
     uint32_t who[ATOLL_INSS_MAX_MODELS], k = 0;
@@ -102,6 +102,7 @@ int atoll_cmd_predict(int argc, char **argv) {
       continue;
     if (k > ATOLL_INSS_FIT_MAX_COLOC) {
       printf("%-3" PRIu32 " (%" PRIu32 " clients: more than %d, not simulated)\n", g, k, ATOLL_INSS_FIT_MAX_COLOC);
+      crowded++;
       continue;
     }
     double obs[ATOLL_INSS_FIT_MAX_COLOC];
@@ -120,8 +121,13 @@ int atoll_cmd_predict(int argc, char **argv) {
         sum += fabs(e), cnt++;
     }
   }
-  if (rc == 0)
+  if (rc == 0 && cnt == 0 && crowded) {
+    fprintf(stderr, "atoll predict: no client compared: every GPU with clients has more than %d (gpu_count:, or "
+                    "clients' gpu:, spreads them)\n", ATOLL_INSS_FIT_MAX_COLOC);
+    rc = ATOLL_EXIT_BAD_INPUT;
+  } else if (rc == 0) {
     printf("MAPE %.2f %% over %" PRIu32 " clients\n", cnt ? sum / cnt : NAN, cnt);
+  }
   atoll_arena_free(&a);
   return rc;
 }
