@@ -38,7 +38,8 @@ const atoll_subcommand atoll_cmd_compare_def = {
     "The scenario's bounds were written for its own policy, so a bound another policy violates is a\n"
     "finding, not an error: exit 0 once every run completed; 2 bad input or a run that failed.\n"};
 
-enum { MAX_POLICIES = 16 };
+/* More than the policies there are (19, docs/policies.md), so that every one fits in one table. */
+enum { MAX_POLICIES = 32 };
 
 /* What the table shows of one run. */
 typedef struct figures {
@@ -237,6 +238,8 @@ static int take_policies(comparison *cmp, atoll_run_opts *o, char *list, size_t 
   for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
     if (cmp->n == MAX_POLICIES)
       return atoll_cli_usage_error(cmp->cmd, "at most %d policies", MAX_POLICIES);
+    if (strlen(p) + sizeof "policy=" > sizeof cmp->set_text[0]) /* no policy has so long a name */
+      return atoll_cli_usage_error(cmp->cmd, "no policy is named '%s'", p);
     for (uint32_t i = 0; i < cmp->n; i++)
       if (strcmp(cmp->policy[i], p) == 0)
         return atoll_cli_usage_error(cmp->cmd, "policy '%s' listed twice", p);
