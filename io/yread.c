@@ -210,10 +210,15 @@ int atoll_yread_double(atoll_yread *r, const atoll_ynode *n, double min, double 
   char *end = NULL;
   errno = 0;
   double v = n->plain && n->len ? strtod(n->str, &end) : 0;
-  if (!n->plain || n->len == 0 || *end != '\0' || errno == ERANGE || !isfinite(v) ||
+  if (!n->plain || n->len == 0 || *end != '\0' ||
       /* strtod also takes hex floats, "inf" and "nan"; the formats document decimal numbers. */
       strpbrk(n->str, "xXnN") != NULL)
     return atoll_yread_error(r, n, "expected a number, found '%s'", n->str);
+  /* A decimal number past a double's range: overflowing to infinity, or so small it loses its
+   * precision (strtod's ERANGE). */
+  if (errno == ERANGE || !isfinite(v))
+    return atoll_yread_error(r, n, "%s is outside the range of a double (magnitudes of about 2.2e-308 to "
+                                   "1.8e308)", n->str);
   if (min_exclusive && v <= min)
     return atoll_yread_error(r, n, "expected a number greater than %g, found %s", min, n->str);
   if (v < min)
