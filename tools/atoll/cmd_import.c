@@ -171,8 +171,8 @@ static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, con
     char *end;
     opts.duration_ms = strtod(duration_arg, &end);
     if (end == duration_arg || *end || !(opts.duration_ms > 0) || opts.duration_ms > 1e10)
-      return atoll_cli_usage_error(cmd, "--duration-ms wants a positive number of milliseconds, not '%s'",
-                                   duration_arg);
+      return atoll_cli_usage_error(cmd, "--duration-ms wants a number of milliseconds above 0 and at most 1e10, "
+                                   "not '%s'", duration_arg);
   }
   atoll_arena a;
   atoll_arena_init(&a);
