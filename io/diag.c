@@ -58,6 +58,9 @@ static void puts_escaped(const char *s, FILE *out) {
 }
 
 void atoll_diag_print(const atoll_diag *d, FILE *out) {
+  /* One diagnostic is many stdio calls: held together against other threads printing on out
+   * (atoll compare and sweep load each policy's run in a thread of its own). */
+  flockfile(out);
   if (d->line > 0)
     fprintf(out, "%s:%u:%u: ", d->file, d->line, d->col);
   else if (d->file[0])
@@ -82,4 +85,5 @@ void atoll_diag_print(const atoll_diag *d, FILE *out) {
   }
   if (d->path[0])
     fprintf(out, "  at: %s\n", d->path);
+  funlockfile(out);
 }
