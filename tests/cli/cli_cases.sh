@@ -1260,7 +1260,12 @@ EOF
     # One profile leaves leave-one-out nothing to refit on: no error is made up for it (it was a
     # fit to no data, +20.6% and exit 1).
     expect_rc 0 "$atoll" calibrate mi50 "$src/scenarios/models/resnet18.yaml"
-    grep -qF "none (no other model to refit on)" "$tmp/.stdout" || fail "one profile: $(cat "$tmp/.stdout")" ;;
+    grep -qF "none (no other model to refit on)" "$tmp/.stdout" || fail "one profile: $(cat "$tmp/.stdout")"
+    # The held-out columns say "-" and the CSV leaves the fields empty (they printed "nan").
+    expect_rc 0 "$atoll" calibrate mi50 "$src/scenarios/models/resnet18.yaml" --report --csv "$tmp/c.csv"
+    grep -qE '^resnet18 +1 +-0\.0% +- +-$' "$tmp/.stdout" || fail "one profile, --report: $(cat "$tmp/.stdout")"
+    grep -qE '^resnet18,57,[0-9.]+,[0-9.]+,-?[0-9.]+,,,1,0$' "$tmp/c.csv" ||
+      fail "one profile, CSV: $(cat "$tmp/c.csv")" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

@@ -96,6 +96,13 @@ static void print_table(const atoll_calib *c, const atoll_calib_model *ms, uint3
 
 enum { KFOLD = 3 };
 
+static void held_out_text(char *buf, size_t size, double error) {
+  if (isnan(error))
+    snprintf(buf, size, "-");
+  else
+    snprintf(buf, size, "%+.1f%%", error * 100);
+}
+
 static void summarize(const char *what, const atoll_calib_model *ms, uint32_t n, bool loo, bool md) {
   double worst = 0, sum = 0;
   uint32_t k = 0;
@@ -130,12 +137,13 @@ static void print_report(const atoll_calib_model *ms, uint32_t n, uint32_t folds
         printf("%-14s %5s %+8.1f%% %9s %9s\n", m->model->name, "-", m->error * 100, "excepted", "excepted");
       continue;
     }
+    char loo[16], kfold[16]; /* "-" where a held-out fit had no model to fit on (NaN) */
+    held_out_text(loo, sizeof loo, m->loo_error);
+    held_out_text(kfold, sizeof kfold, m->kfold_error);
     if (md)
-      printf("| %s | %u | %+.1f%% | %+.1f%% | %+.1f%% |\n", m->model->name, m->fold + 1, m->error * 100,
-             m->loo_error * 100, m->kfold_error * 100);
+      printf("| %s | %u | %+.1f%% | %s | %s |\n", m->model->name, m->fold + 1, m->error * 100, loo, kfold);
     else
-      printf("%-14s %5u %+8.1f%% %+8.1f%% %+8.1f%%\n", m->model->name, m->fold + 1, m->error * 100,
-             m->loo_error * 100, m->kfold_error * 100);
+      printf("%-14s %5u %+8.1f%% %9s %9s\n", m->model->name, m->fold + 1, m->error * 100, loo, kfold);
   }
   summarize("leave-one-out", ms, n, true, md);
   char what[32];
@@ -154,10 +162,18 @@ static int write_csv(const char *path, const atoll_calib *c, const atoll_calib_m
     atoll_model_stats_compute(m->model, &st);
     fprintf(f, "%s,%u,%.1f,%.1f,%.5f,", m->model->name, st.kernels, atoll_calib_measured_ns(m->model, c->mode) / 1e3,
             m->simulated_ns / 1e3, m->error);
-    if (m->irreconcilable)
+    if (m->irreconcilable) {
       fprintf(f, ",,,1\n");
-    else
-      fprintf(f, "%.5f,%.5f,%u,0\n", m->loo_error, m->kfold_error, m->fold + 1);
+    } else {
+      /* An error with no model to fit on (NaN) is an empty field, as an excepted model's are. */
+      for (int k = 0; k < 2; k++) {
+        double e = k ? m->kfold_error : m->loo_error;
+        if (!isnan(e))
+          fprintf(f, "%.5f", e);
+        fputc(',', f);
+      }
+      fprintf(f, "%u,0\n", m->fold + 1);
+    }
   }
   return fclose(f) == 0 ? 0 : -1;
 }
