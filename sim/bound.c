@@ -261,23 +261,24 @@ int atoll_bound_compute(const atoll_scenario *s, const atoll_bound_opts *opts, a
     if (bc->min_gap_ns != BOUND_INF && s->n_jitter > 1)
       bc->min_gap_ns -= s->jitter_ns[s->n_jitter - 1];
     if (bc->min_gap_ns <= 0) {
-      bool timed = cl->arrival.kind == ATOLL_ARRIVAL_TRACE || cl->arrival.kind == ATOLL_ARRIVAL_UNIFORM;
+      atoll_arrival_kind kind = cl->arrival.kind;
+      bool timed = kind == ATOLL_ARRIVAL_TRACE || kind == ATOLL_ARRIVAL_UNIFORM;
       if (timed && own_gap > 0) /* the jitter closes the gap */
         rc = atoll__bound_fail(why, why_len,
                                "client '%s': sim.arrival_jitter_us's largest offset (%.3f us) is not shorter than its "
                                "minimum inter-arrival time (%.3f us), so two arrivals may coincide",
                                cl->name, (double)s->jitter_ns[s->n_jitter - 1] / 1e3, (double)own_gap / 1e3);
-      else if (timed && cl->arrival.kind == ATOLL_ARRIVAL_UNIFORM)
+      else if (kind == ATOLL_ARRIVAL_UNIFORM)
         rc = atoll__bound_fail(why, why_len, "client '%s': at %.6g Hz, arrivals rounded to whole nanoseconds may "
                                "coincide, so there is no minimum inter-arrival time", cl->name,
                                atoll_run_rate_hz(cl, standalone));
-      else if (timed)
+      else if (kind == ATOLL_ARRIVAL_TRACE)
         rc = atoll__bound_fail(why, why_len,
                                "client '%s': two arrivals at the same instant leave no minimum inter-arrival time",
                                cl->name);
       else
         rc = atoll__bound_fail(why, why_len, "client '%s': %s arrivals have no minimum inter-arrival time", cl->name,
-                               arrival_name(cl->arrival.kind));
+                               arrival_name(kind));
       break;
     }
     /* The deadline the core schedules with (run/driver.h's rule, in whole nanoseconds). */

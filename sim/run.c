@@ -477,8 +477,7 @@ static int results_restore(atoll_run_results *res, uint32_t n_clients, atoll_sna
   }
   for (uint32_t c = 0; c < n_clients && rc == 0; c++) {
     atoll_client_records *cr = &res->clients[c];
-    if ((rc = atoll_snapbuf_room_for((void **)&cr->req, &cr->cap, cr->n, sizeof *cr->req)) == 0)
-      atoll_snapbuf_get(b, cr->req, cr->n * sizeof *cr->req);
+    rc = records_restore(b, (void **)&cr->req, &cr->cap, cr->n, sizeof *cr->req);
   }
   if (rc == 0)
     rc = records_restore(b, (void **)&res->preemptions, &res->cap_preemptions, res->n_preemptions,

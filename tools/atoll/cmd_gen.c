@@ -58,6 +58,11 @@ static const char *models_dir(atoll_arena *a, const char *given, char *out) {
   return NULL;
 }
 
+/* The profile of model `name` in the models folder. */
+static void profile_file(char *buf, size_t size, const char *models, const char *name) {
+  snprintf(buf, size, "%s/%s.yaml", models, name);
+}
+
 static int write_set(const char *path, const char *models, uint64_t seed, uint32_t k, double ratio, uint32_t n,
                      int64_t duration_ms) {
   atoll_rng rng;
@@ -93,7 +98,7 @@ static int write_set(const char *path, const char *models, uint64_t seed, uint32
     for (int h = 0; h < 2; h++) {
       const char *name = h ? light[m] : heavy[m];
       char file[PATH_MAX + 64];
-      snprintf(file, sizeof file, "%s/%s.yaml", models, name);
+      profile_file(file, sizeof file, models, name);
       fprintf(f, "  %s: ", name);
       atoll_yaml_write_quoted(f, file);
       fputc('\n', f);
@@ -165,7 +170,7 @@ int atoll_cmd_gen(int argc, char **argv) {
   atoll_arena_free(&a);
   for (int m = 0; m < 4; m++) { /* the profiles the sets name, before any set is written */
     char file[PATH_MAX + 64];
-    snprintf(file, sizeof file, "%s/%s.yaml", models, m < 2 ? heavy[m] : light[m - 2]);
+    profile_file(file, sizeof file, models, m < 2 ? heavy[m] : light[m - 2]);
     if (!file_exists(file)) {
       fprintf(stderr, "atoll gen: %s: no such profile; --models DIR must hold %s, %s, %s and %s.yaml\n", file,
               heavy[0], heavy[1], light[0], light[1]);
