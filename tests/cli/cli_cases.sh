@@ -652,6 +652,27 @@ PY
     expect_rc 2 "$atoll" compare "$src/scenarios/examples/tiny.yaml" --policy reef,seqq
     grep -q "^--policy:1:10: unknown policy 'seqq'; did you mean 'seq'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     grep -q '^  1 | --policy seqq$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  counts_are_digits_only)
+    # Every whole-number option goes through atoll_cli_parse_uint (tools/atoll/cli.c): decimal
+    # digits only. compare took "--jobs 2abc" as 2 and sweep "--jobs +2" and " 2" as 2, and ran.
+    t="$src/scenarios/examples/tiny.yaml"
+    expect_rc 2 "$atoll" compare "$t" --policy reef --jobs 2abc
+    grep -q "^atoll compare: --jobs takes a number from 1 to 64, not '2abc'$" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    for bad in +2 " 2" 0 257 99999999999999999999; do
+      expect_rc 2 "$atoll" sweep "$t" --set seed=1,2 --jobs "$bad" --csv "$tmp/x.csv"
+      grep -q "^atoll sweep: --jobs takes a number from 1 to 256, not '$bad'$" "$tmp/.stderr" ||
+        fail "--jobs '$bad': $(cat "$tmp/.stderr")"
+    done
+    [ ! -e "$tmp/x.csv" ] || fail "a refused sweep wrote its CSV"
+    expect_rc 2 "$atoll" explore "$t" --max-states +5
+    expect_rc 2 "$atoll" capacity "$t" --min-requests " 5"
+    expect_rc 2 "$atoll" model knee "$src/scenarios/models/tiny.yaml" --gpu mi50 --batch +2
+    expect_rc 2 "$atoll" gen dart-tasksets --out "$tmp/g" --tasks 1e2
+    # The checks still take what they should.
+    expect_rc 0 "$atoll" compare "$t" --policy reef --jobs 2
+    expect_rc 3 "$atoll" explore "$t" --max-states 5 # 3: the budget ran out, not a usage error
+    grep -q "wants a positive count" "$tmp/.stderr" && fail "--max-states 5 refused: $(cat "$tmp/.stderr")" ;;
   native_names_suggest)
     # "did you mean" in native's names: options its help lists, devices, faults, native models,
     # and atoll-nmodel's commands, options and models.

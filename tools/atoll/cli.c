@@ -1,8 +1,11 @@
 #include "tools/atoll/cli.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atoll/error.h"
 #include "io/suggest.h"
@@ -261,4 +264,23 @@ void atoll_fmt_bytes(char *buf, size_t size, uint64_t bytes) {
     snprintf(buf, size, "%.1f kB", (double)bytes / 1e3);
   else
     snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+}
+
+bool atoll_cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
+  if (!text || !isdigit((unsigned char)text[0]))
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno == ERANGE || *end || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+uint64_t atoll_cli_default_jobs(uint64_t max) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1)
+    return 1;
+  return (uint64_t)cores < max ? (uint64_t)cores : max;
 }

@@ -40,6 +40,13 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
 bool atoll_cli_parse_or_help(const atoll_subcommand *cmd, int argc, char **argv, atoll_run_opts *opts,
                              const char *const *extra, const char **extra_values, uint32_t n_extra, bool run_options,
                              int *exit_code);
+/* A whole number in [min, max] written in decimal digits only: no sign, space or suffix (strtoull
+ * alone takes " 5", "+5" and "-1", the last as its largest value) and nothing past the range.
+ * Returns true with *out set, false (out untouched) otherwise; the caller says what it wanted. */
+bool atoll_cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+/* The worker threads a command runs when not told: one per online core, from 1 to max (a machine
+ * with more cores than a command takes still runs it). */
+uint64_t atoll_cli_default_jobs(uint64_t max);
 int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out);
 /* The usage error for an option the command does not take, with "did you mean" among the options

@@ -168,9 +168,8 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   probe_cfg pc = {0};
   if (vals[2]) {
-    char *end;
-    unsigned long n = strtoul(vals[2], &end, 10);
-    if (end == vals[2] || *end || vals[2][0] == '-' || n > 100000000)
+    uint64_t n;
+    if (!atoll_cli_parse_uint(vals[2], 0, 100000000, &n))
       return atoll_cli_usage_error(cmd, "--min-requests takes a count in [0, 100000000], not '%s'", vals[2]);
     pc.min_requests = (uint32_t)n;
   }

@@ -32,7 +32,7 @@ const atoll_subcommand atoll_cmd_compare_def = {
     "\n"
     "  --policy a,b,...  the policies, in column order (any of:" ATOLL_POLICY_NAMES ")\n"
     "  --markdown        a Markdown table (for docs) instead of aligned text\n"
-    "  --jobs N          worker threads (default: the number of cores)\n"
+    "  --jobs N          worker threads (default: the number of cores, at most 64)\n"
     "  --quiet, -q       no progress line\n"
     "\n"
     "The scenario's bounds were written for its own policy, so a bound another policy violates is a\n"
@@ -273,9 +273,9 @@ int atoll_cmd_compare(int argc, char **argv) {
   static char list[1024];
   if ((rc = take_policies(&cmp, &o, list, sizeof list)))
     return rc;
-  long jobs = vals[0] ? strtol(vals[0], NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-  if (jobs < 1 || jobs > 64)
-    return atoll_cli_usage_error(cmp.cmd, "--jobs takes a number from 1 to 64");
+  uint64_t jobs = atoll_cli_default_jobs(64);
+  if (vals[0] && !atoll_cli_parse_uint(vals[0], 1, 64, &jobs))
+    return atoll_cli_usage_error(cmp.cmd, "--jobs takes a number from 1 to 64, not '%s'", vals[0]);
   /* The rt-only reference: a listed column, or an extra run after the columns. */
   uint32_t n_cols = cmp.n;
   int32_t ref = -1;
@@ -295,7 +295,7 @@ int atoll_cmd_compare(int argc, char **argv) {
   atoll_progress_start(&cmp.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "compare", "runs", cmp.n);
   pthread_t th[64];
   long started = 0;
-  for (; started < jobs && (uint32_t)started < cmp.n; started++)
+  for (; (uint64_t)started < jobs && (uint32_t)started < cmp.n; started++)
     if (pthread_create(&th[started], NULL, worker, &cmp) != 0)
       break;
   if (started == 0)

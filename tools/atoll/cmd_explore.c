@@ -1,5 +1,4 @@
 /* atoll explore SCENARIO: check the scenario's bounds on every schedule of its declared choices. */
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -252,10 +251,8 @@ int atoll_cmd_explore(int argc, char **argv) {
     return rc;
   atoll_explore_opts eo = {.max_states = 2000000};
   if (vals[0]) {
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(vals[0], &end, 10);
-    if (*end || end == vals[0] || vals[0][0] == '-' || n == 0 || errno == ERANGE)
+    uint64_t n;
+    if (!atoll_cli_parse_uint(vals[0], 1, UINT64_MAX, &n))
       return atoll_cli_usage_error(cmd, "--max-states wants a positive count, not '%s'", vals[0]);
     eo.max_states = n;
   }
@@ -266,9 +263,8 @@ int atoll_cmd_explore(int argc, char **argv) {
       return atoll_cli_usage_error(cmd, "--max-seconds wants a positive number of seconds, not '%s'", vals[4]);
   }
   if (vals[5]) {
-    char *end;
-    long t = strtol(vals[5], &end, 10);
-    if (*end || end == vals[5] || t < 1 || t > 256)
+    uint64_t t;
+    if (!atoll_cli_parse_uint(vals[5], 1, 256, &t))
       return atoll_cli_usage_error(cmd, "--threads wants a count from 1 to 256, not '%s'", vals[5]);
     eo.threads = (uint32_t)t;
   }

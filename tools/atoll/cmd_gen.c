@@ -121,16 +121,6 @@ static int write_set(const char *path, const char *models, uint64_t seed, uint32
   return fclose(f) == 0 ? 0 : ATOLL_EIO;
 }
 
-static bool parse_u(const char *s, unsigned long long max, unsigned long long *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end || end == s || v > max || s[0] == '-')
-    return false;
-  *out = v;
-  return true;
-}
-
 int atoll_cmd_gen(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_gen_def;
   atoll_run_opts o;
@@ -143,9 +133,9 @@ int atoll_cmd_gen(int argc, char **argv) {
     return atoll_cli_usage_error(cmd, "want one generator, dart-tasksets");
   if (!v[0])
     return atoll_cli_usage_error(cmd, "--out DIR is required");
-  unsigned long long seed = 1, tasks = 10, sets = 1, dur = 60000;
+  uint64_t seed = 1, tasks = 10, sets = 1, dur = 60000;
   double ratio = 0.5;
-  if (v[1] && !parse_u(v[1], ULLONG_MAX, &seed))
+  if (v[1] && !atoll_cli_parse_uint(v[1], 0, UINT64_MAX, &seed))
     return atoll_cli_usage_error(cmd, "--seed wants a whole number, not '%s'", v[1]);
   if (v[2]) {
     char *end;
@@ -153,11 +143,11 @@ int atoll_cmd_gen(int argc, char **argv) {
     if (*end || end == v[2] || !(ratio >= 0 && ratio <= 1))
       return atoll_cli_usage_error(cmd, "--heavy-ratio wants a fraction in [0, 1], not '%s'", v[2]);
   }
-  if (v[3] && (!parse_u(v[3], 200, &tasks) || tasks == 0))
+  if (v[3] && !atoll_cli_parse_uint(v[3], 1, 200, &tasks))
     return atoll_cli_usage_error(cmd, "--tasks wants 1..200, not '%s'", v[3]);
-  if (v[4] && (!parse_u(v[4], 100000, &sets) || sets == 0))
+  if (v[4] && !atoll_cli_parse_uint(v[4], 1, 100000, &sets))
     return atoll_cli_usage_error(cmd, "--sets wants 1..100000, not '%s'", v[4]);
-  if (v[6] && (!parse_u(v[6], 86400000, &dur) || dur == 0))
+  if (v[6] && !atoll_cli_parse_uint(v[6], 1, 86400000, &dur))
     return atoll_cli_usage_error(cmd, "--duration-ms wants 1..86400000, not '%s'", v[6]);
   atoll_arena a;
   atoll_arena_init(&a);

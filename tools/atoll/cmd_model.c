@@ -131,9 +131,8 @@ int atoll_cmd_model(int argc, char **argv) {
     return atoll_cli_usage_error(cmd, "knee needs --gpu PRESET (the GPU the shares are of)");
   uint32_t batch = 1;
   if (vals[1]) {
-    char *end;
-    unsigned long b = strtoul(vals[1], &end, 10);
-    if (end == vals[1] || *end || b < 1 || b > ATOLL_MAX_BATCH)
+    uint64_t b;
+    if (!atoll_cli_parse_uint(vals[1], 1, ATOLL_MAX_BATCH, &b))
       return atoll_cli_usage_error(cmd, "--batch takes 1..%d, not '%s'", ATOLL_MAX_BATCH, vals[1]);
     batch = (uint32_t)b;
   }

@@ -112,9 +112,8 @@ int atoll__native_uint(const atoll_subcommand *cmd, const char *opt, const char 
                        const char *unit, uint32_t *out) {
   if (!text)
     return 0;
-  char *end;
-  unsigned long v = strtoul(text, &end, 10);
-  if (*text == '\0' || *text == '-' || *end != '\0' || v < min || v > max)
+  uint64_t v;
+  if (!atoll_cli_parse_uint(text, min, max, &v))
     return atoll_cli_usage_error(cmd, "%s wants from %u to %u %s, not '%s'", opt, min, max, unit, text);
   *out = (uint32_t)v;
   return 0;

@@ -61,7 +61,7 @@ static bool restore_models_known(const char *list) {
 
 int atoll_cmd_selftest(int argc, char **argv) {
   const char *device = NULL, *restore_models = NULL;
-  long reps = 5;
+  uint64_t reps = 5;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       atoll_cli_print_help(&atoll_cmd_selftest_def, stdout);
@@ -70,9 +70,7 @@ int atoll_cmd_selftest(int argc, char **argv) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
       device = argv[++i];
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      reps = strtol(argv[++i], &end, 10);
-      if (*end || reps < 1 || reps > 64)
+      if (!atoll_cli_parse_uint(argv[++i], 1, 64, &reps))
         return atoll_cli_usage_error(&atoll_cmd_selftest_def, "--reps: expected 1..64, got '%s'", argv[i]);
     } else if (strcmp(argv[i], "--restore-models") == 0 && i + 1 < argc) {
       restore_models = argv[++i];

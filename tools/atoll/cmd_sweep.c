@@ -1,7 +1,6 @@
 /* atoll sweep: run a scenario over the cross product of --set value lists and policies, one CSV
  * row per run. Runs are independent, so they are spread over worker threads (one per core by
  * default); rows are written in cross-product order whatever order the runs finish in. */
-#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,7 +28,7 @@ const atoll_subcommand atoll_cmd_sweep_def = {
     "every expect: bound held. A one-line summary per run goes to stdout. This is how the paper's\n"
     "figures are reproduced (docs/simulator-results.md).\n"
     "\n"
-    "  --jobs N    worker threads (default: the number of cores)\n"
+    "  --jobs N    worker threads (default: the number of cores, at most 256)\n"
     "  --quiet     no progress line (shown on a terminal once the sweep lasts 2 s)\n"
     "  --shard K/N run only runs K-1, K-1+N, K-1+2N, ... of the cross product (1 <= K <= N) and write\n"
     "              them as shard K of N (a Slurm array task each; docs/scale-out.md)\n"
@@ -323,18 +322,20 @@ int atoll_cmd_sweep(int argc, char **argv) {
     if ((runs *= sw.axes[a].n) > MAX_RUNS) /* each factor is at most MAX_VALUES: no overflow */
       return atoll_cli_usage_error(cmd, "the swept lists make more than %d runs", MAX_RUNS);
   sw.n_runs = (uint32_t)runs;
-  char *end = NULL;
-  long jobs = vals[1] ? strtol(vals[1], &end, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-  if (jobs < 1 || jobs > 256 || (vals[1] && (end == vals[1] || *end)))
-    return atoll_cli_usage_error(cmd, "--jobs takes a number from 1 to 256");
+  uint64_t jobs = atoll_cli_default_jobs(256);
+  if (vals[1] && !atoll_cli_parse_uint(vals[1], 1, 256, &jobs))
+    return atoll_cli_usage_error(cmd, "--jobs takes a number from 1 to 256, not '%s'", vals[1]);
   sw.n_shards = 1;
   if (vals[2]) {
-    unsigned long k = 0, n = 0;
-    char *slash = NULL, *tail = NULL;
-    /* Digits only: strtoul would take "-1" as ULONG_MAX. */
-    bool digits = isdigit((unsigned char)vals[2][0]) && (k = strtoul(vals[2], &slash, 10), *slash == '/') &&
-                  isdigit((unsigned char)slash[1]) && (n = strtoul(slash + 1, &tail, 10), *tail == '\0');
-    if (!digits || k < 1 || n < 1 || k > n || n > UINT32_MAX)
+    /* K before the slash, N after it, each a whole number. */
+    const char *slash = strchr(vals[2], '/');
+    char k_text[24] = "";
+    uint64_t k = 0, n = 0;
+    bool parsed = slash && (size_t)(slash - vals[2]) < sizeof k_text;
+    if (parsed)
+      memcpy(k_text, vals[2], (size_t)(slash - vals[2]));
+    if (!parsed || !atoll_cli_parse_uint(k_text, 1, UINT32_MAX, &k) ||
+        !atoll_cli_parse_uint(slash + 1, 1, UINT32_MAX, &n) || k > n)
       return atoll_cli_usage_error(cmd, "--shard wants K/N with 1 <= K <= N, not '%s'", vals[2]);
     sw.shard = (uint32_t)(k - 1), sw.n_shards = (uint32_t)n;
   }
@@ -378,7 +379,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
   } else {
     pthread_t th[256];
     long started = 0;
-    for (; started < jobs && (uint32_t)started < sw.n_runs; started++)
+    for (; (uint64_t)started < jobs && (uint32_t)started < sw.n_runs; started++)
       if (pthread_create(&th[started], NULL, worker, &sw) != 0)
         break;
     if (started == 0)

@@ -40,9 +40,8 @@ const atoll_subcommand atoll_cmd_train_predictor_def = {
     "or the file could not be written; 4 the device is unavailable.\n"};
 
 static int parse_u32(const atoll_subcommand *cmd, const char *opt, const char *v, uint32_t lo, uint32_t *out) {
-  char *end = NULL;
-  unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-  if (!v || !*v || *end || n < lo || n > 10000000ull)
+  uint64_t n;
+  if (!atoll_cli_parse_uint(v, lo, 10000000, &n))
     return atoll_cli_usage_error(cmd, "%s needs an integer from %" PRIu32 " to 10000000", opt, lo);
   *out = (uint32_t)n;
   return 0;
