@@ -881,20 +881,30 @@ static int check_gpu_memory(scen_ctx *c, const atoll_ynode *clients, uint32_t gp
   atoll_gpu_memory mem;
   if (atoll_scenario_gpu_memory(s, gpu, &mem) != 0 || mem.capacity_mb <= 0 || mem.used_mb <= mem.capacity_mb)
     return 0;
-  char list[768];
+  /* Whole entries only: the ones that do not fit are counted at the end ("and N more"), never cut.
+   * Sized for the message's text (atoll_diag's 512 characters) with the sentence before it. */
+  char list[320] = "";
   size_t at = 0;
-  for (uint32_t i = 0; i < s->n_clients && at < sizeof list; i++) {
+  uint32_t listed = 0, left = 0;
+  for (uint32_t i = 0; i < s->n_clients; i++) {
     const atoll_scenario_model *sm = &s->models[s->clients[i].model];
     if (s->clients[i].gpu != gpu)
       continue;
+    char entry[192];
     if (sm->model.footprint_known)
-      at += (size_t)snprintf(list + at, sizeof list - at, s->clients[i].batch_max > 1 ? "%s%s (%s: %g + %g x %u MB)"
-                             : "%s%s (%s: %g + %g MB)", i ? ", " : "", s->clients[i].name, sm->name,
-                             sm->model.weights_mb, sm->model.activations_mb_per_batch, s->clients[i].batch_max);
+      snprintf(entry, sizeof entry, s->clients[i].batch_max > 1 ? "%s (%s: %g + %g x %u MB)" : "%s (%s: %g + %g MB)",
+               s->clients[i].name, sm->name, sm->model.weights_mb, sm->model.activations_mb_per_batch,
+               s->clients[i].batch_max);
     else
-      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s: footprint unknown)", i ? ", " : "",
-                             s->clients[i].name, sm->name);
+      snprintf(entry, sizeof entry, "%s (%s: footprint unknown)", s->clients[i].name, sm->name);
+    /* Room kept for ", and 4294967295 more". */
+    if (left == 0 && at + strlen(entry) + 2 + 24 < sizeof list)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", listed++ ? ", " : "", entry);
+    else
+      left++;
   }
+  if (left)
+    snprintf(list + at, sizeof list - at, ", and %u more", left);
   if (atoll_scenario_gpus(s) > 1)
     return atoll_yread_error(c->r, clients, "the models of gpu %u's clients need %g MB, more than the %g MB of GPU '%s': %s",
                              gpu, mem.used_mb, mem.capacity_mb, s->gpu.name, list);
