@@ -140,6 +140,9 @@ static int observe_once(const atoll_scenario *s, const atoll_inss_fit_plan *p, c
                         double *observed_ns, uint32_t *least_clean, pool *pl) {
   if (n == 0 || n > ATOLL_INSS_FIT_MAX_COLOC)
     return ATOLL_EINVAL;
+  for (uint32_t k = 0; k < n; k++) /* each client's request times are sized for the largest batch */
+    if (slot[k].batch > ATOLL_INSS_MAX_BATCH)
+      return ATOLL_EINVAL;
   atoll_client cl[ATOLL_INSS_FIT_MAX_COLOC];
   int64_t *at = calloc((size_t)n * batches * ATOLL_INSS_MAX_BATCH, sizeof *at);
   if (!at)

@@ -92,6 +92,11 @@ PY
     expect_rc 2 "$atoll" predict "$src/scenarios/seeds/inss/8models.yaml" --set gpu_count=1
     grep -q "no client compared: every GPU with clients has more than 4" "$tmp/.stderr" ||
       fail "predict, 8 clients on a GPU: $(cat "$tmp/.stderr")"
+    # A batch above InSS's 32 is refused before the fit (its runs overflowed a buffer sized for 32:
+    # "malloc(): invalid size", exit 134).
+    expect_rc 2 "$atoll" predict "$src/scenarios/examples/batch.yaml" --set clients.bulk.batch.max=33
+    grep -q "client bulk batches up to 33 requests; InSS's latency model covers batches of 1 to 32" \
+      "$tmp/.stderr" || fail "predict, batch 33: $(cat "$tmp/.stderr")"
     ;;
   inss_fit_native)
     # atoll fit inss --device cpu runs the solo grid and the co-location sets for real on the CPU
@@ -738,6 +743,12 @@ PY
     # InSS's fit runs on bound streams too: it says so (it said "operation not supported by this device").
     expect_rc 2 "$atoll" sim "$src/scenarios/verify/tiny.yaml" --policy inss --set sim.engine=rate --quiet
     grep -qF "the fit runs the models on static partitions (streams bound to CU sets), which sim.engine=rate" \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" fit inss "$src/scenarios/seeds/inss/rising.yaml" -o "$tmp/f.yaml" --set sim.engine=rate
+    grep -qF "atoll fit: the fit runs the models on static partitions" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # With the model given, predict fits nothing, but its simulated runs bind clients to CUs too.
+    expect_rc 2 "$atoll" predict "$src/scenarios/seeds/inss/rising.yaml" --set sim.engine=rate
+    grep -qF "atoll predict: the simulated runs bind each client to its share of the CUs, which sim.engine=rate" \
       "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 0 "$atoll" sim "$src/scenarios/disb/C.yaml" --policy reef --set policy.dkp=false --set sim.engine=rate \
       --duration-ms 1500 --quiet --set 'expect=[]'

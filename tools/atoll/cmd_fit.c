@@ -135,7 +135,7 @@ int atoll_cmd_fit(int argc, char **argv) {
     if (vals[1] && nctx.err[0])
       rc = atoll__native_fail("fit", err, nctx.err);
     else {
-      fprintf(stderr, "atoll fit: %s\n", atoll_strerror(err));
+      fprintf(stderr, "atoll fit: %s\n", atoll_cli_fit_why(&s, err));
       rc = err == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : ATOLL_EXIT_BAD_INPUT;
     }
   } else {

@@ -58,6 +58,17 @@ int atoll_cmd_predict(int argc, char **argv) {
     }
     s.inss = m;
   }
+  /* The model's batch term and the fit's runs stop at InSS's largest batch (under inss the scenario
+   * is refused above it; under another policy the client's own batch is predicted). */
+  for (uint32_t c = 0; c < s.n_clients; c++)
+    if (s.clients[c].batch_max > ATOLL_INSS_MAX_BATCH) {
+      fprintf(stderr,
+              "atoll predict: %s: client %s batches up to %" PRIu32 " requests; InSS's latency model covers "
+              "batches of 1 to %d (set its batch: max to at most %d)\n",
+              s.path, s.clients[c].name, s.clients[c].batch_max, ATOLL_INSS_MAX_BATCH, ATOLL_INSS_MAX_BATCH);
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
   if ((rc = atoll_cli_inss_model(&a, &s, true)))
     return rc;
   uint32_t n = s.n_clients;
@@ -108,7 +119,11 @@ int atoll_cmd_predict(int argc, char **argv) {
     double obs[ATOLL_INSS_FIT_MAX_COLOC];
     int err = atoll_sim_inss_observe(&s, s.inss, slot, k, obs);
     if (err) {
-      fprintf(stderr, "atoll predict: %s\n", atoll_strerror(err));
+      if (err == ATOLL_ENOTSUP && s.engine == ATOLL_ENGINE_RATE) /* it said "not supported by this device" */
+        fprintf(stderr, "atoll predict: the simulated runs bind each client to its share of the CUs, which "
+                        "sim.engine=rate does not model; predict on fluid or blocks\n");
+      else
+        fprintf(stderr, "atoll predict: %s\n", atoll_strerror(err));
       rc = ATOLL_EXIT_BAD_INPUT;
       break;
     }
