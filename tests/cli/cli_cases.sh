@@ -1009,6 +1009,13 @@ PY
     grep -q '1 iterations (whole trace); imported iteration 0: 1 kernels, 0 copies, kernel time 40.000 us' "$tmp/.stderr" \
       || fail "$(cat "$tmp/.stderr")"
     grep -q '^    grid: \[8, 1, 1\]$' "$tmp/k.yaml" || fail "rounded-up workgroups"
+    # 3,000 distinct kernels (225 KB): the CSV reader took the rest of the file for every record
+    # and failed past 2,284 rows with an empty message.
+    { head -n 1 "$d/rocprof/results.csv"
+      awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%d,\"k%d\",0,0,%d,4242,4242,65536,256,0,0,32,0,24,64,\"0x0\",\"0x7f00\",%d,%d,%d,%d\n", i, i, i, 1000 * i, 1000 * i + 100, 1000 * i + 900, 1000 * i + 950 }'
+    } > "$tmp/many.csv"
+    expect_rc 0 "$atoll" import rocprof "$tmp/many.csv" -o "$tmp/many.yaml"
+    grep -q 'imported iteration 0: 3000 kernels' "$tmp/.stderr" || fail "3,000 rows: $(cat "$tmp/.stderr")"
     # bad input: exit 2 with FILE:LINE, no output file
     head -c $(( $(stat -c %s "$d/nsys/cuda_gpu_trace.csv") - 40 )) "$d/nsys/cuda_gpu_trace.csv" > "$tmp/cut.csv"
     expect_rc 2 "$atoll" import nsys "$tmp/cut.csv" -o "$tmp/bad.yaml"

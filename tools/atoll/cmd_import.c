@@ -252,6 +252,10 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
     rc = atoll_idem_meta_apply_file(&a, idem_path, &m, &not_restorable, &d);
   if (rc != 0) {
     atoll_arena_free(&a);
+    if (!d.set) { /* a failure with no located message (memory): its code, not an empty line */
+      fprintf(stderr, "atoll import: %s: %s\n", o->positional[1], atoll_strerror(rc));
+      return ATOLL_EXIT_BAD_INPUT;
+    }
     return atoll_cli_report(&d);
   }
   if (info.trace_sms && info.trace_sms != gpu.cus)
