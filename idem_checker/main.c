@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "atoll/error.h"
 #include "idem/badset.h"
 #include "idem/readers.h"
 #include "idem/report.h"
+#include "io/out_file.h"
 #include "io/suggest.h"
 #include "idem/sweep.h"
 
@@ -130,30 +130,26 @@ static int write_output(const run *r, output_kind kind, FILE *f) {
   return rc;
 }
 
-/* Writes one output, through a temporary file renamed over path only when complete. */
+/* Writes one output, whole or not at all (io/out_file.h). */
 static int emit(const run *r, output_kind kind, const char *path) {
   if (strcmp(path, "-") == 0) {
     int rc = write_output(r, kind, stdout);
     return rc == ATOLL_OK && fflush(stdout) == 0 ? ATOLL_OK : ATOLL_EIO;
   }
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+  atoll_out_file out;
+  int rc = atoll_out_file_open(&out, path);
+  if (rc == ATOLL_EINVAL) {
     fprintf(stderr, "idem_checker: %s: path too long\n", path);
-    return ATOLL_EINVAL;
+    return rc;
   }
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    perror(path);
-    return ATOLL_EIO;
-  }
-  int rc = write_output(r, kind, f);
-  if (fclose(f) != 0 && rc == ATOLL_OK)
-    rc = ATOLL_EIO;
-  if (rc == ATOLL_OK && rename(tmp, path) != 0)
-    rc = ATOLL_EIO;
   if (rc != ATOLL_OK) {
+    perror(path);
+    return rc;
+  }
+  rc = write_output(r, kind, out.f);
+  if (atoll_out_file_close(&out, rc == ATOLL_OK) != ATOLL_OK) {
+    rc = rc == ATOLL_OK ? ATOLL_EIO : rc;
     fprintf(stderr, "idem_checker: cannot write %s: %s\n", path, atoll_strerror(rc));
-    remove(tmp);
   }
   return rc;
 }

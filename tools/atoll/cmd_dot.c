@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "atoll/error.h"
 #include "idem/badset.h"
 #include "tools/atoll/cli.h"
 #include "idem/readers.h"
 #include "idem/sweep.h"
+#include "io/out_file.h"
 #include "io/suggest.h"
 /* By path: the simulator's run report is also "report.h", and this target sees both folders. */
 #include "idem/report.h"
@@ -183,20 +183,13 @@ int atoll_cmd_dot(int argc, char **argv) {
   bool from_profile;
   rc = build(&o, pick_format(&o), &t, &entry, &from_profile);
   if (rc == 0) {
-    /* A file is written under a temporary name and renamed once complete. */
-    char tmp[4096];
-    bool to_file = o.out && strcmp(o.out, "-") != 0;
-    bool fits = !to_file || snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o.out, (long)getpid()) < (int)sizeof tmp;
-    FILE *out = !fits ? NULL : to_file ? fopen(tmp, "w") : stdout;
-    int wrc = out ? write_to(out, &o, &t, entry, from_profile) : ATOLL_EIO;
-    if (to_file && out && fclose(out) != 0)
-      wrc = ATOLL_EIO;
-    if (to_file && wrc == ATOLL_OK && rename(tmp, o.out) != 0)
-      wrc = ATOLL_EIO;
+    /* A file appears whole or not at all (io/out_file.h). */
+    atoll_out_file out;
+    int wrc = atoll_out_file_open(&out, o.out ? o.out : "-");
+    if (wrc == ATOLL_OK)
+      wrc = atoll_out_file_close(&out, write_to(out.f, &o, &t, entry, from_profile) == ATOLL_OK);
     if (wrc != ATOLL_OK) {
-      fprintf(stderr, "atoll dot: cannot write %s\n", o.out ? o.out : "standard output");
-      if (to_file && fits)
-        remove(tmp);
+      fprintf(stderr, "atoll dot: cannot write %s\n", o.out && strcmp(o.out, "-") != 0 ? o.out : "standard output");
       rc = ATOLL_EXIT_BAD_INPUT;
     }
   }

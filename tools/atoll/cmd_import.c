@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
@@ -14,6 +13,7 @@
 #include "io/suggest.h"
 #include "io/idem_meta.h"
 #include "io/model_write_checked.h"
+#include "io/out_file.h"
 #include "io/nsys_sqlite_import.h"
 #include "io/profiler_csv_import.h"
 #include "io/reef_import.h"
@@ -58,11 +58,7 @@ const atoll_subcommand atoll_cmd_import_def = {
     "\n"
     "exit: 0 converted; 2 bad input (FILE:LINE:COL: message on stderr).\n"};
 
-typedef struct out_file {
-  const char *path;
-  char tmp[4096];
-  FILE *f;
-} out_file;
+typedef atoll_out_file out_file;
 
 
 /* "unknown GPU preset 'X'; did you mean 'Y'?" as a usage error; frees the arena. */
@@ -76,30 +72,20 @@ static int unknown_preset(const atoll_subcommand *cmd, atoll_arena *a, const cha
   return rc;
 }
 static int out_open(out_file *o, const char *path) {
-  o->path = path;
-  if (strcmp(path, "-") == 0) {
-    o->f = stdout;
-    return 0;
-  }
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
-  o->f = fopen(o->tmp, "w");
-  if (!o->f) {
+  int rc = atoll_out_file_open(o, path);
+  if (rc == ATOLL_EINVAL)
+    fprintf(stderr, "atoll import: %s: the path is too long for a temporary file beside it\n", path);
+  else if (rc)
     perror(path);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  return 0;
+  return rc ? ATOLL_EXIT_BAD_INPUT : 0;
 }
 
-/* Commits the output on success, discards it otherwise. */
+/* Commits the output on success, discards it otherwise (io/out_file.h). */
 static int out_close(out_file *o, int ok) {
-  if (o->f == stdout)
-    return fflush(stdout) == 0 && ok ? 0 : ATOLL_EXIT_BAD_INPUT;
-  int write_ok = fclose(o->f) == 0;
-  if (ok && write_ok && rename(o->tmp, o->path) == 0)
+  if (atoll_out_file_close(o, ok) == 0)
     return 0;
   if (ok)
     perror(o->path);
-  remove(o->tmp);
   return ATOLL_EXIT_BAD_INPUT;
 }
 
