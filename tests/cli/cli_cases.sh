@@ -82,6 +82,11 @@ PY
     grep -q "^atoll_inss: 1" "$tmp/fitted.yaml" || fail "no model written"
     held=$(sed -n 's/.*held out \([0-9.]*\) %.*/\1/p' "$tmp/.stdout")
     python3 -c "import sys; sys.exit(0 if float('$held') < 10 else 1)" || fail "held-out MAPE $held % >= 10 %"
+    # -o -: the model alone on stdout (the report went there too, and the model did not load), the
+    # report on stderr.
+    expect_rc 0 "$atoll" fit inss "$tmp/rising.yaml" -o -
+    cmp "$tmp/.stdout" "$tmp/fitted.yaml" || fail "fit -o - wrote other than the model: $(head -3 "$tmp/.stdout")"
+    grep -q "held out $held %" "$tmp/.stderr" || fail "fit -o -: no report on stderr"
     expect_rc 0 "$atoll" sim "$tmp/rising.yaml" --set duration_ms=2000
     grep -q "fitted one" "$tmp/.stderr" && fail "the given model was not used"
     expect_rc 0 "$atoll" predict "$tmp/rising.yaml"

@@ -9,6 +9,7 @@
 
 #include "atoll/error.h"
 #include "io/inss_io.h"
+#include "io/out_file.h"
 #include "native/cpu/cpu_backend.h"
 #include "sim/inss_fit.h"
 #include "tools/atoll/inss_native.h"
@@ -40,7 +41,8 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "alpha_cache is fitted too, each model's L2 line its memory traffic alone (docs/inss.md,\n"
     "\"Native\"). Measured, so not repeatable.\n"
     "\n"
-    "  -o MODEL.yaml      where to write the model (plain YAML); '-' for stdout\n"
+    "  -o MODEL.yaml      where to write the model (plain YAML); '-' for stdout (the report then goes to\n"
+    "                     stderr)\n"
     "  --device D         fit on a native device (cpu: the CPU back-end's CU workers)\n"
     "  --cus N            the native device's CUs (2-4, default 2: one per CPU of a 2-CPU machine)\n"
     "  --pin              pin the native device's CU workers to CPUs\n"
@@ -139,43 +141,49 @@ int atoll_cmd_fit(int argc, char **argv) {
       rc = err == ATOLL_ENODEV ? ATOLL_EXIT_NO_DEVICE : ATOLL_EXIT_BAD_INPUT;
     }
   } else {
+    /* With the model on standard output (-o -), the report goes to stderr: stdout stays a model. */
+    FILE *rep_out = strcmp(vals[0], "-") == 0 ? stderr : stdout;
     if (vals[1]) {
-      printf("InSS model for %s on native %s (%" PRIu32 " CUs, %" PRIu32 " runs: %" PRIu32 " rounds, %" PRIu32
-             " re-measured): alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache %.4g\n",
-             s.path, vals[1], cus, nctx.runs, plan.rounds, rep->n_remeasured, m->alpha_s_ns, m->beta_s_ns,
-             m->alpha_cache);
+      fprintf(rep_out, "InSS model for %s on native %s (%" PRIu32 " CUs, %" PRIu32 " runs: %" PRIu32 " rounds, %" PRIu32
+              " re-measured): alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache %.4g\n",
+              s.path, vals[1], cus, nctx.runs, plan.rounds, rep->n_remeasured, m->alpha_s_ns, m->beta_s_ns,
+              m->alpha_cache);
       const atoll_inss_disturb_stats *d = &nctx.disturb;
       if (plan.drop_disturbed)
-        printf("disturbed by other processes: %" PRIu32 " batches left out, %" PRIu32 " runs repeated, %" PRIu32
-               " figures of disturbed batches only; %" PRIu64 " of %" PRIu64 " blocks descheduled over %d us"
-               " (lost: < 20 us %" PRIu64 ", < 100 us %" PRIu64 ", < 300 us %" PRIu64 ", < 1 ms %" PRIu64
-               ", more %" PRIu64 ")\n",
-               rep->n_disturbed, rep->n_disturbed_reruns, rep->n_disturbed_only, d->lost_blocks, d->blocks,
-               ATOLL_INSS_LOST_NS / 1000, d->lost_hist[0], d->lost_hist[1], d->lost_hist[2], d->lost_hist[3],
-               d->lost_hist[4]);
+        fprintf(rep_out,
+                "disturbed by other processes: %" PRIu32 " batches left out, %" PRIu32 " runs repeated, %" PRIu32
+                " figures of disturbed batches only; %" PRIu64 " of %" PRIu64 " blocks descheduled over %d us"
+                " (lost: < 20 us %" PRIu64 ", < 100 us %" PRIu64 ", < 300 us %" PRIu64 ", < 1 ms %" PRIu64
+                ", more %" PRIu64 ")\n",
+                rep->n_disturbed, rep->n_disturbed_reruns, rep->n_disturbed_only, d->lost_blocks, d->blocks,
+                ATOLL_INSS_LOST_NS / 1000, d->lost_hist[0], d->lost_hist[1], d->lost_hist[2], d->lost_hist[3],
+                d->lost_hist[4]);
       char ptext[160];
       atoll__measure_priority_text(&prio, ptext, sizeof ptext);
-      printf("measured at %s; ", ptext);
-      atoll__measure_awake_print(stdout, &loops, awake, "keeping");
-      printf("\n");
+      fprintf(rep_out, "measured at %s; ", ptext);
+      atoll__measure_awake_print(rep_out, &loops, awake, "keeping");
+      fprintf(rep_out, "\n");
     } else
-      printf("InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
-             s.path, s.gpu.name, m->alpha_s_ns, m->beta_s_ns);
-    printf("%-4s %-5s %-14s %5s %5s %12s %12s %8s\n", "set", "split", "model", "pct", "batch", "observed_us",
-           "predicted_us", "error_%");
+      fprintf(rep_out,
+              "InSS model for %s on %s: alpha_s %.1f ns, beta_s %.1f ns per kernel, alpha_cache 0 (no L2 term)\n",
+              s.path, s.gpu.name, m->alpha_s_ns, m->beta_s_ns);
+    fprintf(rep_out, "%-4s %-5s %-14s %5s %5s %12s %12s %8s\n", "set", "split", "model", "pct", "batch", "observed_us",
+            "predicted_us", "error_%");
     for (uint32_t j = 0; j < rep->n_sets; j++) {
       const atoll_inss_coloc *c = &rep->sets[j];
       for (uint32_t k = 0; k < c->n; k++)
-        printf("%-4" PRIu32 " %-5s %-14s %5" PRIu32 " %5" PRIu32 " %12.1f %12.1f %8.2f\n", j, c->train ? "fit" : "test",
-               m->prof[c->slot[k].prof].name, c->slot[k].pct, c->slot[k].batch, c->observed_ns[k] / 1e3,
-               c->predicted_ns[k] / 1e3, 100.0 * (c->predicted_ns[k] - c->observed_ns[k]) / c->observed_ns[k]);
+        fprintf(rep_out, "%-4" PRIu32 " %-5s %-14s %5" PRIu32 " %5" PRIu32 " %12.1f %12.1f %8.2f\n", j,
+                c->train ? "fit" : "test",
+                m->prof[c->slot[k].prof].name, c->slot[k].pct, c->slot[k].batch, c->observed_ns[k] / 1e3,
+                c->predicted_ns[k] / 1e3, 100.0 * (c->predicted_ns[k] - c->observed_ns[k]) / c->observed_ns[k]);
     }
-    printf("solo LWR leave-one-out MAPE %.2f %%\n", rep->mape_solo_pct);
-    printf("co-located MAPE: fit %.2f %% (%" PRIu32 " samples), held out %.2f %% (%" PRIu32 " samples)\n",
-           rep->mape_train_pct, rep->n_train, rep->mape_test_pct, rep->n_test);
+    fprintf(rep_out, "solo LWR leave-one-out MAPE %.2f %%\n", rep->mape_solo_pct);
+    fprintf(rep_out, "co-located MAPE: fit %.2f %% (%" PRIu32 " samples), held out %.2f %% (%" PRIu32 " samples)\n",
+            rep->mape_train_pct, rep->n_train, rep->mape_test_pct, rep->n_test);
     if (vals[1])
       for (uint32_t i = 0; i < m->n_models; i++)
-        printf("L2 line of %s: l = %.4g x share + %.4g\n", m->prof[i].name, m->prof[i].l2_alpha, m->prof[i].l2_beta);
+        fprintf(rep_out, "L2 line of %s: l = %.4g x share + %.4g\n", m->prof[i].name, m->prof[i].l2_alpha,
+                m->prof[i].l2_beta);
     char note[192];
     if (vals[1])
       snprintf(note, sizeof note,
@@ -185,12 +193,9 @@ int atoll_cmd_fit(int argc, char **argv) {
     else
       snprintf(note, sizeof note, "fitted on the simulated %s; held-out co-located MAPE %.2f %%", s.gpu.name,
                rep->mape_test_pct);
-    FILE *f = strcmp(vals[0], "-") == 0 ? stdout : fopen(vals[0], "w");
-    if (!f || atoll_inss_model_write(m, note, f) != 0) {
-      fprintf(stderr, "atoll fit: cannot write '%s'\n", vals[0]);
-      rc = ATOLL_EXIT_BAD_INPUT;
-    }
-    if (f && f != stdout && fclose(f) != 0 && rc == 0) {
+    atoll_out_file out; /* whole or not at all (io/out_file.h) */
+    if (atoll_out_file_open(&out, vals[0]) != 0 ||
+        atoll_out_file_close(&out, atoll_inss_model_write(m, note, out.f) == 0) != 0) {
       fprintf(stderr, "atoll fit: cannot write '%s'\n", vals[0]);
       rc = ATOLL_EXIT_BAD_INPUT;
     }
