@@ -1,5 +1,6 @@
 #include "io/disb_import.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include "atoll/limits.h"
 #include "io/load.h"
 #include "io/strmap.h"
+#include "io/yquote.h"
 
 /* Generated client names are "rt_MODEL_N" / "be_MODEL_N": a model name leaves room for the class
  * and a number within a client name's length limit. */
@@ -191,6 +193,29 @@ static void client_name(const disb_client *c, uint32_t n, uint32_t i, char name[
     snprintf(name, ATOLL_MAX_NAME_BYTES + 1, "%s_%s", c[i].rt ? "rt" : "be", c[i].model);
 }
 
+/* Two generated names may still meet: models 'a' (twice) and 'a_1' both give rt_a_1. Such a file
+ * is refused, naming both models, rather than written as a scenario that does not load. */
+static int check_names_unique(atoll_yread *r, const disb_client *c, uint32_t n) {
+  char (*names)[ATOLL_MAX_NAME_BYTES + 1] = atoll_arena_alloc(r->arena, (size_t)n * sizeof *names);
+  if (!names)
+    return atoll_yread_oom(r, c[0].name_node);
+  atoll_strmap seen;
+  atoll_strmap_init(&seen);
+  int rc = 0;
+  for (uint32_t i = 0; i < n && rc == 0; i++) {
+    client_name(c, n, i, names[i]);
+    uint32_t j;
+    int added = atoll_strmap_add(&seen, names[i], strlen(names[i]), i, &j);
+    if (added == 1)
+      rc = client_error(r, &c[i], "its client would be named %s, as a client of model '%s' is: rename one of "
+                                  "the models", names[i], c[j].model);
+    else if (added != 0)
+      rc = atoll_yread_oom(r, c[i].name_node);
+  }
+  atoll_strmap_free(&seen);
+  return rc;
+}
+
 /* What the run's length does to the file's traces: a DISB `time` shorter than a trace drops the
  * trace's later arrivals without a word, so each trace client's count is told. */
 static void write_notes(FILE *notes, double time_s, double duration_ms, bool overridden, const disb_client *c,
@@ -220,6 +245,18 @@ static void write_notes(FILE *notes, double time_s, double duration_ms, bool ove
   }
 }
 
+/* A path plain where YAML reads it back unchanged (letters, digits, '_', '.', '/', '-', not first),
+ * else quoted: a folder's name may hold what YAML reads otherwise ("#" starts a comment). */
+static void write_path(FILE *out, const char *path) {
+  bool plain = path[0] != '\0' && path[0] != '-';
+  for (const char *p = path; *p && plain; p++)
+    plain = isalnum((unsigned char)*p) || strchr("_./-", *p);
+  if (plain)
+    fputs(path, out);
+  else
+    atoll_yaml_write_quoted(out, path);
+}
+
 static void write_scenario(FILE *out, const char *json_path, double duration_ms, const char *gpu, const char *rel,
                            const disb_client *c, uint32_t n) {
   /* The file's base name only: a generated scenario must not depend on where it was made. */
@@ -233,8 +270,13 @@ static void write_scenario(FILE *out, const char *json_path, double duration_ms,
     bool seen = false;
     for (uint32_t j = 0; j < i; j++)
       seen = seen || strcmp(c[j].model, c[i].model) == 0;
-    if (!seen)
-      fprintf(out, "  %s: %s/%s.yaml\n", c[i].model, rel, c[i].model);
+    if (!seen) {
+      char path[PATH_MAX + ATOLL_MAX_NAME_BYTES + 8];
+      snprintf(path, sizeof path, "%s/%s.yaml", rel, c[i].model);
+      fprintf(out, "  %s: ", c[i].model);
+      write_path(out, path);
+      fputc('\n', out);
+    }
   }
   fprintf(out, "clients:\n");
   for (uint32_t i = 0; i < n; i++) {
@@ -308,7 +350,17 @@ int atoll_disb_import_source(atoll_arena *a, const atoll_source *src, const char
   double duration_ms = overridden ? opts->duration_ms : time_s * 1000.0;
   if (rc == 0 && !(duration_ms > 0)) {
     rc = WITH_KEY(&r, "time", atoll_yread_error(&r, v[0], "time is 0: give a positive time or --duration-ms"));
+  } else if (rc == 0 && llround(duration_ms * 1e6) < 1) { /* the scenario would not load */
+    if (overridden) {
+      atoll_diag_set(d, NULL, 0, 0, NULL, "--duration-ms %g is below the simulator's 1 ns resolution", duration_ms);
+      rc = ATOLL_EINVAL;
+    } else {
+      rc = WITH_KEY(&r, "time", atoll_yread_error(&r, v[0], "time %g s is below the simulator's 1 ns resolution: "
+                                                            "give a longer time or --duration-ms", time_s));
+    }
   }
+  if (rc == 0)
+    rc = check_names_unique(&r, c, n);
   if (rc == 0) {
     write_scenario(out, src->name, duration_ms, gpu, rel, c, n);
     write_notes(opts ? opts->notes : NULL, time_s, duration_ms, overridden, c, n);

@@ -1172,7 +1172,27 @@ c.commit()' "$tmp/latin1.sqlite"
     grep -q "^w.json:1:29: no usable profile for model 'nosuch'" <(sed "s|^$tmp/||" "$tmp/.stderr") ||
       fail "message: $(cat "$tmp/.stderr")"
     grep -q "^  at: rt\[0\].name$" "$tmp/.stderr" || fail "key path: $(cat "$tmp/.stderr")"
-    [ ! -e "$tmp/o.yaml" ] || fail "a failed import left its output" ;;
+    [ ! -e "$tmp/o.yaml" ] || fail "a failed import left its output"
+    # Each of these wrote, with exit 0, a scenario that did not load. Models a, a and a_1 name two
+    # clients rt_a_1: refused, naming both models.
+    mkdir -p "$tmp/m2" "$tmp/m #1"
+    cp "$src/scenarios/models/vgg.yaml" "$tmp/m2/a.yaml" && cp "$src/scenarios/models/vgg.yaml" "$tmp/m2/a_1.yaml"
+    echo '{"time": 1, "rt": [{"name": "a", "frequency": 10}, {"name": "a", "frequency": 10},
+           {"name": "a_1", "frequency": 10}], "be": []}' > "$tmp/w.json"
+    expect_rc 2 "$atoll" import disb "$tmp/w.json" --models "$tmp/m2" -o "$tmp/o.yaml"
+    grep -q "w.json:2:21: its client would be named rt_a_1, as a client of model 'a' is" "$tmp/.stderr" ||
+      fail "repeated name: $(cat "$tmp/.stderr")"
+    # A models folder named with '#': its paths are quoted (the rest read as a comment).
+    cp "$src/scenarios/models/vgg.yaml" "$tmp/m #1/"
+    echo '{"time": 1, "rt": [{"name": "vgg", "frequency": 10}], "be": []}' > "$tmp/w.json"
+    expect_rc 0 "$atoll" import disb "$tmp/w.json" --models "$tmp/m #1" -o "$tmp/o.yaml"
+    expect_rc 0 "$atoll" check "$tmp/o.yaml"
+    # A run shorter than the simulator's 1 ns, from --duration-ms or from the file's time.
+    expect_rc 2 "$atoll" import disb "$tmp/w.json" --models "$tmp/m #1" -o "$tmp/o.yaml" --duration-ms 0.0000001
+    echo '{"time": 1e-12, "rt": [{"name": "vgg", "frequency": 10}], "be": []}' > "$tmp/w.json"
+    expect_rc 2 "$atoll" import disb "$tmp/w.json" --models "$tmp/m #1" -o "$tmp/o.yaml"
+    grep -q "w.json:1:10: time 1e-12 s is below the simulator's 1 ns resolution" "$tmp/.stderr" ||
+      fail "time 1e-12: $(cat "$tmp/.stderr")" ;;
   import_disb_duration)
     # time: 1 with a 60 s trace: the note says how many arrivals the 1 s run uses; --duration-ms
     # overrides the file's time, and the note says that too.

@@ -156,8 +156,9 @@ static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, con
   if (duration_arg) {
     char *end;
     opts.duration_ms = strtod(duration_arg, &end);
-    if (end == duration_arg || *end || !(opts.duration_ms > 0) || opts.duration_ms > 1e10)
-      return atoll_cli_usage_error(cmd, "--duration-ms wants a number of milliseconds above 0 and at most 1e10, "
+    /* From the simulator's 1 ns (a scenario shorter does not load). */
+    if (end == duration_arg || *end || !(opts.duration_ms >= 1e-6) || opts.duration_ms > 1e10)
+      return atoll_cli_usage_error(cmd, "--duration-ms wants a number of milliseconds from 1e-6 (1 ns) to 1e10, "
                                    "not '%s'", duration_arg);
   }
   atoll_arena a;
