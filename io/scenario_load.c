@@ -12,6 +12,7 @@
 #include "atoll/memory.h"
 #include "atoll/policy.h"
 #include "core/dart.h"
+#include "io/model_gpu_fit.h"
 #include "io/load.h"
 #include "io/inss_io.h"
 #include "io/predictor_io.h"
@@ -107,18 +108,9 @@ static int check_model_fits_gpu(scen_ctx *c, const atoll_ynode *at, const atoll_
   if (strcmp(sm->model.gpu, g->name) != 0)
     return atoll_yread_error(c->r, at, "model '%s' was measured on GPU '%s'; this scenario runs on '%s'", sm->name,
                              sm->model.gpu, g->name);
-  for (uint32_t i = 0; i < sm->model.n_ops; i++) {
-    const atoll_op *op = &sm->model.ops[i];
-    if (op->kind != ATOLL_OP_KERNEL)
-      continue;
-    uint64_t threads = atoll_dim3_count(op->shape.block);
-    if (op->shape.occupancy > g->max_blocks_per_cu || threads * op->shape.occupancy > g->max_threads_per_cu)
-      return atoll_yread_error(c->r, at,
-                               "model '%s' op %u (%s): occupancy %u x %llu threads exceeds the GPU's %u blocks / %u "
-                               "threads per CU",
-                               sm->name, i, op->name, op->shape.occupancy, (unsigned long long)threads,
-                               g->max_blocks_per_cu, g->max_threads_per_cu);
-  }
+  char why[256];
+  if (atoll_model_gpu_misfit(&sm->model, g, why, sizeof why) != UINT32_MAX)
+    return atoll_yread_error(c->r, at, "model '%s' %s", sm->name, why);
   return 0;
 }
 

@@ -428,7 +428,14 @@ first = min(p["pct"] for p in c if p["throughput_rps"] >= 0.9 * best)
 assert k["knee_pct"] == first == 40, (k["knee_pct"], first)
 assert all(abs(p["throughput_rps"] * p["latency_us"] / 1e6 - 1) < 1e-3 for p in c)
 PY
-    expect_rc 2 "$atoll" model knee "$src/scenarios/models/h200/mobilenet_v2-b1.yaml" ;;
+    expect_rc 2 "$atoll" model knee "$src/scenarios/models/h200/mobilenet_v2-b1.yaml"
+    # A kernel no CU of the GPU holds (64 blocks per CU on the MI50's 40): refused, as a scenario
+    # refuses it (knee printed a flat curve, exit 0).
+    for sub in knee info; do
+      expect_rc 2 "$atoll" model $sub "$src/scenarios/bad/models/occupancy_64.yaml" --gpu mi50
+      grep -q "op 0 (k0): occupancy 64 x 64 threads exceeds the GPU's 40 blocks / 2560 threads per CU" \
+        "$tmp/.stderr" || fail "model $sub: $(cat "$tmp/.stderr")"
+    done ;;
   gslice_memory_refused)
     # The same growth on a GPU of 600 MB: the two instances (2 x (193.9 + 16 x 1.9) MB at
     # max_batch 16) and a shadow (another 224.6 MB) need 674 MB, so the change is refused, named in

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/model_gpu_fit.h"
 #include "io/json_out.h"
 #include "sim/knee.h"
 
@@ -159,6 +160,12 @@ int atoll_cmd_model(int argc, char **argv) {
   }
   if (rc == 0)
     rc = atoll_model_load_file(&a, o.positional[1], gp, &m, &d);
+  char why[256];
+  if (rc == 0 && gp && atoll_model_gpu_misfit(&m, gp, why, sizeof why) != UINT32_MAX) {
+    fprintf(stderr, "atoll model: %s: %s (no scenario on GPU '%s' can run it)\n", o.positional[1], why, gp->name);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
   if (rc == 0 && !knee)
     print_info(o.positional[1], &m);
   if (rc == 0 && knee) {
