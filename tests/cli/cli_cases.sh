@@ -87,6 +87,18 @@ PY
     expect_rc 0 "$atoll" fit inss "$tmp/rising.yaml" -o -
     cmp "$tmp/.stdout" "$tmp/fitted.yaml" || fail "fit -o - wrote other than the model: $(head -3 "$tmp/.stdout")"
     grep -q "held out $held %" "$tmp/.stderr" || fail "fit -o -: no report on stderr"
+    # fit imposes its own policy after the command line's settings, also after the most there may
+    # be (with 64 --set it was dropped, and the scenario's inss policy loaded a model file that
+    # is not there).
+    sed 's#model: fitted.yaml#model: missing.yaml#' "$tmp/rising.yaml" >"$tmp/rm.yaml"
+    sets=(); for k in $(seq 64); do sets+=(--set seed=1); done
+    expect_rc 0 "$atoll" fit inss "$tmp/rm.yaml" -o "$tmp/f64.yaml" "${sets[@]}"
+    expect_rc 2 "$atoll" fit inss "$tmp/rm.yaml" -o "$tmp/f64.yaml" "${sets[@]}" --set seed=1
+    grep -q "too many --set options" "$tmp/.stderr" || fail "65 --set: $(cat "$tmp/.stderr")"
+    # --seed, --policy and --duration-ms refuse a value too long to hold (a cut seed ran another).
+    expect_rc 2 "$atoll" sim "$tmp/rising.yaml" --seed "$(printf '0%.0s' $(seq 300))5"
+    grep -q -- "--seed: a value of 301 characters; at most 250" "$tmp/.stderr" ||
+      fail "long seed: $(cat "$tmp/.stderr")"
     expect_rc 0 "$atoll" sim "$tmp/rising.yaml" --set duration_ms=2000
     grep -q "fitted one" "$tmp/.stderr" && fail "the given model was not used"
     expect_rc 0 "$atoll" predict "$tmp/rising.yaml"

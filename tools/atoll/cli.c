@@ -104,7 +104,7 @@ void atoll_cli_fit_note(const atoll_scenario *s, const char *run, double mape_pc
 }
 
 static int add_set(const atoll_subcommand *cmd, atoll_run_opts *o, const char *text) {
-  if (o->n_sets >= sizeof o->sets / sizeof o->sets[0])
+  if (o->n_sets >= ATOLL_CLI_MAX_SETS)
     return atoll_cli_usage_error(cmd, "too many --set options");
   o->sets[o->n_sets++] = (atoll_set_override){.text = text};
   return 0;
@@ -167,7 +167,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
   memset(opts, 0, sizeof *opts);
   for (uint32_t i = 0; i < n_extra; i++)
     extra_values[i] = NULL;
-  atoll_set_override later[64];
+  atoll_set_override later[ATOLL_CLI_MAX_SETS];
   uint32_t n_later = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -190,7 +190,12 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
     if (run_options && s < 3) {
       if (i + 1 >= argc)
         return atoll_cli_usage_error(cmd, "%s needs a value", a);
-      snprintf(shorthand_buf[s], sizeof shorthand_buf[s], "%s=%s", target[s], argv[++i]);
+      const char *value = argv[++i];
+      /* Refused, not cut: a cut seed or duration would run as another number. */
+      int len = snprintf(shorthand_buf[s], sizeof shorthand_buf[s], "%s=%s", target[s], value);
+      if (len >= (int)sizeof shorthand_buf[s])
+        return atoll_cli_usage_error(cmd, "%s: a value of %zu characters; at most %zu", a, strlen(value),
+                                     sizeof shorthand_buf[s] - strlen(target[s]) - 2);
       int rc = add_set(cmd, opts, shorthand_buf[s]);
       if (rc)
         return rc;
@@ -204,7 +209,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
     if (run_options && strcmp(a, "--set") == 0) {
       if (i + 1 >= argc)
         return atoll_cli_usage_error(cmd, "--set needs PATH=VALUE");
-      if (n_later >= 64)
+      if (n_later >= ATOLL_CLI_MAX_SETS)
         return atoll_cli_usage_error(cmd, "too many --set options");
       later[n_later++] = (atoll_set_override){.text = argv[++i]};
       continue;
@@ -283,4 +288,12 @@ uint64_t atoll_cli_default_jobs(uint64_t max) {
   if (cores < 1)
     return 1;
   return (uint64_t)cores < max ? (uint64_t)cores : max;
+}
+
+void atoll_cli_force_set(atoll_run_opts *o, atoll_set_override set) {
+  /* The parser stops at ATOLL_CLI_MAX_SETS; the array has one more. A second forced setting would
+   * need a larger array, not a silent drop. */
+  if (o->n_sets > ATOLL_CLI_MAX_SETS)
+    abort();
+  o->sets[o->n_sets++] = set;
 }

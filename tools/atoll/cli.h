@@ -19,8 +19,11 @@ typedef struct atoll_subcommand {
 
 /* Options every run command takes. --policy, --seed and --duration-ms are --set shorthands,
  * applied before the --set options in the order given. */
+enum { ATOLL_CLI_MAX_SETS = 64 }; /* --set options and their shorthands, together */
+
 typedef struct atoll_run_opts {
-  atoll_set_override sets[64];
+  /* The command line's, then one a command adds itself (atoll_cli_force_set): always room for it. */
+  atoll_set_override sets[ATOLL_CLI_MAX_SETS + 1];
   uint32_t n_sets;
   const char *positional[32]; /* calibrate takes a GPU and its profiles */
   uint32_t n_positional;
@@ -47,6 +50,9 @@ bool atoll_cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t
 /* The worker threads a command runs when not told: one per online core, from 1 to max (a machine
  * with more cores than a command takes still runs it). */
 uint64_t atoll_cli_default_jobs(uint64_t max);
+/* Appends a setting the command imposes (fit's policy, compare's column), after the command line's
+ * so that it wins. At most one per parse: the parser leaves room for one. */
+void atoll_cli_force_set(atoll_run_opts *o, atoll_set_override set);
 int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out);
 /* The usage error for an option the command does not take, with "did you mean" among the options

@@ -88,11 +88,9 @@ static void collect(const atoll_report *r, figures *f) {
 static void run_one(comparison *cmp, uint32_t i) {
   atoll_run_opts o = *cmp->base;
   int status = ATOLL_EXIT_BAD_INPUT;
-  if (o.n_sets < sizeof o.sets / sizeof o.sets[0]) {
-    snprintf(cmp->set_text[i], sizeof cmp->set_text[i], "policy=%s", cmp->policy[i]);
-    /* An error in the name echoes it as the user gave it: "--policy NAME", not "policy=NAME". */
-    o.sets[o.n_sets++] = (atoll_set_override){.text = cmp->set_text[i], .option = "--policy"};
-  }
+  snprintf(cmp->set_text[i], sizeof cmp->set_text[i], "policy=%s", cmp->policy[i]);
+  /* An error in the name echoes it as the user gave it: "--policy NAME", not "policy=NAME". */
+  atoll_cli_force_set(&o, (atoll_set_override){.text = cmp->set_text[i], .option = "--policy"});
   atoll_arena a;
   atoll_scenario s;
   if (atoll_cli_load_scenario_memo(cmp->cmd, &o, &cmp->memo, &a, &s) == 0) {

@@ -97,8 +97,7 @@ int atoll_cmd_fit(int argc, char **argv) {
   o.positional[0] = o.positional[1];
   o.n_positional--;
   /* The policy is irrelevant here, and inss's may name the very file being fitted. */
-  if (o.n_sets < sizeof o.sets / sizeof o.sets[0])
-    o.sets[o.n_sets++] = (atoll_set_override){.text = "policy=mps-static"};
+  atoll_cli_force_set(&o, (atoll_set_override){.text = "policy=mps-static"});
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))

@@ -70,8 +70,7 @@ int atoll_cmd_train_predictor(int argc, char **argv) {
   if (vals[4] && !vals[3])
     return atoll_cli_usage_error(cmd, "--repeats applies to --device only");
   /* The policy is irrelevant here, and abacus's may name the very file being trained. */
-  if (o.n_sets < sizeof o.sets / sizeof o.sets[0])
-    o.sets[o.n_sets++] = (atoll_set_override){.text = "policy=fcfs"};
+  atoll_cli_force_set(&o, (atoll_set_override){.text = "policy=fcfs"});
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
