@@ -855,6 +855,15 @@ PY
     grep -q 'unknown' "$tmp/.stdout" || fail "idempotence should be unknown"
     expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --iteration 2
     grep -q 'iteration 2 asked for, but the trace holds 2' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # Past int32 (3e9 was cast from a double: undefined, which UBSan reports) and not whole.
+    for bad in 3e9 4294967296 2147483648 1.5 -1; do
+      expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --iteration "$bad"
+      grep -q -- "--iteration expects a whole number from 0 to 2147483647, got '$bad'" "$tmp/.stderr" ||
+        fail "--iteration $bad: $(cat "$tmp/.stderr")"
+    done
+    expect_rc 2 "$atoll" import torch-trace "$d/steps.json" -o "$tmp/x.yaml" --latency-us 1e13
+    grep -q -- "--latency-us expects a number from 0.001 to 1e12, got '1e13'" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     sed '13s/"grid": \[264, 1, 1\]/"grid": [65536, 65536, 2]/' "$d/steps.json" > "$tmp/grid.json"
     expect_rc 2 "$atoll" import torch-trace "$tmp/grid.json" -o "$tmp/x.yaml"
     grep -q "grid.json:13:[0-9]*: a grid of 2^32 - 1 blocks or more" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"

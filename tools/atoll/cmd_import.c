@@ -182,7 +182,7 @@ static int parse_number(const atoll_subcommand *cmd, const char *opt, const char
   *out = 0;
   double v = strtod(text, &end);
   if (end == text || *end || !(v >= lo) || v > 1e12)
-    return atoll_cli_usage_error(cmd, "%s expects a number >= %g, got '%s'", opt, lo, text);
+    return atoll_cli_usage_error(cmd, "%s expects a number from %g to 1e12, got '%s'", opt, lo, text);
   *out = v;
   return 0;
 }
@@ -197,12 +197,12 @@ static int import_torch(const atoll_subcommand *cmd, const atoll_run_opts *o, co
   atoll_torch_opts to = {.iteration = -1};
   double v = 0;
   int rc;
-  if (iteration) {
-    if ((rc = parse_number(cmd, "--iteration", iteration, 0, &v)))
-      return rc;
-    if (v != (double)(int32_t)v)
-      return atoll_cli_usage_error(cmd, "--iteration expects a whole number, got '%s'", iteration);
-    to.iteration = (int32_t)v;
+  if (iteration) { /* (a double cast to int32_t past its range, as 3e9 was, is undefined) */
+    uint64_t it;
+    if (!atoll_cli_parse_uint(iteration, 0, INT32_MAX, &it))
+      return atoll_cli_usage_error(cmd, "--iteration expects a whole number from 0 to %d, got '%s'", INT32_MAX,
+                                   iteration);
+    to.iteration = (int32_t)it;
   }
   if (latency) {
     if ((rc = parse_number(cmd, "--latency-us", latency, 0.001, &v)))
