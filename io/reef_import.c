@@ -586,6 +586,11 @@ static int read_launch(atoll_yread *r, const atoll_ynode *n, atoll_kernel_shape 
   if (threads > MAX_BLOCK_THREADS)
     return atoll_yread_error(r, n, "a block of %llu threads (launch_params[3..5]) exceeds %d",
                              (unsigned long long)threads, MAX_BLOCK_THREADS);
+  /* A profile counts a kernel's blocks in 32 bits (atoll_kernel_shape_is_valid): said here, at the
+   * launch, not later as an internal error about the imported model. */
+  double blocks = (double)v[0] * v[1] * v[2]; /* exact below 2^53; the product of three may pass 2^64 */
+  if (blocks >= UINT32_MAX)
+    return atoll_yread_error(r, n, "a grid of %.4g blocks (launch_params[0..2]): 2^32 - 1 blocks or more", blocks);
   return 0;
 }
 

@@ -773,6 +773,12 @@ static void error_bad_launch_params(void **state) {
                NULL);
   const edit big[] = {{F_MODEL, "[4, 1, 1, 64, 1, 1], \"args\": [0", "[4, 1, 1, 64, 128, 1], \"args\": [0"}};
   EXPECT_ERROR(big, ATOLL_EPARSE, "mini.json", 9, "a block of 8192 threads", NULL);
+  /* 2^32 - 1 blocks or more: located at the launch (it was "internal error: the imported model is
+   * not valid", with no location), its count not wrapped past 2^64. */
+  const edit grid[] = {
+      {F_MODEL, "[4, 1, 1, 64, 1, 1], \"args\": [0", "[4294967295, 65535, 65535, 64, 1, 1], \"args\": [0"}};
+  EXPECT_ERROR(grid, ATOLL_EPARSE, "mini.json", 9,
+               "a grid of 1.845e+19 blocks (launch_params[0..2]): 2^32 - 1 blocks or more", NULL);
 }
 
 static void error_args_params_count_mismatch(void **state) {
