@@ -38,12 +38,12 @@ int atoll_inss_model_write(const atoll_inss_model *m, const char *note, FILE *ou
   return ferror(out) ? ATOLL_EIO : ATOLL_OK;
 }
 
-static int read_list(atoll_yread *r, const atoll_ynode *v, double *out, uint32_t *n, double min) {
+static int read_list(atoll_yread *r, const atoll_ynode *v, double *out, uint32_t *n, double min, double max) {
   int rc = atoll_yread_seq(r, v, "numbers");
   if (rc == 0)
     rc = atoll_yread_count(r, v, "numbers", ATOLL_INSS_MAX_POINTS);
   for (uint32_t i = 0; rc == 0 && i < v->n; i++)
-    rc = atoll_yread_double(r, v->items[i], min, 1e300, false, &out[i]);
+    rc = atoll_yread_double(r, v->items[i], min, max, false, &out[i]);
   if (rc == 0)
     *n = v->n;
   return rc;
@@ -52,7 +52,7 @@ static int read_list(atoll_yread *r, const atoll_ynode *v, double *out, uint32_t
 static int read_pair(atoll_yread *r, const atoll_ynode *v, double *a, double *b) {
   double t[ATOLL_INSS_MAX_POINTS];
   uint32_t n = 0;
-  int rc = read_list(r, v, t, &n, -1e300);
+  int rc = read_list(r, v, t, &n, -1e300, 1e300);
   if (rc == 0 && n != 2)
     rc = atoll_yread_error(r, v, "expected 2 numbers, found %" PRIu32, n);
   if (rc == 0)
@@ -80,11 +80,13 @@ static int read_profile(atoll_yread *r, const atoll_ynode *n, atoll_inss_profile
   if (rc == 0)
     rc = WITH_KEY(r, "memory_mb", read_pair(r, v[P_MEM], &p->mem_mb, &p->act_mb));
   if (rc == 0)
-    rc = WITH_KEY(r, "batch", read_list(r, v[P_BATCH], p->pt_batch, &nb, 1));
+    /* The samples' domain: InSS's batches (1..32) on shares of the GPU (1..100 %), each run within
+     * the longest time a scenario holds (an 1e300 sample was taken, and predicted 0 us). */
+    rc = WITH_KEY(r, "batch", read_list(r, v[P_BATCH], p->pt_batch, &nb, 1, ATOLL_INSS_MAX_BATCH));
   if (rc == 0)
-    rc = WITH_KEY(r, "pct", read_list(r, v[P_PCT], p->pt_pct, &np, 1));
+    rc = WITH_KEY(r, "pct", read_list(r, v[P_PCT], p->pt_pct, &np, 1, 100));
   if (rc == 0)
-    rc = WITH_KEY(r, "run_ns", read_list(r, v[P_RUN], p->pt_ns, &nr, 1));
+    rc = WITH_KEY(r, "run_ns", read_list(r, v[P_RUN], p->pt_ns, &nr, 1, ATOLL_YREAD_MAX_TIME_NS));
   if (rc == 0 && (nb != np || nb != nr || nb == 0))
     rc = atoll_yread_error(r, v[P_RUN], "batch, pct and run_ns need the same number of samples (at least one)");
   p->n_points = nb;
@@ -119,9 +121,11 @@ int atoll_inss_model_load_file(atoll_arena *a, const char *path, atoll_inss_mode
     rc = atoll_yread_seq(&r, v[K_MODELS], "models");
   if (rc == 0)
     rc = WITH_KEY(&r, keys[K_MODELS], atoll_yread_count(&r, v[K_MODELS], "models", ATOLL_INSS_MAX_MODELS));
-  for (uint32_t i = 0; rc == 0 && i < v[K_MODELS]->n; i++) {
+  for (uint32_t i = 0; rc == 0 && i < v[K_MODELS]->n; i++) { /* at models[i] (it said "[i].models") */
+    atoll_yread_push_key(&r, keys[K_MODELS]);
     atoll_yread_push_index(&r, i);
-    rc = WITH_KEY(&r, keys[K_MODELS], read_profile(&r, v[K_MODELS]->items[i], &m->prof[i]));
+    rc = read_profile(&r, v[K_MODELS]->items[i], &m->prof[i]);
+    atoll_yread_pop(&r);
     atoll_yread_pop(&r);
   }
   if (rc == 0) {

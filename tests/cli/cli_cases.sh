@@ -82,6 +82,15 @@ PY
     grep -q "^atoll_inss: 1" "$tmp/fitted.yaml" || fail "no model written"
     held=$(sed -n 's/.*held out \([0-9.]*\) %.*/\1/p' "$tmp/.stdout")
     python3 -c "import sys; sys.exit(0 if float('$held') < 10 else 1)" || fail "held-out MAPE $held % >= 10 %"
+    # The model file's samples keep to InSS's domain (a batch of 1e300 was taken), errors name the
+    # path models[i].KEY (it read "[0].models.batch"), and an empty file is named.
+    sed 's/^    batch: \[1,/    batch: [1e300,/' "$tmp/fitted.yaml" >"$tmp/bad_model.yaml"
+    expect_rc 2 "$atoll" predict "$tmp/rising.yaml" --model "$tmp/bad_model.yaml"
+    grep -q "bad_model.yaml:[0-9]*:[0-9]*: 1e300 exceeds the maximum 32" "$tmp/.stderr" &&
+      grep -q "^  at: models\[0\].batch$" "$tmp/.stderr" || fail "batch 1e300: $(cat "$tmp/.stderr")"
+    : >"$tmp/empty.yaml"
+    expect_rc 2 "$atoll" predict "$tmp/rising.yaml" --model "$tmp/empty.yaml"
+    grep -q "empty.yaml:1:1: empty InSS model file" "$tmp/.stderr" || fail "empty model: $(cat "$tmp/.stderr")"
     # -o -: the model alone on stdout (the report went there too, and the model did not load), the
     # report on stderr.
     expect_rc 0 "$atoll" fit inss "$tmp/rising.yaml" -o -
