@@ -90,7 +90,15 @@ case $case_name in
     diff <(tail -n +2 "$tmp/a.dot") "$tmp/b.dot" >&2 || fail "atoll dot and idem_checker --dot differ"
     # --groups search on a profile gives the searched groups, also what idem_checker finds.
     expect_rc 0 "$atoll" dot "$src/scenarios/examples/preempt-model.yaml" --groups search
-    grep -q '^// atoll dot: groups found by the group search' "$tmp/.stdout" || fail "--groups search ignored" ;;
+    grep -q '^// atoll dot: groups found by the group search' "$tmp/.stdout" || fail "--groups search ignored"
+    # A profile whose first comment is 300 bytes, or that starts with a byte order mark, is still
+    # a profile (each was read as a text trace and refused).
+    { printf '# %0300d\n' 0; cat "$src/scenarios/examples/preempt-model.yaml"; } >"$tmp/long.yaml"
+    { printf '\xEF\xBB\xBF'; cat "$src/scenarios/examples/preempt-model.yaml"; } >"$tmp/bom.yaml"
+    for f in long bom; do
+      expect_rc 0 "$atoll" dot "$tmp/$f.yaml"
+      grep -q '^// atoll dot: groups as the profile records them' "$tmp/.stdout" || fail "$f: $(head -2 "$tmp/.stdout")"
+    done ;;
   dot_bad_input)
     expect_rc 2 "$atoll" dot
     expect_rc 2 "$atoll" dot "$tmp/missing.txt"

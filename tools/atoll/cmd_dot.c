@@ -41,19 +41,27 @@ const atoll_subcommand atoll_cmd_dot_def = {
     "\n"
     "exit: 0 written; 2 bad input or usage.\n"};
 
-/* A profile is YAML whose first key is atoll_model (io/model_load.c's format marker). */
+/* A profile is YAML whose first key is atoll_model (io/model_load.c's format marker), after any
+ * comments, blank lines, "---" and a UTF-8 byte order mark, as the YAML reader skips them. Whole
+ * lines: a comment of 255 bytes or more was read in parts, its second taken for the first key. */
 static bool looks_like_profile(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f)
     return false;
-  char line[256];
-  bool yes = false;
-  while (fgets(line, sizeof line, f)) {
-    if (line[0] == '#' || line[0] == '\n' || strncmp(line, "---", 3) == 0)
+  char *line = NULL;
+  size_t cap = 0;
+  bool yes = false, first = true;
+  while (getline(&line, &cap, f) >= 0) {
+    const char *l = line;
+    if (first && strncmp(l, "\xEF\xBB\xBF", 3) == 0)
+      l += 3;
+    first = false;
+    if (l[0] == '#' || l[0] == '\n' || (l[0] == '\r' && l[1] == '\n') || strncmp(l, "---", 3) == 0)
       continue;
-    yes = strncmp(line, "atoll_model:", 12) == 0;
+    yes = strncmp(l, "atoll_model:", 12) == 0;
     break;
   }
+  free(line);
   fclose(f);
   return yes;
 }
