@@ -30,6 +30,10 @@ int idem_lines_next(idem_lines *l) {
     any = true;
     if (c == '\n')
       break;
+    if (c == '\0') { /* refused: the readers take a line as a C string, which ends there */
+      l->line++;
+      return idem_lines_error(l, (uint32_t)l->len + 1, "a NUL byte: a text trace holds text only");
+    }
     if (l->len >= ATOLL_MAX_LINE_BYTES) {
       /* Located at the first byte past the limit; the line itself is not echoed (it is huge). */
       l->line++;

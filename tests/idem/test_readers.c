@@ -79,6 +79,24 @@ static void text_without_ops_is_an_error(void **state) {
   idem_trace_free(&t);
 }
 
+/* A NUL byte is refused where it is: the reader took "kernel k\0x" as "kernel k". */
+static void text_refuses_a_nul_byte(void **state) {
+  (void)state;
+  static const char text[] = "kernel k\0x\nw 0x10 4\n";
+  idem_trace t;
+  idem_trace_init(&t);
+  FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+  assert_non_null(f);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  assert_rc(idem_read_text(f, "nul.txt", &t, &d), ATOLL_EPARSE);
+  fclose(f);
+  assert_u64(d.line, 1);
+  assert_u64(d.col, 9);
+  assert_string_equal(d.msg, "a NUL byte: a text trace holds text only");
+  idem_trace_free(&t);
+}
+
 /* An NVBit line with `n` active lanes of stride `stride` from base, the rest inactive (0). */
 static int nv_line(char *buf, size_t size, const char *prefix, const char *op, uint64_t base, uint64_t stride, int n) {
   int len = snprintf(buf, size, "%s%s - ", prefix, op);
@@ -226,6 +244,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(text_accepts_the_documented_forms),
     cmocka_unit_test(text_errors_name_line_and_column),
     cmocka_unit_test(text_without_ops_is_an_error),
+    cmocka_unit_test(text_refuses_a_nul_byte),
     cmocka_unit_test(nvbit_new_format_groups_coalesces_and_sizes),
     cmocka_unit_test(nvbit_old_format),
     cmocka_unit_test(nvbit_errors),
