@@ -137,7 +137,7 @@ static void put_blocks(atoll_cu_model *m, blocks *b, uint32_t jid, uint32_t cu, 
     own[cu] += fit * kt->demand;
     demand = met;
   }
-  int64_t dur = kt->bt1_ns * (demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
+  int64_t dur = atoll_stretch_ns(kt->bt1_ns, demand);
   if (kt->mem) /* memory interference: the whole GPU's resident traffic, these blocks' included */
     dur = atoll_mem_stretch(kt, m->mem_demand + (uint64_t)fit * kt->mem, dur);
   int64_t end = now + dur;

@@ -211,7 +211,7 @@ static inline __attribute__((always_inline)) void put_group(atoll_cu_model *m, f
   if (resident && m->g->corun_overlap_ppm)
     resident = atoll__corun_demand(m, resident, own_demand(f, jid, zi));
   uint64_t demand = (resident ? resident / z->cus : 0) + per_cu * kt->demand;
-  int64_t dur = kt->bt1_ns * (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
+  int64_t dur = atoll_stretch_ns(kt->bt1_ns, demand);
   if (kt->mem) /* memory interference: the whole GPU's resident traffic, these blocks' included */
     dur = atoll_mem_stretch(kt, m->mem_demand + (uint64_t)n * kt->mem, dur);
   int64_t end = now + dur, tolerance = dur / MERGE_DIV;

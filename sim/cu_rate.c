@@ -116,7 +116,7 @@ static int64_t wave_ns(const atoll_cu_model *m, const rate *r, const rjob *jb) {
   if (others && m->g->corun_overlap_ppm)
     others = atoll__corun_demand(m, others, 0);
   uint64_t demand = others / m->g->cus + jb->own_term;
-  int64_t dur = kt->bt1_ns * (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE) / ATOLL_DEMAND_ONE;
+  int64_t dur = atoll_stretch_ns(kt->bt1_ns, demand);
   if (kt->mem) /* the whole GPU's resident traffic, its own blocks included */
     dur = atoll_mem_stretch(kt, m->mem_demand, dur);
   return dur > 0 ? dur : 1;

@@ -51,6 +51,20 @@ typedef struct atoll_kernel_timing {
   uint64_t mem_alone;
 } atoll_kernel_timing;
 
+/* A block's time under `demand` (ATOLL_DEMAND_ONE units per CU; less than one CU's worth counts as
+ * one): bt1 stretched in proportion, as every CU engine times a wave. The product passes 64 bits
+ * only for blocks of days under contention (bt1 of 1.4e14 ns at 64 blocks' demand per CU); it is
+ * then taken in 128 bits and capped at ATOLL_MAX_WAVE_NS, where it wrapped to a negative time that
+ * the engines ran as 1 ns. */
+#define ATOLL_MAX_WAVE_NS (INT64_MAX / 4)
+static inline int64_t atoll_stretch_ns(int64_t bt1_ns, uint64_t demand) {
+  int64_t d = (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE), p;
+  if (!__builtin_mul_overflow(bt1_ns, d, &p))
+    return p / ATOLL_DEMAND_ONE;
+  __int128 q = (__int128)bt1_ns * d / ATOLL_DEMAND_ONE;
+  return q < ATOLL_MAX_WAVE_NS ? (int64_t)q : ATOLL_MAX_WAVE_NS;
+}
+
 void atoll_kernel_timing_prepare(const atoll_gpu *g, const atoll_model *m, uint32_t op, atoll_kernel_timing *out);
 /* The same for one kernel shape (a version of a multi-version kernel). */
 void atoll_kernel_timing_prepare_shape(const atoll_gpu *g, const atoll_kernel_shape *s, atoll_kernel_timing *out);

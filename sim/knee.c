@@ -35,7 +35,7 @@ static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint3
   uint32_t next;
   int rc = atoll_cuset_from_share(gpu->cus, 0, pct, &cl.cus, &next);
   atoll_scenario s = {.path = "knee", .gpu = *gpu, .models = sm, .n_models = 1, .clients = &cl, .n_clients = 1,
-                      .policy = atoll_policy_defaults(ATOLL_POLICY_MPS_STATIC), .duration_ns = INT64_MAX / 4,
+                      .policy = atoll_policy_defaults(ATOLL_POLICY_MPS_STATIC), .duration_ns = ATOLL_KNEE_SPAN_NS,
                       .seed = 1, .gpu_count = 1};
   atoll_run_results res;
   int64_t alone = 1; /* any: the knee reads no normalized figure, and a given value skips measuring it */
@@ -50,8 +50,8 @@ static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint3
     for (uint32_t i = 0; i < res.clients[0].n; i++)
       if (res.clients[0].req[i].done_ns > last)
         last = res.clients[0].req[i].done_ns;
-    if (res.clients[0].n != b || last <= 0)
-      rc = ATOLL_EINVAL;
+    if (res.clients[0].n != b || last <= 0) /* the batch did not end within the run's span */
+      rc = ATOLL_ERANGE;
     *out = last;
     atoll_run_results_free(&res);
   }

@@ -306,11 +306,25 @@ static void batches_scale_the_grid_or_follow_the_table(void **state) {
   assert_int_equal(copy.copy_ns, 10000 + 3 * 20000);
 }
 
+/* A wave's time is bt1 stretched by the demand it meets, at least one CU's worth; past 64 bits (a
+ * block of a year under 8 blocks' demand) it is exact in 128 and capped, where it wrapped to a
+ * negative time that the engines ran as 1 ns. */
+static void stretch_is_exact_past_64_bits(void **state) {
+  (void)state;
+  assert_int_equal(atoll_stretch_ns(1000, 0), 1000);
+  assert_int_equal(atoll_stretch_ns(1000, ATOLL_DEMAND_ONE / 2), 1000);
+  assert_int_equal(atoll_stretch_ns(1000, 3 * ATOLL_DEMAND_ONE), 3000);
+  const int64_t year = INT64_C(31536000000000000);
+  assert_int_equal(atoll_stretch_ns(year, 8 * ATOLL_DEMAND_ONE), 8 * year);
+  assert_int_equal(atoll_stretch_ns(year, UINT64_C(1) << 40), ATOLL_MAX_WAVE_NS);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(padded_blocks_run_the_listed_round_time),
     cmocka_unit_test(alone_time_is_profiled_time_less_overhead),
     cmocka_unit_test(alone_time_with_per_occupancy_lists),
     cmocka_unit_test(short_kernel_gets_minimum_run_time),
+    cmocka_unit_test(stretch_is_exact_past_64_bits),
     cmocka_unit_test(fit_demand_recovers_u),
     cmocka_unit_test(demand_without_list_saturates_at_occupancy),
     cmocka_unit_test(copies_use_measured_or_derived_time),
