@@ -2,6 +2,7 @@
 # Installs what atoll needs to build and test on Debian 12, and nothing that is already there.
 # As root it runs apt-get; otherwise it prints the apt-get line to run and fails.
 #   tools/install-deps.sh            build + test dependencies (valgrind: the memcheck smoke tests;
+#                                    python3-yaml: tools/calibration-*.py read profiles;
 #                                    help2man: the installed man pages, from each tool's --help)
 #   tools/install-deps.sh --extra P  also Debian packages P (e.g. for proofs or plots)
 #   tools/install-deps.sh --fuzz     also clang and its libFuzzer runtime, for tools/fuzz
@@ -12,7 +13,7 @@
 #   tools/install-deps.sh --proofs   also Frama-C (WP), Why3, Z3, CVC4 and Spin (~1 GB) for proofs/run
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libyaml-dev zlib1g-dev libsqlite3-dev libcmocka-dev python3 graphviz python3-matplotlib valgrind help2man)
+packages=(cmake make gcc pkg-config libyaml-dev zlib1g-dev libsqlite3-dev libcmocka-dev python3 graphviz python3-matplotlib python3-yaml valgrind help2man)
 while [ $# -gt 0 ]; do
   case "$1" in
     --extra) shift; packages+=($1) ;;

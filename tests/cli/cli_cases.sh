@@ -1376,7 +1376,11 @@ EOF
     expect_rc 0 "$atoll" calibrate mi50 "$src/scenarios/models/resnet18.yaml" --report --csv "$tmp/c.csv"
     grep -qE '^resnet18 +1 +-0\.0% +- +-$' "$tmp/.stdout" || fail "one profile, --report: $(cat "$tmp/.stdout")"
     grep -qE '^resnet18,57,[0-9.]+,[0-9.]+,-?[0-9.]+,,,1,0$' "$tmp/c.csv" ||
-      fail "one profile, CSV: $(cat "$tmp/c.csv")" ;;
+      fail "one profile, CSV: $(cat "$tmp/c.csv")"
+    # A model given twice is refused (held out, it was refitted on its own copy).
+    expect_rc 2 "$atoll" calibrate mi50 "$src/scenarios/models/resnet18.yaml" "$src/scenarios/models/vgg.yaml" \
+      "$src/scenarios/models/resnet18.yaml"
+    grep -q "model 'resnet18' is given twice" "$tmp/.stderr" || fail "twice: $(cat "$tmp/.stderr")" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

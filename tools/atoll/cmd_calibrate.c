@@ -278,6 +278,14 @@ int atoll_cmd_calibrate(int argc, char **argv) {
                      mode == ATOLL_CALIB_LAUNCH ? "measured_eager_latency_us" : "measured_latency_us");
       rc = ATOLL_EINVAL;
     }
+    /* A model given twice would be fitted with its own copy while held out: leave-one-out says
+     * nothing then, and the fit weighs it double. */
+    for (uint32_t j = 0; rc == 0 && j < i; j++)
+      if (strcmp(models[j].name, models[i].name) == 0) {
+        atoll_diag_set(&d, NULL, 0, 0, NULL, "%s: model '%s' is given twice (also %s); each model once",
+                       o.positional[i + 1], models[i].name, o.positional[j + 1]);
+        rc = ATOLL_EINVAL;
+      }
     cms[i].model = &models[i];
   }
   if (rc) {
