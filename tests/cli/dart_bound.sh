@@ -68,6 +68,14 @@ set +e
 set -e
 [ "$grc" = 2 ] && [ ! -e "$tmp/g4" ] && grep -q "no such profile" "$tmp/gen.err" || { cat "$tmp/gen.err"; exit 1; }
 [ "$frc" = 2 ] && grep -q "exists and is not a folder" "$tmp/gen.err" || { cat "$tmp/gen.err"; exit 1; }
+# Sets whose models need more than the MI50's memory are refused before anything is written (110
+# heavy tasks need 16,857 MB; the sets were written and atoll check refused them).
+set +e
+"$atoll" gen dart-tasksets --out "$tmp/g5" --tasks 110 --heavy-ratio 1 2>"$tmp/gen.err"; mrc=$?
+set -e
+[ "$mrc" = 2 ] && [ ! -e "$tmp/g5" ] &&
+  grep -q "set 0's 110 tasks need 16857.2 MB of GPU memory, more than the MI50's 16384 MB" "$tmp/gen.err" ||
+  { cat "$tmp/gen.err"; exit 1; }
 
 # eps^cp only where a BE client has a stage: 0 on every node of a set without BE clients, 10 us on
 # Table III's; enforcement's WCET follows, so a 4 % overrun of lenet's first stage (about 6 us,

@@ -37,8 +37,6 @@ const atoll_subcommand atoll_cmd_gen_def = {
     "\n"
     "exit: 0 written; 2 bad input.\n"};
 
-static const char *const heavy[] = {"vgg", "alexnet"}, *const light[] = {"pilotnet", "lenet"};
-
 static bool file_exists(const char *p) { return access(p, R_OK) == 0; }
 
 /* The models folder: --models, else the first data folder holding models/vgg.yaml. */
@@ -63,18 +61,27 @@ static void profile_file(char *buf, size_t size, const char *models, const char 
   snprintf(buf, size, "%s/%s.yaml", models, name);
 }
 
-static int write_set(const char *path, const char *models, uint64_t seed, uint32_t k, double ratio, uint32_t n,
-                     int64_t duration_ms) {
+/* One task of a set: its model (0, 1 heavy; 2, 3 light, as `names` lists them), deadline and
+ * first release. */
+typedef struct gen_task {
+  uint8_t model;
+  int64_t dl_ms;
+  double phase_ms;
+} gen_task;
+
+static const char *const names[4] = {"vgg", "alexnet", "pilotnet", "lenet"};
+
+/* Set k's n tasks, drawn from stream k of seed (the same draws, in the same order, as the sets were
+ * always made: a set is the same for the same options). */
+static int draw_set(uint64_t seed, uint32_t k, double ratio, uint32_t n, gen_task *out) {
   atoll_rng rng;
   atoll_rng_seed(&rng, seed, k);
   uint32_t n_heavy = (uint32_t)llround(ratio * n);
   bool *is_heavy = calloc(n ? n : 1, sizeof *is_heavy);
-  if (!is_heavy)
-    return ATOLL_ENOMEM;
   /* Exactly n_heavy heavy tasks at random positions (a partial Fisher-Yates over the indices). */
   uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-  if (!idx) {
-    free(is_heavy);
+  if (!is_heavy || !idx) {
+    free(is_heavy), free(idx);
     return ATOLL_ENOMEM;
   }
   for (uint32_t i = 0; i < n; i++)
@@ -85,40 +92,74 @@ static int write_set(const char *path, const char *models, uint64_t seed, uint32
     idx[i] = idx[j], idx[j] = x;
     is_heavy[idx[i]] = true;
   }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    free(is_heavy), free(idx);
-    return ATOLL_EIO;
+  for (uint32_t i = 0; i < n; i++) {
+    uint8_t pick = atoll_rng_unit(&rng) < 0.5 ? 0 : 1;
+    out[i].model = (uint8_t)(is_heavy[i] ? pick : 2 + pick);
+    /* Whole milliseconds for the deadline, microseconds for the phase: exact in YAML. */
+    int64_t dl_ms = 300 + (int64_t)(atoll_rng_unit(&rng) * 201.0);
+    out[i].dl_ms = dl_ms > 500 ? 500 : dl_ms;
+    out[i].phase_ms = floor(atoll_rng_unit(&rng) * (double)out[i].dl_ms * 1000.0) / 1000.0;
   }
+  free(is_heavy), free(idx);
+  return 0;
+}
+
+static int write_set(const char *path, const char *models, uint64_t seed, uint32_t k, double ratio, uint32_t n,
+                     int64_t duration_ms, const gen_task *t) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return ATOLL_EIO;
   fprintf(f, "# DART schedulability task set (atoll gen dart-tasksets --seed %llu --heavy-ratio %g --tasks %u), set %u\n",
           (unsigned long long)seed, ratio, n, k);
   fprintf(f, "description: DART bi-modal task set, %u RT tasks, heavy ratio %g\ngpu: mi50\nmodels:\n", n, ratio);
   /* Quoted: a folder's name may hold what YAML reads otherwise ("#" starts a comment). */
-  for (int m = 0; m < 2; m++)
-    for (int h = 0; h < 2; h++) {
-      const char *name = h ? light[m] : heavy[m];
-      char file[PATH_MAX + 64];
-      profile_file(file, sizeof file, models, name);
-      fprintf(f, "  %s: ", name);
-      atoll_yaml_write_quoted(f, file);
-      fputc('\n', f);
-    }
+  static const int order[4] = {0, 2, 1, 3}; /* vgg, pilotnet, alexnet, lenet, as the sets always listed them */
+  for (int m = 0; m < 4; m++) {
+    char file[PATH_MAX + 64];
+    profile_file(file, sizeof file, models, names[order[m]]);
+    fprintf(f, "  %s: ", names[order[m]]);
+    atoll_yaml_write_quoted(f, file);
+    fputc('\n', f);
+  }
   fprintf(f, "nodes: {search_cores: 8}\nclients:\n");
   for (uint32_t i = 0; i < n; i++) {
-    const char *model = is_heavy[i] ? heavy[atoll_rng_unit(&rng) < 0.5 ? 0 : 1] : light[atoll_rng_unit(&rng) < 0.5 ? 0 : 1];
-    /* Whole milliseconds for the deadline, microseconds for the phase: exact in YAML. */
-    int64_t dl_ms = 300 + (int64_t)(atoll_rng_unit(&rng) * 201.0);
-    if (dl_ms > 500)
-      dl_ms = 500;
-    double phase_ms = floor(atoll_rng_unit(&rng) * (double)dl_ms * 1000.0) / 1000.0;
+    const char *model = names[t[i].model];
     fprintf(f, "  - {name: rt_%02u_%s, model: %s, class: rt, deadline_ms: %lld, arrival: {kind: trace, times_ms: [%.3f], "
                "repeat_ms: %lld}}\n",
-            i, model, model, (long long)dl_ms, phase_ms, (long long)dl_ms);
+            i, model, model, (long long)t[i].dl_ms, t[i].phase_ms, (long long)t[i].dl_ms);
   }
   fprintf(f, "policy: {name: dart, be_batch: 1}\nduration_ms: %lld\nwarmup_ms: 0\nseed: %llu\n", (long long)duration_ms,
           (unsigned long long)(seed * 1000 + k));
-  free(is_heavy), free(idx);
   return fclose(f) == 0 ? 0 : ATOLL_EIO;
+}
+
+/* What each model's instance holds on the GPU (weights and one request's activations, as a scenario
+ * counts it: io/scenario_load.c) and the MI50's memory, for the check that every set fits. */
+static int memory_of(const char *models, double mb[4], double *capacity_mb) {
+  atoll_arena a;
+  atoll_arena_init(&a);
+  atoll_diag d;
+  atoll_diag_clear(&d);
+  const char *preset = atoll_gpu_find_preset(&a, "mi50", models);
+  atoll_gpu g;
+  int rc = preset ? atoll_gpu_load_file(&a, preset, &g, &d) : ATOLL_ENOENT;
+  if (rc == 0)
+    *capacity_mb = g.memory_mb;
+  for (int m = 0; m < 4 && rc == 0; m++) {
+    char file[PATH_MAX + 64];
+    profile_file(file, sizeof file, models, names[m]);
+    atoll_model model;
+    rc = atoll_model_load_file(&a, file, &g, &model, &d);
+    mb[m] = model.footprint_known ? model.weights_mb + model.activations_mb_per_batch : 0;
+  }
+  if (rc) {
+    if (d.set)
+      atoll_diag_print(&d, stderr);
+    else
+      fprintf(stderr, "atoll gen: no GPU preset 'mi50', which the sets run on\n");
+  }
+  atoll_arena_free(&a);
+  return rc;
 }
 
 int atoll_cmd_gen(int argc, char **argv) {
@@ -160,27 +201,57 @@ int atoll_cmd_gen(int argc, char **argv) {
   atoll_arena_free(&a);
   for (int m = 0; m < 4; m++) { /* the profiles the sets name, before any set is written */
     char file[PATH_MAX + 64];
-    profile_file(file, sizeof file, models, m < 2 ? heavy[m] : light[m - 2]);
+    profile_file(file, sizeof file, models, names[m]);
     if (!file_exists(file)) {
       fprintf(stderr, "atoll gen: %s: no such profile; --models DIR must hold %s, %s, %s and %s.yaml\n", file,
-              heavy[0], heavy[1], light[0], light[1]);
+              names[0], names[1], names[2], names[3]);
       return ATOLL_EXIT_BAD_INPUT;
     }
+  }
+  /* Every set is drawn and checked against the GPU's memory before any is written (a set of 110
+   * heavy tasks needs 16,857 MB of the MI50's 16,384, and atoll check refused it). */
+  double mb[4], capacity_mb = 0;
+  if (memory_of(models, mb, &capacity_mb))
+    return ATOLL_EXIT_BAD_INPUT;
+  gen_task *t = malloc(tasks * sizeof *t);
+  if (!t)
+    return ATOLL_EXIT_BAD_INPUT;
+  for (uint64_t k = 0; k < sets && capacity_mb > 0; k++) {
+    if ((rc = draw_set(seed, (uint32_t)k, ratio, (uint32_t)tasks, t)))
+      break;
+    double need = 0;
+    for (uint64_t i = 0; i < tasks; i++)
+      need += mb[t[i].model];
+    if (need > capacity_mb) {
+      fprintf(stderr, "atoll gen: set %llu's %llu tasks need %.1f MB of GPU memory, more than the MI50's %.0f MB "
+                      "(each task holds its model: vgg %.1f, alexnet %.1f, pilotnet %.1f, lenet %.1f MB); give fewer "
+                      "--tasks or a lower --heavy-ratio\n",
+              (unsigned long long)k, (unsigned long long)tasks, need, capacity_mb, mb[0], mb[1], mb[2], mb[3]);
+      free(t);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+  }
+  if (rc) {
+    fprintf(stderr, "atoll gen: %s\n", atoll_strerror(rc));
+    free(t);
+    return ATOLL_EXIT_BAD_INPUT;
   }
   struct stat st;
   if (mkdir(v[0], 0777) != 0 && (errno != EEXIST || stat(v[0], &st) != 0 || !S_ISDIR(st.st_mode))) {
     const char *why = errno == EEXIST ? "exists and is not a folder" : strerror(errno);
     fprintf(stderr, "atoll gen: --out %s: %s\n", v[0], why);
+    free(t);
     return ATOLL_EXIT_BAD_INPUT;
   }
-  for (unsigned long long k = 0; k < sets; k++) {
+  for (uint64_t k = 0; k < sets && rc == 0; k++) {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/set-%04llu.yaml", v[0], k);
-    rc = write_set(path, models, seed, (uint32_t)k, ratio, (uint32_t)tasks, (int64_t)dur);
-    if (rc) {
+    snprintf(path, sizeof path, "%s/set-%04llu.yaml", v[0], (unsigned long long)k);
+    rc = draw_set(seed, (uint32_t)k, ratio, (uint32_t)tasks, t);
+    if (rc == 0)
+      rc = write_set(path, models, seed, (uint32_t)k, ratio, (uint32_t)tasks, (int64_t)dur, t);
+    if (rc)
       fprintf(stderr, "atoll gen: %s: %s\n", path, atoll_strerror(rc));
-      return ATOLL_EXIT_BAD_INPUT;
-    }
   }
-  return ATOLL_EXIT_OK;
+  free(t);
+  return rc ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
 }
