@@ -1380,7 +1380,10 @@ EOF
     # A model given twice is refused (held out, it was refitted on its own copy).
     expect_rc 2 "$atoll" calibrate mi50 "$src/scenarios/models/resnet18.yaml" "$src/scenarios/models/vgg.yaml" \
       "$src/scenarios/models/resnet18.yaml"
-    grep -q "model 'resnet18' is given twice" "$tmp/.stderr" || fail "twice: $(cat "$tmp/.stderr")" ;;
+    grep -q "model 'resnet18' is given twice" "$tmp/.stderr" || fail "twice: $(cat "$tmp/.stderr")"
+    # --grid-us names its range (it listed the format's rules only).
+    expect_rc 2 "$atoll" calibrate mi50 "$src/scenarios/models/resnet18.yaml" --grid "$tmp/g.csv" --grid-us 0:1e9:0:1e9
+    grep -q "multiples of 0.1 from 0 to 1000" "$tmp/.stderr" || fail "--grid-us: $(cat "$tmp/.stderr")" ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

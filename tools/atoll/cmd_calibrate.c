@@ -197,7 +197,7 @@ static int write_grid(const char *path, const atoll_gpu *g, const atoll_calib_mo
   return fclose(f) == 0 && rc == 0 ? 0 : -1;
 }
 
-/* "LS0:LS1:CP0:CP1" in us, each a multiple of 0.1 us, 0 <= LS0 <= LS1 and 0 <= CP0 <= CP1. */
+/* "LS0:LS1:CP0:CP1" in us, each a multiple of 0.1 us from 0 to 1000, LS0 <= LS1 and CP0 <= CP1. */
 static bool parse_window(const char *s, int64_t win[4]) {
   double v[4];
   char tail;
@@ -244,8 +244,8 @@ int atoll_cmd_calibrate(int argc, char **argv) {
     return atoll_cli_usage_error(cmd, "--grid tabulates launch_sync_us and cp_dispatch_us: not with %s",
                                  mode == ATOLL_CALIB_DEVICE ? "--device-times" : "--launch-bound");
   if (!parse_window(grid_us, window))
-    return atoll_cli_usage_error(cmd, "--grid-us '%s': expected LS0:LS1:CP0:CP1 in us, multiples of 0.1, "
-                                 "0 <= LS0 <= LS1 and 0 <= CP0 <= CP1", grid_us);
+    return atoll_cli_usage_error(cmd, "--grid-us '%s': expected LS0:LS1:CP0:CP1 in us, multiples of 0.1 from 0 "
+                                 "to 1000, LS0 <= LS1 and CP0 <= CP1", grid_us);
   int rc;
   if (!atoll_cli_parse_or_help(cmd, kept, argv, &o, NULL, NULL, 0, false, &rc))
     return rc;
