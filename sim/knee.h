@@ -19,12 +19,13 @@ enum { ATOLL_KNEE_FIRST = 10, ATOLL_KNEE_STEP = 5, ATOLL_KNEE_POINTS = 19 };
 /* The knee rule: the smallest GPU% whose throughput is within ATOLL_KNEE_TOL_PCT % of the best
  * throughput of the sweep (what the rest of the GPU would add is under that). */
 enum { ATOLL_KNEE_TOL_PCT = 10 };
-/* How long a knee run may last, in simulated ns: a quarter of int64's range (about 73 years). */
-#define ATOLL_KNEE_SPAN_NS (INT64_MAX / 4)
+/* How long a knee run on gpu may last, in simulated ns: a year, as the longest scenario, or less
+ * where the GPU's CUs would overflow the busy-CU accounting (CU-ns in 64 bits) sooner. */
+int64_t atoll_knee_span_ns(const atoll_gpu *gpu);
 
 /* Sweeps model m (named `name`) alone on gpu at batch b (>= 1) over the shares: curve gets
  * ATOLL_KNEE_POINTS points, *knee_pct the knee. 0 or an error code: ATOLL_ERANGE when a batch
- * does not complete within ATOLL_KNEE_SPAN_NS of simulated time at some share. */
+ * does not complete within atoll_knee_span_ns of simulated time at some share. */
 int atoll_sim_knee(const atoll_gpu *gpu, const char *name, const atoll_model *m, uint32_t batch,
                    atoll_knee_point curve[ATOLL_KNEE_POINTS], uint32_t *knee_pct);
 /* The knee rule alone, over n points in increasing pct. */

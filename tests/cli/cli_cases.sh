@@ -457,16 +457,16 @@ PY
       grep -q "op 0 (k0): occupancy 64 x 64 threads exceeds the GPU's 40 blocks / 2560 threads per CU" \
         "$tmp/.stderr" || fail "model $sub: $(cat "$tmp/.stderr")"
     done
-    # A kernel of about a year: on 10 % of the CUs its 64 blocks run in two waves, two years (its
-    # stretched wave time wrapped past 64 bits and ran as 1 ns); 256 of them take longer than a
-    # knee run's 73 years, which is said (it said "invalid argument").
-    sed 's/occupancy: 64/occupancy: 8/; s/time_us: 60/time_us: 30000000000000/' \
-      "$src/scenarios/bad/models/occupancy_64.yaml" >"$tmp/year.yaml"
-    expect_rc 0 "$atoll" model knee "$tmp/year.yaml" --gpu mi50
-    grep -qE '^ +10 +599999999999[0-9.]+ ' "$tmp/.stdout" || fail "a year's kernel at 10 %: $(head -4 "$tmp/.stdout")"
-    expect_rc 2 "$atoll" model knee "$tmp/year.yaml" --gpu mi50 --batch 256
-    grep -q "a batch of 256 did not complete within 73 years of simulated time" "$tmp/.stderr" ||
-      fail "256 years: $(cat "$tmp/.stderr")" ;;
+    # A kernel of 139 days: on 10 % of the CUs its 64 blocks run in two waves, 278 days (its wave
+    # time under contention wrapped past 64 bits, and the batch never completed); two of them take
+    # longer than a knee run's year, which is said (it said "invalid argument").
+    sed 's/occupancy: 64/occupancy: 8/; s/time_us: 60/time_us: 12000000000000/' \
+      "$src/scenarios/bad/models/occupancy_64.yaml" >"$tmp/days.yaml"
+    expect_rc 0 "$atoll" model knee "$tmp/days.yaml" --gpu mi50
+    grep -qE '^ +10 +239999999999[0-9.]+ ' "$tmp/.stdout" || fail "139 days at 10 %: $(head -4 "$tmp/.stdout")"
+    expect_rc 2 "$atoll" model knee "$tmp/days.yaml" --gpu mi50 --batch 2
+    grep -q "a batch of 2 did not complete within 365 days of simulated time" "$tmp/.stderr" ||
+      fail "2 x 139 days: $(cat "$tmp/.stderr")" ;;
   gslice_memory_refused)
     # The same growth on a GPU of 600 MB: the two instances (2 x (193.9 + 16 x 1.9) MB at
     # max_batch 16) and a shadow (another 224.6 MB) need 674 MB, so the change is refused, named in

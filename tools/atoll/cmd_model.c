@@ -173,9 +173,9 @@ int atoll_cmd_model(int argc, char **argv) {
     uint32_t knee_pct;
     int krc = atoll_sim_knee(&gpu, m.name, &m, batch, curve, &knee_pct);
     if (krc == ATOLL_ERANGE) {
-      fprintf(stderr, "atoll model knee: %s: a batch of %u did not complete within %.0f years of simulated time "
+      fprintf(stderr, "atoll model knee: %s: a batch of %u did not complete within %.3g days of simulated time "
                       "on a share of the GPU: the model is too long to sweep\n",
-              o.positional[1], batch, (double)ATOLL_KNEE_SPAN_NS / 1e9 / (365.0 * 86400));
+              o.positional[1], batch, (double)atoll_knee_span_ns(&gpu) / 1e9 / 86400);
       atoll_arena_free(&a);
       return ATOLL_EXIT_BAD_INPUT;
     }
