@@ -114,6 +114,11 @@ assert v["requests"] > 0 and v["mismatches"] == 0, v
 assert len(d["gpus"]) == 2 and all(g["cu_busy_frac"] > 0 for g in d["gpus"]), d["gpus"]
 c = {x["name"]: x for x in d["clients"]}
 assert c["camera"]["completed"] > 0 and c["bulk"]["completed"] > 0, c' || fail "report: $(head -c 600 "$tmp/.stdout")"
+    # The CPU-build check covers both devices: up to 4 requests of each client (ATOLL_NVERIFY_CPU_SAMPLE;
+    # only device 0's counts reached the verdict before, so a mismatch on device 1 passed).
+    cpu=$(sed -n 's/^verify, CPU build: [0-9]* kernel launches of \([0-9]*\) requests.*/\1/p' "$tmp/.stderr")
+    json "c = {x['name']: x['completed'] for x in d['clients']}
+assert $cpu == min(c['camera'], 4) + min(c['bulk'], 4), ($cpu, c)" || fail "CPU build check of $cpu requests"
     ;;
   batch_verify)
     # Batching natively (docs/native.md, "Batching"): the BE client (the CNN here, so that a batch
