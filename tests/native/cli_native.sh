@@ -21,6 +21,16 @@ case $case_name in
     grep -q "from 1 to 200 timed runs per op, not .201" "$tmp/.stderr" || fail "--repeats 201: $(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" native "$mix" --repeats 3 --duration-ms 100
     grep -q "give it with --profile" "$tmp/.stderr" || fail "--repeats without --profile: $(cat "$tmp/.stderr")"
+    # Options the other mode would ignore are refused; an empty -o (it wrote /gpus and /models at
+    # the root) and one too long for the profiles' paths (they were cut) too.
+    expect_rc 2 "$atoll" native "$mix" -o "$tmp/out" --duration-ms 100
+    grep -q -- "-o DIR is where --profile writes" "$tmp/.stderr" || fail "-o without --profile: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" native --profile "$mix" --json "$tmp/r.json" -o "$tmp/out"
+    grep -q "are a run's options" "$tmp/.stderr" || fail "--profile --json: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" native --profile "$mix" --repeats 1 -o ''
+    grep -q -- "-o wants a folder of 1 to 3800 characters, not one of 0" "$tmp/.stderr" ||
+      fail "-o '': $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" native --profile "$mix" --repeats 1 -o "$tmp/$(printf 'd%.0s' $(seq 3800))"
     [ ! -e "$tmp/out" ] || fail "a refused --profile wrote $tmp/out" ;;
   keep_awake_loops)
     # --keep-awake N: N loops at nice 19 run beside the device and the run says how many ran;

@@ -177,6 +177,18 @@ int atoll_cmd_native(int argc, char **argv) {
     return rc;
   if (vals[X_REPEATS] && !fl[F_PROFILE])
     return atoll_cli_usage_error(cmd, "--repeats sets the timed runs of --profile; give it with --profile");
+  /* --profile writes DIR/gpus/D.yaml and DIR/models/M.yaml and nothing else; a run writes what its
+   * --json, --csv and --trace name. Each refused where the other would ignore it silently. */
+  if (vals[X_OUT] && !fl[F_PROFILE])
+    return atoll_cli_usage_error(cmd, "-o DIR is where --profile writes; a run writes --json, --csv or --trace");
+  if (fl[F_PROFILE] && (vals[X_JSON] || vals[X_CSV] || vals[X_TRACE] || fl[F_VERIFY] || vals[X_INJECT] ||
+                        vals[X_LATENCY]))
+    return atoll_cli_usage_error(cmd, "--profile measures the device and the models; --json, --csv, --trace, "
+                                 "--verify, --inject and --latency-opts are a run's options");
+  /* An empty -o would make "/gpus" of "%s/gpus"; the profiles' paths are built within PATH_MAX. */
+  if (vals[X_OUT] && (vals[X_OUT][0] == '\0' || strlen(vals[X_OUT]) > ATOLL_PROFILE_DIR_MAX))
+    return atoll_cli_usage_error(cmd, "-o wants a folder of 1 to %d characters, not one of %zu",
+                                 ATOLL_PROFILE_DIR_MAX, strlen(vals[X_OUT]));
   atoll_nfault_cfg inject = {0};
   char inject_err[160];
   if (vals[X_INJECT] && atoll_nfault_parse(vals[X_INJECT], &inject, inject_err, sizeof inject_err) != 0)

@@ -36,6 +36,8 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
 /* Timed runs per op of a model's measurement (`--repeats`, `atoll native --profile` and `atoll hil`):
  * the default, and the most the measurement keeps samples for. */
 enum { ATOLL_PROFILE_REPEATS = 15, ATOLL_PROFILE_REPEATS_MAX = 200 };
+/* The longest -o DIR of --profile: DIR/models/NAME.yaml stays within PATH_MAX. */
+enum { ATOLL_PROFILE_DIR_MAX = 3800 };
 /* Parses --repeats (NULL text: *out = ATOLL_PROFILE_REPEATS); a usage error's exit code, or 0. */
 int atoll__native_repeats(const atoll_subcommand *cmd, const char *text, uint32_t *out);
 

@@ -2,6 +2,7 @@
  * device preset (DIR/gpus/NAME.yaml) and one profile per native model (DIR/models/MODEL.yaml), in
  * the formats the simulator loads (docs/gpus.md, docs/models.md). docs/hil.md shows the loop. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,8 +18,11 @@
 #include "native/runtime/nprofile.h"
 
 static int mkdir_p(const char *path) {
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", path);
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) { /* not a cut folder made instead */
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   for (char *p = buf + 1; *p; p++) {
     if (*p != '/')
       continue;
@@ -97,7 +101,7 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
                           FILE *out) {
   atoll_arena a;
   atoll_arena_init(&a);
-  char err[256] = "", path[1200], head[1024];
+  char err[256] = "", path[PATH_MAX], head[1024];
   /* Each native model once, in scenario order. */
   const atoll_nmodel *uniq[64];
   uint32_t n = 0;
@@ -122,7 +126,11 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
-  snprintf(path, sizeof path, "%s/gpus/%s.yaml", dir, g.name);
+  if (snprintf(path, sizeof path, "%s/gpus/%s.yaml", dir, g.name) >= (int)sizeof path) {
+    fprintf(stderr, "atoll native --profile: %s: the path is too long\n", dir);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
   header(head, sizeof head, "A native device measured by atoll (docs/hil.md, docs/native.md).", o, s->path);
   if (save_checked(path, &g, NULL, head, NULL) != 0) {
     atoll_arena_free(&a);
@@ -147,7 +155,11 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
       atoll_arena_free(&a);
       return atoll__native_fail("native --profile", rc, err);
     }
-    snprintf(path, sizeof path, "%s/models/%s.yaml", dir, uniq[k]->name);
+    if (snprintf(path, sizeof path, "%s/models/%s.yaml", dir, uniq[k]->name) >= (int)sizeof path) {
+      fprintf(stderr, "atoll native --profile: %s: the path is too long\n", dir);
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
     char what[200];
     snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k]->name, g.name);
     header(head, sizeof head, what, o, s->path);
