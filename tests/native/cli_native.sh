@@ -345,7 +345,16 @@ PY
       fail "no keep-awake line: $(cat "$tmp/.stdout")"
     grep -qE '^measured and ran at nice -?[0-9]+ \(.+\) \(--nice\)$' "$tmp/.stdout" ||
       fail "no priority line: $(cat "$tmp/.stdout")"
-    grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
+    grep -q "mismatches 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    # --max-error is refused before measuring where it cannot hold: '' (read as 0 before) and a
+    # scenario without RT clients (it measured, then failed with "error nan %").
+    expect_rc 2 "$atoll" hil "$mix" --max-error ''
+    grep -q -- "--max-error wants a percentage, not ''" "$tmp/.stderr" || fail "'': $(cat "$tmp/.stderr")"
+    mkdir -p "$tmp/n" && cp -r "$src/scenarios/native/." "$tmp/n/"
+    sed 's/class: rt/class: be/' "$mix" >"$tmp/n/be-only.yaml"
+    expect_rc 2 "$atoll" hil "$tmp/n/be-only.yaml" --max-error 50
+    grep -q -- "--max-error compares the RT latency, and .* has no RT client" "$tmp/.stderr" ||
+      fail "BE only: $(cat "$tmp/.stderr")" ;;
   hil_within_max_error)
     # The prediction's accuracy is enforced: RT latency p50 within 40 % of the measured. One CU,
     # so that the runtime's own threads keep a CPU of a 2-CPU machine, and the camera's rate as a

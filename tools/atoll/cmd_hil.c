@@ -87,13 +87,20 @@ int atoll_cmd_hil(int argc, char **argv) {
   if (vals[X_MAXERR]) {
     char *end;
     max_err = strtod(vals[X_MAXERR], &end);
-    if (*end || !(max_err >= 0))
+    if (end == vals[X_MAXERR] || *end || !(max_err >= 0) || !isfinite(max_err)) /* '' read as 0 */
       return atoll_cli_usage_error(cmd, "--max-error wants a percentage, not '%s'", vals[X_MAXERR]);
   }
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &ro, &a, &s)))
     return rc;
+  bool has_rt = false;
+  for (uint32_t c = 0; c < s.n_clients; c++)
+    has_rt |= s.clients[c].cls == ATOLL_CLASS_RT;
+  if (max_err >= 0 && !has_rt) { /* it failed the run with "error nan %" after measuring */
+    atoll_arena_free(&a);
+    return atoll_cli_usage_error(cmd, "--max-error compares the RT latency, and %s has no RT client", s.path);
+  }
   const atoll_nmodel **nm = calloc(s.n_models ? s.n_models : 1, sizeof *nm);
   if (!nm || (rc = atoll__native_models(&s, nm))) {
     free(nm);
@@ -205,7 +212,11 @@ int atoll_cmd_hil(int argc, char **argv) {
     double e50 = err_pct(rp.rt_latency_us.p50, rm.rt_latency_us.p50);
     if (meas.verify_mismatches > 0)
       exit_code = ATOLL_EXIT_VIOLATED;
-    if (max_err >= 0 && !(fabs(e50) <= max_err)) {
+    if (max_err >= 0 && isnan(e50)) {
+      fprintf(stderr, "atoll hil: no RT latency to compare: no RT request completed in the %s run\n",
+              rp.rt_latency_us.n == 0 ? "simulated" : "native");
+      exit_code = ATOLL_EXIT_VIOLATED;
+    } else if (max_err >= 0 && !(fabs(e50) <= max_err)) {
       fprintf(stderr, "atoll hil: RT latency p50 error %.1f %% exceeds %.1f %%\n", e50, max_err);
       exit_code = ATOLL_EXIT_VIOLATED;
     }
