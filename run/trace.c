@@ -166,6 +166,24 @@ int atoll_trace_append_part(atoll_trace *whole, atoll_trace *part) {
   return rc ? rc : whole && whole->failed ? ATOLL_EIO : ATOLL_OK;
 }
 
+/* The file's opening, on t->f. */
+static int start(atoll_trace *t) {
+  t->first = 1;
+  put(t, "{\"traceEvents\":[");
+  if (!t->failed)
+    return ATOLL_OK;
+  if (t->owns_file)
+    fclose(t->f);
+  t->f = NULL;
+  return ATOLL_EIO;
+}
+
+int atoll_trace_open_stream(atoll_trace *t, FILE *f) {
+  memset(t, 0, sizeof *t);
+  t->f = f;
+  return start(t);
+}
+
 int atoll_trace_open(atoll_trace *t, const char *path) {
   memset(t, 0, sizeof *t);
   if (strcmp(path, "-") == 0) {
@@ -176,14 +194,7 @@ int atoll_trace_open(atoll_trace *t, const char *path) {
       return ATOLL_EIO;
     t->owns_file = 1;
   }
-  t->first = 1;
-  put(t, "{\"traceEvents\":[");
-  if (!t->failed)
-    return ATOLL_OK;
-  if (t->owns_file)
-    fclose(t->f);
-  t->f = NULL;
-  return ATOLL_EIO;
+  return start(t);
 }
 
 void atoll_trace_name_track(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name) {

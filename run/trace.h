@@ -42,6 +42,9 @@ typedef struct atoll_trace {
 /* path "-" writes to stdout. Returns 0 or ATOLL_EIO. A trace that is not open (zero-initialised,
  * or closed) ignores every call below, so callers need not test whether tracing is on. */
 int atoll_trace_open(atoll_trace *t, const char *path);
+/* The same on a stream the caller opened and closes (atoll_trace_close flushes it, no more): for a
+ * file written whole or not at all (io/out_file.h). */
+int atoll_trace_open_stream(atoll_trace *t, FILE *f);
 void atoll_trace_name_track(atoll_trace *t, atoll_track_group g, uint32_t index, const char *name);
 /* A complete span ("ph":"X"). args_json is NULL or the inside of a JSON object, e.g.
  * "\"op\":12,\"blocks\":480", written as is. */

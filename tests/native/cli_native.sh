@@ -315,7 +315,13 @@ print('table and trace agree: camera %d/%d, %d preemptions, %d RT kernel spans' 
 PY
     # No keep-awake loops unless asked for (keep_awake_loops checks the option), nor a priority.
     ! grep -q "keep-awake" "$tmp/.stdout" || fail "loops without --keep-awake: $(cat "$tmp/.stdout")"
-    ! grep -q "(--nice)" "$tmp/.stdout" || fail "a priority line without --nice: $(cat "$tmp/.stdout")" ;;
+    ! grep -q "(--nice)" "$tmp/.stdout" || fail "a priority line without --nice: $(cat "$tmp/.stdout")"
+    # A run refused after the trace opened (blocking arrivals are refused inside the run) leaves the
+    # file that was there (it held an empty trace).
+    echo precious >"$tmp/keep.json"
+    expect_rc 2 "$atoll" native "$mix" --device cpu --duration-ms 1500 --trace "$tmp/keep.json" \
+      --set 'clients.camera.arrival={kind: poisson, rate_hz: 10, blocking: true}'
+    [ "$(cat "$tmp/keep.json")" = precious ] || fail "a refused run wrote its trace: $(head -c 80 "$tmp/keep.json")" ;;
   profile_writes_loadable_files)
     # At nice 5 (needs no privilege): the profile says where it was measured (nice_option).
     expect_rc 0 "$atoll" native --profile "$mix" --device cpu --cus 2 -o "$tmp/out" $sanitizer_repeats --nice 5

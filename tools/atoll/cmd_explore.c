@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
+#include "tools/atoll/report_out.h"
 #include "tools/atoll/cli.h"
 #include "tools/atoll/mpi_explore.h"
 #include "tools/atoll/mpi_ranks.h"
@@ -168,22 +169,20 @@ static void print_table(FILE *f, const atoll_scenario *s, const atoll_explore_re
 
 /* Runs the witness schedule again with a timeline. */
 static int trace_witness(const atoll_scenario *s, const atoll_explore_result *r, const char *path) {
-  atoll_trace trace;
-  if (atoll_trace_open(&trace, path) != 0) {
-    perror(path);
+  atoll_cli_trace trace;
+  if (atoll_cli_trace_open(&trace, path) != 0)
     return ATOLL_EXIT_BAD_INPUT;
-  }
   atoll_scenario sb = *s;
   sb.engine = ATOLL_ENGINE_BLOCKS;
   atoll_replay rp;
   atoll_replay_init(&rp, r->witness, r->n_witness);
   atoll_chooser ch = atoll_replay_chooser(&rp);
-  atoll_sim_opts so = {.trace = &trace, .chooser = &ch};
+  atoll_sim_opts so = {.trace = &trace.trace, .chooser = &ch};
   atoll_run_results res;
   int rc = atoll_sim_run(&sb, &so, &res);
   if (rc == 0)
     atoll_run_results_free(&res);
-  if (atoll_trace_close(&trace) != 0 || rc) {
+  if (atoll_cli_trace_close(&trace, rc == 0) != 0 || rc) {
     fprintf(stderr, "atoll explore: writing %s failed\n", path);
     return ATOLL_EXIT_BAD_INPUT;
   }

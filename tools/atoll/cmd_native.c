@@ -228,24 +228,27 @@ int atoll_cmd_native(int argc, char **argv) {
     atoll_arena_free(&a);
     return rc;
   }
-  atoll_trace trace;
+  atoll_cli_trace trace; /* whole or not at all: a refused or failed run leaves the file as it was */
   bool tracing = vals[X_TRACE] != NULL;
-  if (tracing && atoll_trace_open(&trace, vals[X_TRACE]) != 0) {
-    perror(vals[X_TRACE]);
+  if (tracing && atoll_cli_trace_open(&trace, vals[X_TRACE]) != 0) {
     free(nm);
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
-  no.trace = tracing ? &trace : NULL;
+  no.trace = tracing ? &trace.trace : NULL;
   atoll_run_results res;
   atoll_native_info info;
   char err[256];
   atoll__measure_awake_start(awake, &loops);
   rc = atoll_native_run(&s, &no, &res, &info, err, sizeof err);
   atoll__measure_awake_stop(&loops); /* joined: its counts are final */
-  if (tracing && atoll_trace_close(&trace) != 0 && rc == 0) {
+  if (tracing && atoll_cli_trace_close(&trace, rc == 0) != 0 && rc == 0) {
+    /* Exit 2, as atoll sim's: an output that could not be written (atoll__native_fail takes EIO from
+     * the device as a failed run, 1). */
     fprintf(stderr, "atoll native: writing %s failed\n", vals[X_TRACE]);
-    rc = ATOLL_EIO;
+    free(nm);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
   }
   if (rc) {
     int code = atoll__native_fail("native", rc, err);

@@ -94,20 +94,19 @@ int atoll_cmd_sim(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
-  atoll_trace trace;
+  atoll_cli_trace trace; /* whole or not at all: a failed run leaves the file as it was */
   bool tracing = vals[2] != NULL;
-  if (tracing && atoll_trace_open(&trace, vals[2]) != 0) {
-    perror(vals[2]);
+  if (tracing && atoll_cli_trace_open(&trace, vals[2]) != 0) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
   if (tracing && vals[3])
-    atoll_trace_set_window(&trace, (int64_t)(window_ms[0] * 1e6), (int64_t)(window_ms[1] * 1e6));
+    atoll_trace_set_window(&trace.trace, (int64_t)(window_ms[0] * 1e6), (int64_t)(window_ms[1] * 1e6));
   atoll_run_results res;
   atoll_progress progress = {0};
   atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "sim", "s simulated",
                        (double)s.duration_ns / 1e9);
-  atoll_sim_opts so = {.trace = tracing ? &trace : NULL, .progress = show_progress, .progress_ctx = &progress};
+  atoll_sim_opts so = {.trace = tracing ? &trace.trace : NULL, .progress = show_progress, .progress_ctx = &progress};
   /* A schedule from the explorer: its choices, on the engine that has them. */
   atoll_choice_rec *recs = NULL;
   uint32_t n_recs = 0;
@@ -119,7 +118,7 @@ int atoll_cmd_sim(int argc, char **argv) {
       fprintf(stderr, "%s:%s%s\n", vals[4], rc == ATOLL_EPARSE ? "" : " ", rc == ATOLL_ENOMEM ? "out of memory" : err);
       atoll_progress_end(&progress);
       if (tracing)
-        atoll_trace_close(&trace);
+        atoll_cli_trace_close(&trace, false);
       atoll_arena_free(&a);
       return ATOLL_EXIT_BAD_INPUT;
     }
@@ -137,7 +136,7 @@ int atoll_cmd_sim(int argc, char **argv) {
   }
   free(recs);
   atoll_progress_end(&progress);
-  if (tracing && atoll_trace_close(&trace) != 0 && rc == 0) {
+  if (tracing && atoll_cli_trace_close(&trace, rc == 0) != 0 && rc == 0) {
     fprintf(stderr, "atoll sim: writing %s failed\n", vals[2]);
     rc = ATOLL_EIO;
   }

@@ -7,17 +7,37 @@
 
 int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const atoll_report *rep,
                            int (*fn)(const atoll_report *, FILE *, bool)) {
-  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-  if (!f) {
-    perror(path);
+  atoll_out_file out;
+  int rc = atoll_out_file_open(&out, path);
+  if (rc) {
+    if (rc == ATOLL_EINVAL)
+      fprintf(stderr, "atoll %s: %s: the path is too long for a temporary file beside it\n", cmd->name, path);
+    else
+      perror(path);
     return ATOLL_EXIT_BAD_INPUT;
   }
-  int rc = fn(rep, f, true);
-  if (f != stdout && fclose(f) != 0)
-    rc = ATOLL_EIO;
-  if (rc) {
+  if (atoll_out_file_close(&out, fn(rep, out.f, true) == 0) != 0) {
     fprintf(stderr, "atoll %s: writing %s failed\n", cmd->name, path);
     return ATOLL_EXIT_BAD_INPUT;
   }
   return 0;
+}
+
+int atoll_cli_trace_open(atoll_cli_trace *t, const char *path) {
+  int rc = atoll_out_file_open(&t->out, path);
+  if (rc == ATOLL_EINVAL)
+    fprintf(stderr, "%s: the path is too long for a temporary file beside it\n", path);
+  else if (rc)
+    perror(path);
+  if (rc == 0 && atoll_trace_open_stream(&t->trace, t->out.f) != 0) {
+    atoll_out_file_close(&t->out, false);
+    fprintf(stderr, "%s: cannot write the trace\n", path);
+    rc = ATOLL_EIO;
+  }
+  return rc ? ATOLL_EXIT_BAD_INPUT : 0;
+}
+
+int atoll_cli_trace_close(atoll_cli_trace *t, bool ok) {
+  bool written = atoll_trace_close(&t->trace) == 0;
+  return atoll_out_file_close(&t->out, ok && written) == 0 || !ok ? 0 : ATOLL_EIO;
 }

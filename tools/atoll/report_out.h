@@ -6,12 +6,28 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "tools/atoll/cli.h"
+#include "io/out_file.h"
 #include "run/report.h"
+#include "run/trace.h"
+#include "tools/atoll/cli.h"
 
-/* Writes rep with fn (atoll_report_write_json or _csv) to path ("-": stdout). Returns 0, or
- * ATOLL_EXIT_BAD_INPUT after saying on stderr which file could not be opened or written. */
+/* Writes rep with fn (atoll_report_write_json or _csv) to path ("-": stdout), whole or not at all
+ * (io/out_file.h). Returns 0, or ATOLL_EXIT_BAD_INPUT after saying on stderr which file could not
+ * be opened or written. */
 int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const atoll_report *rep,
                            int (*fn)(const atoll_report *, FILE *, bool));
+
+/* A --trace timeline written whole or not at all: a run refused or failed after it opened leaves
+ * the file that was there as it was (it left an empty or cut trace in its place). */
+typedef struct atoll_cli_trace {
+  atoll_trace trace;
+  atoll_out_file out;
+} atoll_cli_trace;
+
+/* Opens path ("-": stdout). Returns 0, or ATOLL_EXIT_BAD_INPUT after saying why on stderr. */
+int atoll_cli_trace_open(atoll_cli_trace *t, const char *path);
+/* Ends the timeline; commits it when ok and every byte was written. Returns 0, or ATOLL_EIO (when
+ * ok: the trace could not be written, and nothing was). */
+int atoll_cli_trace_close(atoll_cli_trace *t, bool ok);
 
 #endif
