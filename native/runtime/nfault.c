@@ -25,8 +25,16 @@ int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_
     if (!slot) {
       static const char *const kinds[] = {"kernel", "alloc"};
       char name[64], hint[64];
-      size_t nl = colon && (size_t)(colon - p) < strcspn(p, ",") ? (size_t)(colon - p) : strcspn(p, ",");
+      size_t item = strcspn(p, ","), nl = colon && (size_t)(colon - p) < item ? (size_t)(colon - p) : item;
       snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), p);
+      if (nl == 0) { /* ",kernel:0.1" said "unknown fault ''" */
+        snprintf(err, err_len, "a fault is missing before a ','");
+        return ATOLL_EINVAL;
+      }
+      if (nl == item && (strcmp(name, kinds[0]) == 0 || strcmp(name, kinds[1]) == 0)) { /* no ":P" */
+        snprintf(err, err_len, "fault '%s' needs its probability: %s:P, P from 0 to 1", name, name);
+        return ATOLL_EINVAL;
+      }
       snprintf(err, err_len, "unknown fault '%.*s'%s (expected kernel:P or alloc:P)", (int)strcspn(p, ","), p,
                atoll_suggest_text(hint, sizeof hint, name, kinds, 2));
       return ATOLL_EINVAL;

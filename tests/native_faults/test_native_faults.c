@@ -135,6 +135,12 @@ static void parse_accepts_and_refuses(void **state) {
       fail_msg("'%s' was accepted", bad[i]);
     assert_cmp(err[0], !=, 0);
   }
+  /* The messages say what is wrong (they read "unknown fault 'kernel'; did you mean 'kernel'?" and
+   * "unknown fault ''"). */
+  assert_int_equal(atoll_nfault_parse("kernel", &c, err, sizeof err), ATOLL_EINVAL);
+  assert_string_equal(err, "fault 'kernel' needs its probability: kernel:P, P from 0 to 1");
+  assert_int_equal(atoll_nfault_parse(",kernel:0.1", &c, err, sizeof err), ATOLL_EINVAL);
+  assert_string_equal(err, "a fault is missing before a ','");
 }
 
 /* The decision is a fixed function of (seed, kind, key) and hits about P of the keys. */
