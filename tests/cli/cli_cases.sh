@@ -700,6 +700,20 @@ PY
     expect_rc 2 "$atoll" compare "$src/scenarios/examples/tiny.yaml" --policy reef,seqq
     grep -q "^--policy:1:10: unknown policy 'seqq'; did you mean 'seq'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     grep -q '^  1 | --policy seqq$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  one_output_on_stdout)
+    # An output on standard output ("-") is all that goes there: the table stays off it (after a
+    # --trace - or --csv - it followed the output), and two outputs there are refused (they were
+    # written back to back, neither readable).
+    t="$src/scenarios/examples/tiny.yaml"
+    expect_rc 1 "$atoll" sim "$t" --trace - --quiet
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/.stdout" ||
+      fail "--trace - is not one JSON document: $(tail -c 300 "$tmp/.stdout")"
+    expect_rc 1 "$atoll" sim "$t" --csv - --quiet
+    head -1 "$tmp/.stdout" | grep -q '^client,model,class,' &&
+      [ "$(awk -F, '{print NF}' "$tmp/.stdout" | sort -u)" = 19 ] || fail "--csv - is not the CSV alone: $(cat "$tmp/.stdout")"
+    expect_rc 2 "$atoll" sim "$t" --json - --trace -
+    grep -q -- "--json - and --trace -: one output at most on standard output" "$tmp/.stderr" ||
+      fail "two on stdout: $(cat "$tmp/.stderr")" ;;
   counts_are_digits_only)
     # Every whole-number option goes through atoll_cli_parse_uint (tools/atoll/cli.c): decimal
     # digits only. compare took "--jobs 2abc" as 2 and sweep "--jobs +2" and " 2" as 2, and ran.

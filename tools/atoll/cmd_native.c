@@ -175,6 +175,11 @@ int atoll_cmd_native(int argc, char **argv) {
       (rc = atoll__native_uint(cmd, "--keep-awake", vals[X_AWAKE], 0, ATOLL_MEASURE_AWAKE_MAX, "loops", &awake)) ||
       (rc = atoll__native_nice(cmd, vals[X_NICE], &nice)))
     return rc;
+  /* X_JSON, X_CSV, X_TRACE lead vals: at most one on stdout, and then the table stays off it. */
+  static const char *const outputs[] = {"--json", "--csv", "--trace"};
+  bool output_stdout;
+  if ((rc = atoll_cli_stdout_outputs(cmd, vals, outputs, 3, &output_stdout)))
+    return rc;
   if (vals[X_REPEATS] && !fl[F_PROFILE])
     return atoll_cli_usage_error(cmd, "--repeats sets the timed runs of --profile; give it with --profile");
   /* --profile writes DIR/gpus/D.yaml and DIR/models/M.yaml and nothing else; a run writes what its
@@ -262,8 +267,7 @@ int atoll_cmd_native(int argc, char **argv) {
     fprintf(stderr, "atoll native: out of memory\n");
     exit_code = ATOLL_EXIT_BAD_INPUT;
   } else {
-    bool json_stdout = vals[X_JSON] && strcmp(vals[X_JSON], "-") == 0;
-    if (!json_stdout) {
+    if (!output_stdout) {
       atoll_report_print_table(&rep, stdout);
       printf("device %s: %llu launches, %llu evicted, %llu killed (%llu CU resets, %.1f us each on average)\n",
              info.device, (unsigned long long)info.stats.launches, (unsigned long long)info.stats.evicted,
@@ -277,9 +281,9 @@ int atoll_cmd_native(int argc, char **argv) {
         printf("device %s: %llu queue moves to re-provisioned CU sets (docs/gslice.md, \"Native\")\n", info.device,
                (unsigned long long)info.stats.queue_moves);
     }
-    if (json_stdout && awake)
+    if (output_stdout && awake)
       print_awake(stderr, &loops, awake);
-    if (json_stdout && vals[X_NICE])
+    if (output_stdout && vals[X_NICE])
       atoll__native_print_nice(stderr, &prio, "ran");
     if (vals[X_JSON] && (rc = atoll_cli_write_report(cmd, vals[X_JSON], &rep, atoll_report_write_json)))
       exit_code = rc;
@@ -291,7 +295,7 @@ int atoll_cmd_native(int argc, char **argv) {
       exit_code = ATOLL_EXIT_VIOLATED;
     }
     if (res.verified)
-      fprintf(json_stdout ? stderr : stdout,
+      fprintf(output_stdout ? stderr : stdout,
               "verify, CPU build: %u kernel launches of %u requests, %u within the libm tolerance (%u "
               "bit-identical, max |diff| %.3g)\n",
               info.verify_cpu_launches, info.verify_cpu_requests,

@@ -86,6 +86,10 @@ int atoll_cmd_sim(int argc, char **argv) {
   int rc;
   if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 5, true, &rc))
     return rc;
+  static const char *const outputs[] = {"--json", "--csv", "--trace"};
+  bool output_stdout; /* the table then stays off stdout, which holds the output */
+  if ((rc = atoll_cli_stdout_outputs(cmd, vals, outputs, 3, &output_stdout)))
+    return rc;
   double window_ms[2] = {0, 0};
   if (vals[3] && (!vals[2] || !parse_window(vals[3], window_ms)))
     return atoll_cli_usage_error(cmd, vals[2] ? "--trace-window takes FROM:TO in ms, FROM < TO"
@@ -157,8 +161,7 @@ int atoll_cmd_sim(int argc, char **argv) {
     fprintf(stderr, "atoll sim: out of memory\n");
     exit_code = ATOLL_EXIT_BAD_INPUT;
   } else {
-    bool json_stdout = vals[0] && strcmp(vals[0], "-") == 0;
-    if (!json_stdout)
+    if (!output_stdout)
       atoll_report_print_table(&rep, stdout);
     if (vals[0] && (rc = atoll_cli_write_report(cmd, vals[0], &rep, atoll_report_write_json)))
       exit_code = rc;

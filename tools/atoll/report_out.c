@@ -23,6 +23,20 @@ int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const 
   return 0;
 }
 
+int atoll_cli_stdout_outputs(const atoll_subcommand *cmd, const char *const *paths, const char *const *options,
+                             uint32_t n, bool *to_stdout) {
+  const char *first = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!paths[i] || strcmp(paths[i], "-") != 0)
+      continue;
+    if (first)
+      return atoll_cli_usage_error(cmd, "%s - and %s -: one output at most on standard output", first, options[i]);
+    first = options[i];
+  }
+  *to_stdout = first != NULL;
+  return 0;
+}
+
 int atoll_cli_trace_open(atoll_cli_trace *t, const char *path) {
   int rc = atoll_out_file_open(&t->out, path);
   if (rc == ATOLL_EINVAL)

@@ -17,6 +17,12 @@
 int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const atoll_report *rep,
                            int (*fn)(const atoll_report *, FILE *, bool));
 
+/* The run's outputs on standard output ("-") among paths (NULL: not asked for). At most one may be
+ * (two were written back to back, neither readable then), and the table is printed only when none
+ * is. Returns 0, or ATOLL_EXIT_BAD_INPUT after the usage error; *to_stdout whether one is. */
+int atoll_cli_stdout_outputs(const atoll_subcommand *cmd, const char *const *paths, const char *const *options,
+                             uint32_t n, bool *to_stdout);
+
 /* A --trace timeline written whole or not at all: a run refused or failed after it opened leaves
  * the file that was there as it was (it left an empty or cut trace in its place). */
 typedef struct atoll_cli_trace {
