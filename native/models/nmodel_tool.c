@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "io/out_file.h"
 #include "atoll/error.h"
 #include "native/models/nmodel_profile.h"
 #include "io/suggest.h"
@@ -87,11 +88,22 @@ static int run(const atoll_nmodel *m, uint32_t repeats) {
   return rc ? 1 : 0;
 }
 
-static FILE *open_out(const char *path) { return !path || strcmp(path, "-") == 0 ? stdout : fopen(path, "w"); }
+/* -o PATH ('-' or none: stdout), written whole or not at all (io/out_file.h): a failed write left
+ * a cut profile or trace. */
+static FILE *open_out(atoll_out_file *o, const char *path) {
+  if (atoll_out_file_open(o, path ? path : "-") != 0) {
+    perror(path);
+    return NULL;
+  }
+  return o->f;
+}
 
-static int close_out(FILE *f, int rc) {
-  if (f != stdout && fclose(f) != 0)
+static int close_out(atoll_out_file *o, int rc) {
+  if (atoll_out_file_close(o, rc == 0) != 0) {
+    if (rc == 0)
+      perror(o->path);
     return 1;
+  }
   return rc;
 }
 
@@ -113,9 +125,9 @@ static int profile(const atoll_nmodel *m, const char *gpu, uint32_t repeats, con
            m->name, m->name, gpu, repeats);
   atoll_nmodel_times times = {.gpu = gpu, .cus = 1, .source = "native model, single-thread CPU times",
                               .latency_ns = latency, .vt = vt};
-  FILE *f = open_out(out_path);
+  atoll_out_file o;
+  FILE *f = open_out(&o, out_path);
   if (!f) {
-    perror(out_path);
     free(vt);
     return 1;
   }
@@ -123,7 +135,7 @@ static int profile(const atoll_nmodel *m, const char *gpu, uint32_t repeats, con
   if (rc)
     fprintf(stderr, "atoll-nmodel: %s: writing the profile failed: %s\n", m->name, atoll_strerror(rc));
   free(vt);
-  return close_out(f, rc ? 1 : 0);
+  return close_out(&o, rc ? 1 : 0);
 }
 
 /* "unknown command 'X'; did you mean 'Y'?" */
@@ -188,15 +200,14 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "profile") == 0)
     return profile(m, gpu, repeats ? repeats : 21, out);
   if (strcmp(cmd, "trace") == 0) {
-    FILE *f = open_out(out);
-    if (!f) {
-      perror(out);
+    atoll_out_file o;
+    FILE *f = open_out(&o, out);
+    if (!f)
       return 1;
-    }
     int rc = atoll__ntrace_model(m, 0, f);
     if (rc)
       fprintf(stderr, "atoll-nmodel: %s: tracing failed: %s\n", m->name, atoll_strerror(rc));
-    return close_out(f, rc ? 1 : 0);
+    return close_out(&o, rc ? 1 : 0);
   }
   return unknown_command(cmd);
 }
