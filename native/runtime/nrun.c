@@ -864,6 +864,13 @@ static int run_once(const atoll_scenario *s, const atoll_native_opts *o, uint32_
                r.binfo.cus - 1);
       rc = ATOLL_EINVAL;
     }
+  /* The reserve takes CUs 0..N-1 for RT and leaves the rest to BE: none left, and nrt.c reserves
+   * nothing (the option was a silent no-op). */
+  if (rc == 0 && o->rt_reserve_cus >= r.binfo.cus && o->rt_reserve_cus) {
+    snprintf(err, err_len, "rt-sm-reserve=%u leaves no CU to the other streams: the device '%s' has %u CUs",
+             o->rt_reserve_cus, r.binfo.name, r.binfo.cus);
+    rc = ATOLL_EINVAL;
+  }
   if (rc == 0) {
     /* The core decides with the device's real CU count (padding's CU split, for one). */
     r.s.gpu.cus = r.binfo.cus;

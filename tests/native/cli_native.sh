@@ -98,6 +98,11 @@ assert c["camera"]["completed"] > 0 and c["batch"]["completed"] > 0, c' || fail 
     # the report's critical path, when some preemption has one, is whole). A misspelt one is refused.
     expect_rc 2 "$atoll" native "$mix" --device cpu --latency-opts dense-point
     grep -q "did you mean 'dense-points'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # A reserve of every CU leaves BE none: refused (it reserved nothing, silently).
+    expect_rc 2 "$atoll" native "$mix" --device cpu --cus 2 --duration-ms 1500 --set policy.priority=true \
+      --latency-opts rt-sm-reserve=2
+    grep -q "rt-sm-reserve=2 leaves no CU to the other streams: the device .* has 2 CUs" "$tmp/.stderr" ||
+      fail "reserve of every CU: $(cat "$tmp/.stderr")"
     rate=5 ms=2000
     [ -n "${ATOLL_TEST_SANITIZER:-}" ] && rate=2 ms=5000
     expect_rc 0 "$atoll" native "$mix" --device cpu --cus 2 --verify --json - --duration-ms $ms --set warmup_ms=0 \
