@@ -47,6 +47,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
+#include <math.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -377,6 +378,10 @@ static int parse(int argc, char **argv, soak_opts *o) {
                    .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage("a soak of the native runtime (docs/soak.md)");
+      return -1; /* help given: main exits 0 (it said "every option takes a value") */
+    }
     if (i + 1 >= argc)
       return usage("every option takes a value");
     if (strcmp(a, "--inject") == 0) {
@@ -396,9 +401,19 @@ static int parse(int argc, char **argv, soak_opts *o) {
       continue;
     }
     char *end;
-    double v = strtod(argv[++i], &end);
-    if (*end != '\0' || v < 0)
+    const char *text = argv[++i];
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !(v >= 0) || !isfinite(v)) /* nan ran 2 rounds */
       return usage("option values are non-negative numbers");
+    /* The counts are whole and fit their fields (--cus 4294967297 ran with 1 CU); the times stay
+     * within what the round records are allocated for. */
+    bool count = strcmp(a, "--cus") == 0 || strcmp(a, "--warmup-rounds") == 0 || strcmp(a, "--min-preemptions") == 0 ||
+                 strcmp(a, "--seed") == 0 || strcmp(a, "--malloc-arenas") == 0;
+    if (count && (v != floor(v) || v > UINT32_MAX))
+      return usage("counts (--cus, --warmup-rounds, --min-preemptions, --seed, --malloc-arenas) are whole numbers "
+                   "up to 4294967295");
+    if (!count && v > 1e7)
+      return usage("times and rates are at most 1e7");
     if (strcmp(a, "--seconds") == 0)
       o->seconds = v;
     else if (strcmp(a, "--round-s") == 0)
@@ -460,7 +475,7 @@ int main(int argc, char **argv) {
   soak_opts o;
   int rc = parse(argc, argv, &o);
   if (rc)
-    return rc;
+    return rc < 0 ? 0 : rc;
   allocator_settings(&o, argv);
   setvbuf(stdout, NULL, _IOLBF, 0);
   atoll_nfault_cfg inject = {.seed = o.seed};
