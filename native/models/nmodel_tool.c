@@ -9,6 +9,7 @@
  *       and idempotence from the model's own trace; scenarios/models/native/ holds its output.
  *
  * Exit codes: 0 ok, 1 a run or trace failed, 2 bad usage or unknown model. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,11 +164,12 @@ int main(int argc, char **argv) {
   const atoll_nmodel *m = atoll_nmodel_find(argv[2]);
   const char *out = NULL, *gpu = "cpu";
   uint32_t repeats = 0;
+  bool gpu_given = false;
   for (int i = 3; i < argc; i++) {
     if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       out = argv[++i];
     else if (strcmp(argv[i], "--gpu") == 0 && i + 1 < argc)
-      gpu = argv[++i];
+      gpu = argv[++i], gpu_given = true;
     else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       char *end;
       unsigned long v = strtoul(argv[++i], &end, 10);
@@ -195,6 +197,11 @@ int main(int argc, char **argv) {
             atoll_suggest_text(hint, sizeof hint, argv[2], names, n));
     return 2;
   }
+  /* Each command's options only: the others were taken and ignored with exit 0. */
+  if (strcmp(cmd, "run") == 0 && (out || gpu_given))
+    return usage("run prints its figures: -o and --gpu are profile's and trace's options");
+  if (strcmp(cmd, "trace") == 0 && (gpu_given || repeats))
+    return usage("trace runs request 0 once: --gpu and --repeat are profile's and run's options");
   if (strcmp(cmd, "run") == 0)
     return run(m, repeats ? repeats : 21);
   if (strcmp(cmd, "profile") == 0)

@@ -756,6 +756,12 @@ PY
     grep -q "unknown command 'rn'; did you mean 'run'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$nmodel" run cnnn
     grep -q "no native model named 'cnnn'; did you mean 'cnn'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # Another command's options are refused (they were taken and ignored, exit 0).
+    expect_rc 2 "$nmodel" run cnn -o "$tmp/f" --gpu x
+    grep -q "run prints its figures: -o and --gpu are profile's and trace's options" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$nmodel" trace cnn --repeat 3
+    grep -q "trace runs request 0 once" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$nmodel" run cnn --repet 3
     grep -q "unknown option '--repet'; did you mean '--repeat'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   overload_shows_dropped_and_warns)
