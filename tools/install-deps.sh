@@ -13,7 +13,8 @@
 #   tools/install-deps.sh --proofs   also Frama-C (WP), Why3, Z3, CVC4 and Spin (~1 GB) for proofs/run
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libyaml-dev zlib1g-dev libsqlite3-dev libcmocka-dev python3 graphviz python3-matplotlib python3-yaml valgrind help2man)
+packages=(cmake make gcc pkg-config libyaml-dev zlib1g-dev libsqlite3-dev libcmocka-dev python3 graphviz
+          python3-matplotlib python3-yaml valgrind help2man)
 while [ $# -gt 0 ]; do
   case "$1" in
     --extra) shift; packages+=($1) ;;

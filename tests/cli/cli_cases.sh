@@ -710,7 +710,8 @@ PY
       fail "--trace - is not one JSON document: $(tail -c 300 "$tmp/.stdout")"
     expect_rc 1 "$atoll" sim "$t" --csv - --quiet
     head -1 "$tmp/.stdout" | grep -q '^client,model,class,' &&
-      [ "$(awk -F, '{print NF}' "$tmp/.stdout" | sort -u)" = 19 ] || fail "--csv - is not the CSV alone: $(cat "$tmp/.stdout")"
+      [ "$(awk -F, '{print NF}' "$tmp/.stdout" | sort -u)" = 19 ] ||
+      fail "--csv - is not the CSV alone: $(cat "$tmp/.stdout")"
     expect_rc 2 "$atoll" sim "$t" --json - --trace -
     grep -q -- "--json - and --trace -: one output at most on standard output" "$tmp/.stderr" ||
       fail "two on stdout: $(cat "$tmp/.stderr")" ;;
@@ -1084,7 +1085,9 @@ PY
     # 3,000 distinct kernels (225 KB): the CSV reader took the rest of the file for every record
     # and failed past 2,284 rows with an empty message.
     { head -n 1 "$d/rocprof/results.csv"
-      awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%d,\"k%d\",0,0,%d,4242,4242,65536,256,0,0,32,0,24,64,\"0x0\",\"0x7f00\",%d,%d,%d,%d\n", i, i, i, 1000 * i, 1000 * i + 100, 1000 * i + 900, 1000 * i + 950 }'
+      awk 'BEGIN { for (i = 0; i < 3000; i++)
+        printf "%d,\"k%d\",0,0,%d,4242,4242,65536,256,0,0,32,0,24,64,\"0x0\",\"0x7f00\",%d,%d,%d,%d\n",
+               i, i, i, 1000 * i, 1000 * i + 100, 1000 * i + 900, 1000 * i + 950 }'
     } > "$tmp/many.csv"
     expect_rc 0 "$atoll" import rocprof "$tmp/many.csv" -o "$tmp/many.yaml"
     grep -q 'imported iteration 0: 3000 kernels' "$tmp/.stderr" || fail "3,000 rows: $(cat "$tmp/.stderr")"
