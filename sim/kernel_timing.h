@@ -54,8 +54,8 @@ typedef struct atoll_kernel_timing {
 /* A block's time under `demand` (ATOLL_DEMAND_ONE units per CU; less than one CU's worth counts as
  * one): bt1 stretched in proportion, as every CU engine times a wave. The product passes 64 bits
  * only for blocks of days under contention (bt1 of 1.4e14 ns at 64 blocks' demand per CU); it is
- * then taken in 128 bits and capped at ATOLL_MAX_WAVE_NS, where it wrapped to a negative time that
- * the engines ran as 1 ns. */
+ * then taken in 128 bits and capped at ATOLL_MAX_WAVE_NS. It wrapped there before, to a negative
+ * or a far shorter time. */
 #define ATOLL_MAX_WAVE_NS (INT64_MAX / 4)
 static inline int64_t atoll_stretch_ns(int64_t bt1_ns, uint64_t demand) {
   int64_t d = (int64_t)(demand > ATOLL_DEMAND_ONE ? demand : ATOLL_DEMAND_ONE), p;

@@ -21,15 +21,15 @@ uint32_t atoll_knee_of(const atoll_knee_point *curve, uint32_t n) {
   return n ? curve[n - 1].pct : 100;
 }
 
-/* One batch of b requests at time 0 on `pct` % of the GPU (a bound MPS client): its latency. The
- * kernels are timed on *gpu itself, whose values the run's GPU copies, so that every run of a sweep
- * takes the timings the first prepared from `memo` (sim/shape_memo.h; NULL: each prepares its own). */
 int64_t atoll_knee_span_ns(const atoll_gpu *gpu) {
   const int64_t year = INT64_C(365) * 24 * 3600 * 1000000000;
   int64_t fits = INT64_MAX / 2 / (gpu->cus ? gpu->cus : 1);
   return fits < year ? fits : year;
 }
 
+/* One batch of b requests at time 0 on `pct` % of the GPU (a bound MPS client): its latency. The
+ * kernels are timed on *gpu itself, whose values the run's GPU copies, so that every run of a sweep
+ * takes the timings the first prepared from `memo` (sim/shape_memo.h; NULL: each prepares its own). */
 static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint32_t b, uint32_t pct,
                      atoll_shape_memo *memo, int64_t *out) {
   int64_t *at = calloc(b, sizeof *at);
@@ -41,8 +41,8 @@ static int one_share(const atoll_gpu *gpu, const atoll_scenario_model *sm, uint3
   uint32_t next;
   int rc = atoll_cuset_from_share(gpu->cus, 0, pct, &cl.cus, &next);
   atoll_scenario s = {.path = "knee", .gpu = *gpu, .models = sm, .n_models = 1, .clients = &cl, .n_clients = 1,
-                      .policy = atoll_policy_defaults(ATOLL_POLICY_MPS_STATIC), .duration_ns = atoll_knee_span_ns(gpu),
-                      .seed = 1, .gpu_count = 1};
+                      .policy = atoll_policy_defaults(ATOLL_POLICY_MPS_STATIC),
+                      .duration_ns = atoll_knee_span_ns(gpu), .seed = 1, .gpu_count = 1};
   atoll_run_results res;
   int64_t alone = 1; /* any: the knee reads no normalized figure, and a given value skips measuring it */
   /* The core holds room for the b requests the run has, not the default 1024 a client may have

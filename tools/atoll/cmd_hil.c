@@ -98,8 +98,9 @@ int atoll_cmd_hil(int argc, char **argv) {
   for (uint32_t c = 0; c < s.n_clients; c++)
     has_rt |= s.clients[c].cls == ATOLL_CLASS_RT;
   if (max_err >= 0 && !has_rt) { /* it failed the run with "error nan %" after measuring */
-    atoll_arena_free(&a);
-    return atoll_cli_usage_error(cmd, "--max-error compares the RT latency, and %s has no RT client", s.path);
+    rc = atoll_cli_usage_error(cmd, "--max-error compares the RT latency, and %s has no RT client", s.path);
+    atoll_arena_free(&a); /* after the message: s.path lives in the arena */
+    return rc;
   }
   const atoll_nmodel **nm = calloc(s.n_models ? s.n_models : 1, sizeof *nm);
   if (!nm || (rc = atoll__native_models(&s, nm))) {
