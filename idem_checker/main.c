@@ -138,10 +138,6 @@ static int emit(const run *r, output_kind kind, const char *path) {
   }
   atoll_out_file out;
   int rc = atoll_out_file_open(&out, path);
-  if (rc == ATOLL_EINVAL) {
-    fprintf(stderr, "idem_checker: %s: path too long\n", path);
-    return rc;
-  }
   if (rc != ATOLL_OK) {
     perror(path);
     return rc;

@@ -26,11 +26,12 @@ int atoll_out_file_open(atoll_out_file *o, const char *path) {
   struct stat lst;
   if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, o->target))
     target = o->target;
-  if (target == path && snprintf(o->target, sizeof o->target, "%s", path) >= (int)sizeof o->target)
-    return ATOLL_EINVAL;
-  /* A cut name would be another file's, which the failure path removes: refused instead. */
-  if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->target, (long)getpid()) >= (int)sizeof o->tmp) {
+  /* A cut name would be another file's, which the failure path removes: refused instead, with the
+   * errno a too-long name gets from the system, so that callers say why as for any other failure. */
+  if ((target == path && snprintf(o->target, sizeof o->target, "%s", path) >= (int)sizeof o->target) ||
+      snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->target, (long)getpid()) >= (int)sizeof o->tmp) {
     o->tmp[0] = '\0';
+    errno = ENAMETOOLONG;
     return ATOLL_EINVAL;
   }
   o->f = fopen(o->tmp, "w");

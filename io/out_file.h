@@ -18,7 +18,8 @@ typedef struct atoll_out_file {
 } atoll_out_file;
 
 /* Opens path for writing. Returns 0, or ATOLL_EINVAL (the temporary file's name would be too long:
- * nothing was touched) or ATOLL_EIO with errno set (it could not be created). */
+ * nothing was touched; errno ENAMETOOLONG) or ATOLL_EIO (it could not be created), errno saying why
+ * in both: perror(path) reports either. */
 int atoll_out_file_open(atoll_out_file *o, const char *path);
 /* Closes the file; when ok and every byte was written, commits it (the rename). Otherwise the
  * temporary file is removed and the destination is as before. Returns 0 when committed, else

@@ -5,6 +5,7 @@
  * was the path itself). */
 #include "tests/atoll_test.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,13 @@ static void a_long_path_keeps_its_file(void **state) {
   if (atoll_out_file_open(&o, path) == 0) /* a temporary name, when one fits, must not be path */
     assert_int_equal(atoll_out_file_close(&o, false), ATOLL_EIO);
   expect_text(path, "keep\n");
+  /* Past PATH_MAX no temporary name fits: refused, with the errno perror reports. */
+  char longer[PATH_MAX + 8];
+  memset(longer, 'x', sizeof longer - 1);
+  longer[sizeof longer - 1] = '\0';
+  errno = 0;
+  assert_int_equal(atoll_out_file_open(&o, longer), ATOLL_EINVAL);
+  assert_int_equal(errno, ENAMETOOLONG);
 }
 
 static int remove_dir(void **state) {

@@ -72,12 +72,10 @@ static int unknown_preset(const atoll_subcommand *cmd, atoll_arena *a, const cha
   return rc;
 }
 static int out_open(out_file *o, const char *path) {
-  int rc = atoll_out_file_open(o, path);
-  if (rc == ATOLL_EINVAL)
-    fprintf(stderr, "atoll import: %s: the path is too long for a temporary file beside it\n", path);
-  else if (rc)
-    perror(path);
-  return rc ? ATOLL_EXIT_BAD_INPUT : 0;
+  if (atoll_out_file_open(o, path) == 0)
+    return 0;
+  perror(path);
+  return ATOLL_EXIT_BAD_INPUT;
 }
 
 /* Commits the output on success, discards it otherwise (io/out_file.h). */

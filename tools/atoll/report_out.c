@@ -8,12 +8,8 @@
 int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const atoll_report *rep,
                            int (*fn)(const atoll_report *, FILE *, bool)) {
   atoll_out_file out;
-  int rc = atoll_out_file_open(&out, path);
-  if (rc) {
-    if (rc == ATOLL_EINVAL)
-      fprintf(stderr, "atoll %s: %s: the path is too long for a temporary file beside it\n", cmd->name, path);
-    else
-      perror(path);
+  if (atoll_out_file_open(&out, path) != 0) {
+    perror(path);
     return ATOLL_EXIT_BAD_INPUT;
   }
   if (atoll_out_file_close(&out, fn(rep, out.f, true) == 0) != 0) {
@@ -39,9 +35,7 @@ int atoll_cli_stdout_outputs(const atoll_subcommand *cmd, const char *const *pat
 
 int atoll_cli_trace_open(atoll_cli_trace *t, const char *path) {
   int rc = atoll_out_file_open(&t->out, path);
-  if (rc == ATOLL_EINVAL)
-    fprintf(stderr, "%s: the path is too long for a temporary file beside it\n", path);
-  else if (rc)
+  if (rc)
     perror(path);
   if (rc == 0 && atoll_trace_open_stream(&t->trace, t->out.f) != 0) {
     atoll_out_file_close(&t->out, false);
