@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
+#include "core/gslice.h"
 #include "core/workload.h"
 #include "io/arena.h"
 #include "io/load.h"
@@ -150,7 +151,7 @@ static int memory_of(const char *models, double mb[4], double *capacity_mb) {
     profile_file(file, sizeof file, models, names[m]);
     atoll_model model;
     rc = atoll_model_load_file(&a, file, &g, &model, &d);
-    mb[m] = model.footprint_known ? model.weights_mb + model.activations_mb_per_batch : 0;
+    mb[m] = model.footprint_known ? atoll_gslice_instance_mb(&model, 1) : 0;
   }
   if (rc) {
     if (d.set)
