@@ -181,10 +181,6 @@ int64_t atoll_gslice_load_ns(const atoll_model *m, const atoll_gpu *g) {
   return g->partition_load_ns;
 }
 
-double atoll_gslice_instance_mb(const atoll_model *m, uint32_t max_batch) {
-  return m->weights_mb + m->activations_mb_per_batch * (double)max_batch;
-}
-
 /* The CUs of `client` when every client of its GPU holds pcts[i] %: consecutive in client order
  * (atoll_cuset_from_share); a share that would run past the GPU (the shares in effect add up to
  * more than 100 % while one change waits for another) ends at the GPU's last CU instead,

@@ -89,10 +89,6 @@ uint32_t atoll_gslice_aimd(uint32_t b, bool within_slo, uint32_t max);
  * partition_init_ms and the profile a footprint, that start-up plus the weights over the copy
  * engine (weights_mb x 2^20 bytes / copy_bytes_per_us); else the preset's partition_load_ms. */
 int64_t atoll_gslice_load_ns(const atoll_model *m, const atoll_gpu *g);
-/* The device memory (MB) one instance of model m takes at its largest batch: what a shadow
- * instance adds, and what each running instance holds, when a shadow is checked against the GPU's
- * memory (gslice's and inss's shadow instances alike). */
-double atoll_gslice_instance_mb(const atoll_model *m, uint32_t max_batch);
 
 atoll_cuset atoll_gslice_layout(const atoll_scenario *s, const uint32_t *pcts, uint32_t client);
 

@@ -15,11 +15,17 @@ int atoll_scenario_gpu_memory(const atoll_scenario *s, uint32_t gpu, atoll_gpu_m
     out->instances++;
     /* A batching client's instance holds the activations of its largest model run. */
     if (m->footprint_known)
-      out->used_mb += m->weights_mb + m->activations_mb_per_batch * (cl->batch_max > 1 ? cl->batch_max : 1);
+      out->used_mb += atoll_model_instance_mb(m, cl->batch_max);
     else
       out->unknown++;
   }
   return ATOLL_OK;
+}
+
+double atoll_model_instance_mb(const atoll_model *m, uint32_t max_batch) {
+  if (!m->footprint_known)
+    return 0;
+  return m->weights_mb + m->activations_mb_per_batch * (double)(max_batch > 1 ? max_batch : 1);
 }
 
 void atoll_model_footprint_from_tensors(atoll_model *m) {

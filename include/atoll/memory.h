@@ -20,6 +20,13 @@ typedef struct atoll_gpu_memory {
  * batch (1 for a client without `batch:`). */
 int atoll_scenario_gpu_memory(const atoll_scenario *s, uint32_t gpu, atoll_gpu_memory *out);
 
+/* The device memory (MB) one instance of model m holds when it runs batches of up to max_batch
+ * requests (1 for 0): its weights plus max_batch times its activations per request. The one
+ * formula behind the placement check above, the shadow instances of gslice and inss
+ * (docs/gslice.md, "Shadow instances") and gen's task-set memory check. 0 for a model without a
+ * footprint. */
+double atoll_model_instance_mb(const atoll_model *m, uint32_t max_batch);
+
 /* Sets model m's footprint from its tensor table, for importers whose source gives every buffer's
  * size (REEF's storage table, the native models): weights_mb is the weight tensors' bytes, and
  * activations_mb_per_batch the bytes of every other tensor (input, output, intermediates: the

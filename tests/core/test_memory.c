@@ -1,5 +1,6 @@
 /* GPU memory of a placement (core/memory.c): known footprints summed per instance, unknown ones
- * counted, the preset's capacity carried, per GPU; and a footprint from a tensor table. */
+ * counted, the preset's capacity carried, per GPU; one instance's memory; and a footprint from a
+ * tensor table. */
 #include "atoll/memory.h"
 
 #include "atoll/error.h"
@@ -30,6 +31,18 @@ static void sums_instances_and_counts_unknown_footprints(void **state) {
   assert_int_equal(atoll_scenario_gpu_memory(&s, 2, &m), ATOLL_EINVAL);
 }
 
+/* One instance: weights plus its largest batch's activations, batch 0 read as 1, and nothing for a
+ * model without a footprint (its fields are not trusted even when set). */
+static void instance_holds_weights_and_largest_batch(void **state) {
+  (void)state;
+  atoll_model m = {.footprint_known = true, .weights_mb = 500, .activations_mb_per_batch = 12.5};
+  assert_true(atoll_model_instance_mb(&m, 0) == 512.5);
+  assert_true(atoll_model_instance_mb(&m, 1) == 512.5);
+  assert_true(atoll_model_instance_mb(&m, 32) == 900);
+  m.footprint_known = false;
+  assert_true(atoll_model_instance_mb(&m, 32) == 0);
+}
+
 /* Weights are the weight tensors' bytes; everything else is per-request activations (MB of 2^20). */
 static void footprint_from_tensor_table(void **state) {
   (void)state;
@@ -48,5 +61,6 @@ static void footprint_from_tensor_table(void **state) {
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(sums_instances_and_counts_unknown_footprints),
     cmocka_unit_test(footprint_from_tensor_table),
+    cmocka_unit_test(instance_holds_weights_and_largest_batch),
 };
 ATOLL_TEST_MAIN(tests)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "atoll/error.h"
-#include "core/gslice.h"
+#include "atoll/memory.h"
 #include "core/workload.h"
 #include "io/arena.h"
 #include "io/load.h"
@@ -151,7 +151,7 @@ static int memory_of(const char *models, double mb[4], double *capacity_mb) {
     profile_file(file, sizeof file, models, names[m]);
     atoll_model model;
     rc = atoll_model_load_file(&a, file, &g, &model, &d);
-    mb[m] = model.footprint_known ? atoll_gslice_instance_mb(&model, 1) : 0;
+    mb[m] = atoll_model_instance_mb(&model, 1);
   }
   if (rc) {
     if (d.set)
