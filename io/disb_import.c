@@ -1,6 +1,5 @@
 #include "io/disb_import.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -247,16 +246,6 @@ static void write_notes(FILE *notes, double time_s, double duration_ms, bool ove
 
 /* A path plain where YAML reads it back unchanged (letters, digits, '_', '.', '/', '-', not first),
  * else quoted: a folder's name may hold what YAML reads otherwise ("#" starts a comment). */
-static void write_path(FILE *out, const char *path) {
-  bool plain = path[0] != '\0' && path[0] != '-';
-  for (const char *p = path; *p && plain; p++)
-    plain = isalnum((unsigned char)*p) || strchr("_./-", *p);
-  if (plain)
-    fputs(path, out);
-  else
-    atoll_yaml_write_quoted(out, path);
-}
-
 static void write_scenario(FILE *out, const char *json_path, double duration_ms, const char *gpu, const char *rel,
                            const disb_client *c, uint32_t n) {
   /* The file's base name only: a generated scenario must not depend on where it was made. */
@@ -274,7 +263,7 @@ static void write_scenario(FILE *out, const char *json_path, double duration_ms,
       char path[PATH_MAX + ATOLL_MAX_NAME_BYTES + 8];
       snprintf(path, sizeof path, "%s/%s.yaml", rel, c[i].model);
       fprintf(out, "  %s: ", c[i].model);
-      write_path(out, path);
+      atoll_yaml_write_path(out, path);
       fputc('\n', out);
     }
   }

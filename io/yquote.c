@@ -126,3 +126,13 @@ void atoll_yaml_write_str(FILE *f, const char *s) {
   else
     atoll_yaml_write_quoted(f, s);
 }
+
+void atoll_yaml_write_path(FILE *f, const char *path) {
+  bool plain = path[0] != '-' && strchr(path, '/') != NULL;
+  for (const char *p = path; *p && plain; p++)
+    plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("_./-", *p);
+  if (plain)
+    fputs(path, f);
+  else
+    atoll_yaml_write_str(f, path);
+}

@@ -21,5 +21,9 @@ void atoll_yaml_write_quoted(FILE *f, const char *s);
  * starts with a letter or '_' and is no reserved word such as null or yes), else as
  * atoll_yaml_write_quoted does: the names of written profiles and presets stay plain where they can. */
 void atoll_yaml_write_str(FILE *f, const char *s);
+/* Writes a file path as a plain scalar when it holds a '/', only letters, digits and "_./-", and
+ * does not start with '-' (the '/' keeps YAML from reading it as a number, boolean or null), else
+ * as atoll_yaml_write_str does: generated scenarios name their model files plainly. */
+void atoll_yaml_write_path(FILE *f, const char *path);
 
 #endif

@@ -47,7 +47,8 @@ static void ops_without_accesses(void **state) {
 /* fuzz_idem_text found metadata that idem_checker wrote and could not read back: a name holding
  * bytes that are not UTF-8 (readers now refuse those: the name_not_utf8 files of scenarios/idem/bad). For
  * valid UTF-8 the writer must escape what YAML would refuse raw or fold: controls, C1 controls,
- * the line breaks U+0085, U+2028, U+2029, and U+FFFE/U+FFFF. Each such name reads back unchanged. */
+ * the line breaks U+0085, U+2028, U+2029, and U+FFFE/U+FFFF. Each such name reads back unchanged,
+ * through each writer: always quoted, plain where safe, and a path plain where safe. */
 static void yaml_quoting_round_trips(void **state) {
   (void)state;
   static const char *const names[] = {
@@ -55,15 +56,20 @@ static void yaml_quoting_round_trips(void **state) {
       "c1 \xc2\x80\xc2\x9f", "nel \xc2\x85",      "ls \xe2\x80\xa8 ps \xe2\x80\xa9",
       "nonchar \xef\xbf\xbe\xef\xbf\xbf", "bom \xef\xbb\xbf mid", "astral \xf0\x9f\x98\x80",
       "void f<int>(float*, char const*)", "  lead and trail  ", "#hash: colon, [flow] {map}",
+      "null", "Yes", "1e5", "0x1f", ".inf", "-dash", "models/resnet.yaml", "../m/1.yaml", "-/x.yaml",
+      "a b/c.yaml", "dir/null", "./yes", "/abs/p_q-1.yaml", "",
   };
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+  static void (*const writers[])(FILE *, const char *) = {atoll_yaml_write_quoted, atoll_yaml_write_str,
+                                                          atoll_yaml_write_path};
+  for (size_t k = 0; k < 3 * (sizeof names / sizeof names[0]); k++) {
+    size_t i = k / 3;
     assert_true(atoll_utf8_valid(names[i], strlen(names[i]), NULL));
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     fputs("k: ", f);
-    atoll_yaml_write_quoted(f, names[i]);
+    writers[k % 3](f, names[i]);
     fputc('\n', f);
     assert_int_equal(fclose(f), 0);
     atoll_arena a;
@@ -79,7 +85,7 @@ static void yaml_quoting_round_trips(void **state) {
     const atoll_ynode *v = atoll_ymap_get(root, "k");
     assert_non_null(v);
     if (v->len != strlen(names[i]) || memcmp(v->str, names[i], v->len) != 0)
-      fail_msg("name %zu did not read back: wrote %s", i, buf);
+      fail_msg("name %zu did not read back through writer %zu: wrote %s", i, k % 3, buf);
     atoll_arena_free(&a);
     free(buf);
   }
