@@ -293,7 +293,13 @@ uint64_t atoll_cli_default_jobs(uint64_t max) {
 void atoll_cli_force_set(atoll_run_opts *o, atoll_set_override set) {
   /* The parser stops at ATOLL_CLI_MAX_SETS; the array has one more. A second forced setting would
    * need a larger array, not a silent drop. */
-  if (o->n_sets > ATOLL_CLI_MAX_SETS)
+  atoll_cli_force_set_at(o, o->n_sets, set);
+}
+
+void atoll_cli_force_set_at(atoll_run_opts *o, uint32_t at, atoll_set_override set) {
+  if (o->n_sets > ATOLL_CLI_MAX_SETS || at > o->n_sets)
     abort();
-  o->sets[o->n_sets++] = set;
+  memmove(&o->sets[at + 1], &o->sets[at], (o->n_sets - at) * sizeof o->sets[0]);
+  o->sets[at] = set;
+  o->n_sets++;
 }

@@ -53,6 +53,10 @@ uint64_t atoll_cli_default_jobs(uint64_t max);
 /* Appends a setting the command imposes (fit's policy, compare's column), after the command line's
  * so that it wins. At most one per parse: the parser leaves room for one. */
 void atoll_cli_force_set(atoll_run_opts *o, atoll_set_override set);
+/* The same, inserted before o->sets[at] (at <= o->n_sets) instead: where the command line had the
+ * option it stands for, so that the settings after it still apply (compare's policy=NAME sits
+ * where --policy stood, and a later --set policy.OPTION=... is not reset by it). */
+void atoll_cli_force_set_at(atoll_run_opts *o, uint32_t at, atoll_set_override set);
 int atoll_cli_usage_error(const atoll_subcommand *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out);
 /* The usage error for an option the command does not take, with "did you mean" among the options

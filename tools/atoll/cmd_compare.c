@@ -29,6 +29,8 @@ const atoll_subcommand atoll_cmd_compare_def = {
     "on the same scenario, and relative to the model's standalone latency), RT and BE throughput,\n"
     "total normalized throughput (REEF's overall throughput), preemptions, and how many of the\n"
     "scenario's expect: bounds held. rt-only is also run as the reference when it is not listed.\n"
+    "The other options apply to every column; --set policy.OPTION=VALUE must suit every listed\n"
+    "policy, and the reference rt-only run added when not listed runs without it.\n"
     "\n"
     "  --policy a,b,...  the policies, in column order (any of:" ATOLL_POLICY_NAMES ")\n"
     "  --markdown        a Markdown table (for docs) instead of aligned text\n"
@@ -54,12 +56,15 @@ typedef struct comparison {
   const atoll_subcommand *cmd;
   const atoll_run_opts *base; /* the options without the policy list */
   const char *policy[MAX_POLICIES + 1];
+  uint32_t policy_at; /* where the policy list stood among the settings: each column's goes there */
+  int32_t added_ref;  /* the rt-only run added as the reference when not listed; -1 when listed */
   char set_text[MAX_POLICIES + 1][96];
   figures fig[MAX_POLICIES + 1];
   int status[MAX_POLICIES + 1]; /* 0 ok, else an exit code */
   /* The scenario's profiles, loaded once for every policy's run (io/load.h); read-only meanwhile. */
   atoll_model_memo memo;
   uint32_t n, next, finished;
+  bool failed; /* a run failed: no other starts (its error is the command's; one message, not n) */
   atoll_progress progress;
   pthread_mutex_t lock;
 } comparison;
@@ -84,13 +89,28 @@ static void collect(const atoll_report *r, figures *f) {
     f->bounds_held += r->verdicts[e].holds;
 }
 
-/* One policy's run: the base options plus policy=NAME, loaded as `atoll sim` loads a scenario. */
+/* One policy's run: the base options with policy=NAME where the list stood, loaded as `atoll sim`
+ * loads a scenario with --policy NAME there. */
 static void run_one(comparison *cmp, uint32_t i) {
   atoll_run_opts o = *cmp->base;
+  uint32_t dropped_before = 0; /* policy options dropped before the policy's place */
   int status = ATOLL_EXIT_BAD_INPUT;
   snprintf(cmp->set_text[i], sizeof cmp->set_text[i], "policy=%s", cmp->policy[i]);
   /* An error in the name echoes it as the user gave it: "--policy NAME", not "policy=NAME". */
-  atoll_cli_force_set(&o, (atoll_set_override){.text = cmp->set_text[i], .option = "--policy"});
+  /* The added reference runs without the listed policies' own options (policy.OPTION=...): they
+   * were given for the columns, and rt-only takes none of them. */
+  if ((int32_t)i == cmp->added_ref) {
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < o.n_sets; k++) {
+      if (strncmp(o.sets[k].text, "policy.", 7) != 0)
+        o.sets[kept++] = o.sets[k];
+      else if (k < cmp->policy_at)
+        dropped_before++;
+    }
+    o.n_sets = kept;
+  }
+  atoll_cli_force_set_at(&o, cmp->policy_at - dropped_before,
+                         (atoll_set_override){.text = cmp->set_text[i], .option = "--policy"});
   atoll_arena a;
   atoll_scenario s;
   if (atoll_cli_load_scenario_memo(cmp->cmd, &o, &cmp->memo, &a, &s) == 0) {
@@ -112,14 +132,17 @@ static void run_one(comparison *cmp, uint32_t i) {
       atoll_run_results_free(&res);
     atoll_arena_free(&a);
   }
+  pthread_mutex_lock(&cmp->lock);
   cmp->status[i] = status;
+  cmp->failed = cmp->failed || status != 0;
+  pthread_mutex_unlock(&cmp->lock);
 }
 
 static void *worker(void *arg) {
   comparison *cmp = arg;
   for (;;) {
     pthread_mutex_lock(&cmp->lock);
-    uint32_t i = cmp->next++;
+    uint32_t i = cmp->failed ? cmp->n : cmp->next++;
     pthread_mutex_unlock(&cmp->lock);
     if (i >= cmp->n)
       return NULL;
@@ -222,18 +245,42 @@ static void print_table(const comparison *cmp, uint32_t n_cols, const figures *r
 
 /* ---- The command -------------------------------------------------------------------------- */
 
-/* Takes the policy list out of the options: the last policy=... override (what --policy writes). */
+/* A setting as the user typed it: "--policy a,b" or "--set policy=a,b" (cut to fit a message). */
+static const char *as_typed(const atoll_set_override *set, char *buf, size_t size) {
+  if (set->option)
+    snprintf(buf, size, "%s %.100s", set->option, strchr(set->text, '=') + 1);
+  else
+    snprintf(buf, size, "--set %.100s", set->text);
+  return buf;
+}
+
+/* Takes the policy list out of the options: the one policy=... override (what --policy writes);
+ * its place is kept for each column's policy=NAME. */
 static int take_policies(comparison *cmp, atoll_run_opts *o, char *list, size_t size) {
+  char first[128], second[128];
   int32_t at = -1;
-  for (uint32_t i = 0; i < o->n_sets; i++)
-    if (strncmp(o->sets[i].text, "policy=", 7) == 0)
-      at = (int32_t)i;
+  for (uint32_t i = 0; i < o->n_sets; i++) {
+    if (strncmp(o->sets[i].text, "policy=", 7) != 0)
+      continue;
+    if (at >= 0) /* the columns are one list: a second would silently replace the first */
+      return atoll_cli_usage_error(cmp->cmd, "the policy list is given twice (%s, %s): give it once",
+                                   as_typed(&o->sets[at], first, sizeof first), as_typed(&o->sets[i], second,
+                                   sizeof second));
+    at = (int32_t)i;
+  }
   if (at < 0)
     return atoll_cli_usage_error(cmp->cmd, "--policy a,b,... is required");
+  if (strlen(o->sets[at].text + 7) >= size)
+    return atoll_cli_usage_error(cmp->cmd, "the --policy list is longer than %zu characters", size - 1);
   snprintf(list, size, "%s", o->sets[at].text + 7);
   memmove(&o->sets[at], &o->sets[at + 1], (o->n_sets - (uint32_t)at - 1) * sizeof o->sets[0]);
   o->n_sets--;
-  for (char *save = NULL, *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+  cmp->policy_at = (uint32_t)at;
+  for (char *p = list, *comma; p; p = comma ? comma + 1 : NULL) {
+    if ((comma = strchr(p, ',')))
+      *comma = '\0';
+    if (*p == '\0')
+      return atoll_cli_usage_error(cmp->cmd, "the --policy list has an empty name (two commas, or one at an end)");
     if (cmp->n == MAX_POLICIES)
       return atoll_cli_usage_error(cmp->cmd, "at most %d policies", MAX_POLICIES);
     if (strlen(p) + sizeof "policy=" > sizeof cmp->set_text[0]) /* no policy has so long a name */
@@ -254,7 +301,9 @@ int atoll_cmd_compare(int argc, char **argv) {
   char *args[256];
   int n_args = 0;
   bool markdown = false;
-  for (int i = 0; i < argc && n_args < 256; i++) {
+  if (argc > 256)
+    return atoll_cli_usage_error(cmp.cmd, "at most 255 arguments, not %d", argc - 1);
+  for (int i = 0; i < argc; i++) {
     if (i > 0 && strcmp(argv[i], "--markdown") == 0)
       markdown = true;
     else
@@ -277,18 +326,22 @@ int atoll_cmd_compare(int argc, char **argv) {
   /* The rt-only reference: a listed column, or an extra run after the columns. */
   uint32_t n_cols = cmp.n;
   int32_t ref = -1;
+  cmp.added_ref = -1;
   for (uint32_t i = 0; i < cmp.n; i++)
     if (strcmp(cmp.policy[i], "rt-only") == 0)
       ref = (int32_t)i;
   if (ref < 0) {
-    ref = (int32_t)cmp.n;
+    ref = cmp.added_ref = (int32_t)cmp.n;
     cmp.policy[cmp.n++] = "rt-only";
   }
   cmp.base = &o;
   /* The scenario with the options but no policy, for its profiles. */
   atoll_arena base_arena;
   atoll_scenario base;
-  atoll_cli_load_memo(o.positional[0], o.sets, o.n_sets, &base_arena, &base, &cmp.memo);
+  /* When even that does not load (no such file, a bad --set), every run would say why: one at a
+   * time, the first one's message is the only one (a failed run stops the rest). */
+  if (!atoll_cli_load_memo(o.positional[0], o.sets, o.n_sets, &base_arena, &base, &cmp.memo))
+    jobs = 1;
   pthread_mutex_init(&cmp.lock, NULL);
   atoll_progress_start(&cmp.progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "compare", "runs", cmp.n);
   pthread_t th[64];
