@@ -106,6 +106,9 @@ const char *atoll_sim_rate_lacks(const atoll_scenario *s);
  * always use blocks), as one sentence written into buf: a policy it lacks, a GPU too large for the
  * blocks engine, a feature the rate engine lacks, or what the loaders refuse first. Returns buf. */
 const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engine, char *buf, size_t size);
+/* What atoll_sim_run refuses in s on its own engine before it starts (written into buf as
+ * atoll_sim_unsupported does), or NULL: for atoll check, which says "valid" only of what runs. */
+const char *atoll_sim_refusal(const atoll_scenario *s, char *buf, size_t size);
 /* A model's latency alone on the scenario's GPU (one request, an otherwise idle device). */
 int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out);
 

@@ -3,6 +3,7 @@
 
 #include "atoll/policies.h"
 #include "core/policy.h"
+#include "sim/dart_run.h"
 #include "sim/run.h"
 
 const char *atoll_sim_rate_lacks(const atoll_scenario *s) {
@@ -24,6 +25,15 @@ const char *atoll_sim_rate_lacks(const atoll_scenario *s) {
       if (!atoll_cuset_is_empty(&s->clients[i].cus))
         return "streams bound to CU sets (a client's share: or cus:)";
   return NULL;
+}
+
+const char *atoll_sim_refusal(const atoll_scenario *s, char *buf, size_t size) {
+  if (atoll_dart_policy(s->policy.kind))
+    return NULL; /* their own simulator, which checks its plan as it starts */
+  bool refused = !atoll__policy_ops(s->policy.kind) ||
+                 (s->engine == ATOLL_ENGINE_BLOCKS && s->gpu.cus > ATOLL_BLOCKS_MAX_CUS) ||
+                 (s->engine == ATOLL_ENGINE_RATE && atoll_sim_rate_lacks(s));
+  return refused ? atoll_sim_unsupported(s, s->engine, buf, size) : NULL;
 }
 
 const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engine, char *buf, size_t size) {

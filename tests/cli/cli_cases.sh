@@ -700,6 +700,99 @@ PY
     expect_rc 2 "$atoll" compare "$src/scenarios/examples/tiny.yaml" --policy reef,seqq
     grep -q "^--policy:1:10: unknown policy 'seqq'; did you mean 'seq'?" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     grep -q '^  1 | --policy seqq$' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  outputs_checked_before_the_run)
+    # A run's outputs are checked before it starts: an output over the scenario, two outputs on one
+    # file, a missing folder, an empty name or an option taken as the name were found only after the
+    # run (or never: the last write won, the scenario was replaced by JSON).
+    t="$src/scenarios/examples/tiny.yaml"
+    cp "$t" "$tmp/s.yaml" && cp "$src/scenarios/examples/tiny-model.yaml" "$tmp/"
+    echo keep > "$tmp/same.out"
+    expect_rc 2 "$atoll" sim "$tmp/s.yaml" --json "$tmp/./s.yaml" --quiet
+    grep -q "^atoll sim: --json $tmp/./s.yaml is the input $tmp/s.yaml: writing it would replace it$" \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    cmp -s "$t" "$tmp/s.yaml" || fail "the scenario was replaced"
+    expect_rc 2 "$atoll" sim "$t" --json "$tmp/same.out" --csv "$tmp/same.out" --quiet
+    grep -q "name one file: each output needs its own" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ "$(cat "$tmp/same.out")" = keep ] || fail "same.out was written"
+    expect_rc 2 "$atoll" sim "$t" --json "$tmp/nodir/x.json" --quiet
+    grep -q "^atoll sim: --json $tmp/nodir/x.json: the folder $tmp/nodir does not exist$" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    [ ! -s "$tmp/.stdout" ] || fail "the run went ahead: $(head -3 "$tmp/.stdout")"
+    expect_rc 2 "$atoll" sim "$t" --json ""
+    grep -q "^atoll sim: --json needs a file name ('-' for standard output)$" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sim "$t" --json --quiet
+    grep -q "^atoll sim: --json --quiet: a value that looks like an option" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sim "$t" --csv "$tmp"
+    grep -q "is a folder: name a file in it" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # Devices may take several outputs.
+    expect_rc 1 "$atoll" sim "$t" --json /dev/null --csv /dev/null --quiet
+    # calibrate: the same checks before its fit, for --csv and --grid.
+    m="$src/scenarios/models/mocked_kernel.yaml"
+    cp "$m" "$tmp/mk.yaml"
+    expect_rc 2 "$atoll" calibrate mi50 "$tmp/mk.yaml" --csv "$tmp/mk.yaml"
+    grep -q "^atoll calibrate: --csv $tmp/mk.yaml is an input: writing it would replace it$" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    cmp -s "$m" "$tmp/mk.yaml" || fail "the profile was replaced"
+    expect_rc 2 "$atoll" calibrate mi50 "$m" --csv "$tmp/c.csv" --grid "$tmp/c.csv"
+    grep -q "name one file" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  sim_refusals_said_once)
+    # --trace-window: decimal ms within the clock's range (inf overflowed the ns conversion; UBSan).
+    t="$src/scenarios/examples/tiny.yaml"
+    for w in 0:inf 0:1e300 0x10:0x20 nan:1 5:5; do
+      expect_rc 2 "$atoll" sim "$t" --trace "$tmp/t.json" --trace-window "$w"
+      grep -q "^atoll sim: --trace-window takes FROM:TO in ms, FROM < TO, from 0 to 9e12$" "$tmp/.stderr" ||
+        fail "$w: $(cat "$tmp/.stderr")"
+    done
+    # A trace that cannot be written: one message with the reason (it said "writing F failed" and then
+    # "input/output error", and leaked the run's results).
+    expect_rc 2 "$atoll" sim "$t" --trace /dev/full --quiet
+    [ "$(cat "$tmp/.stderr")" = "/dev/full: No space left on device" ] || fail "$(cat "$tmp/.stderr")"
+    # --replay with a policy of dart's family, whose simulator has no explorer choices: refused (it
+    # was ignored and the run went ahead).
+    printf 'tie 5/7\n' > "$tmp/b.replay"
+    expect_rc 2 "$atoll" sim "$t" --replay "$tmp/b.replay" --policy base-gpu --quiet
+    grep -q "^atoll sim: --replay: policy base-gpu has no explorer choices to replay" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    # Standard output that cannot be written fails the command (check exited 0 with nothing written).
+    expect_rc 2 bash -c '"$1" check "$2" > /dev/full' - "$atoll" "$t"
+    grep -q "^atoll: writing standard output: No space left on device$" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # check says "valid" only of what sim runs: the rate engine lacks reef's padding.
+    expect_rc 2 "$atoll" check "$t" --set sim.engine=rate
+    grep -q "^atoll check: the rate CU engine does not model dynamic kernel padding" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    # An option named in the help for another command is not suggested as itself.
+    expect_rc 2 "$atoll" sim "$t" --witness w.txt
+    ! grep -q "did you mean '--witness'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  calibrate_options_checked)
+    m="$src/scenarios/models/mocked_kernel.yaml" v="$src/scenarios/models/vgg.yaml"
+    # A valued option at the end wanted its value (it was called unknown, with itself suggested).
+    expect_rc 2 "$atoll" calibrate mi50 "$m" --csv
+    grep -q "^atoll calibrate: --csv needs a value$" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    # A mode flag given twice is still one mode (it was refused as excluding itself).
+    expect_rc 2 "$atoll" calibrate mi50 "$m" --device-times --launch-bound
+    grep -q "exclude each other" "$tmp/.stderr" || fail "both modes: $(cat "$tmp/.stderr")"
+    expect_rc 1 "$atoll" calibrate mi50 "$m" --device-times --device-times # 1: its fit is 39 % off
+    grep -q "^device times: launch_sync_us = 0" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout" "$tmp/.stderr")"
+    # --grid-us without --grid was parsed and ignored.
+    expect_rc 2 "$atoll" calibrate mi50 "$m" --grid-us 0:1:0:1
+    grep -q "^atoll calibrate: --grid-us sets the window of --grid FILE; give it with --grid$" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    # --csv - is standard output, the CSV alone (it wrote a file named "-").
+    (cd "$tmp" && expect_rc 1 "$atoll" calibrate mi50 "$m" "$v" --csv -)
+    [ ! -e "$tmp/-" ] || fail "a file named - was written"
+    head -1 "$tmp/.stdout" | grep -q '^model,kernels,measured_us,' && [ "$(wc -l < "$tmp/.stdout")" = 3 ] ||
+      fail "$(cat "$tmp/.stdout")" ;;
+  gen_refuses_what_it_cannot_write)
+    # Set names longer than PATH_MAX were cut ("set-0000." without yaml, exit 0); seeds past the
+    # wrap of seed x 1000 + k repeated other seeds' runs.
+    long=$(python3 -c 'print("/".join(["d" * 200] * 21))')
+    expect_rc 2 "$atoll" gen dart-tasksets --out "$tmp/$long" --tasks 2 --sets 3
+    grep -q "the sets' file names would be longer than 4095 characters" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" gen dart-tasksets --out "$tmp/g" --seed 18446744073709551615
+    grep -q "^atoll gen: --seed wants a whole number from 0 to 18446744073709550, not" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/g" ] || fail "a refused gen made its folder" ;;
   compare_applies_policy_options)
     # Each column is `atoll sim --policy NAME` with the same options: a policy option given with
     # --set reaches the column (compare put policy=NAME after it, which reset it: p99 0.363 ms

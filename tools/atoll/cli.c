@@ -151,8 +151,11 @@ static int unknown_option(const atoll_subcommand *cmd, const char *a, const char
   for (uint32_t k = 0; k < n_known && n < 48; k++)
     all[n++] = known[k];
   uint32_t h = help_options(cmd, names, MAX_HELP_OPTIONS);
+  /* The help also names other commands' options ("atoll explore --witness" in sim's): the refused
+   * option itself is no suggestion ("unknown option '--witness'; did you mean '--witness'?"). */
   for (uint32_t k = 0; k < h; k++)
-    all[n++] = names[k];
+    if (strcmp(names[k], a) != 0)
+      all[n++] = names[k];
   char hint[96];
   return atoll_cli_usage_error(cmd, "unknown option '%s'%s", a, atoll_suggest_text(hint, sizeof hint, a, all, n));
 }

@@ -6,7 +6,9 @@
 
 #include "atoll/error.h"
 #include "sim/calibrate.h"
+#include "io/out_file.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/outputs.h"
 
 const atoll_subcommand atoll_cmd_calibrate_def = {
     "calibrate", atoll_cmd_calibrate, "fit a GPU preset's timing to measured model latencies",
@@ -34,6 +36,7 @@ const atoll_subcommand atoll_cmd_calibrate_def = {
     "  --grid FILE     also write each model's simulated latency as measured at every point of a 0.1 us\n"
     "                  grid of launch_sync_us LS0..LS1 and cp_dispatch_us CP0..CP1 (--grid-us, in us;\n"
     "                  default 8:18:0:10), one CSV row each, for tools/calibration-structure.py --grid\n"
+    "  FILE '-' is standard output, the tables then left off it; a FILE is written whole or not at all\n"
     "\n"
     "exit: 0 every reconcilable model within 5% fitted and 10% leave-one-out (--device-times: 10% and\n"
     "15%; --launch-bound: 15% and 15%); 1 otherwise; 2 bad input.\n"};
@@ -151,10 +154,7 @@ static void print_report(const atoll_calib_model *ms, uint32_t n, uint32_t folds
   summarize(what, ms, n, false, md);
 }
 
-static int write_csv(const char *path, const atoll_calib *c, const atoll_calib_model *ms, uint32_t n) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return -1;
+static int write_csv(FILE *f, const atoll_calib *c, const atoll_calib_model *ms, uint32_t n) {
   fprintf(f, "model,kernels,measured_us,simulated_us,error,loo_error,kfold_error,fold,excepted\n");
   for (uint32_t i = 0; i < n; i++) {
     const atoll_calib_model *m = &ms[i];
@@ -175,15 +175,12 @@ static int write_csv(const char *path, const atoll_calib *c, const atoll_calib_m
       fprintf(f, "%u,0\n", m->fold + 1);
     }
   }
-  return fclose(f) == 0 ? 0 : -1;
+  return 0;
 }
 
 /* --grid: every model at every point of the window, 0.1 us apart, as the ISOLATED fit sees it. */
-static int write_grid(const char *path, const atoll_gpu *g, const atoll_calib_model *ms, uint32_t n,
+static int write_grid(FILE *f, const atoll_gpu *g, const atoll_calib_model *ms, uint32_t n,
                       const int64_t win[4], atoll_calib_memo *memo) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return -1;
   fprintf(f, "model,launch_sync_us,cp_dispatch_us,simulated_us\n");
   int rc = 0;
   for (uint32_t i = 0; rc == 0 && i < n; i++)
@@ -194,7 +191,41 @@ static int write_grid(const char *path, const atoll_gpu *g, const atoll_calib_mo
         if (rc == 0)
           fprintf(f, "%s,%.1f,%.1f,%.3f\n", ms[i].model->name, ls / 1e3, cp / 1e3, t / 1e3);
       }
-  return fclose(f) == 0 && rc == 0 ? 0 : -1;
+  return rc == 0 ? 0 : -1;
+}
+
+/* Writes one output whole or not at all (io/out_file.h; "-" standard output). */
+static int write_output(const char *path, int (*fn)(FILE *, const void *), const void *ctx) {
+  atoll_out_file out;
+  if (atoll_out_file_open(&out, path) != 0) {
+    perror(path);
+    return -1;
+  }
+  if (atoll_out_file_close(&out, fn(out.f, ctx) == 0) != 0) {
+    perror(path);
+    return -1;
+  }
+  return 0;
+}
+
+/* What write_output's callbacks need. */
+typedef struct calib_outputs {
+  const atoll_calib *c;
+  const atoll_gpu *g;
+  const atoll_calib_model *ms;
+  uint32_t n;
+  const int64_t *win;
+  atoll_calib_memo *memo;
+} calib_outputs;
+
+static int csv_output(FILE *f, const void *ctx) {
+  const calib_outputs *o = ctx;
+  return write_csv(f, o->c, o->ms, o->n);
+}
+
+static int grid_output(FILE *f, const void *ctx) {
+  const calib_outputs *o = ctx;
+  return write_grid(f, o->g, o->ms, o->n, o->win, o->memo);
 }
 
 /* "LS0:LS1:CP0:CP1" in us, each a multiple of 0.1 us from 0 to 1000, LS0 <= LS1 and CP0 <= CP1. */
@@ -219,26 +250,35 @@ int atoll_cmd_calibrate(int argc, char **argv) {
   bool md = false, report = false;
   const char *csv = NULL, *grid = NULL, *grid_us = "8:18:0:10";
   atoll_calib_mode mode = ATOLL_CALIB_ISOLATED;
-  int kept = 1, modes = 0;
-  for (int i = 1; i < argc; i++) /* flags; the parser takes valued options only */
-    if (strcmp(argv[i], "--markdown") == 0)
+  int kept = 1;
+  bool device_times = false, launch_bound = false, grid_us_given = false;
+  for (int i = 1; i < argc; i++) { /* flags and this command's valued options; the parser takes the rest */
+    const char **value = strcmp(argv[i], "--csv") == 0       ? &csv
+                         : strcmp(argv[i], "--grid") == 0    ? &grid
+                         : strcmp(argv[i], "--grid-us") == 0 ? &grid_us
+                                                             : NULL;
+    if (value) {
+      if (i + 1 == argc)
+        return atoll_cli_usage_error(cmd, "%s needs a value", argv[i]);
+      grid_us_given = grid_us_given || value == &grid_us;
+      report = report || value == &csv;
+      *value = argv[++i];
+    } else if (strcmp(argv[i], "--markdown") == 0) {
       md = true;
-    else if (strcmp(argv[i], "--report") == 0)
+    } else if (strcmp(argv[i], "--report") == 0) {
       report = true;
-    else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
-      csv = argv[++i], report = true;
-    else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc)
-      grid = argv[++i];
-    else if (strcmp(argv[i], "--grid-us") == 0 && i + 1 < argc)
-      grid_us = argv[++i];
-    else if (strcmp(argv[i], "--device-times") == 0)
-      mode = ATOLL_CALIB_DEVICE, modes++;
-    else if (strcmp(argv[i], "--launch-bound") == 0)
-      mode = ATOLL_CALIB_LAUNCH, modes++;
-    else
+    } else if (strcmp(argv[i], "--device-times") == 0) {
+      device_times = true, mode = ATOLL_CALIB_DEVICE;
+    } else if (strcmp(argv[i], "--launch-bound") == 0) {
+      launch_bound = true, mode = ATOLL_CALIB_LAUNCH;
+    } else {
       argv[kept++] = argv[i];
-  if (modes > 1)
-    return atoll_cli_usage_error(&atoll_cmd_calibrate_def, "--device-times and --launch-bound exclude each other");
+    }
+  }
+  if (device_times && launch_bound)
+    return atoll_cli_usage_error(cmd, "--device-times and --launch-bound exclude each other");
+  if (grid_us_given && !grid)
+    return atoll_cli_usage_error(cmd, "--grid-us sets the window of --grid FILE; give it with --grid");
   int64_t window[4];
   if (grid && mode != ATOLL_CALIB_ISOLATED)
     return atoll_cli_usage_error(cmd, "--grid tabulates launch_sync_us and cp_dispatch_us: not with %s",
@@ -251,6 +291,13 @@ int atoll_cmd_calibrate(int argc, char **argv) {
     return rc;
   if (o.n_positional < 2)
     return atoll_cli_usage_error(cmd, "expected a GPU and at least one PROFILE.yaml");
+  /* Checked before the fit, which can take minutes: a CSV or grid over a profile or each other
+   * replaced what it was computed from. One on standard output keeps the tables off it. */
+  static const char *const outputs[] = {"--csv", "--grid"};
+  const char *paths[] = {csv, grid};
+  bool output_stdout;
+  if ((rc = atoll_cli_check_outputs(cmd, paths, outputs, 2, o.positional, o.n_positional, &output_stdout)))
+    return rc;
   atoll_arena a;
   atoll_arena_init(&a);
   atoll_diag d;
@@ -302,7 +349,9 @@ int atoll_cmd_calibrate(int argc, char **argv) {
     fprintf(stderr, "atoll calibrate: %s\n", atoll_strerror(rc));
     goto bad;
   }
-  print_table(&c, cms, n, md);
+  calib_outputs outs = {.c = &c, .g = &g, .ms = cms, .n = n, .win = window, .memo = memo};
+  if (!output_stdout)
+    print_table(&c, cms, n, md);
   if (report) {
     uint32_t folds = 0;
     rc = atoll_calib_kfold(&g, cms, n, max_ns, mode, KFOLD, memo, &folds);
@@ -310,16 +359,13 @@ int atoll_cmd_calibrate(int argc, char **argv) {
       fprintf(stderr, "atoll calibrate: cross-validation: %s\n", atoll_strerror(rc));
       goto bad;
     }
-    print_report(cms, n, folds, md);
-    if (csv && write_csv(csv, &c, cms, n) != 0) {
-      fprintf(stderr, "atoll calibrate: cannot write %s\n", csv);
+    if (!output_stdout)
+      print_report(cms, n, folds, md);
+    if (csv && write_output(csv, csv_output, &outs) != 0)
       goto bad;
-    }
   }
-  if (grid && write_grid(grid, &g, cms, n, window, memo) != 0) {
-    fprintf(stderr, "atoll calibrate: cannot write %s\n", grid);
+  if (grid && write_output(grid, grid_output, &outs) != 0)
     goto bad;
-  }
   atoll_calib_memo_destroy(memo);
   int exit_code = ATOLL_EXIT_OK;
   double fitted_max = mode == ATOLL_CALIB_ISOLATED ? 0.05 : mode == ATOLL_CALIB_DEVICE ? 0.10 : 0.15;

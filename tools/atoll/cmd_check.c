@@ -178,6 +178,12 @@ int atoll_cmd_check(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  char why[256];
+  if (atoll_sim_refusal(&s, why, sizeof why)) {
+    fprintf(stderr, "atoll check: %s\n", why);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
   /* Loads are fractions of the standalone latency a run uses (docs/scenarios.md, "Load"): the
    * simulated one, which `atoll sim` turns `load` arrivals into rates with. */
   int64_t *alone = calloc(s.n_models ? s.n_models : 1, sizeof *alone);

@@ -28,7 +28,7 @@ const atoll_subcommand atoll_cmd_gen_def = {
     "at a random phase in [0, period) (trace arrivals repeating every period), so that runs of a\n"
     "set see other alignments than all tasks released at 0; nodes {search_cores: 8}; policy dart.\n"
     "\n"
-    "  --out DIR          folder to write (created if missing)\n"
+    "  --out DIR          folder to write (created if missing; the folder it is in must exist)\n"
     "  --seed N           random seed (default 1); set k draws from stream k\n"
     "  --heavy-ratio F    fraction of heavy-model tasks, 0..1 (default 0.5)\n"
     "  --tasks N          RT tasks per set, 1..200 (default 10)\n"
@@ -89,6 +89,7 @@ static int draw_set(uint64_t seed, uint32_t k, double ratio, uint32_t n, gen_tas
     idx[i] = i;
   for (uint32_t i = 0; i < n_heavy; i++) {
     uint32_t j = i + (uint32_t)(atoll_rng_unit(&rng) * (n - i));
+    j = j < n ? j : n - 1; /* the draw is in (0, 1]: 1 would pick one past the last */
     uint32_t x = idx[i];
     idx[i] = idx[j], idx[j] = x;
     is_heavy[idx[i]] = true;
@@ -100,6 +101,8 @@ static int draw_set(uint64_t seed, uint32_t k, double ratio, uint32_t n, gen_tas
     int64_t dl_ms = 300 + (int64_t)(atoll_rng_unit(&rng) * 201.0);
     out[i].dl_ms = dl_ms > 500 ? 500 : dl_ms;
     out[i].phase_ms = floor(atoll_rng_unit(&rng) * (double)out[i].dl_ms * 1000.0) / 1000.0;
+    if (out[i].phase_ms >= (double)out[i].dl_ms) /* a draw of 1: the phase is within [0, period) */
+      out[i].phase_ms = (double)out[i].dl_ms - 0.001;
   }
   free(is_heavy), free(idx);
   return 0;
@@ -151,7 +154,8 @@ static int memory_of(const char *models, double mb[4], double *capacity_mb) {
     profile_file(file, sizeof file, models, names[m]);
     atoll_model model;
     rc = atoll_model_load_file(&a, file, &g, &model, &d);
-    mb[m] = atoll_model_instance_mb(&model, 1);
+    if (rc == 0)
+      mb[m] = atoll_model_instance_mb(&model, 1);
   }
   if (rc) {
     if (d.set)
@@ -177,8 +181,10 @@ int atoll_cmd_gen(int argc, char **argv) {
     return atoll_cli_usage_error(cmd, "--out DIR is required");
   uint64_t seed = 1, tasks = 10, sets = 1, dur = 60000;
   double ratio = 0.5;
-  if (v[1] && !atoll_cli_parse_uint(v[1], 0, UINT64_MAX, &seed))
-    return atoll_cli_usage_error(cmd, "--seed wants a whole number, not '%s'", v[1]);
+  /* Set k's scenario runs with seed x 1000 + k, which must not wrap. */
+  if (v[1] && !atoll_cli_parse_uint(v[1], 0, UINT64_MAX / 1000 - 1, &seed))
+    return atoll_cli_usage_error(cmd, "--seed wants a whole number from 0 to %llu, not '%s'",
+                                 (unsigned long long)(UINT64_MAX / 1000 - 1), v[1]);
   if (v[2]) {
     char *end;
     ratio = strtod(v[2], &end);
@@ -237,6 +243,14 @@ int atoll_cmd_gen(int argc, char **argv) {
     free(t);
     return ATOLL_EXIT_BAD_INPUT;
   }
+  /* The last set has the longest name. Cut names lost their ".yaml" and overwrote each other. */
+  char last[PATH_MAX];
+  if ((size_t)snprintf(last, sizeof last, "%s/set-%04llu.yaml", v[0], (unsigned long long)(sets - 1)) >= sizeof last) {
+    fprintf(stderr, "atoll gen: --out %s: the sets' file names would be longer than %d characters\n", v[0],
+            PATH_MAX - 1);
+    free(t);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
   struct stat st;
   if (mkdir(v[0], 0777) != 0 && (errno != EEXIST || stat(v[0], &st) != 0 || !S_ISDIR(st.st_mode))) {
     const char *why = errno == EEXIST ? "exists and is not a folder" : strerror(errno);
@@ -246,7 +260,7 @@ int atoll_cmd_gen(int argc, char **argv) {
   }
   for (uint64_t k = 0; k < sets && rc == 0; k++) {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/set-%04llu.yaml", v[0], (unsigned long long)k);
+    snprintf(path, sizeof path, "%s/set-%04llu.yaml", v[0], (unsigned long long)k); /* fits: checked above */
     rc = draw_set(seed, (uint32_t)k, ratio, (uint32_t)tasks, t);
     if (rc == 0)
       rc = write_set(path, models, seed, (uint32_t)k, ratio, (uint32_t)tasks, (int64_t)dur, t);

@@ -7,6 +7,7 @@
 #include "tools/atoll/measure_awake.h"
 #include "tools/atoll/measure_priority.h"
 #include "tools/atoll/native_cli.h"
+#include "tools/atoll/outputs.h"
 #include "tools/atoll/report_out.h"
 #include "io/suggest.h"
 #include "run/report.h"
@@ -178,7 +179,7 @@ int atoll_cmd_native(int argc, char **argv) {
   /* X_JSON, X_CSV, X_TRACE lead vals: at most one on stdout, and then the table stays off it. */
   static const char *const outputs[] = {"--json", "--csv", "--trace"};
   bool output_stdout;
-  if ((rc = atoll_cli_stdout_outputs(cmd, vals, outputs, 3, &output_stdout)))
+  if ((rc = atoll_cli_check_outputs(cmd, vals, outputs, 3, o.positional, o.n_positional, &output_stdout)))
     return rc;
   if (vals[X_REPEATS] && !fl[F_PROFILE])
     return atoll_cli_usage_error(cmd, "--repeats sets the timed runs of --profile; give it with --profile");

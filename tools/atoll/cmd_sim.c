@@ -6,6 +6,7 @@
 #include "tools/atoll/cli.h"
 #include "tools/atoll/progress.h"
 #include "sim/replay.h"
+#include "tools/atoll/outputs.h"
 #include "tools/atoll/report_out.h"
 #include "run/dart_plan.h"
 #include "run/report.h"
@@ -40,15 +41,20 @@ static void show_progress(void *ctx, int64_t now_ns, int64_t end_ns) {
   atoll_progress_update(ctx, (double)now_ns / 1e9);
 }
 
-/* "FROM:TO" in ms, FROM < TO, both >= 0. */
-static bool parse_window(const char *text, double out[2]) {
+/* A decimal number of ms up to `stop` (strtod alone also takes hex, inf and nan), within the
+ * nanosecond clock's range (int64: 9.2e12 ms, about 292 years). */
+static bool parse_ms(const char *text, char stop, const char **next, double *out) {
+  size_t len = strspn(text, "0123456789.eE+-");
   char *end;
-  out[0] = strtod(text, &end);
-  if (end == text || *end != ':')
-    return false;
-  const char *second = end + 1;
-  out[1] = strtod(second, &end);
-  return end != second && *end == '\0' && out[0] >= 0 && out[1] > out[0];
+  *out = strtod(text, &end);
+  *next = end;
+  return len > 0 && end == text + len && *end == stop && *out >= 0 && *out <= 9e12;
+}
+
+/* "FROM:TO" in ms, FROM < TO, both decimal, from 0 to 9e12. */
+static bool parse_window(const char *text, double out[2]) {
+  const char *next;
+  return parse_ms(text, ':', &next, &out[0]) && parse_ms(next + 1, '\0', &next, &out[1]) && out[1] > out[0];
 }
 
 /* Whether a dart-family run failed for want of a plan (the run returns atoll_dart_plan_for's
@@ -88,16 +94,24 @@ int atoll_cmd_sim(int argc, char **argv) {
     return rc;
   static const char *const outputs[] = {"--json", "--csv", "--trace"};
   bool output_stdout; /* the table then stays off stdout, which holds the output */
-  if ((rc = atoll_cli_stdout_outputs(cmd, vals, outputs, 3, &output_stdout)))
+  if ((rc = atoll_cli_check_outputs(cmd, vals, outputs, 3, o.positional, o.n_positional, &output_stdout)))
     return rc;
   double window_ms[2] = {0, 0};
   if (vals[3] && (!vals[2] || !parse_window(vals[3], window_ms)))
-    return atoll_cli_usage_error(cmd, vals[2] ? "--trace-window takes FROM:TO in ms, FROM < TO"
+    return atoll_cli_usage_error(cmd, vals[2] ? "--trace-window takes FROM:TO in ms, FROM < TO, from 0 to 9e12"
                                               : "--trace-window needs --trace FILE");
   atoll_arena a;
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  /* The explorer's choices are the shared core's: dart's family runs on a simulator of its own,
+   * which has none, and ignored the file. */
+  if (vals[4] && atoll_dart_policy(s.policy.kind)) {
+    atoll_arena_free(&a);
+    return atoll_cli_usage_error(cmd, "--replay: policy %s has no explorer choices to replay (dart, base-gpu and "
+                                 "base-cpu run on their own simulator; docs/explore.md)",
+                                 atoll_policy_name(s.policy.kind));
+  }
   atoll_cli_trace trace; /* whole or not at all: a failed run leaves the file as it was */
   bool tracing = vals[2] != NULL;
   if (tracing && atoll_cli_trace_open(&trace, vals[2]) != 0) {
@@ -132,26 +146,32 @@ int atoll_cmd_sim(int argc, char **argv) {
     s.engine = ATOLL_ENGINE_BLOCKS;
   }
   rc = atoll_sim_run(&s, &so, &res);
+  bool have_res = rc == 0, said = false;
   if (rc == 0 && vals[4] && replay.diverged) {
     fprintf(stderr, "atoll sim: %s: choice %u does not match this scenario (another scenario, policy or version)\n",
             vals[4], replay.diverged_at + 1);
-    atoll_run_results_free(&res);
     rc = ATOLL_EINVAL;
+    said = true;
   }
   free(recs);
   atoll_progress_end(&progress);
   if (tracing && atoll_cli_trace_close(&trace, rc == 0) != 0 && rc == 0) {
-    fprintf(stderr, "atoll sim: writing %s failed\n", vals[2]);
+    perror(vals[2]);
     rc = ATOLL_EIO;
+    said = true;
   }
   if (rc) {
     char why[256];
-    if (rc == ATOLL_ENOTSUP)
+    if (said) /* a diverged replay or a trace not written: said above */
+      ;
+    else if (rc == ATOLL_ENOTSUP)
       fprintf(stderr, "atoll sim: %s\n", atoll_sim_unsupported(&s, s.engine, why, sizeof why));
     else if (rc == ATOLL_EINVAL && dart_plan_fails(&s))
       fprintf(stderr, "atoll sim: %s\n", dart_plan_failure(&s, why, sizeof why));
-    else if (!(vals[4] && replay.diverged)) /* a diverged replay has said why */
+    else
       fprintf(stderr, "atoll sim: %s\n", atoll_strerror(rc));
+    if (have_res)
+      atoll_run_results_free(&res);
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }

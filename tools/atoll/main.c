@@ -49,7 +49,7 @@ static void print_help(FILE *out) {
           "  4  device or driver unavailable\n");
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   if (argc < 2) {
     print_help(stderr);
     return ATOLL_EXIT_BAD_INPUT;
@@ -79,4 +79,15 @@ int main(int argc, char **argv) {
   char hint[96];
   fprintf(stderr, "atoll: unknown command '%s'%s (see 'atoll --help')\n", argv[1], command_hint(hint, sizeof hint, argv[1]));
   return ATOLL_EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv) {
+  int rc = run(argc, argv);
+  /* What a command printed may still sit in stdio's buffer: a full disk or a closed pipe loses it
+   * here, and a command that exits 0 with its table or report missing would be trusted. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    perror("atoll: writing standard output");
+    return rc == ATOLL_EXIT_OK ? ATOLL_EXIT_BAD_INPUT : rc;
+  }
+  return rc;
 }

@@ -1,7 +1,7 @@
 /* Writing a run report to a file or stdout (report_out.h). */
 #include "tools/atoll/report_out.h"
 
-#include <string.h>
+#include <errno.h>
 
 #include "atoll/error.h"
 
@@ -19,20 +19,6 @@ int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const 
   return 0;
 }
 
-int atoll_cli_stdout_outputs(const atoll_subcommand *cmd, const char *const *paths, const char *const *options,
-                             uint32_t n, bool *to_stdout) {
-  const char *first = NULL;
-  for (uint32_t i = 0; i < n; i++) {
-    if (!paths[i] || strcmp(paths[i], "-") != 0)
-      continue;
-    if (first)
-      return atoll_cli_usage_error(cmd, "%s - and %s -: one output at most on standard output", first, options[i]);
-    first = options[i];
-  }
-  *to_stdout = first != NULL;
-  return 0;
-}
-
 int atoll_cli_trace_open(atoll_cli_trace *t, const char *path) {
   int rc = atoll_out_file_open(&t->out, path);
   if (rc)
@@ -46,6 +32,11 @@ int atoll_cli_trace_open(atoll_cli_trace *t, const char *path) {
 }
 
 int atoll_cli_trace_close(atoll_cli_trace *t, bool ok) {
+  errno = 0;
   bool written = atoll_trace_close(&t->trace) == 0;
-  return atoll_out_file_close(&t->out, ok && written) == 0 || !ok ? 0 : ATOLL_EIO;
+  int why = errno; /* the failed write's, for the caller's perror: the temporary's removal resets it */
+  int rc = atoll_out_file_close(&t->out, ok && written);
+  if (ok && !written)
+    errno = why ? why : EIO;
+  return rc == 0 || !ok ? 0 : ATOLL_EIO;
 }

@@ -17,12 +17,6 @@
 int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const atoll_report *rep,
                            int (*fn)(const atoll_report *, FILE *, bool));
 
-/* The run's outputs on standard output ("-") among paths (NULL: not asked for). At most one may be
- * (two were written back to back, neither readable then), and the table is printed only when none
- * is. Returns 0, or ATOLL_EXIT_BAD_INPUT after the usage error; *to_stdout whether one is. */
-int atoll_cli_stdout_outputs(const atoll_subcommand *cmd, const char *const *paths, const char *const *options,
-                             uint32_t n, bool *to_stdout);
-
 /* A --trace timeline written whole or not at all: a run refused or failed after it opened leaves
  * the file that was there as it was (it left an empty or cut trace in its place). */
 typedef struct atoll_cli_trace {
@@ -33,7 +27,7 @@ typedef struct atoll_cli_trace {
 /* Opens path ("-": stdout). Returns 0, or ATOLL_EXIT_BAD_INPUT after saying why on stderr. */
 int atoll_cli_trace_open(atoll_cli_trace *t, const char *path);
 /* Ends the timeline; commits it when ok and every byte was written. Returns 0, or ATOLL_EIO (when
- * ok: the trace could not be written, and nothing was). */
+ * ok: the trace could not be written, and nothing was; errno says why, for perror). */
 int atoll_cli_trace_close(atoll_cli_trace *t, bool ok);
 
 #endif
