@@ -4,8 +4,8 @@
  *
  *   bench_explore [--runs N] [--budget S] [--policy NAME]
  *
- * Part 1 explores every scenario of scenarios/verify N times (default 3) and prints the median
- * distinct states per second. Part 2 grows scenarios/verify/rt-vs-be.yaml: k RT requests, 0.6 ms
+ * Part 1 explores every scenario of scenarios/verify N times (default 3, at most 16) and prints the
+ * median distinct states per second. Part 2 grows scenarios/verify/rt-vs-be.yaml: k RT requests, 0.6 ms
  * apart, against BE requests arriving every 1.2 ms on each of the two BE clients (k = 1, 2, ...),
  * and explores each until one does not finish within the budget (default 60 s); the largest k that
  * finished is the figure.
@@ -23,7 +23,10 @@
  *
  * explores FILE once on one thread and prints its states and events: what
  * bench/explore_instructions.sh counts instructions of, with checkpoints and (--from-start) with
- * every run replayed from the start. */
+ * every run replayed from the start.
+ *
+ * Exit status: 0, 1 when an exploration failed, 2 for bad arguments or a scenario that does not
+ * load. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,13 +34,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_util.h"
 #include "sim/explore.h"
 #include "io/load.h"
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+enum { MAX_RUNS = 16 };
 
 static double cpu_s(void) {
   struct timespec t;
@@ -46,20 +47,27 @@ static double cpu_s(void) {
 }
 
 static int load(atoll_arena *a, const char *path, const char *policy, atoll_scenario *s) {
-  char set[64];
-  snprintf(set, sizeof set, "policy=%s", policy);
-  atoll_set_override sets[1] = {{set}};
+  char set[128];
+  if (snprintf(set, sizeof set, "policy=%s", policy) >= (int)sizeof set) {
+    fprintf(stderr, "bench_explore: --policy '%s': no policy has so long a name\n", policy);
+    return 2;
+  }
+  atoll_set_override sets[1] = {{.text = set, .option = "--policy"}}; /* errors name --policy */
   atoll_arena_init(a);
   atoll_diag d;
   atoll_diag_clear(&d);
   if (atoll_scenario_load_file(a, path, sets, 1, s, &d) != 0) {
     atoll_diag_print(&d, stderr);
+    atoll_arena_free(a); /* what the failed load allocated */
     return 2;
   }
   return 0;
 }
 
-static void states_per_second(int runs, const char *policy) {
+/* Part 1. Returns 0, 1 when an exploration failed, 2 when a scenario did not load; the other
+ * scenarios are still measured. */
+static int states_per_second(int runs, const char *policy) {
+  int rc = 0;
   static const char *const files[] = {"tiny", "rt-vs-be", "jitter", "same-instant"};
   printf("part 1: distinct states per second (median of %d runs, policy %s)\n", runs, policy);
   printf("%-14s %10s %10s %12s %12s %10s\n", "scenario", "states", "runs", "states/s", "states/cpu-s", "wall s");
@@ -68,15 +76,19 @@ static void states_per_second(int runs, const char *policy) {
     snprintf(path, sizeof path, "%s/scenarios/verify/%s.yaml", ATOLL_SOURCE_DIR, files[f]);
     atoll_arena a;
     atoll_scenario s;
-    if (load(&a, path, policy, &s))
+    if (load(&a, path, policy, &s)) {
+      rc = 2;
       continue;
-    double wall[16], cpu[16];
+    }
+    double wall[MAX_RUNS], cpu[MAX_RUNS];
     uint64_t states = 0, runs_done = 0;
+    int done = 0; /* explorations that finished: only they are in the medians */
     for (int i = 0; i < runs; i++) {
       atoll_explore_result r;
       double c0 = cpu_s();
       if (atoll_explore_run(&s, NULL, &r) != 0) {
         fprintf(stderr, "%s: explore failed\n", path);
+        rc = rc ? rc : 1;
         break;
       }
       cpu[i] = (double)r.states / (cpu_s() - c0);
@@ -84,16 +96,17 @@ static void states_per_second(int runs, const char *policy) {
       states = r.states;
       runs_done = r.schedules + r.pruned;
       atoll_explore_free(&r);
+      done++;
     }
-    double ws[16];
-    memcpy(ws, wall, sizeof ws);
-    qsort(ws, (size_t)runs, sizeof *ws, cmp_double);
-    qsort(cpu, (size_t)runs, sizeof *cpu, cmp_double);
-    double med_wall = ws[runs / 2];
-    printf("%-14s %10llu %10llu %12.0f %12.0f %10.2f\n", files[f], (unsigned long long)states,
-           (unsigned long long)runs_done, (double)states / med_wall, cpu[runs / 2], med_wall);
+    if (done > 0) {
+      double med_wall = bench_median(wall, (size_t)done), med_cpu = bench_median(cpu, (size_t)done);
+      printf("%-14s %10llu %10llu %12.0f %12.0f %10.2f%s\n", files[f], (unsigned long long)states,
+             (unsigned long long)runs_done, (double)states / med_wall, med_cpu, med_wall,
+             done < runs ? " (runs that finished only)" : "");
+    }
     atoll_arena_free(&a);
   }
+  return rc;
 }
 
 /* rt-vs-be with k RT requests and the BE load scaled with them. */
@@ -115,16 +128,19 @@ static int grow(atoll_scenario *s, uint32_t k, int64_t *times, atoll_client *cli
   return (int)(k + 2 * be);
 }
 
-static void largest_within(double budget, const char *policy) {
-  printf("\npart 2: the largest rt-vs-be variant explored completely within %.0f s (policy %s)\n", budget, policy);
+/* Part 2. Returns 0, 1 when an exploration failed, 2 when the scenario did not load. Budgets print
+ * with %g: --budget 0.5 printed with %.0f read "within 0 s". */
+static int largest_within(double budget, const char *policy) {
+  printf("\npart 2: the largest rt-vs-be variant explored completely within %g s (policy %s)\n", budget, policy);
   printf("%4s %9s %12s %12s %10s %12s %s\n", "k", "requests", "states", "runs", "wall s", "states/s", "result");
   char path[512];
   snprintf(path, sizeof path, "%s/scenarios/verify/rt-vs-be.yaml", ATOLL_SOURCE_DIR);
   atoll_arena a;
   atoll_scenario base;
   if (load(&a, path, policy, &base))
-    return;
+    return 2;
   uint32_t best = 0;
+  int rc = 0;
   for (uint32_t k = 1; k <= 32; k++) {
     atoll_scenario s = base;
     int64_t times[3 * 32];
@@ -134,6 +150,7 @@ static void largest_within(double budget, const char *policy) {
     atoll_explore_result r;
     if (atoll_explore_run(&s, &o, &r) != 0) {
       fprintf(stderr, "k=%u: explore failed\n", k);
+      rc = 1;
       break;
     }
     printf("%4u %9d %12llu %12llu %10.2f %12.0f %s\n", k, requests, (unsigned long long)r.states,
@@ -146,9 +163,10 @@ static void largest_within(double budget, const char *policy) {
       break;
     best = k;
   }
-  printf("largest complete within %.0f s: k = %u RT requests (%u requests in all)\n", budget, best,
+  printf("largest complete within %g s: k = %u RT requests (%u requests in all)\n", budget, best,
          best ? best + 2 * ((best + 1) / 2) : 0);
   atoll_arena_free(&a);
+  return rc;
 }
 
 /* The machine's 1-minute load average (Linux), or NAN: the threads scan says what it ran beside. */
@@ -163,14 +181,15 @@ static double load_average(void) {
   return v;
 }
 
-static void threads_scan(const char *path, int runs, const char *policy) {
+/* Returns 0, 1 when an exploration failed, 2 when the scenario did not load. */
+static int threads_scan(const char *path, int runs, const char *policy) {
   static const uint32_t threads[] = {1, 2, 4};
   enum { NT = sizeof threads / sizeof *threads };
   atoll_arena a;
   atoll_scenario s;
   if (load(&a, path, policy, &s))
-    return;
-  double wall[NT][16], cpu[NT][16], ratio[NT][16];
+    return 2;
+  double wall[NT][MAX_RUNS], cpu[NT][MAX_RUNS], ratio[NT][MAX_RUNS];
   uint64_t states[NT] = {0};
   double load0 = load_average();
   for (int i = 0; i < runs; i++)
@@ -181,7 +200,7 @@ static void threads_scan(const char *path, int runs, const char *policy) {
       if (atoll_explore_run(&s, &o, &r) != 0) {
         fprintf(stderr, "%s: explore failed\n", path);
         atoll_arena_free(&a);
-        return;
+        return 1;
       }
       cpu[t][i] = (double)r.states / (cpu_s() - c0);
       wall[t][i] = (double)r.states / r.wall_s;
@@ -195,23 +214,22 @@ static void threads_scan(const char *path, int runs, const char *policy) {
          "same round");
   double base = 0;
   for (int t = 0; t < NT; t++) {
-    qsort(wall[t], (size_t)runs, sizeof **wall, cmp_double);
-    qsort(cpu[t], (size_t)runs, sizeof **cpu, cmp_double);
-    qsort(ratio[t], (size_t)runs, sizeof **ratio, cmp_double);
-    double w = wall[t][runs / 2];
+    double w = bench_median(wall[t], (size_t)runs), c = bench_median(cpu[t], (size_t)runs);
+    double rr = bench_median(ratio[t], (size_t)runs);
     if (t == 0)
       base = w;
-    printf("%8u %10llu %12.0f %12.0f %14.2f %14.2f\n", threads[t], (unsigned long long)states[t], w,
-           cpu[t][runs / 2], w / base, ratio[t][runs / 2]);
+    printf("%8u %10llu %12.0f %12.0f %14.2f %14.2f\n", threads[t], (unsigned long long)states[t], w, c, w / base,
+           rr);
   }
   atoll_arena_free(&a);
+  return 0;
 }
 
 static int once(const char *path, const char *policy, bool from_start) {
   atoll_arena a;
   atoll_scenario s;
   if (load(&a, path, policy, &s))
-    return 1;
+    return 2;
   atoll_explore_opts o = {.replay_from_start = from_start};
   atoll_explore_result r;
   double c0 = cpu_s();
@@ -227,6 +245,9 @@ static int once(const char *path, const char *policy, bool from_start) {
   return rc ? 1 : 0;
 }
 
+static const char usage[] = "bench_explore [--runs 1..16] [--budget S] [--policy NAME] [--threads-scan FILE] "
+                            "[--once FILE [--from-start]]";
+
 int main(int argc, char **argv) {
   int runs = 3;
   const char *scan = NULL, *one = NULL;
@@ -234,35 +255,44 @@ int main(int argc, char **argv) {
   double budget = 60;
   const char *policy = "reef";
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
-      runs = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
-      budget = atof(argv[++i]);
-    else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
-      policy = argv[++i];
-    else if (strcmp(argv[i], "--threads-scan") == 0 && i + 1 < argc)
-      scan = argv[++i];
-    else if (strcmp(argv[i], "--once") == 0 && i + 1 < argc)
-      one = argv[++i];
-    else if (strcmp(argv[i], "--from-start") == 0)
+    long long v;
+    const char *arg = argv[i];
+    if (strcmp(arg, "--runs") == 0) {
+      if (!bench_opt_int("bench_explore", argc, argv, &i, 1, MAX_RUNS, &v))
+        return bench_usage(usage);
+      runs = (int)v;
+    } else if (strcmp(arg, "--budget") == 0) {
+      /* A day at most: beyond it the value is a typo, and a budget's seconds stay exact in a double. */
+      if (!bench_opt_double("bench_explore", argc, argv, &i, 0, true, 86400, &budget))
+        return bench_usage(usage);
+    } else if (strcmp(arg, "--policy") == 0) {
+      if (!(policy = bench_opt_value("bench_explore", argc, argv, &i)))
+        return bench_usage(usage);
+    } else if (strcmp(arg, "--threads-scan") == 0) {
+      if (!(scan = bench_opt_value("bench_explore", argc, argv, &i)))
+        return bench_usage(usage);
+    } else if (strcmp(arg, "--once") == 0) {
+      if (!(one = bench_opt_value("bench_explore", argc, argv, &i)))
+        return bench_usage(usage);
+    } else if (strcmp(arg, "--from-start") == 0) {
       from_start = true;
-    else {
-      fprintf(stderr, "usage: bench_explore [--runs N] [--budget S] [--policy NAME] [--threads-scan FILE] "
-                      "[--once FILE [--from-start]]\n");
-      return 2;
+    } else {
+      fprintf(stderr, "bench_explore: unknown argument '%s'\n", arg);
+      return bench_usage(usage);
     }
   }
-  if (runs < 1 || runs > 16)
-    runs = 3;
-  if (!(budget > 0))
-    budget = 60;
+  if (from_start && !one) {
+    fprintf(stderr, "bench_explore: --from-start applies to --once only\n");
+    return bench_usage(usage);
+  }
+  if (one && scan) {
+    fprintf(stderr, "bench_explore: --once and --threads-scan are two different measurements: give one\n");
+    return bench_usage(usage);
+  }
   if (one)
     return once(one, policy, from_start);
-  if (scan) {
-    threads_scan(scan, runs, policy);
-    return 0;
-  }
-  states_per_second(runs, policy);
-  largest_within(budget, policy);
-  return 0;
+  if (scan)
+    return threads_scan(scan, runs, policy);
+  int rc1 = states_per_second(runs, policy), rc2 = largest_within(budget, policy);
+  return rc1 > rc2 ? rc1 : rc2;
 }

@@ -2,6 +2,7 @@
  * and its speed against the per-byte reference on a trace small enough for that to finish.
  * Not a test: it prints figures and compares nothing but the answers.
  *   bench_idem [--ops N] [--ref-ops N] [--runs R] [--seed S]
+ *     (defaults 1000000, 20000, 3 and a fixed seed; N from 1 to 100000000, R from 1 to 31)
  *
  * The synthetic trace imitates a DNN: a pool of activation buffers reused round-robin (as TVM
  * reuses its intermediates), weights read in tiles, outputs written in tiles (about 10 ranges per
@@ -9,12 +10,15 @@
  * other frameworks: in-place updates of a recent output (groups of 2-5 kernels, rarely up to 9),
  * memset + accumulate pairs (a memset completing the group), and a rare in-place update of a
  * buffer nothing produced (not restorable). */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench/bench_util.h"
 #include "idem/badset.h"
 #include "idem/grow.h"
 #include "idem/report.h"
@@ -263,20 +267,16 @@ static void bytewise_search(const idem_trace *t, uint64_t base, uint64_t span, u
 
 /* --- Runs --- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+enum { MAX_RUNS = 31 };
 
 static double median_search(const idem_trace *t, uint32_t *entry, int runs) {
-  double s[32];
+  double s[MAX_RUNS];
   for (int r = 0; r < runs; r++) {
     double t0 = now_s();
     check(idem_search(t, entry), "idem_search");
     s[r] = now_s() - t0;
   }
-  qsort(s, (size_t)runs, sizeof *s, cmp_double);
-  return s[runs / 2];
+  return bench_median(s, (size_t)runs);
 }
 
 static void describe(const idem_trace *t, const uint32_t *entry) {
@@ -293,28 +293,47 @@ static void describe(const idem_trace *t, const uint32_t *entry) {
   idem_summary_free(&s);
 }
 
+/* MAX_OPS: about 11 ranges per op; 10^8 ops is a trace of tens of GB, beyond which a value is a
+ * typo rather than a size to measure. */
+#define MAX_OPS 100000000LL
+static const char usage[] = "bench_idem [--ops 1..100000000] [--ref-ops 1..100000000] [--runs 1..31] [--seed S]";
+
 int main(int argc, char **argv) {
   uint32_t n_ops = 1000000, ref_ops = 20000;
   int runs = 3;
   rng_state = 0x9E3779B97F4A7C15ULL;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc)
-      n_ops = (uint32_t)strtoul(argv[++i], NULL, 10);
-    else if (strcmp(argv[i], "--ref-ops") == 0 && i + 1 < argc)
-      ref_ops = (uint32_t)strtoul(argv[++i], NULL, 10);
-    else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
-      runs = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-      rng_state = strtoull(argv[++i], NULL, 10) | 1;
-    else {
-      fprintf(stderr, "usage: bench_idem [--ops N] [--ref-ops N] [--runs R] [--seed S]\n");
-      return 2;
+    long long v;
+    if (strcmp(argv[i], "--ops") == 0) {
+      if (!bench_opt_int("bench_idem", argc, argv, &i, 1, MAX_OPS, &v))
+        return bench_usage(usage);
+      n_ops = (uint32_t)v;
+    } else if (strcmp(argv[i], "--ref-ops") == 0) {
+      if (!bench_opt_int("bench_idem", argc, argv, &i, 1, MAX_OPS, &v))
+        return bench_usage(usage);
+      ref_ops = (uint32_t)v;
+    } else if (strcmp(argv[i], "--runs") == 0) {
+      if (!bench_opt_int("bench_idem", argc, argv, &i, 1, MAX_RUNS, &v))
+        return bench_usage(usage);
+      runs = (int)v;
+    } else if (strcmp(argv[i], "--seed") == 0) {
+      const char *text = bench_opt_value("bench_idem", argc, argv, &i);
+      char *end;
+      if (!text)
+        return bench_usage(usage);
+      errno = 0;
+      unsigned long long seed = strtoull(text, &end, 10);
+      /* strtoull would take "-1" as 2^64 - 1: only digits are a seed. */
+      if (!isdigit((unsigned char)text[0]) || *end || errno) {
+        fprintf(stderr, "bench_idem: --seed '%s': expected an integer from 0 to %llu\n", text, ~0ULL);
+        return bench_usage(usage);
+      }
+      rng_state = seed | 1;
+    } else {
+      fprintf(stderr, "bench_idem: unknown argument '%s'\n", argv[i]);
+      return bench_usage(usage);
     }
   }
-  if (runs < 1 || runs > 31)
-    runs = 3;
-  if (n_ops < 1 || ref_ops < 1)
-    return 2;
 
   idem_trace big;
   uint64_t span;

@@ -1,13 +1,15 @@
 /* The cost of InSS's decision (docs/inss.md, "Decision time"): atoll_inss_decide for 2 to 16
  * models on 4 GPUs, the models cycling through the 8 profiles of scenarios/seeds/inss/mi50-model-8.yaml
  * at the rates and SLOs of scenarios/seeds/inss/8models.yaml. Prints the median wall time of 5
- * decisions and the share fits tried, per model count. */
+ * decisions and the share fits tried, per model count. It takes no arguments.
+ *   bench_inss */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "atoll/error.h"
+#include "bench/bench_util.h"
 #include "core/inss.h"
 #include "io/arena.h"
 #include "io/inss_io.h"
@@ -18,12 +20,11 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1) { /* an option given would otherwise be ignored, and the run mistaken for its result */
+    fprintf(stderr, "bench_inss: unexpected argument '%s' (it takes none)\n", argv[1]);
+    return bench_usage("bench_inss");
+  }
   atoll_arena a;
   atoll_arena_init(&a);
   atoll_diag d;
@@ -31,6 +32,7 @@ int main(void) {
   atoll_inss_model *m = NULL;
   if (atoll_inss_model_load_file(&a, ATOLL_SOURCE_DIR "/scenarios/seeds/inss/mi50-model-8.yaml", &m, &d) != 0) {
     atoll_diag_print(&d, stderr);
+    atoll_arena_free(&a);
     return 2;
   }
   /* 8models.yaml's clients, in its order (the model file's order): rate (1/s) and SLO (ms). */
@@ -50,8 +52,8 @@ int main(void) {
       atoll_inss_decide(m, dem, n, &cfg, &plan);
       t[r] = (now_s() - t0) * 1e3;
     }
-    qsort(t, 5, sizeof t[0], cmp);
-    printf("%6" PRIu32 "  %4u  %24.2f  %10" PRIu32 "  %5.3f  %s\n", n, cfg.gpus, t[2], plan.evaluations, plan.scale,
+    double med = bench_median(t, 5);
+    printf("%6" PRIu32 "  %4u  %24.2f  %10" PRIu32 "  %5.3f  %s\n", n, cfg.gpus, med, plan.evaluations, plan.scale,
            plan.ok ? "yes" : "no");
   }
   atoll_arena_free(&a);

@@ -15,17 +15,18 @@
  * AK_KILLED (the wait for the next preemption point, plus the cache-line transfer). Then each
  * native model's reference run is timed.
  *
- *   bench_kernels [ROUNDS]        (default 31)
+ *   bench_kernels [ROUNDS]        (default 31, at most 1000)
  *   bench_kernels --one CASE points|null|none
  *       runs one launch of case CASE (0-based, in the printed order) in one build: for instruction
  *       counts under callgrind (bench/kernel_instructions.sh), which the machine's load does not
- *       disturb. */
+ *       disturb; a CASE past the last exits 2, which ends kernel_instructions.sh's loop. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_util.h"
 #include "native/kernels/ak.h"
 #include "native/models/nmodel.h"
 
@@ -39,15 +40,7 @@ static int64_t now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+static double median(double *v, int n) { return bench_median(v, (size_t)n); }
 
 static float *buffer(size_t n) {
   float *p = malloc(n * sizeof *p);
@@ -177,7 +170,7 @@ static void kill_latency(const bench_case *b, int samples, double out[3]) {
     pthread_join(th, NULL);
     lat[s] = (double)(k.returned_ns - t0) / 1e3;
   }
-  qsort(lat, (size_t)samples, sizeof *lat, cmp_double);
+  qsort(lat, (size_t)samples, sizeof *lat, bench_cmp_double);
   out[0] = lat[samples / 2];
   out[1] = lat[(samples * 99) / 100 < samples ? (samples * 99) / 100 : samples - 1];
   out[2] = lat[samples - 1];
@@ -209,11 +202,44 @@ static void bench_models(int rounds) {
   }
 }
 
+/* The cases' buffers (a case's unused pointers are NULL). */
+static void free_cases(bench_case *cases, int n) {
+  for (int c = 0; c < n; c++)
+    for (int p = 0; p < AK_MAX_PTRS; p++)
+      free(cases[c].a.p[p]);
+}
+
+static const char usage[] = "bench_kernels [ROUNDS 1..1000] | bench_kernels --one CASE points|null|none";
+
 int main(int argc, char **argv) {
-  int one = argc == 4 && strcmp(argv[1], "--one") == 0;
-  int rounds = argc > 1 && !one ? atoi(argv[1]) : 31;
-  if (rounds < 1)
-    rounds = 1;
+  int one = argc > 1 && strcmp(argv[1], "--one") == 0;
+  int rounds = 31;
+  if (one && argc != 4) {
+    fprintf(stderr, "bench_kernels: --one takes a CASE and a build (points, null or none)\n");
+    return bench_usage(usage);
+  }
+  if (!one && argc > 2) {
+    fprintf(stderr, "bench_kernels: unexpected argument '%s'\n", argv[2]);
+    return bench_usage(usage);
+  }
+  if (!one && argc == 2) {
+    long long v;
+    if (!bench_parse_int(argv[1], 1, 1000, &v)) {
+      fprintf(stderr, "bench_kernels: ROUNDS '%s': expected an integer from 1 to 1000\n", argv[1]);
+      return bench_usage(usage);
+    }
+    rounds = (int)v;
+  }
+  int variant = 0; /* --one: 0 points, 1 null, 2 none */
+  if (one) {
+    static const char *const variants[3] = {"points", "null", "none"};
+    while (variant < 3 && strcmp(argv[3], variants[variant]) != 0)
+      variant++;
+    if (variant == 3) {
+      fprintf(stderr, "bench_kernels: --one build '%s': expected points, null or none\n", argv[3]);
+      return bench_usage(usage);
+    }
+  }
   bench_case cases[] = {
       gemm_case("gemm 256^3 tile 32x32", 256, 256, 256, 32, 32),
       gemm_case("gemm 256^3 tile 16x16", 256, 256, 256, 16, 16),
@@ -233,18 +259,18 @@ int main(int argc, char **argv) {
   const int n = (int)(sizeof cases / sizeof cases[0]);
   const volatile uint32_t kill = 0;
   if (one) {
-    int c = atoi(argv[2]);
-    if (c < 0 || c >= n)
-      return 2;
-    if (strcmp(argv[3], "points") == 0)
+    long long c;
+    if (!bench_parse_int(argv[2], 0, n - 1, &c)) {
+      fprintf(stderr, "bench_kernels: --one CASE '%s': expected a case from 0 to %d\n", argv[2], n - 1);
+      free_cases(cases, n);
+      return bench_usage(usage);
+    }
+    if (variant == 0)
       time_launch(ak_run_block, &cases[c], &kill);
-    else if (strcmp(argv[3], "null") == 0)
-      time_launch(ak_run_block, &cases[c], NULL);
-    else if (strcmp(argv[3], "none") == 0)
-      time_launch(ak_run_block_nopp, &cases[c], NULL);
     else
-      return 2;
+      time_launch(variant == 1 ? ak_run_block : ak_run_block_nopp, &cases[c], NULL);
     printf("%s\n", cases[c].name);
+    free_cases(cases, n);
     return 0;
   }
   double *tp = malloc((size_t)rounds * sizeof *tp), *tn = malloc((size_t)rounds * sizeof *tn);
@@ -284,5 +310,6 @@ int main(int argc, char **argv) {
   }
   bench_models(rounds);
   free(tp), free(tn), free(tz), free(ratio), free(ratio_null);
+  free_cases(cases, n);
   return 0;
 }

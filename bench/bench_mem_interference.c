@@ -11,6 +11,7 @@
  * The worker of each queue is found from the first points: the thread whose CPU clock moved most.
  *
  *   bench_mem_interference [--mb MB] [--launches R] [--rounds N]
+ *     (defaults 128, 2 and 5; MB from 1 to 4096, R and N from 1 to 1000)
  *
  * Prints, per kernel, its time per launch alone and bytes per launch; then per pair the slowdown of
  * each kernel (time together / time alone) and the machine's aggregate bandwidth in the pair. The
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "atoll/cuset.h"
+#include "bench/bench_util.h"
 #include "native/cpu/cpu_backend.h"
 
 enum { KADD = 0, KRELU = 1, NK = 2 };
@@ -109,7 +111,7 @@ typedef struct stream {
   float *x, *y, *out;
 } stream;
 
-static atoll_nlaunch launch_of(uint32_t kernel, const stream *s, uint32_t n, uint32_t q) {
+static atoll_nlaunch launch_of(uint32_t kernel, const stream *s, size_t n, uint32_t q) {
   atoll_nlaunch l;
   memset(&l, 0, sizeof l);
   l.kind = ATOLL_NL_KERNEL;
@@ -132,7 +134,7 @@ static long worker_tid[2];
 
 /* Runs kernel k[q] R times on each queue q with k[q] >= 0, at once; returns each stream's CPU ns
  * (its worker's; the wall time until the worker is known). */
-static void run_point(const atoll_nbackend_ops *ops, void *be, bench *b, stream *st, const int k[2], uint32_t n,
+static void run_point(const atoll_nbackend_ops *ops, void *be, bench *b, stream *st, const int k[2], size_t n,
                       uint32_t R, int64_t t[2]) {
   cpu_snap s0, s1;
   snap_threads(&s0);
@@ -167,21 +169,41 @@ static void run_point(const atoll_nbackend_ops *ops, void *be, bench *b, stream 
   }
 }
 
+/* MAX_MB: six buffers of this size (24 GB at 4096) is already more memory than the machines this
+ * runs on spare, and keeps the element count within the kernels' int32 arguments. */
+enum { MAX_MB = 4096, MAX_COUNT = 1000 };
+static const char usage[] = "bench_mem_interference [--mb 1..4096] [--launches 1..1000] [--rounds 1..1000]";
+
+/* The three buffers of each stream, from the back-end (NULL where not allocated). */
+static void free_buffers(const atoll_nbackend_ops *ops, void *be, stream st[2]) {
+  for (uint32_t q = 0; q < 2; q++) {
+    float *p[3] = {st[q].x, st[q].y, st[q].out};
+    for (int i = 0; i < 3; i++)
+      if (p[i])
+        ops->free(be, p[i]);
+  }
+}
+
 int main(int argc, char **argv) {
   uint32_t mb = 128, R = 2, rounds = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i++) {
+    long long v, max = MAX_COUNT;
+    uint32_t *dst = NULL;
     if (!strcmp(argv[i], "--mb"))
-      mb = (uint32_t)atoi(argv[i + 1]);
+      dst = &mb, max = MAX_MB;
     else if (!strcmp(argv[i], "--launches"))
-      R = (uint32_t)atoi(argv[i + 1]);
+      dst = &R;
     else if (!strcmp(argv[i], "--rounds"))
-      rounds = (uint32_t)atoi(argv[i + 1]);
-    else {
-      fprintf(stderr, "usage: bench_mem_interference [--mb MB] [--launches R] [--rounds N]\n");
-      return 2;
+      dst = &rounds;
+    if (!dst) { /* a lone trailing argument too: none is dropped unread */
+      fprintf(stderr, "bench_mem_interference: unknown argument '%s'\n", argv[i]);
+      return bench_usage(usage);
     }
+    if (!bench_opt_int("bench_mem_interference", argc, argv, &i, 1, max, &v))
+      return bench_usage(usage);
+    *dst = (uint32_t)v;
   }
-  uint32_t n = mb * (1u << 20) / 4; /* floats per buffer */
+  size_t n = (size_t)mb * (1u << 20) / 4; /* floats per buffer */
   bench b = {.done = {0, 0}};
   pthread_mutex_init(&b.mu, NULL);
   pthread_cond_init(&b.cv, NULL);
@@ -194,22 +216,25 @@ int main(int argc, char **argv) {
     return 1;
   }
   stream st[2];
+  memset(st, 0, sizeof st);
+  int rc = 1; /* until the figures are printed */
   for (uint32_t q = 0; q < 2; q++) {
     atoll_cuset cus;
     memset(&cus, 0, sizeof cus);
     atoll_cuset_add_range(&cus, q, q); /* both ends included */
     if (ops->create_bound_queue(be, 0, &cus, &st[q].q, err, sizeof err)) {
       fprintf(stderr, "bound queue: %s\n", err);
-      return 1;
+      goto out;
     }
-    void *p[3];
+    void *p[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3; i++)
-      if (ops->alloc(be, (size_t)n * 4, &p[i])) {
-        fprintf(stderr, "alloc failed\n");
-        return 1;
+      if (ops->alloc(be, n * 4, &p[i])) {
+        fprintf(stderr, "bench_mem_interference: cannot allocate 3 buffers of %u MB\n", mb);
+        st[q].x = p[0], st[q].y = p[1], st[q].out = p[2];
+        goto out;
       }
     st[q].x = p[0], st[q].y = p[1], st[q].out = p[2];
-    for (uint32_t e = 0; e < n; e++)
+    for (size_t e = 0; e < n; e++)
       st[q].x[e] = (float)(e % 7), st[q].y[e] = 1.0f, st[q].out[e] = 0.0f;
   }
   /* Points: each kernel alone (on queue 0 and on queue 1), and the three pairs. */
@@ -221,7 +246,7 @@ int main(int argc, char **argv) {
   }
   if (!worker_tid[0] || worker_tid[0] == worker_tid[1]) {
     fprintf(stderr, "could not tell the two workers' threads apart\n");
-    return 1;
+    goto out;
   }
   int64_t alone[NK] = {INT64_MAX, INT64_MAX}, pair[NK][NK][2];
   for (int a = 0; a < NK; a++)
@@ -266,6 +291,9 @@ int main(int argc, char **argv) {
     for (int c = a; c < NK; c++)
       printf("pair %s %s %.4f %.4f\n", names[a], names[c], (double)pair[a][c][0] / alone[a],
              (double)pair[a][c][1] / alone[c]);
+  rc = 0;
+out:
+  free_buffers(ops, be, st);
   ops->close(be);
-  return 0;
+  return rc;
 }

@@ -38,7 +38,7 @@
  *                     --rt-priority; CUDA rounds N up, docs/partitions.md)
  *   --rt-top-priority the RT queue on the device's highest stream priority (implies --rt-priority)
  *   --persistent-be   BE kernels as persistent blocks yielding at tile boundaries (GPUs)
- *   --reset-only      skip the wait policy's points (half the time; its ratios print nan)
+ *   --reset-only      skip the wait policy's points (half the time; its figures and ratios print -)
  *
  * Prints one row per (round, N, policy): preemptions, mean queued, p50 and p99 latency in us, and
  * BE kernels run to the end per second (the options' cost in throughput); where the back-end
@@ -46,14 +46,21 @@
  * the critical path (run/preempt_path.h: flag write, DQ drain, kill, RT dispatch) and how many
  * preemptions had one. Then each point's median over the rounds and the ratios the acceptance
  * names, from those medians and within each round: reset p50 at N=10000 over N=10, and reset p99
- * over wait p99. */
+ * over wait p99. A point that did not run (--reset-only, BENCH_ONLY) or saw no preemption has no
+ * latency: it prints -, stays out of the medians, and a ratio needing it prints -. A median of an
+ * even count of rounds is the mean of the middle two.
+ *
+ * Numbers are checked (bad input exits 2 with the usage): --cus and --rt-sm-reserve 1..256,
+ * --kernel-us and --rate above 0 (up to 10^6), --ms 1..86400000, --spin-us -1..10^6, --dq 1..65536. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "atoll/cuset.h"
 #include "atoll/error.h"
+#include "bench/bench_util.h"
 #include "native/models/nm_build.h"
 #include "native/models/nmodel.h"
 #include "native/runtime/nrun.h"
@@ -144,7 +151,23 @@ static int cmp_i64(const void *a, const void *b) {
 
 enum { MAX_ROUNDS = 9 };
 
-static double ratio(int64_t a, int64_t b) { return b ? (double)a / (double)b : NAN; }
+/* A figure in us as "%*.1f", or "-" at that width when there is none. */
+static const char *us_field(char buf[32], int width, bool have, double ns) {
+  if (have)
+    snprintf(buf, 32, "%*.1f", width, ns / 1e3);
+  else
+    snprintf(buf, 32, "%*s", width, "-");
+  return buf;
+}
+
+/* a / b as "%.*f", or "-" when either is missing (or b is 0). */
+static const char *ratio_field(char buf[32], int digits, bool have_a, double a, bool have_b, double b) {
+  if (have_a && have_b && b != 0)
+    snprintf(buf, 32, "%.*f", digits, a / b);
+  else
+    snprintf(buf, 32, "-");
+  return buf;
+}
 
 static int64_t pct(const int64_t *v, uint32_t n, double p);
 
@@ -164,6 +187,7 @@ static int64_t pct(const int64_t *v, uint32_t n, double p) {
 }
 
 typedef struct point {
+  bool ran;                /* run_point filled it (--reset-only and BENCH_ONLY skip points) */
   uint32_t preemptions;
   double queued;
   int64_t p50, p99;
@@ -245,7 +269,7 @@ static int run_point(uint32_t n, atoll_policy_kind policy, uint32_t cus, uint32_
     if (res.preemptions[i].at_ns >= s.warmup_ns && res.preemptions[i].latency_ns > 0)
       lat[k++] = res.preemptions[i].latency_ns;
   qsort(lat, k, sizeof *lat, cmp_i64);
-  point pt = {.preemptions = 0};
+  point pt = {.ran = true};
   if (phases && policy == ATOLL_POLICY_RESET) {
     /* Where a reset preemption's time goes: arrival -> HQ reset done (the scheduler picking the
      * arrival up), -> CU kill done, -> the RT kernel's prologue. */
@@ -331,64 +355,94 @@ static uint32_t calibrate(double us) {
       best = ns;
   }
   double per_iter = best / 200000.0;
-  return (uint32_t)(us * 1000.0 / (per_iter > 0 ? per_iter : 1));
+  double iters = us * 1000.0 / (per_iter > 0 ? per_iter : 1);
+  /* The spin kernel takes its count as an int32: a long kernel on a fast CPU stops at its limit. */
+  return iters < 1 ? 1 : iters > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)iters;
 }
+
+/* A point has a latency figure when it ran and saw a preemption: 0.0 would claim one. */
+static bool has_latency(const point *x) { return x->ran && x->preemptions > 0; }
+
+_Static_assert(MAX_ROUNDS == 9, "the usage line says --rounds 1..9");
+static const char usage[] =
+    "bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
+    "[--pin-host] [--spin-us US] [--phases] [--rounds 1..9] [--rt-priority] [--dq N] [--dense-points] "
+    "[--kill-poll 0..8] [--rt-sm-reserve N] [--rt-top-priority] [--persistent-be] [--reset-only]";
 
 int main(int argc, char **argv) {
   uint32_t cus = 1;
   double kernel_us = 500, rate = 200;
   int64_t ms = 3000;
   int pin = 1, pin_host = 0, rounds = 3;
+  static const char prog[] = "bench_native_preempt";
+  /* Each option's value is read strictly and in its range before it is stored (bench_util.h). */
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--cus") == 0 && i + 1 < argc)
-      cus = (uint32_t)atoi(argv[++i]);
-    else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
-      device = argv[++i];
-    else if (strcmp(argv[i], "--kernel-us") == 0 && i + 1 < argc)
-      kernel_us = atof(argv[++i]);
-    else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc)
-      rate = atof(argv[++i]);
-    else if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc)
-      ms = atoll(argv[++i]);
-    else if (strcmp(argv[i], "--no-pin") == 0)
+    const char *opt = argv[i];
+    long long v;
+    double d;
+    if (strcmp(opt, "--cus") == 0) {
+      if (!bench_opt_int(prog, argc, argv, &i, 1, ATOLL_CUSET_MAX, &v))
+        return bench_usage(usage);
+      cus = (uint32_t)v;
+    } else if (strcmp(opt, "--device") == 0) {
+      if (!(device = bench_opt_value(prog, argc, argv, &i)))
+        return bench_usage(usage);
+    } else if (strcmp(opt, "--kernel-us") == 0) {
+      if (!bench_opt_double(prog, argc, argv, &i, 0, true, 1e6, &kernel_us))
+        return bench_usage(usage);
+    } else if (strcmp(opt, "--rate") == 0) {
+      if (!bench_opt_double(prog, argc, argv, &i, 0, true, 1e6, &rate))
+        return bench_usage(usage);
+    } else if (strcmp(opt, "--ms") == 0) { /* a day at most: ms * 10^6 ns stays far inside int64 */
+      if (!bench_opt_int(prog, argc, argv, &i, 1, 86400000, &v))
+        return bench_usage(usage);
+      ms = v;
+    } else if (strcmp(opt, "--no-pin") == 0) {
       pin = 0;
-    else if (strcmp(argv[i], "--pin-host") == 0)
+    } else if (strcmp(opt, "--pin-host") == 0) {
       pin_host = 1;
-    else if (strcmp(argv[i], "--spin-us") == 0 && i + 1 < argc)
-      spin_ns = (int64_t)(atof(argv[++i]) * 1000), spin_given = 1;
-    else if (strcmp(argv[i], "--phases") == 0)
+    } else if (strcmp(opt, "--spin-us") == 0) { /* -1: never park */
+      if (!bench_opt_double(prog, argc, argv, &i, -1, false, 1e6, &d))
+        return bench_usage(usage);
+      spin_ns = (int64_t)(d * 1000), spin_given = 1;
+    } else if (strcmp(opt, "--phases") == 0) {
       phases = 1;
-    else if (strcmp(argv[i], "--rt-priority") == 0)
+    } else if (strcmp(opt, "--rt-priority") == 0) {
       rt_priority = 1;
-    else if (strcmp(argv[i], "--dq") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1)
-      dq_capacity = (uint32_t)atoi(argv[++i]);
-    else if (strcmp(argv[i], "--rt-top-priority") == 0)
+    } else if (strcmp(opt, "--dq") == 0) {
+      if (!bench_opt_int(prog, argc, argv, &i, 1, 65536, &v))
+        return bench_usage(usage);
+      dq_capacity = (uint32_t)v;
+    } else if (strcmp(opt, "--rt-top-priority") == 0) {
       tuning.top_priority = 1, rt_priority = 1;
-    else if (strcmp(argv[i], "--persistent-be") == 0)
+    } else if (strcmp(opt, "--persistent-be") == 0) {
       tuning.persistent_be = 1;
-    else if (strcmp(argv[i], "--reset-only") == 0)
+    } else if (strcmp(opt, "--reset-only") == 0) {
       reset_only = 1;
-    else if (strcmp(argv[i], "--dense-points") == 0)
+    } else if (strcmp(opt, "--dense-points") == 0) {
       tuning.dense_points = 1;
-    else if (strcmp(argv[i], "--kill-poll") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 1]) <= 8)
-      tuning.kill_poll_shift = (uint8_t)atoi(argv[++i]);
-    else if (strcmp(argv[i], "--rt-sm-reserve") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1)
-      rt_reserve = (uint32_t)atoi(argv[++i]), rt_priority = 1;
-    else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= MAX_ROUNDS)
-      rounds = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "usage: bench_native_preempt [--device NAME] [--cus N] [--kernel-us US] [--rate HZ] [--ms DURATION] [--no-pin] "
-                      "[--pin-host] [--spin-us US] [--phases] [--rounds 1..%d] [--rt-priority] [--dq N] [--dense-points] "
-                      "[--kill-poll 0..8] [--rt-sm-reserve N] [--rt-top-priority] [--persistent-be] [--reset-only]\n",
-              MAX_ROUNDS);
-      return 2;
+    } else if (strcmp(opt, "--kill-poll") == 0) {
+      if (!bench_opt_int(prog, argc, argv, &i, 0, 8, &v))
+        return bench_usage(usage);
+      tuning.kill_poll_shift = (uint8_t)v;
+    } else if (strcmp(opt, "--rt-sm-reserve") == 0) {
+      if (!bench_opt_int(prog, argc, argv, &i, 1, ATOLL_CUSET_MAX, &v))
+        return bench_usage(usage);
+      rt_reserve = (uint32_t)v, rt_priority = 1;
+    } else if (strcmp(opt, "--rounds") == 0) {
+      if (!bench_opt_int(prog, argc, argv, &i, 1, MAX_ROUNDS, &v))
+        return bench_usage(usage);
+      rounds = (int)v;
+    } else {
+      fprintf(stderr, "%s: unknown argument '%s'\n", prog, opt);
+      return bench_usage(usage);
     }
   }
   if (pin_host && !spin_given)
     spin_ns = -1;
   uint32_t iters = calibrate(kernel_us);
-  printf("native preemption latency on device %s: %u CU(s)%s%s, BE spin kernels of ~%.0f us (%u iterations), RT Poisson %.0f Hz, "
-         "%lld ms per point (first 10%% warm-up), scheduler busy-polls %s, %d round(s)%s\n",
+  printf("native preemption latency on device %s: %u CU(s)%s%s, BE spin kernels of ~%g us (%u iterations), "
+         "RT Poisson %g Hz, %lld ms per point (first 10%% warm-up), scheduler busy-polls %s, %d round(s)%s\n",
          device, cus, pin ? ", CU threads pinned" : "", pin_host ? ", scheduler pinned" : "", kernel_us, iters, rate,
          (long long)ms, spin_ns < 0 ? "always" : spin_ns == 0 ? "200 us after each event" : "after each event", rounds,
          rt_priority ? ", RT queue high-priority" : "");
@@ -417,8 +471,10 @@ int main(int argc, char **argv) {
         point *x = &pt[round][k][p];
         if (run_point(ns[k], pol, cus, iters, rate, ms, pin, pin_host, x) != 0)
           return 1;
-        printf("%5d %8u %7s %12u %12.1f %10.1f %10.1f %10.1f\n", round + 1, ns[k], atoll_policy_name(pol),
-               x->preemptions, x->queued, x->p50 / 1e3, x->p99 / 1e3, x->be_per_s);
+        char f50[32], f99[32];
+        printf("%5d %8u %7s %12u %12.1f %s %s %10.1f\n", round + 1, ns[k], atoll_policy_name(pol), x->preemptions,
+               x->queued, us_field(f50, 10, has_latency(x), (double)x->p50),
+               us_field(f99, 10, has_latency(x), (double)x->p99), x->be_per_s);
         if (x->n_path)
           printf("               path p50: flag write %7.1f  DQ drain %7.1f  kill %7.1f  RT dispatch %7.1f us (%u preemptions)\n",
                  x->path_p50[0] / 1e3, x->path_p50[1] / 1e3, x->path_p50[2] / 1e3, x->path_p50[3] / 1e3, x->n_path);
@@ -432,39 +488,54 @@ int main(int argc, char **argv) {
         fflush(stdout);
       }
     }
-  /* Each point's figures are the medians over the rounds; the ratios are taken from those medians
-   * and, to show their spread, within each round. */
-  int64_t med[4][2][2]; /* [N][policy][p50, p99] */
+  /* Each point's figures are the medians over the rounds that have them; the ratios are taken from
+   * those medians and, to show their spread, within each round. */
+  double med[4][2][2]; /* [N][policy][p50, p99] */
+  bool have[4][2];     /* [N][policy]: some round has the point's latency */
   for (int k = 0; k < 4; k++)
-    for (int p = 0; p < 2; p++)
-      for (int f = 0; f < 2; f++) {
-        int64_t v[MAX_ROUNDS];
-        for (int round = 0; round < rounds; round++)
-          v[round] = f == 0 ? pt[round][k][p].p50 : pt[round][k][p].p99;
-        qsort(v, (size_t)rounds, sizeof *v, cmp_i64);
-        med[k][p][f] = v[rounds / 2];
-      }
+    for (int p = 0; p < 2; p++) {
+      double v50[MAX_ROUNDS], v99[MAX_ROUNDS];
+      size_t m = 0;
+      for (int round = 0; round < rounds; round++)
+        if (has_latency(&pt[round][k][p]))
+          v50[m] = (double)pt[round][k][p].p50, v99[m++] = (double)pt[round][k][p].p99;
+      have[k][p] = m > 0;
+      med[k][p][0] = m ? bench_median(v50, m) : 0;
+      med[k][p][1] = m ? bench_median(v99, m) : 0;
+    }
   printf("median of %d round(s):\n", rounds);
   for (int k = 0; k < 4; k++) {
     double thr[MAX_ROUNDS];
+    size_t m = 0;
     for (int round = 0; round < rounds; round++)
-      thr[round] = pt[round][k][0].be_per_s;
-    for (int a = 1; a < rounds; a++) /* insertion sort: at most MAX_ROUNDS values */
-      for (int b = a; b > 0 && thr[b - 1] > thr[b]; b--) {
-        double t = thr[b];
-        thr[b] = thr[b - 1], thr[b - 1] = t;
-      }
-    printf("  %5u kernels: reset p50 %7.1f p99 %7.1f us, wait p50 %7.1f p99 %7.1f us, reset BE %.1f kernels/s\n", ns[k],
-           med[k][0][0] / 1e3, med[k][0][1] / 1e3, med[k][1][0] / 1e3, med[k][1][1] / 1e3, thr[rounds / 2]);
+      if (pt[round][k][0].ran)
+        thr[m++] = pt[round][k][0].be_per_s;
+    char r50[32], r99[32], w50[32], w99[32], be[32];
+    if (m)
+      snprintf(be, sizeof be, "%.1f", bench_median(thr, m));
+    else
+      snprintf(be, sizeof be, "-");
+    printf("  %5u kernels: reset p50 %s p99 %s us, wait p50 %s p99 %s us, reset BE %s kernels/s\n", ns[k],
+           us_field(r50, 7, have[k][0], med[k][0][0]), us_field(r99, 7, have[k][0], med[k][0][1]),
+           us_field(w50, 7, have[k][1], med[k][1][0]), us_field(w99, 7, have[k][1], med[k][1][1]), be);
   }
-  printf("reset p50 at 10000 kernels / at 10: %.2f x", ratio(med[3][0][0], med[0][0][0]));
-  for (int round = 0; round < rounds && rounds > 1; round++)
-    printf("%s%.2f", round ? ", " : " (rounds: ", ratio(pt[round][3][0].p50, pt[round][0][0].p50));
+  char r[32];
+  printf("reset p50 at 10000 kernels / at 10: %s x",
+         ratio_field(r, 2, have[3][0], med[3][0][0], have[0][0], med[0][0][0]));
+  for (int round = 0; round < rounds && rounds > 1; round++) {
+    const point *hi = &pt[round][3][0], *lo = &pt[round][0][0];
+    printf("%s%s", round ? ", " : " (rounds: ",
+           ratio_field(r, 2, has_latency(hi), (double)hi->p50, has_latency(lo), (double)lo->p50));
+  }
   printf("%s\n", rounds > 1 ? ")" : "");
   for (int k = 0; k < 4; k++) {
-    printf("reset p99 / wait p99 at %u kernels: %.3f", ns[k], ratio(med[k][0][1], med[k][1][1]));
-    for (int round = 0; round < rounds && rounds > 1; round++)
-      printf("%s%.3f", round ? ", " : " (rounds: ", ratio(pt[round][k][0].p99, pt[round][k][1].p99));
+    printf("reset p99 / wait p99 at %u kernels: %s", ns[k],
+           ratio_field(r, 3, have[k][0], med[k][0][1], have[k][1], med[k][1][1]));
+    for (int round = 0; round < rounds && rounds > 1; round++) {
+      const point *rs = &pt[round][k][0], *wt = &pt[round][k][1];
+      printf("%s%s", round ? ", " : " (rounds: ",
+             ratio_field(r, 3, has_latency(rs), (double)rs->p99, has_latency(wt), (double)wt->p99));
+    }
     printf("%s\n", rounds > 1 ? ")" : "");
   }
   return 0;

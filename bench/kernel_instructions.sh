@@ -8,9 +8,11 @@ set -eu
 bin=${1:?usage: kernel_instructions.sh BUILD_DIR}/bin/bench_kernels
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-count() { # case variant function
+count() { # case variant function; fails past the last case (bench_kernels exits 2), ending the loop below.
+  # The `|| return` is needed: set -e does not apply inside `$(count ...) || break`, and awk would
+  # print the failed run's count and succeed, so the loop never ended.
   valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect="$3" "$bin" --one "$1" "$2" \
-    >"$tmp/name" 2>/dev/null
+    >"$tmp/name" 2>/dev/null || return
   awk '/^summary:/ {print $2}' "$tmp/out"
 }
 printf '%-38s %14s %14s %9s\n' case instr_points instr_none ratio
