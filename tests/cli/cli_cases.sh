@@ -793,6 +793,34 @@ PY
     grep -q "^atoll gen: --seed wants a whole number from 0 to 18446744073709550, not" "$tmp/.stderr" ||
       fail "$(cat "$tmp/.stderr")"
     [ ! -e "$tmp/g" ] || fail "a refused gen made its folder" ;;
+  dart_load_is_gpu_alone)
+    # A load: arrival is one request rate under every policy: dart's family took each model's
+    # standalone latency on its own placement, so at load 0.05 alexnet got 5.8 req/s under reef and
+    # 1.0 under base-cpu, and compare set policies side by side at different loads.
+    cat > "$tmp/load.yaml" <<EOF
+gpu: mi50
+models: {alexnet: $src/scenarios/models/alexnet.yaml, lenet: $src/scenarios/models/lenet.yaml}
+nodes: {search_cores: 8}
+clients:
+  - {name: a, model: alexnet, class: rt, deadline_ms: 400, arrival: {kind: uniform, load: 0.05}}
+  - {name: l, model: lenet, class: rt, deadline_ms: 400, arrival: {kind: uniform, load: 0.05}}
+policy: {name: dart}
+duration_ms: 1000
+warmup_ms: 0
+EOF
+    expect_rc 0 "$atoll" compare "$tmp/load.yaml" --policy reef,dart,base-gpu --quiet
+    grep -Eq '^RT throughput \(req/s\) +([0-9.]+) +\1 +\1$' "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")"
+    for p in reef dart base-cpu; do
+      expect_rc 0 "$atoll" sim "$tmp/load.yaml" --policy $p --quiet --json "$tmp/$p.json"
+    done
+    python3 - "$tmp" <<'PY' || fail "standalone_us differs between policies"
+import json, sys
+ref = json.load(open(sys.argv[1] + "/reef.json"))["standalone_us"]
+for p in ("dart", "base-cpu"):
+    got = json.load(open(sys.argv[1] + "/%s.json" % p))["standalone_us"]
+    assert got == ref, (p, got, ref)
+PY
+    ;;
   compare_applies_policy_options)
     # Each column is `atoll sim --policy NAME` with the same options: a policy option given with
     # --set reaches the column (compare put policy=NAME after it, which reset it: p99 0.363 ms
