@@ -14,9 +14,16 @@ install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/plot DESTINATION bin RENAME atoll-plo
 find_program(ATOLL_HELP2MAN help2man)
 if(ATOLL_HELP2MAN)
   set(man_pages "")
+  # help2man titles a page by the program's file name, and tools/plot names itself by how it is
+  # called: a copy named as installed makes the page "atoll-plot", not "plot" with "tools/plot" usage.
+  set(plot_as_installed ${CMAKE_BINARY_DIR}/man/atoll-plot)
+  add_custom_command(OUTPUT ${plot_as_installed}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+    COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/tools/plot ${plot_as_installed}
+    DEPENDS ${CMAKE_SOURCE_DIR}/tools/plot VERBATIM)
   foreach(spec "atoll|$<TARGET_FILE:atoll>|DNN inference scheduling on GPUs: simulate, explore, run natively"
                "idem_checker|$<TARGET_FILE:idem_checker>|which GPU kernels of a trace are idempotent"
-               "atoll-plot|${CMAKE_SOURCE_DIR}/tools/plot|figures from atoll's sweeps, reports and timelines")
+               "atoll-plot|${plot_as_installed}|figures from atoll's sweeps, reports and timelines")
     string(REPLACE "|" ";" parts "${spec}")
     list(GET parts 0 name)
     list(GET parts 1 exe)

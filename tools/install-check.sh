@@ -12,7 +12,26 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 work=$(mktemp -d /tmp/atoll-install.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# Where run_hidden renames the trees (without root): renamed back on any exit, a failed step, an
+# interrupt or a kill included, before the work folder goes.
+away="$src.hidden-by-install-check" baway="$build.hidden-by-install-check"
+renaming=0
+cleanup() {
+  if [ "$renaming" = 1 ]; then
+    if [ -e "$baway" ] && [ ! -e "$build" ]; then
+      mv "$baway" "$build" || echo "install-check: could not rename $baway back to $build" >&2
+    fi
+    if [ -e "$away" ] && [ ! -e "$src" ]; then
+      mv "$away" "$src" || echo "install-check: could not rename $away back to $src" >&2
+    fi
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# A signal ends the script through exit, so the EXIT trap runs.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$work/first" >/dev/null
@@ -42,7 +61,11 @@ run_hidden() {
     echo "note: the source and build trees stay visible (hiding them needs root for unshare)"
     bash "$script"
   else
-    local away="$src.hidden-by-install-check" baway="$build.hidden-by-install-check"
+    # A tree already at the hiding place is a rename an earlier run could not undo: moving into it
+    # would nest the tree there.
+    [ ! -e "$away" ] || fail "$away exists: rename it back to $src first"
+    [ ! -e "$baway" ] || fail "$baway exists: rename it back to $build first"
+    renaming=1
     mv "$src" "$away"
     [ -d "$build" ] && mv "$build" "$baway"
     local rc=0
@@ -71,8 +94,20 @@ grep -q "/extra-a, /extra-b, $p/share/atoll" "$work/bad.err" || { cat "$work/bad
 echo "-- atoll-plot from the install"
 atoll-plot reports "$work/default.json" -o "$work/reports.png"
 [ -s "$work/reports.png" ] || { echo "FAIL: atoll-plot wrote nothing" >&2; exit 1; }
-echo "-- man page"
+atoll-plot --help >"$work/plot-help.txt"
+grep -q '^usage: atoll-plot ' "$work/plot-help.txt" || { head -3 "$work/plot-help.txt" >&2; echo "FAIL: atoll-plot --help" >&2; exit 1; }
+echo "-- man pages"
 MANPATH="$p/share/man" man -P cat atoll 2>/dev/null | grep -q sim || grep -q '^\.SH' "$p/share/man/man1/atoll.1"
+# atoll-plot.1 is help2man's rendering of its --help: a crashed --help gives a page of traceback.
+plot_page="$p/share/man/man1/atoll-plot.1"
+if grep -q 'Traceback' "\$plot_page"; then
+  echo "FAIL: atoll-plot.1 holds a Python traceback (atoll-plot --help failed)" >&2; exit 1
+fi
+# Titled by its installed name (help2man titles a page by the file it ran: tools/plot gave "PLOT").
+grep -q '^\.TH ATOLL-PLOT ' "\$plot_page" || { echo "FAIL: atoll-plot.1 is not titled ATOLL-PLOT" >&2; exit 1; }
+for c in disb preempt-kernels dq-capacity rt-overhead padding latency-cdf reports timeline calibration xy shares knee; do
+  sed 's/\\\\-/-/g' "\$plot_page" | grep -qw -- "\$c" || { echo "FAIL: atoll-plot.1 lacks the subcommand \$c" >&2; exit 1; }
+done
 echo "-- a program linked with pkg-config"
 PKG_CONFIG_PATH="$p/lib/pkgconfig" cc -std=c11 -o "$work/pc_client" "$work/client/sim_client.c" \
   \$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs atoll)

@@ -23,6 +23,20 @@ expect_run() {
 }
 py() { /usr/bin/python3 "$@"; }
 need_python() { [ -x /usr/bin/python3 ] || { echo "/usr/bin/python3 absent: skipped"; exit 77; }; }
+need_matplotlib() {
+  need_python
+  /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || { echo "python3-matplotlib absent: skipped"; exit 77; }
+}
+PLOT_SUBCOMMANDS="disb preempt-kernels dq-capacity rt-overhead padding latency-cdf reports timeline calibration xy shares knee"
+# plot_bad WHAT CMD...: tools/plot exits 2, its message names WHAT, and no figure is written.
+plot_bad() {
+  local what=$1; shift
+  rm -f "$tmp/x.png"
+  expect_rc 2 "$src/tools/plot" "$@"
+  grep -qF -- "$what" "$tmp/.stderr" || fail "'$*': the message does not name $what: $(cat "$tmp/.stderr")"
+  ! grep -q 'Traceback' "$tmp/.stderr" || fail "'$*': a traceback: $(cat "$tmp/.stderr")"
+  [ ! -e "$tmp/x.png" ] || fail "'$*' left a file"
+}
 # The value of a Markdown table row (by label) in column number $2 (1 = first policy).
 md_cell() { awk -F'|' -v row="$1" -v col="$2" '{ l=$2; gsub(/^ +| +$/, "", l); if (l == row) { v=$(col+2); gsub(/ /, "", v); print v } }' "$3"; }
 
@@ -152,6 +166,121 @@ case $case_name in
     expect_rc 2 "$src/tools/plot" xy "$tmp/a.csv" --x nope --y total_norm_throughput -o "$tmp/x.png"
     grep -q "no column 'nope'" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
     [ ! -e "$tmp/x.png" ] || fail "a failed plot left a file" ;;
+  plot_help)
+    need_matplotlib
+    # --help and every subcommand's --help print usage (a stray % in a help string made argparse
+    # raise), and the usage names the tool as invoked: atoll-plot once installed.
+    expect_rc 0 "$src/tools/plot" --help
+    grep -q '^usage: tools/plot ' "$tmp/.stdout" || fail "usage: $(head -3 "$tmp/.stdout")"
+    for c in $PLOT_SUBCOMMANDS; do
+      grep -qw -- "$c" "$tmp/.stdout" || fail "--help does not list $c"
+      [ "$(grep -c -- "^  $c " "$tmp/.stdout")" -ge 1 ] || fail "the subcommand list does not describe $c"
+    done
+    for c in $PLOT_SUBCOMMANDS; do
+      expect_rc 0 "$src/tools/plot" "$c" --help
+      grep -q "^usage: tools/plot $c " "$tmp/.stdout" || fail "$c --help: $(head -2 "$tmp/.stdout")"
+    done
+    cp "$src/tools/plot" "$tmp/atoll-plot"
+    expect_rc 0 "$tmp/atoll-plot" --help
+    grep -q '^usage: atoll-plot ' "$tmp/.stdout" || fail "installed usage: $(head -1 "$tmp/.stdout")"
+    expect_rc 2 "$tmp/atoll-plot" xy
+    grep -q '^usage: atoll-plot xy ' "$tmp/.stderr" || fail "installed usage error: $(cat "$tmp/.stderr")" ;;
+  plot_man_page)
+    need_matplotlib
+    command -v help2man >/dev/null || { echo "help2man absent: skipped"; exit 77; }
+    # The build makes atoll-plot.1 this way (cmake/AtollInstall.cmake); a crashed --help made it a
+    # page of traceback.
+    help2man --no-info --no-discard-stderr --version-string=0 --name=plots --output="$tmp/atoll-plot.1" \
+      "$src/tools/plot" >"$tmp/.stdout" 2>&1 || fail "help2man: $(cat "$tmp/.stdout")"
+    ! grep -q Traceback "$tmp/atoll-plot.1" || fail "the man page is a traceback: $(head -20 "$tmp/atoll-plot.1")"
+    for c in $PLOT_SUBCOMMANDS; do
+      sed 's/\\-/-/g' "$tmp/atoll-plot.1" | grep -qw -- "$c" || fail "the man page lacks $c"
+    done ;;
+  plot_bad_input)
+    need_matplotlib
+    # Input tools/plot cannot draw exits 2 with a message naming the file, never a traceback.
+    expect_run "$atoll" sim "$DISB_A" --policy reef "${SHORT[@]}" --json "$tmp/r.json" --quiet
+    py - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + '/r.json'))
+r['padding']['rt_overhead_cdf_us'] = r['padding']['rt_overhead_cdf_us'][:5]
+json.dump(r, open(d + '/short.json', 'w'))
+r['padding']['rt_overhead_cdf_us'] = [1.0]
+json.dump(r, open(d + '/one.json', 'w'))
+open(d + '/big.csv', 'w').write('a,b\n1,"%s"\n' % ('x' * 200000))
+json.dump([1, 2], open(d + '/list.json', 'w'))
+json.dump('x', open(d + '/str.json', 'w'))
+PY
+    # The figure cannot be written: no such folder, or a folder.
+    plot_bad "$tmp/nowhere/o.png" reports "$tmp/r.json" -o "$tmp/nowhere/o.png"
+    mkdir "$tmp/dir.png"
+    plot_bad "$tmp/dir.png" reports "$tmp/r.json" -o "$tmp/dir.png"
+    # JSON of the wrong shape.
+    plot_bad list.json latency-cdf "$tmp/list.json" -o "$tmp/x.png"
+    plot_bad list.json timeline "$tmp/list.json" -o "$tmp/x.png"
+    plot_bad list.json rt-overhead --alone "$tmp/list.json" "$tmp/list.json" -o "$tmp/x.png"
+    plot_bad list.json reports "$tmp/list.json" -o "$tmp/x.png"
+    plot_bad str.json shares "$tmp/str.json" -o "$tmp/x.png"
+    plot_bad str.json knee "$tmp/str.json" -o "$tmp/x.png"
+    plot_bad str.json padding "$tmp/str.json" -o "$tmp/x.png"
+    # A padding CDF that is not the report's 21 percentiles.
+    plot_bad short.json padding "$tmp/short.json" -o "$tmp/x.png"
+    plot_bad one.json padding "$tmp/one.json" -o "$tmp/x.png"
+    # A CSV field past the csv module's limit.
+    plot_bad big.csv xy "$tmp/big.csv" --x a --y b -o "$tmp/x.png" ;;
+  plot_non_numeric_cell)
+    need_matplotlib
+    # A cell that is not a number is bad input, named by file, line and column (it was read as NaN:
+    # a point and the calibration plot's identity line and +-5% band vanished, exit 0); an empty
+    # cell stays a gap.
+    cat >"$tmp/cal.csv" <<'CSV'
+model,kernels,measured_us,simulated_us,error,loo_error,kfold_error,fold,excepted
+vgg,71,4824.0,4650.2,-0.03603,-0.09811,-0.09811,1,0
+resnet18,57,2189.0,2124.4,-0.02953,-0.02953,-0.02953,2,0
+resnet,330,10958.0,25081.5,1.28888,,,,1
+CSV
+    expect_rc 0 "$src/tools/plot" calibration "$tmp/cal.csv" -o "$tmp/cal.png"
+    sed 's/^vgg,71,4824.0,/vgg,71,abc,/' "$tmp/cal.csv" >"$tmp/bad.csv"
+    plot_bad "bad.csv:2: column 'measured_us': 'abc' is not a number" calibration "$tmp/bad.csv" -o "$tmp/x.png"
+    expect_run "$atoll" sweep "$DISB_A" --policy rt-only,seq,reef "${SHORT[@]}" --csv "$tmp/a.csv" --quiet
+    plot_bad "a.csv:2: column 'policy': 'rt-only' is not a number" xy "$tmp/a.csv" --x policy --y rt_norm_mean -o "$tmp/x.png"
+    # Empty cells (rt-only's preemption figures) are gaps, not errors.
+    expect_rc 0 "$src/tools/plot" xy "$tmp/a.csv" --x preemptions --y preemption_p99_us --by policy -o "$tmp/gaps.png"
+    # Fig. 15 needs rt-only on each workload (the bars are relative to it) and one row per policy.
+    grep -v '^rt-only,' "$tmp/a.csv" >"$tmp/nort.csv"
+    plot_bad "nort.csv: no rt-only row" disb A="$tmp/nort.csv" -o "$tmp/x.png"
+    { cat "$tmp/a.csv"; tail -1 "$tmp/a.csv"; } >"$tmp/dup.csv"
+    plot_bad "dup.csv:5: a second row for policy 'reef'" disb A="$tmp/dup.csv" -o "$tmp/x.png" ;;
+  plot_xy_columns_by_policy)
+    need_matplotlib
+    # xy --by policy with several --y columns: each policy keeps its colour, each column its own
+    # marker and line style, and the legend names policy and column (they were drawn identically).
+    expect_run "$atoll" sweep "$DISB_A" --policy rt-only,seq,reef "${SHORT[@]}" --csv "$tmp/a.csv" --quiet
+    py - "$src/tools/plot" "$tmp/a.csv" "$tmp/xy.png" <<'PY' || fail "xy styles"
+import importlib.machinery, importlib.util, sys
+import matplotlib.pyplot
+sys.dont_write_bytecode = True  # no __pycache__ beside tools/plot in the source tree
+tool, csv_path, out = sys.argv[1:]
+loader = importlib.machinery.SourceFileLoader('atoll_plot', tool)
+spec = importlib.util.spec_from_loader('atoll_plot', loader)
+plot = importlib.util.module_from_spec(spec)
+loader.exec_module(plot)
+figs = []
+matplotlib.pyplot.close = lambda fig=None: figs.append(fig)  # keep the figures to look at them
+assert plot.main(['xy', csv_path, '--x', 'preemptions', '--y', 'rt_norm_mean', '--y', 'total_norm_throughput',
+                  '--by', 'policy', '-o', out]) == 0
+figs = [f for f in figs if isinstance(f, matplotlib.figure.Figure)]
+lines = figs[0].axes[0].get_lines()
+style = {l.get_label(): (l.get_color(), l.get_marker(), l.get_linestyle()) for l in lines}
+assert len(style) == 6, style
+for pol in ('rt-only', 'seq', 'reef'):
+    a, b = style[pol + ' rt_norm_mean'], style[pol + ' total_norm_throughput']
+    assert a[0] == b[0] == plot.POLICY_COLOURS[pol], (pol, a, b)
+    assert a[1:] != b[1:], ('the columns look alike', pol, a, b)
+assert len(set(s[1:] for s in style.values())) == 2, style
+PY
+    ;;
   sim_trace_window)
     expect_rc 2 "$atoll" sim "$DISB_A" --policy reef --duration-ms 200 --trace-window 1:2
     grep -q -- "--trace-window needs --trace FILE" "$tmp/.stderr" || fail "message: $(cat "$tmp/.stderr")"
