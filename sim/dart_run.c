@@ -113,6 +113,24 @@ static void start_stage(dart_sim *d, uint32_t k, uint32_t ji, int64_t t, bool pr
   }
 }
 
+/* The GPU node's busy time in the report's CU-time books: in DART's model the GPU node is one
+ * processor, so a stage on it holds the whole GPU (its copies included) from since_ns to t. Only
+ * the part within the measured window counts, as the CU engines count it. */
+static void count_gpu_busy(dart_sim *d, uint32_t k, const job *j, int64_t since_ns, int64_t t) {
+  if (d->plan.nodes[k].kind != ATOLL_NODE_GPU)
+    return;
+  int64_t from = since_ns > d->s->warmup_ns ? since_ns : d->s->warmup_ns;
+  int64_t to = t < d->s->duration_ns ? t : d->s->duration_ns;
+  if (to <= from)
+    return;
+  int64_t cu_ns = (to - from) * (int64_t)d->res->cus;
+  d->res->cu_busy_ns += cu_ns;
+  if (j->rt)
+    d->res->cu_busy_rt_ns += cu_ns;
+  else
+    d->res->cu_busy_be_ns += cu_ns;
+}
+
 /* Puts the running stage's progress into its job. */
 static void settle(dart_sim *d, uint32_t k, int64_t t) {
   node_state *n = &d->nodes[k];
@@ -120,6 +138,7 @@ static void settle(dart_sim *d, uint32_t k, int64_t t) {
     return;
   job *j = &d->jobs[n->running];
   int64_t e = t - n->since_ns;
+  count_gpu_busy(d, k, j, n->since_ns, t);
   j->ran_ns += e, j->remaining_ns -= e;
   n->since_ns = t;
 }
@@ -404,6 +423,10 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
     else
       arrive(&d, (uint32_t)who - d.plan.n_nodes, t);
   }
+  /* Stages still running at the end count to it. */
+  for (uint32_t k = 0; k < d.plan.n_nodes && rc == 0; k++)
+    if (d.nodes[k].running >= 0)
+      count_gpu_busy(&d, k, &d.jobs[d.nodes[k].running], d.nodes[k].since_ns, s->duration_ns);
   atoll_timeline_finish(&d.rec.tl, s->duration_ns);
   if (rc == 0 && (d.oom || d.rec.failed))
     rc = ATOLL_ENOMEM;

@@ -820,6 +820,19 @@ for p in ("dart", "base-cpu"):
     got = json.load(open(sys.argv[1] + "/%s.json" % p))["standalone_us"]
     assert got == ref, (p, got, ref)
 PY
+    # Their GPU node's busy time reaches the report (it said 0 % busy): all RT work here, each
+    # request's GPU stages at least its standalone time on the GPU; base-cpu runs nothing there.
+    python3 - "$tmp" <<'PY' || fail "GPU busy time under dart's family"
+import json, sys
+for p in ("dart", "base-cpu"):
+    r = json.load(open(sys.argv[1] + "/%s.json" % p))
+    g = r["gpu"]
+    assert abs(g["cu_busy_frac"] - g["cu_busy_frac_rt"] - g["cu_busy_frac_be"]) < 1e-9, (p, g)
+    if p == "base-cpu":
+        assert g["cu_busy_frac"] == 0, g
+    else:
+        assert 0 < g["cu_busy_frac"] < 1 and g["cu_busy_frac_be"] == 0, g
+PY
     ;;
   compare_applies_policy_options)
     # Each column is `atoll sim --policy NAME` with the same options: a policy option given with
