@@ -39,6 +39,10 @@ int atoll_out_file_open(atoll_out_file *o, const char *path) {
     o->tmp[0] = '\0';
     return ATOLL_EIO;
   }
+  /* The file that replaces one keeps its permissions (a rename would otherwise reset a 0444 or 0600
+   * file to the umask's mode); the open stream still writes. Best effort: a failure leaves those. */
+  if (exists)
+    (void)fchmod(fileno(o->f), st.st_mode & 07777);
   return 0;
 }
 

@@ -2,7 +2,7 @@
  * all, and what the name stands for is kept. The cases are what the writers it replaced got wrong:
  * a symbolic link was replaced by a file, a device by a file (as root, `-o /dev/full`), and a
  * failed import to a 4,095-character path deleted the file there (the temporary name, cut to fit,
- * was the path itself). */
+ * was the path itself), and a replaced file took the umask's mode. */
 #include "tests/atoll_test.h"
 
 #include <errno.h>
@@ -63,6 +63,24 @@ static void written_whole_or_not_at_all(void **state) {
   fputs("after\n", o.f);
   assert_int_equal(atoll_out_file_close(&o, true), 0);
   expect_text(path, "after\n");
+  expect_no_tmp();
+}
+
+/* A replaced file keeps its permissions: the rename put a 0666 & ~umask file in a 0440 one's place. */
+static void a_replaced_file_keeps_its_mode(void **state) {
+  (void)state;
+  char path[128];
+  snprintf(path, sizeof path, "%s/mode.yaml", dir);
+  put(path, "before\n");
+  assert_int_equal(chmod(path, 0440), 0);
+  atoll_out_file o;
+  assert_int_equal(atoll_out_file_open(&o, path), 0);
+  fputs("after\n", o.f);
+  assert_int_equal(atoll_out_file_close(&o, true), 0);
+  expect_text(path, "after\n");
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0440);
   expect_no_tmp();
 }
 
@@ -136,6 +154,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(written_whole_or_not_at_all),
       cmocka_unit_test(a_link_stays_a_link),
+      cmocka_unit_test(a_replaced_file_keeps_its_mode),
       cmocka_unit_test(a_device_is_written_in_place),
       cmocka_unit_test(a_long_path_keeps_its_file),
   };
