@@ -793,6 +793,22 @@ PY
     grep -q "^atoll gen: --seed wants a whole number from 0 to 18446744073709550, not" "$tmp/.stderr" ||
       fail "$(cat "$tmp/.stderr")"
     [ ! -e "$tmp/g" ] || fail "a refused gen made its folder" ;;
+  run_options_where_the_help_lists_them)
+    # A command takes the run options its help lists: bound took --seed and --duration-ms, fit
+    # --policy, check and native --quiet, and changed nothing with them.
+    t="$src/scenarios/examples/tiny.yaml"
+    expect_rc 2 "$atoll" bound "$t" --seed 3
+    grep -q "^atoll bound: bound takes no --seed: it would change nothing here$" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" bound "$t" --duration-ms 10
+    expect_rc 2 "$atoll" check "$t" -q
+    grep -q "^atoll check: check takes no -q" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" fit inss "$t" -o "$tmp/m.yaml" --policy reef
+    [ ! -e "$tmp/m.yaml" ] || fail "fit ran"
+    # Listed ones still work: -q with --quiet, predict's --policy and --seed (now in its help).
+    expect_rc 0 "$atoll" check "$t" --seed 4
+    "$atoll" predict --help | grep -q -- '--seed N' || fail "predict's help lists no --seed"
+    "$atoll" fit --help | grep -q -- '--seed N' || fail "fit's help lists no --seed" ;;
   dart_load_is_gpu_alone)
     # A load: arrival is one request rate under every policy: dart's family took each model's
     # standalone latency on its own placement, so at load 0.05 alexnet got 5.8 req/s under reef and

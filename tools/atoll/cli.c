@@ -162,6 +162,19 @@ static int unknown_option(const atoll_subcommand *cmd, const char *a, const char
 
 int atoll_cli_unknown_option(const atoll_subcommand *cmd, const char *arg) { return unknown_option(cmd, arg, NULL, 0); }
 
+/* Whether cmd's help names option `name`. The run options a command takes are those its help
+ * lists: bound took --seed and --duration-ms, fit --policy, native --quiet, and did nothing with
+ * them. -q goes with --quiet. */
+static bool help_names(const atoll_subcommand *cmd, const char *name) {
+  static char names[MAX_HELP_OPTIONS][OPTION_LEN];
+  uint32_t n = help_options(cmd, names, MAX_HELP_OPTIONS);
+  bool quiet = strcmp(name, "-q") == 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (strcmp(names[k], name) == 0 || (quiet && strcmp(names[k], "--quiet") == 0))
+      return true;
+  return false;
+}
+
 /* The --set text for a shorthand option lives as long as the process: argv does. */
 static char shorthand_buf[3][256];
 
@@ -190,7 +203,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
     int s = 0;
     while (s < 3 && strcmp(a, shorthand[s]) != 0)
       s++;
-    if (run_options && s < 3) {
+    if (run_options && s < 3 && help_names(cmd, a)) {
       if (i + 1 >= argc)
         return atoll_cli_usage_error(cmd, "%s needs a value", a);
       const char *value = argv[++i];
@@ -205,7 +218,7 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
       opts->sets[opts->n_sets - 1].option = shorthand[s];
       continue;
     }
-    if (run_options && (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)) {
+    if (run_options && (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) && help_names(cmd, a)) {
       opts->quiet = true;
       continue;
     }
@@ -217,6 +230,9 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
       later[n_later++] = (atoll_set_override){.text = argv[++i]};
       continue;
     }
+    bool run_option = s < 3 || strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0;
+    if (run_options && run_option) /* another command's: said as such, not "did you mean" */
+      return atoll_cli_usage_error(cmd, "%s takes no %s: it would change nothing here", cmd->name, a);
     if (a[0] == '-' && a[1] != '\0') {
       /* The options this command takes, for "did you mean": those parsed here, and those only
        * its help names (flags a command strips before calling this, such as native's --verify). */
@@ -225,11 +241,10 @@ int atoll_cli_parse(const atoll_subcommand *cmd, int argc, char **argv, atoll_ru
       for (uint32_t k = 0; k < n_extra && n < 40; k++)
         known[n++] = extra[k];
       if (run_options) {
-        known[n++] = "--policy";
-        known[n++] = "--seed";
-        known[n++] = "--duration-ms";
-        known[n++] = "--quiet";
-        known[n++] = "--set";
+        static const char *const run_opts[] = {"--policy", "--seed", "--duration-ms", "--quiet", "--set"};
+        for (uint32_t k = 0; k < 5; k++)
+          if (help_names(cmd, run_opts[k]))
+            known[n++] = run_opts[k];
       }
       known[n++] = "--help";
       return unknown_option(cmd, a, known, n);

@@ -21,7 +21,7 @@
 const atoll_subcommand atoll_cmd_fit_def = {
     "fit", atoll_cmd_fit, "fit InSS's interference-aware latency model",
     "usage: atoll fit inss SCENARIO -o MODEL.yaml [--device cpu|cpu-gpu|cuda|hip] [--cus N] [--pin]\n"
-    "                [--nice N] [--keep-awake N] [--set PATH=VALUE]...\n"
+    "                [--nice N] [--keep-awake N] [--seed N] [--set PATH=VALUE]...\n"
     "\n"
     "Fits InSS's latency model (docs/inss.md) for the models and GPU of SCENARIO on the simulated\n"
     "GPU: each model's solo running time over batches 1-32 x shares 5-100 % (42 runs), read by\n"
@@ -56,6 +56,7 @@ const atoll_subcommand atoll_cmd_fit_def = {
     "                     measures, so that a thread woken on an idle CPU does not wait for the\n"
     "                     host to run it again (default: one per CPU on the cpu and cpu-gpu\n"
     "                     devices, none on a GPU; 0: none; at most 256)\n"
+    "  --seed N           the co-location sets' seed (shorthand for --set seed=N)\n"
     "  --set PATH=VALUE   override a value of the scenario\n"
     "\n"
     "exit: 0 fitted; 2 bad input, or the file could not be written.\n"};

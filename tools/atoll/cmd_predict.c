@@ -14,7 +14,7 @@
 
 const atoll_subcommand atoll_cmd_predict_def = {
     "predict", atoll_cmd_predict, "a placement's predicted latency beside the simulated one",
-    "usage: atoll predict SCENARIO [--model MODEL.yaml] [--set PATH=VALUE]...\n"
+    "usage: atoll predict SCENARIO [--model MODEL.yaml] [--policy NAME] [--seed N] [--set PATH=VALUE]...\n"
     "\n"
     "For every client of SCENARIO: its GPU, share and batch, the GPU execution latency of one batch\n"
     "that InSS's model predicts among the models co-located with it, and what the simulated GPU\n"
@@ -25,6 +25,8 @@ const atoll_subcommand atoll_cmd_predict_def = {
     "clients per GPU.\n"
     "\n"
     "  --model MODEL.yaml  the latency model to use (written by atoll fit inss)\n"
+    "  --policy NAME       the scenario's policy (inss: its placement is predicted)\n"
+    "  --seed N            the seed of a model fitted at start (shorthand for --set seed=N)\n"
     "  --set PATH=VALUE    override a value of the scenario\n"
     "\n"
     "exit: 0 printed; 2 bad input.\n"};
