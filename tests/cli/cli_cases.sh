@@ -796,11 +796,12 @@ PY
   run_options_where_the_help_lists_them)
     # A command takes the run options its help lists: bound took --seed and --duration-ms, fit
     # --policy, check and native --quiet, and changed nothing with them.
-    t="$src/scenarios/examples/tiny.yaml"
-    expect_rc 2 "$atoll" bound "$t" --seed 3
+    t="$src/scenarios/examples/tiny.yaml" v="$src/scenarios/verify/tiny.yaml"
+    expect_rc 0 "$atoll" bound "$v"
+    expect_rc 2 "$atoll" bound "$v" --seed 3
     grep -q "^atoll bound: bound takes no --seed: it would change nothing here$" "$tmp/.stderr" ||
       fail "$(cat "$tmp/.stderr")"
-    expect_rc 2 "$atoll" bound "$t" --duration-ms 10
+    expect_rc 2 "$atoll" bound "$v" --duration-ms 10
     expect_rc 2 "$atoll" check "$t" -q
     grep -q "^atoll check: check takes no -q" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     expect_rc 2 "$atoll" fit inss "$t" -o "$tmp/m.yaml" --policy reef
