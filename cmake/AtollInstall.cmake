@@ -2,7 +2,8 @@
 # PREFIX/share/atoll from the executable; atoll.pc and atollConfig.cmake find the prefix from
 # their own place). tools/install-check.sh installs, moves the prefix, hides the source and build
 # trees and runs a scenario, atoll-plot and a program linked against the library from it.
-#   bin/            atoll, idem_checker, atoll-nmodel, atoll-plot (tools/plot)
+#   bin/            atoll, idem_checker, atoll-nmodel, atoll-plot (tools/plot), atoll-gpu-check
+#                   (tools/gpu-check.sh)
 #   share/atoll/    GPU presets, model profiles, example and DISB scenarios (scenarios/ without bad/)
 #   share/man/man1/ man pages generated from each tool's --help (help2man)
 #   include/atoll/, lib/libatoll_*.a, lib/pkgconfig/atoll.pc, lib/cmake/atoll/: the simulator as a
@@ -23,6 +24,7 @@ if(ATOLL_HELP2MAN)
     DEPENDS ${CMAKE_SOURCE_DIR}/tools/plot VERBATIM)
   foreach(spec "atoll|$<TARGET_FILE:atoll>|DNN inference scheduling on GPUs: simulate, explore, run natively"
                "idem_checker|$<TARGET_FILE:idem_checker>|which GPU kernels of a trace are idempotent"
+               "atoll-nmodel|$<TARGET_FILE:atoll-nmodel>|the native models: list, time, trace, profile"
                "atoll-plot|${plot_as_installed}|figures from atoll's sweeps, reports and timelines")
     string(REPLACE "|" ";" parts "${spec}")
     list(GET parts 0 name)

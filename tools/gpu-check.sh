@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --bench-ms) bench_ms=$2; shift 2 ;;
     -o) out=$2; shift 2 ;;
-    *) echo "usage: tools/gpu-check.sh [--device cuda|hip|cpu-gpu] [--seconds S] [--bench-ms MS] [-o REPORT.md]" >&2
+    *) echo "usage: $(basename "$0") [--device cuda|hip|cpu-gpu] [--seconds S] [--bench-ms MS] [-o REPORT.md]" >&2
        exit 2 ;;
   esac
 done

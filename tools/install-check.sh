@@ -37,10 +37,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$work/first" >/dev/null
 mv "$work/first" "$work/moved"
 p=$work/moved
-for f in bin/atoll bin/atoll-plot bin/idem_checker share/atoll/gpus/mi50.yaml share/atoll/models/vgg.yaml \
+for f in bin/atoll bin/atoll-plot bin/idem_checker bin/atoll-nmodel bin/atoll-gpu-check \
+         share/atoll/gpus/mi50.yaml share/atoll/models/vgg.yaml \
          share/atoll/default.yaml share/atoll/examples include/atoll/sim/run.h include/atoll/io/load.h include/atoll/model.h \
          lib/libatoll_core.a lib/pkgconfig/atoll.pc lib/cmake/atoll/atollConfig.cmake \
-         share/man/man1/atoll.1 share/man/man1/atoll-plot.1 share/man/man1/idem_checker.1; do
+         share/man/man1/atoll.1 share/man/man1/atoll-plot.1 share/man/man1/idem_checker.1 \
+         share/man/man1/atoll-nmodel.1; do
   [ -e "$p/$f" ] || fail "the install lacks $f"
 done
 # A scenario of the user's own (not in the install), naming a preset and a model of the install.

@@ -20,15 +20,36 @@
 #include "native/models/nmodel_profile.h"
 #include "io/suggest.h"
 
+static const char usage_text[] = "usage: atoll-nmodel list\n"
+                                 "       atoll-nmodel run NAME [--repeat N]\n"
+                                 "       atoll-nmodel trace NAME [-o FILE]\n"
+                                 "       atoll-nmodel profile NAME [-o FILE] [--gpu PRESET] [--repeat N]\n";
+
 static int usage(const char *msg) {
   if (msg)
     fprintf(stderr, "atoll-nmodel: %s\n", msg);
-  fputs("usage: atoll-nmodel list\n"
-        "       atoll-nmodel run NAME [--repeat N]\n"
-        "       atoll-nmodel trace NAME [-o FILE]\n"
-        "       atoll-nmodel profile NAME [-o FILE] [--gpu PRESET] [--repeat N]\n",
-        stderr);
+  fputs(usage_text, stderr);
   return 2;
+}
+
+/* --help: the usage and what each command does, on stdout (help2man makes the man page of it). */
+static int help(void) {
+  printf("%s\n"
+         "The native models (the CPU back-end's kernels, docs/native.md) from the command line.\n"
+         "\n"
+         "  list      the models, one per line\n"
+         "  run       the median time of the model's reference run on this thread (--repeat N runs,\n"
+         "            default 21) and its output's hash\n"
+         "  trace     the memory-access trace of one uninterrupted run, in idem_checker's text format\n"
+         "  profile   the model profile: single-thread CPU times measured here (one core as one CU at\n"
+         "            occupancy 1, --repeat N runs, default 21) and idempotence from the model's own\n"
+         "            trace; --gpu names the preset (default cpu)\n"
+         "\n"
+         "  -o FILE   where to write (default: standard output), whole or not at all\n"
+         "\n"
+         "exit: 0 ok; 1 a run or trace failed; 2 bad usage or unknown model.\n",
+         usage_text);
+  return fflush(stdout) == 0 ? 0 : 2;
 }
 
 static int64_t now_ns(void) {
@@ -151,6 +172,8 @@ int main(int argc, char **argv) {
   if (argc < 2)
     return usage(NULL);
   const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+    return help();
   if (strcmp(cmd, "list") != 0 && strcmp(cmd, "run") != 0 && strcmp(cmd, "trace") != 0 && strcmp(cmd, "profile") != 0)
     return unknown_command(cmd);
   if (strcmp(cmd, "list") == 0) {

@@ -38,7 +38,7 @@ static void print_help(FILE *out) {
   fprintf(out,
           "\n"
           "options:\n"
-          "  --help     this text ('atoll COMMAND --help' for a command)\n"
+          "  --help     this text ('atoll COMMAND --help' or 'atoll help COMMAND' for a command)\n"
           "  --version  print the version\n"
           "\n"
           "exit codes (every command):\n"
