@@ -744,6 +744,9 @@ PY
       grep -q "^atoll sim: --trace-window takes FROM:TO in ms, FROM < TO, from 0 to 9e12$" "$tmp/.stderr" ||
         fail "$w: $(cat "$tmp/.stderr")"
     done
+    expect_rc 2 "$atoll" sim "$t" --trace "$tmp/t.json" --trace-window 200:300
+    grep -q "^atoll sim: --trace-window 200:300 starts at or after the run's end (100 ms)" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")"
     # A trace that cannot be written: one message with the reason (it said "writing F failed" and then
     # "input/output error", and leaked the run's results).
     expect_rc 2 "$atoll" sim "$t" --trace /dev/full --quiet

@@ -104,6 +104,12 @@ int atoll_cmd_sim(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  /* A window past the run's end draws an empty timeline, silently. */
+  if (vals[3] && window_ms[0] * 1e6 >= (double)s.duration_ns) {
+    atoll_arena_free(&a);
+    return atoll_cli_usage_error(cmd, "--trace-window %s starts at or after the run's end (%.10g ms): the timeline "
+                                 "would be empty", vals[3], (double)s.duration_ns / 1e6);
+  }
   /* The explorer's choices are the shared core's: dart's family runs on a simulator of its own,
    * which has none, and ignored the file. */
   if (vals[4] && atoll_dart_policy(s.policy.kind)) {
