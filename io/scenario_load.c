@@ -1,6 +1,7 @@
 /* Scenario loading (docs/scenarios.md): the YAML tree, --set overrides grafted onto it, then a
  * strict read into an atoll_scenario. Files a scenario names are relative to its folder. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1074,6 +1075,12 @@ static int read_scenario(scen_ctx *c, const atoll_ynode *root) {
     rc = WITH_KEY(r, "clients", check_own_batches(c, v[SC_CLIENTS]));
   if (rc == 0)
     rc = WITH_KEY(r, "duration_ms", atoll_yread_time_ns(r, v[SC_DURATION], 1e6, false, &c->s->duration_ns));
+  /* The CU-time books (busy CU-ns over the window, int64) hold up to duration x CUs: past that they
+   * would wrap to a negative busy fraction. 9.2e18 CU-ns is 104 days at 1,024 CUs, 4.9 years at 60. */
+  if (rc == 0 && (double)c->s->duration_ns * (double)c->s->gpu.cus > 9.2e18)
+    rc = WITH_KEY(r, "duration_ms", atoll_yread_error(r, v[SC_DURATION], "duration_ms x the GPU's %u CUs is past the "
+                                                      "simulator's CU-time count: at most %.0f ms on this GPU",
+                                                      c->s->gpu.cus, floor(9.2e18 / c->s->gpu.cus / 1e6)));
   if (rc == 0 && v[SC_WARMUP]) {
     rc = WITH_KEY(r, "warmup_ms", atoll_yread_time_ns(r, v[SC_WARMUP], 1e6, true, &c->s->warmup_ns));
     if (rc == 0 && c->s->warmup_ns >= c->s->duration_ns)

@@ -246,6 +246,25 @@ static void clients_limit(void **state) {
   free(t.s);
 }
 
+/* Duration x CUs: the CU-time books are int64 CU-ns (9.2e18: 104 days at 1,024 CUs). A year on
+ * 1,024 CUs wrapped them. */
+static void duration_times_cus_limit(void **state) {
+  (void)state;
+  text t = {0};
+  atoll_diag d;
+  put(&t, "gpu: {name: mi50, cus: 1024}\nmodels: {tiny: models/tiny.yaml}\npolicy: seq\nduration_ms: 8984375000\n"
+          "clients: [%s]\n", closed_client);
+  assert_int_equal(load_scenario(&t, &d), 0);
+  free(t.s);
+  t = (text){0};
+  put(&t, "gpu: {name: mi50, cus: 1024}\nmodels: {tiny: models/tiny.yaml}\npolicy: seq\nduration_ms: 8984375001\n"
+          "clients: [%s]\n", closed_client);
+  assert_int_equal(load_scenario(&t, &d), ATOLL_EPARSE);
+  expect_diag(&d, "s.yaml:4:14: duration_ms x the GPU's 1024 CUs is past the simulator's CU-time count: at most "
+                  "8984375000 ms on this GPU");
+  free(t.s);
+}
+
 static void expect_limit(void **state) {
   (void)state;
   text t = {0};
@@ -655,6 +674,7 @@ static void trace_line_length_limit(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(nesting_limit),
+    cmocka_unit_test(duration_times_cus_limit),
     cmocka_unit_test(value_count_limit),
     cmocka_unit_test(scalar_length_limit),
     cmocka_unit_test(file_size_limit),
