@@ -1176,9 +1176,13 @@ static int device_run_gpus(void *ctx, const atoll_scenario *gpus, atoll_run_resu
     *nc->info = g[0].info;
     for (uint32_t i = 1; i < n; i++)
       info_add(nc->info, &g[i].info);
-    if (n > 1) { /* the counts are every device's: the name says so */
+    if (n > 1) { /* the counts are every device's: the name says so, cut to keep the count whole */
+      char more[24];
+      size_t len = (size_t)snprintf(more, sizeof more, " and %u more", n - 1);
       size_t at = strlen(nc->info->device);
-      snprintf(nc->info->device + at, sizeof nc->info->device - at, " and %u more", n - 1);
+      if (at + len >= sizeof nc->info->device)
+        at = sizeof nc->info->device - len - 1;
+      memcpy(nc->info->device + at, more, len + 1);
     }
   }
   free(g);
