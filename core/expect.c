@@ -26,6 +26,8 @@ static const field_pattern patterns[] = {
     {"clients.*.dropped", NULL},
     {"clients.*.shed", NULL},
     {"clients.*.failed", NULL},
+    {"clients.*.demotions", NULL},
+    {"clients.*.recoveries", NULL},
     {"clients.*.goodput_rps", NULL},
     {"clients.*.batch.mean", NULL},
     {"clients.*.batch.max", NULL},

@@ -813,6 +813,19 @@ PY
     expect_rc 0 "$atoll" check "$t" --seed 4
     "$atoll" predict --help | grep -q -- '--seed N' || fail "predict's help lists no --seed"
     "$atoll" fit --help | grep -q -- '--seed N' || fail "fit's help lists no --seed" ;;
+  bounds_over_nothing_hold_only_then)
+    # A bound over no samples holds only when there was nothing to measure (docs/report.md): a
+    # client offered nothing failed a violation_ratio bound as "n/a"; a client with requests and no
+    # model run passed a batch.mean bound; predictor.* was a 0 on runs without operator groups; and
+    # the demotion counts that docs/dart.md offers for expect: were not fields.
+    t="$src/scenarios/examples/tiny.yaml" d="$src/scenarios/seeds/dart/table3.yaml"
+    expect_rc 0 "$atoll" check "$t" --set 'expect=["clients.cam.demotions <= 1", "clients.cam.recoveries <= 1"]'
+    expect_rc 0 "$atoll" sim "$d" --duration-ms 300 --quiet --set 'expect=["clients.pilot_rt_1.violation_ratio <= 1"]'
+    expect_rc 1 "$atoll" sim "$src/scenarios/examples/batch.yaml" --duration-ms 300 --quiet \
+      --set clients.bulk.batch.timeout_ms=100000 --set clients.bulk.batch.max=256 \
+      --set 'expect=["clients.bulk.batch.mean <= 0.5"]'
+    grep -q "clients.bulk.batch.mean <= 0.5" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" sim "$t" --policy streams --quiet --set 'expect=["predictor.mape >= 0.5"]' ;;
   dart_load_is_gpu_alone)
     # A load: arrival is one request rate under every policy: dart's family took each model's
     # standalone latency on its own placement, so at load 0.05 alexnet got 5.8 req/s under reef and
