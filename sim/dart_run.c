@@ -326,6 +326,10 @@ static void node_event(dart_sim *d, uint32_t k, int64_t t) {
     dispatch(d, node_of(d, j), t);
   } else {
     j->live = 0;
+    /* The batch reaches the report's requests per model run (clients.NAME.batch): it said 1/1
+     * for every batched client of this family. Told for batches of more than one, as the core does. */
+    for (uint32_t i = 0; i < j->n_ids && j->n_ids > 1; i++)
+      atoll_run_observer.request_batch(&d->rec, c, j->ids[i], j->n_ids, t);
     for (uint32_t i = 0; i < j->n_ids; i++)
       atoll_run_observer.request_done(&d->rec, c, j->ids[i], t);
     next_batch(d, c, t);

@@ -825,7 +825,13 @@ PY
       --set clients.bulk.batch.timeout_ms=100000 --set clients.bulk.batch.max=256 \
       --set 'expect=["clients.bulk.batch.mean <= 0.5"]'
     grep -q "clients.bulk.batch.mean <= 0.5" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
-    expect_rc 0 "$atoll" sim "$t" --policy streams --quiet --set 'expect=["predictor.mape >= 0.5"]' ;;
+    expect_rc 0 "$atoll" sim "$t" --policy streams --quiet --set 'expect=["predictor.mape >= 0.5"]'
+    # dart's family batches BE requests (be_batch): the report's requests per model run say so (they
+    # said 1/1).
+    for p in dart base-gpu; do
+      expect_rc 0 "$atoll" sim "$d" --policy $p --duration-ms 1000 --quiet --set policy.be_batch=4 \
+        --set 'expect=["clients.pilot_be_1.batch.max >= 4", "clients.lenet_be_1.batch.mean >= 4"]'
+    done ;;
   dart_load_is_gpu_alone)
     # A load: arrival is one request rate under every policy: dart's family took each model's
     # standalone latency on its own placement, so at load 0.05 alexnet got 5.8 req/s under reef and
