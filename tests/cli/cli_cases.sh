@@ -832,6 +832,14 @@ PY
       expect_rc 0 "$atoll" sim "$d" --policy $p --duration-ms 1000 --quiet --set policy.be_batch=4 \
         --set 'expect=["clients.pilot_be_1.batch.max >= 4", "clients.lenet_be_1.batch.mean >= 4"]'
     done ;;
+  compare_doc_table_up_to_date)
+    # docs/compare.md's table is what its command prints now (it went stale when DISB's RT clients
+    # became blocking, and nothing noticed).
+    (cd "$src" && expect_rc 0 "$atoll" compare scenarios/disb/A.yaml --policy rt-only,seq,streams,reset,reef \
+      --markdown --quiet) || exit 1
+    sed -n '/<!-- BEGIN compare table -->/,/<!-- END compare table -->/p' "$src/docs/compare.md" |
+      sed '1d;$d' > "$tmp/doc.md"
+    diff "$tmp/doc.md" "$tmp/.stdout" >&2 || fail "docs/compare.md's table differs (tools/regen-plots.sh)" ;;
   dart_load_is_gpu_alone)
     # A load: arrival is one request rate under every policy: dart's family took each model's
     # standalone latency on its own placement, so at load 0.05 alexnet got 5.8 req/s under reef and
