@@ -946,7 +946,8 @@ static int check_own_batches(scen_ctx *c, const atoll_ynode *clients) {
  * on its schedule only, so a blocking client is refused; and under dart and base-gpu a client's
  * batch: is the batch its back-to-back BE jobs run at (docs/dart.md), as the policy's be_batch is
  * for every BE client: the node model has no batcher waiting for arrivals, so an RT or open-arrival
- * client's batch: is refused. Each refusal points at the client's key. */
+ * client's batch: is refused, and under base-cpu, which batches nothing, any client's. Each refusal
+ * points at the client's key. */
 static int check_node_model_clients(scen_ctx *c, const atoll_ynode *clients) {
   atoll_policy_kind pk = c->s->policy.kind;
   bool batches = pk == ATOLL_POLICY_DART || pk == ATOLL_POLICY_BASE_GPU;
@@ -954,6 +955,12 @@ static int check_node_model_clients(scen_ctx *c, const atoll_ynode *clients) {
     return 0;
   for (uint32_t i = 0; i < c->s->n_clients; i++) {
     const atoll_client *cl = &c->s->clients[i];
+    /* base-cpu runs each request alone (DART's BaseCPU, unbatched): a batch: was accepted and ignored. */
+    if (!batches && cl->batch_max > 1)
+      return client_error(c, clients, i, "batch", NULL,
+                          "client '%s' batches (batch: max %u), but policy base-cpu runs every request alone, as "
+                          "DART's BaseCPU does (remove it; dart and base-gpu batch back-to-back BE clients)",
+                          cl->name, cl->batch_max);
     if (batches && cl->batch_max > 1 && (cl->cls != ATOLL_CLASS_BE || cl->arrival.kind != ATOLL_ARRIVAL_CLOSED))
       return client_error(c, clients, i, "batch", NULL,
                           "client '%s' batches (batch: max %u), but under policy '%s' only a back-to-back BE client "

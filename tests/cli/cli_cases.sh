@@ -1559,7 +1559,13 @@ for c in d["clients"]:
     expect_rc 2 "$atoll" check "$src/scenarios/seeds/abacus/pair-low.yaml" --set "$batch"
     grep -q "client 'bert_base' batches (batch: max 4), but abacus runs each query alone" "$tmp/.stderr" &&
       grep -qF "at: clients[0].batch" "$tmp/.stderr" || fail "abacus: $(cat "$tmp/.stderr")"
-    expect_rc 0 "$atoll" check "$src/scenarios/seeds/abacus/pair-low.yaml" --policy streams --set "$batch" ;;
+    expect_rc 0 "$atoll" check "$src/scenarios/seeds/abacus/pair-low.yaml" --policy streams --set "$batch"
+    # base-cpu batches nothing (DART's BaseCPU): it took a client's batch: and ran without it.
+    t3="$src/scenarios/seeds/dart/table3.yaml" b='clients.pilot_be_1.batch={max: 4, timeout_ms: 1}'
+    expect_rc 2 "$atoll" check "$t3" --policy base-cpu --set "$b"
+    grep -q "client 'pilot_be_1' batches (batch: max 4), but policy base-cpu runs every request alone" \
+      "$tmp/.stderr" || fail "base-cpu: $(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" check "$t3" --policy base-gpu --set "$b" ;;
   dart_sim_says_why_no_plan)
     # A dart run whose node search finds no configuration said only "invalid argument" (a VGG at
     # 100 Hz with a 1 ms deadline); the reason and the way out now, and nothing on stdout.
