@@ -917,11 +917,18 @@ static int check_memory(scen_ctx *c, const atoll_ynode *clients) {
 static int check_bindings(scen_ctx *c, const atoll_ynode *policy) {
   if (atoll_policy_queue_per_client(c->s->policy.kind))
     return 0;
+  /* The policies that do, from the registry: the message named two of the eleven. */
+  char which[256] = "";
+  size_t at = 0;
+  for (int k = 0; k < ATOLL_POLICY_COUNT && at < sizeof which; k++)
+    if (atoll_policy_queue_per_client((atoll_policy_kind)k))
+      at += (size_t)snprintf(which + at, sizeof which - at, "%s%s", at ? ", " : "",
+                             atoll_policy_name((atoll_policy_kind)k));
   for (uint32_t i = 0; i < c->s->n_clients; i++)
     if (!atoll_cuset_is_empty(&c->s->clients[i].cus))
       return atoll_yread_error(c->r, policy, "client '%s' is bound to CUs (share or cus), which needs a policy that "
-                                             "gives every client its own stream (streams, edf); '%s' does not",
-                               c->s->clients[i].name, atoll_policy_name(c->s->policy.kind));
+                                             "gives every client its own stream (%s); '%s' does not",
+                               c->s->clients[i].name, which, atoll_policy_name(c->s->policy.kind));
   return 0;
 }
 
