@@ -1565,7 +1565,13 @@ for c in d["clients"]:
     expect_rc 2 "$atoll" check "$t3" --policy base-cpu --set "$b"
     grep -q "client 'pilot_be_1' batches (batch: max 4), but policy base-cpu runs every request alone" \
       "$tmp/.stderr" || fail "base-cpu: $(cat "$tmp/.stderr")"
-    expect_rc 0 "$atoll" check "$t3" --policy base-gpu --set "$b" ;;
+    expect_rc 0 "$atoll" check "$t3" --policy base-gpu --set "$b"
+    # Nor do they bind a client to CUs: each stage runs on a whole node (it was accepted, ignored).
+    for p in dart base-gpu base-cpu; do
+      expect_rc 2 "$atoll" check "$t3" --policy $p --set clients.pilot_rt_1.share=30
+      grep -q "client 'pilot_rt_1' is bound to CUs, but policy '$p' runs each stage on a whole node" "$tmp/.stderr" &&
+        grep -qF "at: clients[0].share" "$tmp/.stderr" || fail "$p: $(cat "$tmp/.stderr")"
+    done ;;
   dart_sim_says_why_no_plan)
     # A dart run whose node search finds no configuration said only "invalid argument" (a VGG at
     # 100 Hz with a 1 ms deadline); the reason and the way out now, and nothing on stdout.
