@@ -446,7 +446,7 @@ static int run(void *ctx, const atoll_scenario *s, atoll_run_results *res) {
 /* A model alone on the scenario's GPU, as every other policy's run and atoll check take it
  * (docs/scenarios.md, "Load"): a load: arrival is then the same request rate under every policy,
  * and normalized figures share one reference. It was the model's stages on this policy's
- * placement, which made base-cpu's alexnet 7x "slower alone" and offered it a seventh of the
+ * placement, which made base-cpu's alexnet 7x "slower alone" and offered it a sixth of the
  * requests that reef got for the same load. The plan is still checked first: a scenario it
  * cannot place fails as before. */
 static int standalone(void *ctx, const atoll_scenario *s, uint32_t m, int64_t *out) {
