@@ -751,6 +751,17 @@ PY
     # "input/output error", and leaked the run's results).
     expect_rc 2 "$atoll" sim "$t" --trace /dev/full --quiet
     [ "$(cat "$tmp/.stderr")" = "/dev/full: No space left on device" ] || fail "$(cat "$tmp/.stderr")"
+    # So do the other outputs (a report said "atoll sim: writing F failed", without the reason); one
+    # message for standard output, which main reports at exit (the report's writer said it too).
+    for o in --json --csv; do
+      expect_rc 2 "$atoll" sim "$t" $o /dev/full --quiet
+      [ "$(cat "$tmp/.stderr")" = "/dev/full: No space left on device" ] || fail "$o: $(cat "$tmp/.stderr")"
+    done
+    expect_rc 2 bash -c '"$1" sim "$2" --json - --quiet > /dev/full' - "$atoll" "$t"
+    [ "$(cat "$tmp/.stderr")" = "atoll: writing standard output: No space left on device" ] ||
+      fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" dot "$src/scenarios/examples/tiny-model.yaml" -o /dev/full
+    [ "$(cat "$tmp/.stderr")" = "/dev/full: No space left on device" ] || fail "dot: $(cat "$tmp/.stderr")"
     # --replay with a policy of dart's family, whose simulator has no explorer choices: refused (it
     # was ignored and the run went ahead).
     printf 'tie 5/7\n' > "$tmp/b.replay"

@@ -6,9 +6,9 @@
 
 #include "atoll/error.h"
 #include "sim/calibrate.h"
-#include "io/out_file.h"
 #include "tools/atoll/cli.h"
 #include "tools/atoll/outputs.h"
+#include "tools/atoll/report_out.h"
 
 const atoll_subcommand atoll_cmd_calibrate_def = {
     "calibrate", atoll_cmd_calibrate, "fit a GPU preset's timing to measured model latencies",
@@ -191,24 +191,10 @@ static int write_grid(FILE *f, const atoll_gpu *g, const atoll_calib_model *ms, 
         if (rc == 0)
           fprintf(f, "%s,%.1f,%.1f,%.3f\n", ms[i].model->name, ls / 1e3, cp / 1e3, t / 1e3);
       }
-  return rc == 0 ? 0 : -1;
+  return rc;
 }
 
-/* Writes one output whole or not at all (io/out_file.h; "-" standard output). */
-static int write_output(const char *path, int (*fn)(FILE *, const void *), const void *ctx) {
-  atoll_out_file out;
-  if (atoll_out_file_open(&out, path) != 0) {
-    perror(path);
-    return -1;
-  }
-  if (atoll_out_file_close(&out, fn(out.f, ctx) == 0) != 0) {
-    perror(path);
-    return -1;
-  }
-  return 0;
-}
-
-/* What write_output's callbacks need. */
+/* What the outputs' callbacks (atoll_cli_write_file) need. */
 typedef struct calib_outputs {
   const atoll_calib *c;
   const atoll_gpu *g;
@@ -361,10 +347,10 @@ int atoll_cmd_calibrate(int argc, char **argv) {
     }
     if (!output_stdout)
       print_report(cms, n, folds, md);
-    if (csv && write_output(csv, csv_output, &outs) != 0)
+    if (csv && atoll_cli_write_file(csv, csv_output, &outs) != 0)
       goto bad;
   }
-  if (grid && write_output(grid, grid_output, &outs) != 0)
+  if (grid && atoll_cli_write_file(grid, grid_output, &outs) != 0)
     goto bad;
   atoll_calib_memo_destroy(memo);
   int exit_code = ATOLL_EXIT_OK;

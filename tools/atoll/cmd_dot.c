@@ -16,7 +16,7 @@
 #include "tools/atoll/cli.h"
 #include "idem/readers.h"
 #include "idem/sweep.h"
-#include "io/out_file.h"
+#include "tools/atoll/report_out.h"
 #include "io/suggest.h"
 /* By path: the simulator's run report is also "report.h", and this target sees both folders. */
 #include "idem/report.h"
@@ -169,11 +169,20 @@ static int build(const dot_opts *o, idem_format f, idem_trace *t, uint32_t **ent
   return rc == ATOLL_OK ? 0 : atoll_cli_report(&d);
 }
 
-static int write_to(FILE *out, const dot_opts *o, const idem_trace *t, const uint32_t *entry, bool from_profile) {
+/* What write_to needs (atoll_cli_write_file's callback). */
+typedef struct dot_output {
+  const dot_opts *o;
+  const idem_trace *t;
+  const uint32_t *entry;
+  bool from_profile;
+} dot_output;
+
+static int write_to(FILE *out, const void *ctx) {
+  const dot_output *d = ctx;
   fprintf(out, "// atoll dot: groups %s\n",
-          from_profile ? "as the profile records them (what the core restores from)"
-                       : "found by the group search on the input's accesses");
-  return idem_write_dot(out, o->input, t, entry);
+          d->from_profile ? "as the profile records them (what the core restores from)"
+                          : "found by the group search on the input's accesses");
+  return idem_write_dot(out, d->o->input, d->t, d->entry);
 }
 
 int atoll_cmd_dot(int argc, char **argv) {
@@ -191,15 +200,8 @@ int atoll_cmd_dot(int argc, char **argv) {
   bool from_profile;
   rc = build(&o, pick_format(&o), &t, &entry, &from_profile);
   if (rc == 0) {
-    /* A file appears whole or not at all (io/out_file.h). */
-    atoll_out_file out;
-    int wrc = atoll_out_file_open(&out, o.out ? o.out : "-");
-    if (wrc == ATOLL_OK)
-      wrc = atoll_out_file_close(&out, write_to(out.f, &o, &t, entry, from_profile) == ATOLL_OK);
-    if (wrc != ATOLL_OK) {
-      fprintf(stderr, "atoll dot: cannot write %s\n", o.out && strcmp(o.out, "-") != 0 ? o.out : "standard output");
-      rc = ATOLL_EXIT_BAD_INPUT;
-    }
+    dot_output d = {.o = &o, .t = &t, .entry = entry, .from_profile = from_profile};
+    rc = atoll_cli_write_file(o.out ? o.out : "-", write_to, &d);
   }
   free(entry);
   idem_trace_free(&t);

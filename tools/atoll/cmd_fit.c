@@ -9,13 +9,13 @@
 
 #include "atoll/error.h"
 #include "io/inss_io.h"
-#include "io/out_file.h"
 #include "native/cpu/cpu_backend.h"
 #include "sim/inss_fit.h"
 #include "tools/atoll/inss_native.h"
 #include "tools/atoll/measure_awake.h"
 #include "tools/atoll/measure_priority.h"
 #include "tools/atoll/native_cli.h"
+#include "tools/atoll/report_out.h"
 #include "tools/atoll/cli.h"
 
 const atoll_subcommand atoll_cmd_fit_def = {
@@ -65,6 +65,17 @@ const atoll_subcommand atoll_cmd_fit_def = {
  * loops on a 2-CPU machine, one fit at nice 0 left out 5,897 disturbed batches, ran 506 s and
  * missed by 32.8 % held out; the next at nice -20 left out 1,259, ran 133 s and missed by 4.6 %. */
 enum { ATOLL_FIT_NICE = -20 };
+
+/* What write_model (atoll_cli_write_file's callback) needs. */
+typedef struct model_output {
+  const atoll_inss_model *m;
+  const char *note;
+} model_output;
+
+static int write_model(FILE *f, const void *ctx) {
+  const model_output *o = ctx;
+  return atoll_inss_model_write(o->m, o->note, f);
+}
 
 int atoll_cmd_fit(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_fit_def;
@@ -193,12 +204,9 @@ int atoll_cmd_fit(int argc, char **argv) {
     else
       snprintf(note, sizeof note, "fitted on the simulated %s; held-out co-located MAPE %.2f %%", s.gpu.name,
                rep->mape_test_pct);
-    atoll_out_file out; /* whole or not at all (io/out_file.h) */
-    if (atoll_out_file_open(&out, vals[0]) != 0 ||
-        atoll_out_file_close(&out, atoll_inss_model_write(m, note, out.f) == 0) != 0) {
-      fprintf(stderr, "atoll fit: cannot write '%s'\n", vals[0]);
+    model_output mo = {.m = m, .note = note};
+    if (atoll_cli_write_file(vals[0], write_model, &mo) != 0)
       rc = ATOLL_EXIT_BAD_INPUT;
-    }
   }
   free(m);
   free(rep);

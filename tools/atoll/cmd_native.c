@@ -286,9 +286,9 @@ int atoll_cmd_native(int argc, char **argv) {
       print_awake(stderr, &loops, awake);
     if (output_stdout && vals[X_NICE])
       atoll__native_print_nice(stderr, &prio, "ran");
-    if (vals[X_JSON] && (rc = atoll_cli_write_report(cmd, vals[X_JSON], &rep, atoll_report_write_json)))
+    if (vals[X_JSON] && (rc = atoll_cli_write_report(vals[X_JSON], &rep, atoll_report_write_json)))
       exit_code = rc;
-    if (vals[X_CSV] && (rc = atoll_cli_write_report(cmd, vals[X_CSV], &rep, atoll_report_write_csv)))
+    if (vals[X_CSV] && (rc = atoll_cli_write_report(vals[X_CSV], &rep, atoll_report_write_csv)))
       exit_code = rc;
     atoll_report_warn_overload(&rep, "atoll native", stderr);
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {

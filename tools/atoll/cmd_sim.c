@@ -189,9 +189,9 @@ int atoll_cmd_sim(int argc, char **argv) {
   } else {
     if (!output_stdout)
       atoll_report_print_table(&rep, stdout);
-    if (vals[0] && (rc = atoll_cli_write_report(cmd, vals[0], &rep, atoll_report_write_json)))
+    if (vals[0] && (rc = atoll_cli_write_report(vals[0], &rep, atoll_report_write_json)))
       exit_code = rc;
-    if (vals[1] && (rc = atoll_cli_write_report(cmd, vals[1], &rep, atoll_report_write_csv)))
+    if (vals[1] && (rc = atoll_cli_write_report(vals[1], &rep, atoll_report_write_csv)))
       exit_code = rc;
     atoll_report_warn_overload(&rep, "atoll sim", stderr);
     if (exit_code == ATOLL_EXIT_OK && !rep.all_hold) {

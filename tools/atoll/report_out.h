@@ -1,5 +1,6 @@
-/* Writing a run report (JSON or CSV) to a file or stdout: shared by `atoll sim` and `atoll native`,
- * whose reports are the same format. */
+/* Writing an output file or stdout whole or not at all, with one message for every failure; and
+ * a run report (JSON or CSV), shared by `atoll sim` and `atoll native`, whose reports are the same
+ * format. */
 #ifndef ATOLL_TOOLS_REPORT_OUT_H
 #define ATOLL_TOOLS_REPORT_OUT_H
 
@@ -11,11 +12,14 @@
 #include "run/trace.h"
 #include "tools/atoll/cli.h"
 
-/* Writes rep with fn (atoll_report_write_json or _csv) to path ("-": stdout), whole or not at all
- * (io/out_file.h). Returns 0, or ATOLL_EXIT_BAD_INPUT after saying on stderr which file could not
- * be opened or written. */
-int atoll_cli_write_report(const atoll_subcommand *cmd, const char *path, const atoll_report *rep,
-                           int (*fn)(const atoll_report *, FILE *, bool));
+/* Writes path ("-": stdout) with fn(f, ctx), whole or not at all (io/out_file.h). fn returns 0, or
+ * an atoll error code when it could not produce the text (said here as "PATH: not written: WHY";
+ * fn says nothing itself). A failed open or write is said as "PATH: REASON". Returns 0, or
+ * ATOLL_EXIT_BAD_INPUT after the message on stderr. */
+int atoll_cli_write_file(const char *path, int (*fn)(FILE *, const void *), const void *ctx);
+
+/* Writes rep with fn (atoll_report_write_json or _csv) to path, as atoll_cli_write_file does. */
+int atoll_cli_write_report(const char *path, const atoll_report *rep, int (*fn)(const atoll_report *, FILE *, bool));
 
 /* A --trace timeline written whole or not at all: a run refused or failed after it opened leaves
  * the file that was there as it was (it left an empty or cut trace in its place). */
