@@ -28,6 +28,10 @@ double atoll_model_instance_mb(const atoll_model *m, uint32_t max_batch) {
   return m->weights_mb + m->activations_mb_per_batch * (double)(max_batch > 1 ? max_batch : 1);
 }
 
+double atoll_client_instance_mb(const atoll_scenario *s, uint32_t client, uint32_t max_batch) {
+  return atoll_model_instance_mb(&s->models[s->clients[client].model].model, max_batch);
+}
+
 void atoll_model_footprint_from_tensors(atoll_model *m) {
   uint64_t weights = 0, other = 0;
   for (uint32_t i = 0; i < m->n_tensors; i++) {

@@ -167,7 +167,7 @@ static void run_queue(atoll_core *c, uint32_t q, int64_t now) {
 
 /* The device memory one instance of client cl's model takes at its largest batch (MB). */
 static double instance_mb(const atoll_core *c, uint32_t cl) {
-  return atoll_model_instance_mb(&c->s->models[c->s->clients[cl].model].model, (uint32_t)opt(c, OPT_MAX_BATCH));
+  return atoll_client_instance_mb(c->s, cl, (uint32_t)opt(c, OPT_MAX_BATCH));
 }
 
 /* Every client of this GPU on the shares in effect gets its CUs (the others' sets may move: a

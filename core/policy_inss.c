@@ -222,7 +222,7 @@ static void begin_switch(atoll_core *c, uint32_t q, int64_t now) {
 
 /* The device memory one instance of client cl's model takes at its largest batch (MB). */
 static double instance_mb(const atoll_core *c, uint32_t cl) {
-  return atoll_model_instance_mb(&c->s->models[c->s->clients[cl].model].model, (uint32_t)opt(c, OPT_MAX_BATCH));
+  return atoll_client_instance_mb(c->s, cl, (uint32_t)opt(c, OPT_MAX_BATCH));
 }
 
 /* A shadow instance of q on pct loads, if the GPU's memory holds it beside every instance. */

@@ -26,6 +26,8 @@ int atoll_scenario_gpu_memory(const atoll_scenario *s, uint32_t gpu, atoll_gpu_m
  * (docs/gslice.md, "Shadow instances") and gen's task-set memory check. 0 for a model without a
  * footprint. */
 double atoll_model_instance_mb(const atoll_model *m, uint32_t max_batch);
+/* The same for the model of scenario s's client `client` (which must exist). */
+double atoll_client_instance_mb(const atoll_scenario *s, uint32_t client, uint32_t max_batch);
 
 /* Sets model m's footprint from its tensor table, for importers whose source gives every buffer's
  * size (REEF's storage table, the native models): weights_mb is the weight tensors' bytes, and
