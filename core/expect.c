@@ -196,6 +196,42 @@ int atoll_expect_field_check(const char *field, const char *const *client_names,
   return ATOLL_ENOENT;
 }
 
+/* Appends n bytes of s at *at in buf (size bytes in all, a NUL left room for); false when full. */
+static bool append(char *buf, size_t size, size_t *at, const char *s, size_t n) {
+  if (n >= size - *at)
+    return false;
+  memcpy(buf + *at, s, n);
+  *at += n;
+  buf[*at] = '\0';
+  return true;
+}
+
+int atoll_expect_field_name(uint32_t i, const char *client, char *buf, size_t size) {
+  for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
+    uint32_t n_stats = 1;
+    if (patterns[p].stats)
+      for (n_stats = 0; patterns[p].stats[n_stats]; n_stats++)
+        ;
+    if (i >= n_stats) {
+      i -= n_stats;
+      continue;
+    }
+    if (size == 0)
+      return ATOLL_EINVAL;
+    size_t at = 0;
+    buf[0] = '\0';
+    const char *pre = patterns[p].prefix, *star = strchr(pre, '*');
+    bool ok = star ? append(buf, size, &at, pre, (size_t)(star - pre)) &&
+                         append(buf, size, &at, client, strlen(client)) &&
+                         append(buf, size, &at, star + 1, strlen(star + 1))
+                   : append(buf, size, &at, pre, strlen(pre));
+    if (ok && patterns[p].stats)
+      ok = append(buf, size, &at, ".", 1) && append(buf, size, &at, patterns[p].stats[i], strlen(patterns[p].stats[i]));
+    return ok ? ATOLL_OK : ATOLL_EINVAL;
+  }
+  return ATOLL_ENOENT;
+}
+
 int atoll_expect_holds(atoll_cmp cmp, double bound, double value, double *margin) {
   switch (cmp) {
   case ATOLL_CMP_LE:

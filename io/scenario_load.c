@@ -14,6 +14,7 @@
 #include "atoll/policy.h"
 #include "core/dart.h"
 #include "io/model_gpu_fit.h"
+#include "io/expect_hint.h"
 #include "io/load.h"
 #include "io/inss_io.h"
 #include "io/predictor_io.h"
@@ -773,13 +774,15 @@ static int read_expects(scen_ctx *c, const atoll_ynode *n) {
       char field[128];
       atoll_expect_error err;
       int prc = atoll_expect_parse(e[i].text, field, sizeof field, &e[i].cmp, &e[i].value, &err);
-      if (prc == 0)
-        prc = atoll_expect_field_check(field, client_names, c->s->n_clients, &err);
+      char hint[192] = "";
+      if (prc == 0 && (prc = atoll_expect_field_check(field, client_names, c->s->n_clients, &err)) != 0 &&
+          strncmp(err.msg, "unknown statistic", 17) != 0) /* which lists the statistics */
+        atoll_expect_hint(hint, sizeof hint, field, client_names, c->s->n_clients);
       if (prc != 0) {
         /* Point at the offending character; a quoted scalar starts one column after its quote. */
         atoll_ynode at = *item;
         at.col += err.offset + (item->plain ? 0 : 1);
-        rc = atoll_yread_error(r, &at, "bad bound '%s': %s", e[i].text, err.msg);
+        rc = atoll_yread_error(r, &at, "bad bound '%s': %s%s", e[i].text, err.msg, hint);
       } else {
         e[i].field = atoll_arena_strdup(c->a, field);
       }

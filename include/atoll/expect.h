@@ -26,6 +26,11 @@ int atoll_expect_parse(const char *text, char *field_buf, size_t field_size, ato
 int atoll_expect_field_check(const char *field, const char *const *client_names, uint32_t n_clients,
                              atoll_expect_error *err);
 
+/* The grammar's fields one by one, for "did you mean": writes field i (0-based; each pattern with
+ * each of its statistics) into buf, its client segment "*" replaced by client. Returns 0, ATOLL_ENOENT
+ * when i is past the last field, or ATOLL_EINVAL when the field does not fit in size bytes. */
+int atoll_expect_field_name(uint32_t i, const char *client, char *buf, size_t size);
+
 /* Whether value satisfies the bound; margin is how far inside (> 0) or outside (< 0) it is. */
 int atoll_expect_holds(atoll_cmp cmp, double bound, double value, double *margin);
 

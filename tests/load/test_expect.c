@@ -83,6 +83,29 @@ static void rejects_unknown_fields_at_the_right_place(void **state) {
   assert_int_equal(atoll_expect_field_check("clients.ca.requests", clients, 2, &e), ATOLL_ENOENT);
 }
 
+/* The enumeration behind "did you mean" names every field once, each one the grammar accepts. */
+static void field_names_are_the_grammar(void **state) {
+  (void)state;
+  char name[128], prev[128] = "";
+  atoll_expect_error e;
+  uint32_t n = 0, with_client = 0;
+  while (atoll_expect_field_name(n, "cam", name, sizeof name) == ATOLL_OK) {
+    if (atoll_expect_field_check(name, clients, 2, &e) != ATOLL_OK)
+      fail_msg("%s rejected: %s", name, e.msg);
+    assert_string_not_equal(name, prev);
+    with_client += strncmp(name, "clients.cam.", 12) == 0;
+    strcpy(prev, name);
+    n++;
+  }
+  assert_int_equal(atoll_expect_field_name(n, "cam", name, sizeof name), ATOLL_ENOENT);
+  assert_int_equal(n, 55); /* 36 patterns, 4 of them with 5 statistics and 1 with 4 */
+  assert_int_equal(with_client, 25);
+  assert_int_equal(atoll_expect_field_name(0, "cam", name, sizeof name), ATOLL_OK);
+  assert_string_equal(name, "rt.norm_latency.mean");
+  assert_int_equal(atoll_expect_field_name(0, "cam", name, 20), ATOLL_EINVAL); /* 20 bytes and its NUL */
+  assert_int_equal(atoll_expect_field_name(0, "cam", name, 21), ATOLL_OK);
+}
+
 static void holds_and_margin(void **state) {
   (void)state;
   double m;
@@ -104,6 +127,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(rejects_malformed_bounds_with_offsets),
     cmocka_unit_test(accepts_every_documented_field),
     cmocka_unit_test(rejects_unknown_fields_at_the_right_place),
+    cmocka_unit_test(field_names_are_the_grammar),
     cmocka_unit_test(holds_and_margin),
 };
 ATOLL_TEST_MAIN(tests)
