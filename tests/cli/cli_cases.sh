@@ -2,17 +2,7 @@
 # Command-line contract cases, one per ctest test: `cli_cases.sh CASE ATOLL SOURCE_DIR REEF_DATA`.
 # Exit 0 pass, 1 fail (with both values printed), 77 skipped (data absent).
 set -u
-. "$(dirname "$0")/../python3.sh"
-case_name=$1 atoll=$2 src=$3 reef=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-expect_rc() { # expect_rc WANT CMD...
-  local want=$1; shift
-  "$@" >"$tmp/.stdout" 2>"$tmp/.stderr"; local rc=$?
-  [ "$rc" -eq "$want" ] || { cat "$tmp/.stdout" "$tmp/.stderr" >&2; fail "'$*' exited $rc, expected $want"; }
-}
+. "$(dirname "$0")/case_lib.sh"
 row_is_sim() { # row_is_sim CSV N JSON: the sweep CSV's row N has the RT and throughput figures of
   # atoll sim's JSON report, to the CSV's 6 digits
   python3 - "$@" <<'PY'
