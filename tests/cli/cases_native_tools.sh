@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Command-line cases of `atoll hil`, `native`, `model`, `import`, `dot` and idem_checker: `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
+# Command-line cases of `atoll hil`, `native`, `model`, `import`, `dot` and idem_checker:
+# `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases:
 set -u
 . "$(dirname "$0")/case_lib.sh"
