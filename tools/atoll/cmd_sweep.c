@@ -11,6 +11,8 @@
 #include "tools/atoll/cli.h"
 #include "tools/atoll/progress.h"
 #include "tools/atoll/mpi_ranks.h"
+#include "tools/atoll/outputs.h"
+#include "tools/atoll/report_out.h"
 #include "tools/atoll/sweep_shard.h"
 #include "run/report.h"
 #include "sim/run.h"
@@ -25,8 +27,9 @@ const atoll_subcommand atoll_cmd_sweep_def = {
     "axis; commas inside [...] or {...} belong to the value) and every policy in --policy, and writes\n"
     "one CSV row per run: the swept values, RT pooled normalized latency, every client's normalized\n"
     "latency and throughput, total normalized throughput, preemptions, CU busy fractions and whether\n"
-    "every expect: bound held. A one-line summary per run goes to stdout. This is how the paper's\n"
-    "figures are reproduced (docs/simulator-results.md).\n"
+    "every expect: bound held. A one-line summary per run goes to stdout (to stderr with --csv -, which\n"
+    "writes the CSV to stdout). This is how the paper's figures are reproduced\n"
+    "(docs/simulator-results.md).\n"
     "\n"
     "  --jobs N    worker threads (default: the number of cores, at most 256)\n"
     "  --quiet     no progress line (shown on a terminal once the sweep lasts 2 s)\n"
@@ -277,6 +280,36 @@ static void write_header(const sweep *sw, FILE *f, const atoll_scenario *base) {
   fputc('\n', f);
 }
 
+/* The CSV (or shard file) as a whole, for atoll_cli_write_file: a sweep that cannot write it leaves
+ * the file that was there as it was, and says why. */
+typedef struct csv_out {
+  sweep *sw;
+  const atoll_scenario *base;
+  bool sharded;
+  int exit_code;   /* out: the highest run status */
+} csv_out;
+
+static int write_csv(FILE *csv, const void *ctx) {
+  const csv_out *c = ctx;
+  sweep *sw = c->sw;
+  if (c->sharded)
+    atoll_sweep_shard_begin(csv, sw->shard, sw->n_shards, sw->n_runs);
+  write_header(sw, csv, c->base);
+  int exit_code = ATOLL_EXIT_OK;
+  for (uint64_t r = sw->shard; r < sw->n_runs; r += sw->n_shards) { /* 64 bits: N up to UINT32_MAX */
+    if (sw->rows[r])
+      fputs(sw->rows[r], csv);
+    else if (c->sharded)
+      atoll_sweep_shard_no_row(csv, (uint32_t)r);
+    if (sw->status[r] > exit_code)
+      exit_code = sw->status[r];
+  }
+  if (c->sharded)
+    atoll_sweep_shard_end(csv, exit_code);
+  ((csv_out *)ctx)->exit_code = exit_code;
+  return 0;
+}
+
 int atoll_cmd_sweep(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_sweep_def;
   atoll_run_opts o;
@@ -287,6 +320,11 @@ int atoll_cmd_sweep(int argc, char **argv) {
   const char *vals[3];
   int rc;
   if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 3, true, &rc))
+    return rc;
+  /* Before the SCENARIO count: "--csv --jobs 1" took --jobs as the file and 1 as a scenario. */
+  static const char *const outputs[] = {"--csv"};
+  bool csv_stdout = false; /* then the runs' lines go to stderr: stdout holds the CSV alone */
+  if ((rc = atoll_cli_check_outputs(cmd, vals, outputs, 1, o.positional, o.n_positional, &csv_stdout)))
     return rc;
   if (o.n_positional != 1)
     return atoll_cli_usage_error(cmd, "expected one SCENARIO file");
@@ -360,10 +398,8 @@ int atoll_cmd_sweep(int argc, char **argv) {
     atoll_mpi_finish();
     return failed ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
   }
-  FILE *csv = strcmp(vals[0], "-") == 0 ? stdout : fopen(vals[0], "w");
-  if (!sw.rows || !sw.summary || !sw.status || !csv) {
-    if (!csv)
-      perror(vals[0]);
+  if (!sw.rows || !sw.summary || !sw.status) {
+    fprintf(stderr, "atoll sweep: out of memory\n");
     free(sw.rows), free(sw.summary), free(sw.status);
     atoll_arena_free(&base_arena);
     if (ranks > 1) /* the other ranks wait for runs: end the whole job */
@@ -389,29 +425,16 @@ int atoll_cmd_sweep(int argc, char **argv) {
   }
   atoll_progress_end(&sw.progress);
   pthread_mutex_destroy(&sw.lock);
-  bool sharded = vals[2] != NULL;
-  if (sharded)
-    atoll_sweep_shard_begin(csv, sw.shard, sw.n_shards, sw.n_runs);
-  write_header(&sw, csv, base);
-  int exit_code = ATOLL_EXIT_OK;
-  for (uint64_t r = sw.shard; r < sw.n_runs; r += sw.n_shards) { /* 64 bits: N up to UINT32_MAX */
+  FILE *lines = csv_stdout ? stderr : stdout;
+  for (uint64_t r = sw.shard; r < sw.n_runs; r += sw.n_shards)
     if (sw.summary[r])
-      fputs(sw.summary[r], sw.status[r] == ATOLL_EXIT_BAD_INPUT ? stderr : stdout);
-    if (sw.rows[r])
-      fputs(sw.rows[r], csv);
-    else if (sharded)
-      atoll_sweep_shard_no_row(csv, (uint32_t)r);
-    if (sw.status[r] > exit_code)
-      exit_code = sw.status[r];
-    free(sw.rows[r]);
-    free(sw.summary[r]);
-  }
-  if (sharded)
-    atoll_sweep_shard_end(csv, exit_code);
-  if (csv != stdout && fclose(csv) != 0) {
-    perror(vals[0]);
-    exit_code = ATOLL_EXIT_BAD_INPUT;
-  }
+      fputs(sw.summary[r], sw.status[r] == ATOLL_EXIT_BAD_INPUT ? stderr : lines);
+  csv_out c = {.sw = &sw, .base = base, .sharded = vals[2] != NULL};
+  int exit_code = atoll_cli_write_file(vals[0], write_csv, &c);
+  if (exit_code == 0)
+    exit_code = c.exit_code;
+  for (uint64_t r = sw.shard; r < sw.n_runs; r += sw.n_shards)
+    free(sw.rows[r]), free(sw.summary[r]);
   free(sw.rows), free(sw.summary), free(sw.status);
   atoll_arena_free(&base_arena);
   atoll_mpi_finish();
