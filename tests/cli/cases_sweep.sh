@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll sweep`:
 # `cases_sweep.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases: sweep_outputs_checked_before_runs sweep_csv_to_stdout_is_csv_only
+# cases: sweep_outputs_checked_before_runs sweep_csv_to_stdout_is_csv_only sweep_refuses_a_path_set_twice
+# cases: sweep_list_past_its_limit sweep_run_errors_name_the_option
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -41,5 +42,33 @@ case "$case_name" in
     cp "$tmp/.stdout" "$tmp/stdout.csv"
     expect_rc 0 "$atoll" sweep "$t" --set seed=1,2 --csv "$tmp/o.csv" --quiet
     cmp "$tmp/o.csv" "$tmp/stdout.csv" || fail "stdout is not the CSV: $(diff "$tmp/o.csv" "$tmp/stdout.csv")" ;;
+  sweep_refuses_a_path_set_twice)
+    # The lists are applied after the fixed values: a fixed --set after a list for the same path
+    # was dropped (0.5 and 1 ran, not 3), and a second list made runs that never applied the first.
+    expect_rc 2 "$atoll" sweep "$t" --set duration_ms=0.5,1 --set duration_ms=3 --csv "$tmp/o.csv"
+    grep -q "^atoll sweep: --set duration_ms=3: duration_ms is already swept by --set duration_ms=0.5,1" \
+      "$tmp/.stderr" || fail "fixed after list: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sweep "$t" --set seed=1,2 --set seed=3,4 --csv "$tmp/o.csv"
+    grep -q "^atoll sweep: --set seed=3,4: seed is already swept by --set seed=1,2" "$tmp/.stderr" ||
+      fail "two lists: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sweep "$t" --policy reef,seq --set policy=rt-only --csv "$tmp/o.csv"
+    grep -q "^atoll sweep: --set policy=rt-only: policy is already swept by --policy reef,seq" "$tmp/.stderr" ||
+      fail "--policy list: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/o.csv" ] || fail "a refused sweep wrote its CSV"
+    # A fixed value before the list is overridden by it, as in atoll sim (shorthands come first).
+    expect_rc 0 "$atoll" sweep "$t" --duration-ms 3 --set duration_ms=1,2 --csv "$tmp/o.csv" --quiet
+    [ "$(cut -d, -f1 "$tmp/o.csv" | tr '\n' ' ')" = "duration_ms 1 2 " ] || fail "$(cat "$tmp/o.csv")" ;;
+  sweep_list_past_its_limit)
+    # docs/limits.md: past a limit the sweep says which; 65 values said "expected a non-negative
+    # integer, found '1,2,...'".
+    expect_rc 2 "$atoll" sweep "$t" --set "seed=$(seq -s, 1 65)" --csv "$tmp/o.csv"
+    grep -q "^atoll sweep: --set seed=1,2,.*,65: more than 64 values in one swept list" "$tmp/.stderr" ||
+      fail "65 values: $(cat "$tmp/.stderr")"
+    expect_rc 0 "$atoll" sweep "$t" --set "seed=$(seq -s, 1 64)" --duration-ms 0.5 --csv "$tmp/o.csv" --quiet
+    [ "$(wc -l <"$tmp/o.csv")" -eq 65 ] || fail "64 values: $(wc -l <"$tmp/o.csv") lines" ;;
+  sweep_run_errors_name_the_option)
+    # A bad value of a --policy list is shown as --policy, as atoll sim shows it (it was "--set:1:8").
+    expect_rc 2 "$atoll" sweep "$t" --policy reef,bogus --csv "$tmp/o.csv" --quiet
+    grep -q "^--policy:1:10: unknown policy 'bogus'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -48,6 +48,8 @@ typedef struct axis {
   char path[256];
   const char *values[MAX_VALUES];
   uint32_t n;
+  const char *option; /* the shorthand it came from ("--policy"), for the loader's messages; NULL: --set */
+  const char *text;   /* as given, for messages */
 } axis;
 
 typedef struct sweep {
@@ -69,7 +71,8 @@ typedef struct sweep {
   atoll_model_memo memo;
 } sweep;
 
-/* Splits "PATH=a,b,[c,d]" into an axis; commas nested in brackets or braces stay in the value. */
+/* Splits "PATH=a,b,[c,d]" into an axis; commas nested in brackets or braces stay in the value.
+ * ATOLL_ERANGE: more than MAX_VALUES values. */
 static int split_axis(char *text, axis *ax) {
   char *eq = strchr(text, '=');
   if (!eq || eq == text)
@@ -86,8 +89,10 @@ static int split_axis(char *text, axis *ax) {
     if ((*p == ',' && depth == 0) || *p == '\0') {
       bool end = *p == '\0';
       *p = '\0';
-      if (ax->n == MAX_VALUES || p == start)
+      if (p == start)
         return ATOLL_EINVAL;
+      if (ax->n == MAX_VALUES)
+        return ATOLL_ERANGE;
       ax->values[ax->n++] = start;
       start = p + 1;
       if (end)
@@ -95,6 +100,16 @@ static int split_axis(char *text, axis *ax) {
     }
   }
   return 0;
+}
+
+/* A --set as the user typed it, for messages: "--set PATH=V" or "--policy V". */
+static const char *set_name(const atoll_set_override *set, char *buf, size_t size) {
+  const char *eq = strchr(set->text, '=');
+  if (set->option && eq)
+    snprintf(buf, size, "%s %s", set->option, eq + 1);
+  else
+    snprintf(buf, size, "--set %s", set->text);
+  return buf;
 }
 
 static void run_index_to_values(const sweep *sw, uint32_t run, uint32_t *pick) {
@@ -185,7 +200,7 @@ static void do_run(sweep *sw, uint32_t run) {
     sets[n++] = sw->fixed[i];
   for (uint32_t a = 0; a < sw->n_axes; a++) {
     snprintf(texts[a], sizeof texts[a], "%s=%s", sw->axes[a].path, sw->axes[a].values[pick[a]]);
-    sets[n++] = (atoll_set_override){.text = texts[a]};
+    sets[n++] = (atoll_set_override){.text = texts[a], .option = sw->axes[a].option};
   }
   atoll_arena arena;
   atoll_arena_init(&arena);
@@ -335,6 +350,10 @@ int atoll_cmd_sweep(int argc, char **argv) {
   sw.scenario = o.positional[0];
   atoll_set_override fixed[64];
   static char texts[64][SET_TEXT];
+  char name[SET_TEXT + 32];
+  /* Said after the run count, which is checked on every list as given (tests/scaleout). */
+  const atoll_set_override *twice = NULL;
+  const axis *twice_axis = NULL;
   /* A --set whose value has a top-level comma, or a --policy list, is an axis; others are fixed. */
   for (uint32_t i = 0; i < o.n_sets; i++) {
     if (strlen(o.sets[i].text) >= sizeof texts[i])
@@ -344,11 +363,25 @@ int atoll_cmd_sweep(int argc, char **argv) {
     axis ax;
     char probe[SET_TEXT];
     memcpy(probe, texts[i], sizeof probe);
-    if (split_axis(probe, &ax) == 0 && ax.n > 1) {
+    int split = split_axis(probe, &ax);
+    if (split == ATOLL_ERANGE)
+      return atoll_cli_usage_error(cmd, "%s: more than %d values in one swept list (docs/limits.md)",
+                                   set_name(&o.sets[i], name, sizeof name), MAX_VALUES);
+    const char *eq = strchr(o.sets[i].text, '=');
+    size_t path_len = eq ? (size_t)(eq - o.sets[i].text) : strlen(o.sets[i].text);
+    /* A run takes one value per path: a second list for a path made runs that never applied the
+     * first, and a fixed value after a list was dropped (the lists are applied last). A fixed value
+     * before the list is overridden by it, as a later --set overrides an earlier one in atoll sim. */
+    for (uint32_t a = 0; a < sw.n_axes && !twice; a++)
+      if (strlen(sw.axes[a].path) == path_len && strncmp(sw.axes[a].path, o.sets[i].text, path_len) == 0)
+        twice = &o.sets[i], twice_axis = &sw.axes[a];
+    if (split == 0 && ax.n > 1) {
       if (sw.n_axes == MAX_AXES)
         return atoll_cli_usage_error(cmd, "at most %d swept --set options", MAX_AXES);
       if (split_axis(texts[i], &sw.axes[sw.n_axes]) != 0)
         return atoll_cli_usage_error(cmd, "bad --set list '%s'", o.sets[i].text);
+      sw.axes[sw.n_axes].option = o.sets[i].option;
+      sw.axes[sw.n_axes].text = o.sets[i].text;
       sw.n_axes++;
     } else {
       fixed[sw.n_fixed++] = o.sets[i];
@@ -360,6 +393,12 @@ int atoll_cmd_sweep(int argc, char **argv) {
     if ((runs *= sw.axes[a].n) > MAX_RUNS) /* each factor is at most MAX_VALUES: no overflow */
       return atoll_cli_usage_error(cmd, "the swept lists make more than %d runs", MAX_RUNS);
   sw.n_runs = (uint32_t)runs;
+  if (twice) {
+    char first[SET_TEXT + 32];
+    set_name(&(atoll_set_override){.text = twice_axis->text, .option = twice_axis->option}, first, sizeof first);
+    return atoll_cli_usage_error(cmd, "%s: %s is already swept by %s; a run takes one value: give one list",
+                                 set_name(twice, name, sizeof name), twice_axis->path, first);
+  }
   uint64_t jobs = atoll_cli_default_jobs(256);
   if (vals[1] && !atoll_cli_parse_uint(vals[1], 1, 256, &jobs))
     return atoll_cli_usage_error(cmd, "--jobs takes a number from 1 to 256, not '%s'", vals[1]);
