@@ -2,7 +2,8 @@
 # Command-line cases of `atoll sweep`:
 # `cases_sweep.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: sweep_outputs_checked_before_runs sweep_csv_to_stdout_is_csv_only sweep_refuses_a_path_set_twice
-# cases: sweep_list_past_its_limit sweep_run_errors_name_the_option
+# cases: sweep_list_past_its_limit sweep_run_errors_name_the_option sweep_header_from_a_run
+# cases: sweep_missing_scenario_fails_first
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -69,6 +70,26 @@ case "$case_name" in
   sweep_run_errors_name_the_option)
     # A bad value of a --policy list is shown as --policy, as atoll sim shows it (it was "--set:1:8").
     expect_rc 2 "$atoll" sweep "$t" --policy reef,bogus --csv "$tmp/o.csv" --quiet
-    grep -q "^--policy:1:10: unknown policy 'bogus'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+    grep -q "^run 1: --policy:1:10: unknown policy 'bogus'" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
+  sweep_header_from_a_run)
+    # The scenario with only the fixed --set options does not load (warmup 0.1 ms past a 0.05 ms
+    # run), the swept durations do: the header had no per-client columns (18 fields, 30 a row).
+    expect_rc 0 "$atoll" sweep "$t" --set warmup_ms=0.1 --set duration_ms=4,5 --duration-ms 0.05 \
+      --csv "$tmp/m.csv" --quiet
+    [ "$(awk -F, '{print NF}' "$tmp/m.csv" | sort -u | wc -l)" -eq 1 ] || fail "ragged CSV: $(cat "$tmp/m.csv")"
+    head -1 "$tmp/m.csv" | grep -q ',cam\.norm_mean,' || fail "no client columns: $(head -1 "$tmp/m.csv")"
+    [ "$(wc -l <"$tmp/m.csv")" -eq 3 ] || fail "$(cat "$tmp/m.csv")" ;;
+  sweep_missing_scenario_fails_first)
+    # A scenario no run loads is said once, before any run, and the CSV that was there stays: the
+    # error was repeated per run and the CSV replaced by a header alone.
+    echo before >"$tmp/o.csv"
+    expect_rc 2 "$atoll" sweep "$tmp/none.yaml" --set seed=1,2 --csv "$tmp/o.csv"
+    [ "$(grep -c "none.yaml: cannot open" "$tmp/.stderr")" -eq 1 ] || fail "$(cat "$tmp/.stderr")"
+    grep -q "^atoll sweep: none of the 2 runs loads" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ "$(cat "$tmp/o.csv")" = before ] || fail "the CSV was replaced: $(cat "$tmp/o.csv")"
+    # A run whose value does not load says which run it is.
+    expect_rc 2 "$atoll" sweep "$t" --set sim.timing_spread=-1,0 --csv "$tmp/o.csv" --quiet
+    grep -q "^run 0: --set:1:19: -1 is below the minimum 0" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    [ "$(wc -l <"$tmp/o.csv")" -eq 2 ] || fail "$(cat "$tmp/o.csv")" ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -69,6 +69,7 @@ typedef struct sweep {
   /* The scenario's profiles as the fixed --set options leave it, loaded once: each run takes them
    * instead of parsing their YAML again (io/load.h). Read-only while the runs use it. */
   atoll_model_memo memo;
+  const atoll_scenario *head; /* the loaded scenario whose clients head the CSV's columns */
 } sweep;
 
 /* Splits "PATH=a,b,[c,d]" into an axis; commas nested in brackets or braces stay in the value.
@@ -190,18 +191,37 @@ static void format_row(const sweep *sw, const uint32_t *pick, const atoll_report
     free(buf);
 }
 
+/* The overrides of one run: the fixed ones, then the run's value of each list (texts holds them). */
+static uint32_t run_sets(const sweep *sw, const uint32_t *pick, atoll_set_override *sets, char (*texts)[SET_TEXT]) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sw->n_fixed; i++)
+    sets[n++] = sw->fixed[i];
+  for (uint32_t a = 0; a < sw->n_axes; a++) {
+    snprintf(texts[a], SET_TEXT, "%s=%s", sw->axes[a].path, sw->axes[a].values[pick[a]]);
+    sets[n++] = (atoll_set_override){.text = texts[a], .option = sw->axes[a].option};
+  }
+  return n;
+}
+
+/* Whether s has the clients, in order, that head the CSV's columns: a --set may add, remove or
+ * rename clients, and such a run's row would not fit the header. */
+static bool same_clients(const atoll_scenario *s, const atoll_scenario *head) {
+  if (!head)
+    return true;
+  if (s->n_clients != head->n_clients)
+    return false;
+  for (uint32_t c = 0; c < s->n_clients; c++)
+    if (strcmp(s->clients[c].name, head->clients[c].name) != 0)
+      return false;
+  return true;
+}
+
 static void do_run(sweep *sw, uint32_t run) {
   uint32_t pick[MAX_AXES];
   run_index_to_values(sw, run, pick);
   atoll_set_override sets[64 + MAX_AXES];
   char texts[MAX_AXES][SET_TEXT]; /* PATH=VALUE, no longer than the --set text it comes from */
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < sw->n_fixed; i++)
-    sets[n++] = sw->fixed[i];
-  for (uint32_t a = 0; a < sw->n_axes; a++) {
-    snprintf(texts[a], sizeof texts[a], "%s=%s", sw->axes[a].path, sw->axes[a].values[pick[a]]);
-    sets[n++] = (atoll_set_override){.text = texts[a], .option = sw->axes[a].option};
-  }
+  uint32_t n = run_sets(sw, pick, sets, texts);
   atoll_arena arena;
   atoll_arena_init(&arena);
   atoll_diag d;
@@ -215,7 +235,11 @@ static void do_run(sweep *sw, uint32_t run) {
   double mape = 0;
   int fit_rc = 0;
   if (atoll_scenario_load_file_memo(&arena, sw->scenario, sets, n, &sw->memo, &s, &d) != 0) {
+    fprintf(out, "run %u: ", run);
     atoll_diag_print(&d, out);
+  } else if (!same_clients(&s, sw->head)) {
+    fprintf(out, "run %u: its clients are not those that head the CSV's columns (a --set that adds, removes or "
+            "renames clients): one CSV cannot hold both\n", run);
   } else if ((fit_rc = atoll_cli_fit_inss(&arena, &s, false, &fitted, &mape)) != 0) {
     /* Under inss or gpulet a run without an InSS model fits one, as atoll sim does for the same
      * options (the fit simulates on the run's GPU, its models and its options, seed included). */
@@ -417,11 +441,39 @@ int atoll_cmd_sweep(int argc, char **argv) {
     sw.shard = (uint32_t)(k - 1), sw.n_shards = (uint32_t)n;
   }
   /* Its client names head the CSV's columns, and its profiles serve every run. A scenario that
-   * loads only with a swept value gives neither: each run then loads on its own and says why it
-   * fails, as before. */
+   * loads only with a swept value gives no profiles, and its clients come from the first run that
+   * loads (the header omitted them, and the rows had them). When no run loads, the sweep stops
+   * here: each run said the same error and the CSV was replaced by a header alone. */
   atoll_arena base_arena;
   atoll_scenario base_s;
   const atoll_scenario *base = atoll_cli_load_memo(sw.scenario, sw.fixed, sw.n_fixed, &base_arena, &base_s, &sw.memo);
+  for (uint32_t r = 0; !base && r < sw.n_runs; r++) {
+    uint32_t pick[MAX_AXES];
+    atoll_set_override sets[64 + MAX_AXES];
+    static char run_texts[MAX_AXES][SET_TEXT];
+    run_index_to_values(&sw, r, pick);
+    uint32_t n = run_sets(&sw, pick, sets, run_texts);
+    atoll_diag d;
+    atoll_diag_clear(&d);
+    atoll_arena_free(&base_arena);
+    atoll_arena_init(&base_arena);
+    if (atoll_scenario_load_file_memo(&base_arena, sw.scenario, sets, n, NULL, &base_s, &d) == 0)
+      base = &base_s;
+    else if (r + 1 == sw.n_runs) { /* none loads: run 0's error, as atoll sim says it */
+      run_index_to_values(&sw, 0, pick);
+      n = run_sets(&sw, pick, sets, run_texts);
+      atoll_arena_free(&base_arena);
+      atoll_arena_init(&base_arena);
+      atoll_diag_clear(&d);
+      atoll_scenario_load_file_memo(&base_arena, sw.scenario, sets, n, NULL, &base_s, &d);
+      atoll_diag_print(&d, stderr);
+      if (sw.n_runs > 1)
+        fprintf(stderr, "atoll sweep: none of the %u runs loads (run 0's error above); nothing was run\n", sw.n_runs);
+      atoll_arena_free(&base_arena);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+  }
+  sw.head = base;
   sw.rows = calloc(sw.n_runs, sizeof *sw.rows);
   sw.summary = calloc(sw.n_runs, sizeof *sw.summary);
   sw.status = calloc(sw.n_runs, sizeof *sw.status);
