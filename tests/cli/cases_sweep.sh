@@ -3,7 +3,7 @@
 # `cases_sweep.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: sweep_outputs_checked_before_runs sweep_csv_to_stdout_is_csv_only sweep_refuses_a_path_set_twice
 # cases: sweep_list_past_its_limit sweep_run_errors_name_the_option sweep_header_from_a_run
-# cases: sweep_missing_scenario_fails_first
+# cases: sweep_missing_scenario_fails_first sweep_explains_what_sim_refuses
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -91,5 +91,21 @@ case "$case_name" in
     expect_rc 2 "$atoll" sweep "$t" --set sim.timing_spread=-1,0 --csv "$tmp/o.csv" --quiet
     grep -q "^run 0: --set:1:19: -1 is below the minimum 0" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
     [ "$(wc -l <"$tmp/o.csv")" -eq 2 ] || fail "$(cat "$tmp/o.csv")" ;;
+  sweep_explains_what_sim_refuses)
+    # A run atoll sim would refuse is refused in sim's words: dart without a plan said "run 0:
+    # invalid argument (policy dart)".
+    dart=$src/scenarios/seeds/dart/table3.yaml
+    expect_rc 2 "$atoll" sim "$dart" --set clients.pilot_rt_1.deadline_ms=0.001 --duration-ms 300 --quiet
+    why=$(sed -n 's/^atoll sim: //p' "$tmp/.stderr")
+    [ -n "$why" ] || fail "sim: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sweep "$dart" --set clients.pilot_rt_1.deadline_ms=0.001,0.002 --duration-ms 300 \
+      --csv "$tmp/o.csv" --quiet
+    for r in 0 1; do
+      grep -qxF "run $r: $why" "$tmp/.stderr" || fail "run $r: $(cat "$tmp/.stderr")"
+    done
+    expect_rc 2 "$atoll" sweep "$t" --set sim.engine=rate --policy gslice,rt-only --csv "$tmp/o.csv" --quiet
+    grep -qx "run 0: the rate CU engine does not model streams bound to CU sets (.*) (sim.engine: fluid runs it)" \
+      "$tmp/.stderr" || fail "rate engine: $(cat "$tmp/.stderr")"
+    [ "$(wc -l <"$tmp/o.csv")" -eq 2 ] || fail "rt-only's row: $(cat "$tmp/o.csv")" ;;
   *) fail "unknown case $case_name" ;;
 esac

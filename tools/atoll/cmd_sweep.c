@@ -14,7 +14,9 @@
 #include "tools/atoll/outputs.h"
 #include "tools/atoll/report_out.h"
 #include "tools/atoll/sweep_shard.h"
+#include "run/dart_plan.h"
 #include "run/report.h"
+#include "sim/dart_run.h"
 #include "sim/run.h"
 
 const atoll_subcommand atoll_cmd_sweep_def = {
@@ -216,6 +218,31 @@ static bool same_clients(const atoll_scenario *s, const atoll_scenario *head) {
   return true;
 }
 
+/* Why a dart-family run failed with ATOLL_EINVAL when it has no plan (the plan built again, so that
+ * no other invalid argument is said to be the plan's), in atoll sim's words; NULL otherwise.
+ * cmd_sim.c's dart_plan_fails and dart_plan_failure, which are static there. */
+static const char *dart_plan_failure(const atoll_scenario *s, char *buf, size_t size) {
+  if (!atoll_dart_policy(s->policy.kind))
+    return NULL;
+  atoll_dart_plan p;
+  int rc = atoll_dart_plan_for(s, &p);
+  if (rc == 0)
+    atoll_dart_plan_free(&p);
+  if (rc != ATOLL_EINVAL)
+    return NULL;
+  const char *policy = atoll_policy_name(s->policy.kind);
+  if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores)
+    snprintf(buf, size,
+             "no configuration of the %u searched cores passes dart's response-time test for these clients "
+             "(DART's Alg. 1 finds none; docs/dart.md): give nodes:, more cores, or longer deadlines",
+             (unsigned)s->node_search_cores);
+  else if (s->n_nodes == 0 && s->policy.kind != ATOLL_POLICY_BASE_GPU)
+    snprintf(buf, size, "policy %s needs nodes: the scenario has none (docs/dart.md)", policy);
+  else
+    snprintf(buf, size, "policy %s cannot place these clients' models on the scenario's nodes (docs/dart.md)", policy);
+  return buf;
+}
+
 static void do_run(sweep *sw, uint32_t run) {
   uint32_t pick[MAX_AXES];
   run_index_to_values(sw, run, pick);
@@ -232,6 +259,7 @@ static void do_run(sweep *sw, uint32_t run) {
   FILE *out = open_memstream(&line, &len);
   int status = ATOLL_EXIT_BAD_INPUT;
   bool fitted = false;
+  char why[512];
   double mape = 0;
   int fit_rc = 0;
   if (atoll_scenario_load_file_memo(&arena, sw->scenario, sets, n, &sw->memo, &s, &d) != 0) {
@@ -240,6 +268,8 @@ static void do_run(sweep *sw, uint32_t run) {
   } else if (!same_clients(&s, sw->head)) {
     fprintf(out, "run %u: its clients are not those that head the CSV's columns (a --set that adds, removes or "
             "renames clients): one CSV cannot hold both\n", run);
+  } else if (atoll_sim_refusal(&s, why, sizeof why)) { /* what atoll sim refuses, in its words */
+    fprintf(out, "run %u: %s\n", run, why);
   } else if ((fit_rc = atoll_cli_fit_inss(&arena, &s, false, &fitted, &mape)) != 0) {
     /* Under inss or gpulet a run without an InSS model fits one, as atoll sim does for the same
      * options (the fit simulates on the run's GPU, its models and its options, seed included). */
@@ -254,12 +284,13 @@ static void do_run(sweep *sw, uint32_t run) {
     atoll_run_results res;
     int rc = atoll_sim_run(&s, NULL, &res);
     atoll_report rep;
-    if (rc != 0) {
-      char why[256];
-      fprintf(out, "run %u: %s (policy %s)\n", run,
-              rc == ATOLL_ENOTSUP ? atoll_sim_unsupported(&s, s.engine, why, sizeof why) : atoll_strerror(rc),
-              atoll_policy_name(s.policy.kind));
-    } else if (atoll_report_compute(&res, &rep) == 0) {
+    if (rc == ATOLL_ENOTSUP)
+      fprintf(out, "run %u: %s\n", run, atoll_sim_unsupported(&s, s.engine, why, sizeof why));
+    else if (rc == ATOLL_EINVAL && dart_plan_failure(&s, why, sizeof why))
+      fprintf(out, "run %u: %s\n", run, why);
+    else if (rc != 0)
+      fprintf(out, "run %u: %s (policy %s)\n", run, atoll_strerror(rc), atoll_policy_name(s.policy.kind));
+    else if (atoll_report_compute(&res, &rep) == 0) {
       format_row(sw, pick, &rep, &sw->rows[run]);
       fprintf(out, "run %u:", run);
       for (uint32_t a = 0; a < sw->n_axes; a++)
@@ -297,10 +328,9 @@ static void *worker(void *arg) {
 
 static void mpi_run_one(void *ctx, uint32_t run) { do_run(ctx, run); }
 
-/* base: the scenario with the fixed --set options only, or NULL when it did not load. */
+/* base: the scenario with the fixed --set options only, or when that does not load the first run
+ * that loads (every run's clients are checked against it: same_clients). */
 static void write_header(const sweep *sw, FILE *f, const atoll_scenario *base) {
-  /* Client names come from the scenario as loaded without the swept overrides (sweeps never rename
-   * them). */
   for (uint32_t i = 0; i < sw->n_axes; i++)
     fprintf(f, "%s%s", i ? "," : "", sw->axes[i].path);
   if (!policy_is_axis(sw))
@@ -325,7 +355,7 @@ typedef struct csv_out {
   sweep *sw;
   const atoll_scenario *base;
   bool sharded;
-  int exit_code;   /* out: the highest run status */
+  int exit_code; /* out: the highest run status */
 } csv_out;
 
 static int write_csv(FILE *csv, const void *ctx) {
