@@ -3,7 +3,8 @@
 # `cases_sweep.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: sweep_outputs_checked_before_runs sweep_csv_to_stdout_is_csv_only sweep_refuses_a_path_set_twice
 # cases: sweep_list_past_its_limit sweep_run_errors_name_the_option sweep_header_from_a_run
-# cases: sweep_missing_scenario_fails_first sweep_explains_what_sim_refuses
+# cases: sweep_missing_scenario_fails_first sweep_explains_what_sim_refuses sweep_merge_refuses_other_sweeps
+# cases: sweep_merge_options
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -107,5 +108,56 @@ case "$case_name" in
     grep -qx "run 0: the rate CU engine does not model streams bound to CU sets (.*) (sim.engine: fluid runs it)" \
       "$tmp/.stderr" || fail "rate engine: $(cat "$tmp/.stderr")"
     [ "$(wc -l <"$tmp/o.csv")" -eq 2 ] || fail "rt-only's row: $(cat "$tmp/o.csv")" ;;
+  sweep_merge_refuses_other_sweeps)
+    # A shard's first line records its sweep (scenario and options): shards of two sweeps with the
+    # same run count and header merged with exit 0.
+    sh() { expect_rc 0 "$atoll" sweep "$@" --quiet; }
+    sh "$t" --set seed=1,2,3 --shard 1/2 --csv "$tmp/p1.csv"
+    sh "$t" --set seed=4,5,6 --duration-ms 1 --policy rt-only --shard 2/2 --csv "$tmp/p2.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/p1.csv" "$tmp/p2.csv" --csv "$tmp/all.csv"
+    grep -qx "atoll sweep --merge: $tmp/p2.csv: another sweep: --duration-ms 1, which $tmp/p1.csv has not" \
+      "$tmp/.stderr" || fail "options: $(cat "$tmp/.stderr")"
+    sh "$t" --set seed=4,5,6 --shard 2/2 --csv "$tmp/p3.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/p1.csv" "$tmp/p3.csv" --csv "$tmp/all.csv"
+    want="another sweep: --set seed=4,5,6, where $tmp/p1.csv has --set seed=1,2,3"
+    grep -qx "atoll sweep --merge: $tmp/p3.csv: $want" "$tmp/.stderr" || fail "values: $(cat "$tmp/.stderr")"
+    cp "$t" "$tmp/v/other.yaml"
+    sh "$tmp/v/other.yaml" --set seed=1,2,3 --shard 2/2 --csv "$tmp/p4.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/p1.csv" "$tmp/p4.csv" --csv "$tmp/all.csv"
+    grep -q "p4.csv: another sweep: scenario $tmp/v/other.yaml, where $tmp/p1.csv has $t$" "$tmp/.stderr" ||
+      fail "scenario: $(cat "$tmp/.stderr")"
+    [ ! -e "$tmp/all.csv" ] || fail "a refused merge wrote its CSV"
+    # The same sweep merges; shards of an older atoll (no sweep on the first line) merge among
+    # themselves and are refused beside a new one.
+    sh "$t" --set seed=1,2,3 --shard 2/2 --csv "$tmp/p5.csv"
+    expect_rc 0 "$atoll" sweep --merge "$tmp/p5.csv" "$tmp/p1.csv" --csv "$tmp/all.csv"
+    sh "$t" --set seed=1,2,3 --csv "$tmp/one.csv"
+    cmp "$tmp/one.csv" "$tmp/all.csv" || fail "merged: $(diff "$tmp/one.csv" "$tmp/all.csv")"
+    sed '1s/: .*//' "$tmp/p1.csv" >"$tmp/old1.csv"
+    sed '1s/: .*//' "$tmp/p5.csv" >"$tmp/old5.csv"
+    expect_rc 0 "$atoll" sweep --merge "$tmp/old1.csv" "$tmp/old5.csv" --csv "$tmp/all.csv"
+    cmp "$tmp/one.csv" "$tmp/all.csv" || fail "older shards: $(diff "$tmp/one.csv" "$tmp/all.csv")"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/old1.csv" "$tmp/p5.csv" --csv "$tmp/all.csv"
+    grep -q "a shard of an older atoll; run it again" "$tmp/.stderr" || fail "old and new: $(cat "$tmp/.stderr")" ;;
+  sweep_merge_options)
+    # --merge answers --help, says a --csv without a value as such, and checks the CSV as atoll sim
+    # checks its outputs (it was "not '--help'", "not '--csv'", a bare "No such file or directory").
+    expect_rc 0 "$atoll" sweep --merge --help
+    grep -q "^usage: atoll sweep" "$tmp/.stdout" || fail "--help: $(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" sweep "$t" --set seed=1,2 --shard 1/1 --csv "$tmp/s1.csv" --quiet
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" --csv
+    grep -qx "atoll sweep: --csv needs a value" "$tmp/.stderr" || fail "--csv: $(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" --csv ''
+    grep -q "^atoll sweep: --csv needs a file name" "$tmp/.stderr" || fail "--csv '': $(cat "$tmp/.stderr")"
+    cp "$tmp/s1.csv" "$tmp/keep.csv"
+    expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" --csv "$tmp/s1.csv"
+    grep -q "^atoll sweep: --csv $tmp/s1.csv is an input" "$tmp/.stderr" || fail "over a shard: $(cat "$tmp/.stderr")"
+    cmp "$tmp/s1.csv" "$tmp/keep.csv" || fail "the shard was changed"
+    if [ -w /dev/full ]; then
+      expect_rc 2 "$atoll" sweep --merge "$tmp/s1.csv" --csv /dev/full
+      grep -qx "/dev/full: No space left on device" "$tmp/.stderr" || fail "/dev/full: $(cat "$tmp/.stderr")"
+    fi
+    expect_rc 0 "$atoll" sweep --merge "$tmp/s1.csv" --csv -
+    [ "$(wc -l <"$tmp/.stdout")" -eq 3 ] || fail "--csv -: $(cat "$tmp/.stdout")" ;;
   *) fail "unknown case $case_name" ;;
 esac

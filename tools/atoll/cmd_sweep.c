@@ -355,6 +355,8 @@ typedef struct csv_out {
   sweep *sw;
   const atoll_scenario *base;
   bool sharded;
+  const atoll_set_override *sets; /* the command line's, in its order: the sweep's identity */
+  uint32_t n_sets;
   int exit_code; /* out: the highest run status */
 } csv_out;
 
@@ -362,7 +364,7 @@ static int write_csv(FILE *csv, const void *ctx) {
   const csv_out *c = ctx;
   sweep *sw = c->sw;
   if (c->sharded)
-    atoll_sweep_shard_begin(csv, sw->shard, sw->n_shards, sw->n_runs);
+    atoll_sweep_shard_begin(csv, sw->shard, sw->n_shards, sw->n_runs, sw->scenario, c->sets, c->n_sets);
   write_header(sw, csv, c->base);
   int exit_code = ATOLL_EXIT_OK;
   for (uint64_t r = sw->shard; r < sw->n_runs; r += sw->n_shards) { /* 64 bits: N up to UINT32_MAX */
@@ -550,7 +552,7 @@ int atoll_cmd_sweep(int argc, char **argv) {
   for (uint64_t r = sw.shard; r < sw.n_runs; r += sw.n_shards)
     if (sw.summary[r])
       fputs(sw.summary[r], sw.status[r] == ATOLL_EXIT_BAD_INPUT ? stderr : lines);
-  csv_out c = {.sw = &sw, .base = base, .sharded = vals[2] != NULL};
+  csv_out c = {.sw = &sw, .base = base, .sharded = vals[2] != NULL, .sets = o.sets, .n_sets = o.n_sets};
   int exit_code = atoll_cli_write_file(vals[0], write_csv, &c);
   if (exit_code == 0)
     exit_code = c.exit_code;
