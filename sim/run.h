@@ -109,6 +109,10 @@ const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engi
 /* What atoll_sim_run refuses in s on its own engine before it starts (written into buf as
  * atoll_sim_unsupported does), or NULL: for atoll check, which says "valid" only of what runs. */
 const char *atoll_sim_refusal(const atoll_scenario *s, char *buf, size_t size);
+/* Why a run of a dart-family policy failed with ATOLL_EINVAL when s has no plan (the plan is built
+ * again, so that no other invalid argument is said to be the plan's), in the words of atoll bound
+ * --analysis dart, written into buf; NULL when s is of another policy or has a plan. */
+const char *atoll_sim_dart_plan_failure(const atoll_scenario *s, char *buf, size_t size);
 /* A model's latency alone on the scenario's GPU (one request, an otherwise idle device). */
 int atoll_sim_standalone_ns(const atoll_scenario *s, uint32_t model, int64_t *out);
 

@@ -3,6 +3,8 @@
 
 #include "atoll/policies.h"
 #include "core/policy.h"
+#include "atoll/error.h"
+#include "run/dart_plan.h"
 #include "sim/dart_run.h"
 #include "sim/run.h"
 
@@ -59,5 +61,27 @@ const char *atoll_sim_unsupported(const atoll_scenario *s, atoll_sim_engine engi
   snprintf(buf, size,
            "the scenario asks for something the simulated device does not support (a client's CU set "
            "on a shared queue, or one that is not a single range of CUs)");
+  return buf;
+}
+
+const char *atoll_sim_dart_plan_failure(const atoll_scenario *s, char *buf, size_t size) {
+  if (!atoll_dart_policy(s->policy.kind))
+    return NULL;
+  atoll_dart_plan p;
+  int rc = atoll_dart_plan_for(s, &p);
+  if (rc == 0)
+    atoll_dart_plan_free(&p);
+  if (rc != ATOLL_EINVAL)
+    return NULL;
+  const char *policy = atoll_policy_name(s->policy.kind);
+  if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores)
+    snprintf(buf, size,
+             "no configuration of the %u searched cores passes dart's response-time test for these clients "
+             "(DART's Alg. 1 finds none; docs/dart.md): give nodes:, more cores, or longer deadlines",
+             (unsigned)s->node_search_cores);
+  else if (s->n_nodes == 0 && s->policy.kind != ATOLL_POLICY_BASE_GPU)
+    snprintf(buf, size, "policy %s needs nodes: the scenario has none (docs/dart.md)", policy);
+  else
+    snprintf(buf, size, "policy %s cannot place these clients' models on the scenario's nodes (docs/dart.md)", policy);
   return buf;
 }

@@ -8,7 +8,6 @@
 #include "sim/replay.h"
 #include "tools/atoll/outputs.h"
 #include "tools/atoll/report_out.h"
-#include "run/dart_plan.h"
 #include "run/report.h"
 #include "sim/dart_run.h"
 #include "sim/run.h"
@@ -55,33 +54,6 @@ static bool parse_ms(const char *text, char stop, const char **next, double *out
 static bool parse_window(const char *text, double out[2]) {
   const char *next;
   return parse_ms(text, ':', &next, &out[0]) && parse_ms(next + 1, '\0', &next, &out[1]) && out[1] > out[0];
-}
-
-/* Whether a dart-family run failed for want of a plan (the run returns atoll_dart_plan_for's
- * ATOLL_EINVAL): built again, so that no other invalid argument is said to be the plan's. */
-static bool dart_plan_fails(const atoll_scenario *s) {
-  if (!atoll_dart_policy(s->policy.kind))
-    return false;
-  atoll_dart_plan p;
-  int rc = atoll_dart_plan_for(s, &p);
-  if (rc == 0)
-    atoll_dart_plan_free(&p);
-  return rc == ATOLL_EINVAL;
-}
-
-/* Why there is no plan, as atoll bound --analysis dart says it. */
-static const char *dart_plan_failure(const atoll_scenario *s, char *buf, size_t size) {
-  const char *policy = atoll_policy_name(s->policy.kind);
-  if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores)
-    snprintf(buf, size,
-             "no configuration of the %u searched cores passes dart's response-time test for these clients "
-             "(DART's Alg. 1 finds none; docs/dart.md): give nodes:, more cores, or longer deadlines",
-             (unsigned)s->node_search_cores);
-  else if (s->n_nodes == 0 && s->policy.kind != ATOLL_POLICY_BASE_GPU)
-    snprintf(buf, size, "policy %s needs nodes: the scenario has none (docs/dart.md)", policy);
-  else
-    snprintf(buf, size, "policy %s cannot place these clients' models on the scenario's nodes (docs/dart.md)", policy);
-  return buf;
 }
 
 int atoll_cmd_sim(int argc, char **argv) {
@@ -172,8 +144,8 @@ int atoll_cmd_sim(int argc, char **argv) {
       ;
     else if (rc == ATOLL_ENOTSUP)
       fprintf(stderr, "atoll sim: %s\n", atoll_sim_unsupported(&s, s.engine, why, sizeof why));
-    else if (rc == ATOLL_EINVAL && dart_plan_fails(&s))
-      fprintf(stderr, "atoll sim: %s\n", dart_plan_failure(&s, why, sizeof why));
+    else if (rc == ATOLL_EINVAL && atoll_sim_dart_plan_failure(&s, why, sizeof why))
+      fprintf(stderr, "atoll sim: %s\n", why);
     else
       fprintf(stderr, "atoll sim: %s\n", atoll_strerror(rc));
     if (have_res)

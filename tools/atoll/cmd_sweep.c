@@ -14,7 +14,6 @@
 #include "tools/atoll/outputs.h"
 #include "tools/atoll/report_out.h"
 #include "tools/atoll/sweep_shard.h"
-#include "run/dart_plan.h"
 #include "run/report.h"
 #include "sim/dart_run.h"
 #include "sim/run.h"
@@ -218,31 +217,6 @@ static bool same_clients(const atoll_scenario *s, const atoll_scenario *head) {
   return true;
 }
 
-/* Why a dart-family run failed with ATOLL_EINVAL when it has no plan (the plan built again, so that
- * no other invalid argument is said to be the plan's), in atoll sim's words; NULL otherwise.
- * cmd_sim.c's dart_plan_fails and dart_plan_failure, which are static there. */
-static const char *dart_plan_failure(const atoll_scenario *s, char *buf, size_t size) {
-  if (!atoll_dart_policy(s->policy.kind))
-    return NULL;
-  atoll_dart_plan p;
-  int rc = atoll_dart_plan_for(s, &p);
-  if (rc == 0)
-    atoll_dart_plan_free(&p);
-  if (rc != ATOLL_EINVAL)
-    return NULL;
-  const char *policy = atoll_policy_name(s->policy.kind);
-  if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores)
-    snprintf(buf, size,
-             "no configuration of the %u searched cores passes dart's response-time test for these clients "
-             "(DART's Alg. 1 finds none; docs/dart.md): give nodes:, more cores, or longer deadlines",
-             (unsigned)s->node_search_cores);
-  else if (s->n_nodes == 0 && s->policy.kind != ATOLL_POLICY_BASE_GPU)
-    snprintf(buf, size, "policy %s needs nodes: the scenario has none (docs/dart.md)", policy);
-  else
-    snprintf(buf, size, "policy %s cannot place these clients' models on the scenario's nodes (docs/dart.md)", policy);
-  return buf;
-}
-
 static void do_run(sweep *sw, uint32_t run) {
   uint32_t pick[MAX_AXES];
   run_index_to_values(sw, run, pick);
@@ -286,7 +260,7 @@ static void do_run(sweep *sw, uint32_t run) {
     atoll_report rep;
     if (rc == ATOLL_ENOTSUP)
       fprintf(out, "run %u: %s\n", run, atoll_sim_unsupported(&s, s.engine, why, sizeof why));
-    else if (rc == ATOLL_EINVAL && dart_plan_failure(&s, why, sizeof why))
+    else if (rc == ATOLL_EINVAL && atoll_sim_dart_plan_failure(&s, why, sizeof why))
       fprintf(out, "run %u: %s\n", run, why);
     else if (rc != 0)
       fprintf(out, "run %u: %s (policy %s)\n", run, atoll_strerror(rc), atoll_policy_name(s.policy.kind));
