@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll explore`, `bound` and `capacity`:
 # `cases_explore.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases:
+# cases: explore_refuses_dart
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
 
 case "$case_name" in
+  explore_refuses_dart)
+    # dart, base-gpu and base-cpu run on their own simulator, without choice points: a search ran one
+    # schedule and called its bounds proved (exit 0). Refused as sim --replay refuses them.
+    t3="$src/scenarios/seeds/dart/table3.yaml"
+    for p in dart base-gpu base-cpu; do
+      expect_rc 2 "$atoll" explore "$t3" -q --policy $p --duration-ms 300 --set sim.timing_spread=0.3 \
+        --set 'expect=["rt.latency_us.max <= 24593"]'
+      grep -q "^atoll explore: policy $p has no explorer choices to explore (dart, base-gpu and base-cpu run on" \
+        "$tmp/.stderr" || fail "$p: $(cat "$tmp/.stderr")"
+      [ -s "$tmp/.stdout" ] && fail "$p: a table was printed: $(cat "$tmp/.stdout")"
+    done
+    # A plan dart cannot make is refused the same way, not as "invalid argument".
+    expect_rc 2 "$atoll" explore "$t3" -q --set clients.pilot_rt_1.deadline_ms=0.001 --duration-ms 300
+    grep -q "invalid argument" "$tmp/.stderr" && fail "generic error: $(cat "$tmp/.stderr")"
+    true ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -13,6 +13,7 @@
 #include "sim/explore.h"
 #include "io/json_out.h"
 #include "tools/atoll/progress.h"
+#include "sim/dart_run.h"
 #include "sim/replay.h"
 #include "sim/run.h"
 #include "run/trace.h"
@@ -276,6 +277,23 @@ int atoll_cmd_explore(int argc, char **argv) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
+  /* The explorer's choices are the shared core's: dart's family runs on a simulator of its own,
+   * which has none, so a search would run one schedule and call its bounds proved. */
+  if (atoll_dart_policy(s.policy.kind)) {
+    fprintf(stderr, "atoll explore: policy %s has no explorer choices to explore (dart, base-gpu and base-cpu run "
+                    "on their own simulator; docs/explore.md)\n", atoll_policy_name(s.policy.kind));
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  /* What the simulator refuses, said as sim says it, before the search rather than after it. */
+  atoll_scenario blocks = s;
+  blocks.engine = ATOLL_ENGINE_BLOCKS; /* the explorer's engine, whatever sim.engine says */
+  char why[256];
+  if (atoll_sim_refusal(&blocks, why, sizeof why)) {
+    fprintf(stderr, "atoll explore: %s\n", why);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
   catch_fatal_signals();
   atoll_progress progress = {0};
   atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "explore", "states", 0);
@@ -298,7 +316,6 @@ int atoll_cmd_explore(int argc, char **argv) {
     return rc ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
   }
   if (rc) {
-    char why[256];
     if (rc == ATOLL_ENOTSUP)
       fprintf(stderr, "atoll explore: %s\n", atoll_sim_unsupported(&s, ATOLL_ENGINE_BLOCKS, why, sizeof why));
     else
