@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll explore`, `bound` and `capacity`:
 # `cases_explore.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases: explore_refuses_dart
+# cases: explore_refuses_dart explore_outputs_checked_first
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -21,6 +21,26 @@ case "$case_name" in
     # A plan dart cannot make is refused the same way, not as "invalid argument".
     expect_rc 2 "$atoll" explore "$t3" -q --set clients.pilot_rt_1.deadline_ms=0.001 --duration-ms 300
     grep -q "invalid argument" "$tmp/.stderr" && fail "generic error: $(cat "$tmp/.stderr")"
+    true ;;
+  explore_outputs_checked_first)
+    # Every output could overwrite the scenario or another output, a missing value took the next
+    # option as a file, and a bad folder failed only after the search: all refused before it now.
+    cp -r "$src/scenarios/verify" "$tmp/v" # with the models it names
+    t="$tmp/v/tiny.yaml"
+    cp "$t" "$tmp/t0.yaml"
+    for args in "--json $t" "--witness $t" "--trace $t" "--json $tmp/a --witness $tmp/a" \
+      "--witness - --trace --" "--json ''" "--json $tmp/nodir/x.json" "--witness $tmp/nodir/w"; do
+      eval expect_rc 2 "$atoll" explore "$t" -q "$args"
+      [ -s "$tmp/.stdout" ] && fail "$args: searched: $(cat "$tmp/.stdout")"
+      cmp -s "$t" "$tmp/t0.yaml" || fail "$args: the scenario was overwritten"
+    done
+    [ -e "$tmp/a" ] && fail "--json a --witness a wrote a"
+    # A run that finds no violated bound leaves no witness (nor its timeline) of an older run.
+    echo old >"$tmp/w.txt"
+    echo old >"$tmp/w.trace"
+    expect_rc 0 "$atoll" explore "$t" -q --witness "$tmp/w.txt" --trace "$tmp/w.trace"
+    [ -e "$tmp/w.txt" ] && fail "a stale witness survived: $(cat "$tmp/w.txt")"
+    [ -e "$tmp/w.trace" ] && fail "a stale witness trace survived"
     true ;;
   *) fail "unknown case $case_name" ;;
 esac

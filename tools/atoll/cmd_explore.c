@@ -3,11 +3,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atoll/error.h"
 #include "tools/atoll/report_out.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/outputs.h"
 #include "tools/atoll/mpi_explore.h"
 #include "tools/atoll/mpi_ranks.h"
 #include "sim/explore.h"
@@ -33,8 +35,9 @@ const atoll_subcommand atoll_cmd_explore_def = {
     "  --max-states N     stop after N distinct states (default 2000000); the result is then incomplete\n"
     "  --max-seconds S    stop after S seconds of wall time (default: no limit); the result is then incomplete\n"
     "  --json FILE|-      write the result as JSON; '-' writes it to stdout instead of the table\n"
-    "  --witness FILE     write the witness schedule (one choice per line) for `atoll sim --replay`\n"
-    "  --trace FILE       write the witness schedule's timeline (docs/traces.md)\n"
+    "  --witness FILE     write the witness schedule (one choice per line) for `atoll sim --replay`; a run\n"
+    "                     that finds no violated bound removes FILE, so that no older witness stays\n"
+    "  --trace FILE       write the witness schedule's timeline (docs/traces.md); removed like --witness\n"
     "  --threads T        worker threads sharing the search (default 1); a complete search gives the same\n"
     "                     verdict, worst values, states and witness with any T (docs/scale-out.md)\n"
     "  --quiet, -q        no progress line\n"
@@ -80,7 +83,19 @@ static void print_value(FILE *f, double v) {
     fprintf(f, "%.3f", v);
 }
 
-static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_result *r, int ranks) {
+/* What the JSON and the witness file are written from (atoll_cli_write_file's context). */
+typedef struct explore_output {
+  const atoll_scenario *s;
+  const atoll_explore_result *r;
+  int ranks;
+  const char *path; /* the witness file's, for its replay line */
+} explore_output;
+
+static int write_json(FILE *f, const void *ctx) {
+  const explore_output *eo = ctx;
+  const atoll_scenario *s = eo->s;
+  const atoll_explore_result *r = eo->r;
+  int ranks = eo->ranks;
   fputs("{\"scenario\":", f);
   atoll_json_write_string(f, s->path);
   fprintf(f, ",\"policy\":\"%s\",\"mode\":\"%s\",\"complete\":%s,\"why\":", atoll_policy_name(s->policy.kind),
@@ -127,6 +142,7 @@ static void write_json(FILE *f, const atoll_scenario *s, const atoll_explore_res
     fputs("null", f);
   }
   fputs("}\n", f);
+  return 0;
 }
 
 static void print_table(FILE *f, const atoll_scenario *s, const atoll_explore_result *r) {
@@ -190,23 +206,25 @@ static int trace_witness(const atoll_scenario *s, const atoll_explore_result *r,
   return 0;
 }
 
-static int write_witness(const atoll_scenario *s, const atoll_explore_result *r, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    perror(path);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
+static int write_witness(FILE *f, const void *ctx) {
+  const explore_output *eo = ctx;
+  const atoll_scenario *s = eo->s;
+  const atoll_explore_result *r = eo->r;
   char header[512];
   snprintf(header, sizeof header,
            "atoll explore witness: %s, policy %s\nviolates: %s\nreplay: atoll sim %s --policy %s --replay %s", s->path,
            atoll_policy_name(s->policy.kind), s->expects[r->witness_expect].text, s->path,
-           atoll_policy_name(s->policy.kind), path);
-  int rc = atoll_replay_write(f, header, r->witness, r->n_witness);
-  if (fclose(f) != 0 || rc) {
-    fprintf(stderr, "atoll explore: writing %s failed\n", path);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  return 0;
+           atoll_policy_name(s->policy.kind), eo->path);
+  return atoll_replay_write(f, header, r->witness, r->n_witness);
+}
+
+/* A run without a witness leaves no witness or witness timeline behind: one from an earlier run
+ * found next to this run's result would be taken for its counterexample. Only a regular file is
+ * removed (a device such as /dev/null stays). */
+static void remove_stale(const char *path) {
+  struct stat st;
+  if (path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) != 0)
+    perror(path);
 }
 
 /* mpirun -n N: the ranks share one search, its visited set partitioned by state hash
@@ -248,6 +266,10 @@ int atoll_cmd_explore(int argc, char **argv) {
   const char *vals[6];
   int rc;
   if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 6, true, &rc))
+    return rc;
+  static const char *const outputs[] = {"--json", "--witness", "--trace"};
+  bool output_stdout; /* the table then stays off stdout, which holds the output */
+  if ((rc = atoll_cli_check_outputs(cmd, vals + 1, outputs, 3, o.positional, o.n_positional, &output_stdout)))
     return rc;
   atoll_explore_opts eo = {.max_states = 2000000};
   if (vals[0]) {
@@ -324,25 +346,14 @@ int atoll_cmd_explore(int argc, char **argv) {
     return ATOLL_EXIT_BAD_INPUT;
   }
   int exit_code = r.violated ? ATOLL_EXIT_VIOLATED : r.complete ? ATOLL_EXIT_OK : ATOLL_EXIT_INCOMPLETE;
-  bool json_stdout = vals[1] && strcmp(vals[1], "-") == 0;
-  if (!json_stdout)
+  if (!output_stdout)
     print_table(stdout, &s, &r);
-  if (vals[1]) {
-    FILE *f = json_stdout ? stdout : fopen(vals[1], "w");
-    if (!f) {
-      perror(vals[1]);
-      exit_code = ATOLL_EXIT_BAD_INPUT;
-    } else {
-      write_json(f, &s, &r, ranks);
-      if (f != stdout && fclose(f) != 0) {
-        fprintf(stderr, "atoll explore: writing %s failed\n", vals[1]);
-        exit_code = ATOLL_EXIT_BAD_INPUT;
-      }
-    }
-  }
+  explore_output out = {.s = &s, .r = &r, .ranks = ranks, .path = vals[2]};
+  if (vals[1] && (rc = atoll_cli_write_file(vals[1], write_json, &out)))
+    exit_code = rc;
   if (r.violated && r.witness_expect >= 0) {
     /* Written first, so that the line says "written to" only for a file that was. */
-    int wrc = vals[2] ? write_witness(&s, &r, vals[2]) : 0;
+    int wrc = vals[2] ? atoll_cli_write_file(vals[2], write_witness, &out) : 0;
     fprintf(stderr, "expect FAILED on some schedule: %s: worst %.3f; witness schedule of %u choices%s%s\n",
             s.expects[r.witness_expect].text, r.bounds[r.witness_expect].worst, r.n_witness,
             !vals[2] ? " (--witness FILE writes it)" : wrc ? ", not written to " : " written to ",
@@ -351,6 +362,9 @@ int atoll_cmd_explore(int argc, char **argv) {
       exit_code = wrc;
     if (vals[3] && (rc = trace_witness(&s, &r, vals[3])))
       exit_code = rc;
+  } else {
+    remove_stale(vals[2]);
+    remove_stale(vals[3]);
   }
   atoll_explore_free(&r);
   atoll_arena_free(&a);
