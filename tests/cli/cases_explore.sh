@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll explore`, `bound` and `capacity`:
 # `cases_explore.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases: explore_refuses_dart explore_outputs_checked_first
+# cases: explore_refuses_dart explore_outputs_checked_first bound_outputs_checked_first bound_spread_options
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -42,5 +42,35 @@ case "$case_name" in
     [ -e "$tmp/w.txt" ] && fail "a stale witness survived: $(cat "$tmp/w.txt")"
     [ -e "$tmp/w.trace" ] && fail "a stale witness trace survived"
     true ;;
+  bound_outputs_checked_first)
+    # --json could overwrite the scenario, took the next option as its file ('--json --spread' made
+    # a file named --spread), took '' (said as a bare "No such file or directory"), and a folder
+    # that does not exist was said without naming the option.
+    cp -r "$src/scenarios/verify" "$tmp/v"
+    t="$tmp/v/tiny.yaml"
+    cp "$t" "$tmp/t0.yaml"
+    atoll=$(realpath "$atoll")
+    cd "$tmp" || fail "cd $tmp" # where '--json --spread' wrote its file
+    for args in "--json $t" "--json --spread" "--json ''" "--json $tmp/nodir/b.json"; do
+      eval expect_rc 2 "$atoll" bound "$t" "$args"
+      [ -s "$tmp/.stdout" ] && fail "$args: computed: $(cat "$tmp/.stdout")"
+      grep -q "^atoll bound: --json" "$tmp/.stderr" || fail "$args: $(cat "$tmp/.stderr")"
+      cmp -s "$t" "$tmp/t0.yaml" || fail "$args: the scenario was overwritten"
+    done
+    [ -e "$tmp/--spread" ] && fail "--json --spread wrote a file named --spread"
+    expect_rc 2 "$atoll" bound "$src/scenarios/seeds/dart/table3.yaml" --json ""
+    expect_rc 0 "$atoll" bound "$t" --json "$tmp/b.json"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))["clients"]' "$tmp/b.json" || fail "b.json" ;;
+  bound_spread_options)
+    # --spread did nothing under the dart analysis (the same table with --spread 99): refused there.
+    # It took hex and leading spaces, which atoll sim's numbers refuse.
+    t3="$src/scenarios/seeds/dart/table3.yaml"
+    expect_rc 2 "$atoll" bound "$t3" --spread 99
+    grep -q "^atoll bound: --spread applies to --analysis rt-queue only" "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")"
+    expect_rc 2 "$atoll" bound "$src/scenarios/verify/tiny.yaml" --analysis dart --spread 0.1
+    for v in 0x1 " 1" 1e nan; do
+      expect_rc 2 "$atoll" bound "$src/scenarios/verify/tiny.yaml" --spread "$v"
+    done
+    expect_rc 0 "$atoll" bound "$src/scenarios/verify/tiny.yaml" --spread 1e-1 ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -7,6 +7,8 @@
 #include "sim/bound.h"
 #include "sim/dart_bound.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/outputs.h"
+#include "tools/atoll/report_out.h"
 #include "io/json_out.h"
 
 const atoll_subcommand atoll_cmd_bound_def = {
@@ -27,7 +29,8 @@ const atoll_subcommand atoll_cmd_bound_def = {
     "\n"
     "  --json FILE|-   rt-queue: write {\"clients\":[{\"name\",\"wcrt_us\",\"deadline_us\",\"schedulable\"}], ...}\n"
     "                  dart: write {\"schedulable\":B,\"tasks\":[{\"client\",\"wcrt_us\",\"deadline_us\",\"ok\"}]}\n"
-    "  --spread F      block durations may exceed the profile by the fraction F (default: sim.timing_spread)\n"
+    "  --spread F      block durations may exceed the profile by the fraction F (default: sim.timing_spread);\n"
+    "                  rt-queue only\n"
     "  --set PATH=VALUE, --policy NAME\n"
     "                  as for atoll sim\n"
     "\n"
@@ -42,7 +45,25 @@ static void print_us(FILE *f, int64_t ns) {
     fprintf(f, "%.3f", (double)ns / 1e3);
 }
 
-static void write_json(FILE *f, const atoll_scenario *s, const atoll_bound_result *r) {
+/* What a JSON output is written from (atoll_cli_write_file's context): r or dart. */
+typedef struct bound_output {
+  const atoll_scenario *s;
+  const atoll_bound_result *r;
+  const atoll_dart_bound_result *dart;
+} bound_output;
+
+/* A decimal number, the whole text (strtod alone also takes hex, inf, nan and leading spaces), as
+ * atoll sim's numbers are read. */
+static bool parse_decimal(const char *text, double *out) {
+  size_t len = strspn(text, "0123456789.eE+-");
+  char *end;
+  *out = strtod(text, &end);
+  return len > 0 && text[len] == '\0' && end == text + len;
+}
+
+static int write_json(FILE *f, const void *ctx) {
+  const atoll_scenario *s = ((const bound_output *)ctx)->s;
+  const atoll_bound_result *r = ((const bound_output *)ctx)->r;
   fprintf(f, "{\"policy\":\"%s\",\"clients\":[", atoll_policy_name(s->policy.kind));
   for (uint32_t i = 0; i < r->n_clients; i++) {
     const atoll_bound_client *c = &r->clients[i];
@@ -79,6 +100,7 @@ static void write_json(FILE *f, const atoll_scenario *s, const atoll_bound_resul
   fprintf(f, "},\"utilization\":%.6f,\"busy_period_us\":", r->utilization);
   print_us(f, r->busy_period_ns);
   fprintf(f, ",\"offsets_evaluated\":%u}\n", r->points);
+  return 0;
 }
 
 static void print_table(FILE *f, const atoll_scenario *s, const atoll_bound_result *r) {
@@ -123,7 +145,9 @@ static bool dart_family(atoll_policy_kind k) {
 
 /* The Interface of `--analysis dart --json` (docs/dart.md): {"schedulable", "tasks": [{"client",
  * "wcrt_us", "deadline_us", "ok"}]}; checks outside the repository read exactly these keys. */
-static void write_dart_json(FILE *f, const atoll_scenario *s, const atoll_dart_bound_result *r) {
+static int write_dart_json(FILE *f, const void *ctx) {
+  const atoll_scenario *s = ((const bound_output *)ctx)->s;
+  const atoll_dart_bound_result *r = ((const bound_output *)ctx)->dart;
   fprintf(f, "{\"schedulable\":%s,\"tasks\":[", r->schedulable ? "true" : "false");
   for (uint32_t i = 0; i < r->n_tasks; i++) {
     const atoll_dart_bound_task *t = &r->tasks[i];
@@ -136,6 +160,7 @@ static void write_dart_json(FILE *f, const atoll_scenario *s, const atoll_dart_b
     fprintf(f, ",\"ok\":%s}", t->ok ? "true" : "false");
   }
   fputs("]}\n", f);
+  return 0;
 }
 
 static void print_dart_table(FILE *f, const atoll_scenario *s, const atoll_dart_bound_result *r) {
@@ -185,7 +210,7 @@ static void print_dart_table(FILE *f, const atoll_scenario *s, const atoll_dart_
   fprintf(f, "eps_s %s per hand-over to the next node\n", sig);
 }
 
-static int bound_dart(const atoll_scenario *s, const char *json) {
+static int bound_dart(const atoll_scenario *s, const char *json, bool json_stdout) {
   atoll_dart_bound_result r;
   char why[256] = "";
   int rc = atoll_dart_bound_compute(s, NULL, &r, why, sizeof why);
@@ -197,22 +222,11 @@ static int bound_dart(const atoll_scenario *s, const char *json) {
     return ATOLL_EXIT_BAD_INPUT;
   }
   int exit_code = r.schedulable ? ATOLL_EXIT_OK : ATOLL_EXIT_VIOLATED;
-  bool json_stdout = json && strcmp(json, "-") == 0;
   if (!json_stdout)
     print_dart_table(stdout, s, &r);
-  if (json) {
-    FILE *f = json_stdout ? stdout : fopen(json, "w");
-    if (!f) {
-      perror(json);
-      exit_code = ATOLL_EXIT_BAD_INPUT;
-    } else {
-      write_dart_json(f, s, &r);
-      if (f != stdout && fclose(f) != 0) {
-        fprintf(stderr, "atoll bound: writing %s failed\n", json);
-        exit_code = ATOLL_EXIT_BAD_INPUT;
-      }
-    }
-  }
+  bound_output out = {.s = s, .dart = &r};
+  if (json && (rc = atoll_cli_write_file(json, write_dart_json, &out)))
+    exit_code = rc;
   atoll_dart_bound_free(&r);
   return exit_code;
 }
@@ -225,13 +239,14 @@ int atoll_cmd_bound(int argc, char **argv) {
   int rc;
   if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 3, true, &rc))
     return rc;
+  bool json_stdout; /* the table then stays off stdout, which holds the JSON */
+  if ((rc = atoll_cli_check_outputs(cmd, vals, extra, 1, o.positional, o.n_positional, &json_stdout)))
+    return rc;
   atoll_bound_opts bo = {0};
   if (vals[2] && strcmp(vals[2], "dart") != 0 && strcmp(vals[2], "rt-queue") != 0)
     return atoll_cli_usage_error(cmd, "--analysis wants rt-queue or dart, not '%s'", vals[2]);
   if (vals[1]) {
-    char *end;
-    bo.spread = strtod(vals[1], &end);
-    if (*end || end == vals[1] || !(bo.spread >= 0 && bo.spread < 100))
+    if (!parse_decimal(vals[1], &bo.spread) || !(bo.spread >= 0 && bo.spread < 100))
       return atoll_cli_usage_error(cmd, "--spread wants a fraction in [0, 100), not '%s'", vals[1]);
   }
   atoll_arena a;
@@ -239,7 +254,13 @@ int atoll_cmd_bound(int argc, char **argv) {
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
   if (vals[2] ? strcmp(vals[2], "dart") == 0 : dart_family(s.policy.kind)) {
-    rc = bound_dart(&s, vals[0]);
+    /* DART's test takes the stage plan's times as they are: a spread would change nothing. */
+    if (vals[1]) {
+      atoll_arena_free(&a);
+      return atoll_cli_usage_error(cmd, "--spread applies to --analysis rt-queue only: the dart analysis (the "
+                                   "default under dart, base-gpu and base-cpu) takes no timing spread");
+    }
+    rc = bound_dart(&s, vals[0], json_stdout);
     atoll_arena_free(&a);
     return rc;
   }
@@ -260,22 +281,11 @@ int atoll_cmd_bound(int argc, char **argv) {
   for (uint32_t i = 0; i < r.n_clients; i++)
     if (!r.clients[i].schedulable)
       exit_code = ATOLL_EXIT_VIOLATED;
-  bool json_stdout = vals[0] && strcmp(vals[0], "-") == 0;
   if (!json_stdout)
     print_table(stdout, &s, &r);
-  if (vals[0]) {
-    FILE *f = json_stdout ? stdout : fopen(vals[0], "w");
-    if (!f) {
-      perror(vals[0]);
-      exit_code = ATOLL_EXIT_BAD_INPUT;
-    } else {
-      write_json(f, &s, &r);
-      if (f != stdout && fclose(f) != 0) {
-        fprintf(stderr, "atoll bound: writing %s failed\n", vals[0]);
-        exit_code = ATOLL_EXIT_BAD_INPUT;
-      }
-    }
-  }
+  bound_output out = {.s = &s, .r = &r};
+  if (vals[0] && (rc = atoll_cli_write_file(vals[0], write_json, &out)))
+    exit_code = rc;
   atoll_bound_free(&r);
   atoll_arena_free(&a);
   return exit_code;
