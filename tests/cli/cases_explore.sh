@@ -1,10 +1,30 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll explore`, `bound` and `capacity`:
 # `cases_explore.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases: explore_refuses_dart explore_outputs_checked_first bound_outputs_checked_first bound_spread_options
+# cases: explore_refuses_dart explore_outputs_checked_first bound_outputs_checked_first
+# cases: bound_spread_options capacity_outputs_checked_first capacity_json_when_no_scale_holds
+# cases: capacity_quiet_and_synopsis capacity_refusal_first numbers_decimal_only
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
+
+# cap_yaml OUT: verify/tiny.yaml with rates to scale (uniform RT, Poisson BE, deadlines) for
+# atoll capacity, written next to it (OUT in a copy of scenarios/verify, for its models).
+cap_yaml() {
+  python3 - "$src/scenarios/verify/tiny.yaml" "$1" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = ["  - {name: cam, model: rt5, class: rt, arrival: {kind: trace, times_ms: [0.15]}}",
+       "  - {name: bg1, model: be5, class: be, arrival: {kind: trace, times_ms: [0]}}", "duration_ms: 3\n"]
+new = ["  - {name: cam, model: rt5, class: rt, deadline_ms: 0.5, arrival: {kind: uniform, load: 0.2}}",
+       "  - {name: bg1, model: be5, class: be, deadline_ms: 5, arrival: {kind: poisson, load: 0.2}}",
+       "duration_ms: 20\n"]
+for a, b in zip(old, new):
+    assert a in s, a
+    s = s.replace(a, b)
+open(sys.argv[2], "w").write(s)
+PY
+}
 
 case "$case_name" in
   explore_refuses_dart)
@@ -72,5 +92,78 @@ case "$case_name" in
       expect_rc 2 "$atoll" bound "$src/scenarios/verify/tiny.yaml" --spread "$v"
     done
     expect_rc 0 "$atoll" bound "$src/scenarios/verify/tiny.yaml" --spread 1e-1 ;;
+  capacity_outputs_checked_first)
+    # --json could overwrite the scenario, took the next option as its file ('--json --miss'), and
+    # '' or a missing folder failed only after every probe, as "writing nodir/c.json failed".
+    cp -r "$src/scenarios/verify" "$tmp/v"
+    t="$tmp/v/tiny.yaml"
+    cap_yaml "$tmp/v/cap.yaml"
+    cp "$tmp/v/cap.yaml" "$tmp/c0.yaml"
+    atoll=$(realpath "$atoll")
+    cd "$tmp" || fail "cd $tmp" # where '--json --miss' wrote its file
+    for args in "--json $tmp/v/cap.yaml" "--json --miss" "--json ''" "--json $tmp/nodir/c.json"; do
+      eval expect_rc 2 "$atoll" capacity "$tmp/v/cap.yaml" -q "$args"
+      [ -s "$tmp/.stdout" ] && fail "$args: probed: $(cat "$tmp/.stdout")"
+      grep -q "^atoll capacity: --json" "$tmp/.stderr" || fail "$args: $(cat "$tmp/.stderr")"
+      cmp -s "$tmp/v/cap.yaml" "$tmp/c0.yaml" || fail "$args: the scenario was overwritten"
+    done
+    [ -e "$tmp/--miss" ] && fail "--json --miss wrote a file named --miss"
+    true ;;
+  capacity_json_when_no_scale_holds)
+    # Where no scale holds (exit 1) the JSON was not written, and a file of an earlier run stayed.
+    cp -r "$src/scenarios/verify" "$tmp/v"
+    cap_yaml "$tmp/v/cap.yaml"
+    echo '{"old":1}' >"$tmp/c.json"
+    expect_rc 1 "$atoll" capacity "$tmp/v/cap.yaml" -q --set clients.cam.deadline_ms=0.01 --json "$tmp/c.json"
+    python3 - "$tmp/c.json" <<'PY' || fail "no-scale JSON: $(cat "$tmp/c.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["scale"] == 0 and j["violations"] > 0.01 and j["capped"] is False and j["clients"] == [], j
+PY
+    expect_rc 1 "$atoll" capacity "$tmp/v/cap.yaml" -q --set clients.cam.deadline_ms=0.01 --json -
+    python3 -c 'import json,sys; assert json.load(sys.stdin)["scale"] == 0' <"$tmp/.stdout" || fail "--json -" ;;
+  capacity_quiet_and_synopsis)
+    # --quiet was taken and did nothing (capacity drew no progress line at all); the synopsis marked
+    # the optional --policy as required.
+    expect_rc 0 "$atoll" capacity --help
+    grep -q "^usage: atoll capacity SCENARIO \[--policy P\]" "$tmp/.stdout" || fail "$(head -1 "$tmp/.stdout")"
+    command -v script >/dev/null || exit 77
+    cp -r "$src/scenarios/verify" "$tmp/v"
+    cap_yaml "$tmp/v/cap.yaml"
+    ATOLL_PROGRESS_DELAY_MS=0 script -qec "'$atoll' capacity '$tmp/v/cap.yaml' --min-requests 2000 >/dev/null" \
+      /dev/null >"$tmp/tty" 2>&1
+    grep -q "capacity: .* probes" "$tmp/tty" || fail "no progress line: $(cat "$tmp/tty")"
+    ATOLL_PROGRESS_DELAY_MS=0 script -qec "'$atoll' capacity '$tmp/v/cap.yaml' --min-requests 2000 -q >/dev/null" \
+      /dev/null >"$tmp/tty" 2>&1
+    grep -q "probes" "$tmp/tty" && fail "--quiet drew progress: $(cat "$tmp/tty")"
+    true ;;
+  capacity_refusal_first)
+    # An engine that lacks what the scenario needs was said as "operation not supported by this
+    # device" after the probes; sim names the reason, and so does capacity now, before probing.
+    cp -r "$src/scenarios/verify" "$tmp/v"
+    cap_yaml "$tmp/v/cap.yaml"
+    expect_rc 2 "$atoll" capacity "$tmp/v/cap.yaml" -q --set sim.engine=rate
+    grep -q "^atoll capacity: the rate CU engine does not model dynamic kernel padding" "$tmp/.stderr" ||
+      fail "$(cat "$tmp/.stderr")" ;;
+  numbers_decimal_only)
+    # explore --max-seconds, bound --spread and capacity's --miss and --warmup-ms took hex and
+    # leading spaces (strtod), which atoll sim refuses in its numbers.
+    t="$src/scenarios/verify/tiny.yaml"
+    for v in 0x10 " 1" inf; do
+      expect_rc 2 "$atoll" explore "$t" -q --max-seconds "$v"
+      grep -q "^atoll explore: --max-seconds wants" "$tmp/.stderr" || fail "$v: $(cat "$tmp/.stderr")"
+      expect_rc 2 "$atoll" bound "$t" --spread "$v"
+    done
+    cp -r "$src/scenarios/verify" "$tmp/v"
+    cap_yaml "$tmp/v/cap.yaml"
+    for v in 0x0.1 " 0.1"; do
+      expect_rc 2 "$atoll" capacity "$tmp/v/cap.yaml" -q --miss "$v"
+      grep -q "^atoll capacity: --miss takes" "$tmp/.stderr" || fail "$v: $(cat "$tmp/.stderr")"
+    done
+    for v in 0x10 " 1"; do
+      expect_rc 2 "$atoll" capacity "$tmp/v/cap.yaml" -q --warmup-ms "$v"
+    done
+    expect_rc 0 "$atoll" explore "$t" -q --max-seconds 1e3
+    expect_rc 0 "$atoll" capacity "$tmp/v/cap.yaml" -q --miss 5e-2 --warmup-ms 1.5 ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -11,10 +11,13 @@
 #include "sim/run.h"
 #include "sim/shape_memo.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/outputs.h"
+#include "tools/atoll/progress.h"
+#include "tools/atoll/report_out.h"
 
 const atoll_subcommand atoll_cmd_capacity_def = {
     "capacity", atoll_cmd_capacity, "find the highest load scale every client's SLO survives",
-    "usage: atoll capacity SCENARIO --policy P [--miss R] [--min-requests N] [--warmup-ms N] [--json FILE|-]\n"
+    "usage: atoll capacity SCENARIO [--policy P] [--miss R] [--min-requests N] [--warmup-ms N] [--json FILE|-]\n"
     "                      [--set PATH=VALUE]... [--seed N] [--duration-ms N] [--quiet]\n"
     "\n"
     "Scales every client's arrival rate (rate_hz or load) by s and finds, by bisection on the simulated\n"
@@ -28,7 +31,7 @@ const atoll_subcommand atoll_cmd_capacity_def = {
     "rt-only) has no ratio and is not counted; where no client has one there is nothing to measure,\n"
     "which is bad input.\n"
     "\n"
-    "  --policy P         the policy to run (a --set shorthand)\n"
+    "  --policy P         the policy to run (a --set shorthand; default: the scenario's)\n"
     "  --miss R           the violation ratio allowed, in [0, 1) (default 0.01)\n"
     "  --min-requests N   run each probe long enough that every client expects at least N requests after\n"
     "                     warmup_ms at the scale probed (its duration_ms when that is longer): the same\n"
@@ -39,7 +42,9 @@ const atoll_subcommand atoll_cmd_capacity_def = {
     "  --json FILE|-      write {\"scale\", \"violations\" (the worst client's ratio at scale), \"policy\",\n"
     "                     \"miss\", \"duration_ms\" (the last probe's), \"capped\" (true: s is at least scale),\n"
     "                     \"clients\": [{\"name\", \"requests\", \"violation_ratio\" and \"gue\" (null without\n"
-    "                     requests), \"throughput_rps\", \"goodput_rps\"}]}\n"
+    "                     requests), \"throughput_rps\", \"goodput_rps\"}]}; where no scale holds, scale 0,\n"
+    "                     the worst ratio at 1/1024 and no clients\n"
+    "  --quiet, -q        no progress line (the probes run so far, shown on a terminal after 2 s)\n"
     "\n"
     "exit: 0 a scale was found; 1 the scenario misses R even at 1/1024 of its load; 2 bad input.\n"};
 
@@ -57,6 +62,8 @@ typedef struct probe_cfg {
   atoll_sim_opts opts;
   /* NULL, or under gslice the clients with their starting shares, worked out once (opts says so). */
   const atoll_client *started;
+  atoll_progress *progress; /* counts the probes */
+  uint32_t probes;
 } probe_cfg;
 
 /* The duration of a probe at scaled rates: the scenario's, or longer, so that the slowest client
@@ -89,6 +96,7 @@ static int probe(const atoll_scenario *s, atoll_client *scaled, double x, probe_
   one.clients = scaled;
   one.duration_ns = pc->duration_ns = probe_duration_ns(s, scaled, pc);
   int rc = atoll_sim_run(&one, &pc->opts, res);
+  atoll_progress_update(pc->progress, ++pc->probes);
   if (rc)
     return rc;
   /* The results name the scenario they ran: the caller's, whose clients outlive this call. */
@@ -131,13 +139,23 @@ static void json_figure(FILE *f, const char *key, double v) {
     fprintf(f, ", \"%s\": %.6g", key, v);
 }
 
-static int write_json(FILE *f, const atoll_scenario *s, double scale, bool capped, double worst, double miss,
-                      int64_t duration_ns, const atoll_report *rep) {
+/* What the JSON is written from (atoll_cli_write_file's context); rep NULL where no scale holds. */
+typedef struct capacity_output {
+  const atoll_scenario *s;
+  double scale, worst, miss;
+  bool capped;
+  int64_t duration_ns;
+  const atoll_report *rep;
+} capacity_output;
+
+static int write_json(FILE *f, const void *ctx) {
+  const capacity_output *o = ctx;
+  const atoll_scenario *s = o->s;
   fprintf(f, "{\"scale\": %.6g, \"violations\": %.6g, \"policy\": \"%s\", \"miss\": %.6g, \"duration_ms\": %.6g, ",
-          scale, worst, atoll_policy_name(s->policy.kind), miss, (double)duration_ns / 1e6);
-  fprintf(f, "\"capped\": %s, \"clients\": [", capped ? "true" : "false");
-  for (uint32_t i = 0; i < s->n_clients; i++) {
-    const atoll_client_report *c = &rep->clients[i];
+          o->scale, o->worst, atoll_policy_name(s->policy.kind), o->miss, (double)o->duration_ns / 1e6);
+  fprintf(f, "\"capped\": %s, \"clients\": [", o->capped ? "true" : "false");
+  for (uint32_t i = 0; o->rep && i < s->n_clients; i++) {
+    const atoll_client_report *c = &o->rep->clients[i];
     fprintf(f, "%s{\"name\": ", i ? ", " : "");
     atoll_json_write_string(f, s->clients[i].name);
     fprintf(f, ", \"requests\": %u", c->requests);
@@ -148,7 +166,16 @@ static int write_json(FILE *f, const atoll_scenario *s, double scale, bool cappe
     fputc('}', f);
   }
   fprintf(f, "]}\n");
-  return ferror(f) ? ATOLL_EIO : 0;
+  return 0;
+}
+
+/* A decimal number, the whole text (strtod alone also takes hex, inf, nan and leading spaces), as
+ * atoll sim's numbers are read. */
+static bool parse_decimal(const char *text, double *out) {
+  size_t len = strspn(text, "0123456789.eE+-");
+  char *end;
+  *out = strtod(text, &end);
+  return len > 0 && text[len] == '\0' && end == text + len;
 }
 
 int atoll_cmd_capacity(int argc, char **argv) {
@@ -159,11 +186,12 @@ int atoll_cmd_capacity(int argc, char **argv) {
   int rc;
   if (!atoll_cli_parse_or_help(cmd, argc, argv, &o, extra, vals, 4, true, &rc))
     return rc;
+  bool json_stdout; /* the table then stays off stdout, which holds the JSON */
+  if ((rc = atoll_cli_check_outputs(cmd, vals + 1, extra + 1, 1, o.positional, o.n_positional, &json_stdout)))
+    return rc;
   double miss = 0.01;
   if (vals[0]) {
-    char *end;
-    miss = strtod(vals[0], &end);
-    if (end == vals[0] || *end || !(miss >= 0 && miss < 1))
+    if (!parse_decimal(vals[0], &miss) || !(miss >= 0 && miss < 1))
       return atoll_cli_usage_error(cmd, "--miss takes a ratio in [0, 1), not '%s'", vals[0]);
   }
   probe_cfg pc = {0};
@@ -175,9 +203,8 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   int64_t warmup_ns = -1;
   if (vals[3]) {
-    char *end;
-    double ms = strtod(vals[3], &end);
-    if (end == vals[3] || *end || !(ms >= 0 && ms <= 1e9))
+    double ms;
+    if (!parse_decimal(vals[3], &ms) || !(ms >= 0 && ms <= 1e9))
       return atoll_cli_usage_error(cmd, "--warmup-ms takes milliseconds in [0, 1e9], not '%s'", vals[3]);
     warmup_ns = llround(ms * 1e6);
   }
@@ -188,6 +215,14 @@ int atoll_cmd_capacity(int argc, char **argv) {
   if (warmup_ns >= 0) {
     s.duration_ns = warmup_ns + (s.duration_ns - s.warmup_ns);
     s.warmup_ns = warmup_ns;
+  }
+  /* What every probe would refuse (an engine lacking what the scenario needs), said as sim says it,
+   * before the first probe rather than as a bare error code after it. */
+  char why[256];
+  if (atoll_sim_refusal(&s, why, sizeof why)) {
+    fprintf(stderr, "atoll capacity: %s\n", why);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
   }
   for (uint32_t i = 0; i < s.n_clients; i++) {
     atoll_arrival_kind k = s.clients[i].arrival.kind;
@@ -222,6 +257,9 @@ int atoll_cmd_capacity(int argc, char **argv) {
     pc.started = started;
     pc.opts.gslice_started = true;
   }
+  atoll_progress progress = {0};
+  atoll_progress_start(&progress, atoll_progress_wanted(o.quiet) ? stderr : NULL, "capacity", "probes", 0);
+  pc.progress = &progress;
   double lo = 0, hi = 0, x = 1, worst = 0;
   /* Bracket: double while it holds, halve while it fails. */
   if (rc == 0)
@@ -258,6 +296,8 @@ int atoll_cmd_capacity(int argc, char **argv) {
   int exit_code = ATOLL_EXIT_OK;
   if (rc == 0 && lo > 0)
     rc = probe(&s, scaled, lo, &pc, &worst, &res, &rep, true);
+  atoll_progress_end(&progress);
+  capacity_output out = {.s = &s, .scale = lo, .worst = worst, .miss = miss, .capped = capped};
   if (rc) {
     fprintf(stderr, "atoll capacity: %s\n", atoll_strerror(rc));
     exit_code = ATOLL_EXIT_BAD_INPUT;
@@ -266,6 +306,10 @@ int atoll_cmd_capacity(int argc, char **argv) {
     fprintf(stderr, "atoll capacity: a client's violation ratio stays above %g even at 1/1024 of the load (%.3g "
                     "there): no scale holds\n", miss, worst);
     exit_code = ATOLL_EXIT_VIOLATED;
+    /* The JSON says so too: a file left from an earlier run would say a scale held. */
+    out.duration_ns = pc.duration_ns;
+    if (vals[1] && (rc = atoll_cli_write_file(vals[1], write_json, &out)))
+      exit_code = rc;
   } else if (measured_clients(&s, &rep) == 0) {
     fprintf(stderr, "atoll capacity: no client had a request in the measured window at scale %.4g under policy %s, "
                     "so no violation ratio was measured (a policy that serves none of the clients' classes, as "
@@ -275,7 +319,6 @@ int atoll_cmd_capacity(int argc, char **argv) {
     atoll_report_free(&rep);
     atoll_run_results_free(&res);
   } else {
-    bool json_stdout = vals[1] && strcmp(vals[1], "-") == 0;
     if (!json_stdout) {
       printf("scenario %s  policy %s  miss <= %g\n", s.path, atoll_policy_name(s.policy.kind), miss);
       if (capped)
@@ -294,14 +337,10 @@ int atoll_cmd_capacity(int argc, char **argv) {
                  c->throughput_rps, c->goodput_rps, c->gue);
       }
     }
-    if (vals[1]) {
-      FILE *f = json_stdout ? stdout : fopen(vals[1], "w");
-      if (!f || write_json(f, &s, lo, capped, worst, miss, pc.duration_ns, &rep) != 0 ||
-          (!json_stdout && fclose(f) != 0)) {
-        fprintf(stderr, "atoll capacity: writing %s failed\n", vals[1]);
-        exit_code = ATOLL_EXIT_BAD_INPUT;
-      }
-    }
+    out.duration_ns = pc.duration_ns;
+    out.rep = &rep;
+    if (vals[1] && (rc = atoll_cli_write_file(vals[1], write_json, &out)))
+      exit_code = rc;
     /* A ratio over fewer than 10 / R requests moves by more than R / 10 with each late request:
      * too coarse to hold it to R. */
     for (uint32_t i = 0; i < s.n_clients; i++)
