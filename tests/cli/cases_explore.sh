@@ -4,6 +4,7 @@
 # cases: explore_refuses_dart explore_outputs_checked_first bound_outputs_checked_first
 # cases: bound_spread_options capacity_outputs_checked_first capacity_json_when_no_scale_holds
 # cases: capacity_quiet_and_synopsis capacity_refusal_first numbers_decimal_only
+# cases: explore_witness_replay_line
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -165,5 +166,23 @@ PY
     done
     expect_rc 0 "$atoll" explore "$t" -q --max-seconds 1e3
     expect_rc 0 "$atoll" capacity "$tmp/v/cap.yaml" -q --miss 5e-2 --warmup-ms 1.5 ;;
+  explore_witness_replay_line)
+    # The witness's "# replay:" line left out --set, --seed and --duration-ms: pasted, it ran another
+    # scenario (197.46 us instead of the witness's 222.36). It repeats them now, shell-quoted.
+    t="$src/scenarios/verify/tiny.yaml"
+    w="$tmp/w it's.txt"
+    expect_rc 1 "$atoll" explore "$t" -q --seed 3 --set sim.timing_spread=0.3 --duration-ms 3 \
+      --set 'expect=["clients.cam.latency_us.max <= 190"]' --witness "$w" --json "$tmp/e.json"
+    line=$(sed -n 's/^# replay: atoll //p' "$w")
+    [ -n "$line" ] || fail "no replay line: $(cat "$w")"
+    eval "set -- $line" # as a shell would split the pasted line
+    expect_rc 1 "$atoll" "$@" -q --json "$tmp/s.json"
+    python3 - "$tmp/e.json" "$tmp/s.json" <<'PY' || fail "the replay line's run is not the witness: $line"
+import json, sys
+e, s = (json.load(open(p)) for p in sys.argv[1:])
+got = s["clients"][0]["latency_us"]["max"]
+assert abs(got - e["bounds"][0]["worst"]) < 1e-3, (got, e["bounds"][0]["worst"])
+PY
+    ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -89,6 +89,7 @@ typedef struct explore_output {
   const atoll_explore_result *r;
   int ranks;
   const char *path; /* the witness file's, for its replay line */
+  const atoll_run_opts *opts; /* the run options, which the replay line repeats */
 } explore_output;
 
 static int write_json(FILE *f, const void *ctx) {
@@ -206,16 +207,63 @@ static int trace_witness(const atoll_scenario *s, const atoll_explore_result *r,
   return 0;
 }
 
+/* Appends text to *p as one shell word: bare when every character is plain, else in single quotes
+ * ($'...' with escapes where it holds a newline, which would end the header's comment line). */
+static void shell_word(char **p, const char *text) {
+  char *o = *p;
+  *o++ = ' ';
+  bool plain = *text != '\0', newline = strchr(text, '\n') != NULL;
+  for (const char *c = text; *c; c++)
+    plain = plain && strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%", *c);
+  if (plain) {
+    o = stpcpy(o, text);
+  } else if (!newline) {
+    *o++ = '\'';
+    for (const char *c = text; *c; c++)
+      o = *c == '\'' ? stpcpy(o, "'\\''") : (*o = *c, o + 1);
+    *o++ = '\'';
+  } else {
+    o = stpcpy(o, "$'");
+    for (const char *c = text; *c; c++)
+      o = *c == '\n' ? stpcpy(o, "\\n") : *c == '\'' || *c == '\\' ? (*o = '\\', o[1] = *c, o + 2) : (*o = *c, o + 1);
+    *o++ = '\'';
+  }
+  *o = '\0';
+  *p = o;
+}
+
+/* The witness's header: its replay line repeats every --set, --policy, --seed and --duration-ms in
+ * the order given (the order they apply in), shell-quoted to be pasted; without them the replay runs
+ * another scenario and its choices mean another schedule. */
 static int write_witness(FILE *f, const void *ctx) {
   const explore_output *eo = ctx;
   const atoll_scenario *s = eo->s;
   const atoll_explore_result *r = eo->r;
-  char header[512];
-  snprintf(header, sizeof header,
-           "atoll explore witness: %s, policy %s\nviolates: %s\nreplay: atoll sim %s --policy %s --replay %s", s->path,
-           atoll_policy_name(s->policy.kind), s->expects[r->witness_expect].text, s->path,
-           atoll_policy_name(s->policy.kind), eo->path);
-  return atoll_replay_write(f, header, r->witness, r->n_witness);
+  size_t size = 512 + 4 * (strlen(s->path) + strlen(eo->path) + strlen(s->expects[r->witness_expect].text));
+  for (uint32_t i = 0; i < eo->opts->n_sets; i++)
+    size += 4 * strlen(eo->opts->sets[i].text) + 32;
+  char *header = malloc(size);
+  if (!header)
+    return ATOLL_ENOMEM;
+  char *p = header + snprintf(header, size, "atoll explore witness: %s, policy %s\nviolates: %s\nreplay: atoll sim",
+                              s->path, atoll_policy_name(s->policy.kind), s->expects[r->witness_expect].text);
+  shell_word(&p, s->path);
+  for (uint32_t i = 0; i < eo->opts->n_sets; i++) {
+    const atoll_set_override *set = &eo->opts->sets[i];
+    const char *eq = strchr(set->text, '=');
+    if (set->option && eq) { /* a shorthand, "--seed 3" as typed */
+      shell_word(&p, set->option);
+      shell_word(&p, eq + 1);
+    } else {
+      shell_word(&p, "--set");
+      shell_word(&p, set->text);
+    }
+  }
+  shell_word(&p, "--replay");
+  shell_word(&p, eo->path);
+  int rc = atoll_replay_write(f, header, r->witness, r->n_witness);
+  free(header);
+  return rc;
 }
 
 /* A run without a witness leaves no witness or witness timeline behind: one from an earlier run
@@ -350,7 +398,7 @@ int atoll_cmd_explore(int argc, char **argv) {
   int exit_code = r.violated ? ATOLL_EXIT_VIOLATED : r.complete ? ATOLL_EXIT_OK : ATOLL_EXIT_INCOMPLETE;
   if (!output_stdout)
     print_table(stdout, &s, &r);
-  explore_output out = {.s = &s, .r = &r, .ranks = ranks, .path = vals[2]};
+  explore_output out = {.s = &s, .r = &r, .ranks = ranks, .path = vals[2], .opts = &o};
   if (vals[1] && (rc = atoll_cli_write_file(vals[1], write_json, &out)))
     exit_code = rc;
   if (r.violated && r.witness_expect >= 0) {
