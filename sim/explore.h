@@ -102,7 +102,10 @@ typedef struct atoll_explore_result {
   double worst_rt_latency_us; /* over every RT request of every schedule; NAN without RT requests */
   double nominal_rt_latency_us; /* the same in the nominal schedule (the ordinary simulation) */
   /* The same with every wave at its shortest and at its longest (other choices nominal): the
-   * extremes alone, which timing anomalies make no bound on the worst (docs/explore.md). */
+   * extremes alone, which timing anomalies make no bound on the worst (docs/explore.md). They are
+   * schedules too: their values join the worst values, verdicts and worst RT latency, and where
+   * the search found no violation one that violates a bound is the witness (a search cut short
+   * may not have reached them). */
   double all_min_rt_latency_us, all_max_rt_latency_us;
   atoll_explore_bound *bounds; /* per scenario expect */
   bool violated;

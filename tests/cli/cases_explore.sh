@@ -4,7 +4,7 @@
 # cases: explore_refuses_dart explore_outputs_checked_first bound_outputs_checked_first
 # cases: bound_spread_options capacity_outputs_checked_first capacity_json_when_no_scale_holds
 # cases: capacity_quiet_and_synopsis capacity_refusal_first numbers_decimal_only
-# cases: explore_witness_replay_line
+# cases: explore_witness_replay_line explore_incomplete_counts_extremes
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -184,5 +184,27 @@ got = s["clients"][0]["latency_us"]["max"]
 assert abs(got - e["bounds"][0]["worst"]) < 1e-3, (got, e["bounds"][0]["worst"])
 PY
     ;;
+  explore_incomplete_counts_extremes)
+    # Cut short, the search printed "every wave at its longest: 197.5 us" and then "ok ... worst
+    # 187.500" for a bound of 190 (JSON holds: true, exit 3): that longest-wave schedule is a real
+    # one, which violates it. Its values count now: FAIL, holds false, exit 1, and it is the witness.
+    t="$src/scenarios/verify/tiny.yaml"
+    expect_rc 1 "$atoll" explore "$t" -q --max-states 30 --set 'expect=["clients.cam.latency_us.max <= 190"]' \
+      --json "$tmp/e.json" --witness "$tmp/w.txt"
+    grep -q "^INCOMPLETE" "$tmp/.stdout" || fail "the search was not cut short: $(cat "$tmp/.stdout")"
+    grep -q "^  FAIL  clients.cam.latency_us.max <= 190   worst 197.460" "$tmp/.stdout" ||
+      fail "$(cat "$tmp/.stdout")"
+    python3 - "$tmp/e.json" <<'PY' || fail "JSON: $(cat "$tmp/e.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+b = j["bounds"][0]
+assert b["holds"] is False and b["worst"] >= j["all_max_rt_latency_us"] and j["violated"] is True, j
+assert j["worst_rt_latency_us"] >= j["all_max_rt_latency_us"], j
+PY
+    expect_rc 1 "$atoll" sim "$t" --set 'expect=["clients.cam.latency_us.max <= 190"]' --replay "$tmp/w.txt" -q
+    grep -q "value 197.46" "$tmp/.stderr" || fail "the witness replays otherwise: $(cat "$tmp/.stderr")"
+    # A complete search is unchanged: it explored those schedules already.
+    expect_rc 0 "$atoll" explore "$t" -q --set 'expect=["clients.cam.latency_us.max <= 198"]'
+    grep -q "^  ok    clients.cam.latency_us.max <= 198   worst 197.460" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
   *) fail "unknown case $case_name" ;;
 esac
