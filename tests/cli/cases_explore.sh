@@ -205,6 +205,7 @@ PY
     grep -q "value 197.46" "$tmp/.stderr" || fail "the witness replays otherwise: $(cat "$tmp/.stderr")"
     # A complete search is unchanged: it explored those schedules already.
     expect_rc 0 "$atoll" explore "$t" -q --set 'expect=["clients.cam.latency_us.max <= 198"]'
-    grep -q "^  ok    clients.cam.latency_us.max <= 198   worst 197.460" "$tmp/.stdout" || fail "$(cat "$tmp/.stdout")" ;;
+    grep -q "^  ok    clients.cam.latency_us.max <= 198   worst 197.460" "$tmp/.stdout" ||
+      fail "$(cat "$tmp/.stdout")" ;;
   *) fail "unknown case $case_name" ;;
 esac
