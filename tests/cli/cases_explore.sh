@@ -4,7 +4,7 @@
 # cases: explore_refuses_dart explore_outputs_checked_first bound_outputs_checked_first
 # cases: bound_spread_options capacity_outputs_checked_first capacity_json_when_no_scale_holds
 # cases: capacity_quiet_and_synopsis capacity_refusal_first numbers_decimal_only
-# cases: explore_witness_replay_line explore_incomplete_counts_extremes
+# cases: explore_witness_replay_line explore_incomplete_counts_extremes capacity_says_why_no_dart_plan
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -207,5 +207,13 @@ PY
     expect_rc 0 "$atoll" explore "$t" -q --set 'expect=["clients.cam.latency_us.max <= 198"]'
     grep -q "^  ok    clients.cam.latency_us.max <= 198   worst 197.460" "$tmp/.stdout" ||
       fail "$(cat "$tmp/.stdout")" ;;
+  capacity_says_why_no_dart_plan)
+    # A dart plan that no probe can make came out as "invalid argument"; sim explains it, and so
+    # does capacity now. Table III's RT clients alone (its BE clients are closed loops, no rate).
+    models=$(realpath "$src/scenarios/models")
+    grep -v '_be_1' "$src/scenarios/seeds/dart/table3.yaml" | sed "s|\.\./\.\./models|$models|" >"$tmp/t3rt.yaml"
+    expect_rc 2 "$atoll" capacity "$tmp/t3rt.yaml" -q --duration-ms 300 --set clients.pilot_rt_1.deadline_ms=0.001
+    grep -q "^atoll capacity: at scale 1: no configuration of the 8 searched cores passes dart's response-time" \
+      "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   *) fail "unknown case $case_name" ;;
 esac
