@@ -301,6 +301,16 @@ bool atoll_cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t
   return true;
 }
 
+bool atoll_cli_parse_decimal(const char *text, double *out) {
+  size_t len = strspn(text, "0123456789.eE+-");
+  char *end;
+  double v = strtod(text, &end);
+  if (len == 0 || text[len] != '\0' || end != text + len)
+    return false;
+  *out = v;
+  return true;
+}
+
 uint64_t atoll_cli_default_jobs(uint64_t max) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 1)

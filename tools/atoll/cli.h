@@ -47,6 +47,10 @@ bool atoll_cli_parse_or_help(const atoll_subcommand *cmd, int argc, char **argv,
  * alone takes " 5", "+5" and "-1", the last as its largest value) and nothing past the range.
  * Returns true with *out set, false (out untouched) otherwise; the caller says what it wanted. */
 bool atoll_cli_parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+/* A number in decimal notation, the whole text: digits, '.', a sign and an exponent only (strtod
+ * alone also takes hex, inf, nan and leading spaces), as atoll sim reads its numbers. Returns true
+ * with *out set (it may be any finite or out-of-range value: the caller checks its range). */
+bool atoll_cli_parse_decimal(const char *text, double *out);
 /* The worker threads a command runs when not told: one per online core, from 1 to max (a machine
  * with more cores than a command takes still runs it). */
 uint64_t atoll_cli_default_jobs(uint64_t max);

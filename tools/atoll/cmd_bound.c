@@ -52,15 +52,6 @@ typedef struct bound_output {
   const atoll_dart_bound_result *dart;
 } bound_output;
 
-/* A decimal number, the whole text (strtod alone also takes hex, inf, nan and leading spaces), as
- * atoll sim's numbers are read. */
-static bool parse_decimal(const char *text, double *out) {
-  size_t len = strspn(text, "0123456789.eE+-");
-  char *end;
-  *out = strtod(text, &end);
-  return len > 0 && text[len] == '\0' && end == text + len;
-}
-
 static int write_json(FILE *f, const void *ctx) {
   const atoll_scenario *s = ((const bound_output *)ctx)->s;
   const atoll_bound_result *r = ((const bound_output *)ctx)->r;
@@ -246,7 +237,7 @@ int atoll_cmd_bound(int argc, char **argv) {
   if (vals[2] && strcmp(vals[2], "dart") != 0 && strcmp(vals[2], "rt-queue") != 0)
     return atoll_cli_usage_error(cmd, "--analysis wants rt-queue or dart, not '%s'", vals[2]);
   if (vals[1]) {
-    if (!parse_decimal(vals[1], &bo.spread) || !(bo.spread >= 0 && bo.spread < 100))
+    if (!atoll_cli_parse_decimal(vals[1], &bo.spread) || !(bo.spread >= 0 && bo.spread < 100))
       return atoll_cli_usage_error(cmd, "--spread wants a fraction in [0, 100), not '%s'", vals[1]);
   }
   atoll_arena a;

@@ -6,10 +6,8 @@
 
 #include "atoll/error.h"
 #include "io/json_out.h"
-#include "run/dart_plan.h"
 #include "run/driver.h"
 #include "run/report.h"
-#include "sim/dart_run.h"
 #include "sim/run.h"
 #include "sim/shape_memo.h"
 #include "tools/atoll/cli.h"
@@ -67,6 +65,7 @@ typedef struct probe_cfg {
   atoll_progress *progress; /* counts the probes */
   uint32_t probes;
   double no_plan_at; /* > 0: the scale at which a dart-family probe had no plan (its run's EINVAL) */
+  char no_plan_why[512]; /* then why, in atoll sim's words */
 } probe_cfg;
 
 /* The duration of a probe at scaled rates: the scenario's, or longer, so that the slowest client
@@ -100,16 +99,9 @@ static int probe(const atoll_scenario *s, atoll_client *scaled, double x, probe_
   one.duration_ns = pc->duration_ns = probe_duration_ns(s, scaled, pc);
   int rc = atoll_sim_run(&one, &pc->opts, res);
   atoll_progress_update(pc->progress, ++pc->probes);
-  /* A dart-family run fails with atoll_dart_plan_for's EINVAL where no plan fits the rates probed:
-   * built again (as atoll sim does) so that no other invalid argument is said to be the plan's. */
-  atoll_dart_plan plan;
-  if (rc == ATOLL_EINVAL && atoll_dart_policy(s->policy.kind)) {
-    int prc = atoll_dart_plan_for(&one, &plan);
-    if (prc == 0)
-      atoll_dart_plan_free(&plan);
-    else if (prc == ATOLL_EINVAL)
-      pc->no_plan_at = x;
-  }
+  /* A dart-family run fails with atoll_dart_plan_for's EINVAL where no plan fits the rates probed. */
+  if (rc == ATOLL_EINVAL && atoll_sim_dart_plan_failure(&one, pc->no_plan_why, sizeof pc->no_plan_why))
+    pc->no_plan_at = x;
   if (rc)
     return rc;
   /* The results name the scenario they ran: the caller's, whose clients outlive this call. */
@@ -182,31 +174,6 @@ static int write_json(FILE *f, const void *ctx) {
   return 0;
 }
 
-/* Why a dart-family scenario has no plan, in atoll sim's words (cmd_sim.c's dart_plan_failure,
- * which is not exported: keep the two the same). */
-static const char *dart_plan_failure(const atoll_scenario *s, char *buf, size_t size) {
-  const char *policy = atoll_policy_name(s->policy.kind);
-  if (s->policy.kind == ATOLL_POLICY_DART && s->node_search_cores)
-    snprintf(buf, size,
-             "no configuration of the %u searched cores passes dart's response-time test for these clients "
-             "(DART's Alg. 1 finds none; docs/dart.md): give nodes:, more cores, or longer deadlines",
-             (unsigned)s->node_search_cores);
-  else if (s->n_nodes == 0 && s->policy.kind != ATOLL_POLICY_BASE_GPU)
-    snprintf(buf, size, "policy %s needs nodes: the scenario has none (docs/dart.md)", policy);
-  else
-    snprintf(buf, size, "policy %s cannot place these clients' models on the scenario's nodes (docs/dart.md)", policy);
-  return buf;
-}
-
-/* A decimal number, the whole text (strtod alone also takes hex, inf, nan and leading spaces), as
- * atoll sim's numbers are read. */
-static bool parse_decimal(const char *text, double *out) {
-  size_t len = strspn(text, "0123456789.eE+-");
-  char *end;
-  *out = strtod(text, &end);
-  return len > 0 && text[len] == '\0' && end == text + len;
-}
-
 int atoll_cmd_capacity(int argc, char **argv) {
   const atoll_subcommand *cmd = &atoll_cmd_capacity_def;
   atoll_run_opts o;
@@ -220,7 +187,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
     return rc;
   double miss = 0.01;
   if (vals[0]) {
-    if (!parse_decimal(vals[0], &miss) || !(miss >= 0 && miss < 1))
+    if (!atoll_cli_parse_decimal(vals[0], &miss) || !(miss >= 0 && miss < 1))
       return atoll_cli_usage_error(cmd, "--miss takes a ratio in [0, 1), not '%s'", vals[0]);
   }
   probe_cfg pc = {0};
@@ -233,7 +200,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   int64_t warmup_ns = -1;
   if (vals[3]) {
     double ms;
-    if (!parse_decimal(vals[3], &ms) || !(ms >= 0 && ms <= 1e9))
+    if (!atoll_cli_parse_decimal(vals[3], &ms) || !(ms >= 0 && ms <= 1e9))
       return atoll_cli_usage_error(cmd, "--warmup-ms takes milliseconds in [0, 1e9], not '%s'", vals[3]);
     warmup_ns = llround(ms * 1e6);
   }
@@ -329,7 +296,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   capacity_output out = {.s = &s, .scale = lo, .worst = worst, .miss = miss, .capped = capped};
   if (rc) {
     if (rc == ATOLL_EINVAL && pc.no_plan_at > 0)
-      fprintf(stderr, "atoll capacity: at scale %.4g: %s\n", pc.no_plan_at, dart_plan_failure(&s, why, sizeof why));
+      fprintf(stderr, "atoll capacity: at scale %.4g: %s\n", pc.no_plan_at, pc.no_plan_why);
     else
       fprintf(stderr, "atoll capacity: %s\n", atoll_strerror(rc));
     exit_code = ATOLL_EXIT_BAD_INPUT;

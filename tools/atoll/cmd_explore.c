@@ -330,11 +330,7 @@ int atoll_cmd_explore(int argc, char **argv) {
     eo.max_states = n;
   }
   if (vals[4]) {
-    /* Decimal only, as sim reads its numbers (strtod alone also takes hex, inf and spaces). */
-    size_t len = strspn(vals[4], "0123456789.eE+-");
-    char *end;
-    eo.max_seconds = strtod(vals[4], &end);
-    if (len == 0 || vals[4][len] || end != vals[4] + len || !(eo.max_seconds > 0))
+    if (!atoll_cli_parse_decimal(vals[4], &eo.max_seconds) || !(eo.max_seconds > 0))
       return atoll_cli_usage_error(cmd, "--max-seconds wants a positive number of seconds, not '%s'", vals[4]);
   }
   if (vals[5]) {
