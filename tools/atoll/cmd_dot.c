@@ -14,6 +14,7 @@
 #include "atoll/error.h"
 #include "idem/badset.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/outputs.h"
 #include "idem/readers.h"
 #include "idem/sweep.h"
 #include "tools/atoll/report_out.h"
@@ -123,7 +124,10 @@ static int parse(int argc, char **argv, dot_opts *o) {
   }
   if (o->groups && strcmp(o->groups, "profile") != 0 && strcmp(o->groups, "search") != 0)
     return atoll_cli_usage_error(cmd, "--groups takes profile or search");
-  return 0;
+  /* Before the input is read: -o naming it replaced it with the drawing, and "-o --groups" wrote a
+   * file of that name. */
+  static const char *const out_opt[] = {"-o"};
+  return atoll_cli_check_outputs(cmd, &o->out, out_opt, 1, &o->input, 1, NULL);
 }
 
 static idem_format pick_format(const dot_opts *o) {

@@ -9,6 +9,7 @@
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/outputs.h"
 #include "io/disb_import.h"
 #include "io/suggest.h"
 #include "io/idem_meta.h"
@@ -280,6 +281,14 @@ int atoll_cmd_import(int argc, char **argv) {
     return atoll_cli_usage_error(cmd, "expected 'reef-model', 'disb', 'torch-trace', 'nsys' or 'rocprof'");
   if (!vals[0])
     return atoll_cli_usage_error(cmd, "-o OUT.yaml is required");
+  /* Before the import: -o naming the input (or --idem's metadata, --gpu's preset file) replaced it
+   * with the output; "-o --latency-us" wrote a file of that name; "-o ''" was said as an open's
+   * error. */
+  const char *inputs[] = {o.n_positional > 1 ? o.positional[1] : NULL, vals[3],
+                          vals[1] && strchr(vals[1], '/') ? vals[1] : NULL};
+  static const char *const out_opt[] = {"-o"};
+  if ((rc = atoll_cli_check_outputs(cmd, vals, out_opt, 1, inputs, 3, NULL)))
+    return rc;
   if (vals[7] && strcmp(o.positional[0], "disb") != 0)
     return atoll_cli_usage_error(cmd, "--duration-ms goes with 'disb'");
   if (strcmp(o.positional[0], "torch-trace") == 0 || strcmp(o.positional[0], "nsys") == 0 ||

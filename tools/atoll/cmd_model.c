@@ -10,6 +10,8 @@
 
 #include "atoll/error.h"
 #include "tools/atoll/cli.h"
+#include "tools/atoll/outputs.h"
+#include "tools/atoll/report_out.h"
 #include "io/suggest.h"
 
 const atoll_subcommand atoll_cmd_model_def = {
@@ -79,13 +81,20 @@ static void print_knee(const char *name, uint32_t batch, const atoll_knee_point 
   printf("knee %u %% (the smallest share within %d %% of the best throughput)\n", knee, ATOLL_KNEE_TOL_PCT);
 }
 
-static int write_knee_json(FILE *f, uint32_t batch, const atoll_knee_point *k, uint32_t knee) {
-  fprintf(f, "{\"knee_pct\": %u, \"batch\": %u, \"curve\": [", knee, batch);
+/* What write_knee_json writes (atoll_cli_write_file's callback). */
+typedef struct knee_json {
+  uint32_t batch, knee;
+  const atoll_knee_point *k;
+} knee_json;
+
+static int write_knee_json(FILE *f, const void *ctx) {
+  const knee_json *j = ctx;
+  fprintf(f, "{\"knee_pct\": %u, \"batch\": %u, \"curve\": [", j->knee, j->batch);
   for (uint32_t i = 0; i < ATOLL_KNEE_POINTS; i++)
-    fprintf(f, "%s{\"pct\": %u, \"latency_us\": %.3f, \"throughput_rps\": %.3f}", i ? ", " : "", k[i].pct,
-            k[i].latency_us, k[i].throughput_rps);
+    fprintf(f, "%s{\"pct\": %u, \"latency_us\": %.3f, \"throughput_rps\": %.3f}", i ? ", " : "", j->k[i].pct,
+            j->k[i].latency_us, j->k[i].throughput_rps);
   fprintf(f, "]}\n");
-  return ferror(f) ? -1 : 0;
+  return 0; /* a failed write is the caller's to say (atoll_cli_write_file) */
 }
 
 int atoll_cmd_model(int argc, char **argv) {
@@ -137,6 +146,12 @@ int atoll_cmd_model(int argc, char **argv) {
       return atoll_cli_usage_error(cmd, "--batch takes 1..%d, not '%s'", ATOLL_MAX_BATCH, vals[1]);
     batch = (uint32_t)b;
   }
+  /* Before the sweep: --json naming the profile or the preset file would replace it, and one that
+   * cannot be written was found only after the table had been printed. */
+  const char *inputs[] = {o.positional[1], gpu_arg && strchr(gpu_arg, '/') ? gpu_arg : NULL};
+  static const char *const json_opt[] = {"--json"};
+  if ((rc = atoll_cli_check_outputs(cmd, &vals[2], json_opt, 1, inputs, 2, NULL)))
+    return rc;
   atoll_arena a;
   atoll_arena_init(&a);
   atoll_diag d;
@@ -185,16 +200,15 @@ int atoll_cmd_model(int argc, char **argv) {
       return ATOLL_EXIT_BAD_INPUT;
     }
     bool json_stdout = vals[2] && strcmp(vals[2], "-") == 0;
+    /* The file first, whole or not at all (atoll_cli_write_file says why it failed): the table is
+     * printed only for a run that succeeded. */
+    knee_json j = {.batch = batch, .knee = knee_pct, .k = curve};
+    if (vals[2] && atoll_cli_write_file(vals[2], write_knee_json, &j) != 0) {
+      atoll_arena_free(&a);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
     if (!json_stdout)
       print_knee(m.name, batch, curve, knee_pct, plot);
-    if (vals[2]) {
-      FILE *f = json_stdout ? stdout : fopen(vals[2], "w");
-      if (!f || write_knee_json(f, batch, curve, knee_pct) != 0 || (!json_stdout && fclose(f) != 0)) {
-        fprintf(stderr, "atoll model knee: writing %s failed\n", vals[2]);
-        atoll_arena_free(&a);
-        return ATOLL_EXIT_BAD_INPUT;
-      }
-    }
   }
   atoll_arena_free(&a);
   return rc == 0 ? ATOLL_EXIT_OK : atoll_cli_report(&d);
