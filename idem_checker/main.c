@@ -5,6 +5,9 @@
  * the others which earlier op a restore must restart from (docs/idempotence.md). Exit codes follow
  * atoll's table: 0 every kernel restorable, 1 some kernel is not restorable, 2 bad input or usage.
  * Output files are written to a temporary name and renamed once complete. */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,69 @@ static int usage_error(const char *fmt, const char *arg) {
   return ATOLL_EXIT_BAD_INPUT;
 }
 
+/* Whether a and b are one regular file (a link counts as its target, which the rename replaces). */
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+/* The outputs checked before the trace is read, as atoll's commands check theirs
+ * (tools/atoll/outputs.h; this program does not link the atoll command line): an output that
+ * could not be written was found after the others had been written and the summary printed, and
+ * one naming the trace or another output replaced it. */
+static int check_outputs(const options *o) {
+  const char *paths[] = {o->json, o->meta, o->dot};
+  static const char *const names[] = {"--json", "-o", "--dot"};
+  char msg[PATH_MAX * 2 + 160];
+  for (int k = 0; k < 3; k++) {
+    const char *p = paths[k];
+    if (!p || strcmp(p, "-") == 0)
+      continue;
+    if (p[0] == '\0') {
+      snprintf(msg, sizeof msg, "%s needs a file name ('-' for standard output)", names[k]);
+      return usage_error("%s", msg);
+    }
+    if (strncmp(p, "--", 2) == 0) {
+      snprintf(msg, sizeof msg, "%s %s: a value that looks like an option (write ./%s for such a file)", names[k], p,
+               p);
+      return usage_error("%s", msg);
+    }
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+      snprintf(msg, sizeof msg, "%s %s is a folder: name a file in it", names[k], p);
+      return usage_error("%s", msg);
+    }
+    const char *slash = strrchr(p, '/');
+    if (slash && (size_t)(slash - p) < PATH_MAX) {
+      char dir[PATH_MAX];
+      size_t len = slash == p ? 1 : (size_t)(slash - p);
+      memcpy(dir, p, len);
+      dir[len] = '\0';
+      int found = stat(dir, &st), e = errno;
+      if (found != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(msg, sizeof msg, "%s %s: the folder %s %s", names[k], p, dir,
+                 found == 0                       ? "is not a folder"
+                 : e == ENOENT || e == ENOTDIR ? "does not exist"
+                                               : strerror(e));
+        return usage_error("%s", msg);
+      }
+    }
+    if (strcmp(p, o->trace) == 0 || same_file(p, o->trace)) {
+      snprintf(msg, sizeof msg, "%s %s is the input %s: writing it would replace it", names[k], p, o->trace);
+      return usage_error("%s", msg);
+    }
+    for (int j = 0; j < k; j++)
+      if (paths[j] && strcmp(paths[j], "-") != 0 && (strcmp(p, paths[j]) == 0 || same_file(p, paths[j])) &&
+          !(stat(p, &st) == 0 && !S_ISREG(st.st_mode))) { /* a device such as /dev/null takes several */
+        snprintf(msg, sizeof msg, "%s %s and %s %s name one file: each output needs its own", names[j], paths[j],
+                 names[k], p);
+        return usage_error("%s", msg);
+      }
+  }
+  return 0;
+}
+
 /* 0 to run, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
@@ -91,7 +157,7 @@ static int parse_args(int argc, char **argv, options *o) {
     to_stdout += outs[k] && strcmp(outs[k], "-") == 0;
   if (to_stdout > 1)
     return usage_error("%s", "only one of --json, -o and --dot can write to standard output ('-')");
-  return 0;
+  return check_outputs(o);
 }
 
 static idem_format pick_format(const options *o, int *bad) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll hil`, `native`, `model`, `import`, `dot` and idem_checker:
 # `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked
+# cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -58,5 +58,28 @@ case "$case_name" in
     said "-o needs a file name"
     expect_rc 0 "$atoll" dot "$tmp/f9.txt" -o "$tmp/g.dot"
     grep -q '^digraph' "$tmp/g.dot" || fail "no drawing: $(head -3 "$tmp/g.dot")" ;;
+  idem_checker_outputs_checked)
+    # An output was checked only when written: "-o /nonexist/x --json ok.json" wrote ok.json, printed
+    # the summary and exited 2 (docs/idempotence.md: exit 2, nothing on stdout); -o naming the trace
+    # replaced it; "--json x -o x" kept the last write; "-o --json" wrote a file "--json".
+    idem="$(dirname "$atoll")/idem_checker"
+    cp "$src/scenarios/idem/fig9.txt" "$tmp/f9.txt"
+    expect_rc 2 "$idem" "$tmp/f9.txt" -o /nonexist/x --json "$tmp/ok.json"
+    said "the folder /nonexist does not exist"
+    [ ! -e "$tmp/ok.json" ] || fail "wrote ok.json though -o could not be written"
+    [ ! -s "$tmp/.stdout" ] || fail "exit 2 with a summary on stdout: $(cat "$tmp/.stdout")"
+    expect_rc 2 "$idem" "$tmp/f9.txt" -o "$tmp/f9.txt"
+    said "is the input"; same_bytes "$tmp/f9.txt" "$src/scenarios/idem/fig9.txt"
+    expect_rc 2 "$idem" "$tmp/f9.txt" --json "$tmp/x" -o "$tmp/x"
+    said "name one file"; [ ! -e "$tmp/x" ] || fail "wrote x"
+    expect_rc 2 env -C "$tmp" "$idem" f9.txt -o --json
+    said "looks like an option"; [ ! -e "$tmp/--json" ] || fail "wrote a file named --json"
+    expect_rc 2 "$idem" "$tmp/f9.txt" -o ''
+    said "-o needs a file name"
+    expect_rc 2 "$idem" "$tmp/f9.txt" --dot "$tmp"
+    said "is a folder"
+    "$idem" "$tmp/f9.txt" -o "$tmp/m.yaml" --json "$tmp/j.json" >"$tmp/.stdout" 2>"$tmp/.stderr"
+    [ $? -le 1 ] || fail "a good run failed: $(cat "$tmp/.stderr")"
+    [ -s "$tmp/m.yaml" ] && [ -s "$tmp/j.json" ] || fail "outputs not written" ;;
   *) fail "unknown case $case_name" ;;
 esac
