@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll hil`, `native`, `model`, `import`, `dot` and idem_checker:
 # `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
+# cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked native_profile_whole_or_nothing
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -81,5 +81,27 @@ case "$case_name" in
     "$idem" "$tmp/f9.txt" -o "$tmp/m.yaml" --json "$tmp/j.json" >"$tmp/.stdout" 2>"$tmp/.stderr"
     [ $? -le 1 ] || fail "a good run failed: $(cat "$tmp/.stderr")"
     [ -s "$tmp/m.yaml" ] && [ -s "$tmp/j.json" ] || fail "outputs not written" ;;
+  native_profile_whole_or_nothing)
+    # -o was checked only after measuring, and the preset was written before the models: a folder
+    # whose models/ was a file kept a new gpus/cpu.yaml beside the old models and exited 2.
+    m="$src/scenarios/native/mix.yaml"
+    mkdir "$tmp/p2"; : >"$tmp/p2/models"
+    expect_rc 2 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/p2"
+    said "p2/models is not a folder"; [ ! -e "$tmp/p2/gpus" ] || fail "wrote $(ls -R "$tmp/p2")"
+    grep -q 'measuring\|wrote' "$tmp/.stdout" && fail "measured before refusing: $(cat "$tmp/.stdout")"
+    : >"$tmp/afile"
+    expect_rc 2 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/afile/x"
+    said "afile is not a folder"; [ ! -s "$tmp/.stdout" ] || fail "measured: $(cat "$tmp/.stdout")"
+    # A model's file that cannot be written (/dev/full: written in place, full) keeps the older preset.
+    mkdir -p "$tmp/p/gpus" "$tmp/p/models"; echo old >"$tmp/p/gpus/cpu.yaml"
+    ln -s /dev/full "$tmp/p/models/transformer.yaml"
+    expect_rc 2 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/p"
+    [ "$(cat "$tmp/p/gpus/cpu.yaml")" = old ] || fail "the older preset was replaced"
+    [ ! -e "$tmp/p/models/cnn.yaml" ] || fail "a part of the profile was written"
+    [ -z "$(ls "$tmp/p/gpus" | grep -v '^cpu.yaml$')" ] || fail "left $(ls "$tmp/p/gpus")"
+    expect_rc 0 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/p3/sub"
+    for f in gpus/cpu.yaml models/cnn.yaml models/transformer.yaml; do
+      [ -s "$tmp/p3/sub/$f" ] || fail "$f not written: $(cat "$tmp/.stdout")"
+    done ;;
   *) fail "unknown case $case_name" ;;
 esac

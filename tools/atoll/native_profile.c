@@ -14,6 +14,7 @@
 #include "io/gpu_write.h"
 #include "io/gpu_write_checked.h"
 #include "io/model_write_checked.h"
+#include "io/out_file.h"
 #include "tools/atoll/native_cli.h"
 #include "native/runtime/nprofile.h"
 
@@ -73,35 +74,125 @@ static void header(char *buf, size_t size, const char *what, const atoll_native_
            what, cmd, host, sysconf(_SC_NPROCESSORS_ONLN), when);
 }
 
-/* Writes path: the model m's profile, or the device g's preset when m is NULL, each only once its
+/* Where `dir` cannot take the profiles, said on stderr before anything is measured (a run found
+ * it only after measuring, with the preset already written): a path component that is not a
+ * folder, a folder it cannot create in or write to, or a target that is a folder. Returns 0, or
+ * ATOLL_EXIT_BAD_INPUT after the message. */
+static int check_dir(const char *dir, const char *device, const atoll_nmodel *const *models, uint32_t n) {
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+    fprintf(stderr, "atoll native --profile: -o %s: the path is too long\n", dir);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
+  /* The deepest folder that exists must be writable when something is to be made in it. */
+  struct stat st;
+  char *p = buf + strlen(buf);
+  while (p > buf && p[-1] == '/' && p - 1 > buf) /* "d/" is "d" */
+    *--p = '\0';
+  for (char *q = buf + 1;; q++) {
+    if (*q != '/' && *q != '\0')
+      continue;
+    char c = *q;
+    *q = '\0';
+    int found = stat(buf, &st);
+    if (found == 0 && !S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "atoll native --profile: -o %s: %s is not a folder\n", dir, buf);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    if (found != 0) {
+      char parent[PATH_MAX];
+      const char *slash = strrchr(buf, '/');
+      snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == buf ? 1 : slash - buf) : 1, slash ? buf : ".");
+      if (errno != ENOENT || access(parent, W_OK | X_OK) != 0) {
+        fprintf(stderr, "atoll native --profile: -o %s: cannot create %s: %s\n", dir, buf,
+                strerror(errno == ENOENT ? EACCES : errno));
+        return ATOLL_EXIT_BAD_INPUT;
+      }
+      return 0; /* what is below is made when written */
+    }
+    *q = c;
+    if (c == '\0')
+      break;
+  }
+  static const char *const subs[] = {"gpus", "models"};
+  for (int k = 0; k < 2; k++) {
+    char sub[PATH_MAX + 16];
+    snprintf(sub, sizeof sub, "%s/%s", buf, subs[k]);
+    int found = stat(sub, &st);
+    const char *bad = found == 0 && !S_ISDIR(st.st_mode) ? "is not a folder"
+                      : found == 0 && access(sub, W_OK | X_OK) != 0 ? strerror(errno)
+                      : found != 0 && access(buf, W_OK | X_OK) != 0 ? strerror(errno)
+                                                                    : NULL;
+    if (bad) {
+      fprintf(stderr, "atoll native --profile: -o %s: %s %s\n", dir, found == 0 ? sub : buf, bad);
+      return ATOLL_EXIT_BAD_INPUT;
+    }
+    for (uint32_t m = 0; m < (k ? n : 1); m++) {
+      char file[PATH_MAX + 300];
+      snprintf(file, sizeof file, "%s/%s.yaml", sub, k ? models[m]->name : device);
+      if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "atoll native --profile: -o %s: %s is a folder\n", dir, file);
+        return ATOLL_EXIT_BAD_INPUT;
+      }
+    }
+  }
+  return 0;
+}
+
+/* One file of the profile, written to a temporary name and renamed once every file was written
+ * (io/out_file.h): a failure leaves the older profile whole, rather than a new preset beside old
+ * models. */
+typedef struct profile_file {
+  atoll_out_file out;
+  char path[PATH_MAX];
+  bool open;
+} profile_file;
+
+/* Writes f: the model m's profile, or the device g's preset when m is NULL, each only once its
  * text reads back as what was measured (model_write_checked.h, gpu_write_checked.h; models_dir and
- * g are what the profile loads with). Returns 0; otherwise says why on stderr and leaves no file. */
-static int save_checked(const char *path, const atoll_gpu *g, const atoll_model *m, const char *head,
+ * g are what the profile loads with), not yet committed. Returns 0; otherwise says why on stderr. */
+static int save_checked(profile_file *f, const atoll_gpu *g, const atoll_model *m, const char *head,
                         const char *models_dir) {
   atoll_diag d;
   atoll_diag_clear(&d);
-  FILE *f = fopen(path, "w");
-  int rc = !f ? ATOLL_EIO
-         : m  ? atoll_model_write_checked(f, m, head, models_dir, g, &d)
-              : atoll_gpu_write_checked(f, g, head, cost_notes, &d);
-  if (f && fclose(f) != 0 && rc == 0)
+  if (atoll_out_file_open(&f->out, f->path) != 0) {
+    perror(f->path);
+    return ATOLL_EIO;
+  }
+  f->open = true;
+  int rc = m ? atoll_model_write_checked(f->out.f, m, head, models_dir, g, &d)
+             : atoll_gpu_write_checked(f->out.f, g, head, cost_notes, &d);
+  if (rc == 0 && (fflush(f->out.f) != 0 || ferror(f->out.f)))
     rc = ATOLL_EIO;
   if (rc == 0)
     return 0;
   if (d.set)
     atoll_diag_print(&d, stderr);
   else
-    perror(path);
-  if (f)
-    remove(path);
+    perror(f->path);
+  return rc;
+}
+
+/* Commits every open file when ok, else removes their temporary files. Returns 0 when all were
+ * committed. */
+static int finish(profile_file *files, uint32_t n, bool ok) {
+  int rc = ok ? 0 : ATOLL_EIO;
+  for (uint32_t k = 0; k < n; k++) {
+    if (!files[k].open)
+      continue;
+    errno = 0;
+    if (atoll_out_file_close(&files[k].out, ok) != 0 && ok) {
+      fprintf(stderr, "atoll native --profile: %s: %s\n", files[k].path, strerror(errno ? errno : EIO));
+      rc = ATOLL_EIO;
+    }
+    files[k].open = false;
+  }
   return rc;
 }
 
 int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, uint32_t repeats,
                           FILE *out) {
-  atoll_arena a;
-  atoll_arena_init(&a);
-  char err[256] = "", path[PATH_MAX], head[1024];
+  char err[256] = "", head[1024];
   /* Each native model once, in scenario order. */
   const atoll_nmodel *uniq[64];
   uint32_t n = 0;
@@ -112,64 +203,65 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
     if (k == n)
       uniq[n++] = o->nmodels[m];
   }
+  const char *name = o->device ? o->device : "cpu";
+  if (check_dir(dir, name, uniq, n) != 0)
+    return ATOLL_EXIT_BAD_INPUT;
+  /* files[0]: the preset; files[1 + k]: model uniq[k]. */
+  profile_file *files = calloc(n + 1, sizeof *files);
+  atoll_model *models = calloc(n ? n : 1, sizeof *models);
+  if (!files || !models) {
+    free(files);
+    free(models);
+    return atoll__native_fail("native --profile", ATOLL_ENOMEM, NULL);
+  }
+  atoll_arena a;
+  atoll_arena_init(&a);
   atoll_gpu g;
   atoll_native_costs_note note;
-  const char *name = o->device ? o->device : "cpu";
   int rc = atoll_native_measure_device(o, name, uniq, n, &a, &g, &note, err, sizeof err);
-  if (rc) {
-    atoll_arena_free(&a);
-    return atoll__native_fail("native --profile", rc, err);
-  }
-  snprintf(path, sizeof path, "%s/gpus", dir);
-  if (mkdir_p(path) != 0) {
-    perror(path);
-    atoll_arena_free(&a);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  if (snprintf(path, sizeof path, "%s/gpus/%s.yaml", dir, g.name) >= (int)sizeof path) {
-    fprintf(stderr, "atoll native --profile: %s: the path is too long\n", dir);
-    atoll_arena_free(&a);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  header(head, sizeof head, "A native device measured by atoll (docs/hil.md, docs/native.md).", o, s->path);
-  if (save_checked(path, &g, NULL, head, NULL) != 0) {
-    atoll_arena_free(&a);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  fprintf(out, "device %s: %u CUs x %u slots; launch %.1f us, dispatch %.1f us, transmit %.1f us, kill %.1f us "
-               "(median of %u kernels, max %.1f us), eviction %.2f us/launch\n  wrote %s\n",
-          g.name, g.cus, g.max_blocks_per_cu, g.costs.launch_sync_ns / 1e3, g.costs.cp_dispatch_ns / 1e3,
-          g.costs.hq_transmit_ns / 1e3, g.costs.cu_reset_ns / 1e3, note.kill_kernels, note.kill_max_ns / 1e3,
-          g.costs.evicted_kernel_ns / 1e3, path);
-  char models_dir[sizeof path];
+  for (uint32_t k = 0; rc == 0 && k < n; k++)
+    rc = atoll_native_measure_model(o, uniq[k], &g, repeats, &a, &models[k], err, sizeof err);
+  int code = rc ? atoll__native_fail("native --profile", rc, err) : ATOLL_EXIT_OK;
+  char models_dir[PATH_MAX];
   snprintf(models_dir, sizeof models_dir, "%s/models", dir);
-  if (mkdir_p(models_dir) != 0) {
-    perror(models_dir);
-    atoll_arena_free(&a);
-    return ATOLL_EXIT_BAD_INPUT;
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    atoll_model m;
-    rc = atoll_native_measure_model(o, uniq[k], &g, repeats, &a, &m, err, sizeof err);
-    if (rc) {
-      atoll_arena_free(&a);
-      return atoll__native_fail("native --profile", rc, err);
+  char gpus_dir[PATH_MAX];
+  snprintf(gpus_dir, sizeof gpus_dir, "%s/gpus", dir);
+  for (int k = 0; k < 2 && code == 0; k++)
+    if (mkdir_p(k ? models_dir : gpus_dir) != 0) {
+      perror(k ? models_dir : gpus_dir);
+      code = ATOLL_EXIT_BAD_INPUT;
     }
-    if (snprintf(path, sizeof path, "%s/models/%s.yaml", dir, uniq[k]->name) >= (int)sizeof path) {
+  for (uint32_t k = 0; code == 0 && k <= n; k++) {
+    if (snprintf(files[k].path, sizeof files[k].path, "%s/%s.yaml", k ? models_dir : gpus_dir,
+                 k ? uniq[k - 1]->name : g.name) >= (int)sizeof files[k].path) {
       fprintf(stderr, "atoll native --profile: %s: the path is too long\n", dir);
-      atoll_arena_free(&a);
-      return ATOLL_EXIT_BAD_INPUT;
+      code = ATOLL_EXIT_BAD_INPUT;
+      break;
     }
     char what[200];
-    snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k]->name, g.name);
+    if (k == 0)
+      snprintf(what, sizeof what, "A native device measured by atoll (docs/hil.md, docs/native.md).");
+    else
+      snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k - 1]->name,
+               g.name);
     header(head, sizeof head, what, o, s->path);
-    if (save_checked(path, &g, &m, head, models_dir) != 0) {
-      atoll_arena_free(&a);
-      return ATOLL_EXIT_BAD_INPUT;
-    }
-    fprintf(out, "model %s: %u ops, alone %.3f ms\n  wrote %s\n", uniq[k]->name, m.n_ops,
-            m.measured_latency_ns / 1e6, path);
+    if (save_checked(&files[k], &g, k ? &models[k - 1] : NULL, head, models_dir) != 0)
+      code = ATOLL_EXIT_BAD_INPUT;
   }
+  if (finish(files, n + 1, code == 0) != 0 && code == 0)
+    code = ATOLL_EXIT_BAD_INPUT;
+  if (code == 0) {
+    fprintf(out, "device %s: %u CUs x %u slots; launch %.1f us, dispatch %.1f us, transmit %.1f us, kill %.1f us "
+                 "(median of %u kernels, max %.1f us), eviction %.2f us/launch\n  wrote %s\n",
+            g.name, g.cus, g.max_blocks_per_cu, g.costs.launch_sync_ns / 1e3, g.costs.cp_dispatch_ns / 1e3,
+            g.costs.hq_transmit_ns / 1e3, g.costs.cu_reset_ns / 1e3, note.kill_kernels, note.kill_max_ns / 1e3,
+            g.costs.evicted_kernel_ns / 1e3, files[0].path);
+    for (uint32_t k = 0; k < n; k++)
+      fprintf(out, "model %s: %u ops, alone %.3f ms\n  wrote %s\n", uniq[k]->name, models[k].n_ops,
+              models[k].measured_latency_ns / 1e6, files[k + 1].path);
+  }
+  free(files);
+  free(models);
   atoll_arena_free(&a);
-  return ATOLL_EXIT_OK;
+  return code;
 }
