@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command-line cases of `atoll hil`, `native`, `model`, `import`, `dot` and idem_checker:
 # `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
-# cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked native_profile_whole_or_nothing
+# cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
+# cases: native_profile_whole_or_nothing hil_one_device
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -103,5 +104,13 @@ case "$case_name" in
     for f in gpus/cpu.yaml models/cnn.yaml models/transformer.yaml; do
       [ -s "$tmp/p3/sub/$f" ] || fail "$f not written: $(cat "$tmp/.stdout")"
     done ;;
+  hil_one_device)
+    # hil measured one device with every CU, then ran gpu_count: 2 sharing the CPUs: another device
+    # than the one predicted (RT p50 -52 %, exit 0). Refused before measuring.
+    expect_rc 2 "$atoll" hil "$src/scenarios/native/two-devices.yaml" --repeats 1 --duration-ms 300 \
+      --set warmup_ms=0 --set 'expect=[]'
+    said "has gpu_count: 2: hil measures one device"
+    grep -q measuring "$tmp/.stderr" && fail "measured before refusing"
+    [ ! -s "$tmp/.stdout" ] || fail "printed: $(cat "$tmp/.stdout")" ;;
   *) fail "unknown case $case_name" ;;
 esac
