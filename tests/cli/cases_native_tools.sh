@@ -2,7 +2,7 @@
 # Command-line cases of `atoll hil`, `native`, `model`, `import`, `dot` and idem_checker:
 # `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
-# cases: native_profile_whole_or_nothing hil_one_device
+# cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -112,5 +112,13 @@ case "$case_name" in
     said "has gpu_count: 2: hil measures one device"
     grep -q measuring "$tmp/.stderr" && fail "measured before refusing"
     [ ! -s "$tmp/.stdout" ] || fail "printed: $(cat "$tmp/.stdout")" ;;
+  native_rt_reserve_needs_priority)
+    # rt-sm-reserve=N binds the high-priority streams to CUs 0..N-1 and the others to N..: without
+    # policy.priority: true every stream is of the others, and it ran (exit 0) with CU 0 idle.
+    run=(native "$src/scenarios/native/mix.yaml" --duration-ms 300 --set warmup_ms=0 --set 'expect=[]' --cus 2
+      --latency-opts rt-sm-reserve=1)
+    expect_rc 2 "$atoll" "${run[@]}"
+    said "has no policy.priority: true"; [ ! -s "$tmp/.stdout" ] || fail "ran: $(cat "$tmp/.stdout")"
+    expect_rc 0 "$atoll" "${run[@]}" --set policy.priority=true ;;
   *) fail "unknown case $case_name" ;;
 esac

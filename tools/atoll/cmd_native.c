@@ -206,6 +206,16 @@ int atoll_cmd_native(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
+  /* The reserve binds high-priority streams to CUs 0..N-1 and the others to N..: without
+   * policy.priority every stream is of the others, and the first N CUs stayed idle. */
+  if (no.rt_reserve_cus && !s.policy.priority) {
+    rc = atoll_cli_usage_error(cmd, "--latency-opts rt-sm-reserve=%u reserves CUs for the RT queues' high-priority "
+                               "streams, and %s has no policy.priority: true (without it the first %u CUs would "
+                               "stay idle); give --set policy.priority=true",
+                               no.rt_reserve_cus, s.path, no.rt_reserve_cus);
+    atoll_arena_free(&a);
+    return rc;
+  }
   if (vals[X_INJECT]) {
     inject.seed = s.seed;
     no.inject = &inject;
