@@ -3,6 +3,7 @@
 # `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 # cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
+# cases: hil_sim_refusal_first
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -120,5 +121,16 @@ case "$case_name" in
     expect_rc 2 "$atoll" "${run[@]}"
     said "has no policy.priority: true"; [ ! -s "$tmp/.stdout" ] || fail "ran: $(cat "$tmp/.stdout")"
     expect_rc 0 "$atoll" "${run[@]}" --set policy.priority=true ;;
+  hil_sim_refusal_first)
+    # What the simulator refuses was found only after measuring, said as "simulation failed:
+    # operation not supported by this device". Now before measuring, in sim's words.
+    m="$src/scenarios/native/mix.yaml"
+    expect_rc 2 "$atoll" sim "$m" --set sim.engine=rate
+    sim_says=$(cat "$tmp/.stderr")
+    expect_rc 2 "$atoll" hil "$m" --set sim.engine=rate --repeats 1 --duration-ms 300 --set warmup_ms=0
+    grep -q measuring "$tmp/.stderr" && fail "measured before refusing: $(cat "$tmp/.stderr")"
+    said "the rate CU engine does not model"
+    [ "$(sed 's/^atoll hil: //' "$tmp/.stderr")" = "$(sed 's/^atoll sim: //' <<<"$sim_says")" ] ||
+      fail "hil says '$(cat "$tmp/.stderr")', sim '$sim_says'" ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -106,6 +106,14 @@ int atoll_cmd_hil(int argc, char **argv) {
     atoll_arena_free(&a);
     return rc;
   }
+  /* What the simulator refuses, said before the measurement and in sim's words (it measured, then
+   * said "simulation failed: operation not supported by this device"). */
+  char why[256];
+  if (atoll_sim_refusal(&s, why, sizeof why)) {
+    fprintf(stderr, "atoll hil: %s\n", why);
+    atoll_arena_free(&a);
+    return ATOLL_EXIT_BAD_INPUT;
+  }
   bool has_rt = false;
   for (uint32_t c = 0; c < s.n_clients; c++)
     has_rt |= s.clients[c].cls == ATOLL_CLASS_RT;
@@ -170,7 +178,9 @@ int atoll_cmd_hil(int argc, char **argv) {
   atoll_run_results pred, meas;
   rc = atoll_sim_run(&h.s, NULL, &pred);
   if (rc) {
-    fprintf(stderr, "atoll hil: simulation failed: %s\n", atoll_strerror(rc));
+    /* On the measured preset: what the check above could not know (its CU count) is said as sim says it. */
+    fprintf(stderr, "atoll hil: simulation failed: %s\n",
+            rc == ATOLL_ENOTSUP ? atoll_sim_unsupported(&h.s, h.s.engine, why, sizeof why) : atoll_strerror(rc));
     free(nm);
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
