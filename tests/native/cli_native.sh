@@ -382,9 +382,15 @@ PY
     # a clean CI run miss (+44.9 %: predicted 28.2 ms, measured 19.5 ms) and the same case pass on
     # the next five tries (-5.1 % and the like). The exit code tells the two apart: 1 is the bound
     # missed (try again), anything else a failure at once.
+    #
+    # At --nice -20 (as `atoll fit` measures by default, measure_priority.h): under one extra busy
+    # process the error went to -67..-77 % at the default priority, and stayed at -10.9 / +8.7 %
+    # at -20. Where the system refuses the raise (no root, no CAP_SYS_NICE) hil goes on as far as
+    # it allows and prints where it ran ("measured and ran at nice ... (--nice)").
     for attempt in 1 2; do
       "$atoll" hil "$mix" --device cpu --cus 1 --duration-ms 4000 --set warmup_ms=0 --set 'expect=[]' \
-        --set 'clients.camera.arrival={kind: poisson, load: 0.15}' --max-error 40 >"$tmp/.stdout" 2>"$tmp/.stderr"
+        --set 'clients.camera.arrival={kind: poisson, load: 0.15}' --max-error 40 --nice -20 \
+        >"$tmp/.stdout" 2>"$tmp/.stderr"
       rc=$?
       err=$(awk '/^RT latency p50 /{print $(NF-2)}' "$tmp/.stdout")
       [ -n "$err" ] || fail "no RT latency p50 error (exit $rc): $(cat "$tmp/.stdout" "$tmp/.stderr")"
