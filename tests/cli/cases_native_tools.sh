@@ -3,7 +3,7 @@
 # `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 # cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
-# cases: hil_sim_refusal_first
+# cases: hil_sim_refusal_first native_profile_refuses_run_options
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -132,5 +132,13 @@ case "$case_name" in
     said "the rate CU engine does not model"
     [ "$(sed 's/^atoll hil: //' "$tmp/.stderr")" = "$(sed 's/^atoll sim: //' <<<"$sim_says")" ] ||
       fail "hil says '$(cat "$tmp/.stderr")', sim '$sim_says'" ;;
+  native_profile_refuses_run_options)
+    # --profile took --policy, --seed, --duration-ms and --set and used none of them.
+    m="$src/scenarios/native/mix.yaml"
+    for opt in "--policy reef" "--seed 3" "--duration-ms 300" "--set warmup_ms=0"; do
+      # shellcheck disable=SC2086 # the option and its value
+      expect_rc 2 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/p" $opt
+      said "${opt%% *} is a run's option"; [ ! -e "$tmp/p" ] || fail "$opt: measured and wrote $tmp/p"
+    done ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -191,6 +191,12 @@ int atoll_cmd_native(int argc, char **argv) {
                         vals[X_LATENCY]))
     return atoll_cli_usage_error(cmd, "--profile measures the device and the models; --json, --csv, --trace, "
                                  "--verify, --inject and --latency-opts are a run's options");
+  /* --profile measures the device and the models alone: a run's policy, seed, duration and
+   * scenario settings change nothing it writes, and were taken silently. */
+  if (fl[F_PROFILE] && o.n_sets > 0)
+    return atoll_cli_usage_error(cmd, "--profile measures the device and each model alone; %s is a run's option "
+                                 "(--policy, --seed, --duration-ms and --set change nothing it measures)",
+                                 o.sets[0].option ? o.sets[0].option : "--set");
   /* An empty -o would make "/gpus" of "%s/gpus"; the profiles' paths are built within PATH_MAX. */
   if (vals[X_OUT] && (vals[X_OUT][0] == '\0' || strlen(vals[X_OUT]) > ATOLL_PROFILE_DIR_MAX))
     return atoll_cli_usage_error(cmd, "-o wants a folder of 1 to %d characters, not one of %zu",
