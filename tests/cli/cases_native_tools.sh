@@ -3,7 +3,7 @@
 # `cases_native_tools.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 # cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
-# cases: hil_sim_refusal_first native_profile_refuses_run_options
+# cases: hil_sim_refusal_first native_profile_refuses_run_options native_refuses_sim_settings
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -139,6 +139,13 @@ case "$case_name" in
       # shellcheck disable=SC2086 # the option and its value
       expect_rc 2 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/p" $opt
       said "${opt%% *} is a run's option"; [ ! -e "$tmp/p" ] || fail "$opt: measured and wrote $tmp/p"
+    done ;;
+  native_refuses_sim_settings)
+    # `--set sim.engine=rate` and `sim.memory=tensors` ran natively with no effect (exit 0).
+    m="$src/scenarios/native/mix.yaml"
+    for set in sim.engine=rate sim.memory=tensors 'sim={engine: rate}'; do
+      expect_rc 2 "$atoll" native "$m" --duration-ms 300 --set warmup_ms=0 --set 'expect=[]' --cus 1 --set "$set"
+      said "--set $set: sim.* are simulator settings"; [ ! -s "$tmp/.stdout" ] || fail "ran: $(cat "$tmp/.stdout")"
     done ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -197,6 +197,14 @@ int atoll_cmd_native(int argc, char **argv) {
     return atoll_cli_usage_error(cmd, "--profile measures the device and each model alone; %s is a run's option "
                                  "(--policy, --seed, --duration-ms and --set change nothing it measures)",
                                  o.sets[0].option ? o.sets[0].option : "--set");
+  /* sim.* set how the simulator models the device (CU engine, memory estimate, launch mode, what
+   * the explorer varies); the native device is the device itself, and took them with no effect. A
+   * scenario file's own sim: block stays, for the runs that simulate it (atoll hil, atoll sim). */
+  for (uint32_t i = 0; i < o.n_sets; i++)
+    if (!o.sets[i].option && (strncmp(o.sets[i].text, "sim.", 4) == 0 || strncmp(o.sets[i].text, "sim=", 4) == 0))
+      return atoll_cli_usage_error(cmd, "--set %s: sim.* are simulator settings (how atoll sim models the "
+                                   "device); a native run has no use for them",
+                                   o.sets[i].text);
   /* An empty -o would make "/gpus" of "%s/gpus"; the profiles' paths are built within PATH_MAX. */
   if (vals[X_OUT] && (vals[X_OUT][0] == '\0' || strlen(vals[X_OUT]) > ATOLL_PROFILE_DIR_MAX))
     return atoll_cli_usage_error(cmd, "-o wants a folder of 1 to %d characters, not one of %zu",
