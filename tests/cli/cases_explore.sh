@@ -3,7 +3,7 @@
 # `cases_explore.sh CASE ATOLL SOURCE_DIR REEF_DATA` (case_lib.sh).
 # cases: explore_refuses_dart explore_outputs_checked_first bound_outputs_checked_first
 # cases: bound_spread_options capacity_outputs_checked_first capacity_json_when_no_scale_holds
-# cases: capacity_quiet_and_synopsis capacity_refusal_first numbers_decimal_only
+# cases: capacity_quiet_and_synopsis capacity_refusal_first explore_numbers_decimal_only
 # cases: explore_witness_replay_line explore_incomplete_counts_extremes capacity_says_why_no_dart_plan
 set -u
 . "$(dirname "$0")/case_lib.sh"
@@ -146,7 +146,7 @@ PY
     expect_rc 2 "$atoll" capacity "$tmp/v/cap.yaml" -q --set sim.engine=rate
     grep -q "^atoll capacity: the rate CU engine does not model dynamic kernel padding" "$tmp/.stderr" ||
       fail "$(cat "$tmp/.stderr")" ;;
-  numbers_decimal_only)
+  explore_numbers_decimal_only)
     # explore --max-seconds, bound --spread and capacity's --miss and --warmup-ms took hex and
     # leading spaces (strtod), which atoll sim refuses in its numbers.
     t="$src/scenarios/verify/tiny.yaml"
