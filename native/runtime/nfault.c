@@ -1,4 +1,5 @@
 /* Parsing of the fault-injection option (fault.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_t err_len) {
   double kernel = 0, alloc = 0;
+  bool seen_kernel = false, seen_alloc = false;
   const char *p = text ? text : "";
   if (*p == '\0') {
     snprintf(err, err_len, "empty fault list: expected kernel:P,alloc:P");
@@ -39,12 +41,22 @@ int atoll_nfault_parse(const char *text, atoll_nfault_cfg *cfg, char *err, size_
                atoll_suggest_text(hint, sizeof hint, name, kinds, 2));
       return ATOLL_EINVAL;
     }
+    /* Decimal only, as the scenario's numbers: strtod alone also took hex ("0x1p-1"), leading
+     * spaces ("kernel: 1"), inf and nan. */
     char *end;
+    size_t digits = strspn(colon + 1, "0123456789.eE+-");
     double v = strtod(colon + 1, &end);
-    if (end == colon + 1 || (*end != ',' && *end != '\0') || !(v >= 0 && v <= 1)) {
-      snprintf(err, err_len, "fault '%.*s': the probability must be a number from 0 to 1", (int)strcspn(p, ","), p);
+    if (digits == 0 || end != colon + 1 + digits || (*end != ',' && *end != '\0') || !(v >= 0 && v <= 1)) {
+      snprintf(err, err_len, "fault '%.*s': the probability must be a decimal number from 0 to 1", (int)strcspn(p, ","),
+               p);
       return ATOLL_EINVAL;
     }
+    /* "kernel:0.5,kernel:0.1" kept the last silently: one probability per fault. */
+    if (slot == &kernel ? seen_kernel : seen_alloc) {
+      snprintf(err, err_len, "fault '%s' given twice", slot == &kernel ? "kernel" : "alloc");
+      return ATOLL_EINVAL;
+    }
+    (slot == &kernel ? &seen_kernel : &seen_alloc)[0] = true;
     *slot = v;
     p = *end == ',' ? end + 1 : end;
     if (*end == ',' && *p == '\0') {

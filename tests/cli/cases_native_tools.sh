@@ -4,6 +4,7 @@
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 # cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
 # cases: hil_sim_refusal_first native_profile_refuses_run_options native_refuses_sim_settings
+# cases: numbers_decimal_only
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -146,6 +147,29 @@ case "$case_name" in
     for set in sim.engine=rate sim.memory=tensors 'sim={engine: rate}'; do
       expect_rc 2 "$atoll" native "$m" --duration-ms 300 --set warmup_ms=0 --set 'expect=[]' --cus 1 --set "$set"
       said "--set $set: sim.* are simulator settings"; [ ! -s "$tmp/.stdout" ] || fail "ran: $(cat "$tmp/.stdout")"
+    done ;;
+  numbers_decimal_only)
+    # strtod and strtol took hex, leading spaces and '+' where atoll sim takes decimal numbers only
+    # (cmd_sim.c); --inject kept the last of a fault given twice.
+    m="$src/scenarios/native/mix.yaml"
+    for v in 0x28 " 40" inf; do
+      expect_rc 2 "$atoll" hil "$m" --max-error "$v"; said "--max-error wants a percentage, not '$v'"
+    done
+    for v in 0x10 " 16" nan; do
+      expect_rc 2 "$atoll" import torch-trace "$src/tests/data/torch/steps.json" -o "$tmp/x.yaml" --latency-us "$v"
+      said "--latency-us expects a number"
+      expect_rc 2 "$atoll" import disb "$reef/disb/A.json" --models "$tmp" -o "$tmp/x.yaml" --duration-ms "$v"
+      said "--duration-ms wants a number of milliseconds"
+    done
+    [ ! -e "$tmp/x.yaml" ] || fail "wrote x.yaml"
+    for f in kernel:0x1p-1 "kernel: 1" "alloc:1,kernel:+inf"; do
+      expect_rc 2 "$atoll" native "$m" --duration-ms 300 --cus 1 --inject "$f"; said "must be a decimal number"
+    done
+    expect_rc 2 "$atoll" native "$m" --duration-ms 300 --cus 1 --inject kernel:0.5,kernel:0.1
+    said "fault 'kernel' given twice"
+    for v in " 5" +5 "" -; do
+      expect_rc 2 "$atoll" native "$m" --duration-ms 300 --cus 1 --nice "$v"; said "--nice wants a nice value"
+      expect_rc 2 "$atoll" hil "$m" --nice "$v"; said "--nice wants a nice value"
     done ;;
   *) fail "unknown case $case_name" ;;
 esac

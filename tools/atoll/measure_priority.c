@@ -43,10 +43,14 @@ void atoll__measure_priority_text(const atoll_measure_priority *p, char *out, si
 }
 
 bool atoll__measure_nice_parse(const char *text, int *out) {
+  /* Digits after an optional '-' only: strtol alone also took " 5" and "+5". */
+  const char *digits = text[0] == '-' ? text + 1 : text;
+  if (!*digits || strspn(digits, "0123456789") != strlen(digits))
+    return false;
   char *end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
-  if (!*text || *end || errno || v < -20 || v > 19)
+  if (*end || errno || v < -20 || v > 19)
     return false;
   *out = (int)v;
   return true;
