@@ -4,7 +4,7 @@
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 # cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
 # cases: hil_sim_refusal_first native_profile_refuses_run_options native_refuses_sim_settings
-# cases: numbers_decimal_only
+# cases: numbers_decimal_only refusals_say_why
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -171,5 +171,21 @@ case "$case_name" in
       expect_rc 2 "$atoll" native "$m" --duration-ms 300 --cus 1 --nice "$v"; said "--nice wants a nice value"
       expect_rc 2 "$atoll" hil "$m" --nice "$v"; said "--nice wants a nice value"
     done ;;
+  refusals_say_why)
+    # Refusals that named the wrong reason: disb said --gpu goes with 'reef-model' alone (the trace
+    # importers take it too); dot said a trace "records no idempotence (run idem_checker...)";
+    # selftest said "unexpected argument '3'" of "--device --reps 3"; model's help said --gpu gives
+    # info any preset, and info refuses another GPU's.
+    expect_rc 2 "$atoll" import disb "$reef/disb/A.json" --models "$tmp" -o "$tmp/x.yaml" --gpu h200
+    said "--gpu and --idem go with the profile importers (reef-model, torch-trace, nsys, rocprof)"
+    expect_rc 2 "$atoll" dot "$src/scenarios/idem/fig9.txt" --groups profile
+    said "is a trace, not a profile"
+    expect_rc 2 "$atoll" selftest --device --reps 3
+    said "--device needs a value before --reps"
+    expect_rc 2 "$atoll" model info "$src/scenarios/models/lenet.yaml" --gpu h200
+    said "not on 'h200'"
+    expect_rc 0 "$atoll" model --help
+    grep -q "another" "$tmp/.stdout" && grep -q "GPU's preset is refused" "$tmp/.stdout" ||
+      fail "model --help does not say another GPU's preset is refused: $(cat "$tmp/.stdout")" ;;
   *) fail "unknown case $case_name" ;;
 esac

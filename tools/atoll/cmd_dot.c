@@ -163,8 +163,16 @@ static int build(const dot_opts *o, idem_format f, idem_trace *t, uint32_t **ent
   if (rc == ATOLL_OK && f == IDEM_FMT_PROFILE && want_profile)
     *from_profile = profile_entries(&m, *entry);
   if (rc == ATOLL_OK && o->groups && strcmp(o->groups, "profile") == 0 && !*from_profile) {
-    atoll_diag_set(&d, NULL, 0, 0, NULL, "%s records no idempotence (run idem_checker, or use --groups search)",
-                   o->input);
+    /* A trace is not a profile: it records accesses, never groups; only a profile can be sent to
+     * idem_checker to record them. */
+    if (f == IDEM_FMT_PROFILE)
+      atoll_diag_set(&d, NULL, 0, 0, NULL, "%s records no idempotence (run idem_checker, or use --groups search)",
+                     o->input);
+    else
+      atoll_diag_set(&d, NULL, 0, 0, NULL,
+                     "--groups profile: %s is a %s, not a profile: only a profile records groups (use --groups "
+                     "search, the default for a trace)",
+                     o->input, f == IDEM_FMT_REEF_MODEL ? "REEF model directory" : "trace");
     rc = ATOLL_EINVAL;
   }
   if (rc == ATOLL_OK && !*from_profile && (rc = idem_search(t, *entry)) != ATOLL_OK)

@@ -313,7 +313,8 @@ int atoll_cmd_import(int argc, char **argv) {
   }
   if (strcmp(o.positional[0], "disb") == 0) {
     if (vals[1] || vals[3])
-      return atoll_cli_usage_error(cmd, "--gpu and --idem go with 'reef-model'");
+      return atoll_cli_usage_error(cmd, "--gpu and --idem go with the profile importers (reef-model, torch-trace, "
+                                   "nsys, rocprof); disb writes a scenario");
     return import_disb(cmd, &o, vals[0], vals[2], vals[7]);
   }
   static const char *const kinds[] = {"reef-model", "disb", "torch-trace", "nsys", "rocprof"};

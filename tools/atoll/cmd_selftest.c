@@ -67,6 +67,11 @@ int atoll_cmd_selftest(int argc, char **argv) {
       atoll_cli_print_help(&atoll_cmd_selftest_def, stdout);
       return ATOLL_EXIT_OK;
     }
+    bool valued = strcmp(argv[i], "--device") == 0 || strcmp(argv[i], "--reps") == 0 ||
+                  strcmp(argv[i], "--restore-models") == 0;
+    /* "--device --reps 3" took "--reps" as the device, then said "unexpected argument '3'". */
+    if (valued && i + 1 < argc && strncmp(argv[i + 1], "--", 2) == 0)
+      return atoll_cli_usage_error(&atoll_cmd_selftest_def, "%s needs a value before %s", argv[i], argv[i + 1]);
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
       device = argv[++i];
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
