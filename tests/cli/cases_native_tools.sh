@@ -4,7 +4,7 @@
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 # cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
 # cases: hil_sim_refusal_first native_profile_refuses_run_options native_refuses_sim_settings
-# cases: numbers_decimal_only refusals_say_why
+# cases: numbers_decimal_only refusals_say_why help_says_what_runs
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -187,5 +187,26 @@ case "$case_name" in
     expect_rc 0 "$atoll" model --help
     grep -q "another" "$tmp/.stdout" && grep -q "GPU's preset is refused" "$tmp/.stdout" ||
       fail "model --help does not say another GPU's preset is refused: $(cat "$tmp/.stdout")" ;;
+  help_says_what_runs)
+    # The help and docs said what the commands do not do: --profile "writes native-MODEL.yaml and
+    # gpu-NAME.yaml" (it writes DIR/models/ and DIR/gpus/); --inject absent from native's usage; --cus
+    # 0 and --slots 0 taken as the default unsaid; hil's synopsis without --slots; the profile's
+    # "Written by:" line without --repeats and --nice; `atoll --help` listing import as REEF and DISB
+    # only; selftest.h naming a selftest_checks.c that does not exist.
+    expect_rc 0 "$atoll" native --help
+    for want in DIR/models/MODEL.yaml DIR/gpus/NAME.yaml "[--inject FAULTS]" "(default, or 0:"; do
+      grep -qF -- "$want" "$tmp/.stdout" || fail "native --help lacks '$want'"
+    done
+    expect_rc 0 "$atoll" hil --help
+    grep -q -- "--cus N, --slots N" "$tmp/.stdout" || fail "hil --help lacks --slots"
+    grep -q -- "--device cpu \[--cus N\] \[--slots N\]" "$src/docs/hil.md" || fail "docs/hil.md lacks --slots"
+    expect_rc 0 "$atoll" --help
+    grep -q "import .*torch-trace, nsys, rocprof" "$tmp/.stdout" || fail "atoll --help: $(grep import "$tmp/.stdout")"
+    for f in $(grep -o '[a-z_]*\.c\b' "$src/tools/atoll/selftest.h" | sort -u); do
+      [ -e "$src/tools/atoll/$f" ] || fail "selftest.h names $f, which does not exist"
+    done
+    expect_rc 0 "$atoll" native --profile "$src/scenarios/native/mix.yaml" --repeats 2 --cus 1 --nice 5 -o "$tmp/p"
+    grep -q "^# Written by: atoll native --profile .* --cus 1 --repeats 2 --nice 5$" "$tmp/p/gpus/cpu.yaml" ||
+      fail "header: $(grep 'Written by' "$tmp/p/gpus/cpu.yaml")" ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -27,6 +27,8 @@ const atoll_subcommand atoll_cmd_hil_def = {
     "latency p50, with the relative error (predicted / measured - 1). SCENARIO has one device\n"
     "(gpu_count: 1): the preset measured alone does not describe devices that share the CPUs.\n"
     "\n"
+    "  --cus N, --slots N the CPU back-end's CUs and resident blocks per CU, as `atoll native`'s\n"
+    "                     (0, as omitting them, the default)\n"
     "  --max-error PCT    exit 1 when the RT latency p50 error exceeds PCT percent\n"
     "  --repeats N        timed runs per op of the measurement, whose median is the op's time\n"
     "                     (default 15, 1-200)\n"

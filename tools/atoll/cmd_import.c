@@ -21,7 +21,7 @@
 #include "io/torch_import.h"
 
 const atoll_subcommand atoll_cmd_import_def = {
-    "import", atoll_cmd_import, "convert REEF model directories and DISB workloads",
+    "import", atoll_cmd_import, "convert REEF models, DISB workloads and GPU traces (torch-trace, nsys, rocprof)",
     "usage: atoll import reef-model DIR -o OUT.yaml [--gpu PRESET] [--idem METADATA.yaml]\n"
     "       atoll import disb FILE.json --models DIR -o OUT.yaml [--duration-ms N]\n"
     "       atoll import torch-trace TRACE.json[.gz] -o OUT.yaml [--iteration N] [--latency-us X] [--gpu PRESET]\n"

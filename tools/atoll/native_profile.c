@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -51,7 +52,8 @@ static const char *const cost_notes[ATOLL_GPU_WRITTEN_COSTS] = {
     "measured: a 4 MiB copy less the 64-byte one",
     "a padded launch is its block ranges: no proxy kernel"};
 
-static void header(char *buf, size_t size, const char *what, const atoll_native_opts *o, const char *scenario) {
+static void header(char *buf, size_t size, const char *what, const atoll_native_opts *o, const char *scenario,
+                   uint32_t repeats) {
   struct utsname u;
   char host[200] = "?", cmd[400];
   if (uname(&u) == 0)
@@ -66,7 +68,16 @@ static void header(char *buf, size_t size, const char *what, const atoll_native_
   if (o->slots_per_cu && k > 0 && (size_t)k < sizeof cmd)
     k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --slots %u", o->slots_per_cu);
   if (o->pin_threads && k > 0 && (size_t)k < sizeof cmd)
-    snprintf(cmd + k, sizeof cmd - (size_t)k, " --pin");
+    k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --pin");
+  /* The conditions the times were taken under, so that the line measures again as this did: the
+   * timed runs per op, and the nice value the device's threads ran at (--nice, or inherited; this
+   * thread opened the device, and its threads inherit it). --keep-awake is not known here. */
+  if (repeats != ATOLL_PROFILE_REPEATS && k > 0 && (size_t)k < sizeof cmd)
+    k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --repeats %u", repeats);
+  errno = 0;
+  int nice = getpriority(PRIO_PROCESS, 0);
+  if (errno == 0 && nice != 0 && k > 0 && (size_t)k < sizeof cmd)
+    snprintf(cmd + k, sizeof cmd - (size_t)k, " --nice %d", nice);
   snprintf(buf, size,
            "%s\n"
            "Written by: %s\n"
@@ -244,7 +255,7 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
     else
       snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k - 1]->name,
                g.name);
-    header(head, sizeof head, what, o, s->path);
+    header(head, sizeof head, what, o, s->path, repeats);
     if (save_checked(&files[k], &g, k ? &models[k - 1] : NULL, head, models_dir) != 0)
       code = ATOLL_EXIT_BAD_INPUT;
   }

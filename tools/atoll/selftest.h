@@ -9,7 +9,9 @@
  * the test itself is tested on machines without a GPU.
  *
  * This header is the harness shared by cmd_selftest.c (the command), selftest_dev.c (completions,
- * launches, model runs) and selftest_checks.c (the checks). */
+ * launches, model runs) and the checks: selftest_kernels.c (the device report, every kernel against
+ * the CPU build), selftest_preempt.c (eviction, kill, restore) and selftest_pad.c (padded
+ * launches). */
 #ifndef ATOLL_TOOLS_SELFTEST_H
 #define ATOLL_TOOLS_SELFTEST_H
 
