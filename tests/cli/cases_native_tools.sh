@@ -95,6 +95,8 @@ case "$case_name" in
     : >"$tmp/afile"
     expect_rc 2 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/afile/x"
     said "afile is not a folder"; [ ! -s "$tmp/.stdout" ] || fail "measured: $(cat "$tmp/.stdout")"
+    expect_rc 2 env -C "$tmp" "$atoll" native --profile "$m" --repeats 1 --cus 1 -o --nice
+    said "looks like an option"; [ ! -e "$tmp/--nice" ] || fail "made a folder named --nice"
     # A model's file that cannot be written (/dev/full: written in place, full) keeps the older preset.
     mkdir -p "$tmp/p/gpus" "$tmp/p/models"; echo old >"$tmp/p/gpus/cpu.yaml"
     ln -s /dev/full "$tmp/p/models/transformer.yaml"

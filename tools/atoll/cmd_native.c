@@ -206,6 +206,11 @@ int atoll_cmd_native(int argc, char **argv) {
       return atoll_cli_usage_error(cmd, "--set %s: sim.* are simulator settings (how atoll sim models the "
                                    "device); a native run has no use for them",
                                    o.sets[i].text);
+  /* "-o --nice" (its value forgotten) took "--nice" as the folder and made it: a missing value, as
+   * the outputs' check (outputs.h) says of files. */
+  if (vals[X_OUT] && strncmp(vals[X_OUT], "--", 2) == 0)
+    return atoll_cli_usage_error(cmd, "-o %s: a value that looks like an option (write ./%s for such a folder)",
+                                 vals[X_OUT], vals[X_OUT]);
   /* An empty -o would make "/gpus" of "%s/gpus"; the profiles' paths are built within PATH_MAX. */
   if (vals[X_OUT] && (vals[X_OUT][0] == '\0' || strlen(vals[X_OUT]) > ATOLL_PROFILE_DIR_MAX))
     return atoll_cli_usage_error(cmd, "-o wants a folder of 1 to %d characters, not one of %zu",
