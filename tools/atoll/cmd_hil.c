@@ -88,11 +88,8 @@ int atoll_cmd_hil(int argc, char **argv) {
       (rc = atoll__native_nice(cmd, vals[X_NICE], &nice)))
     return rc;
   if (vals[X_MAXERR]) {
-    /* Decimal only, as atoll sim's numbers (cmd_sim.c): strtod alone also took "0x28" and " 40". */
-    char *end;
-    size_t digits = strspn(vals[X_MAXERR], "0123456789.eE+-");
-    max_err = strtod(vals[X_MAXERR], &end);
-    if (digits == 0 || end != vals[X_MAXERR] + digits || *end || !(max_err >= 0) || !isfinite(max_err))
+    /* Decimal only, as atoll sim's numbers: strtod alone also took "0x28" and " 40". */
+    if (!atoll_cli_parse_decimal(vals[X_MAXERR], &max_err) || !(max_err >= 0) || !isfinite(max_err))
       return atoll_cli_usage_error(cmd, "--max-error wants a percentage, not '%s'", vals[X_MAXERR]);
   }
   atoll_arena a;

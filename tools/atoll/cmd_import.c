@@ -147,23 +147,15 @@ static int import_reef_model(const atoll_subcommand *cmd, const atoll_run_opts *
   return rc;
 }
 
-/* Whether strtod read text up to end as a decimal number, as atoll sim's numbers are (cmd_sim.c):
- * strtod alone also takes hex ("0x10"), leading spaces, inf and nan. */
-static bool decimal(const char *text, const char *end) {
-  size_t len = strspn(text, "0123456789.eE+-");
-  return len > 0 && end == text + len;
-}
-
 static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, const char *out_path, const char *models,
                        const char *duration_arg) {
   if (o->n_positional != 2 || !models)
     return atoll_cli_usage_error(cmd, "expected 'disb FILE.json --models DIR -o OUT.yaml'");
   atoll_disb_opts opts = {.notes = stderr};
   if (duration_arg) {
-    char *end;
-    opts.duration_ms = strtod(duration_arg, &end);
     /* From the simulator's 1 ns (a scenario shorter does not load); decimal only (not "0x10"). */
-    if (!decimal(duration_arg, end) || *end || !(opts.duration_ms >= 1e-6) || opts.duration_ms > 1e10)
+    if (!atoll_cli_parse_decimal(duration_arg, &opts.duration_ms) || !(opts.duration_ms >= 1e-6) ||
+        opts.duration_ms > 1e10)
       return atoll_cli_usage_error(cmd, "--duration-ms wants a number of milliseconds from 1e-6 (1 ns) to 1e10, "
                                    "not '%s'", duration_arg);
   }
@@ -184,10 +176,9 @@ static int import_disb(const atoll_subcommand *cmd, const atoll_run_opts *o, con
 }
 
 static int parse_number(const atoll_subcommand *cmd, const char *opt, const char *text, double lo, double *out) {
-  char *end;
+  double v;
   *out = 0;
-  double v = strtod(text, &end);
-  if (!decimal(text, end) || *end || !(v >= lo) || v > 1e12)
+  if (!atoll_cli_parse_decimal(text, &v) || !(v >= lo) || v > 1e12)
     return atoll_cli_usage_error(cmd, "%s expects a number from %g to 1e12, got '%s'", opt, lo, text);
   *out = v;
   return 0;
