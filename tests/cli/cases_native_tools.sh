@@ -4,7 +4,7 @@
 # cases: model_knee_outputs_checked import_outputs_checked dot_outputs_checked idem_checker_outputs_checked
 # cases: native_profile_whole_or_nothing hil_one_device native_rt_reserve_needs_priority
 # cases: hil_sim_refusal_first native_profile_refuses_run_options native_refuses_sim_settings
-# cases: numbers_decimal_only refusals_say_why help_says_what_runs
+# cases: native_numbers_decimal_only refusals_say_why help_says_what_runs native_failures_are_no_overload
 set -u
 . "$(dirname "$0")/case_lib.sh"
 export ATOLL_PATH="$src/scenarios"
@@ -108,6 +108,13 @@ case "$case_name" in
     for f in gpus/cpu.yaml models/cnn.yaml models/transformer.yaml; do
       [ -s "$tmp/p3/sub/$f" ] || fail "$f not written: $(cat "$tmp/.stdout")"
     done ;;
+  native_failures_are_no_overload)
+    # A request failed by --inject was answered, with its error: the overload warning counted it as
+    # not served ("client 'camera' offers more than it is served ... 71 of its 89 requests completed").
+    expect_rc 0 "$atoll" native "$src/scenarios/native/mix.yaml" --duration-ms 3000 --set warmup_ms=0 \
+      --set 'expect=[]' --set clients.camera.arrival.rate_hz=20 --cus 1 --inject kernel:0.01,alloc:0.05
+    grep -q 'requests failed' "$tmp/.stdout" || fail "no request failed: $(cat "$tmp/.stdout")"
+    ! grep -q 'offers more than it is served' "$tmp/.stderr" || fail "$(cat "$tmp/.stderr")" ;;
   hil_one_device)
     # hil measured one device with every CU, then ran gpu_count: 2 sharing the CPUs: another device
     # than the one predicted (RT p50 -52 %, exit 0). Refused before measuring.
@@ -150,7 +157,7 @@ case "$case_name" in
       expect_rc 2 "$atoll" native "$m" --duration-ms 300 --set warmup_ms=0 --set 'expect=[]' --cus 1 --set "$set"
       said "--set $set: sim.* are simulator settings"; [ ! -s "$tmp/.stdout" ] || fail "ran: $(cat "$tmp/.stdout")"
     done ;;
-  numbers_decimal_only)
+  native_numbers_decimal_only)
     # strtod and strtol took hex, leading spaces and '+' where atoll sim takes decimal numbers only
     # (cmd_sim.c); --inject kept the last of a fault given twice.
     m="$src/scenarios/native/mix.yaml"
