@@ -104,9 +104,11 @@ case "$case_name" in
     [ "$(cat "$tmp/p/gpus/cpu.yaml")" = old ] || fail "the older preset was replaced"
     [ ! -e "$tmp/p/models/cnn.yaml" ] || fail "a part of the profile was written"
     [ -z "$(ls "$tmp/p/gpus" | grep -v '^cpu.yaml$')" ] || fail "left $(ls "$tmp/p/gpus")"
-    expect_rc 0 "$atoll" native --profile "$m" --repeats 1 --cus 1 -o "$tmp/p3/sub"
+    expect_rc 0 "$atoll" native --profile "$m" --repeats 1 --cus 1 --keep-awake 1 -o "$tmp/p3/sub"
     for f in gpus/cpu.yaml models/cnn.yaml models/transformer.yaml; do
       [ -s "$tmp/p3/sub/$f" ] || fail "$f not written: $(cat "$tmp/.stdout")"
+      # The header's command measures again as this did (it lacked --repeats and --keep-awake).
+      grep -q '^# Written by: .* --repeats 1 --keep-awake 1' "$tmp/p3/sub/$f" || fail "$f: $(head -5 "$tmp/p3/sub/$f")"
     done ;;
   native_failures_are_no_overload)
     # A request failed by --inject was answered, with its error: the overload warning counted it as

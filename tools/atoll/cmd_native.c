@@ -254,7 +254,7 @@ int atoll_cmd_native(int argc, char **argv) {
     atoll__measure_priority_raise(nice, &prio);
   if (fl[F_PROFILE]) {
     atoll__measure_awake_start(awake, &loops);
-    rc = atoll__native_profile(&s, &no, vals[X_OUT] ? vals[X_OUT] : ".", repeats, stdout);
+    rc = atoll__native_profile(&s, &no, vals[X_OUT] ? vals[X_OUT] : ".", repeats, awake, stdout);
     atoll__measure_awake_stop(&loops);
     if (awake)
       print_awake(stdout, &loops, awake);

@@ -30,9 +30,10 @@ void atoll__native_print_nice(FILE *out, const struct atoll_measure_priority *p,
 /* Prints a failed native run's error; returns its exit code (4 for an unavailable device). */
 int atoll__native_fail(const char *what, int rc, const char *err);
 /* `atoll native --profile`: measures and writes the device preset and the models' profiles to
- * dir, each op's time the median of `repeats` timed runs; a summary on out. Returns an exit code. */
+ * dir, each op's time the median of `repeats` timed runs, with `awake` keep-awake loops running
+ * (--keep-awake; named in the files' headers); a summary on out. Returns an exit code. */
 int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, uint32_t repeats,
-                          FILE *out);
+                          uint32_t awake, FILE *out);
 /* Timed runs per op of a model's measurement (`--repeats`, `atoll native --profile` and `atoll hil`):
  * the default, and the most the measurement keeps samples for. */
 enum { ATOLL_PROFILE_REPEATS = 15, ATOLL_PROFILE_REPEATS_MAX = 200 };

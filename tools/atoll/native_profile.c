@@ -53,7 +53,7 @@ static const char *const cost_notes[ATOLL_GPU_WRITTEN_COSTS] = {
     "a padded launch is its block ranges: no proxy kernel"};
 
 static void header(char *buf, size_t size, const char *what, const atoll_native_opts *o, const char *scenario,
-                   uint32_t repeats) {
+                   uint32_t repeats, uint32_t awake) {
   struct utsname u;
   char host[200] = "?", cmd[400];
   if (uname(&u) == 0)
@@ -70,10 +70,12 @@ static void header(char *buf, size_t size, const char *what, const atoll_native_
   if (o->pin_threads && k > 0 && (size_t)k < sizeof cmd)
     k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --pin");
   /* The conditions the times were taken under, so that the line measures again as this did: the
-   * timed runs per op, and the nice value the device's threads ran at (--nice, or inherited; this
-   * thread opened the device, and its threads inherit it). --keep-awake is not known here. */
+   * timed runs per op, the keep-awake loops beside them, and the nice value the device's threads
+   * ran at (--nice, or inherited; this thread opened the device, and its threads inherit it). */
   if (repeats != ATOLL_PROFILE_REPEATS && k > 0 && (size_t)k < sizeof cmd)
     k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --repeats %u", repeats);
+  if (awake && k > 0 && (size_t)k < sizeof cmd)
+    k += snprintf(cmd + k, sizeof cmd - (size_t)k, " --keep-awake %u", awake);
   errno = 0;
   int nice = getpriority(PRIO_PROCESS, 0);
   if (errno == 0 && nice != 0 && k > 0 && (size_t)k < sizeof cmd)
@@ -202,7 +204,7 @@ static int finish(profile_file *files, uint32_t n, bool ok) {
 }
 
 int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, const char *dir, uint32_t repeats,
-                          FILE *out) {
+                          uint32_t awake, FILE *out) {
   char err[256] = "", head[1024];
   /* Each native model once, in scenario order. */
   const atoll_nmodel *uniq[64];
@@ -255,7 +257,7 @@ int atoll__native_profile(const atoll_scenario *s, const atoll_native_opts *o, c
     else
       snprintf(what, sizeof what, "Native model '%s' measured on device %s (docs/hil.md).", uniq[k - 1]->name,
                g.name);
-    header(head, sizeof head, what, o, s->path, repeats);
+    header(head, sizeof head, what, o, s->path, repeats, awake);
     if (save_checked(&files[k], &g, k ? &models[k - 1] : NULL, head, models_dir) != 0)
       code = ATOLL_EXIT_BAD_INPUT;
   }
