@@ -10,6 +10,7 @@
 #include "atoll/error.h"
 #include "io/suggest.h"
 #include "sim/inss_fit.h"
+#include "sim/run.h"
 
 void atoll_cli_print_help(const atoll_subcommand *cmd, FILE *out) { fputs(cmd->usage, out); }
 
@@ -330,4 +331,12 @@ void atoll_cli_force_set_at(atoll_run_opts *o, uint32_t at, atoll_set_override s
   memmove(&o->sets[at + 1], &o->sets[at], (o->n_sets - at) * sizeof o->sets[0]);
   o->sets[at] = set;
   o->n_sets++;
+}
+
+bool atoll_cli_sim_refused(const atoll_subcommand *cmd, const atoll_scenario *s) {
+  char why[256];
+  if (!atoll_sim_refusal(s, why, sizeof why))
+    return false;
+  fprintf(stderr, "atoll %s: %s\n", cmd->name, why);
+  return true;
 }

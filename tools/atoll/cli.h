@@ -72,6 +72,9 @@ int atoll_cli_report(const atoll_diag *d);
  * Returns 0, or an exit code after printing the usage error or the located input error (the
  * arena is then freed). */
 int atoll_cli_load_scenario(const atoll_subcommand *cmd, const atoll_run_opts *o, atoll_arena *a, atoll_scenario *s);
+/* Whether atoll sim would refuse s (atoll_sim_refusal): then says why on stderr as "atoll CMD: WHY",
+ * in sim's words, so that a command refuses before its work what sim refuses. */
+bool atoll_cli_sim_refused(const atoll_subcommand *cmd, const atoll_scenario *s);
 /* The same, taking the profiles memo holds instead of loading them again (io/load.h; NULL: none):
  * for commands that load one scenario several times (compare, one load per policy). */
 int atoll_cli_load_scenario_memo(const atoll_subcommand *cmd, const atoll_run_opts *o, const atoll_model_memo *memo,

@@ -214,9 +214,7 @@ int atoll_cmd_capacity(int argc, char **argv) {
   }
   /* What every probe would refuse (an engine lacking what the scenario needs), said as sim says it,
    * before the first probe rather than as a bare error code after it. */
-  char why[256];
-  if (atoll_sim_refusal(&s, why, sizeof why)) {
-    fprintf(stderr, "atoll capacity: %s\n", why);
+  if (atoll_cli_sim_refused(cmd, &s)) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }

@@ -178,9 +178,7 @@ int atoll_cmd_check(int argc, char **argv) {
   atoll_scenario s;
   if ((rc = atoll_cli_load_scenario(cmd, &o, &a, &s)))
     return rc;
-  char why[256];
-  if (atoll_sim_refusal(&s, why, sizeof why)) {
-    fprintf(stderr, "atoll check: %s\n", why);
+  if (atoll_cli_sim_refused(cmd, &s)) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }

@@ -359,9 +359,7 @@ int atoll_cmd_explore(int argc, char **argv) {
   /* What the simulator refuses, said as sim says it, before the search rather than after it. */
   atoll_scenario blocks = s;
   blocks.engine = ATOLL_ENGINE_BLOCKS; /* the explorer's engine, whatever sim.engine says */
-  char why[256];
-  if (atoll_sim_refusal(&blocks, why, sizeof why)) {
-    fprintf(stderr, "atoll explore: %s\n", why);
+  if (atoll_cli_sim_refused(cmd, &blocks)) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
@@ -387,6 +385,7 @@ int atoll_cmd_explore(int argc, char **argv) {
     return rc ? ATOLL_EXIT_BAD_INPUT : ATOLL_EXIT_OK;
   }
   if (rc) {
+    char why[256];
     if (rc == ATOLL_ENOTSUP)
       fprintf(stderr, "atoll explore: %s\n", atoll_sim_unsupported(&s, ATOLL_ENGINE_BLOCKS, why, sizeof why));
     else

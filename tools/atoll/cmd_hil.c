@@ -109,9 +109,7 @@ int atoll_cmd_hil(int argc, char **argv) {
   }
   /* What the simulator refuses, said before the measurement and in sim's words (it measured, then
    * said "simulation failed: operation not supported by this device"). */
-  char why[256];
-  if (atoll_sim_refusal(&s, why, sizeof why)) {
-    fprintf(stderr, "atoll hil: %s\n", why);
+  if (atoll_cli_sim_refused(cmd, &s)) {
     atoll_arena_free(&a);
     return ATOLL_EXIT_BAD_INPUT;
   }
@@ -180,6 +178,7 @@ int atoll_cmd_hil(int argc, char **argv) {
   rc = atoll_sim_run(&h.s, NULL, &pred);
   if (rc) {
     /* On the measured preset: what the check above could not know (its CU count) is said as sim says it. */
+    char why[256];
     fprintf(stderr, "atoll hil: simulation failed: %s\n",
             rc == ATOLL_ENOTSUP ? atoll_sim_unsupported(&h.s, h.s.engine, why, sizeof why) : atoll_strerror(rc));
     free(nm);
