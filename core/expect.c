@@ -1,6 +1,8 @@
 /* Parsing and checking of `expect:` bounds against the report field grammar. */
 #include "atoll/expect.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +98,7 @@ int atoll_expect_parse(const char *text, char *field_buf, size_t field_size, ato
     p++;
   const char *v0 = p;
   char *end = NULL;
+  errno = 0;
   double v = strtod(v0, &end);
   /* strtod accepts "inf", "nan" and hex: a bound is a plain decimal number. */
   bool plain = end != v0 && strpbrk(v0, "xXnNiI") == NULL;
@@ -103,6 +106,15 @@ int atoll_expect_parse(const char *text, char *field_buf, size_t field_size, ato
     end++;
   if (!plain || *end != '\0') {
     *err = (atoll_expect_error){"expected a decimal number after the comparison", (uint32_t)(v0 - text)};
+    return ATOLL_EPARSE;
+  }
+  /* Past a double's range strtod gives infinity or a value that lost its precision (ERANGE); a
+   * bound of infinity would print blank and compare oddly, so refuse both as the YAML reader
+   * (io/yread.c, atoll_yread_double) refuses such numbers elsewhere in a scenario. */
+  if (errno == ERANGE || !isfinite(v)) {
+    *err = (atoll_expect_error){"the number is outside the range of a double (magnitudes of about 2.2e-308 to "
+                                "1.8e308)",
+                                (uint32_t)(v0 - text)};
     return ATOLL_EPARSE;
   }
   *value = v;

@@ -49,6 +49,24 @@ static void rejects_malformed_bounds_with_offsets(void **state) {
   assert_int_equal(parse("x <= 0x10", f, &c, &v, &e), ATOLL_EPARSE);
 }
 
+static void rejects_bounds_outside_a_doubles_range(void **state) {
+  (void)state;
+  char f[64];
+  atoll_cmp c;
+  double v;
+  atoll_expect_error e;
+  /* strtod gives infinity for 1e999 and ERANGE for 1e-400; the bound printed blank in the report. */
+  assert_int_equal(parse("total_norm_throughput >= 1e999", f, &c, &v, &e), ATOLL_EPARSE);
+  assert_int_equal(e.offset, 25);
+  assert_non_null(strstr(e.msg, "outside the range of a double"));
+  assert_int_equal(parse("total_norm_throughput <= -1e999", f, &c, &v, &e), ATOLL_EPARSE);
+  assert_int_equal(parse("total_norm_throughput <= 1e-400", f, &c, &v, &e), ATOLL_EPARSE);
+  assert_int_equal(e.offset, 25);
+  assert_int_equal(parse("total_norm_throughput <= 1e300", f, &c, &v, &e), 0);
+  assert_int_equal(parse("total_norm_throughput >= 0", f, &c, &v, &e), 0);
+  assert_int_equal(parse("total_norm_throughput >= 1e-300", f, &c, &v, &e), 0);
+}
+
 static void accepts_every_documented_field(void **state) {
   (void)state;
   static const char *const good[] = {
@@ -125,6 +143,7 @@ static void holds_and_margin(void **state) {
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(parses_each_comparison),
     cmocka_unit_test(rejects_malformed_bounds_with_offsets),
+    cmocka_unit_test(rejects_bounds_outside_a_doubles_range),
     cmocka_unit_test(accepts_every_documented_field),
     cmocka_unit_test(rejects_unknown_fields_at_the_right_place),
     cmocka_unit_test(field_names_are_the_grammar),
