@@ -52,6 +52,16 @@ static atoll_ynode *seq_step(atoll_ynode *seq, const char *seg, size_t len) {
   return NULL;
 }
 
+/* Whether a scalar reads as a number (as the loader's number keys would take it): such a value is
+ * never the short form of a mapping, unlike `policy: reef` or `gpu: mi50`. */
+static bool looks_numeric(const atoll_ynode *n) {
+  if (!n->plain || n->len == 0)
+    return false;
+  char *end = NULL;
+  (void)strtod(n->str, &end);
+  return end == n->str + n->len;
+}
+
 /* For a list of named mappings such as clients: hint gets "; did you mean 'X'?" when a name is
  * near the mistyped one, buf gets ": A, B, ..." so the right names are on screen ("" for others). */
 static void list_names(const atoll_ynode *seq, const char *seg, size_t seg_len, char *hint, size_t hint_size,
@@ -147,6 +157,16 @@ static int apply_one(atoll_arena *a, atoll_ynode *root, const atoll_set_override
       atoll_ynode *next = (atoll_ynode *)atoll_ymap_get(node, key->str);
       if (last)
         return atoll_ymap_put(a, node, key, value);
+      if (next && next->kind == ATOLL_Y_SCALAR &&
+          (looks_numeric(next) || (len == 4 && memcmp(seg, "name", 4) == 0))) {
+        /* Neither a number nor a name is the short form of a mapping: stepping into one would make
+         * a mapping the loader refuses at the file's line, blaming the file for the --set. */
+        const char *what = looks_numeric(next) ? "a number" : "a name";
+        uint32_t next_col = (uint32_t)(dot + 1 - text + 1);
+        atoll_diag_set(d, src, 1, next_col, NULL, "'%.*s' is %s (%s), not a mapping; set %.*s=VALUE instead",
+                       (int)(dot - text), text, what, next->str, (int)(dot - text), text);
+        return ATOLL_EPARSE;
+      }
       if (!next || next->kind == ATOLL_Y_SCALAR) {
         /* A missing step becomes a new mapping; the loader then rejects keys it does not know. A
          * scalar stepped into becomes {name: scalar}, the long form of shorthands such as
