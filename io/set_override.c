@@ -146,8 +146,16 @@ static int apply_one(atoll_arena *a, atoll_ynode *root, const atoll_set_override
         return ATOLL_EPARSE;
       }
       if (last) {
-        atoll_diag_set(d, src, 1, col, NULL, "cannot replace a whole list element; set one of its keys");
-        return ATOLL_EPARSE;
+        /* A scalar element (a bound of expect:, a time of times_ms) is replaced as a whole; a mapping
+         * element is set key by key, so its other keys are not lost silently. */
+        if (next->kind != ATOLL_Y_SCALAR) {
+          atoll_diag_set(d, src, 1, col, NULL, "cannot replace a whole list element; set one of its keys");
+          return ATOLL_EPARSE;
+        }
+        for (uint32_t i = 0; i < node->n; i++)
+          if (node->items[i] == next)
+            node->items[i] = value;
+        return 0;
       }
       node = next;
     } else if (node->kind == ATOLL_Y_MAP) {
