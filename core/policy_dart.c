@@ -15,20 +15,43 @@
  * admitted by the response-time test at their first request (0: none; the node model applies it). */
 #include "core/dart_pipe.h"
 
+#include "atoll/limits.h"
+
 typedef atoll_dart_state dart_state;
+
+enum { OPT_BE_BATCH, OPT_INJECT_CLIENT, OPT_INJECT_REQUEST, OPT_INJECT_PCT, OPT_ADMIT_FROM };
 
 static const atoll_policy_option dart_options[] = {
     {.key = "be_batch", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[0]),
      .def = 1, .min = 1, .max = 64},
     {.key = "inject_client", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[1]),
-     .def = 0, .min = 0, .max = 1024},
+     .def = 0, .min = 0, .max = ATOLL_MAX_CLIENTS},
     {.key = "inject_request", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[2]),
      .def = 0, .min = 0, .max = 1u << 30},
     {.key = "inject_pct", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[3]),
      .def = 100, .min = 100, .max = 100000},
     {.key = "admit_from", .type = ATOLL_OPT_U32, .store = ATOLL_STORE_I64, .offset = ATOLL_OPTION_AT(param[4]),
-     .def = 0, .min = 0, .max = 1024},
+     .def = 0, .min = 0, .max = ATOLL_MAX_CLIENTS},
 };
+
+/* The test options name clients by their 1-based place: one past the scenario's clients, or an
+ * overrun's request and size with no client to inject into, would run as if not given. */
+static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *bad) {
+  const int64_t *p = s->policy.param;
+  if (p[1] > (int64_t)s->n_clients) {
+    *bad = OPT_INJECT_CLIENT;
+    return "inject_client is past the scenario's clients; give 1 to their number (1-based), or 0 for none";
+  }
+  if (p[1] == 0 && (given & (1u << OPT_INJECT_REQUEST | 1u << OPT_INJECT_PCT))) {
+    *bad = given & (1u << OPT_INJECT_REQUEST) ? OPT_INJECT_REQUEST : OPT_INJECT_PCT;
+    return "an injected overrun has no client to run in; set inject_client (1-based)";
+  }
+  if (p[4] > (int64_t)s->n_clients) {
+    *bad = OPT_ADMIT_FROM;
+    return "admit_from is past the scenario's clients; give 1 to their number (1-based), or 0 for none";
+  }
+  return NULL;
+}
 
 static void init(atoll_core *c) {
   ((dart_state *)atoll__policy_state(c))->owner = -1;
@@ -109,7 +132,7 @@ static bool state_valid(const atoll_core *c) {
          (!pipelined(c) || atoll__dart_pipe_valid(c));
 }
 
-#define DART_OPS(name, n_opts)                                                                                 \
+#define DART_OPS(name, n_opts, finish)                                                                        \
   const atoll_policy_ops atoll__policy_##name = {.queue_per_client = true,                                    \
                                                  .state_size = sizeof(dart_state),                            \
                                                  .options = dart_options,                                     \
@@ -120,8 +143,9 @@ static bool state_valid(const atoll_core *c) {
                                                  .on_task_done = on_task_done,                                \
                                                  .on_timer = on_timer,                                        \
                                                  .state_valid = state_valid,                                  \
-                                                 .create_streams = create_streams};
-DART_OPS(dart, 5)
-DART_OPS(base_gpu, 1)
+                                                 .create_streams = create_streams,                            \
+                                                 .finish_options = (finish)};
+DART_OPS(dart, 5, finish_options)
+DART_OPS(base_gpu, 1, NULL)
 /* BaseCPU runs unbatched, as in the paper's case study. */
-DART_OPS(base_cpu, 0)
+DART_OPS(base_cpu, 0, NULL)
