@@ -35,6 +35,12 @@ static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *b
     *bad = OPT_MULTI_VERSION;
     return "multi_version selects padding kernels: it needs dkp: true";
   }
+  /* The guard limits padding; with dkp off there is none, so a pad_guard given either way would
+   * read as having an effect it has not. */
+  if ((given & (1u << OPT_PAD_GUARD)) && !p->dkp) {
+    *bad = OPT_PAD_GUARD;
+    return "pad_guard limits padding: it needs dkp: true (or leave pad_guard out)";
+  }
   return NULL;
 }
 
