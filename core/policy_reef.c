@@ -35,6 +35,11 @@ static const char *finish_options(atoll_scenario *s, uint64_t given, uint32_t *b
     *bad = OPT_MULTI_VERSION;
     return "multi_version selects padding kernels: it needs dkp: true";
   }
+  /* With no versions to choose from it changes nothing, yet the summary said "multi_version on". */
+  if (p->multi_version && !any_versions(s)) {
+    *bad = OPT_MULTI_VERSION;
+    return "multi_version chooses among kernel versions, and no model here has any; leave it out";
+  }
   /* The guard limits padding; with dkp off there is none, so a pad_guard given either way would
    * read as having an effect it has not. */
   if ((given & (1u << OPT_PAD_GUARD)) && !p->dkp) {
