@@ -117,6 +117,13 @@ int atoll_expect_parse(const char *text, char *field_buf, size_t field_size, ato
                                 (uint32_t)(v0 - text)};
     return ATOLL_EPARSE;
   }
+  /* Every field of the grammar is a count, a latency, a rate or a fraction, never below 0: such a
+   * bound below 0 can never hold, and reads as a sign mistyped. */
+  if ((*cmp == ATOLL_CMP_LE && v < 0) || (*cmp == ATOLL_CMP_LT && v <= 0)) {
+    *err = (atoll_expect_error){"report fields are never below 0, so this bound can never hold; check its sign",
+                                (uint32_t)(v0 - text)};
+    return ATOLL_EPARSE;
+  }
   *value = v;
   return ATOLL_OK;
 }

@@ -16,7 +16,8 @@ typedef struct atoll_expect_error {
 } atoll_expect_error;
 
 /* Splits text into field, comparison and value. The field is copied into field_buf. Returns 0, or
- * ATOLL_EPARSE with *err filled. */
+ * ATOLL_EPARSE with *err filled: also for a value outside a double's range, and for a bound no
+ * report field can meet (<= below 0, < 0 or below: every field is at least 0). */
 int atoll_expect_parse(const char *text, char *field_buf, size_t field_size, atoll_cmp *cmp, double *value,
                        atoll_expect_error *err);
 

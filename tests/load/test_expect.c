@@ -67,6 +67,22 @@ static void rejects_bounds_outside_a_doubles_range(void **state) {
   assert_int_equal(parse("total_norm_throughput >= 1e-300", f, &c, &v, &e), 0);
 }
 
+static void rejects_bounds_that_can_never_hold(void **state) {
+  (void)state;
+  char f[64];
+  atoll_cmp c;
+  double v;
+  atoll_expect_error e;
+  /* Every report field is at least 0: a latency below -1 was accepted and failed every run. */
+  assert_int_equal(parse("rt.norm_latency.p99 <= -1", f, &c, &v, &e), ATOLL_EPARSE);
+  assert_int_equal(e.offset, 23);
+  assert_non_null(strstr(e.msg, "can never hold"));
+  assert_int_equal(parse("clients.cam.dropped < 0", f, &c, &v, &e), ATOLL_EPARSE);
+  assert_int_equal(parse("clients.cam.dropped <= 0", f, &c, &v, &e), 0);
+  assert_int_equal(parse("clients.cam.dropped < 1", f, &c, &v, &e), 0);
+  assert_int_equal(parse("total_norm_throughput >= -1", f, &c, &v, &e), 0);
+}
+
 static void accepts_every_documented_field(void **state) {
   (void)state;
   static const char *const good[] = {
@@ -144,6 +160,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(parses_each_comparison),
     cmocka_unit_test(rejects_malformed_bounds_with_offsets),
     cmocka_unit_test(rejects_bounds_outside_a_doubles_range),
+    cmocka_unit_test(rejects_bounds_that_can_never_hold),
     cmocka_unit_test(accepts_every_documented_field),
     cmocka_unit_test(rejects_unknown_fields_at_the_right_place),
     cmocka_unit_test(field_names_are_the_grammar),
