@@ -246,6 +246,58 @@ static void clients_limit(void **state) {
   free(t.s);
 }
 
+/* gpu_count: ATOLL_MAX_GPUS devices of the preset load, one more is refused. Its message is the
+ * number reader's (io/scenario_load.c reads it with atoll_yread_u32), without LIMIT_NOTE. */
+static void gpus_limit(void **state) {
+  (void)state;
+  text t = {0};
+  atoll_diag d;
+  put(&t, "%sgpu_count: %d\nclients: [%s]\n", scenario_head, ATOLL_MAX_GPUS, closed_client);
+  assert_int_equal(load_scenario(&t, &d), 0);
+  free(t.s);
+  t = (text){0};
+  put(&t, "%sgpu_count: %d\nclients: [%s]\n", scenario_head, ATOLL_MAX_GPUS + 1, closed_client);
+  assert_int_equal(load_scenario(&t, &d), ATOLL_EPARSE);
+  expect_diag(&d, fmt("s.yaml:5:12: %d exceeds the maximum %d", ATOLL_MAX_GPUS + 1, ATOLL_MAX_GPUS));
+  free(t.s);
+}
+
+/* The node model's limits (io/scenario_load.c: MAX_NODES 16, MAX_NODE_CORES 256) and
+ * sim.arrival_jitter_us's 16 offsets (MAX_JITTER) are the loader's own constants, not limits.h's;
+ * docs/limits.md lists them with the others. */
+static void nodes_and_jitter_limits(void **state) {
+  (void)state;
+  text t = {0};
+  atoll_diag d;
+  put(&t, "%sclients: [%s]\nnodes:\n  - {kind: gpu}\n", scenario_head, closed_client);
+  for (uint32_t i = 1; i < 16; i++)
+    put(&t, "  - {kind: cpu, cores: 1}\n");
+  assert_int_equal(load_scenario(&t, &d), 0);
+  put(&t, "  - {kind: cpu, cores: 1}\n");
+  assert_int_equal(load_scenario(&t, &d), ATOLL_EPARSE);
+  expect_diag(&d, "s.yaml:7:3: more than 16 nodes" LIMIT_NOTE);
+  free(t.s);
+  t = (text){0};
+  put(&t, "%sclients: [%s]\nnodes:\n  - {kind: cpu, cores: 200}\n  - {kind: cpu, cores: 56}\n", scenario_head,
+      closed_client);
+  assert_int_equal(load_scenario(&t, &d), 0);
+  put(&t, "  - {kind: cpu, cores: 1}\n");
+  assert_int_equal(load_scenario(&t, &d), ATOLL_EPARSE);
+  expect_diag(&d, "s.yaml:9:5: the nodes take 257 cores in all; at most 256");
+  free(t.s);
+  t = (text){0};
+  put(&t, "%sclients: [%s]\nsim: {arrival_jitter_us: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}\n",
+      scenario_head, closed_client);
+  assert_int_equal(load_scenario(&t, &d), 0);
+  free(t.s);
+  t = (text){0};
+  put(&t, "%sclients: [%s]\nsim: {arrival_jitter_us: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]}\n",
+      scenario_head, closed_client);
+  assert_int_equal(load_scenario(&t, &d), ATOLL_EPARSE);
+  expect_diag(&d, "s.yaml:6:26: arrival_jitter_us lists 17 offsets; at most 16");
+  free(t.s);
+}
+
 /* Duration x CUs: the CU-time books are int64 CU-ns (9.2e18: 104 days at 1,024 CUs). A year on
  * 1,024 CUs wrapped them. */
 static void duration_times_cus_limit(void **state) {
@@ -681,6 +733,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(name_length_limit),
     cmocka_unit_test(models_limit),
     cmocka_unit_test(clients_limit),
+    cmocka_unit_test(gpus_limit),
+    cmocka_unit_test(nodes_and_jitter_limits),
     cmocka_unit_test(expect_limit),
     cmocka_unit_test(inline_arrivals_limit),
     cmocka_unit_test(trace_file_arrivals_limit),
