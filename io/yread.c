@@ -172,6 +172,22 @@ int atoll_yread_bool(atoll_yread *r, const atoll_ynode *n, bool *out) {
   return 0;
 }
 
+/* A quoted scalar that reads as a decimal number ('100', "0.5"): YAML makes it a string, which a
+ * number key refuses; saying only "found '100'" hid the quotes that made it one. */
+static bool quoted_number(const atoll_ynode *n) {
+  if (n->plain || n->len == 0 || strpbrk(n->str, "xXnN") != NULL)
+    return false;
+  char *end = NULL;
+  (void)strtod(n->str, &end);
+  return end == n->str + n->len;
+}
+
+static int not_a_number(atoll_yread *r, const atoll_ynode *n, const char *want) {
+  if (quoted_number(n))
+    return atoll_yread_error(r, n, "expected %s, found the string '%s' (quoted; remove the quotes)", want, n->str);
+  return atoll_yread_error(r, n, "expected %s, found '%s'", want, n->str);
+}
+
 int atoll_yread_u64(atoll_yread *r, const atoll_ynode *n, uint64_t min, uint64_t max, uint64_t *out) {
   int rc = want_scalar(r, n, "an integer");
   if (rc)
@@ -181,7 +197,7 @@ int atoll_yread_u64(atoll_yread *r, const atoll_ynode *n, uint64_t min, uint64_t
   for (const char *p = s; *p && digits; p++)
     digits = *p >= '0' && *p <= '9';
   if (!digits)
-    return atoll_yread_error(r, n, "expected a non-negative integer, found '%s'", s);
+    return not_a_number(r, n, "a non-negative integer");
   errno = 0;
   unsigned long long v = strtoull(s, NULL, 10);
   if (min == max && v != min)
@@ -213,7 +229,7 @@ int atoll_yread_double(atoll_yread *r, const atoll_ynode *n, double min, double 
   if (!n->plain || n->len == 0 || *end != '\0' ||
       /* strtod also takes hex floats, "inf" and "nan"; the formats document decimal numbers. */
       strpbrk(n->str, "xXnN") != NULL)
-    return atoll_yread_error(r, n, "expected a number, found '%s'", n->str);
+    return not_a_number(r, n, "a number");
   /* A decimal number past a double's range: overflowing to infinity, or so small it loses its
    * precision (strtod's ERANGE). */
   if (errno == ERANGE || !isfinite(v))
