@@ -37,6 +37,30 @@ uint32_t atoll_edit_distance(const char *a, const char *b) {
   return prev[m];
 }
 
+/* The one candidate that is word with a unit suffix ("duration" -> "duration_ms", "rate" ->
+ * "rate_hz"), or NULL: none, or several (a word with two units to choose from is left open).
+ * Edit distance misses these: the suffix is 3 or 4 edits, past the limit of a short word. */
+static const char *unit_completion(const char *word, size_t len, const char *const *candidates, uint32_t n) {
+  const char *found = NULL;
+  if (len == 0)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    const char *c = candidates[i];
+    if (!c || strncmp(c, word, len) != 0 || c[len] != '_')
+      continue;
+    /* A unit is a short run of letters: "ms", "us", "hz", "mb", not "per_core" or "timeout". */
+    size_t u = 0;
+    while (isalpha((unsigned char)c[len + 1 + u]))
+      u++;
+    if (u == 0 || u > 3 || c[len + 1 + u] != '\0')
+      continue;
+    if (found)
+      return NULL;
+    found = c;
+  }
+  return found;
+}
+
 const char *atoll_suggest(const char *word, const char *const *candidates, uint32_t n) {
   size_t len = strlen(word);
   uint32_t limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
@@ -51,7 +75,7 @@ const char *atoll_suggest(const char *word, const char *const *candidates, uint3
       best = candidates[i];
     }
   }
-  return best;
+  return best ? best : unit_completion(word, len, candidates, n);
 }
 
 const char *atoll_suggest_text(char *buf, size_t size, const char *word, const char *const *candidates, uint32_t n) {
