@@ -178,8 +178,10 @@ static int apply_one(atoll_arena *a, atoll_ynode *root, const atoll_set_override
       if (!next || next->kind == ATOLL_Y_SCALAR) {
         /* A missing step becomes a new mapping; the loader then rejects keys it does not know. A
          * scalar stepped into becomes {name: scalar}, the long form of shorthands such as
-         * `policy: reef`, so `--set policy.dq_capacity=8` keeps the policy's name. */
-        atoll_ynode *map = atoll_ynode_new(a, ATOLL_Y_MAP, next ? next : key);
+         * `policy: reef`, so `--set policy.dq_capacity=8` keeps the policy's name. The mapping is
+         * placed at the --set step, not at the file's scalar: where a mapping is not allowed
+         * (`--set policy.dkp.x=1`) the loader's "found a mapping" then points at the --set. */
+        atoll_ynode *map = atoll_ynode_new(a, ATOLL_Y_MAP, key);
         if (!map || atoll_ymap_put(a, node, key, map))
           return ATOLL_ENOMEM;
         atoll_ynode *name_key = next ? scalar_at(a, src, "name", 4, col) : NULL;

@@ -18,6 +18,11 @@ case "$case_name" in
     expect_rc 2 "$atoll" check "$t" --set policy.name.x=1
     grep -q "^--set:1:13: 'policy.name' is a name (reef), not a mapping; set policy.name=VALUE instead$" \
       "$tmp/.stderr" || fail "policy.name.x: $(cat "$tmp/.stderr")"
+    # Any other scalar stepped into becomes {name: scalar}; where a mapping is not allowed the
+    # loader's message points at the --set step, not at the file's line.
+    expect_rc 2 "$atoll" check "$t" --set policy.dkp.x=1
+    grep -q "^--set:1:8: expected true or false, found a mapping$" "$tmp/.stderr" ||
+      fail "policy.dkp.x: $(cat "$tmp/.stderr")"
     # The short form of a mapping is still stepped into (docs/scenarios.md, "Overrides").
     expect_rc 0 "$atoll" check "$t" --policy reef --set policy.dkp=false ;;
   lim_set_replaces_a_scalar_list_element)
