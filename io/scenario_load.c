@@ -29,7 +29,7 @@ typedef struct scen_ctx {
   atoll_arena *a;
   const char *dir;
   atoll_scenario *s;
-  uint32_t next_share_cu; /* GPU% shares take consecutive CUs, in client order, from here */
+  uint32_t *share_pct; /* each client's GPU% share (0: none), given CUs once clients are on their GPUs */
   const atoll_model_memo *memo; /* profiles loaded before (NULL: none) */
 } scen_ctx;
 
@@ -434,21 +434,14 @@ static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
   return atoll_yread_error(c->r, n, "cus must be CU ranges such as \"0-29\" or \"0-9,20-29\", not '%s'", text);
 }
 
-/* share: a GPU% (1-100), mapped onto a fixed set of CUs taken after the previous shares' CUs. */
-static int read_share(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
-  uint32_t percent;
-  int rc = atoll_yread_u32(c->r, n, 1, 100, &percent);
-  if (rc)
-    return rc;
-  uint32_t first = c->next_share_cu;
-  if (c->s->gpu.cus > ATOLL_CUSET_MAX)
+/* share: a GPU% (1-100). Its CUs are taken later (place_shares), once every client is on its GPU:
+ * each GPU's shares take its CUs from 0 in client order. */
+static int read_share(scen_ctx *c, const atoll_ynode *n, uint32_t *percent) {
+  int rc = atoll_yread_u32(c->r, n, 1, 100, percent);
+  if (rc == 0 && c->s->gpu.cus > ATOLL_CUSET_MAX)
     return atoll_yread_error(c->r, n, "share needs a GPU of at most %d CUs (a CU set's size); '%s' has %u",
                              ATOLL_CUSET_MAX, c->s->gpu.name, c->s->gpu.cus);
-  if (atoll_cuset_from_share(c->s->gpu.cus, first, percent, out, &c->next_share_cu) != 0)
-    return atoll_yread_error(c->r, n, "share %u%% does not fit: the clients before it took CUs 0-%u of the GPU's %u "
-                                      "(shares add up to more than 100%%)",
-                             percent, first - 1, c->s->gpu.cus);
-  return 0;
+  return rc;
 }
 
 /* batch: {max: B, timeout_ms: T}: the fixed-size batcher in front of the policy (docs/scenarios.md). */
@@ -498,7 +491,7 @@ static int read_client(scen_ctx *c, const atoll_ynode *n, uint32_t index, atoll_
   if (rc == 0 && v[5] && v[6])
     rc = WITH_KEY(r, "cus", atoll_yread_error(r, v[6], "a client takes share or cus, not both"));
   if (rc == 0 && v[5])
-    rc = WITH_KEY(r, "share", read_share(c, v[5], &cl->cus));
+    rc = WITH_KEY(r, "share", read_share(c, v[5], &c->share_pct[index]));
   if (rc == 0 && v[6])
     rc = WITH_KEY(r, "cus", read_cus(c, v[6], &cl->cus));
   if (rc == 0 && v[7]) {
@@ -544,6 +537,28 @@ static int client_error(scen_ctx *c, const atoll_ynode *clients, uint32_t i, con
   return rc;
 }
 
+/* Maps the GPU% shares onto CUs: shares are counted per GPU (each GPU has all its CUs), so the
+ * clients of one GPU take its CUs from 0 in client order. */
+static int place_shares(scen_ctx *c, const atoll_ynode *clients) {
+  uint32_t next[ATOLL_MAX_GPUS] = {0};
+  atoll_client *cl = (atoll_client *)c->s->clients;
+  for (uint32_t i = 0; i < c->s->n_clients; i++) {
+    uint32_t pct = c->share_pct[i], g = cl[i].gpu < ATOLL_MAX_GPUS ? cl[i].gpu : 0, first = next[g];
+    if (pct == 0 || atoll_cuset_from_share(c->s->gpu.cus, first, pct, &cl[i].cus, &next[g]) == 0)
+      continue;
+    char on[32] = "";
+    int rc;
+    if (c->s->gpu_count > 1)
+      snprintf(on, sizeof on, " on gpu %u", g);
+    return WITH_KEY(c->r, "clients",
+                    client_error(c, clients, i, "share", NULL,
+                                 "share %u%% does not fit: the clients before it%s took CUs 0-%u of the GPU's %u "
+                                 "(shares add up to more than 100%%)",
+                                 pct, on, first - 1, c->s->gpu.cus));
+  }
+  return 0;
+}
+
 /* gpu_count: N devices of the preset; every client's gpu: names one of them. Clients without one
  * are placed (atoll_scenario_place_clients). Runs after the clients are read. */
 static int read_gpu_count(scen_ctx *c, const atoll_ynode *n, const atoll_ynode *clients) {
@@ -559,7 +574,7 @@ static int read_gpu_count(scen_ctx *c, const atoll_ynode *n, const atoll_ynode *
                                  cl[i].name, cl[i].gpu, c->s->gpu_count, c->s->gpu_count));
   if (rc == 0)
     atoll_scenario_place_clients(c->s, cl);
-  return rc;
+  return rc ? rc : place_shares(c, clients);
 }
 
 static int read_clients(scen_ctx *c, const atoll_ynode *n) {
@@ -575,6 +590,9 @@ static int read_clients(scen_ctx *c, const atoll_ynode *n) {
   if (!cl)
     return atoll_yread_oom(r, n);
   c->s->clients = cl;
+  c->share_pct = atoll_arena_calloc(c->a, n->n, sizeof *c->share_pct);
+  if (!c->share_pct)
+    return atoll_yread_oom(r, n);
   for (uint32_t i = 0; i < n->n && rc == 0; i++) {
     atoll_yread_push_index(r, i);
     rc = read_client(c, n->items[i], i, &cl[i]);
