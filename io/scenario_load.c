@@ -47,6 +47,17 @@ static int overlay_map(atoll_arena *a, atoll_ynode *base, const atoll_ynode *ove
   return 0;
 }
 
+/* The error for a GPU preset name that names no preset file, with the nearest name. */
+static int unknown_preset(scen_ctx *c, const atoll_ynode *at, const char *name) {
+  const char *near = atoll_gpu_suggest_preset(c->a, name, c->dir);
+  char hint[96] = "";
+  if (near)
+    snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+  return atoll_yread_error(c->r, at, "unknown GPU preset '%s'%s (looked for %s.yaml in each folder and its gpus/: "
+                                     "%s; set ATOLL_PATH to add folders)", name, hint, name,
+                           atoll_gpu_preset_searched(c->a, c->dir));
+}
+
 /* A GPU mapping without `atoll_gpu:` whose `name:` is a preset: that preset with the mapping's other
  * keys over it. `--set gpu.cus=400` on `gpu: mi50` makes {name: mi50, cus: 400} (set_override.c),
  * the MI50 with 400 CUs; the name stays the preset's, so its models still load (docs/scenarios.md,
@@ -61,8 +72,11 @@ static int read_gpu_preset_with_changes(scen_ctx *c, const atoll_ynode *n) {
   int rc = atoll_yread_name(r, name, &preset);
   atoll_yread_pop(r);
   const char *path = rc == 0 ? atoll_gpu_find_preset(c->a, preset, c->dir) : NULL;
-  if (rc || !path)
-    return rc ? rc : 1;
+  if (rc)
+    return rc;
+  /* Without atoll_gpu: the mapping changes a preset, so a name that is none is the error to show. */
+  if (!path)
+    return WITH_KEY(r, "name", unknown_preset(c, name, preset));
   atoll_source *src;
   atoll_ynode *root;
   rc = atoll_ytree_load_file(c->a, path, &src, &root, r->diag);
@@ -91,15 +105,8 @@ static int read_gpu(scen_ctx *c, const atoll_ynode *n) {
   if (rc)
     return rc;
   const char *path = atoll_gpu_find_preset(c->a, name, c->dir);
-  if (!path) {
-    const char *near = atoll_gpu_suggest_preset(c->a, name, c->dir);
-    char hint[96] = "";
-    if (near)
-      snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
-    return atoll_yread_error(r, n, "unknown GPU preset '%s'%s (looked for %s.yaml in each folder and its gpus/: %s; "
-                                   "set ATOLL_PATH to add folders)", name, hint, name,
-                             atoll_gpu_preset_searched(c->a, c->dir));
-  }
+  if (!path)
+    return unknown_preset(c, n, name);
   if (atoll_gpu_load_file(c->a, path, &c->s->gpu, r->diag) != 0)
     return ATOLL_EPARSE;
   return 0;
@@ -413,6 +420,9 @@ static int read_cus(scen_ctx *c, const atoll_ynode *n, atoll_cuset *out) {
       hi = strtoul(p + 1, &end, 10);
       p = end;
     }
+    if (errno == ERANGE)
+      return atoll_yread_error(c->r, n, "a CU number in '%s' is too large: past the GPU's %u CUs (0-%u)", text,
+                               gpu_cus, gpu_cus - 1);
     if (errno || lo > hi)
       return atoll_yread_error(c->r, n, "CU range %lu-%lu in '%s' runs backwards", lo, hi, text);
     if (hi >= gpu_cus)
@@ -715,6 +725,9 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
   const atoll_ynode *name = shorthand ? n : n && n->kind == ATOLL_Y_MAP ? atoll_ymap_get(n, "name") : NULL;
   int rc = 0;
   uint32_t kind = 0;
+  /* Without a name the policy's options are not known: an option would be called an unknown key. */
+  if (n && n->kind == ATOLL_Y_MAP && !name)
+    return atoll_yread_require(r, n, NULL, "name");
   if (name)
     rc = WITH_KEY(r, "name", atoll_yread_enum(r, name, "policy", names, ATOLL_POLICY_COUNT, &kind));
   if (rc)
@@ -1041,6 +1054,10 @@ static int read_node(scen_ctx *c, const atoll_ynode *n, atoll_node *out, uint32_
     if (v[1])
       return WITH_KEY(r, "cores", atoll_yread_error(r, v[1], "a gpu node has one core (the one that launches its "
                                                               "work); cores is for cpu nodes"));
+    /* A GPU node's stages run at the GPU's speed: the CPU cost model is never used there. */
+    if (v[2])
+      return WITH_KEY(r, "gflops_per_core", atoll_yread_error(r, v[2], "a gpu node runs its stages on the GPU; "
+                                                                        "gflops_per_core is for cpu nodes"));
     if (++*gpus > 1)
       return atoll_yread_error(r, n, "the scenario has one GPU: at most one node of kind gpu");
   } else {

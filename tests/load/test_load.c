@@ -168,7 +168,7 @@ static void set_changes_one_value_of_a_gpu_preset(void **state) {
   unload(l);
   /* A changed value is checked like one in the preset, and its error points into the argument. */
   assert_refused("gpu.cus=0", "--set", "below the minimum");
-  assert_refused("gpu={name: nosuch, cus: 4}", "--set", "atoll_gpu");
+  assert_refused("gpu={name: nosuch, cus: 4}", "--set", "unknown GPU preset 'nosuch'");
   unload(base);
 }
 
