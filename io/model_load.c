@@ -1,4 +1,5 @@
 /* Model profile loading (docs/models.md). */
+#include <math.h>
 #include <string.h>
 
 #include "atoll/error.h"
@@ -102,6 +103,9 @@ static int read_derived(atoll_yread *r, const atoll_ynode *n, uint32_t *bits) {
     uint32_t k;
     atoll_yread_push_index(r, i);
     rc = atoll_yread_enum(r, n->items[i], "derived field", derived_names, 4, &k);
+    if (rc == 0 && (*bits & 1u << k))
+      rc = atoll_yread_error(r, n->items[i], "'%s' is listed twice in derived; list each field once",
+                             derived_names[k]);
     atoll_yread_pop(r);
     if (rc == 0)
       *bits |= 1u << k;
@@ -173,6 +177,8 @@ static int read_versions(model_ctx *c, const atoll_ynode *n, atoll_op *op) {
   int rc = atoll_yread_seq(r, n, "versions");
   if (rc == 0)
     rc = atoll_yread_count(r, n, "versions of one kernel", ATOLL_MAX_VERSIONS);
+  if (rc == 0 && n->n == 0)
+    rc = atoll_yread_error(r, n, "versions needs at least one version; leave it out for a kernel with one");
   if (rc)
     return rc;
   atoll_kernel_shape *vs = n->n ? atoll_arena_calloc(r->arena, n->n, sizeof *vs) : NULL;
@@ -416,6 +422,47 @@ static int scenario_not_profile(atoll_yread *r, const atoll_ynode *n) {
   return 0;
 }
 
+/* The longest one shape of a kernel can run: its time, or its block time over the waves its blocks
+ * take on the GPU (one block a wave when the GPU is not known), or a time per occupancy. */
+static double shape_max_ns(const atoll_kernel_shape *k, const atoll_gpu *gpu) {
+  double t = (double)k->time_ns, blocks = (double)k->grid.x * k->grid.y * k->grid.z;
+  double per_wave = gpu && gpu->cus ? (double)gpu->cus * (k->occupancy ? k->occupancy : 1) : 1.0;
+  t = fmax(t, (double)k->block_time_ns * ceil(blocks / per_wave));
+  for (uint32_t i = 0; i < k->n_time_per_occupancy; i++)
+    t = fmax(t, (double)k->time_per_occupancy_ns[i]);
+  return t;
+}
+
+/* Each time is at most one year (ATOLL_YREAD_MAX_TIME_NS), but the simulator adds a model's op
+ * times on its int64 ns clock, and counts CU-time as time x CUs: a model whose ops take more than
+ * one year in all overflowed them (the standalone run). The same year bounds the whole model. */
+static int check_total_time(model_ctx *c, const atoll_ynode *ops_node, const atoll_op *ops) {
+  double total = 0;
+  for (uint32_t i = 0; i < ops_node->n; i++) {
+    const atoll_op *o = &ops[i];
+    double t = (double)o->copy_time_ns;
+    if (o->kind == ATOLL_OP_KERNEL) {
+      t = shape_max_ns(&o->shape, c->gpu);
+      for (uint32_t v = 0; v < o->n_versions; v++)
+        t = fmax(t, shape_max_ns(&o->versions[v], c->gpu));
+      for (uint32_t b = 0; b < o->n_batch_times; b++)
+        t = fmax(t, (double)o->batch_times[b].time_ns);
+    }
+    total += t;
+    if (total <= ATOLL_YREAD_MAX_TIME_NS)
+      continue;
+    atoll_yread_push_key(c->r, "ops");
+    atoll_yread_push_index(c->r, i);
+    int rc = atoll_yread_error(c->r, ops_node->items[i], "the ops up to this one take %.4g days in all (time_us, "
+                               "block_time_us x waves); a model takes at most 365 days: shorten its ops",
+                               total / 86400e9);
+    atoll_yread_pop(c->r);
+    atoll_yread_pop(c->r);
+    return rc;
+  }
+  return 0;
+}
+
 static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_model *out) {
   const atoll_ynode *v[M_N];
   int rc = scenario_not_profile(r, n);
@@ -478,6 +525,8 @@ static int read_model(atoll_yread *r, const atoll_ynode *n, model_ctx *c, atoll_
   }
   atoll_yread_pop(r);
   if (rc)
+    return rc;
+  if ((rc = check_total_time(c, v[M_OPS], ops)))
     return rc;
   m.tensors = c->tensors;
   m.n_tensors = c->n_tensors;
