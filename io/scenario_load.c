@@ -204,9 +204,18 @@ static int read_trace_file(scen_ctx *c, const atoll_ynode *at, const char *rel, 
         errno = 0;
         ms = strtod(buf, &e);
       }
-      if (len >= sizeof buf || *e != '\0' || errno || !(ms >= 0 && ms < 3.15e10)) {
+      /* Decimal numbers only, as times_ms takes them: strtod also reads hex (0x10, 0x1p3), inf and nan. */
+      bool decimal = len < sizeof buf && strspn(buf, "0123456789.eE+-") == len;
+      if (!decimal || *e != '\0' || (errno && errno != ERANGE) || !(ms >= 0)) {
         atoll_diag_set(c->r->diag, &src, line, (uint32_t)(q - p + 1), NULL,
                        "expected an arrival time in milliseconds (>= 0)");
+        return ATOLL_EPARSE;
+      }
+      /* The limit of every time atoll reads, times_ms's included (one year). */
+      if (ms > ATOLL_YREAD_MAX_TIME_NS / 1e6) {
+        atoll_diag_set(c->r->diag, &src, line, (uint32_t)(q - p + 1), NULL,
+                       "%s exceeds the maximum %.10g ms (one year, atoll's limit on times)", buf,
+                       ATOLL_YREAD_MAX_TIME_NS / 1e6);
         return ATOLL_EPARSE;
       }
       if (n == ATOLL_MAX_ARRIVALS) {
