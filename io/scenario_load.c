@@ -1043,6 +1043,30 @@ static int check_node_model_clients(scen_ctx *c, const atoll_ynode *clients) {
 /* nodes: DART's processing nodes (docs/scenarios.md, docs/dart.md): `{kind: cpu, cores: N}` (optionally
  * `gflops_per_core`) or `{kind: gpu}` (the scenario's GPU and the one core that feeds it). */
 enum { MAX_NODES = 16, MAX_NODE_CORES = 256 };
+/* A CPU node's time for a kernel is its FLOPs over gflops_per_core (core/dart.c): a speed near 0 made
+ * it infinite (llround of inf). The node's cores only divide it, so one core is the longest. */
+enum { MIN_GFLOPS_PER_CORE_MFLOPS = 1 };
+#define MIN_GFLOPS_PER_CORE (MIN_GFLOPS_PER_CORE_MFLOPS / 1000.0)
+
+/* Each client's request, its batch's worth, must take at most one year (ATOLL_YREAD_MAX_TIME_NS, the
+ * limit of every time) on one core of this speed: the stage times are int64 ns. */
+static int check_cpu_time(scen_ctx *c, const atoll_ynode *at, double gflops) {
+  for (uint32_t i = 0; i < c->s->n_clients; i++) {
+    const atoll_client *cl = &c->s->clients[i];
+    const atoll_model *m = &c->s->models[cl->model].model;
+    double ns = 0;
+    for (uint32_t op = 0; op < m->n_ops; op++)
+      if (m->ops[op].kind == ATOLL_OP_KERNEL && !(m->op_cpu_ns && m->op_cpu_ns[op] > 0))
+        ns += atoll_dart_op_flops(m, op) / gflops;
+    ns *= cl->batch_max > 1 ? cl->batch_max : 1;
+    if (ns > ATOLL_YREAD_MAX_TIME_NS)
+      return atoll_yread_error(c->r, at, "at %g GFLOPS a core, client '%s' (model '%s') takes %.4g days a request "
+                                         "on one core; at most 365 days: raise gflops_per_core",
+                               gflops, cl->name, m->name, ns / 86400e9);
+  }
+  return 0;
+}
+
 static int read_node(scen_ctx *c, const atoll_ynode *n, atoll_node *out, uint32_t *gpus, uint32_t *cores) {
   static const char *const keys[] = {"kind", "cores", "gflops_per_core"};
   static const char *const kinds[] = {[ATOLL_NODE_CPU] = "cpu", [ATOLL_NODE_GPU] = "gpu"};
@@ -1075,7 +1099,10 @@ static int read_node(scen_ctx *c, const atoll_ynode *n, atoll_node *out, uint32_
     rc = WITH_KEY(r, "cores", atoll_yread_u32(r, v[1], 1, MAX_NODE_CORES, &out->cores));
   }
   if (rc == 0 && v[2])
-    rc = WITH_KEY(r, "gflops_per_core", atoll_yread_double(r, v[2], 0, 1e6, true, &out->gflops_per_core));
+    rc = WITH_KEY(r, "gflops_per_core", atoll_yread_double(r, v[2], MIN_GFLOPS_PER_CORE, 1e6, false,
+                                                           &out->gflops_per_core));
+  if (rc == 0 && v[2])
+    rc = WITH_KEY(r, "gflops_per_core", check_cpu_time(c, v[2], out->gflops_per_core));
   *cores += out->cores;
   if (rc == 0 && *cores > MAX_NODE_CORES)
     rc = atoll_yread_error(r, n, "the nodes take %u cores in all; at most %d", *cores, MAX_NODE_CORES);
