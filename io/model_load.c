@@ -554,8 +554,29 @@ int atoll_model_load_file(atoll_arena *a, const char *path, const atoll_gpu *gpu
   return rc ? rc : atoll_model_load_source(a, src, atoll_path_dir(a, path), gpu, out, d);
 }
 
+static int load_source(atoll_arena *a, const atoll_source *src, const char *dir, const atoll_gpu *gpu,
+                       const atoll_gpu *scenario_gpu, atoll_model *out, atoll_diag *d);
+
 int atoll_model_load_source(atoll_arena *a, const atoll_source *src, const char *dir, const atoll_gpu *gpu,
                             atoll_model *out, atoll_diag *d) {
+  return load_source(a, src, dir, gpu, NULL, out, d);
+}
+
+/* A scenario's profile (io/scenario_load.c): as atoll_model_load_file without a GPU, but where no
+ * preset of the GPU the profile names is found near it, the scenario's GPU of that name derives its
+ * missing fields; a preset in the scenario's folder, or an inline GPU, was not found from the
+ * profile's folder. Declared where it is used: it is no API. */
+int atoll__model_load_file_near(atoll_arena *a, const char *path, const atoll_gpu *scenario_gpu, atoll_model *out,
+                                atoll_diag *d);
+int atoll__model_load_file_near(atoll_arena *a, const char *path, const atoll_gpu *scenario_gpu, atoll_model *out,
+                                atoll_diag *d) {
+  atoll_source *src;
+  int rc = atoll_source_load_file(a, path, &src, d);
+  return rc ? rc : load_source(a, src, atoll_path_dir(a, path), NULL, scenario_gpu, out, d);
+}
+
+static int load_source(atoll_arena *a, const atoll_source *src, const char *dir, const atoll_gpu *gpu,
+                       const atoll_gpu *scenario_gpu, atoll_model *out, atoll_diag *d) {
   atoll_ynode *root;
   int rc = atoll_ytree_parse(a, src, 0, &root, d);
   if (rc)
@@ -576,6 +597,8 @@ int atoll_model_load_source(atoll_arena *a, const atoll_source *src, const char 
       return ATOLL_EPARSE;
     if (preset)
       gpu = &found;
+    else if (g && g->kind == ATOLL_Y_SCALAR && scenario_gpu && strcmp(scenario_gpu->name, g->str) == 0)
+      gpu = scenario_gpu;
   }
   return atoll_model_from_node(&r, root, gpu, out);
 }

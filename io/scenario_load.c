@@ -22,6 +22,8 @@
 
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d);
+int atoll__model_load_file_near(atoll_arena *a, const char *path, const atoll_gpu *scenario_gpu, atoll_model *out,
+                                atoll_diag *d);
 
 
 typedef struct scen_ctx {
@@ -155,7 +157,7 @@ static int read_models(scen_ctx *c, const atoll_ynode *n) {
       const atoll_model *known = memo_find(c->memo, ms[i].path);
       if (known) {
         ms[i].model = *known;
-      } else if (atoll_model_load_file(c->a, ms[i].path, NULL, &ms[i].model, &inner) != 0) {
+      } else if (atoll__model_load_file_near(c->a, ms[i].path, &c->s->gpu, &ms[i].model, &inner) != 0) {
         /* A missing file is the scenario's error; a bad profile is reported where it is bad. */
         if (inner.line == 0)
           rc = atoll_yread_error(r, val, "cannot load model profile '%s': %s", ms[i].path, inner.msg);
