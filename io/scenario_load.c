@@ -793,6 +793,34 @@ static int read_policy(scen_ctx *c, const atoll_ynode *n) {
   return rc;
 }
 
+/* How many columns a scalar's text starts after its node's column when the file holds that text as
+ * it reads (plain: 0; quoted, without escapes, on one line: 1), else UINT32_MAX. */
+static uint32_t verbatim_skip(const atoll_ynode *n) {
+  const atoll_source *src = n->src;
+  if (!src || !src->text || n->line == 0 || n->col == 0)
+    return UINT32_MAX;
+  const char *p = src->text, *end = src->text + src->len;
+  for (uint32_t line = 1; line < n->line && p < end; line++) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    p = eol ? eol + 1 : end;
+  }
+  if ((size_t)(end - p) < n->col - 1)
+    return UINT32_MAX;
+  p += n->col - 1;
+  uint32_t skip = 0;
+  if (!n->plain) {
+    if (p >= end || (*p != '"' && *p != '\''))
+      return UINT32_MAX;
+    p++, skip = 1;
+  }
+  if ((size_t)(end - p) < n->len || memcmp(p, n->str, n->len) != 0 || memchr(n->str, '\n', n->len))
+    return UINT32_MAX;
+  /* A quote right after the text: the scalar closed there, so nothing was escaped or doubled. */
+  if (!n->plain && (p + n->len >= end || p[n->len] != p[-1]))
+    return UINT32_MAX;
+  return skip;
+}
+
 static int read_expects(scen_ctx *c, const atoll_ynode *n) {
   atoll_yread *r = c->r;
   int rc = atoll_yread_seq(r, n, "expect");
@@ -821,9 +849,12 @@ static int read_expects(scen_ctx *c, const atoll_ynode *n) {
           strncmp(err.msg, "unknown statistic", 17) != 0) /* which lists the statistics */
         atoll_expect_hint(hint, sizeof hint, field, client_names, c->s->n_clients);
       if (prc != 0) {
-        /* Point at the offending character; a quoted scalar starts one column after its quote. */
+        /* Point at the offending character where the bound stands in the file as it reads; else (a
+         * block or multi-line scalar, escapes) at the bound's start, never past its text. */
         atoll_ynode at = *item;
-        at.col += err.offset + (item->plain ? 0 : 1);
+        uint32_t skip = verbatim_skip(item);
+        if (skip != UINT32_MAX)
+          at.col += skip + (err.offset < item->len ? err.offset : item->len);
         rc = atoll_yread_error(r, &at, "bad bound '%s': %s%s", e[i].text, err.msg, hint);
       } else {
         e[i].field = atoll_arena_strdup(c->a, field);
