@@ -433,22 +433,27 @@ static double shape_max_ns(const atoll_kernel_shape *k, const atoll_gpu *gpu) {
   return t;
 }
 
+/* The longest an op can run on gpu (NULL: not known): a copy its time, a kernel its longest shape,
+ * version or batch time. Declared where it is used (io/scenario_load.c): it is no API. */
+double atoll__op_max_ns(const atoll_op *o, const atoll_gpu *gpu);
+double atoll__op_max_ns(const atoll_op *o, const atoll_gpu *gpu) {
+  if (o->kind != ATOLL_OP_KERNEL)
+    return (double)o->copy_time_ns;
+  double t = shape_max_ns(&o->shape, gpu);
+  for (uint32_t v = 0; v < o->n_versions; v++)
+    t = fmax(t, shape_max_ns(&o->versions[v], gpu));
+  for (uint32_t b = 0; b < o->n_batch_times; b++)
+    t = fmax(t, (double)o->batch_times[b].time_ns);
+  return t;
+}
+
 /* Each time is at most one year (ATOLL_YREAD_MAX_TIME_NS), but the simulator adds a model's op
  * times on its int64 ns clock, and counts CU-time as time x CUs: a model whose ops take more than
  * one year in all overflowed them (the standalone run). The same year bounds the whole model. */
 static int check_total_time(model_ctx *c, const atoll_ynode *ops_node, const atoll_op *ops) {
   double total = 0;
   for (uint32_t i = 0; i < ops_node->n; i++) {
-    const atoll_op *o = &ops[i];
-    double t = (double)o->copy_time_ns;
-    if (o->kind == ATOLL_OP_KERNEL) {
-      t = shape_max_ns(&o->shape, c->gpu);
-      for (uint32_t v = 0; v < o->n_versions; v++)
-        t = fmax(t, shape_max_ns(&o->versions[v], c->gpu));
-      for (uint32_t b = 0; b < o->n_batch_times; b++)
-        t = fmax(t, (double)o->batch_times[b].time_ns);
-    }
-    total += t;
+    total += atoll__op_max_ns(&ops[i], c->gpu);
     if (total <= ATOLL_YREAD_MAX_TIME_NS)
       continue;
     atoll_yread_push_key(c->r, "ops");

@@ -22,6 +22,7 @@
 
 int atoll__apply_sets(atoll_arena *a, atoll_ynode *root, const atoll_set_override *sets, uint32_t n_sets,
                       atoll_diag *d);
+double atoll__op_max_ns(const atoll_op *o, const atoll_gpu *gpu);
 int atoll__model_load_file_near(atoll_arena *a, const char *path, const atoll_gpu *scenario_gpu, atoll_model *out,
                                 atoll_diag *d);
 
@@ -122,6 +123,15 @@ static int check_model_fits_gpu(scen_ctx *c, const atoll_ynode *at, const atoll_
   char why[256];
   if (atoll_model_gpu_misfit(&sm->model, g, why, sizeof why) != UINT32_MAX)
     return atoll_yread_error(c->r, at, "model '%s' %s", sm->name, why);
+  /* The model's one year (docs/models.md) x the GPU's CUs can pass the CU-time count (int64 CU-ns) of
+   * its standalone run on a GPU of many CUs: the limit of duration_ms, applied to the model alone. */
+  double ns = 0;
+  for (uint32_t i = 0; i < sm->model.n_ops; i++)
+    ns += atoll__op_max_ns(&sm->model.ops[i], g);
+  if (ns * g->cus > 9.2e18)
+    return atoll_yread_error(c->r, at, "model '%s' takes %.4g days alone; x the GPU's %u CUs that is past the "
+                                       "simulator's CU-time count: at most %.4g days on this GPU", sm->name,
+                             ns / 86400e9, g->cus, 9.2e18 / g->cus / 86400e9);
   return 0;
 }
 
