@@ -868,6 +868,13 @@ static int read_expects(scen_ctx *c, const atoll_ynode *n) {
         rc = atoll_yread_error(r, &at, "bad bound '%s': %s%s", e[i].text, err.msg, hint);
       } else {
         e[i].field = atoll_arena_strdup(c->a, field);
+        /* The same bound twice was accepted and reported twice: a copy-paste slip, or a bound meant
+         * to differ (another client, comparison or value). */
+        for (uint32_t k = 0; k < i && rc == 0; k++)
+          if (e[i].field && e[k].field && strcmp(e[k].field, e[i].field) == 0 && e[k].cmp == e[i].cmp &&
+              e[k].value == e[i].value)
+            rc = atoll_yread_error(r, item, "bound '%s' is expect[%u] again (line %u): give each bound once",
+                                   e[i].text, k, n->items[k]->line);
       }
     }
     atoll_yread_pop(r);
